@@ -1,0 +1,196 @@
+package apiclient
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is against an *Error (by status) or a
+// transport failure.
+var (
+	// ErrNotFound: 404. On a project-scoped path this may also mean that the
+	// key cannot see the project, so it is never proof that a thing is gone.
+	ErrNotFound = errors.New("not found")
+	// ErrUnauthorized: 401, the API key is missing, invalid or revoked.
+	ErrUnauthorized = errors.New("API key missing, invalid or revoked")
+	// ErrForbidden: 403, the key's scope does not allow the action.
+	ErrForbidden = errors.New("forbidden by the API key's scope")
+	// ErrRateLimited: 429 after every retry was spent.
+	ErrRateLimited = errors.New("rate limited")
+	// ErrConflict: 409, the thing already exists.
+	ErrConflict = errors.New("conflict")
+	// ErrBadRequest: 400, the API refused the input.
+	ErrBadRequest = errors.New("bad request")
+	// ErrOutcomeUnknown: a write was sent but no response arrived; the API
+	// may or may not have applied it. Callers read back before retrying.
+	ErrOutcomeUnknown = errors.New("request sent but no response received: the change may or may not have been applied")
+)
+
+// Error is a non-2xx response of the platform API.
+type Error struct {
+	Method     string
+	Path       string
+	StatusCode int
+	Code       string
+	Message    string
+	RequestID  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: HTTP %d", e.Method, e.Path, e.StatusCode)
+	if t := http.StatusText(e.StatusCode); t != "" {
+		b.WriteString(" " + t)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.Code != "" {
+		b.WriteString(" (code " + e.Code + ")")
+	}
+	if e.RequestID != "" {
+		b.WriteString(" [request_id " + e.RequestID + "]")
+	}
+	return b.String()
+}
+
+// Is maps the status code to the package's sentinels.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrConflict:
+		return e.StatusCode == http.StatusConflict
+	case ErrBadRequest:
+		return e.StatusCode == http.StatusBadRequest
+	}
+	return false
+}
+
+// TransportError is a request that got no HTTP response at all.
+type TransportError struct {
+	Method string
+	Path   string
+	// Sent is true when the request may have reached the server, so a write
+	// may have been applied.
+	Sent bool
+	Err  error
+}
+
+func (e *TransportError) Error() string {
+	if e.Sent && e.Method != http.MethodGet {
+		return fmt.Sprintf("%s %s: %v (%v)", e.Method, e.Path, e.Err, ErrOutcomeUnknown)
+	}
+	return fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Is reports ErrOutcomeUnknown for writes whose response was lost.
+func (e *TransportError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.Sent && e.Method != http.MethodGet
+}
+
+// DecodeError is a 2xx response whose body could not be understood.
+type DecodeError struct {
+	Method    string
+	Path      string
+	RequestID string
+	Err       error
+}
+
+func (e *DecodeError) Error() string {
+	s := fmt.Sprintf("%s %s: the API answered with a response that could not be decoded: %v", e.Method, e.Path, e.Err)
+	if e.RequestID != "" {
+		s += " [request_id " + e.RequestID + "]"
+	}
+	return s
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// maxErrorSnippet bounds how much of a non-JSON error body ends up in a message.
+const maxErrorSnippet = 120
+
+// newError builds an *Error from a non-2xx response body. The body may be the
+// documented JSON {code, message, request_id} or anything else (an HTML 502
+// page from a proxy, an empty body).
+func newError(method, path string, status int, header http.Header, body []byte) *Error {
+	e := &Error{Method: method, Path: path, StatusCode: status, RequestID: header.Get("X-Request-Id")}
+	var payload struct {
+		Code      json.RawMessage `json:"code"`
+		Message   string          `json:"message"`
+		RequestID string          `json:"request_id"`
+	}
+	if isJSON(header.Get("Content-Type"), body) && json.Unmarshal(body, &payload) == nil {
+		e.Code = rawToString(payload.Code)
+		e.Message = payload.Message
+		if payload.RequestID != "" {
+			e.RequestID = payload.RequestID
+		}
+		return e
+	}
+	ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+	snippet := strings.Join(strings.Fields(stripTags(string(body))), " ")
+	if len(snippet) > maxErrorSnippet {
+		snippet = snippet[:maxErrorSnippet] + "…"
+	}
+	switch {
+	case len(body) == 0:
+		e.Message = "empty response body"
+	case snippet == "":
+		e.Message = fmt.Sprintf("non-JSON response body (%s, %d bytes)", ct, len(body))
+	default:
+		e.Message = fmt.Sprintf("non-JSON response body (%s): %s", ct, snippet)
+	}
+	return e
+}
+
+func isJSON(contentType string, body []byte) bool {
+	ct, _, _ := mime.ParseMediaType(contentType)
+	if ct == "application/json" || strings.HasSuffix(ct, "+json") {
+		return true
+	}
+	t := strings.TrimSpace(string(body))
+	return strings.HasPrefix(t, "{") && json.Valid(body)
+}
+
+// rawToString accepts the error code as a JSON string or number.
+func rawToString(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// stripTags removes markup from an HTML error page so its text can be quoted.
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+			b.WriteRune(' ')
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

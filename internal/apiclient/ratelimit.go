@@ -1,0 +1,95 @@
+package apiclient
+
+import (
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+
+	"golang.org/x/time/rate"
+)
+
+// RateLimit is the client-side pacing. By default it follows the documented
+// limits (700 requests per minute per account, 40 per second per route) so
+// that a large apply does not provoke 429s in the first place. Every attempt,
+// retries included, waits for a token.
+type RateLimit struct {
+	// RequestsPerMinute for the whole account; 0 → 700, negative → unlimited.
+	RequestsPerMinute int
+	// RouteRequestsPerSecond per route; 0 → 40, negative → unlimited.
+	RouteRequestsPerSecond int
+}
+
+type limiter struct {
+	account  *rate.Limiter // nil: unlimited
+	routeRPS int           // 0: unlimited
+
+	mu     sync.Mutex
+	routes map[string]*rate.Limiter
+}
+
+func newLimiter(rl RateLimit) *limiter {
+	l := &limiter{routes: map[string]*rate.Limiter{}}
+	rpm := rl.RequestsPerMinute
+	if rpm == 0 {
+		rpm = DefaultAccountRequestsPerMinute
+	}
+	if rpm > 0 {
+		// A burst of one: requests are spaced evenly, so the server's own
+		// bucket never runs dry even when another limiter is a little ahead.
+		l.account = rate.NewLimiter(rate.Limit(float64(rpm)/60), 1)
+	}
+	switch {
+	case rl.RouteRequestsPerSecond == 0:
+		l.routeRPS = DefaultRouteRequestsPerSecond
+	case rl.RouteRequestsPerSecond > 0:
+		l.routeRPS = rl.RouteRequestsPerSecond
+	}
+	return l
+}
+
+func (l *limiter) route(key string) *rate.Limiter {
+	if l.routeRPS == 0 {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.routes[key]
+	if !ok {
+		r = rate.NewLimiter(rate.Limit(l.routeRPS), 1)
+		l.routes[key] = r
+	}
+	return r
+}
+
+// limitedTransport waits for the account and route limiters before each
+// attempt and records whether the request was written to a connection.
+type limitedTransport struct {
+	next    http.RoundTripper
+	limiter *limiter
+}
+
+func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	st := callStateFrom(ctx)
+	route := req.Method + " " + req.URL.Path
+	if st != nil {
+		route = st.route
+	}
+	if r := t.limiter.route(route); r != nil {
+		if err := r.Wait(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if t.limiter.account != nil {
+		if err := t.limiter.account.Wait(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if st != nil {
+		trace := &httptrace.ClientTrace{
+			WroteHeaders: func() { st.sentFlag.Store(true) },
+		}
+		req = req.WithContext(httptrace.WithClientTrace(ctx, trace))
+	}
+	return t.next.RoundTrip(req)
+}

@@ -1,0 +1,165 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+var (
+	_ resource.Resource              = (*authSDKKeysResource)(nil)
+	_ resource.ResourceWithConfigure = (*authSDKKeysResource)(nil)
+)
+
+// NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
+func NewAuthSDKKeysResource() resource.Resource { return &authSDKKeysResource{} }
+
+type authSDKKeysResource struct {
+	data *providerData
+}
+
+type authSDKKeysModel struct {
+	ID                    types.String `tfsdk:"id"`
+	ProjectID             types.String `tfsdk:"project_id"`
+	AuthProvider          types.String `tfsdk:"auth_provider"`
+	RotationTriggers      types.Map    `tfsdk:"rotation_triggers"`
+	AuthProviderProjectID types.String `tfsdk:"auth_provider_project_id"`
+	PubClientKey          types.String `tfsdk:"pub_client_key"`
+	SecretServerKey       types.String `tfsdk:"secret_server_key"`
+	JWKSURL               types.String `tfsdk:"jwks_url"`
+	SchemaName            types.String `tfsdk:"schema_name"`
+	TableName             types.String `tfsdk:"table_name"`
+	CreatedAt             types.String `tfsdk:"created_at"`
+}
+
+func (r *authSDKKeysResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_auth_sdk_keys"
+}
+
+func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A key pair for the auth provider SDKs of a project's integration, minted with " +
+			"`POST /projects/auth/keys`. Every create mints a new pair; change `rotation_triggers` to rotate.\n\n" +
+			"The API offers no way to read keys back or to revoke them: refresh only checks that the integration still " +
+			"exists (if it is gone, or was re-created, the keys are removed from state and minted again on the next apply), " +
+			"and destroy only forgets the keys — they stay valid at the auth provider. This resource cannot be imported.",
+		Attributes: map[string]schema.Attribute{
+			"id":            computedString("`<project_id>/<auth_provider>/<created_at>`.", false),
+			"project_id":    projectIDAttribute("Id of the Neon project whose integration mints the keys."),
+			"auth_provider": authProviderAttribute(),
+			"rotation_triggers": schema.MapAttribute{
+				MarkdownDescription: "Arbitrary strings; any change mints a new key pair (replacement). For example a date, " +
+					"or the id of a secret-store version.",
+				ElementType:   types.StringType,
+				Optional:      true,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"auth_provider_project_id": computedString("Id of the managed project at the auth provider.", false),
+			"pub_client_key":           computedString("Public client key for the frontend SDK.", true),
+			"secret_server_key":        computedString("Secret server key for the backend SDK.", true),
+			"jwks_url":                 computedString("URL of the JSON Web Key Set of the provider project.", false),
+			"schema_name":              computedString("Database schema holding the synchronized users table.", false),
+			"table_name":               computedString("Name of the synchronized users table.", false),
+			"created_at":               computedString("When this pair was minted (RFC 3339, UTC).", false),
+		},
+	}
+}
+
+func (r *authSDKKeysResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if !requireClient(r.data, &resp.Diagnostics) {
+		return
+	}
+	var plan authSDKKeysModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	projectID, provider := plan.ProjectID.ValueString(), plan.AuthProvider.ValueString()
+	// Minting is not idempotent, but a lost response only leaves an unused
+	// pair behind: the API cannot revoke keys anyway, and the next apply
+	// mints one that is recorded.
+	creds, err := r.data.client.CreateSDKKeys(ctx, apiclient.SDKKeysRequest{ProjectID: projectID, AuthProvider: provider})
+	if err != nil {
+		detail := apiErrorDetail(fmt.Sprintf("Minting SDK keys for the %s integration of project %s", provider, projectID), err)
+		if isNotFound(err) {
+			detail += " Either the project has no active " + provider + " integration (create a neon_auth_integration first and " +
+				"reference its project_id so Terraform orders them), or the API key cannot see the project."
+		}
+		resp.Diagnostics.AddError("Unable to Create Auth SDK Keys", detail)
+		return
+	}
+	created := time.Now().UTC().Format(time.RFC3339Nano)
+	plan.ID = types.StringValue(projectID + "/" + provider + "/" + created)
+	plan.CreatedAt = types.StringValue(created)
+	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
+	plan.PubClientKey = types.StringValue(creds.PubClientKey)
+	plan.SecretServerKey = types.StringValue(creds.SecretServerKey)
+	plan.JWKSURL = types.StringValue(creds.JWKSURL)
+	plan.SchemaName = types.StringValue(creds.SchemaName)
+	plan.TableName = types.StringValue(creds.TableName)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read keeps the keys (the API cannot return them) and drops the resource
+// when the integration that minted them is gone or was replaced.
+func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if !requireClient(r.data, &resp.Diagnostics) {
+		return
+	}
+	var state authSDKKeysModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
+	integrations, err := r.data.listIntegrations(ctx, projectID)
+	if err != nil {
+		detail := apiErrorDetail("Listing the integrations of project "+projectID, err)
+		if isNotFound(err) {
+			detail = projectNotVisibleDetail(projectID, err)
+		}
+		resp.Diagnostics.AddError("Unable to Read Auth SDK Keys", detail)
+		return
+	}
+	it := findIntegration(integrations, provider)
+	switch {
+	case it == nil:
+		tflog.Warn(ctx, "integration of these SDK keys no longer exists; removing the keys from state", map[string]any{"project_id": projectID})
+		resp.State.RemoveResource(ctx)
+		return
+	case it.AuthProviderProjectID != state.AuthProviderProjectID.ValueString():
+		tflog.Warn(ctx, "integration of these SDK keys was re-created; the keys belong to the old one and are removed from state", map[string]any{"project_id": projectID})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.JWKSURL = types.StringValue(it.JWKSURL)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update is never called with a change: every input forces replacement.
+func (r *authSDKKeysResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+// Delete forgets the keys. The API has no revocation: they stay valid at the
+// auth provider until the integration is deleted.
+func (r *authSDKKeysResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var projectID types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("project_id"), &projectID)...)
+	tflog.Warn(ctx, "SDK keys removed from state; the API offers no revocation, so they remain valid until the integration is deleted",
+		map[string]any{"project_id": projectID.ValueString()})
+}

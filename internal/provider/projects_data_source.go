@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+var (
+	_ datasource.DataSource              = (*projectsDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*projectsDataSource)(nil)
+)
+
+// NewProjectsDataSource is the neon_projects data source.
+func NewProjectsDataSource() datasource.DataSource { return &projectsDataSource{} }
+
+type projectsDataSource struct {
+	data *providerData
+}
+
+type projectsDataModel struct {
+	ID       types.String        `tfsdk:"id"`
+	Search   types.String        `tfsdk:"search"`
+	Projects []projectsItemModel `tfsdk:"projects"`
+}
+
+type projectsItemModel struct {
+	ID                     types.String `tfsdk:"id"`
+	Name                   types.String `tfsdk:"name"`
+	PlatformID             types.String `tfsdk:"platform_id"`
+	RegionID               types.String `tfsdk:"region_id"`
+	Provisioner            types.String `tfsdk:"provisioner"`
+	PgVersion              types.Int64  `tfsdk:"pg_version"`
+	Locked                 types.Bool   `tfsdk:"locked"`
+	CPUUsedSec             types.Int64  `tfsdk:"cpu_used_sec"`
+	CreatedAt              types.String `tfsdk:"created_at"`
+	UpdatedAt              types.String `tfsdk:"updated_at"`
+	ProxyHost              types.String `tfsdk:"proxy_host"`
+	BranchLogicalSizeLimit types.Int64  `tfsdk:"branch_logical_size_limit"`
+}
+
+func (d *projectsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_projects"
+}
+
+func (d *projectsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute { return schema.StringAttribute{MarkdownDescription: desc, Computed: true} }
+	num := func(desc string) schema.Int64Attribute { return schema.Int64Attribute{MarkdownDescription: desc, Computed: true} }
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Every project the API key can see, from `GET /projects`, following all pages. " +
+			"A project-scoped key sees only its own project.",
+		Attributes: map[string]schema.Attribute{
+			"id": str("`projects` or `projects?search=<search>`."),
+			"search": schema.StringAttribute{
+				MarkdownDescription: "Filter by partial project name or id (the API's `search`).",
+				Optional:            true,
+			},
+			"projects": schema.ListNestedAttribute{
+				MarkdownDescription: "The projects, in the API's order.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":                        str("Project id."),
+					"name":                      str("Project name."),
+					"platform_id":               str("Cloud platform."),
+					"region_id":                 str("Region."),
+					"provisioner":               str("Provisioner."),
+					"pg_version":                num("Postgres major version."),
+					"locked":                    schema.BoolAttribute{MarkdownDescription: "Whether the project is locked.", Computed: true},
+					"cpu_used_sec":              num("CPU seconds used."),
+					"created_at":                str("Creation time, ISO 8601 UTC."),
+					"updated_at":                str("Last update, ISO 8601 UTC."),
+					"proxy_host":                str("Proxy host for connections."),
+					"branch_logical_size_limit": num("Logical size limit of a branch."),
+				}},
+			},
+		},
+	}
+}
+
+func (d *projectsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if !requireClient(d.data, &resp.Diagnostics) {
+		return
+	}
+	var cfg projectsDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	projects, err := d.data.client.ListProjects(ctx, apiclient.ListProjectsOptions{Search: cfg.Search.ValueString()})
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to List Projects", apiErrorDetail("Listing projects", err))
+		return
+	}
+	cfg.ID = types.StringValue("projects")
+	if s := cfg.Search.ValueString(); s != "" {
+		cfg.ID = types.StringValue("projects?search=" + s)
+	}
+	cfg.Projects = make([]projectsItemModel, 0, len(projects))
+	for _, p := range projects {
+		cfg.Projects = append(cfg.Projects, projectsItemModel{
+			ID:                     types.StringValue(p.ID),
+			Name:                   types.StringValue(p.Name),
+			PlatformID:             types.StringValue(p.PlatformID),
+			RegionID:               types.StringValue(p.RegionID),
+			Provisioner:            types.StringValue(p.Provisioner),
+			PgVersion:              types.Int64Value(p.PgVersion),
+			Locked:                 types.BoolValue(p.Locked),
+			CPUUsedSec:             types.Int64Value(p.CPUUsedSec),
+			CreatedAt:              types.StringValue(p.CreatedAt),
+			UpdatedAt:              types.StringValue(p.UpdatedAt),
+			ProxyHost:              types.StringValue(p.ProxyHost),
+			BranchLogicalSizeLimit: types.Int64Value(p.BranchLogicalSizeLimit),
+		})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

@@ -1,0 +1,226 @@
+// Package provider implements the Terraform provider for the auth
+// integration of Neon projects.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// Environment variables the provider reads when an argument is not set.
+const (
+	envAPIKey          = "NEON_API_KEY"
+	envBaseURL         = "NEON_API_BASE_URL"
+	envShareListReads  = "NEON_SHARE_LIST_READS"
+	defaultListMaxAge  = 10 * time.Second
+	userAgentComponent = "terraform-provider-neon"
+)
+
+var _ provider.Provider = (*neonProvider)(nil)
+
+// New returns the provider factory for a given version.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &neonProvider{version: version}
+	}
+}
+
+type neonProvider struct {
+	version string
+}
+
+type neonProviderModel struct {
+	APIKey                 types.String `tfsdk:"api_key"`
+	BaseURL                types.String `tfsdk:"base_url"`
+	MaxRetries             types.Int64  `tfsdk:"max_retries"`
+	RequestsPerMinute      types.Int64  `tfsdk:"requests_per_minute"`
+	RouteRequestsPerSecond types.Int64  `tfsdk:"route_requests_per_second"`
+	ShareListReads         types.Bool   `tfsdk:"share_list_reads"`
+}
+
+// providerData is what Configure hands to every resource and data source.
+type providerData struct {
+	client *apiclient.Client
+	lists  *listCache
+}
+
+func (p *neonProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "neon"
+	resp.Version = p.version
+}
+
+func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Manages the auth integration of Neon projects (the platform-managed Stack Auth project, " +
+			"its SDK keys, users, OAuth providers, redirect domains and email server) through the Neon platform API v2. " +
+			"The auth feature is in beta.",
+		Attributes: map[string]schema.Attribute{
+			"api_key": schema.StringAttribute{
+				MarkdownDescription: "Neon API key: a personal, organization or project-scoped key. " +
+					"Falls back to the `" + envAPIKey + "` environment variable. A project-scoped key can manage only its own project.",
+				Optional:  true,
+				Sensitive: true,
+			},
+			"base_url": schema.StringAttribute{
+				MarkdownDescription: "Base URL of the platform API, ending in `/api/v2/`. Falls back to `" + envBaseURL +
+					"`, then to `" + apiclient.DefaultBaseURL + "`. Plain `http://` is accepted only for loopback hosts " +
+					"(a local emulator), so that the API key never travels in clear.",
+				Optional:   true,
+				Validators: []validator.String{baseURLValidator{}},
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a 429, 423 or 503 (any method) "+
+					"or after another 5xx or a network error (reads only). Default `%d`.", apiclient.DefaultMaxRetries),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(0, 20)},
+			},
+			"requests_per_minute": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Client-side cap on requests per minute for the account. Default `%d`, "+
+					"the documented account limit; lower it when other clients share the account.", apiclient.DefaultAccountRequestsPerMinute),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, 100000)},
+			},
+			"route_requests_per_second": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Client-side cap on requests per second for one route. Default `%d`, "+
+					"the documented burst limit.", apiclient.DefaultRouteRequestsPerSecond),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, 10000)},
+			},
+			"share_list_reads": schema.BoolAttribute{
+				MarkdownDescription: "When `true` (default), resources that are read by listing (integrations, OAuth providers, " +
+					"domains) share one list request per project and endpoint during a refresh. Falls back to `" +
+					envShareListReads + "`. Turn it off only to compare request counts.",
+				Optional: true,
+			},
+		},
+	}
+}
+
+func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg neonProviderModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Values that are unknown at plan time (for example an API key from a
+	// resource not yet created) are tolerated: the client is built at apply.
+	for name, v := range map[string]interface{ IsUnknown() bool }{
+		"api_key": cfg.APIKey, "base_url": cfg.BaseURL, "max_retries": cfg.MaxRetries,
+		"requests_per_minute": cfg.RequestsPerMinute, "route_requests_per_second": cfg.RouteRequestsPerSecond,
+		"share_list_reads": cfg.ShareListReads,
+	} {
+		if v.IsUnknown() {
+			tflog.Debug(ctx, "provider configuration not yet known; deferring client creation", map[string]any{"attribute": name})
+			return
+		}
+	}
+
+	apiKey := stringOrEnv(cfg.APIKey, envAPIKey)
+	if apiKey == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing Neon API key",
+			"The provider needs an API key to call the Neon API. Set `api_key` in the provider block "+
+				"(for example from a variable marked sensitive) or export the "+envAPIKey+" environment variable. "+
+				"Keys are created in the Neon console under account or organization settings.")
+		return
+	}
+	baseURL := stringOrEnv(cfg.BaseURL, envBaseURL)
+	if _, err := apiclient.ParseBaseURL(baseURL); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Neon API base URL", err.Error())
+		return
+	}
+	share := true
+	if !cfg.ShareListReads.IsNull() {
+		share = cfg.ShareListReads.ValueBool()
+	} else if v := os.Getenv(envShareListReads); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("share_list_reads"), "Invalid "+envShareListReads,
+				fmt.Sprintf("%s must be true or false, got %q.", envShareListReads, v))
+			return
+		}
+		share = b
+	}
+
+	client, err := apiclient.New(apiclient.Options{
+		BaseURL:   baseURL,
+		APIKey:    apiKey,
+		UserAgent: fmt.Sprintf("%s/%s (terraform/%s)", userAgentComponent, p.version, req.TerraformVersion),
+		Retry:     apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries)},
+		RateLimit: apiclient.RateLimit{
+			RequestsPerMinute:      int(cfg.RequestsPerMinute.ValueInt64()),
+			RouteRequestsPerSecond: int(cfg.RouteRequestsPerSecond.ValueInt64()),
+		},
+		Logger: tflogLogger{secrets: []string{apiKey}},
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create Neon API client", err.Error())
+		return
+	}
+	maxAge := defaultListMaxAge
+	if !share {
+		maxAge = 0
+	}
+	data := &providerData{client: client, lists: newListCache(maxAge)}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+}
+
+// retriesFromConfig maps the optional max_retries to the client's policy,
+// where 0 means "default" and a negative value means "none".
+func retriesFromConfig(v types.Int64) int {
+	if v.IsNull() {
+		return 0
+	}
+	if v.ValueInt64() == 0 {
+		return -1
+	}
+	return int(v.ValueInt64())
+}
+
+func stringOrEnv(v types.String, env string) string {
+	if !v.IsNull() && v.ValueString() != "" {
+		return v.ValueString()
+	}
+	return os.Getenv(env)
+}
+
+func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{
+		NewAuthIntegrationResource,
+		NewAuthSDKKeysResource,
+	}
+}
+
+func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewAuthIntegrationsDataSource,
+		NewProjectsDataSource,
+	}
+}
+
+// tflogLogger sends the client's request lines to tflog, masking every secret
+// it knows of in messages and field values.
+type tflogLogger struct {
+	secrets []string
+}
+
+func (l tflogLogger) Debug(ctx context.Context, msg string, fields map[string]any) {
+	ctx = tflog.MaskAllFieldValuesStrings(ctx, l.secrets...)
+	ctx = tflog.MaskMessageStrings(ctx, l.secrets...)
+	tflog.Debug(ctx, msg, fields)
+}
