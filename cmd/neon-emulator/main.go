@@ -1,0 +1,151 @@
+// Command neon-emulator runs the in-memory platform API v2 emulator on its own,
+// for demos, users' CI and manual checks.
+//
+// Once it listens it prints to stdout
+//
+//	NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/
+//	NEON_API_KEY=<key>            (only when the key was generated)
+//
+// and, with -ready-file, writes the same lines to that file atomically (the
+// file is removed again on shutdown). SIGINT or SIGTERM shut it down
+// gracefully, flushing the state file. The control surface is served under
+// /_emulator/ (see package internal/emulator).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "neon-emulator:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves the emulator until ctx is done.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("neon-emulator", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:0", "address to listen on (port 0: any free port)")
+	bootstrapKey := fs.String("bootstrap-key", os.Getenv("NEON_EMULATOR_BOOTSTRAP_KEY"),
+		"token of the admin's personal API key (default $NEON_EMULATOR_BOOTSTRAP_KEY, else random)")
+	projects := fs.Int("projects", 1, "number of projects created at start (fresh state only)")
+	accountRPM := fs.Int("account-rpm", 700, "account-wide requests per minute (negative: unlimited)")
+	routeRPS := fs.Int("route-rps", 40, "requests per second per route (negative: unlimited)")
+	stateFile := fs.String("state-file", "", "file to load the state from and save it to after every change")
+	readyFile := fs.String("ready-file", "", "file to write the NEON_API_* lines to once ready")
+	verbose := fs.Bool("v", false, "log one line per API request to stderr (never keys or secrets)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	baseURL := "http://" + ln.Addr().String() + "/api/v2/"
+
+	opts := emulator.Options{
+		BootstrapKey:             *bootstrapKey,
+		SeedProjects:             *projects,
+		AccountRequestsPerMinute: *accountRPM,
+		RouteRequestsPerSecond:   *routeRPS,
+		StateFile:                *stateFile,
+		BaseURL:                  baseURL,
+	}
+	if *verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	em, err := emulator.New(opts)
+	if err != nil {
+		return err
+	}
+
+	srv := &http.Server{Handler: em, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	ready := "NEON_API_BASE_URL=" + baseURL + "\n"
+	if *bootstrapKey == "" {
+		ready += "NEON_API_KEY=" + em.BootstrapKey() + "\n"
+	}
+	// The ready file first, so that it exists once stdout says ready.
+	if *readyFile != "" {
+		if err := writeFileAtomic(*readyFile, []byte(ready)); err != nil {
+			return shutdown(srv, em, err)
+		}
+		defer os.Remove(*readyFile)
+	}
+	if _, err := io.WriteString(stdout, ready); err != nil {
+		return shutdown(srv, em, err)
+	}
+	if f, ok := stdout.(interface{ Sync() error }); ok {
+		_ = f.Sync() // best effort: pipes cannot be synced
+	}
+
+	select {
+	case <-ctx.Done():
+		return shutdown(srv, em, nil)
+	case err := <-served:
+		return shutdown(srv, em, err)
+	}
+}
+
+// shutdown stops serving, flushes the state and returns the first error.
+func shutdown(srv *http.Server, em *emulator.Emulator, cause error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	errs := []error{cause}
+	if err := srv.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, em.Close())
+	return errors.Join(errs...)
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames it.
+func writeFileAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,426 @@
+package apiclient_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+// recordingLogger keeps every line the client logs, to prove no secret is in
+// any of them.
+type recordingLogger struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *recordingLogger) Debug(_ context.Context, msg string, fields map[string]any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf("%s %v", msg, fields))
+}
+
+func (l *recordingLogger) all() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+type fixture struct {
+	emu     *emulator.Emulator
+	baseURL string
+	log     *recordingLogger
+}
+
+func newFixture(t *testing.T, opts emulator.Options) *fixture {
+	t.Helper()
+	emu, err := emulator.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(emu)
+	t.Cleanup(srv.Close)
+	return &fixture{emu: emu, baseURL: srv.URL + "/api/v2/", log: &recordingLogger{}}
+}
+
+func (f *fixture) client(t *testing.T, key string) *apiclient.Client {
+	t.Helper()
+	c, err := apiclient.New(apiclient.Options{
+		BaseURL: f.baseURL, APIKey: key, Logger: f.log,
+		Retry:     apiclient.RetryPolicy{WaitMin: 10 * time.Millisecond, WaitMax: 50 * time.Millisecond},
+		RateLimit: apiclient.RateLimit{RequestsPerMinute: -1, RouteRequestsPerSecond: -1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func unlimited() emulator.Options {
+	return emulator.Options{SeedProjects: 2, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1}
+}
+
+// Every endpoint of the spec, in the order a user meets them, with the
+// shapes the spec gives. At the end, the client's logs hold no secret.
+func TestClientDrivesEveryEndpoint(t *testing.T) {
+	f := newFixture(t, unlimited())
+	ctx := context.Background()
+	c := f.client(t, f.emu.BootstrapKey())
+	projectID := f.emu.ProjectIDs()[0]
+	var secrets []string
+
+	// 17: projects; branches.
+	projects, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{})
+	if err != nil || len(projects) != 2 || projects[0].ID != projectID || projects[0].CreatedAt == "" || projects[0].PgVersion == 0 {
+		t.Fatalf("ListProjects = %+v, %v", projects, err)
+	}
+	branch, err := c.DefaultBranch(ctx, projectID)
+	if err != nil || !branch.Default || branch.ID == "" {
+		t.Fatalf("DefaultBranch = %+v, %v", branch, err)
+	}
+
+	// 1: create the integration.
+	creds, err := c.CreateIntegration(ctx, apiclient.CreateIntegrationRequest{
+		AuthProvider: "stack", ProjectID: projectID, BranchID: branch.ID, DatabaseName: "neondb", RoleName: "neondb_owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if creds.AuthProvider != "stack" || creds.AuthProviderProjectID == "" || creds.PubClientKey == "" ||
+		creds.SecretServerKey == "" || creds.JWKSURL == "" || creds.SchemaName == "" || creds.TableName != "users_sync" {
+		t.Fatalf("credentials incomplete: %v", creds)
+	}
+	secrets = append(secrets, creds.PubClientKey, creds.SecretServerKey)
+
+	// 2: list it.
+	its, err := c.ListIntegrations(ctx, projectID)
+	if err != nil || len(its) != 1 {
+		t.Fatalf("ListIntegrations = %v, %v", its, err)
+	}
+	if it := its[0]; it.AuthProvider != "stack" || it.BranchID != branch.ID || it.DBName != "neondb" ||
+		it.AuthProviderProjectID != creds.AuthProviderProjectID || it.OwnedBy == "" || it.CreatedAt == "" || it.JWKSURL != creds.JWKSURL {
+		t.Fatalf("listed integration = %+v", it)
+	}
+
+	// 3: a new key pair each call.
+	keys, err := c.CreateSDKKeys(ctx, apiclient.SDKKeysRequest{ProjectID: projectID, AuthProvider: "stack"})
+	if err != nil || keys.SecretServerKey == "" || keys.SecretServerKey == creds.SecretServerKey || keys.PubClientKey == creds.PubClientKey {
+		t.Fatalf("CreateSDKKeys must mint a new pair: err=%v", err)
+	}
+	secrets = append(secrets, keys.PubClientKey, keys.SecretServerKey)
+
+	// 5, 6: users.
+	user, err := c.CreateUser(ctx, apiclient.CreateUserRequest{ProjectID: projectID, AuthProvider: "stack", Email: "seed@example.com", Name: "Seed"})
+	if err != nil || user.ID == "" {
+		t.Fatalf("CreateUser = %v, %v", user, err)
+	}
+	if rows := f.emu.UsersSync(projectID); len(rows) != 1 || rows[0].ID != user.ID || rows[0].Email != "seed@example.com" {
+		t.Fatalf("users_sync = %+v", rows)
+	}
+	if err := c.DeleteUser(ctx, projectID, user.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteUser(ctx, projectID, user.ID); !errors.Is(err, apiclient.ErrNotFound) {
+		t.Fatalf("deleting a deleted user: %v, want ErrNotFound", err)
+	}
+
+	// 7: ownership transfer.
+	tr, err := c.TransferOwnership(ctx, apiclient.TransferOwnershipRequest{ProjectID: projectID, AuthProvider: "stack"})
+	if err != nil || !strings.HasPrefix(tr.URL, "https://") {
+		t.Fatalf("TransferOwnership = %v, %v", tr, err)
+	}
+	secrets = append(secrets, tr.URL)
+
+	// 8–11: OAuth providers.
+	shared, err := c.AddOAuthProvider(ctx, projectID, apiclient.AddOAuthProviderRequest{ID: "google"})
+	if err != nil || shared.Type != "shared" {
+		t.Fatalf("AddOAuthProvider(shared) = %v, %v", shared, err)
+	}
+	std, err := c.UpdateOAuthProvider(ctx, projectID, "google", apiclient.UpdateOAuthProviderRequest{ClientID: "cid", ClientSecret: "oauth-secret-1"})
+	if err != nil || std.Type != "standard" || std.ClientID != "cid" {
+		t.Fatalf("UpdateOAuthProvider = %v, %v", std, err)
+	}
+	secrets = append(secrets, "oauth-secret-1")
+	gh, err := c.AddOAuthProvider(ctx, projectID, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: "gh", ClientSecret: "oauth-secret-2"})
+	if err != nil || gh.Type != "standard" {
+		t.Fatalf("AddOAuthProvider(standard) = %v, %v", gh, err)
+	}
+	secrets = append(secrets, "oauth-secret-2")
+	providers, err := c.ListOAuthProviders(ctx, projectID)
+	if err != nil || len(providers) != 2 {
+		t.Fatalf("ListOAuthProviders = %v, %v", providers, err)
+	}
+	for _, p := range providers {
+		if p.ClientSecret != "" {
+			t.Errorf("the list must not return credentials, got one for %s", p.ID)
+		}
+	}
+	if err := c.DeleteOAuthProvider(ctx, projectID, "github"); err != nil {
+		t.Fatal(err)
+	}
+	if providers, _ = c.ListOAuthProviders(ctx, projectID); len(providers) != 1 {
+		t.Fatalf("after delete %d providers are listed, want 1", len(providers))
+	}
+
+	// 12–14: domains.
+	if err := c.AddDomain(ctx, projectID, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: "stack"}); err != nil {
+		t.Fatal(err)
+	}
+	domains, err := c.ListDomains(ctx, projectID)
+	if err != nil || len(domains) != 1 || domains[0].Domain != "https://app.example.com" || domains[0].AuthProvider != "stack" {
+		t.Fatalf("ListDomains = %v, %v", domains, err)
+	}
+	if err := c.DeleteDomains(ctx, projectID, apiclient.DeleteDomainsRequest{AuthProvider: "stack",
+		Domains: []apiclient.DomainName{{Domain: "https://app.example.com"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if domains, _ = c.ListDomains(ctx, projectID); len(domains) != 0 {
+		t.Fatalf("after delete: %v", domains)
+	}
+
+	// 15, 16: email server.
+	es, err := c.GetEmailServer(ctx, projectID)
+	if err != nil || es.Type != "shared" || es.Host != "" {
+		t.Fatalf("GetEmailServer (new integration) = %v, %v", es, err)
+	}
+	custom := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",
+		Password: "smtp-secret-1", SenderEmail: "noreply@example.com", SenderName: "Example"}
+	secrets = append(secrets, custom.Password)
+	echo, err := c.UpdateEmailServer(ctx, projectID, custom)
+	if err != nil || echo.Host != custom.Host || echo.Port != 587 {
+		t.Fatalf("UpdateEmailServer = %v, %v", echo, err)
+	}
+	if es, _ = c.GetEmailServer(ctx, projectID); es.Type != "standard" || es.Host != custom.Host || es.SenderName != "Example" {
+		t.Fatalf("GetEmailServer after update = %v", es)
+	}
+
+	// 4: delete the integration; a second delete is a 404.
+	if err := c.DeleteIntegration(ctx, projectID, "stack", apiclient.DeleteIntegrationRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if its, _ = c.ListIntegrations(ctx, projectID); len(its) != 0 {
+		t.Fatalf("after delete: %v", its)
+	}
+	if err := c.DeleteIntegration(ctx, projectID, "stack", apiclient.DeleteIntegrationRequest{DeleteData: true}); !errors.Is(err, apiclient.ErrNotFound) {
+		t.Fatalf("second delete: %v, want ErrNotFound", err)
+	}
+
+	logs := f.log.all()
+	if logs == "" {
+		t.Fatal("the client logged nothing; the check below would prove nothing")
+	}
+	for _, s := range append(secrets, f.emu.BootstrapKey()) {
+		if strings.Contains(logs, s) {
+			t.Errorf("a secret (%d chars) appears in the client's logs", len(s))
+		}
+	}
+}
+
+func TestClientAuthenticationFailures(t *testing.T) {
+	f := newFixture(t, unlimited())
+	ctx := context.Background()
+	projectID := f.emu.ProjectIDs()[0]
+
+	// No key at all: the client refuses to be built, so send one request by hand.
+	resp, err := http.Get(f.baseURL + "projects")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("request without Authorization: %d, want 401", resp.StatusCode)
+	}
+
+	if _, err := f.client(t, "napi_unknown").ListIntegrations(ctx, projectID); !errors.Is(err, apiclient.ErrUnauthorized) {
+		t.Errorf("unknown key: %v, want ErrUnauthorized", err)
+	}
+
+	key, err := f.emu.CreateKey(emulator.KeyOrganization, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.client(t, key)
+	if _, err := c.ListIntegrations(ctx, projectID); err != nil {
+		t.Fatalf("fresh key: %v", err)
+	}
+	if err := f.emu.RevokeKey(key); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListIntegrations(ctx, projectID)
+	var apiErr *apiclient.Error
+	if !errors.Is(err, apiclient.ErrUnauthorized) || !errors.As(err, &apiErr) || apiErr.RequestID == "" {
+		t.Errorf("revoked key on the very next request: %v, want a 401 *Error with a request id", err)
+	}
+}
+
+func TestClientProjectScopedKeySeesOnlyItsProject(t *testing.T) {
+	f := newFixture(t, unlimited())
+	ctx := context.Background()
+	ids := f.emu.ProjectIDs()
+	key, err := f.emu.CreateKey(emulator.KeyProject, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.client(t, key)
+	projects, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{})
+	if err != nil || len(projects) != 1 || projects[0].ID != ids[0] {
+		t.Fatalf("scoped ListProjects = %v, %v", projects, err)
+	}
+	if _, err := c.ListIntegrations(ctx, ids[0]); err != nil {
+		t.Fatalf("own project: %v", err)
+	}
+	if _, err := c.ListIntegrations(ctx, ids[1]); !errors.Is(err, apiclient.ErrNotFound) {
+		t.Errorf("other project: %v, want ErrNotFound (the API does not reveal it exists)", err)
+	}
+	_, err = c.CreateIntegration(ctx, apiclient.CreateIntegrationRequest{AuthProvider: "stack", ProjectID: ids[1], BranchID: "br-x", DatabaseName: "neondb", RoleName: "neondb_owner"})
+	if !errors.Is(err, apiclient.ErrNotFound) {
+		t.Errorf("create on other project: %v, want ErrNotFound", err)
+	}
+}
+
+func TestClientValidationConflictAndNotFound(t *testing.T) {
+	f := newFixture(t, unlimited())
+	ctx := context.Background()
+	c := f.client(t, f.emu.BootstrapKey())
+	projectID := f.emu.ProjectIDs()[0]
+	branch, err := c.DefaultBranch(ctx, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := apiclient.CreateIntegrationRequest{AuthProvider: "auth0", ProjectID: projectID, BranchID: branch.ID, DatabaseName: "neondb", RoleName: "neondb_owner"}
+	_, err = c.CreateIntegration(ctx, req)
+	var apiErr *apiclient.Error
+	if !errors.Is(err, apiclient.ErrBadRequest) || !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "auth_provider") {
+		t.Fatalf("bad auth_provider: %v, want a 400 naming auth_provider", err)
+	}
+	req.AuthProvider = "stack"
+	if _, err := c.CreateIntegration(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateIntegration(ctx, req); !errors.Is(err, apiclient.ErrConflict) {
+		t.Fatalf("second integration: %v, want ErrConflict", err)
+	}
+	if _, err := c.ListIntegrations(ctx, "no-such-project"); !errors.Is(err, apiclient.ErrNotFound) {
+		t.Fatalf("unknown project: %v, want ErrNotFound", err)
+	}
+	if err := c.DeleteOAuthProvider(ctx, projectID, "github"); !errors.Is(err, apiclient.ErrNotFound) {
+		t.Fatalf("unknown OAuth provider: %v, want ErrNotFound", err)
+	}
+	if err := c.AddDomain(ctx, projectID, apiclient.AddDomainRequest{Domain: "app.example.com", AuthProvider: "stack"}); !errors.Is(err, apiclient.ErrBadRequest) {
+		t.Fatalf("domain without scheme: %v, want ErrBadRequest", err)
+	}
+	_, err = c.UpdateEmailServer(ctx, projectID, apiclient.EmailServer{Type: "standard", Host: "smtp.example.com"})
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 {
+		t.Fatalf("incomplete standard email server: %v, want 400", err)
+	}
+}
+
+func TestClientPaginationAcrossPages(t *testing.T) {
+	opts := unlimited()
+	opts.SeedProjects = 25
+	f := newFixture(t, opts)
+	c := f.client(t, f.emu.BootstrapKey())
+	for _, size := range []int{1, 10, 24, 25, 400} {
+		f.emu.ResetStats()
+		projects, err := c.ListProjects(context.Background(), apiclient.ListProjectsOptions{PageSize: size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]string, 0, len(projects))
+		for _, p := range projects {
+			got = append(got, p.ID)
+		}
+		if !slices.Equal(got, f.emu.ProjectIDs()) {
+			t.Fatalf("page size %d: got %d projects, want all 25 once, in order", size, len(got))
+		}
+		wantPages := (25 + size - 1) / size
+		if n := f.emu.Stats().Total; n < wantPages || n > wantPages+1 {
+			t.Errorf("page size %d: %d requests, want %d or %d", size, n, wantPages, wantPages+1)
+		}
+	}
+	search, err := c.ListProjects(context.Background(), apiclient.ListProjectsOptions{Search: f.emu.ProjectIDs()[7]})
+	if err != nil || len(search) != 1 {
+		t.Fatalf("search: %v, %v", search, err)
+	}
+}
+
+// The client-side limiter keeps 200 concurrent calls on one route at the
+// documented 40 per second, so the emulator (at the same limit) never
+// answers 429.
+func TestClientLimiterKeepsABurstUnderTheRouteLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes ~5 s")
+	}
+	f := newFixture(t, emulator.Options{SeedProjects: 1, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: 40})
+	var mu sync.Mutex
+	var stamps []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		stamps = append(stamps, time.Now())
+		mu.Unlock()
+		f.emu.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	c, err := apiclient.New(apiclient.Options{BaseURL: srv.URL + "/api/v2/", APIKey: f.emu.BootstrapKey(),
+		RateLimit: apiclient.RateLimit{RequestsPerMinute: -1}}) // route limit: the default, 40/s
+	if err != nil {
+		t.Fatal(err)
+	}
+	projectID := f.emu.ProjectIDs()[0]
+	const calls, workers = 200, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, calls)
+	jobs := make(chan struct{}, calls)
+	for range calls {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	start := time.Now()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				if _, err := c.ListIntegrations(context.Background(), projectID); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	st := f.emu.Stats()
+	if st.RateLimited != 0 {
+		t.Errorf("the emulator answered %d × 429", st.RateLimited)
+	}
+	if len(stamps) != calls {
+		t.Fatalf("%d requests reached the server, want %d (no retries needed)", len(stamps), calls)
+	}
+	// The busiest one-second window.
+	slices.SortFunc(stamps, func(a, b time.Time) int { return a.Compare(b) })
+	peak := 0
+	for i := range stamps {
+		j := i
+		for j < len(stamps) && stamps[j].Sub(stamps[i]) < time.Second {
+			j++
+		}
+		peak = max(peak, j-i)
+	}
+	rate := float64(calls) / elapsed.Seconds()
+	t.Logf("limiter: %d calls in %v (%.1f/s average), busiest 1 s window %d requests, %d × 429", calls, elapsed.Round(time.Millisecond), rate, peak, st.RateLimited)
+	if peak > 41 { // 40 tokens a second plus the one in hand at the window's start
+		t.Errorf("busiest one-second window held %d requests, want ≤ 40 (+1)", peak)
+	}
+}

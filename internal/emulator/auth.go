@@ -1,0 +1,136 @@
+package emulator
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// KeyKind is the type of an API key.
+type KeyKind string
+
+// The API key types of the platform.
+const (
+	KeyPersonal     KeyKind = "personal"     // a user's key: all projects of the organization
+	KeyOrganization KeyKind = "organization" // admin-level: all projects of the organization
+	KeyProject      KeyKind = "project"      // member-level: one project only
+)
+
+// Errors returned by the Go API of the emulator (wrapped with details).
+var (
+	ErrNotFound = errors.New("emulator: not found")
+	ErrConflict = errors.New("emulator: already exists")
+	ErrInvalid  = errors.New("emulator: invalid argument")
+)
+
+// apiKey is a stored key. Only the SHA-256 of the token is kept.
+type apiKey struct {
+	Hash      string    `json:"sha256"`
+	Kind      KeyKind   `json:"kind"`
+	ProjectID string    `json:"project_id,omitempty"`
+	Revoked   bool      `json:"revoked"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// keyInfo is what a handler knows about the caller's key.
+type keyInfo struct {
+	kind      KeyKind
+	projectID string // KeyProject only
+}
+
+// canSee reports whether the key may access the project (existing or not).
+func (k keyInfo) canSee(projectID string) bool {
+	return k.kind != KeyProject || k.projectID == projectID
+}
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// newAPIKeyToken returns a random 64-character lower-case alphanumeric token.
+func newAPIKeyToken() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 64)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
+
+func (s *state) key(token string) *apiKey {
+	h := hashToken(token)
+	for _, k := range s.Keys {
+		if k.Hash == h {
+			return k
+		}
+	}
+	return nil
+}
+
+// ensureKey registers token unless it is already known (a revoked key stays revoked).
+func (s *state) ensureKey(token string, kind KeyKind, projectID string, at time.Time) {
+	if s.key(token) != nil {
+		return
+	}
+	s.Keys = append(s.Keys, &apiKey{Hash: hashToken(token), Kind: kind, ProjectID: projectID, CreatedAt: at})
+}
+
+// authenticate checks the bearer token of r.
+func (e *Emulator) authenticate(r *http.Request) (keyInfo, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return keyInfo{}, false
+	}
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return keyInfo{}, false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := e.st.key(token)
+	if k == nil || k.Revoked {
+		return keyInfo{}, false
+	}
+	return keyInfo{kind: k.Kind, projectID: k.ProjectID}, true
+}
+
+// CreateKey creates an API key and returns its token. projectID is required
+// for KeyProject and must be empty otherwise.
+func (e *Emulator) CreateKey(kind KeyKind, projectID string) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch kind {
+	case KeyPersonal, KeyOrganization:
+		if projectID != "" {
+			return "", fmt.Errorf("%w: project_id is only for project-scoped keys", ErrInvalid)
+		}
+	case KeyProject:
+		if e.st.project(projectID) == nil {
+			return "", fmt.Errorf("%w: project %q", ErrNotFound, projectID)
+		}
+	default:
+		return "", fmt.Errorf("%w: key type %q (want personal, organization or project)", ErrInvalid, kind)
+	}
+	token := newAPIKeyToken()
+	e.st.ensureKey(token, kind, projectID, now())
+	return token, e.saveLocked()
+}
+
+// RevokeKey revokes a key immediately and permanently.
+func (e *Emulator) RevokeKey(token string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := e.st.key(token)
+	if k == nil {
+		return fmt.Errorf("%w: API key", ErrNotFound)
+	}
+	k.Revoked = true
+	return e.saveLocked()
+}

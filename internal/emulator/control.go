@@ -1,0 +1,358 @@
+package emulator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The control surface, under /_emulator/, drives the emulator from tests and
+// scripts. It needs no key, is never rate limited or faulted, and is not
+// counted in Stats. Bodies are JSON; errors use the API's error format.
+//
+//	GET  /_emulator/healthz                      → 200 {"status":"ok","base_url":"..."}
+//	POST /_emulator/keys {"type":"personal|organization|project","project_id":"..."}
+//	                                              → 201 {"key":"<token>"}
+//	POST /_emulator/keys/revoke {"key":"<token>"} → 204
+//	POST /_emulator/projects {"name":"..."}       → 201 <Project object, as in GET /projects>
+//	POST /_emulator/transfer/confirm {"project_id":"...","auth_provider":"stack"} → 204
+//	GET  /_emulator/faults                        → 200 <faults>
+//	PUT  /_emulator/faults <faults>               → 200 <faults, defaults filled in>
+//	GET  /_emulator/stats                         → 200 {"requests":{"GET /projects":{"200":3}},"total":3,"faults":0,"lost":0,"rate_limited":0}
+//	POST /_emulator/stats/reset                   → 204
+//	GET  /_emulator/state                         → 200 state dump; every secret shows as "(set)" or ""
+//	GET  /_emulator/projects/{project_id}/users_sync → 200 {"rows":[{"id","email","name","created_at"}]}
+//
+// <faults> is {"rate":0.1,"statuses":[500,503],"retry_after":"2s",
+// "lost_response_rate":0.05,"latency":"20ms","routes":["POST /projects/auth/create"],"seed":1}.
+// Durations are Go duration strings ("1.5s", "250ms") or integer
+// milliseconds (250). Omitted fields take their zero value (PUT replaces the
+// whole configuration).
+
+func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID string) {
+	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, controlPrefix), "/")
+	err := e.control(w, r, path)
+	if err == nil {
+		return
+	}
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
+	}
+	writeError(w, reqID, ae)
+}
+
+func (e *Emulator) control(w http.ResponseWriter, r *http.Request, path string) error {
+	if rest, ok := strings.CutPrefix(path, "/projects/"); ok {
+		if id, ok := strings.CutSuffix(rest, "/users_sync"); ok && id != "" && !strings.Contains(id, "/") {
+			if r.Method != http.MethodGet {
+				return errMethod
+			}
+			return e.controlUsersSync(w, id)
+		}
+	}
+	type endpoint struct {
+		method string
+		h      func(http.ResponseWriter, *http.Request) error
+	}
+	endpoints := map[string]endpoint{
+		"/healthz":          {http.MethodGet, e.controlHealthz},
+		"/keys":             {http.MethodPost, e.controlCreateKey},
+		"/keys/revoke":      {http.MethodPost, e.controlRevokeKey},
+		"/projects":         {http.MethodPost, e.controlCreateProject},
+		"/transfer/confirm": {http.MethodPost, e.controlConfirmTransfer},
+		"/stats":            {http.MethodGet, e.controlStats},
+		"/stats/reset":      {http.MethodPost, e.controlResetStats},
+		"/state":            {http.MethodGet, e.controlState},
+	}
+	if path == "/faults" {
+		switch r.Method {
+		case http.MethodGet:
+			writeJSON(w, http.StatusOK, faultsToJSON(e.CurrentFaults()))
+			return nil
+		case http.MethodPut:
+			return e.controlSetFaults(w, r)
+		}
+		return errMethod
+	}
+	ep, ok := endpoints[path]
+	if !ok {
+		return &apiError{status: http.StatusNotFound, msg: "not found"}
+	}
+	if r.Method != ep.method {
+		return errMethod
+	}
+	return ep.h(w, r)
+}
+
+var errMethod = &apiError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}
+
+// decodeControl decodes a JSON body strictly into v.
+func decodeControl(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &apiError{status: http.StatusBadRequest, msg: "invalid JSON body: " + err.Error()}
+	}
+	return nil
+}
+
+// goAPIError maps an error of the Go API to a status.
+func goAPIError(err error) error {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return &apiError{status: http.StatusNotFound, msg: err.Error()}
+	case errors.Is(err, ErrConflict):
+		return &apiError{status: http.StatusConflict, msg: err.Error()}
+	case errors.Is(err, ErrInvalid):
+		return &apiError{status: http.StatusBadRequest, msg: err.Error()}
+	}
+	return err
+}
+
+func (e *Emulator) controlHealthz(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "base_url": e.opts.BaseURL})
+	return nil
+}
+
+func (e *Emulator) controlCreateKey(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Type      KeyKind `json:"type"`
+		ProjectID string  `json:"project_id"`
+	}
+	if err := decodeControl(w, r, &req); err != nil {
+		return err
+	}
+	token, err := e.CreateKey(req.Type, req.ProjectID)
+	if err != nil {
+		return goAPIError(err)
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"key": token})
+	return nil
+}
+
+func (e *Emulator) controlRevokeKey(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Key string `json:"key"`
+	}
+	if err := decodeControl(w, r, &req); err != nil {
+		return err
+	}
+	if err := e.RevokeKey(req.Key); err != nil {
+		return goAPIError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (e *Emulator) controlCreateProject(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := decodeControl(w, r, &req); err != nil {
+		return err
+	}
+	p, err := e.CreateProject(req.Name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, p)
+	return nil
+}
+
+func (e *Emulator) controlConfirmTransfer(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		ProjectID    string `json:"project_id"`
+		AuthProvider string `json:"auth_provider"`
+	}
+	if err := decodeControl(w, r, &req); err != nil {
+		return err
+	}
+	if req.AuthProvider == "" {
+		req.AuthProvider = authProviderStack
+	}
+	if err := e.ConfirmTransfer(req.ProjectID, req.AuthProvider); err != nil {
+		return goAPIError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (e *Emulator) controlStats(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, e.Stats())
+	return nil
+}
+
+func (e *Emulator) controlResetStats(w http.ResponseWriter, _ *http.Request) error {
+	e.ResetStats()
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (e *Emulator) controlUsersSync(w http.ResponseWriter, projectID string) error {
+	e.mu.Lock()
+	exists := e.st.project(projectID) != nil
+	e.mu.Unlock()
+	if !exists {
+		return errProjectNotFound
+	}
+	rows := e.UsersSync(projectID)
+	if rows == nil {
+		rows = []UserRow{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"rows": rows})
+	return nil
+}
+
+// faultsJSON is the wire form of Faults on the control surface.
+type faultsJSON struct {
+	Rate             float64      `json:"rate"`
+	Statuses         []int        `json:"statuses"`
+	RetryAfter       jsonDuration `json:"retry_after"`
+	LostResponseRate float64      `json:"lost_response_rate"`
+	Latency          jsonDuration `json:"latency"`
+	Routes           []string     `json:"routes"`
+	Seed             int64        `json:"seed"`
+}
+
+func faultsToJSON(f Faults) faultsJSON {
+	return faultsJSON{
+		Rate: f.Rate, Statuses: f.Statuses, RetryAfter: jsonDuration(f.RetryAfter),
+		LostResponseRate: f.LostResponseRate, Latency: jsonDuration(f.Latency), Routes: f.Routes, Seed: f.Seed,
+	}
+}
+
+func (e *Emulator) controlSetFaults(w http.ResponseWriter, r *http.Request) error {
+	var req faultsJSON
+	if err := decodeControl(w, r, &req); err != nil {
+		return err
+	}
+	if req.Rate < 0 || req.Rate > 1 || req.LostResponseRate < 0 || req.LostResponseRate > 1 {
+		return &apiError{status: http.StatusBadRequest, msg: "rate and lost_response_rate must be from 0 to 1"}
+	}
+	for _, s := range req.Statuses {
+		if s < 400 || s > 599 {
+			return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf("statuses: %d is not an error status", s)}
+		}
+	}
+	e.SetFaults(Faults{
+		Rate: req.Rate, Statuses: req.Statuses, RetryAfter: time.Duration(req.RetryAfter),
+		LostResponseRate: req.LostResponseRate, Latency: time.Duration(req.Latency), Routes: req.Routes, Seed: req.Seed,
+	})
+	writeJSON(w, http.StatusOK, faultsToJSON(e.CurrentFaults()))
+	return nil
+}
+
+// jsonDuration reads a Go duration string or integer milliseconds and writes
+// a duration string.
+type jsonDuration time.Duration
+
+func (d jsonDuration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+func (d *jsonDuration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*d = 0
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("invalid duration %q", s)
+		}
+		*d = jsonDuration(v)
+		return nil
+	}
+	ms, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return fmt.Errorf("duration must be a string like \"1.5s\" or integer milliseconds")
+	}
+	*d = jsonDuration(time.Duration(ms) * time.Millisecond)
+	return nil
+}
+
+// The state dump masks secrets: a secret shows as "(set)" when it has a
+// value, "" otherwise. API key tokens are never shown.
+const maskSet = "(set)"
+
+func mask(s string) string {
+	if s == "" {
+		return ""
+	}
+	return maskSet
+}
+
+type stateDump struct {
+	OrgID    string        `json:"org_id"`
+	OwnerID  string        `json:"owner_id"`
+	Keys     []keyDump     `json:"keys"`
+	Projects []projectDump `json:"projects"`
+}
+
+type keyDump struct {
+	Kind      KeyKind   `json:"kind"`
+	ProjectID string    `json:"project_id,omitempty"`
+	Revoked   bool      `json:"revoked"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type projectDump struct {
+	Project      Project           `json:"project"`
+	Branches     []*Branch         `json:"branches"`
+	Integrations []integrationDump `json:"integrations"`
+}
+
+type integrationDump struct {
+	Integration
+	TransferPending bool            `json:"transfer_pending"`
+	OAuthProviders  []OAuthProvider `json:"oauth_providers"`
+	Domains         []Domain        `json:"domains"`
+	EmailServer     EmailServer     `json:"email_server"`
+	Users           []UserRow       `json:"users"`
+}
+
+func (e *Emulator) controlState(w http.ResponseWriter, _ *http.Request) error {
+	e.mu.Lock()
+	d := stateDump{OrgID: e.st.OrgID, OwnerID: e.st.OwnerID, Keys: []keyDump{}, Projects: []projectDump{}}
+	for _, k := range e.st.Keys {
+		d.Keys = append(d.Keys, keyDump{Kind: k.Kind, ProjectID: k.ProjectID, Revoked: k.Revoked, CreatedAt: k.CreatedAt})
+	}
+	for _, p := range e.st.Projects {
+		pd := projectDump{Project: p.Project, Branches: p.Branches, Integrations: []integrationDump{}}
+		for _, in := range p.Integrations {
+			id := integrationDump{
+				Integration:     in.Integration,
+				TransferPending: in.TransferStatus == transferInitiated,
+				OAuthProviders:  make([]OAuthProvider, 0, len(in.OAuthProviders)),
+				Domains:         in.Domains,
+				EmailServer:     in.Email,
+				Users:           in.Users,
+			}
+			id.PubClientKey = mask(id.PubClientKey)
+			id.SecretServerKey = mask(id.SecretServerKey)
+			id.EmailServer.Password = mask(id.EmailServer.Password)
+			for _, o := range in.OAuthProviders {
+				o.ClientSecret = mask(o.ClientSecret)
+				id.OAuthProviders = append(id.OAuthProviders, o)
+			}
+			pd.Integrations = append(pd.Integrations, id)
+		}
+		d.Projects = append(d.Projects, pd)
+	}
+	// Marshal while holding the lock: the dump shares slices with the state.
+	b, err := json.Marshal(d)
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(b, '\n'))
+	return nil
+}

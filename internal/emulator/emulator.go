@@ -1,0 +1,332 @@
+// Package emulator is an in-memory emulator of the platform API v2 (the Neon
+// API), limited to what the Terraform provider needs: projects, branches,
+// API keys and the auth integration endpoints of /work/shared/spec/auth-api.md.
+//
+// It is meant to be honest: a client that works against it should work
+// against the real service. Where the specification leaves a behaviour open
+// the emulator takes the stricter reading, for example:
+//
+//   - request bodies must be JSON objects with Content-Type application/json;
+//     unknown fields and wrongly typed fields are rejected with 400;
+//   - a project that a key may not see answers 404 "project not found", the
+//     same as a project that does not exist;
+//   - branch_id of a new integration must be the project's default branch.
+//
+// Requests are processed in this order: authentication (401), rate limit
+// (429), fault injection (see Faults), routing (404/405 are answered right
+// after authentication), then the handler. Every response carries an
+// X-Request-Id header; an incoming X-Request-ID is honoured.
+//
+// The control surface under /_emulator/ (see control.go) needs no key, is
+// never rate limited, faulted or counted in Stats.
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure an Emulator. The zero value is usable.
+type Options struct {
+	// BootstrapKey is the token of a personal key of the organization's
+	// admin user; "" → generated at random.
+	BootstrapKey string
+	// SeedProjects is the number of projects created at start (0 → 1). Each
+	// gets a default branch "main" with database "neondb" owned by role
+	// "neondb_owner". Ignored when the state is loaded from StateFile.
+	SeedProjects int
+	// AccountRequestsPerMinute is the account-wide limit (0 → 700; negative →
+	// no limit). The account bucket holds at most 40 tokens.
+	AccountRequestsPerMinute int
+	// RouteRequestsPerSecond is the per-route limit, also the burst (0 → 40;
+	// negative → no limit).
+	RouteRequestsPerSecond int
+	// StateFile, when not empty, is loaded at New if it exists and rewritten
+	// atomically after every mutation.
+	StateFile string
+	// BaseURL is only used to build URLs the emulator hands out.
+	BaseURL string
+	// Logger receives one line per API request (method, route, status,
+	// request id; never keys or secrets). nil → no logs.
+	Logger *slog.Logger
+}
+
+const (
+	defaultAccountRPM = 700
+	defaultRouteRPS   = 40
+	accountBurst      = 40
+	maxBodyBytes      = 1 << 20
+
+	apiPrefix     = "/api/v2"
+	controlPrefix = "/_emulator"
+)
+
+// Emulator is an http.Handler serving /api/v2/... and /_emulator/....
+// It is safe for concurrent use.
+type Emulator struct {
+	opts         Options
+	bootstrapKey string
+	log          *slog.Logger
+
+	mu sync.Mutex // guards st
+	st *state
+
+	api     *router
+	limiter *rateLimiter
+	faults  *faultInjector
+	stats   *statsRecorder
+}
+
+// New builds an emulator. With Options.StateFile set and the file present,
+// the state is loaded from it; otherwise the seed projects are created.
+func New(opts Options) (*Emulator, error) {
+	if opts.SeedProjects < 0 {
+		return nil, errors.New("emulator: SeedProjects must not be negative")
+	}
+	if opts.SeedProjects == 0 {
+		opts.SeedProjects = 1
+	}
+	if opts.AccountRequestsPerMinute == 0 {
+		opts.AccountRequestsPerMinute = defaultAccountRPM
+	}
+	if opts.RouteRequestsPerSecond == 0 {
+		opts.RouteRequestsPerSecond = defaultRouteRPS
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Emulator{
+		opts:    opts,
+		log:     logger,
+		api:     newAPIRouter(),
+		limiter: newRateLimiter(opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond, time.Now),
+		faults:  newFaultInjector(),
+		stats:   newStatsRecorder(),
+	}
+
+	var st *state
+	if opts.StateFile != "" {
+		loaded, err := loadState(opts.StateFile)
+		if err != nil {
+			return nil, err
+		}
+		st = loaded
+	}
+	if st == nil {
+		st = newState()
+		for i := 1; i <= opts.SeedProjects; i++ {
+			st.addProject(fmt.Sprintf("seed-project-%d", i), now())
+		}
+	}
+	e.st = st
+
+	e.bootstrapKey = opts.BootstrapKey
+	if e.bootstrapKey == "" {
+		e.bootstrapKey = newAPIKeyToken()
+	}
+	e.st.ensureKey(e.bootstrapKey, KeyPersonal, "", now())
+	if err := e.saveLocked(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// BootstrapKey returns the token of the admin's personal key.
+func (e *Emulator) BootstrapKey() string { return e.bootstrapKey }
+
+// Close writes the state file (if any). The emulator stays usable.
+func (e *Emulator) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.saveLocked()
+}
+
+// saveLocked persists the state if a state file is configured. e.mu must be held.
+func (e *Emulator) saveLocked() error {
+	if e.opts.StateFile == "" {
+		return nil
+	}
+	return saveState(e.opts.StateFile, e.st)
+}
+
+// ServeHTTP serves the API under /api/v2/ and the control surface under /_emulator/.
+func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	reqID := requestID(r)
+	w.Header().Set("X-Request-Id", reqID)
+	switch {
+	case strings.HasPrefix(r.URL.Path, apiPrefix+"/"):
+		e.serveAPI(w, r, reqID)
+	case r.URL.Path == controlPrefix || strings.HasPrefix(r.URL.Path, controlPrefix+"/"):
+		e.serveControl(w, r, reqID)
+	default:
+		writeError(w, reqID, &apiError{status: http.StatusNotFound, msg: "not found"})
+	}
+}
+
+// call is the context of one authenticated API request handed to handlers.
+type call struct {
+	w     http.ResponseWriter
+	r     *http.Request
+	key   keyInfo
+	reqID string
+}
+
+func (c *call) param(name string) string { return c.r.PathValue(name) }
+
+func (c *call) json(status int, v any) error {
+	writeJSON(c.w, status, v)
+	return nil
+}
+
+// empty answers with a status and no body at all.
+func (c *call) empty(status int) error {
+	c.w.WriteHeader(status)
+	return nil
+}
+
+func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string) {
+	start := time.Now()
+	if d := e.faults.latency(); d > 0 {
+		if sleepCtx(r.Context(), d) != nil {
+			return
+		}
+	}
+
+	m := e.api.match(r.Method, strings.TrimPrefix(r.URL.EscapedPath(), apiPrefix))
+	sw := &statusWriter{ResponseWriter: w}
+	out := outcomeNormal
+	recorded := false
+	finish := func() {
+		if recorded {
+			return
+		}
+		recorded = true
+		e.stats.record(m.key, sw.statusCode(), out)
+		e.log.Info("api request", "method", r.Method, "route", m.key, "status", sw.statusCode(),
+			"request_id", reqID, "lost", out == outcomeLost, "duration", time.Since(start))
+	}
+	defer finish()
+
+	key, ok := e.authenticate(r)
+	if !ok {
+		writeError(sw, reqID, errUnauthorized)
+		return
+	}
+	if m.route == nil {
+		if len(m.allow) > 0 {
+			sw.Header().Set("Allow", strings.Join(m.allow, ", "))
+			writeError(sw, reqID, &apiError{status: http.StatusMethodNotAllowed, msg: "method not allowed"})
+			return
+		}
+		writeError(sw, reqID, &apiError{status: http.StatusNotFound, msg: "not found"})
+		return
+	}
+	if ok, retry := e.limiter.allow(m.key); !ok {
+		out = outcomeRateLimited
+		writeError(sw, reqID, &apiError{status: http.StatusTooManyRequests, msg: "rate limit exceeded", retryAfter: retry})
+		return
+	}
+	d := e.faults.decide(m.key, r.Method)
+	if d.status != 0 {
+		out = outcomeFault
+		writeError(sw, reqID, faultError(d))
+		return
+	}
+	for name, v := range m.params {
+		r.SetPathValue(name, v)
+	}
+	if d.lose {
+		// Apply the request, then cut the connection before any byte of the
+		// response is written.
+		out = outcomeLost
+		buf := &bufferedWriter{header: http.Header{}}
+		sw.ResponseWriter = buf
+		e.runHandler(m.route, &call{w: sw, r: r, key: key, reqID: reqID})
+		finish() // count it before the client can observe the cut
+		cutConnection(w)
+		return
+	}
+	e.runHandler(m.route, &call{w: sw, r: r, key: key, reqID: reqID})
+}
+
+func (e *Emulator) runHandler(rt *route, c *call) {
+	err := rt.handler(e, c)
+	if err == nil {
+		return
+	}
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		e.log.Error("internal error", "route", rt.key, "request_id", c.reqID, "error", err.Error())
+		ae = &apiError{status: http.StatusInternalServerError, msg: "internal server error"}
+	}
+	writeError(c.w, c.reqID, ae)
+}
+
+// cutConnection closes the client connection without a response.
+func cutConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// statusWriter remembers the status code written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) statusCode() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// bufferedWriter swallows a response (used for lost responses).
+type bufferedWriter struct {
+	header http.Header
+}
+
+func (b *bufferedWriter) Header() http.Header         { return b.header }
+func (b *bufferedWriter) WriteHeader(int)             {}
+func (b *bufferedWriter) Write(p []byte) (int, error) { return io.Discard.Write(p) }
+
+// sleepCtx waits for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,143 @@
+package emulator
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Faults describe failures injected into API requests that passed
+// authentication and the rate limiter. The zero value injects nothing.
+type Faults struct {
+	// Rate is the share (0..1) of API requests answered with one of Statuses
+	// instead of being handled (nothing is applied).
+	Rate float64
+	// Statuses to pick from, uniformly; default {500, 503, 423, 429}.
+	Statuses []int
+	// RetryAfter is sent with 429, 503 and 423 faults, in whole seconds
+	// (rounded up, at least 1); 0 → 1s.
+	RetryAfter time.Duration
+	// LostResponseRate is the share (0..1) of write requests (POST, PATCH,
+	// DELETE) that are applied but whose connection is then cut before any
+	// byte of the response is sent.
+	LostResponseRate float64
+	// Latency is added to every API request.
+	Latency time.Duration
+	// Routes, when not empty, limits Rate and LostResponseRate to these route
+	// keys ("METHOD /template", see Stats). Latency applies everywhere.
+	Routes []string
+	// Seed makes the random choices deterministic.
+	Seed int64
+}
+
+var defaultFaultStatuses = []int{http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusLocked, http.StatusTooManyRequests}
+
+// normalized returns f with defaults filled in and rates clamped to 0..1.
+func (f Faults) normalized() Faults {
+	f.Rate = min(max(f.Rate, 0), 1)
+	f.LostResponseRate = min(max(f.LostResponseRate, 0), 1)
+	if len(f.Statuses) == 0 {
+		f.Statuses = slices.Clone(defaultFaultStatuses)
+	} else {
+		f.Statuses = slices.Clone(f.Statuses)
+	}
+	if f.RetryAfter <= 0 {
+		f.RetryAfter = time.Second
+	}
+	f.RetryAfter = time.Duration(retryAfterSeconds(f.RetryAfter)) * time.Second
+	f.Latency = max(f.Latency, 0)
+	f.Routes = slices.Clone(f.Routes)
+	return f
+}
+
+// SetFaults replaces the fault configuration and reseeds its randomness.
+func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
+
+// CurrentFaults returns the fault configuration in force (defaults filled in).
+func (e *Emulator) CurrentFaults() Faults { return e.faults.get() }
+
+type faultInjector struct {
+	mu  sync.Mutex
+	f   Faults
+	rng *rand.Rand
+}
+
+func newFaultInjector() *faultInjector {
+	fi := &faultInjector{}
+	fi.set(Faults{})
+	return fi
+}
+
+func (fi *faultInjector) set(f Faults) {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	fi.f = f.normalized()
+	fi.rng = rand.New(rand.NewPCG(uint64(f.Seed), 0x6e656f6e))
+}
+
+func (fi *faultInjector) get() Faults {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	f := fi.f
+	f.Statuses = slices.Clone(f.Statuses)
+	f.Routes = slices.Clone(f.Routes)
+	return f
+}
+
+func (fi *faultInjector) latency() time.Duration {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	return fi.f.Latency
+}
+
+// faultDecision is what happens to one request.
+type faultDecision struct {
+	status     int           // != 0: answer with this status instead of handling
+	retryAfter time.Duration // with status 423, 429, 503
+	lose       bool          // handle, then cut the connection
+}
+
+func (fi *faultInjector) decide(routeKey, method string) faultDecision {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	f := fi.f
+	if len(f.Routes) > 0 && !slices.Contains(f.Routes, routeKey) {
+		return faultDecision{}
+	}
+	if f.Rate > 0 && fi.rng.Float64() < f.Rate {
+		d := faultDecision{status: f.Statuses[fi.rng.IntN(len(f.Statuses))]}
+		switch d.status {
+		case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusLocked:
+			d.retryAfter = f.RetryAfter
+		}
+		return d
+	}
+	switch method {
+	case http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodPut:
+		if f.LostResponseRate > 0 && fi.rng.Float64() < f.LostResponseRate {
+			return faultDecision{lose: true}
+		}
+	}
+	return faultDecision{}
+}
+
+// faultError is the response of an injected status, in the API's own words.
+func faultError(d faultDecision) *apiError {
+	msg := http.StatusText(d.status)
+	switch d.status {
+	case http.StatusTooManyRequests:
+		msg = "rate limit exceeded"
+	case http.StatusLocked:
+		msg = "project already has running conflicting operations, scheduling of new ones is prohibited"
+	case http.StatusServiceUnavailable:
+		msg = "service temporarily unavailable, please retry"
+	case http.StatusInternalServerError:
+		msg = "internal server error"
+	}
+	if msg == "" {
+		msg = "error"
+	}
+	return &apiError{status: d.status, msg: msg, retryAfter: d.retryAfter}
+}

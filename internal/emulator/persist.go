@@ -1,0 +1,84 @@
+package emulator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// The state file holds the whole state as JSON. API key tokens are stored only
+// as SHA-256 hashes; other secrets (SDK keys, OAuth client secrets, SMTP
+// passwords) are stored as they are, so the file is written with mode 0600.
+
+// loadState reads the state file; a missing file yields (nil, nil).
+func loadState(path string) (*state, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("emulator: read state file: %w", err)
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("emulator: state file %s is not valid: %w", path, err)
+	}
+	if st.Version != stateVersion {
+		return nil, fmt.Errorf("emulator: state file %s has version %d, want %d", path, st.Version, stateVersion)
+	}
+	for _, p := range st.Projects {
+		for _, in := range p.Integrations {
+			if in.OAuthProviders == nil {
+				in.OAuthProviders = []OAuthProvider{}
+			}
+			if in.Domains == nil {
+				in.Domains = []Domain{}
+			}
+			if in.Users == nil {
+				in.Users = []UserRow{}
+			}
+		}
+	}
+	return &st, nil
+}
+
+// saveState writes the state atomically: a temporary file in the same
+// directory is written, synced and renamed over path, then the directory is
+// synced. No partial file is ever visible at path.
+func saveState(path string, st *state) (err error) {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("emulator: encode state: %w", err)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("emulator: write state file: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("emulator: write state file: %w", err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("emulator: sync state file: %w", err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("emulator: close state file: %w", err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("emulator: rename state file: %w", err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}

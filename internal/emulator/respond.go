@@ -1,0 +1,113 @@
+package emulator
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// apiError is an error answered to the client as
+// {"code":"","message":...,"request_id":...}.
+type apiError struct {
+	status     int
+	msg        string
+	retryAfter time.Duration // sent as Retry-After (whole seconds, ≥1) when > 0
+}
+
+func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.status, e.msg) }
+
+var (
+	errUnauthorized    = &apiError{status: http.StatusUnauthorized, msg: "authorization failed: API key missing, invalid or revoked"}
+	errProjectNotFound = &apiError{status: http.StatusNotFound, msg: "project not found"}
+)
+
+// invalid is the 400 for a field: "<field>: <what is wrong>".
+func invalid(field, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, msg: field + ": " + fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) *apiError {
+	return &apiError{status: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
+}
+
+func conflict(format string, args ...any) *apiError {
+	return &apiError{status: http.StatusConflict, msg: fmt.Sprintf(format, args...)}
+}
+
+func forbidden(format string, args ...any) *apiError {
+	return &apiError{status: http.StatusForbidden, msg: fmt.Sprintf(format, args...)}
+}
+
+// errorBody is the error format of the platform API (GeneralError).
+type errorBody struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	RequestID string `json:"request_id"`
+}
+
+func writeError(w http.ResponseWriter, reqID string, e *apiError) {
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(e.retryAfter)))
+	}
+	writeJSON(w, e.status, errorBody{Code: "", Message: e.msg, RequestID: reqID})
+}
+
+// retryAfterSeconds rounds d up to whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) int {
+	s := int(math.Ceil(d.Seconds()))
+	return max(s, 1)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only our own types are marshalled; this is a programming error.
+		panic(fmt.Sprintf("emulator: marshal response: %v", err))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// requestID honours a sane incoming X-Request-ID, else generates one.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 128 && printableASCII(id) {
+		return id
+	}
+	return newUUID()
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// randomHex returns n random bytes, hex encoded.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// now is the emulator's clock: UTC, whole seconds (RFC 3339 without fraction).
+func now() time.Time { return time.Now().UTC().Truncate(time.Second) }

@@ -1,0 +1,146 @@
+package emulator
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// handlerFunc handles one API request. It writes the success response itself
+// and returns an *apiError (or any other error, answered with 500) on failure.
+type handlerFunc func(e *Emulator, c *call) error
+
+// route is one API endpoint. Its key, "METHOD /template", names it in Stats,
+// Faults.Routes and the rate limiter.
+type route struct {
+	method   string
+	template string
+	segs     []string
+	handler  handlerFunc
+	key      string
+}
+
+type router struct {
+	routes []*route
+}
+
+// routeMatch is the result of matching a request against the routes.
+type routeMatch struct {
+	route  *route            // nil: no route for this method and path
+	key    string            // route key; "unmatched" when no template matched
+	params map[string]string // path parameters, unescaped
+	allow  []string          // methods allowed on the path when route is nil
+}
+
+const unmatchedRoute = "unmatched"
+
+func (rt *router) handle(method, template string, h handlerFunc) {
+	rt.routes = append(rt.routes, &route{
+		method:   method,
+		template: template,
+		segs:     strings.Split(strings.TrimPrefix(template, "/"), "/"),
+		handler:  h,
+		key:      method + " " + template,
+	})
+}
+
+// newAPIRouter lists every endpoint served under /api/v2.
+func newAPIRouter() *router {
+	rt := &router{}
+	// Projects and branches.
+	rt.handle(http.MethodGet, "/projects", (*Emulator).listProjects)
+	rt.handle(http.MethodPost, "/projects", (*Emulator).createProjectAPI)
+	rt.handle(http.MethodGet, "/projects/{project_id}", (*Emulator).getProject)
+	rt.handle(http.MethodDelete, "/projects/{project_id}", (*Emulator).deleteProject)
+	rt.handle(http.MethodGet, "/projects/{project_id}/branches", (*Emulator).listBranches)
+	rt.handle(http.MethodGet, "/projects/{project_id}/branches/{branch_id}", (*Emulator).getBranch)
+
+	// Auth integration (endpoints 1–4).
+	rt.handle(http.MethodPost, "/projects/auth/create", (*Emulator).createIntegration)
+	rt.handle(http.MethodGet, "/projects/{project_id}/auth/integrations", (*Emulator).listIntegrations)
+	rt.handle(http.MethodPost, "/projects/auth/keys", (*Emulator).createSDKKeys)
+	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/integration/{auth_provider}", (*Emulator).deleteIntegration)
+
+	// Users (5, 6) and ownership transfer (7).
+	rt.handle(http.MethodPost, "/projects/auth/user", (*Emulator).createUser)
+	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/users/{auth_user_id}", (*Emulator).deleteUser)
+	rt.handle(http.MethodPost, "/projects/auth/transfer_ownership", (*Emulator).transferOwnership)
+
+	// OAuth providers (8–11).
+	rt.handle(http.MethodGet, "/projects/{project_id}/auth/oauth_providers", (*Emulator).listOAuthProviders)
+	rt.handle(http.MethodPost, "/projects/{project_id}/auth/oauth_providers", (*Emulator).addOAuthProvider)
+	rt.handle(http.MethodPatch, "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider)
+	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider)
+
+	// Redirect URI whitelist (12–14).
+	rt.handle(http.MethodGet, "/projects/{project_id}/auth/domains", (*Emulator).listDomains)
+	rt.handle(http.MethodPost, "/projects/{project_id}/auth/domains", (*Emulator).addDomain)
+	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/domains", (*Emulator).deleteDomains)
+
+	// Email server (15, 16).
+	rt.handle(http.MethodGet, "/projects/{project_id}/auth/email_server", (*Emulator).getEmailServer)
+	rt.handle(http.MethodPatch, "/projects/{project_id}/auth/email_server", (*Emulator).updateEmailServer)
+	return rt
+}
+
+// match finds the route for method and escaped path. Among templates matching
+// the path, the one with the most literal segments wins.
+func (rt *router) match(method, escapedPath string) routeMatch {
+	segs := strings.Split(strings.TrimPrefix(escapedPath, "/"), "/")
+	for i, s := range segs {
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			return routeMatch{key: unmatchedRoute}
+		}
+		segs[i] = u
+	}
+	var best *route
+	var bestParams map[string]string
+	bestLiterals := -1
+	var allow []string
+	for _, r := range rt.routes {
+		params, literals, ok := r.matchPath(segs)
+		if !ok {
+			continue
+		}
+		if r.method != method {
+			if !slices.Contains(allow, r.method) {
+				allow = append(allow, r.method)
+			}
+			continue
+		}
+		if literals > bestLiterals {
+			best, bestParams, bestLiterals = r, params, literals
+		}
+	}
+	if best == nil {
+		key := unmatchedRoute
+		slices.Sort(allow)
+		return routeMatch{key: key, allow: allow}
+	}
+	return routeMatch{route: best, key: best.key, params: bestParams}
+}
+
+func (r *route) matchPath(segs []string) (params map[string]string, literals int, ok bool) {
+	if len(segs) != len(r.segs) {
+		return nil, 0, false
+	}
+	for i, t := range r.segs {
+		if strings.HasPrefix(t, "{") {
+			if segs[i] == "" {
+				return nil, 0, false
+			}
+			if params == nil {
+				params = map[string]string{}
+			}
+			params[strings.Trim(t, "{}")] = segs[i]
+			continue
+		}
+		if segs[i] != t {
+			return nil, 0, false
+		}
+		literals++
+	}
+	return params, literals, true
+}
