@@ -33,6 +33,11 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	run := run
+	if len(os.Args) > 1 && os.Args[1] == "call" {
+		run = call
+		os.Args = os.Args[1:]
+	}
 	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return

@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // instance is a running emulator command.
@@ -159,5 +162,29 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		if err := run(context.Background(), args, &out); err == nil {
 			t.Errorf("run(%q) succeeded", args)
 		}
+	}
+}
+
+func TestCallDrivesARunningEmulator(t *testing.T) {
+	em, err := emulator.New(emulator.Options{SeedProjects: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(em)
+	defer srv.Close()
+	var out strings.Builder
+	if err := call(t.Context(), []string{"-key", em.BootstrapKey(), "GET", srv.URL + "/api/v2/projects"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), em.ProjectIDs()[0]) {
+		t.Fatalf("GET /projects printed %q", out.String())
+	}
+	out.Reset()
+	err = call(t.Context(), []string{"-key", "wrong", "GET", srv.URL + "/api/v2/projects"}, &out)
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("wrong key: %v, want a 401 error", err)
+	}
+	if err := call(t.Context(), []string{"POST", srv.URL + "/_emulator/stats/reset"}, &out); err != nil {
+		t.Fatal(err)
 	}
 }

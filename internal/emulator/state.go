@@ -80,9 +80,9 @@ type Integration struct {
 	DBName                string    `json:"db_name"`
 	RoleName              string    `json:"role_name"`
 	CreatedAt             time.Time `json:"created_at"`
-	OwnedBy               string    `json:"owned_by"`          // "neon" while managed, "user" after a confirmed transfer
-	TransferStatus        string    `json:"transfer_status"`   // "", "initiated" or "finished"
-	JWKSURL               string    `json:"jwks_url"`          //
+	OwnedBy               string    `json:"owned_by"`        // "neon" while managed, "user" after a confirmed transfer
+	TransferStatus        string    `json:"transfer_status"` // "", "initiated" or "finished"
+	JWKSURL               string    `json:"jwks_url"`
 	PubClientKey          string    `json:"pub_client_key"`    // latest minted
 	SecretServerKey       string    `json:"secret_server_key"` // latest minted
 	SchemaName            string    `json:"schema_name"`       // "neon_auth"

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// call is a tiny HTTP client for scripts that drive a running emulator
+// (its control surface, or the API with a key) without needing curl:
+//
+//	neon-emulator call [-key KEY] METHOD URL [JSON-BODY]
+//
+// It prints the response body and fails on a non-2xx status.
+func call(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("neon-emulator call", flag.ContinueOnError)
+	key := fs.String("key", os.Getenv("NEON_API_KEY"), "API key sent as a bearer token (default $NEON_API_KEY)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 || fs.NArg() > 3 {
+		return fmt.Errorf("usage: neon-emulator call [-key KEY] METHOD URL [JSON-BODY]")
+	}
+	method, url := strings.ToUpper(fs.Arg(0)), fs.Arg(1)
+	var body io.Reader
+	if fs.NArg() == 3 {
+		body = strings.NewReader(fs.Arg(2))
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if *key != "" && !strings.Contains(url, "/_emulator/") {
+		req.Header.Set("Authorization", "Bearer "+*key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if len(data) > 0 {
+		if _, err := stdout.Write(append(data, '\n')); err != nil {
+			return err
+		}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("%s %s: HTTP %d", method, url, resp.StatusCode)
+	}
+	return nil
+}
