@@ -131,8 +131,9 @@ func TestErrorsDecodeIntoTypedErrorsAndSentinels(t *testing.T) {
 			if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
 				t.Errorf("errors.Is(err, %v) = false", tc.sentinel)
 			}
-			if errors.Is(err, ErrOutcomeUnknown) {
-				t.Error("an HTTP error response must not count as an unknown outcome")
+			// A write answered 500 or 502 may have been applied; a 4xx was not.
+			if got, want := errors.Is(err, ErrOutcomeUnknown), tc.status == 500 || tc.status == 502; got != want {
+				t.Errorf("errors.Is(err, ErrOutcomeUnknown) = %v, want %v", got, want)
 			}
 		})
 	}
@@ -351,6 +352,25 @@ func TestSecretsAreNotPrintedByStringers(t *testing.T) {
 			if strings.Contains(s, secret) {
 				t.Errorf("%T.String() = %q leaks a secret", v, s)
 			}
+		}
+	}
+}
+
+func TestAccountLimiterNeverExceedsTheLimitInAMinute(t *testing.T) {
+	for _, rpm := range []int{1, 5, 60, 700, 5000} {
+		l := newLimiter(RateLimit{RequestsPerMinute: rpm})
+		slack := 0.0
+		if rpm < 20 {
+			slack = 1 // tiny limits are spaced evenly: one token in hand at a window's start
+		}
+		if l.account.Limit() <= 0 {
+			t.Errorf("rpm %d: the limiter never refills", rpm)
+		}
+		if got := float64(l.account.Burst()) + float64(l.account.Limit())*60; got > float64(rpm)+slack+1e-9 {
+			t.Errorf("rpm %d: burst %d + 60 s × %.3f/s = %.1f requests per minute, over the limit", rpm, l.account.Burst(), float64(l.account.Limit()), got)
+		}
+		if float64(l.account.Limit())*60 < 0.9*float64(rpm) && rpm >= 60 {
+			t.Errorf("rpm %d: sustained rate %.1f/min is under 90%% of the limit", rpm, float64(l.account.Limit())*60)
 		}
 	}
 }

@@ -25,8 +25,9 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrBadRequest: 400, the API refused the input.
 	ErrBadRequest = errors.New("bad request")
-	// ErrOutcomeUnknown: a write was sent but no response arrived; the API
-	// may or may not have applied it. Callers read back before retrying.
+	// ErrOutcomeUnknown: a write was sent but no response arrived, or the
+	// answer was a server error (500, 502, 504) that does not say whether it
+	// was applied. Callers read back before retrying.
 	ErrOutcomeUnknown = errors.New("request sent but no response received: the change may or may not have been applied")
 )
 
@@ -73,6 +74,22 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusConflict
 	case ErrBadRequest:
 		return e.StatusCode == http.StatusBadRequest
+	case ErrOutcomeUnknown:
+		return e.outcomeUnknown()
+	}
+	return false
+}
+
+// outcomeUnknown: a write answered by a server error that does not say
+// whether it was applied (500, 502, 504). 503, 423 and 429 are refusals of
+// a request that was not processed; they are retried by the client.
+func (e *Error) outcomeUnknown() bool {
+	if e.Method == http.MethodGet {
+		return false
+	}
+	switch e.StatusCode {
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return true
 	}
 	return false
 }

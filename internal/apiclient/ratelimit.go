@@ -19,6 +19,9 @@ type RateLimit struct {
 	RouteRequestsPerSecond int
 }
 
+// accountBurst is how many requests may leave at once under the account limit.
+const accountBurst = 10
+
 type limiter struct {
 	account  *rate.Limiter // nil: unlimited
 	routeRPS int           // 0: unlimited
@@ -34,9 +37,16 @@ func newLimiter(rl RateLimit) *limiter {
 		rpm = DefaultAccountRequestsPerMinute
 	}
 	if rpm > 0 {
-		// A burst of one: requests are spaced evenly, so the server's own
-		// bucket never runs dry even when another limiter is a little ahead.
-		l.account = rate.NewLimiter(rate.Limit(float64(rpm)/60), 1)
+		// A small burst lets a refresh's handful of list calls go at once;
+		// the rate is lowered by the burst so that no 60-second window ever
+		// holds more than rpm requests, whichever way the server counts.
+		burst := min(accountBurst, rpm/10)
+		if burst < 2 {
+			// Tiny limits: even spacing, no burst.
+			l.account = rate.NewLimiter(rate.Limit(float64(rpm)/60), 1)
+		} else {
+			l.account = rate.NewLimiter(rate.Limit(float64(rpm-burst)/60), burst)
+		}
 	}
 	switch {
 	case rl.RouteRequestsPerSecond == 0:

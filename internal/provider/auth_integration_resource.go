@@ -116,8 +116,8 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 			"Drift: an integration deleted outside Terraform leaves the state and is planned for creation again; a changed " +
 			"branch or database shows as a replacement; `owned_by` is refreshed.",
 		Attributes: map[string]schema.Attribute{
-			"id": computedString("`<project_id>/<auth_provider>`.", false),
-			"project_id": projectIDAttribute("Id of the Neon project."),
+			"id":            computedString("`<project_id>/<auth_provider>`.", false),
+			"project_id":    projectIDAttribute("Id of the Neon project."),
 			"auth_provider": authProviderAttribute(),
 			"branch_id": schema.StringAttribute{
 				MarkdownDescription: "Branch to attach the integration to. When omitted, the provider looks up the project's " +
@@ -207,33 +207,38 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 		tflog.Debug(ctx, "resolved production branch", map[string]any{"project_id": projectID, "branch_id": branchID})
 	}
 
-	creds, err := r.data.client.CreateIntegration(ctx, apiclient.CreateIntegrationRequest{
-		AuthProvider: provider,
-		ProjectID:    projectID,
-		BranchID:     branchID,
-		DatabaseName: plan.DatabaseName.ValueString(),
-		RoleName:     plan.RoleName.ValueString(),
-	})
+	var creds *apiclient.IntegrationCredentials
+	recovered, err := confirmedWrite(ctx, "create integration",
+		func(ctx context.Context) (err error) {
+			creds, err = r.data.client.CreateIntegration(ctx, apiclient.CreateIntegrationRequest{
+				AuthProvider: provider,
+				ProjectID:    projectID,
+				BranchID:     branchID,
+				DatabaseName: plan.DatabaseName.ValueString(),
+				RoleName:     plan.RoleName.ValueString(),
+			})
+			return err
+		},
+		func(ctx context.Context) (bool, error) {
+			its, err := r.data.client.ListIntegrations(ctx, projectID)
+			return findIntegration(its, provider) != nil, err
+		})
 	r.data.lists.invalidate(listKey{listIntegrations, projectID})
+	if err == nil && recovered {
+		creds, err = r.remintLostKeys(ctx, projectID, provider, &resp.Diagnostics)
+	}
 	if err != nil {
-		switch {
-		case errors.Is(err, apiclient.ErrConflict):
-			resp.Diagnostics.AddError(summary, apiErrorDetail(fmt.Sprintf("Creating the %s integration of project %s", provider, projectID), err)+
+		what := fmt.Sprintf("Creating the %s integration of project %s on branch %s", provider, projectID, branchID)
+		if errors.Is(err, apiclient.ErrConflict) {
+			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+
 				fmt.Sprintf("\n\nProject %[1]s already has an active %[2]s integration. A project has at most one per auth provider. "+
 					"To manage the existing one with Terraform, import it:\n\n"+
 					"  terraform import <resource address, e.g. neon_auth_integration.this> %[1]s/%[2]s\n\n"+
 					"or add an import block:\n\n  import {\n    to = neon_auth_integration.this\n    id = \"%[1]s/%[2]s\"\n  }", projectID, provider))
 			return
-		case errors.Is(err, apiclient.ErrOutcomeUnknown):
-			creds, err = r.recoverLostCreate(ctx, projectID, provider, &resp.Diagnostics)
-			if err != nil {
-				resp.Diagnostics.AddError(summary, apiErrorDetail(fmt.Sprintf("Creating the %s integration of project %s", provider, projectID), err))
-				return
-			}
-		default:
-			resp.Diagnostics.AddError(summary, r.projectErrorDetail(projectID, fmt.Sprintf("Creating the %s integration of project %s on branch %s", provider, projectID, branchID), err))
-			return
 		}
+		resp.Diagnostics.AddError(summary, r.projectErrorDetail(projectID, what, err))
+		return
 	}
 
 	plan.ID = types.StringValue(integrationID(projectID, provider))
@@ -266,20 +271,13 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// recoverLostCreate handles a create whose response was lost: if the
-// integration now exists, the create was applied. Its keys were in the lost
-// response, so a fresh pair is minted, and the user is told.
-func (r *authIntegrationResource) recoverLostCreate(ctx context.Context, projectID, provider string, diags *diag.Diagnostics) (*apiclient.IntegrationCredentials, error) {
-	integrations, err := r.data.listIntegrations(ctx, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("the create response was lost and reading back failed: %w", err)
-	}
-	if findIntegration(integrations, provider) == nil {
-		return nil, fmt.Errorf("the create response was lost and the integration does not exist; apply again: %w", apiclient.ErrOutcomeUnknown)
-	}
+// remintLostKeys follows a create that was applied but whose response, the
+// only one that carries the keys, was lost: a fresh pair is minted, and the
+// user is told.
+func (r *authIntegrationResource) remintLostKeys(ctx context.Context, projectID, provider string, diags *diag.Diagnostics) (*apiclient.IntegrationCredentials, error) {
 	creds, err := r.data.client.CreateSDKKeys(ctx, apiclient.SDKKeysRequest{ProjectID: projectID, AuthProvider: provider})
 	if err != nil {
-		return nil, fmt.Errorf("the create response was lost; the integration exists but minting replacement keys failed: %w", err)
+		return nil, fmt.Errorf("the create response was lost; the integration exists but minting replacement keys failed (import it, then use neon_auth_sdk_keys): %w", err)
 	}
 	diags.AddWarning("Auth integration created; keys re-minted",
 		fmt.Sprintf("The response to creating the %s integration of project %s was lost in transit, but the integration was created. "+
@@ -368,12 +366,19 @@ func (r *authIntegrationResource) Delete(ctx context.Context, req resource.Delet
 		return
 	}
 	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
-	err := r.data.client.DeleteIntegration(ctx, projectID, provider, apiclient.DeleteIntegrationRequest{DeleteData: state.DeleteDataOnDestroy.ValueBool()})
+	_, err := confirmedWrite(ctx, "delete integration",
+		func(ctx context.Context) error {
+			return r.data.client.DeleteIntegration(ctx, projectID, provider, apiclient.DeleteIntegrationRequest{DeleteData: state.DeleteDataOnDestroy.ValueBool()})
+		},
+		func(ctx context.Context) (bool, error) {
+			its, err := r.data.client.ListIntegrations(ctx, projectID)
+			return findIntegration(its, provider) == nil, err
+		})
 	r.data.lists.invalidateProject(projectID)
 	if err == nil {
 		return
 	}
-	if errors.Is(err, apiclient.ErrNotFound) || errors.Is(err, apiclient.ErrOutcomeUnknown) {
+	if errors.Is(err, apiclient.ErrNotFound) {
 		// Already gone counts as deleted, but only a successful list says so.
 		gone, lerr := r.data.integrationGone(ctx, projectID, provider)
 		if lerr == nil && gone {

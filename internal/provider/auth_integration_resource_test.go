@@ -204,7 +204,7 @@ func TestAccAuthIntegration_revokedKey(t *testing.T) {
 		resource.TestStep{
 			// With a valid key the same state is still there: nothing was
 			// dropped by the failed refresh.
-			Config: env.config(body),
+			Config:           env.config(body),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: func(s *terraform.State) error {
 				if got := s.RootModule().Resources[integrationAddr].Primary.Attributes["auth_provider_project_id"]; got != idBefore {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -172,5 +173,35 @@ func (baseURLValidator) ValidateString(_ context.Context, req validator.StringRe
 	}
 	if _, err := apiclient.ParseBaseURL(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Neon API base URL", err.Error())
+	}
+}
+
+// maxWriteAttempts bounds how often confirmedWrite sends a write whose
+// earlier attempts were proven not applied.
+const maxWriteAttempts = 3
+
+// confirmedWrite performs a write that must not be repeated blindly. When its
+// outcome is unknown (the response was lost, or a 500/502/504 did not say),
+// landed — a fresh read, never a cached list — decides: if the write took
+// effect, it is adopted (recovered = true); if the read proves it did not, the
+// write is sent again, up to maxWriteAttempts in all.
+func confirmedWrite(ctx context.Context, what string, write func(context.Context) error, landed func(context.Context) (bool, error)) (recovered bool, err error) {
+	for attempt := 1; ; attempt++ {
+		err = write(ctx)
+		if err == nil || !errors.Is(err, apiclient.ErrOutcomeUnknown) {
+			return false, err
+		}
+		tflog.Warn(ctx, "write outcome unknown; reading back before deciding", map[string]any{"write": what, "attempt": attempt})
+		ok, rerr := landed(ctx)
+		if rerr != nil {
+			return false, fmt.Errorf("%w; reading back to find out whether it was applied failed too: %w", err, rerr)
+		}
+		if ok {
+			tflog.Warn(ctx, "write was applied although its response was lost; adopting it", map[string]any{"write": what})
+			return true, nil
+		}
+		if attempt >= maxWriteAttempts {
+			return false, err
+		}
 	}
 }

@@ -48,8 +48,12 @@ func (d *projectsDataSource) Metadata(_ context.Context, req datasource.Metadata
 }
 
 func (d *projectsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	str := func(desc string) schema.StringAttribute { return schema.StringAttribute{MarkdownDescription: desc, Computed: true} }
-	num := func(desc string) schema.Int64Attribute { return schema.Int64Attribute{MarkdownDescription: desc, Computed: true} }
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Every project the API key can see, from `GET /projects`, following all pages. " +
 			"A project-scoped key sees only its own project.",

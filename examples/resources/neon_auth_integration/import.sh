@@ -1,0 +1,3 @@
+# <project_id> or <project_id>/<auth_provider>. The keys cannot be read back:
+# after an import, mint a fresh pair with neon_auth_sdk_keys.
+terraform import neon_auth_integration.this autumn-frost-12345678/stack
