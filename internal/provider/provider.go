@@ -203,6 +203,11 @@ func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewAuthIntegrationResource,
 		NewAuthSDKKeysResource,
+		NewAuthOAuthProviderResource,
+		NewAuthDomainResource,
+		NewAuthEmailServerResource,
+		NewAuthUserResource,
+		NewAuthOwnershipTransferResource,
 	}
 }
 

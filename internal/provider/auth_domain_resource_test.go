@@ -1,0 +1,267 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+const domainAddr = "neon_auth_domain.test"
+
+func domainConfig(projectID, domain string) string {
+	return fmt.Sprintf(`
+resource "neon_auth_domain" "test" {
+  project_id = %[1]q
+  domain     = %[2]q
+}
+`, projectID, domain)
+}
+
+// expectEmuDomains checks the emulator's whitelist (canonical forms).
+func expectEmuDomains(env *accEnv, want ...string) statecheck.StateCheck {
+	return stateCheckFunc(func() error {
+		var got []string
+		for _, d := range env.Emu.Domains(env.ProjectID) {
+			got = append(got, d.Domain)
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("emulator whitelist = %q, want %q", got, want)
+		}
+		return nil
+	})
+}
+
+func domainsDestroyed(env *accEnv) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
+			return fmt.Errorf("the integration must outlive the domain; emulator has %d integrations", n)
+		}
+		if ds := env.Emu.Domains(env.ProjectID); len(ds) != 0 {
+			return fmt.Errorf("destroy left domains on the emulator: %v", ds)
+		}
+		return nil
+	}
+}
+
+// The life of a whitelisted domain: create, import, replacement by another
+// domain, drift (removed behind Terraform's back) repaired, destroy.
+func TestAccAuthDomain_lifecycle(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	const first, second = "https://app.example.com", "http://localhost:3000"
+	tc := env.testCase(
+		resource.TestStep{
+			Config: env.config(domainConfig(env.ProjectID, first)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+first)),
+				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("domain"), knownvalue.StringExact(first)),
+				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
+				expectEmuDomains(env, first),
+			},
+		},
+		resource.TestStep{
+			// Everything of a domain can be read back: nothing is ignored.
+			ResourceName:      domainAddr,
+			ImportState:       true,
+			ImportStateVerify: true,
+		},
+		resource.TestStep{
+			// The API has no update: another domain replaces this one.
+			Config: env.config(domainConfig(env.ProjectID, second)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+second)),
+				expectEmuDomains(env, second),
+			},
+		},
+		resource.TestStep{
+			// Drift: removed from the whitelist behind Terraform's back.
+			PreConfig: func() {
+				if err := env.Emu.RemoveDomain(env.ProjectID, second); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: env.config(domainConfig(env.ProjectID, second)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
+		},
+		resource.TestStep{
+			// Drift: the whole integration (and the whitelist with it) is
+			// deleted and re-created behind Terraform's back: the domain is
+			// planned for creation, not reported as an error.
+			PreConfig: func() {
+				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+					t.Fatal(err)
+				}
+				withIntegration(t, env)
+			},
+			Config: env.config(domainConfig(env.ProjectID, second)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
+		},
+	)
+	tc.CheckDestroy = domainsDestroyed(env)
+	resource.ParallelTest(t, tc)
+}
+
+// Domains compare in canonical form: a configuration that writes the domain
+// with upper case and a trailing slash has no perpetual diff, and neither
+// has an import by an id that writes it differently again.
+func TestAccAuthDomain_canonicalForm(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	const written, canonical = "https://App.Example.COM/", "https://app.example.com"
+	cfg := env.config(domainConfig(env.ProjectID, written))
+	tc := env.testCase(
+		resource.TestStep{
+			// The framework checks that the plan after this apply is empty.
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				// The configured spelling stays in state; the id is canonical.
+				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("domain"), knownvalue.StringExact(written)),
+				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+canonical)),
+				expectEmuDomains(env, canonical),
+			},
+		},
+		resource.TestStep{
+			// Writing it another equivalent way changes nothing.
+			Config:           env.config(domainConfig(env.ProjectID, "HTTPS://app.example.com")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		resource.TestStep{
+			// Import block with an id in yet another spelling: the plan is a
+			// no-op import (the harness fails on any change).
+			Config:          cfg,
+			ResourceName:    domainAddr,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   env.ProjectID + "/HTTPS://APP.example.com/",
+		},
+		resource.TestStep{
+			// terraform import with that id stores the canonical domain.
+			Config:        cfg,
+			ResourceName:  domainAddr,
+			ImportState:   true,
+			ImportStateId: env.ProjectID + "/HTTPS://APP.example.com/",
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				if len(states) != 1 || states[0].ID != env.ProjectID+"/"+canonical || states[0].Attributes["domain"] != canonical {
+					return fmt.Errorf("imported %v, want one instance with id %s/%s and domain %s", states, env.ProjectID, canonical, canonical)
+				}
+				return nil
+			},
+		},
+	)
+	tc.CheckDestroy = domainsDestroyed(env)
+	resource.ParallelTest(t, tc)
+}
+
+// A domain already whitelisted (here in another spelling) is a 409: the error
+// gives the exact import id.
+func TestAccAuthDomain_conflictSuggestsImport(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	if err := env.Emu.AddDomain(env.ProjectID, "https://app.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: env.config(domainConfig(env.ProjectID, "https://APP.example.com")),
+		ExpectError: regexp.MustCompile(`(?s)Unable to Create Auth Domain.*already whitelisted.*terraform import.*` +
+			regexp.QuoteMeta(env.ProjectID+"/https://app.example.com")),
+	}))
+}
+
+// A create whose response is lost: the domain is listed, so it is adopted.
+func TestAccAuthDomain_lostCreateResponseIsAdopted(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{"POST /projects/{project_id}/auth/domains"}})
+	tc := env.testCase(resource.TestStep{
+		Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
+		ConfigStateChecks: []statecheck.StateCheck{
+			expectEmuDomains(env, "https://app.example.com"),
+			stateCheckFunc(func() error {
+				if n := env.Emu.Stats().Lost; n != 1 {
+					return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
+				}
+				return nil
+			}),
+		},
+	})
+	tc.CheckDestroy = domainsDestroyed(env)
+	resource.ParallelTest(t, tc)
+}
+
+// Pure functions: the canonical form and the validator's refusals.
+func TestUnitCanonicalOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://app.example.com":        "https://app.example.com",
+		"https://App.Example.COM/":       "https://app.example.com",
+		"HTTP://localhost:3000":          "http://localhost:3000",
+		"https://[::1]:8443/":            "https://[::1]:8443",
+		"app.example.com":                "",
+		"ftp://app.example.com":          "",
+		"https://app.example.com/login":  "",
+		"https://app.example.com?x=1":    "",
+		"https://app.example.com/?":      "",
+		"https://app.example.com#x":      "",
+		"https://u:p@app.example.com":    "",
+		"https://app.example.com:0":      "",
+		"https://app.example.com:65536":  "",
+		"https://":                       "",
+		"https:app.example.com":          "",
+		"https://app.example.com:":       "",
+		"https://app .example.com":       "",
+		"":                               "",
+		"https://app.example.com:65535/": "https://app.example.com:65535",
+	} {
+		got, err := canonicalOrigin(in)
+		if want == "" {
+			if err == nil {
+				t.Errorf("canonicalOrigin(%q) = %q, want an error", in, got)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("canonicalOrigin(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if !sameOrigin("https://App.example.com/", "https://app.example.com") || sameOrigin("https://a.example.com", "http://a.example.com") {
+		t.Error("sameOrigin compares the wrong way")
+	}
+}
+
+func TestUnitEmailAddress(t *testing.T) {
+	for in, want := range map[string]bool{
+		"noreply@example.com":        true,
+		"a.b+c@mail.example.co":      true,
+		"not-an-address":             false,
+		"Name <noreply@example.com>": false,
+		"noreply@localhost":          false,
+		"@example.com":               false,
+		"noreply@example.com.":       false,
+		"no reply@example.com":       false,
+	} {
+		if got := validEmailAddress(in); got != want {
+			t.Errorf("validEmailAddress(%q) = %t, want %t", in, got, want)
+		}
+	}
+}

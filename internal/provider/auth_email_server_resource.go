@@ -1,0 +1,355 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+var (
+	_ resource.Resource                   = (*authEmailServerResource)(nil)
+	_ resource.ResourceWithConfigure      = (*authEmailServerResource)(nil)
+	_ resource.ResourceWithImportState    = (*authEmailServerResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*authEmailServerResource)(nil)
+)
+
+// NewAuthEmailServerResource is the neon_auth_email_server resource.
+func NewAuthEmailServerResource() resource.Resource { return &authEmailServerResource{} }
+
+type authEmailServerResource struct {
+	data *providerData
+}
+
+type authEmailServerModel struct {
+	ID                types.String `tfsdk:"id"`
+	ProjectID         types.String `tfsdk:"project_id"`
+	Type              types.String `tfsdk:"type"`
+	Host              types.String `tfsdk:"host"`
+	Port              types.Int64  `tfsdk:"port"`
+	Username          types.String `tfsdk:"username"`
+	Password          types.String `tfsdk:"password"`
+	PasswordWO        types.String `tfsdk:"password_wo"`
+	PasswordWOVersion types.Int64  `tfsdk:"password_wo_version"`
+	SenderEmail       types.String `tfsdk:"sender_email"`
+	SenderName        types.String `tfsdk:"sender_name"`
+}
+
+func (r *authEmailServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_auth_email_server"
+}
+
+func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	standardOnly := func(what string) string {
+		return what + " Required when `type` is `standard`; not allowed when it is `shared`."
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The email server that the auth integration of a project sends its mails (verification, password " +
+			"reset) through: the platform's shared server (`type = \"shared\"`) or your own SMTP server (`type = \"standard\"`). " +
+			"A project has exactly one configuration, so declare at most one of these resources per project.\n\n" +
+			"Create and update send the whole configuration with `PATCH /projects/{project_id}/auth/email_server` (create " +
+			"takes over whatever configuration the project had); read calls `GET /projects/{project_id}/auth/email_server`. " +
+			"**Destroy resets the project to the platform's shared mail server** (`PATCH` with `{\"type\":\"shared\"}`), the " +
+			"documented way back; if the integration is already gone, destroy just forgets the resource.\n\n" +
+			"Drift: every field the API returns is refreshed, so a host, port, username, sender or type changed outside " +
+			"Terraform shows as a change and apply sends the configuration again. The API never returns the password: a " +
+			"password changed outside Terraform cannot be detected (the state keeps the configured one).\n\n" +
+			"The password can be given as `password` (sensitive, stored in state) or, with Terraform 1.11 or later, as the " +
+			"write-only `password_wo` (never stored); with the latter, change `password_wo_version` to send a new password.\n\n" +
+			"Import with `<project_id>`. The password cannot be read back: keep it in the configuration; the first apply " +
+			"after the import sends it with an in-place update.",
+		Attributes: map[string]schema.Attribute{
+			"id":         computedString("The project id (one configuration per project).", false),
+			"project_id": projectIDAttribute("Id of the Neon project whose auth integration sends the mails."),
+			"type": schema.StringAttribute{
+				MarkdownDescription: "`shared` (the platform's mail server) or `standard` (your own SMTP server, configured by the other arguments).",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(apiclient.TypeShared, apiclient.TypeStandard)},
+			},
+			"host": schema.StringAttribute{
+				MarkdownDescription: standardOnly("SMTP host name, such as `smtp.example.com`."),
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"port": schema.Int64Attribute{
+				MarkdownDescription: standardOnly("SMTP port, from 1 to 65535 (commonly 587 or 465)."),
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, 65535)},
+			},
+			"username": schema.StringAttribute{
+				MarkdownDescription: standardOnly("SMTP user name."),
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"password": schema.StringAttribute{
+				MarkdownDescription: standardOnly("SMTP password. Sensitive: stored in state, never shown, never returned by the API. " +
+					"Give either this or `password_wo`."),
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"password_wo": schema.StringAttribute{
+				MarkdownDescription: "Write-only SMTP password (Terraform 1.11 or later): sent to the API, never stored in plan or " +
+					"state. Use it instead of `password`, together with `password_wo_version`. A change of this value alone is " +
+					"not seen: change `password_wo_version` to send it.",
+				Optional:   true,
+				Sensitive:  true,
+				WriteOnly:  true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"password_wo_version": schema.Int64Attribute{
+				MarkdownDescription: "Version of `password_wo`. Set it together with `password_wo`, and change it (for example " +
+					"increment it) whenever the password changes: a change sends the configuration with the current password.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("password_wo"))},
+			},
+			"sender_email": schema.StringAttribute{
+				MarkdownDescription: standardOnly("Address the mails are sent from, such as `noreply@example.com`."),
+				Optional:            true,
+				Validators:          []validator.String{emailAddressValidator{}},
+			},
+			"sender_name": schema.StringAttribute{
+				MarkdownDescription: standardOnly("Name shown as the sender."),
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+		},
+	}
+}
+
+// ValidateConfig: a standard server needs all six settings (the password in
+// one of its two forms), a shared one none.
+func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg authEmailServerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() || cfg.Type.IsUnknown() || cfg.Type.IsNull() {
+		return
+	}
+	fields := []struct {
+		name string
+		v    attr.Value
+	}{
+		{"host", cfg.Host}, {"port", cfg.Port}, {"username", cfg.Username}, {"password", cfg.Password},
+		{"password_wo", cfg.PasswordWO}, {"password_wo_version", cfg.PasswordWOVersion},
+		{"sender_email", cfg.SenderEmail}, {"sender_name", cfg.SenderName},
+	}
+	switch cfg.Type.ValueString() {
+	case apiclient.TypeShared:
+		for _, f := range fields {
+			if isKnownSet(f.v) {
+				resp.Diagnostics.AddAttributeError(path.Root(f.name), "Argument not allowed for a shared email server",
+					fmt.Sprintf("`%s` is not allowed when `type` is \"shared\": the platform's mail server needs no settings. "+
+						"Remove `%s`, or set `type = \"standard\"` to use your own SMTP server.", f.name, f.name))
+			}
+		}
+	case apiclient.TypeStandard:
+		for _, f := range fields {
+			switch f.name {
+			case "password", "password_wo", "password_wo_version":
+				continue
+			}
+			if !isSet(f.v) {
+				resp.Diagnostics.AddAttributeError(path.Root(f.name), "Missing argument for a standard email server",
+					fmt.Sprintf("`%s` is required when `type` is \"standard\": a standard server needs host, port, username, "+
+						"password (or password_wo), sender_email and sender_name. Set `%s`, or use `type = \"shared\"`.", f.name, f.name))
+			}
+		}
+		switch {
+		case isSet(cfg.Password) && isSet(cfg.PasswordWO):
+			resp.Diagnostics.AddAttributeError(path.Root("password_wo"), "Conflicting password arguments",
+				"Set either `password` or the write-only `password_wo` (with `password_wo_version`), not both. Remove one of them.")
+		case !isSet(cfg.Password) && !isSet(cfg.PasswordWO):
+			resp.Diagnostics.AddAttributeError(path.Root("password"), "Missing argument for a standard email server",
+				"`password` (or the write-only `password_wo` with `password_wo_version`) is required when `type` is \"standard\".")
+		case isSet(cfg.PasswordWO) && !isSet(cfg.PasswordWOVersion):
+			resp.Diagnostics.AddAttributeError(path.Root("password_wo_version"), "Missing password_wo_version",
+				"`password_wo` is write-only, so Terraform cannot see when it changes: set `password_wo_version` (for example `1`) "+
+					"and change it whenever the password changes.")
+		}
+	}
+}
+
+func (r *authEmailServerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// apply sends the whole configuration (endpoint 16). The PATCH is idempotent,
+// so a write of unknown outcome is sent again (the password cannot be read
+// back to confirm it).
+func (r *authEmailServerResource) apply(ctx context.Context, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
+	projectID := plan.ProjectID.ValueString()
+	body := apiclient.EmailServer{Type: plan.Type.ValueString()}
+	if body.Type == apiclient.TypeStandard {
+		body.Host = plan.Host.ValueString()
+		body.Port = plan.Port.ValueInt64()
+		body.Username = plan.Username.ValueString()
+		body.Password = plan.Password.ValueString()
+		if plan.Password.IsNull() {
+			body.Password = cfgPassword
+		}
+		body.SenderEmail = plan.SenderEmail.ValueString()
+		body.SenderName = plan.SenderName.ValueString()
+	}
+	_, err := confirmedWrite(ctx, "update email server",
+		func(ctx context.Context) error {
+			_, err := r.data.client.UpdateEmailServer(ctx, projectID, body)
+			return err
+		},
+		resendIdempotent)
+	if err != nil {
+		return false, integrationErrorDetail(projectID, fmt.Sprintf("Setting the %s email server of project %s", body.Type, projectID), err)
+	}
+	plan.ID = types.StringValue(projectID)
+	plan.PasswordWO = types.StringNull()
+	return true, ""
+}
+
+func (r *authEmailServerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Create Auth Email Server")
+}
+
+func (r *authEmailServerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Update Auth Email Server")
+}
+
+// write is Create and Update: both send the whole planned configuration, the
+// write-only password read from the configuration.
+func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan, cfg tfsdk.Config, state *tfsdk.State,
+	diags *diag.Diagnostics, summary string,
+) {
+	if !requireClient(r.data, diags) {
+		return
+	}
+	var plan authEmailServerModel
+	diags.Append(planned.Get(ctx, &plan)...)
+	password := writeOnlyString(ctx, cfg, path.Root("password_wo"), diags)
+	if diags.HasError() {
+		return
+	}
+	if ok, detail := r.apply(ctx, &plan, password); !ok {
+		diags.AddError(summary, detail)
+		return
+	}
+	diags.Append(state.Set(ctx, &plan)...)
+}
+
+func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if !requireClient(r.data, &resp.Diagnostics) {
+		return
+	}
+	var state authEmailServerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	projectID := state.ProjectID.ValueString()
+	got, err := r.data.client.GetEmailServer(ctx, projectID)
+	if err != nil {
+		if isNotFound(err) {
+			// 404: the integration is gone (and its configuration with it),
+			// or the project is not visible. Only the integration list tells.
+			gone, ierr := r.data.integrationGone(ctx, projectID, apiclient.AuthProviderStack)
+			if ierr == nil && gone {
+				tflog.Warn(ctx, "auth integration no longer exists, nor does its email server configuration; removing it from state", map[string]any{"project_id": projectID})
+				resp.State.RemoveResource(ctx)
+				return
+			}
+			if ierr == nil || isNotFound(ierr) {
+				resp.Diagnostics.AddError("Unable to Read Auth Email Server", projectNotVisibleDetail(projectID, err))
+				return
+			}
+			err = ierr
+		}
+		resp.Diagnostics.AddError("Unable to Read Auth Email Server",
+			apiErrorDetail("Reading the email server configuration of project "+projectID, err))
+		return
+	}
+	state.ID = types.StringValue(projectID)
+	state.Type = types.StringValue(got.Type)
+	state.Host = optionalString(got.Host)
+	state.Username = optionalString(got.Username)
+	state.SenderEmail = optionalString(got.SenderEmail)
+	state.SenderName = optionalString(got.SenderName)
+	state.Port = types.Int64Null()
+	if got.Port != 0 {
+		state.Port = types.Int64Value(got.Port)
+	}
+	if got.Type == apiclient.TypeShared {
+		// Nothing of a standard configuration is left.
+		state.Password = types.StringNull()
+		state.PasswordWOVersion = types.Int64Null()
+	}
+	// The API never returns the password (or only masked): a standard
+	// configuration keeps the state's, so that it causes no perpetual diff.
+	state.PasswordWO = types.StringNull()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func optionalString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+// Delete resets the project to the platform's shared mail server, the
+// documented way back. An integration that is already gone took its
+// configuration with it: that is success.
+func (r *authEmailServerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if !requireClient(r.data, &resp.Diagnostics) {
+		return
+	}
+	var state authEmailServerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	projectID := state.ProjectID.ValueString()
+	body := apiclient.EmailServer{Type: apiclient.TypeShared}
+	_, err := confirmedWrite(ctx, "reset email server",
+		func(ctx context.Context) error {
+			_, err := r.data.client.UpdateEmailServer(ctx, projectID, body)
+			return err
+		},
+		func(ctx context.Context) (bool, error) {
+			got, err := r.data.client.GetEmailServer(ctx, projectID)
+			return err == nil && got.Type == apiclient.TypeShared, err
+		})
+	if err == nil {
+		return
+	}
+	if isNotFound(err) {
+		gone, ierr := r.data.integrationGone(ctx, projectID, apiclient.AuthProviderStack)
+		if ierr == nil && gone {
+			return
+		}
+		if ierr == nil || isNotFound(ierr) {
+			resp.Diagnostics.AddError("Unable to Delete Auth Email Server", projectNotVisibleDetail(projectID, err))
+			return
+		}
+	}
+	resp.Diagnostics.AddError("Unable to Delete Auth Email Server",
+		integrationErrorDetail(projectID, "Resetting the email server of project "+projectID+" to the shared server", err))
+}
+
+func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !projectIDPattern.MatchString(req.ID) {
+		resp.Diagnostics.AddError("Invalid import id",
+			fmt.Sprintf("Expected `<project_id>`, such as `autumn-frost-12345678`; got %q.", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project_id"), req.ID)...)
+}

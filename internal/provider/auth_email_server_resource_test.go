@@ -1,0 +1,253 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+const emailAddr = "neon_auth_email_server.test"
+
+// emailStandardConfig is a standard server; password is the HCL of the
+// password argument(s).
+func emailStandardConfig(projectID, host, password string) string {
+	return fmt.Sprintf(`
+resource "neon_auth_email_server" "test" {
+  project_id   = %[1]q
+  type         = "standard"
+  host         = %[2]q
+  port         = 587
+  username     = "mailer"
+%[3]s
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"
+}
+`, projectID, host, password)
+}
+
+func emailSharedConfig(projectID string) string {
+	return fmt.Sprintf(`
+resource "neon_auth_email_server" "test" {
+  project_id = %[1]q
+  type       = "shared"
+}
+`, projectID)
+}
+
+// expectEmuEmail checks the emulator's configuration, password included.
+func expectEmuEmail(env *accEnv, want emulator.EmailServer) statecheck.StateCheck {
+	return stateCheckFunc(func() error {
+		got, err := env.Emu.EmailServer(env.ProjectID)
+		if err != nil {
+			return err
+		}
+		if got != want {
+			got.Password, want.Password = fmt.Sprintf("<%d chars>", len(got.Password)), fmt.Sprintf("<%d chars>", len(want.Password))
+			return fmt.Errorf("emulator email server = %+v, want %+v", got, want)
+		}
+		return nil
+	})
+}
+
+func standardEmail(host, password string) emulator.EmailServer {
+	return emulator.EmailServer{Type: "standard", Host: host, Port: 587, Username: "mailer", Password: password,
+		SenderEmail: "noreply@example.com", SenderName: "Example"}
+}
+
+// Destroy resets the project to the shared server, with the integration kept.
+func emailResetToShared(env *accEnv) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
+			return fmt.Errorf("the integration must outlive the email server; emulator has %d integrations", n)
+		}
+		got, err := env.Emu.EmailServer(env.ProjectID)
+		if err != nil {
+			return err
+		}
+		if got != (emulator.EmailServer{Type: "shared"}) {
+			return fmt.Errorf("after destroy the email server is %+v, want shared", got)
+		}
+		return nil
+	}
+}
+
+// The life of a standard email server: create, import, host changed in
+// place, drift (host changed, type reset to shared) repaired, switch to
+// shared, destroy back to shared.
+func TestAccAuthEmailServer_lifecycle(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	const pw = `  password     = "smtp-secret-1"`
+	first := env.config(emailStandardConfig(env.ProjectID, "smtp.example.com", pw))
+	second := env.config(emailStandardConfig(env.ProjectID, "smtp2.example.com", pw))
+	updates := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
+	}}
+
+	tc := env.testCase(
+		resource.TestStep{
+			Config: first,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID)),
+				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("port"), knownvalue.Int64Exact(587)),
+				expectSensitive{emailAddr, []string{"password"}},
+				expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1")),
+			},
+		},
+		resource.TestStep{
+			ResourceName:      emailAddr,
+			ImportState:       true,
+			ImportStateVerify: true,
+			// The API never returns the password.
+			ImportStateVerifyIgnore: []string{"password"},
+		},
+		resource.TestStep{
+			// Another host: the whole configuration is sent again, in place.
+			Config:            second,
+			ConfigPlanChecks:  updates,
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+		},
+		resource.TestStep{
+			// Drift: the host is changed behind Terraform's back.
+			PreConfig: func() {
+				if err := env.Emu.SetEmailServer(env.ProjectID, standardEmail("evil.example.com", "smtp-secret-1")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:            second,
+			ConfigPlanChecks:  updates,
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+		},
+		resource.TestStep{
+			// Drift: reset to the shared server behind Terraform's back.
+			PreConfig: func() {
+				if err := env.Emu.SetEmailServer(env.ProjectID, emulator.EmailServer{Type: "shared"}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: second,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+		},
+		resource.TestStep{
+			// Back to the platform's server, in place.
+			Config:           env.config(emailSharedConfig(env.ProjectID)),
+			ConfigPlanChecks: updates,
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectNull{emailAddr, []string{"host", "port", "username", "password", "sender_email", "sender_name"}},
+				expectEmuEmail(env, emulator.EmailServer{Type: "shared"}),
+			},
+		},
+		resource.TestStep{
+			// And to standard again, so that destroy has something to reset.
+			Config:            first,
+			ConfigPlanChecks:  updates,
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+		},
+	)
+	tc.CheckDestroy = emailResetToShared(env)
+	resource.ParallelTest(t, tc)
+}
+
+// The write-only password never reaches plan or state, yet the API gets it;
+// a new value is sent with a new password_wo_version.
+func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	cfg := func(password string, version int) string {
+		return env.config(emailStandardConfig(env.ProjectID, "smtp.example.com",
+			fmt.Sprintf("  password_wo         = %q\n  password_wo_version = %d", password, version)))
+	}
+	tc := env.testCase(
+		resource.TestStep{
+			Config: cfg("wo-pass-1", 1),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectNull{emailAddr, []string{"password_wo", "password"}},
+				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password_wo_version"), knownvalue.Int64Exact(1)),
+				expectEmuEmail(env, standardEmail("smtp.example.com", "wo-pass-1")),
+			},
+		},
+		resource.TestStep{
+			Config: cfg("wo-pass-2", 2),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectNull{emailAddr, []string{"password_wo"}},
+				expectEmuEmail(env, standardEmail("smtp.example.com", "wo-pass-2")),
+			},
+		},
+		resource.TestStep{
+			ResourceName:      emailAddr,
+			ImportState:       true,
+			ImportStateVerify: true,
+			// The version exists only in the configuration: it tracks a
+			// write-only value the API never returns.
+			ImportStateVerifyIgnore: []string{"password_wo_version"},
+		},
+	)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, tfversion.SkipBelow(tfversion.Version1_11_0))
+	tc.CheckDestroy = emailResetToShared(env)
+	resource.ParallelTest(t, tc)
+}
+
+// With the integration in the same configuration, and the integration
+// deleted behind Terraform's back: the email server leaves the state (its
+// configuration went with the integration) and both are created again.
+func TestAccAuthEmailServer_integrationDeleted(t *testing.T) {
+	env := newAccEnv(t)
+	cfg := env.config(integrationConfig(env.ProjectID, "") + `
+resource "neon_auth_email_server" "test" {
+  project_id   = neon_auth_integration.test.project_id
+  type         = "standard"
+  host         = "smtp.example.com"
+  port         = 587
+  username     = "mailer"
+  password     = "smtp-secret-1"
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"
+}
+`)
+	tc := env.testCase(
+		resource.TestStep{
+			Config:            cfg,
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+		},
+	)
+	tc.CheckDestroy = func(*terraform.State) error {
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
+			return fmt.Errorf("destroy left %d integration(s)", n)
+		}
+		return nil
+	}
+	resource.ParallelTest(t, tc)
+}

@@ -1,0 +1,356 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+const oauthAddr = "neon_auth_oauth_provider.test"
+
+func oauthConfig(projectID, providerID, extra string) string {
+	return fmt.Sprintf(`
+resource "neon_auth_oauth_provider" "test" {
+  project_id  = %[1]q
+  provider_id = %[2]q
+%[3]s
+}
+`, projectID, providerID, extra)
+}
+
+// withIntegration creates the project's stack integration behind Terraform's
+// back, so that the resources under test are the only ones in the
+// configuration and their destroy can be checked on a live integration.
+func withIntegration(t *testing.T, env *accEnv) {
+	t.Helper()
+	branch, err := env.Emu.DefaultBranchID(env.ProjectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := createIntegrationOutOfBand(env, branch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// emuOAuthProvider returns the emulator's record of one OAuth provider.
+func emuOAuthProvider(env *accEnv, id string) (emulator.OAuthProvider, bool) {
+	for _, p := range env.Emu.OAuthProviders(env.ProjectID) {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return emulator.OAuthProvider{}, false
+}
+
+// expectEmuOAuth checks the emulator's record after an apply.
+func expectEmuOAuth(env *accEnv, id, typ, clientID, secret string) statecheck.StateCheck {
+	return stateCheckFunc(func() error {
+		p, ok := emuOAuthProvider(env, id)
+		if !ok {
+			return fmt.Errorf("emulator has no %s OAuth provider", id)
+		}
+		if p.Type != typ || p.ClientID != clientID || p.ClientSecret != secret {
+			return fmt.Errorf("emulator has %s type=%q client_id=%q secret set=%t, want type=%q client_id=%q and the configured secret",
+				id, p.Type, p.ClientID, p.ClientSecret != "", typ, clientID)
+		}
+		return nil
+	})
+}
+
+func oauthDestroyed(env *accEnv) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
+			return fmt.Errorf("the integration must outlive the OAuth provider; emulator has %d integrations", n)
+		}
+		if ps := env.Emu.OAuthProviders(env.ProjectID); len(ps) != 0 {
+			return fmt.Errorf("destroy left OAuth providers on the emulator: %v", ps)
+		}
+		return nil
+	}
+}
+
+// The life of an OAuth provider: shared → standard in place, a new client id
+// in place, drift (credentials removed, provider deleted) repaired, removal
+// of the credentials by replacement, destroy.
+func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	shared := env.config(oauthConfig(env.ProjectID, "google", ""))
+	creds := func(clientID string) string {
+		return env.config(oauthConfig(env.ProjectID, "google", fmt.Sprintf("  client_id     = %q\n  client_secret = \"secret-1\"", clientID)))
+	}
+	typeIs := func(v string) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact(v))
+	}
+
+	tc := env.testCase(
+		resource.TestStep{
+			Config: shared,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionCreate),
+				// The type is known at plan time, from the configuration.
+				plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/google")),
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
+				typeIs("shared"),
+				expectEmuOAuth(env, "google", "shared", "", ""),
+			},
+		},
+		resource.TestStep{
+			// A shared provider has nothing the API cannot return.
+			ResourceName:      oauthAddr,
+			ImportState:       true,
+			ImportStateVerify: true,
+		},
+		resource.TestStep{
+			// First credentials: shared → standard in place (PATCH).
+			Config: creds("client-1"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				typeIs("standard"),
+				expectSensitive{oauthAddr, []string{"client_secret"}},
+				expectEmuOAuth(env, "google", "standard", "client-1", "secret-1"),
+			},
+		},
+		resource.TestStep{
+			ResourceName:      oauthAddr,
+			ImportState:       true,
+			ImportStateVerify: true,
+			// The API lists only id and type: client_id and client_secret
+			// cannot be read back after an import.
+			ImportStateVerifyIgnore: []string{"client_id", "client_secret"},
+		},
+		resource.TestStep{
+			// Another client id: in place.
+			Config: creds("client-2"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
+		},
+		resource.TestStep{
+			// Drift: the credentials are removed behind Terraform's back (the
+			// API lists the provider as shared). The type shows the change,
+			// and apply sends the credentials again.
+			PreConfig: func() {
+				if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: creds("client-2"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
+		},
+		resource.TestStep{
+			// Drift: the provider is deleted behind Terraform's back.
+			PreConfig: func() {
+				if err := env.Emu.DeleteOAuthProvider(env.ProjectID, "google"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: creds("client-2"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
+		},
+		resource.TestStep{
+			// Removing the credentials: the API has no standard → shared
+			// transition, so the provider is replaced.
+			Config: shared,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				typeIs("shared"),
+				expectEmuOAuth(env, "google", "shared", "", ""),
+			},
+		},
+	)
+	tc.CheckDestroy = oauthDestroyed(env)
+	resource.ParallelTest(t, tc)
+}
+
+// The write-only secret never reaches plan or state, yet the API gets it;
+// a new value is sent only with a new client_secret_wo_version.
+func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	cfg := func(secret string, version int) string {
+		return env.config(oauthConfig(env.ProjectID, "github", fmt.Sprintf(`  client_id                = "gh-client"
+  client_secret_wo         = %q
+  client_secret_wo_version = %d`, secret, version)))
+	}
+	tc := env.testCase(
+		resource.TestStep{
+			Config: cfg("wo-secret-1", 1),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectNull{oauthAddr, []string{"client_secret_wo", "client_secret"}},
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-1"),
+			},
+		},
+		resource.TestStep{
+			// A new write-only value alone is invisible to Terraform: no
+			// change, and the API keeps the old secret.
+			Config:           cfg("wo-secret-2", 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-1"),
+			},
+		},
+		resource.TestStep{
+			// Bumping the version sends it, in place.
+			Config: cfg("wo-secret-2", 2),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectNull{oauthAddr, []string{"client_secret_wo"}},
+				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-2"),
+			},
+		},
+		resource.TestStep{
+			ResourceName:      oauthAddr,
+			ImportState:       true,
+			ImportStateVerify: true,
+			// client_id is never returned by the API; the version exists only
+			// in the configuration (it tracks a write-only value).
+			ImportStateVerifyIgnore: []string{"client_id", "client_secret_wo_version"},
+		},
+	)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, tfversion.SkipBelow(tfversion.Version1_11_0))
+	tc.CheckDestroy = oauthDestroyed(env)
+	resource.ParallelTest(t, tc)
+}
+
+// The integration can be declared in the same configuration: the reference
+// orders the provider after it.
+func TestAccAuthOAuthProvider_withIntegrationInConfig(t *testing.T) {
+	env := newAccEnv(t)
+	cfg := env.config(integrationConfig(env.ProjectID, "") + `
+resource "neon_auth_oauth_provider" "test" {
+  project_id  = neon_auth_integration.test.project_id
+  provider_id = "microsoft"
+}
+`)
+	tc := env.testCase(resource.TestStep{
+		Config: cfg,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
+			expectEmuOAuth(env, "microsoft", "shared", "", ""),
+		},
+	})
+	tc.CheckDestroy = func(*terraform.State) error {
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
+			return fmt.Errorf("destroy left %d integration(s)", n)
+		}
+		return nil
+	}
+	resource.ParallelTest(t, tc)
+}
+
+// A create whose response is lost: the provider exists, so it is adopted
+// (with a warning) instead of failing or being created twice.
+func TestAccAuthOAuthProvider_lostCreateResponseIsAdopted(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{"POST /projects/{project_id}/auth/oauth_providers"}})
+	tc := env.testCase(resource.TestStep{
+		Config: env.config(oauthConfig(env.ProjectID, "google", "  client_id     = \"c\"\n  client_secret = \"s\"")),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+			expectEmuOAuth(env, "google", "standard", "c", "s"),
+			stateCheckFunc(func() error {
+				if n := env.routeCount("POST /projects/{project_id}/auth/oauth_providers"); n != 1 {
+					return fmt.Errorf("the create was sent %d times, want 1 (the lost one, then adopted)", n)
+				}
+				if n := env.Emu.Stats().Lost; n != 1 {
+					return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
+				}
+				return nil
+			}),
+		},
+	})
+	tc.CheckDestroy = oauthDestroyed(env)
+	resource.ParallelTest(t, tc)
+}
+
+// Adding a provider that already exists suggests the exact import id.
+func TestAccAuthOAuthProvider_conflictSuggestsImport(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config:      env.config(oauthConfig(env.ProjectID, "google", "")),
+		ExpectError: regexp.MustCompile(`(?s)already has the google OAuth provider.*terraform import.*` + regexp.QuoteMeta(env.ProjectID+"/google")),
+	}))
+}
+
+// Plan-time validation of all three resources of this file group: every bad
+// configuration fails at plan, names the attribute, and calls no API.
+func TestAccAuthOAuthDomainEmail_planTimeValidation(t *testing.T) {
+	env := newAccEnv(t)
+	p := env.ProjectID
+	domain := func(d string) string {
+		return fmt.Sprintf("resource \"neon_auth_domain\" \"test\" {\n  project_id = %q\n  domain = %q\n}\n", p, d)
+	}
+	email := func(body string) string {
+		return fmt.Sprintf("resource \"neon_auth_email_server\" \"test\" {\n  project_id = %q\n%s\n}\n", p, body)
+	}
+	const standardRest = `
+  host         = "smtp.example.com"
+  username     = "mailer"
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"`
+	for name, tc := range map[string]struct {
+		cfg  string
+		want string
+	}{
+		"domain without scheme":     {domain("app.example.com"), `(?s)Invalid domain.*domain.*https://app\.example\.com`},
+		"domain with ftp scheme":    {domain("ftp://app.example.com"), `(?s)Invalid domain.*domain.*scheme "ftp"`},
+		"domain with path":          {domain("https://app.example.com/login"), `(?s)Invalid domain.*domain.*must not have a path`},
+		"domain with query":         {domain("https://app.example.com?x=1"), `(?s)Invalid domain.*domain.*must not have a query`},
+		"domain with fragment":      {domain("https://app.example.com#top"), `(?s)Invalid domain.*domain.*must not have a fragment`},
+		"domain with userinfo":      {domain("https://user@app.example.com"), `(?s)Invalid domain.*domain.*user information`},
+		"domain with bad port":      {domain("https://app.example.com:99999"), `(?s)Invalid domain.*domain.*port`},
+		"email port 0":              {email(`  type = "standard"` + "\n  port = 0\n  password = \"pw\"" + standardRest), `(?s)port.*between 1 and 65535`},
+		"email port 70000":          {email(`  type = "standard"` + "\n  port = 70000\n  password = \"pw\"" + standardRest), `(?s)port.*between 1 and 65535`},
+		"standard without host":     {email("  type = \"standard\"\n  port = 587\n  username = \"u\"\n  password = \"pw\"\n  sender_email = \"a@example.com\"\n  sender_name = \"n\""), "(?s)`host` is required when `type` is \"standard\""},
+		"standard without password": {email(`  type = "standard"` + "\n  port = 587" + standardRest), "(?s)`password`.*is required when `type` is\\s+\"standard\""},
+		"shared with host":          {email("  type = \"shared\"\n  host = \"smtp.example.com\""), "(?s)`host` is not allowed when `type` is \"shared\""},
+		"bad sender_email":          {email(`  type = "standard"` + "\n  port = 587\n  password = \"pw\"\n  host = \"h\"\n  username = \"u\"\n  sender_name = \"n\"\n  sender_email = \"not-an-address\""), `(?s)Invalid email address.*sender_email`},
+		"both password forms":       {email(`  type = "standard"` + "\n  port = 587\n  password = \"pw\"\n  password_wo = \"pw\"\n  password_wo_version = 1" + standardRest), "(?s)Conflicting password arguments.*`password_wo`"},
+		"unknown provider id":       {oauthConfig(p, "facebook", ""), `(?s)provider_id.*google.*github.*microsoft`},
+		"both secret forms":         {oauthConfig(p, "google", "  client_id = \"c\"\n  client_secret = \"s\"\n  client_secret_wo = \"s\"\n  client_secret_wo_version = 1"), "(?s)Conflicting client secret arguments.*`client_secret_wo`"},
+		"client_id without secret":  {oauthConfig(p, "google", "  client_id = \"c\""), "(?s)Missing client secret.*`client_id` needs a client secret"},
+		"secret without client_id":  {oauthConfig(p, "google", "  client_secret = \"s\""), "(?s)Missing client_id.*`client_secret` needs `client_id`"},
+		"wo secret without version": {oauthConfig(p, "google", "  client_id = \"c\"\n  client_secret_wo = \"s\""), "(?s)Missing client_secret_wo_version"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			// Terraform wraps long diagnostics: a space matches any whitespace.
+			planTimeError(t, env, tc.cfg, regexp.MustCompile(strings.ReplaceAll(tc.want, " ", `\s+`)))
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+var (
+	_ resource.Resource              = (*authOwnershipTransferResource)(nil)
+	_ resource.ResourceWithConfigure = (*authOwnershipTransferResource)(nil)
+)
+
+// privatePlatformOwner records owned_by as it was when the transfer was
+// requested: the platform's own value, which the spec does not name.
+const privatePlatformOwner = "platform_owned_by"
+
+// NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
+func NewAuthOwnershipTransferResource() resource.Resource { return &authOwnershipTransferResource{} }
+
+type authOwnershipTransferResource struct {
+	data *providerData
+}
+
+type authOwnershipTransferModel struct {
+	ID           types.String `tfsdk:"id"`
+	ProjectID    types.String `tfsdk:"project_id"`
+	AuthProvider types.String `tfsdk:"auth_provider"`
+	URL          types.String `tfsdk:"url"`
+	OwnedBy      types.String `tfsdk:"owned_by"`
+	Transferred  types.Bool   `tfsdk:"transferred"`
+}
+
+func (r *authOwnershipTransferResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_auth_ownership_transfer"
+}
+
+func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Starts the transfer of the platform-managed auth project to your own account at the auth " +
+			"provider, with `POST /projects/auth/transfer_ownership`. The transfer has two steps:\n\n" +
+			"1. Creating this resource requests a confirmation link, stored in the sensitive `url` attribute.\n" +
+			"2. Open `url` in a browser and confirm which provider account receives the project. This step happens " +
+			"outside Terraform.\n\n" +
+			"Every refresh reads `owned_by` from the integration list and sets `transferred` once it no longer holds " +
+			"the value it had when the transfer was requested (the platform's own owner value). Both are outputs: a " +
+			"confirmation shows up in state on the next refresh without any planned change. If the project had already " +
+			"been transferred before this resource was created, `transferred` stays `false`.\n\n" +
+			"After the transfer the project stays accessible from the platform, so `neon_auth_integration` and the other " +
+			"resources keep working.\n\n" +
+			"**Destroy only forgets the request**: the API cannot cancel a request nor undo a confirmed transfer. If the " +
+			"project's integration is deleted (or deleted and created again), the request went with it: the resource " +
+			"leaves the state and the next apply requests a new link. This resource cannot be imported (the API cannot " +
+			"return the link).",
+		Attributes: map[string]schema.Attribute{
+			"id":            computedString("`<project_id>/<auth_provider>`.", false),
+			"project_id":    projectIDAttribute("Id of the Neon project whose managed auth project is transferred."),
+			"auth_provider": authProviderAttribute(),
+			"url": computedString("Confirmation link to open in a browser to complete the transfer. Sensitive: anyone "+
+				"with it can claim the auth project. Print it with an output marked sensitive and `terraform output -raw`.", true),
+			"owned_by": schema.StringAttribute{
+				MarkdownDescription: "Current owner of the auth project as listed by the API, refreshed on every read.",
+				Computed:            true,
+			},
+			"transferred": schema.BoolAttribute{
+				MarkdownDescription: "`true` once `owned_by` differs from its value when the transfer was requested, that is " +
+					"once the transfer was confirmed. Refreshed on every read.",
+				Computed: true,
+			},
+		},
+	}
+}
+
+func (r *authOwnershipTransferResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if !requireClient(r.data, &resp.Diagnostics) {
+		return
+	}
+	var plan authOwnershipTransferModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	projectID, provider := plan.ProjectID.ValueString(), plan.AuthProvider.ValueString()
+	const summary = "Unable to Create Auth Ownership Transfer"
+	what := fmt.Sprintf("Requesting the ownership transfer of the %s auth project of project %s", provider, projectID)
+	body := apiclient.TransferOwnershipRequest{ProjectID: projectID, AuthProvider: provider}
+
+	transfer, err := r.data.client.TransferOwnership(ctx, body)
+	if errors.Is(err, apiclient.ErrOutcomeUnknown) {
+		// Requesting a link again is harmless: it only issues a new one.
+		tflog.Warn(ctx, "response to an ownership transfer request was lost; requesting again", map[string]any{"project_id": projectID})
+		transfer, err = r.data.client.TransferOwnership(ctx, body)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(summary, r.data.integrationNotFoundDetail(ctx, projectID, provider, what, err))
+		return
+	}
+	if transfer.URL == "" {
+		resp.Diagnostics.AddError(summary, what+": the API answered without a confirmation URL. Apply again to request a new one.")
+		return
+	}
+
+	// owned_by now is the platform's value, the reference for transferred.
+	// The list is read afresh: a cached one may predate a confirmation.
+	r.data.lists.invalidate(listKey{listIntegrations, projectID})
+	it, ok := r.data.readIntegration(ctx, projectID, provider, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if it == nil {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("The ownership transfer of project %s was requested, but its %s integration "+
+			"is no longer listed, so the request went with it. Apply again once the integration exists.", projectID, provider))
+		return
+	}
+
+	plan.ID = types.StringValue(integrationID(projectID, provider))
+	plan.URL = types.StringValue(transfer.URL)
+	plan.OwnedBy = types.StringValue(it.OwnedBy)
+	plan.Transferred = types.BoolValue(false)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setPrivateString(ctx, resp.Private, privatePlatformOwner, it.OwnedBy, &resp.Diagnostics)
+	setPrivateString(ctx, resp.Private, privateAuthProjectID, it.AuthProviderProjectID, &resp.Diagnostics)
+}
+
+// Read refreshes owned_by and transferred from the integration list. The
+// request itself cannot be read: if the integration is gone or was
+// re-created, the request went with it.
+func (r *authOwnershipTransferResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if !requireClient(r.data, &resp.Diagnostics) {
+		return
+	}
+	var state authOwnershipTransferModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
+	const summary = "Unable to Read Auth Ownership Transfer"
+	it, ok := r.data.readIntegration(ctx, projectID, provider, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	recordedProject := getPrivateString(ctx, req.Private, privateAuthProjectID, &resp.Diagnostics)
+	if it == nil || (recordedProject != "" && recordedProject != it.AuthProviderProjectID) {
+		tflog.Warn(ctx, "the integration of this ownership transfer request is gone, and the request with it; removing it from state",
+			map[string]any{"project_id": projectID})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	platform := getPrivateString(ctx, req.Private, privatePlatformOwner, &resp.Diagnostics)
+	if platform == "" {
+		// Not recorded (a state written without it): the best reference
+		// left is the value now.
+		platform = it.OwnedBy
+		setPrivateString(ctx, resp.Private, privatePlatformOwner, platform, &resp.Diagnostics)
+		setPrivateString(ctx, resp.Private, privateAuthProjectID, it.AuthProviderProjectID, &resp.Diagnostics)
+	}
+	state.OwnedBy = types.StringValue(it.OwnedBy)
+	state.Transferred = types.BoolValue(it.OwnedBy != platform)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update is never called with a change: every input forces replacement.
+func (r *authOwnershipTransferResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+// Delete only forgets the request: the API can neither cancel it nor undo a
+// confirmed transfer.
+func (r *authOwnershipTransferResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state authOwnershipTransferModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	tflog.Warn(ctx, "ownership transfer request removed from state; the API cannot cancel it, and a confirmed transfer stays in effect",
+		map[string]any{"project_id": state.ProjectID.ValueString(), "transferred": state.Transferred.ValueBool()})
+}

@@ -1,0 +1,224 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+const (
+	transferAddr  = "neon_auth_ownership_transfer.test"
+	routeTransfer = "POST /projects/auth/transfer_ownership"
+)
+
+// transferConfig is an integration and a transfer request for it; the
+// request takes its project_id from the integration so Terraform orders them.
+func transferConfig(projectID string) string {
+	return integrationConfig(projectID, "") + `
+resource "neon_auth_ownership_transfer" "test" {
+  project_id = neon_auth_integration.test.project_id
+}
+`
+}
+
+// transferState checks the transfer's outputs and the integration's owner.
+func transferState(ownedBy string, transferred bool) []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact(ownedBy)),
+		statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("transferred"), knownvalue.Bool(transferred)),
+		statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact(ownedBy)),
+	}
+}
+
+// transferAttrs is transferState for steps that take only Check functions
+// (refresh-only steps).
+func transferAttrs(ownedBy string, transferred bool) resource.TestCheckFunc {
+	return resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr(transferAddr, "owned_by", ownedBy),
+		resource.TestCheckResourceAttr(transferAddr, "transferred", fmt.Sprint(transferred)),
+		resource.TestCheckResourceAttr(integrationAddr, "owned_by", ownedBy),
+	)
+}
+
+// The transfer: request the link, confirm it outside Terraform (the
+// emulator's control surface stands in for the browser), and the next
+// refresh shows the new owner with no planned change. The integration keeps
+// working, and destroying the request only forgets it.
+func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
+	env := newAccEnv(t)
+	cfg := env.config(transferConfig(env.ProjectID))
+
+	tc := env.testCase(
+		resource.TestStep{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: append(transferState("neon", false),
+				statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/stack")),
+				statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
+				statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://\S+code=\S+`))),
+				expectSensitive{transferAddr, []string{"url"}},
+			),
+		},
+		resource.TestStep{
+			// Confirmed in the browser: a refresh observes it, and the plan
+			// is empty: owned_by and transferred are outputs updated by Read.
+			PreConfig: func() {
+				if err := env.Emu.ConfirmTransfer(env.ProjectID, "stack"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+			ConfigStateChecks: transferState("user", true),
+		},
+		resource.TestStep{
+			// A refresh alone keeps it so, and no new link was requested.
+			RefreshState: true,
+			RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(transferAttrs("user", true), func(*terraform.State) error {
+				if n := env.routeCount(routeTransfer); n != 1 {
+					return fmt.Errorf("%d transfer requests, want 1", n)
+				}
+				return nil
+			}),
+		},
+		resource.TestStep{
+			// The integration is still fully readable after the transfer.
+			ResourceName:            integrationAddr,
+			ImportState:             true,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
+		},
+		resource.TestStep{
+			// Destroying the request only forgets it: the integration stays,
+			// and so does the confirmed transfer.
+			Config: env.config(integrationConfig(env.ProjectID, "")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
+				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
+				stateCheckFunc(func() error {
+					its := env.Emu.Integrations(env.ProjectID)
+					if len(its) != 1 || its[0].OwnedBy != "user" {
+						return fmt.Errorf("after destroying the request the integrations are %+v, want one owned by the user", its)
+					}
+					return nil
+				}),
+			},
+		},
+	)
+	tc.CheckDestroy = func(*terraform.State) error {
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
+			return fmt.Errorf("destroy left %d integration(s)", n)
+		}
+		return nil
+	}
+	resource.ParallelTest(t, tc)
+}
+
+// The request lives under the integration: when the integration is deleted,
+// or deleted and created again, behind Terraform's back, the request leaves
+// the state and the next apply requests a new link.
+func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
+	env := newAccEnv(t)
+	cfg := env.config(transferConfig(env.ProjectID))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: cfg},
+		resource.TestStep{
+			PreConfig: func() {
+				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: transferState("neon", false),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				branch, _ := env.Emu.DefaultBranchID(env.ProjectID)
+				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := createIntegrationOutOfBand(env, branch); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: append(transferState("neon", false), stateCheckFunc(func() error {
+				if n := env.routeCount(routeTransfer); n != 3 {
+					return fmt.Errorf("%d transfer requests, want 3 (one per integration)", n)
+				}
+				return nil
+			})),
+		},
+	))
+}
+
+// A transfer request whose response is lost is sent once more: a second link
+// request is harmless.
+func TestAccAuthOwnershipTransfer_lostCreateResponse(t *testing.T) {
+	var posts atomic.Int32
+	env := newAccEnvWrapped(t, loseFirstResponse("/projects/auth/transfer_ownership", true, &posts))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{
+			Config: env.config(transferConfig(env.ProjectID)),
+			ConfigStateChecks: append(transferState("neon", false),
+				statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://`))),
+				stateCheckFunc(func() error {
+					if n := posts.Load(); n != 2 {
+						return fmt.Errorf("%d transfer requests, want 2 (the lost one and one more)", n)
+					}
+					return nil
+				})),
+		},
+		resource.TestStep{
+			// The recorded platform owner is right: a confirmation shows as usual.
+			PreConfig: func() {
+				if err := env.Emu.ConfirmTransfer(env.ProjectID, "stack"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			RefreshState: true,
+			Check:        transferAttrs("user", true),
+		},
+	))
+}
+
+// Without an integration the API answers 404; the error says to create one
+// first (and is not mistaken for a project the key cannot see).
+func TestAccAuthOwnershipTransfer_withoutIntegration(t *testing.T) {
+	env := newAccEnv(t)
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{
+			Config: env.config(fmt.Sprintf(`
+resource "neon_auth_ownership_transfer" "test" {
+  project_id = %q
+}
+`, env.ProjectID)),
+			ExpectError: matchInOrder("has no active stack integration", "Create a neon_auth_integration first"),
+		},
+	))
+}

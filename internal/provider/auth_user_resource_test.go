@@ -1,0 +1,518 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+const (
+	userAddr        = "neon_auth_user.test"
+	routeCreateUser = "POST /projects/auth/user"
+	routeDeleteUser = "DELETE /projects/{project_id}/auth/users/{auth_user_id}"
+)
+
+// userConfig is an integration and a user under it; the user takes its
+// project_id from the integration so that Terraform orders them.
+func userConfig(projectID, email, extra string) string {
+	return integrationConfig(projectID, "") + fmt.Sprintf(`
+resource "neon_auth_user" "test" {
+  project_id = neon_auth_integration.test.project_id
+  email      = %[1]q
+%[2]s
+}
+`, email, extra)
+}
+
+func nameLine(name string) string { return fmt.Sprintf("  name = %q", name) }
+
+// expectUserRow checks that the emulator's users_sync table holds exactly one
+// row, the user in Terraform's state: same id, with the given email and name.
+type expectUserRow struct {
+	env         *accEnv
+	email, name string
+}
+
+func (c expectUserRow) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	id, err := stateString(req, userAddr, "id")
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	rows := c.env.Emu.UsersSync(c.env.ProjectID)
+	if len(rows) != 1 {
+		resp.Error = fmt.Errorf("users_sync has %d rows (%+v), want exactly the user in state (%s)", len(rows), rows, id)
+		return
+	}
+	if r := rows[0]; r.ID != id || r.Email != c.email || r.Name != c.name {
+		resp.Error = fmt.Errorf("users_sync row = {id %q, email %q, name %q}, want {id %q (from state), email %q, name %q}",
+			r.ID, r.Email, r.Name, id, c.email, c.name)
+	}
+}
+
+// stateString reads a string attribute of a resource from Terraform's state.
+func stateString(req statecheck.CheckStateRequest, address, attr string) (string, error) {
+	if req.State == nil || req.State.Values == nil || req.State.Values.RootModule == nil {
+		return "", fmt.Errorf("no state to check")
+	}
+	for _, r := range req.State.Values.RootModule.Resources {
+		if r.Address == address {
+			s, ok := r.AttributeValues[attr].(string)
+			if !ok {
+				return "", fmt.Errorf("%s.%s is %v, not a string", address, attr, r.AttributeValues[attr])
+			}
+			return s, nil
+		}
+	}
+	return "", fmt.Errorf("resource %s not in state", address)
+}
+
+// userImportID builds `<project_id>/<user_id>` from the state.
+func userImportID(s *terraform.State) (string, error) {
+	rs, ok := s.RootModule().Resources[userAddr]
+	if !ok {
+		return "", fmt.Errorf("%s not in state", userAddr)
+	}
+	return rs.Primary.Attributes["project_id"] + "/" + rs.Primary.ID, nil
+}
+
+// checkUsersAndIntegrationsGone is CheckDestroy: nothing left on the emulator.
+func checkUsersAndIntegrationsGone(env *accEnv) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if n := len(env.Emu.UsersSync(env.ProjectID)); n != 0 {
+			return fmt.Errorf("destroy left %d row(s) in users_sync", n)
+		}
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
+			return fmt.Errorf("destroy left %d integration(s)", n)
+		}
+		return nil
+	}
+}
+
+// A user's life: create (the row appears in users_sync), import, every
+// change of an input replaces it (the old row goes), removal from the
+// configuration deletes it while the integration stays, and an integration
+// deleted behind Terraform's back takes the user with it.
+func TestAccAuthUser_lifecycle(t *testing.T) {
+	env := newAccEnv(t)
+	const email1, email2 = "seed@example.com", "service@example.com"
+	const name1, name2 = "Seed User", "Renamed User"
+
+	tc := env.testCase(
+		resource.TestStep{
+			Config: env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectUnknownValue(userAddr, tfjsonpath.New("id")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("project_id"), knownvalue.StringExact(env.ProjectID)),
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email1)),
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name1)),
+				expectUserRow{env, email1, name1},
+			},
+		},
+		resource.TestStep{
+			ResourceName:      userAddr,
+			ImportState:       true,
+			ImportStateIdFunc: userImportID,
+			ImportStateVerify: true,
+			// The API has no endpoint to read a user: email and name cannot
+			// be known after an import (null until the configuration
+			// supplies them, see TestAccAuthUser_importAdoptsConfiguration).
+			ImportStateVerifyIgnore: []string{"email", "name"},
+		},
+		resource.TestStep{
+			// A new name is a new user: the API cannot update users.
+			Config: env.config(userConfig(env.ProjectID, email1, nameLine(name2))),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name2}},
+		},
+		resource.TestStep{
+			Config: env.config(userConfig(env.ProjectID, email2, nameLine(name2))),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email2, name2}},
+		},
+		resource.TestStep{
+			// Removing the optional name is a change too.
+			Config: env.config(userConfig(env.ProjectID, email2, "")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.Null()),
+				expectUserRow{env, email2, ""},
+			},
+		},
+		resource.TestStep{
+			// Destroying the user alone deletes its row; the integration stays.
+			Config: env.config(integrationConfig(env.ProjectID, "")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
+				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+				if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
+					return fmt.Errorf("users_sync still holds %+v after the user was destroyed", rows)
+				}
+				if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
+					return fmt.Errorf("the integration is gone too (%d listed)", n)
+				}
+				return nil
+			})},
+		},
+		resource.TestStep{
+			Config:            env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name1}},
+		},
+		resource.TestStep{
+			// Drift: the integration is deleted behind Terraform's back, and
+			// its users with it. Both leave the state on refresh, and the
+			// plan creates both again.
+			PreConfig: func() {
+				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name1}},
+		},
+	)
+	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+	resource.ParallelTest(t, tc)
+}
+
+// After an import, email and name are unknown (the API cannot read a user).
+// The first apply adopts the configured values in place, with no API call;
+// from then on a change replaces the user as usual.
+func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
+	env := newAccEnv(t)
+	const email, name = "ops@example.com", "Ops Bot"
+	var userID string
+	cfg := env.config(userConfig(env.ProjectID, email, nameLine(name)))
+
+	tc := env.testCase(
+		resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
+		resource.TestStep{
+			PreConfig: func() {
+				u, err := env.client().CreateUser(context.Background(), apiclient.CreateUserRequest{
+					ProjectID: env.ProjectID, AuthProvider: "stack", Email: email, Name: name,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				userID = u.ID
+			},
+			Config:             cfg,
+			ResourceName:       userAddr,
+			ImportState:        true,
+			ImportStatePersist: true,
+			ImportStateIdFunc:  func(*terraform.State) (string, error) { return env.ProjectID + "/" + userID, nil },
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				// The states of the whole configuration: find the user.
+				for _, st := range states {
+					if st.ID != userID {
+						continue
+					}
+					if a := st.Attributes; a["email"] != "" || a["name"] != "" || a["project_id"] != env.ProjectID {
+						return fmt.Errorf("after import email/name/project_id = %q/%q/%q, want null/null/%s", a["email"], a["name"], a["project_id"], env.ProjectID)
+					}
+					return nil
+				}
+				return fmt.Errorf("the user %s is not among the imported states", userID)
+			},
+		},
+		resource.TestStep{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email)),
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
+				expectUserRow{env, email, name},
+				stateCheckFunc(func() error {
+					// Only the out-of-band create: adopting made no call.
+					if n := env.routeCount(routeCreateUser); n != 1 {
+						return fmt.Errorf("%d user creations, want 1 (adopting must not create)", n)
+					}
+					if n := env.routeCount(routeDeleteUser); n != 0 {
+						return fmt.Errorf("%d user deletions, want 0", n)
+					}
+					return nil
+				}),
+			},
+		},
+		resource.TestStep{
+			// Adopted: a change now replaces the user.
+			Config: env.config(userConfig(env.ProjectID, email, nameLine("Ops Robot"))),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Ops Robot"}},
+		},
+		resource.TestStep{
+			ResourceName:  userAddr,
+			ImportState:   true,
+			ImportStateId: env.ProjectID,
+			ExpectError:   mustMatch("Expected `<project_id>/<user_id>`"),
+		},
+	)
+	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+	resource.ParallelTest(t, tc)
+}
+
+// What the provider cannot see: with no read endpoint, a user deleted behind
+// Terraform's back while the integration exists goes unnoticed (the plan
+// stays empty, as documented). Destroying it then meets a 404, which is
+// success because the integration list shows the project visible and the
+// integration active: the missing thing is the user.
+func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
+	env := newAccEnv(t)
+	cfg := env.config(userConfig(env.ProjectID, "gone@example.com", ""))
+	tc := env.testCase(
+		resource.TestStep{Config: cfg},
+		resource.TestStep{
+			PreConfig: func() {
+				rows := env.Emu.UsersSync(env.ProjectID)
+				if len(rows) != 1 {
+					t.Fatalf("users_sync = %+v, want one row", rows)
+				}
+				if err := env.Emu.DeleteUser(env.ProjectID, rows[0].ID); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:   cfg,
+			PlanOnly: true, // an empty plan: not detectable
+		},
+		resource.TestStep{
+			Config: env.config(integrationConfig(env.ProjectID, "")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+				if got := env.Emu.Stats().Requests[routeDeleteUser]; got[http.StatusNotFound] != 1 || len(got) != 1 {
+					return fmt.Errorf("user deletions by status = %v, want one 404", got)
+				}
+				return nil
+			})},
+		},
+	)
+	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+	resource.ParallelTest(t, tc)
+}
+
+// An integration deleted and created again behind Terraform's back is a new
+// auth project without the old users: the user leaves the state (the
+// integration's auth_provider_project_id no longer matches the one recorded
+// at creation) and is created again.
+func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
+	env := newAccEnv(t)
+	cfg := env.config(userConfig(env.ProjectID, "seed@example.com", nameLine("Seed")))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: cfg},
+		resource.TestStep{
+			PreConfig: func() {
+				branch, _ := env.Emu.DefaultBranchID(env.ProjectID)
+				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := createIntegrationOutOfBand(env, branch); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, "seed@example.com", "Seed"}},
+		},
+	))
+}
+
+// An email that already exists is refused by the API with 409; the error
+// tells how to find the user's id and import it.
+func TestAccAuthUser_conflictSuggestsImport(t *testing.T) {
+	env := newAccEnv(t)
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
+		resource.TestStep{
+			PreConfig: func() {
+				if _, err := env.client().CreateUser(context.Background(), apiclient.CreateUserRequest{
+					ProjectID: env.ProjectID, AuthProvider: "stack", Email: "taken@example.com",
+				}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: env.config(userConfig(env.ProjectID, "taken@example.com", "")),
+			ExpectError: matchInOrder("A user with this email already exists",
+				"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'",
+				"terraform import", env.ProjectID+"/<user_id>"),
+		},
+	))
+}
+
+// A create whose response is lost is sent once more. When the first request
+// was not applied, the second one creates the user normally.
+func TestAccAuthUser_lostCreateResponseNotApplied(t *testing.T) {
+	var posts atomic.Int32
+	env := newAccEnvWrapped(t, loseFirstResponse("/projects/auth/user", false, &posts))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{
+			Config: env.config(userConfig(env.ProjectID, "seed@example.com", "")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectUserRow{env, "seed@example.com", ""},
+				stateCheckFunc(func() error {
+					if n := posts.Load(); n != 2 {
+						return fmt.Errorf("%d user creation requests, want 2 (the lost one and one more)", n)
+					}
+					return nil
+				}),
+			},
+		},
+	))
+}
+
+// When the lost request was applied, the second one answers 409 and the id is
+// lost: the error says so and how to import the user; importing it as told
+// then adopts it.
+func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
+	var posts atomic.Int32
+	env := newAccEnvWrapped(t, loseFirstResponse("/projects/auth/user", true, &posts))
+	const email = "seed@example.com"
+	cfg := env.config(userConfig(env.ProjectID, email, nameLine("Seed")))
+	tc := env.testCase(
+		resource.TestStep{
+			Config: cfg,
+			ExpectError: matchInOrder("The response to the first request was lost",
+				"the first request created the user, but its id was in the lost response",
+				"SELECT id FROM <schema_name>.users_sync WHERE email = 'seed@example.com'",
+				"terraform import", env.ProjectID+"/<user_id>"),
+		},
+		resource.TestStep{
+			// Exactly one user exists (the first request), then the fix the
+			// error describes.
+			PreConfig: func() {
+				if n := posts.Load(); n != 2 {
+					t.Fatalf("%d user creation requests, want 2 (never more than one retry)", n)
+				}
+				if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 1 || rows[0].Email != email {
+					t.Fatalf("users_sync = %+v, want the one user of the lost response", rows)
+				}
+			},
+			Config:             cfg,
+			ResourceName:       userAddr,
+			ImportState:        true,
+			ImportStatePersist: true,
+			ImportStateIdFunc: func(*terraform.State) (string, error) {
+				return env.ProjectID + "/" + env.Emu.UsersSync(env.ProjectID)[0].ID, nil
+			},
+		},
+		resource.TestStep{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Seed"}},
+		},
+	)
+	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+	resource.ParallelTest(t, tc)
+}
+
+// Invalid inputs fail at plan time, before any API call.
+func TestAccAuthUser_planTimeValidation(t *testing.T) {
+	cases := []struct {
+		name, attrs string
+		want        *regexp.Regexp
+	}{
+		{"empty email", `email = ""`, mustMatch("Invalid email address")},
+		{"malformed email", `email = "not-an-email"`, mustMatch("Invalid email address")},
+		{"email with display name", `email = "Ann <ann@example.com>"`, mustMatch("Invalid email address")},
+		{"empty name", "email = \"ann@example.com\"\n  name = \"\"", mustMatch("must be between 1 and 255")},
+		{"name of 256 characters", fmt.Sprintf("email = \"ann@example.com\"\n  name = %q", strings.Repeat("n", 256)), mustMatch("must be between 1 and 255")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := newAccEnv(t)
+			planTimeError(t, env, fmt.Sprintf(`
+resource "neon_auth_user" "test" {
+  project_id = %[1]q
+  %[2]s
+}
+`, env.ProjectID, c.attrs), c.want)
+		})
+	}
+}
+
+// matchInOrder matches the parts in order anywhere in the output; spaces
+// match any whitespace, since Terraform wraps long diagnostics.
+func matchInOrder(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = mustMatch(p).String()
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
+}
+
+// newAccEnvWrapped is newAccEnv with a handler in front of the emulator, to
+// inject transport faults precisely (the emulator's own faults are random).
+func newAccEnvWrapped(t *testing.T, wrap func(http.Handler) http.Handler) *accEnv {
+	t.Helper()
+	emu, err := emulator.New(emulator.Options{SeedProjects: 1, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1})
+	if err != nil {
+		t.Fatalf("starting emulator: %v", err)
+	}
+	srv := httptest.NewServer(wrap(emu))
+	t.Cleanup(func() {
+		srv.Close()
+		_ = emu.Close()
+	})
+	return &accEnv{t: t, Emu: emu, BaseURL: srv.URL + "/api/v2/", Key: emu.BootstrapKey(), ProjectID: emu.ProjectIDs()[0]}
+}
+
+// loseFirstResponse cuts the connection of the first POST to a path ending in
+// suffix, before any response byte: after handing the request to the
+// emulator when applied is true, without it otherwise. posts counts the
+// POSTs to that path.
+func loseFirstResponse(suffix string, applied bool, posts *atomic.Int32) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, suffix) || posts.Add(1) != 1 {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if applied {
+				next.ServeHTTP(httptest.NewRecorder(), r)
+			}
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+		})
+	}
+}
