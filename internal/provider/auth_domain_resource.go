@@ -120,7 +120,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 			fmt.Sprintf("The response to whitelisting %s in project %s was lost in transit, but the domain is listed, so it was adopted into the state.", canonical, projectID))
 	}
 	if err != nil {
-		detail := integrationErrorDetail(projectID, what, err)
+		detail := r.data.integrationErrorDetail(ctx, projectID, provider, what, err)
 		if errors.Is(err, apiclient.ErrConflict) {
 			id := domainID(projectID, canonical)
 			detail += fmt.Sprintf("\n\nThe domain %[2]s is already whitelisted in project %[1]s. To manage it with Terraform, import it:\n\n"+
@@ -222,7 +222,7 @@ func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequ
 		}
 	}
 	resp.Diagnostics.AddError("Unable to Delete Auth Domain",
-		integrationErrorDetail(projectID, fmt.Sprintf("Removing the domain %s from the redirect URI whitelist of project %s", domain, projectID), err))
+		r.data.integrationErrorDetail(ctx, projectID, provider, fmt.Sprintf("Removing the domain %s from the redirect URI whitelist of project %s", domain, projectID), err))
 }
 
 // ImportState takes `<project_id>/<domain>`, split at the first `/` (the

@@ -209,7 +209,7 @@ func (r *authEmailServerResource) apply(ctx context.Context, plan *authEmailServ
 		},
 		resendIdempotent)
 	if err != nil {
-		return false, integrationErrorDetail(projectID, fmt.Sprintf("Setting the %s email server of project %s", body.Type, projectID), err)
+		return false, r.data.integrationErrorDetail(ctx, projectID, apiclient.AuthProviderStack, fmt.Sprintf("Setting the %s email server of project %s", body.Type, projectID), err)
 	}
 	plan.ID = types.StringValue(projectID)
 	plan.PasswordWO = types.StringNull()
@@ -335,13 +335,13 @@ func (r *authEmailServerResource) Delete(ctx context.Context, req resource.Delet
 		if ierr == nil && gone {
 			return
 		}
-		if ierr == nil || isNotFound(ierr) {
-			resp.Diagnostics.AddError("Unable to Delete Auth Email Server", projectNotVisibleDetail(projectID, err))
+		if ierr != nil && isNotFound(ierr) {
+			resp.Diagnostics.AddError("Unable to Delete Auth Email Server", projectNotVisibleDetail(projectID, ierr))
 			return
 		}
 	}
 	resp.Diagnostics.AddError("Unable to Delete Auth Email Server",
-		integrationErrorDetail(projectID, "Resetting the email server of project "+projectID+" to the shared server", err))
+		r.data.integrationErrorDetail(ctx, projectID, apiclient.AuthProviderStack, "Resetting the email server of project "+projectID+" to the shared server", err))
 }
 
 func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -249,7 +249,7 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 		created, err = r.adoptLostCreate(ctx, projectID, listed, body, withCreds, &resp.Diagnostics)
 	}
 	if err != nil {
-		detail := integrationErrorDetail(projectID, what, err)
+		detail := r.data.integrationErrorDetail(ctx, projectID, plan.AuthProvider.ValueString(), what, err)
 		if errors.Is(err, apiclient.ErrConflict) {
 			detail += fmt.Sprintf("\n\nProject %[1]s already has the %[2]s OAuth provider. To manage it with Terraform, import it:\n\n"+
 				"  terraform import neon_auth_oauth_provider.<name> %[1]s/%[2]s\n\nor add an import block with id = \"%[1]s/%[2]s\".", projectID, id)
@@ -352,7 +352,7 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 			resendIdempotent)
 		r.data.lists.invalidate(listKey{listOAuthProviders, projectID})
 		if err != nil {
-			detail := integrationErrorDetail(projectID, fmt.Sprintf("Setting the credentials of the %s OAuth provider of project %s", id, projectID), err)
+			detail := r.data.integrationErrorDetail(ctx, projectID, plan.AuthProvider.ValueString(), fmt.Sprintf("Setting the credentials of the %s OAuth provider of project %s", id, projectID), err)
 			if isNotFound(err) {
 				detail += " If only the OAuth provider was deleted outside Terraform, run `terraform apply -refresh-only` and apply again to re-create it."
 			}
@@ -397,7 +397,7 @@ func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.Del
 			return
 		}
 	}
-	resp.Diagnostics.AddError("Unable to Delete Auth OAuth Provider", integrationErrorDetail(projectID, what, err))
+	resp.Diagnostics.AddError("Unable to Delete Auth OAuth Provider", r.data.integrationErrorDetail(ctx, projectID, state.AuthProvider.ValueString(), what, err))
 }
 
 func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

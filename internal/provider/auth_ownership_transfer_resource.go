@@ -103,7 +103,7 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 		transfer, err = r.data.client.TransferOwnership(ctx, body)
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(summary, r.data.integrationNotFoundDetail(ctx, projectID, provider, what, err))
+		resp.Diagnostics.AddError(summary, r.data.integrationErrorDetail(ctx, projectID, provider, what, err))
 		return
 	}
 	if transfer.URL == "" {

@@ -181,7 +181,7 @@ func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
 // request is harmless.
 func TestAccAuthOwnershipTransfer_lostCreateResponse(t *testing.T) {
 	var posts atomic.Int32
-	env := newAccEnvWrapped(t, loseFirstResponse("/projects/auth/transfer_ownership", true, &posts))
+	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/transfer_ownership", true, &posts))
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
 			Config: env.config(transferConfig(env.ProjectID)),

@@ -126,16 +126,10 @@ func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
-	integrations, err := r.data.listIntegrations(ctx, projectID)
-	if err != nil {
-		detail := apiErrorDetail("Listing the integrations of project "+projectID, err)
-		if isNotFound(err) {
-			detail = projectNotVisibleDetail(projectID, err)
-		}
-		resp.Diagnostics.AddError("Unable to Read Auth SDK Keys", detail)
+	it, ok := r.data.readIntegration(ctx, projectID, provider, "Unable to Read Auth SDK Keys", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	it := findIntegration(integrations, provider)
 	switch {
 	case it == nil:
 		tflog.Warn(ctx, "integration of these SDK keys no longer exists; removing the keys from state", map[string]any{"project_id": projectID})

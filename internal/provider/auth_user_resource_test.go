@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 const (
@@ -381,7 +380,7 @@ func TestAccAuthUser_conflictSuggestsImport(t *testing.T) {
 // was not applied, the second one creates the user normally.
 func TestAccAuthUser_lostCreateResponseNotApplied(t *testing.T) {
 	var posts atomic.Int32
-	env := newAccEnvWrapped(t, loseFirstResponse("/projects/auth/user", false, &posts))
+	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/user", false, &posts))
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
 			Config: env.config(userConfig(env.ProjectID, "seed@example.com", "")),
@@ -403,7 +402,7 @@ func TestAccAuthUser_lostCreateResponseNotApplied(t *testing.T) {
 // then adopts it.
 func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
 	var posts atomic.Int32
-	env := newAccEnvWrapped(t, loseFirstResponse("/projects/auth/user", true, &posts))
+	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/user", true, &posts))
 	const email = "seed@example.com"
 	cfg := env.config(userConfig(env.ProjectID, email, nameLine("Seed")))
 	tc := env.testCase(
@@ -478,22 +477,6 @@ func matchInOrder(parts ...string) *regexp.Regexp {
 		quoted[i] = mustMatch(p).String()
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
-}
-
-// newAccEnvWrapped is newAccEnv with a handler in front of the emulator, to
-// inject transport faults precisely (the emulator's own faults are random).
-func newAccEnvWrapped(t *testing.T, wrap func(http.Handler) http.Handler) *accEnv {
-	t.Helper()
-	emu, err := emulator.New(emulator.Options{SeedProjects: 1, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1})
-	if err != nil {
-		t.Fatalf("starting emulator: %v", err)
-	}
-	srv := httptest.NewServer(wrap(emu))
-	t.Cleanup(func() {
-		srv.Close()
-		_ = emu.Close()
-	})
-	return &accEnv{t: t, Emu: emu, BaseURL: srv.URL + "/api/v2/", Key: emu.BootstrapKey(), ProjectID: emu.ProjectIDs()[0]}
 }
 
 // loseFirstResponse cuts the connection of the first POST to a path ending in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -39,6 +40,13 @@ type accEnv struct {
 // acceptance tests are about behaviour.
 func newAccEnv(t *testing.T, opts ...func(*emulator.Options)) *accEnv {
 	t.Helper()
+	return newAccEnvWith(t, nil, opts...)
+}
+
+// newAccEnvWith is newAccEnv with a handler in front of the emulator (to
+// lose or rewrite particular responses); wrap may be nil.
+func newAccEnvWith(t *testing.T, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
+	t.Helper()
 	o := emulator.Options{SeedProjects: 2, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1}
 	for _, f := range opts {
 		f(&o)
@@ -47,7 +55,11 @@ func newAccEnv(t *testing.T, opts ...func(*emulator.Options)) *accEnv {
 	if err != nil {
 		t.Fatalf("starting emulator: %v", err)
 	}
-	srv := httptest.NewServer(emu)
+	var h http.Handler = emu
+	if wrap != nil {
+		h = wrap(emu)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.Close()
 		_ = emu.Close()

@@ -15,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // Shared helpers of the resources that live under a project's auth
@@ -188,20 +186,6 @@ func writeOnlyString(ctx context.Context, cfg interface {
 		return ""
 	}
 	return *v
-}
-
-// integrationErrorDetail explains an API failure on a resource under a
-// project's auth integration. Every such endpoint answers 404 both when the
-// project has no active integration and when the key cannot see the project,
-// so a 404 gets both explanations.
-func integrationErrorDetail(projectID, what string, err error) string {
-	d := apiErrorDetail(what, err)
-	if errors.Is(err, apiclient.ErrNotFound) {
-		d += fmt.Sprintf(" Project %s has no active %s auth integration, or the API key cannot see the project. "+
-			"Create the integration first with a `neon_auth_integration` resource and set `project_id = neon_auth_integration.<name>.project_id` "+
-			"so that Terraform creates it before this resource; otherwise check project_id and the key's scope.", projectID, apiclient.AuthProviderStack)
-	}
-	return d
 }
 
 // resendIdempotent is the read-back of confirmedWrite for a write that sets
