@@ -81,31 +81,31 @@ ok "examples/quickstart copied to $WORK/tf"
 tf() { terraform "$@" 2> >(grep -v -e 'Provider development overrides are in effect' -e 'The following provider development overrides' -e 'neon-auth/neon in' -e 'The behavior may therefore not match' -e 'published releases.' -e 'Warning:' -e '^[│╷╵ ]*$' >&2); }
 
 step "terraform apply" "an integration on the production branch, SDK keys, two OAuth providers (shared; own credentials via a write-only secret), three domains, a custom email server, a user, two data sources"
-tf apply -auto-approve -input=false -compact-warnings >"$WORK/apply.log" || { cat "$WORK/apply.log"; fail "apply failed"; }
-grep -E '^Apply complete' "$WORK/apply.log"
+tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/apply.log" || { cat "$WORK/apply.log"; fail "apply failed"; }
+grep -E '^Apply complete' "$WORK/apply.log" | sed 's/^/    /'
 ok "applied"
 
 step "What it made" "outputs, and the seed user's row in users_sync read from the emulator"
-tf output
+tf output -no-color | sed 's/^/    /'
 PROJECT_ID=$(terraform output -raw project_id)
-printf '    users_sync rows of %s: ' "$PROJECT_ID"
-"$EMU" call GET "$CONTROL/projects/$PROJECT_ID/users_sync"
+printf '    users_sync rows of %s:\n' "$PROJECT_ID"
+"$EMU" call GET "$CONTROL/projects/$PROJECT_ID/users_sync" | sed 's/^/    /'
 ok "the user created through the API appears in the synchronized users table"
 
 step "Re-plan: no drift" "terraform plan -detailed-exitcode exits 0 when real world and configuration agree"
 set +e
-tf plan -detailed-exitcode -input=false -compact-warnings >"$WORK/plan1.log"
+tf plan -detailed-exitcode -input=false -compact-warnings -no-color >"$WORK/plan1.log"
 rc=$?
 set -e
 [[ $rc -eq 0 ]] || { cat "$WORK/plan1.log"; fail "plan exited $rc, want 0"; }
-grep -E 'No changes' "$WORK/plan1.log" || true
+grep -E 'No changes' "$WORK/plan1.log" | sed 's/^/    /' || true
 ok "plan exited 0: nothing to do"
 
 step "Drift: remove a domain behind Terraform's back" "DELETE /projects/$PROJECT_ID/auth/domains through the public API, as a colleague in the console would"
 "$EMU" call DELETE "${NEON_API_BASE_URL}projects/$PROJECT_ID/auth/domains" \
   '{"auth_provider":"stack","domains":[{"domain":"https://staging.example.com"}]}' >/dev/null
 set +e
-tf plan -detailed-exitcode -input=false -compact-warnings >"$WORK/plan2.log"
+tf plan -detailed-exitcode -input=false -compact-warnings -no-color >"$WORK/plan2.log"
 rc=$?
 set -e
 [[ $rc -eq 2 ]] || { cat "$WORK/plan2.log"; fail "plan exited $rc, want 2"; }
@@ -113,13 +113,13 @@ grep -E '# neon_auth_domain.* will be created|^Plan:' "$WORK/plan2.log" | sed 's
 ok "plan exited 2: the missing domain is caught and would be re-created"
 
 step "API traffic so far" "requests by route and status, counted by the emulator; no 429 reached Terraform"
-"$EMU" call GET "$CONTROL/stats"
+"$EMU" call GET "$CONTROL/stats" | sed 's/^/    /'
 
 step "terraform destroy" "every resource removed; the email server reset to shared, SDK keys forgotten (the API cannot revoke them)"
-tf destroy -auto-approve -input=false -compact-warnings >"$WORK/destroy.log" || { cat "$WORK/destroy.log"; fail "destroy failed"; }
-grep -E '^Destroy complete' "$WORK/destroy.log"
+tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/destroy.log" || { cat "$WORK/destroy.log"; fail "destroy failed"; }
+grep -E '^Destroy complete' "$WORK/destroy.log" | sed 's/^/    /'
 left=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$PROJECT_ID/auth/integrations")
-[[ "$left" == *'"data":[]'* ]] || fail "an integration is left on the emulator: $left"
+[[ "$(tr -d ' \n' <<<"$left")" == *'"data":[]'* ]] || fail "an integration is left on the emulator: $left"
 ok "the emulator holds no integration for $PROJECT_ID"
 
 step "Stop the emulator"

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -54,6 +56,12 @@ func call(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(data) > 0 {
+		// Indented for people reading a script's output; bodies that are not
+		// JSON are printed as they came.
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, data, "", "  ") == nil {
+			data = pretty.Bytes()
+		}
 		if _, err := stdout.Write(append(data, '\n')); err != nil {
 			return err
 		}

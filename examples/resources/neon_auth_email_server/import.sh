@@ -1,0 +1,3 @@
+# <project_id>. The password cannot be read back: set password_wo (with
+# password_wo_version) or password in the configuration after the import.
+terraform import neon_auth_email_server.smtp autumn-frost-12345678
