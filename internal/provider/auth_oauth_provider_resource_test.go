@@ -29,20 +29,6 @@ resource "neon_auth_oauth_provider" "test" {
 `, projectID, providerID, extra)
 }
 
-// withIntegration creates the project's stack integration behind Terraform's
-// back, so that the resources under test are the only ones in the
-// configuration and their destroy can be checked on a live integration.
-func withIntegration(t *testing.T, env *accEnv) {
-	t.Helper()
-	branch, err := env.Emu.DefaultBranchID(env.ProjectID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := createIntegrationOutOfBand(env, branch); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // emuOAuthProvider returns the emulator's record of one OAuth provider.
 func emuOAuthProvider(env *accEnv, id string) (emulator.OAuthProvider, bool) {
 	for _, p := range env.Emu.OAuthProviders(env.ProjectID) {

@@ -39,6 +39,7 @@ type listKey struct {
 // maxAge 0 turns sharing off: every read is its own request.
 type listCache struct {
 	maxAge time.Duration
+	now    func() time.Time // time.Now; tests move it
 
 	mu      sync.Mutex
 	gens    map[listKey]uint64
@@ -54,7 +55,7 @@ type listEntry struct {
 }
 
 func newListCache(maxAge time.Duration) *listCache {
-	return &listCache{maxAge: maxAge, gens: map[listKey]uint64{}, entries: map[listKey]*listEntry{}}
+	return &listCache{maxAge: maxAge, now: time.Now, gens: map[listKey]uint64{}, entries: map[listKey]*listEntry{}}
 }
 
 // get returns the list for key, fetching it when no fresh one is cached or in
@@ -69,7 +70,7 @@ func (c *listCache) get(ctx context.Context, key listKey, fetch func(context.Con
 	if ok && e.gen == gen {
 		select {
 		case <-e.done:
-			if e.err == nil && time.Since(e.fetched) <= c.maxAge {
+			if e.err == nil && c.now().Sub(e.fetched) <= c.maxAge {
 				c.mu.Unlock()
 				return e.value, nil
 			}
@@ -89,7 +90,7 @@ func (c *listCache) get(ctx context.Context, key listKey, fetch func(context.Con
 	go func() {
 		v, err := fetch(context.WithoutCancel(ctx))
 		c.mu.Lock()
-		e.value, e.err, e.fetched = v, err, time.Now()
+		e.value, e.err, e.fetched = v, err, c.now()
 		if err != nil && c.entries[key] == e {
 			delete(c.entries, key)
 		}

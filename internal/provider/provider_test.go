@@ -238,3 +238,17 @@ func createIntegrationOutOfBand(env *accEnv, branchID string) (*apiclient.Integr
 func apiclientListOptions(pageSize int) apiclient.ListProjectsOptions {
 	return apiclient.ListProjectsOptions{PageSize: pageSize}
 }
+
+// withIntegration creates the project's stack integration behind Terraform's
+// back, so that the resources under test are the only ones in the
+// configuration and their destroy can be checked on a live integration.
+func withIntegration(t *testing.T, env *accEnv) {
+	t.Helper()
+	branch, err := env.Emu.DefaultBranchID(env.ProjectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := createIntegrationOutOfBand(env, branch); err != nil {
+		t.Fatal(err)
+	}
+}

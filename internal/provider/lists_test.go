@@ -1,0 +1,237 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+const listDomainsRoute = "GET /projects/{project_id}/auth/domains"
+
+// newTestProviderData is what Configure builds, pointed at env's emulator.
+func newTestProviderData(env *accEnv, maxAge time.Duration) *providerData {
+	return &providerData{client: env.client(), lists: newListCache(maxAge)}
+}
+
+// Fifty readers of one project's domains at once cost one request.
+func TestUnitListCache_concurrentReadersShareOneRequest(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	for i := range 50 {
+		if err := env.Emu.AddDomain(env.ProjectID, fmt.Sprintf("https://d%d.example.com", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := newTestProviderData(env, defaultListMaxAge)
+	env.Emu.ResetStats()
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			list, err := d.listDomains(context.Background(), env.ProjectID)
+			if err == nil && len(list) != 50 {
+				err = fmt.Errorf("a reader saw %d domains, want 50", len(list))
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := env.routeCount(listDomainsRoute); n != 1 {
+		t.Fatalf("50 concurrent readers made %d list requests, want 1", n)
+	}
+}
+
+// With sharing off (maxAge 0) every read is its own request: the switch the
+// benchmark compares against.
+func TestUnitListCache_sharingOff(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	d := newTestProviderData(env, 0)
+	env.Emu.ResetStats()
+	for range 5 {
+		if _, err := d.listDomains(context.Background(), env.ProjectID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := env.routeCount(listDomainsRoute); n != 5 {
+		t.Fatalf("%d list requests for 5 reads with sharing off, want 5", n)
+	}
+}
+
+// A write invalidates the cached list: the next read sees what was written,
+// and until then a read is served from the cache.
+func TestUnitListCache_writeInvalidates(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	d := newTestProviderData(env, time.Hour)
+	ctx := context.Background()
+	if list, err := d.listDomains(ctx, env.ProjectID); err != nil || len(list) != 0 {
+		t.Fatalf("first read: %v, %v", list, err)
+	}
+	// A change the provider did not make is not seen within the bound...
+	if err := env.Emu.AddDomain(env.ProjectID, "https://outside.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := d.listDomains(ctx, env.ProjectID); len(list) != 0 {
+		t.Fatalf("the cached list was not served: %v", list)
+	}
+	// ...but the provider's own write invalidates, so the next read is fresh.
+	if err := d.client.AddDomain(ctx, env.ProjectID, apiclient.AddDomainRequest{Domain: "https://mine.example.com", AuthProvider: "stack"}); err != nil {
+		t.Fatal(err)
+	}
+	d.lists.invalidate(listKey{listDomains, env.ProjectID})
+	list, err := d.listDomains(ctx, env.ProjectID)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("after the write: %v, %v; want both domains", list, err)
+	}
+	// Other projects and other endpoints keep their entries.
+	if n := env.routeCount(listDomainsRoute); n != 2 {
+		t.Fatalf("%d list requests, want 2 (one before, one after the write)", n)
+	}
+}
+
+// A list that was in flight when a write happened is never served to a
+// reader that comes after the write: that reader fetches anew.
+func TestUnitListCache_inFlightListIsNotServedAfterAWrite(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	var once sync.Once
+	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/auth/domains") {
+				first := false
+				once.Do(func() { first = true })
+				if first {
+					// The first list reads the (empty) whitelist, then
+					// waits: it is "in flight" while the write happens.
+					rec := httptest.NewRecorder()
+					next.ServeHTTP(rec, r)
+					started <- struct{}{}
+					<-release
+					for k, v := range rec.Header() {
+						w.Header()[k] = v
+					}
+					w.WriteHeader(rec.Code)
+					_, _ = w.Write(rec.Body.Bytes())
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	withIntegration(t, env)
+	d := newTestProviderData(env, time.Hour)
+	ctx := context.Background()
+
+	stale := make(chan []apiclient.Domain, 1)
+	go func() {
+		list, _ := d.listDomains(ctx, env.ProjectID)
+		stale <- list
+	}()
+	<-started
+	if err := d.client.AddDomain(ctx, env.ProjectID, apiclient.AddDomainRequest{Domain: "https://new.example.com", AuthProvider: "stack"}); err != nil {
+		t.Fatal(err)
+	}
+	d.lists.invalidate(listKey{listDomains, env.ProjectID})
+	fresh, err := d.listDomains(ctx, env.ProjectID)
+	close(release)
+	if err != nil || len(fresh) != 1 {
+		t.Fatalf("read after the write: %v, %v; want the new domain", fresh, err)
+	}
+	if old := <-stale; len(old) != 0 {
+		t.Fatalf("the in-flight reader saw %v; it started before the write", old)
+	}
+	// The stale result did not replace the fresh one in the cache.
+	if again, _ := d.listDomains(ctx, env.ProjectID); len(again) != 1 {
+		t.Fatalf("a later read got %v from the cache; want the list fetched after the write", again)
+	}
+}
+
+// A cached list never outlives its bound.
+func TestUnitListCache_entriesExpire(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	d := newTestProviderData(env, time.Hour)
+	now := time.Now()
+	d.lists.now = func() time.Time { return now }
+	ctx := context.Background()
+	env.Emu.ResetStats()
+	_, _ = d.listDomains(ctx, env.ProjectID)
+	now = now.Add(59 * time.Minute)
+	_, _ = d.listDomains(ctx, env.ProjectID)
+	if n := env.routeCount(listDomainsRoute); n != 1 {
+		t.Fatalf("within the bound: %d requests, want 1", n)
+	}
+	now = now.Add(2 * time.Minute)
+	_, _ = d.listDomains(ctx, env.ProjectID)
+	if n := env.routeCount(listDomainsRoute); n != 2 {
+		t.Fatalf("past the bound: %d requests, want 2", n)
+	}
+}
+
+// Errors are shared with the readers already waiting, never kept.
+func TestUnitListCache_errorsAreNotCached(t *testing.T) {
+	env := newAccEnv(t) // no integration yet: the domain list is a 404
+	d := newTestProviderData(env, time.Hour)
+	ctx := context.Background()
+	if _, err := d.listDomains(ctx, env.ProjectID); err == nil {
+		t.Fatal("listing domains without an integration succeeded")
+	}
+	withIntegration(t, env)
+	if _, err := d.listDomains(ctx, env.ProjectID); err != nil {
+		t.Fatalf("the earlier error was served from the cache: %v", err)
+	}
+}
+
+// Through the real CLI: refreshing 50 domains of one project costs exactly
+// one list request.
+func TestAccAuthDomain_fiftyDomainsOneListRequest(t *testing.T) {
+	env := newAccEnv(t)
+	cfg := env.config(fmt.Sprintf(`
+resource "neon_auth_integration" "test" {
+  project_id = %[1]q
+}
+
+resource "neon_auth_domain" "many" {
+  count      = 50
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://app${count.index}.example.com"
+}
+`, env.ProjectID))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: cfg},
+		resource.TestStep{
+			PreConfig:    env.Emu.ResetStats,
+			RefreshState: true,
+			// Check runs after `terraform refresh` and before the step's
+			// follow-up plan, so the counter holds that one refresh.
+			Check: func(*terraform.State) error {
+				if n := env.routeCount(listDomainsRoute); n != 1 {
+					return fmt.Errorf("refreshing 50 domains made %d list requests, want 1", n)
+				}
+				if n := env.routeCount("GET /projects/{project_id}/auth/integrations"); n != 1 {
+					return fmt.Errorf("refreshing the integration and 50 domains made %d integration list requests, want 1", n)
+				}
+				return nil
+			},
+		},
+	))
+}
