@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -96,12 +95,14 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 	what := fmt.Sprintf("Requesting the ownership transfer of the %s auth project of project %s", provider, projectID)
 	body := apiclient.TransferOwnershipRequest{ProjectID: projectID, AuthProvider: provider}
 
-	transfer, err := r.data.client.TransferOwnership(ctx, body)
-	if errors.Is(err, apiclient.ErrOutcomeUnknown) {
-		// Requesting a link again is harmless: it only issues a new one.
-		tflog.Warn(ctx, "response to an ownership transfer request was lost; requesting again", map[string]any{"project_id": projectID})
-		transfer, err = r.data.client.TransferOwnership(ctx, body)
-	}
+	// Requesting a link again is harmless: it only issues a new one.
+	var transfer *apiclient.TransferOwnership
+	_, err := confirmedWrite(ctx, "request ownership transfer",
+		func(ctx context.Context) (err error) {
+			transfer, err = r.data.client.TransferOwnership(ctx, body)
+			return err
+		},
+		resendIdempotent)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, r.data.integrationErrorDetail(ctx, projectID, provider, what, err))
 		return

@@ -89,10 +89,16 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 	projectID, provider := plan.ProjectID.ValueString(), plan.AuthProvider.ValueString()
-	// Minting is not idempotent, but a lost response only leaves an unused
-	// pair behind: the API cannot revoke keys anyway, and the next apply
-	// mints one that is recorded.
-	creds, err := r.data.client.CreateSDKKeys(ctx, apiclient.SDKKeysRequest{ProjectID: projectID, AuthProvider: provider})
+	// Minting is not idempotent, but a pair whose response was lost was seen
+	// by no one: minting again is harmless (the API cannot revoke keys, and
+	// the lost pair is as unknown as one never minted).
+	var creds *apiclient.IntegrationCredentials
+	_, err := confirmedWrite(ctx, "mint SDK keys",
+		func(ctx context.Context) (err error) {
+			creds, err = r.data.client.CreateSDKKeys(ctx, apiclient.SDKKeysRequest{ProjectID: projectID, AuthProvider: provider})
+			return err
+		},
+		resendIdempotent)
 	if err != nil {
 		detail := apiErrorDetail(fmt.Sprintf("Minting SDK keys for the %s integration of project %s", provider, projectID), err)
 		if isNotFound(err) {

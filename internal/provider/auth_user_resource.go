@@ -128,27 +128,31 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 	what := fmt.Sprintf("Creating the user %s in the %s integration of project %s", email, provider, projectID)
 	body := apiclient.CreateUserRequest{ProjectID: projectID, AuthProvider: provider, Email: email, Name: plan.Name.ValueString()}
 
-	user, err := r.data.client.CreateUser(ctx, body)
-	if errors.Is(err, apiclient.ErrOutcomeUnknown) {
-		// No read endpoint exists to find out whether the lost POST was
-		// applied, so ask the API again, once: a success means the first
-		// one was not applied; "email already exists" means it was.
-		tflog.Warn(ctx, "response to creating an auth user was lost; sending the request once more", map[string]any{"project_id": projectID})
-		user, err = r.data.client.CreateUser(ctx, body)
-		switch {
-		case errors.Is(err, apiclient.ErrConflict):
-			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
-				"The response to the first request was lost in transit, and a second request answered that the email "+
-				"already exists: the first request created the user, but its id was in the lost response. "+
-				userImportHint(projectID, email))
-			return
-		case errors.Is(err, apiclient.ErrOutcomeUnknown):
-			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
-				"The responses to two requests were lost in transit; the user may or may not have been created. "+
-				"Run apply again: if it then fails because the email already exists, the user was created. "+
-				userImportHint(projectID, email))
-			return
-		}
+	// No read endpoint exists to find out whether a POST whose answer was
+	// lost was applied, so the request is sent again: a success means the
+	// earlier one was not applied; "email already exists" means it was.
+	var user *apiclient.User
+	attempts := 0
+	_, err := confirmedWrite(ctx, "create user",
+		func(ctx context.Context) (err error) {
+			attempts++
+			user, err = r.data.client.CreateUser(ctx, body)
+			return err
+		},
+		resendIdempotent)
+	switch {
+	case attempts > 1 && errors.Is(err, apiclient.ErrConflict):
+		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
+			"The response to an earlier request was lost in transit, and a later request answered that the email "+
+			"already exists: the earlier request created the user, but its id was in the lost response. "+
+			userImportHint(projectID, email))
+		return
+	case errors.Is(err, apiclient.ErrOutcomeUnknown):
+		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
+			fmt.Sprintf("The responses to %d requests were lost in transit; the user may or may not have been created. ", attempts)+
+			"Run apply again: if it then fails because the email already exists, the user was created. "+
+			userImportHint(projectID, email))
+		return
 	}
 	if err != nil {
 		detail := r.data.integrationErrorDetail(ctx, projectID, provider, what, err)
@@ -227,13 +231,11 @@ func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteReques
 	const summary = "Unable to Delete Auth User"
 	what := fmt.Sprintf("Deleting the user %s of project %s", userID, projectID)
 
-	err := r.data.client.DeleteUser(ctx, projectID, userID)
-	if errors.Is(err, apiclient.ErrOutcomeUnknown) {
-		// Deleting is idempotent in effect: ask again, and a 404 below
-		// then tells that the first request was applied.
-		tflog.Warn(ctx, "response to deleting an auth user was lost; sending the request once more", map[string]any{"project_id": projectID})
-		err = r.data.client.DeleteUser(ctx, projectID, userID)
-	}
+	// Deleting is idempotent in effect: when an answer is lost the request
+	// is sent again, and a 404 below then tells that it was applied.
+	_, err := confirmedWrite(ctx, "delete user",
+		func(ctx context.Context) error { return r.data.client.DeleteUser(ctx, projectID, userID) },
+		resendIdempotent)
 	if err == nil {
 		return
 	}

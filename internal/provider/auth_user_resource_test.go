@@ -408,8 +408,8 @@ func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
 	tc := env.testCase(
 		resource.TestStep{
 			Config: cfg,
-			ExpectError: matchInOrder("The response to the first request was lost",
-				"the first request created the user, but its id was in the lost response",
+			ExpectError: matchInOrder("The response to an earlier request was lost",
+				"the earlier request created the user, but its id was in the lost response",
 				"SELECT id FROM <schema_name>.users_sync WHERE email = 'seed@example.com'",
 				"terraform import", env.ProjectID+"/<user_id>"),
 		},

@@ -188,8 +188,8 @@ func writeOnlyString(ctx context.Context, cfg interface {
 	return *v
 }
 
-// resendIdempotent is the read-back of confirmedWrite for a write that sets
-// a whole value (a PATCH of credentials or of the email configuration): the
-// API does not return the secret part, so whether it landed cannot be read
-// back, but sending the same value again is harmless.
+// resendIdempotent is the read-back of confirmedWrite for a write that is
+// harmless to send again: a PATCH that sets a whole value (credentials, the
+// email configuration), whose secret part cannot be read back, or a request
+// whose lost answer no one saw (minting SDK keys, a transfer URL).
 func resendIdempotent(context.Context) (bool, error) { return false, nil }
