@@ -28,7 +28,8 @@ import (
 //	GET  /_emulator/projects/{project_id}/users_sync → 200 {"rows":[{"id","email","name","created_at"}]}
 //
 // <faults> is {"rate":0.1,"statuses":[500,503],"retry_after":"2s",
-// "lost_response_rate":0.05,"latency":"20ms","routes":["POST /projects/auth/create"],"seed":1}.
+// "lost_response_rate":0.05,"latency":"20ms","routes":["POST /projects/auth/create"],
+// "no_loss_routes":["POST /projects/auth/user"],"seed":1}.
 // Durations are Go duration strings ("1.5s", "250ms") or integer
 // milliseconds (250). Omitted fields take their zero value (PUT replaces the
 // whole configuration).
@@ -216,13 +217,14 @@ type faultsJSON struct {
 	LostResponseRate float64      `json:"lost_response_rate"`
 	Latency          jsonDuration `json:"latency"`
 	Routes           []string     `json:"routes"`
+	NoLossRoutes     []string     `json:"no_loss_routes,omitempty"`
 	Seed             int64        `json:"seed"`
 }
 
 func faultsToJSON(f Faults) faultsJSON {
 	return faultsJSON{
 		Rate: f.Rate, Statuses: f.Statuses, RetryAfter: jsonDuration(f.RetryAfter),
-		LostResponseRate: f.LostResponseRate, Latency: jsonDuration(f.Latency), Routes: f.Routes, Seed: f.Seed,
+		LostResponseRate: f.LostResponseRate, Latency: jsonDuration(f.Latency), Routes: f.Routes, NoLossRoutes: f.NoLossRoutes, Seed: f.Seed,
 	}
 }
 
@@ -241,7 +243,7 @@ func (e *Emulator) controlSetFaults(w http.ResponseWriter, r *http.Request) erro
 	}
 	e.SetFaults(Faults{
 		Rate: req.Rate, Statuses: req.Statuses, RetryAfter: time.Duration(req.RetryAfter),
-		LostResponseRate: req.LostResponseRate, Latency: time.Duration(req.Latency), Routes: req.Routes, Seed: req.Seed,
+		LostResponseRate: req.LostResponseRate, Latency: time.Duration(req.Latency), Routes: req.Routes, NoLossRoutes: req.NoLossRoutes, Seed: req.Seed,
 	})
 	writeJSON(w, http.StatusOK, faultsToJSON(e.CurrentFaults()))
 	return nil

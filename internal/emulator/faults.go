@@ -28,6 +28,9 @@ type Faults struct {
 	// Routes, when not empty, limits Rate and LostResponseRate to these route
 	// keys ("METHOD /template", see Stats). Latency applies everywhere.
 	Routes []string
+	// NoLossRoutes are never given lost responses (status faults still
+	// apply): writes whose outcome a client has no way to read back.
+	NoLossRoutes []string
 	// Seed makes the random choices deterministic.
 	Seed int64
 }
@@ -49,6 +52,7 @@ func (f Faults) normalized() Faults {
 	f.RetryAfter = time.Duration(retryAfterSeconds(f.RetryAfter)) * time.Second
 	f.Latency = max(f.Latency, 0)
 	f.Routes = slices.Clone(f.Routes)
+	f.NoLossRoutes = slices.Clone(f.NoLossRoutes)
 	return f
 }
 
@@ -83,6 +87,7 @@ func (fi *faultInjector) get() Faults {
 	f := fi.f
 	f.Statuses = slices.Clone(f.Statuses)
 	f.Routes = slices.Clone(f.Routes)
+	f.NoLossRoutes = slices.Clone(f.NoLossRoutes)
 	return f
 }
 
@@ -116,7 +121,7 @@ func (fi *faultInjector) decide(routeKey, method string) faultDecision {
 	}
 	switch method {
 	case http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodPut:
-		if f.LostResponseRate > 0 && fi.rng.Float64() < f.LostResponseRate {
+		if f.LostResponseRate > 0 && !slices.Contains(f.NoLossRoutes, routeKey) && fi.rng.Float64() < f.LostResponseRate {
 			return faultDecision{lose: true}
 		}
 	}

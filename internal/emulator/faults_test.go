@@ -3,6 +3,7 @@ package emulator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -178,5 +179,24 @@ func TestStatsCountByRouteAndStatus(t *testing.T) {
 	v.e.ResetStats()
 	if st := v.e.Stats(); st.Total != 0 || len(st.Requests) != 0 {
 		t.Errorf("after reset: %+v", st)
+	}
+}
+
+// NoLossRoutes exempts writes from lost responses but not from status faults.
+func TestNoLossRoutesAreNeverLostButStillFaulted(t *testing.T) {
+	v := newEnv(t, Options{})
+	v.integrate()
+	const userRoute = "POST /projects/auth/user"
+	v.e.SetFaults(Faults{LostResponseRate: 1, NoLossRoutes: []string{userRoute}})
+	for i := range 5 {
+		r := v.do("POST", "/projects/auth/user", map[string]any{
+			"project_id": v.project, "auth_provider": "stack", "email": fmt.Sprintf("u%d@example.com", i)})
+		wantStatus(t, r, http.StatusCreated)
+	}
+	v.e.SetFaults(Faults{Rate: 1, Statuses: []int{503}, NoLossRoutes: []string{userRoute}})
+	r := v.do("POST", "/projects/auth/user", map[string]any{"project_id": v.project, "auth_provider": "stack", "email": "x@example.com"})
+	wantStatus(t, r, http.StatusServiceUnavailable)
+	if st := v.e.Stats(); st.Lost != 0 || st.Faults != 1 {
+		t.Errorf("stats: lost %d, faults %d; want 0 and 1", st.Lost, st.Faults)
 	}
 }

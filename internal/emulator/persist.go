@@ -13,8 +13,11 @@ import (
 // as SHA-256 hashes; other secrets (SDK keys, OAuth client secrets, SMTP
 // passwords) are stored as they are, so the file is written with mode 0600.
 
-// loadState reads the state file; a missing file yields (nil, nil).
+// loadState reads the state file; a missing file yields (nil, nil). Temp
+// files that a crash left behind mid-save are removed first: they are never
+// read, and each is a full copy of the state, secrets included.
 func loadState(path string) (*state, error) {
+	removeStaleTempFiles(path)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -54,7 +57,7 @@ func saveState(path string, st *state) (err error) {
 		return fmt.Errorf("emulator: encode state: %w", err)
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("emulator: write state file: %w", err)
 	}
@@ -81,4 +84,16 @@ func saveState(path string, st *state) (err error) {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// tempPattern is the name pattern of saveState's temporary files.
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// removeStaleTempFiles deletes temporary files of interrupted saves. Only
+// one emulator uses a state file at a time, so none of them is in use.
+func removeStaleTempFiles(path string) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), tempPattern(path)))
+	for _, f := range stale {
+		_ = os.Remove(f)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -60,6 +61,11 @@ func apiErrorDetail(what string, err error) string {
 			fmt.Fprintf(&b, ". Request id: %s", apiErr.RequestID)
 		}
 		b.WriteString(".")
+		if full := err.Error(); full != apiErr.Error() {
+			// The API error was wrapped with more of the story (a read-back
+			// that failed too, how many attempts were made): keep it.
+			fmt.Fprintf(&b, " In full: %s.", full)
+		}
 	} else {
 		b.WriteString(err.Error())
 		b.WriteString(".")
@@ -177,14 +183,20 @@ func (baseURLValidator) ValidateString(_ context.Context, req validator.StringRe
 }
 
 // maxWriteAttempts bounds how often confirmedWrite sends a write whose
-// earlier attempts were proven not applied.
-const maxWriteAttempts = 3
+// earlier attempts were proven not applied (or are harmless to repeat).
+const maxWriteAttempts = 6
+
+// writeRetryWait is the pause before the n-th repeat of a write: growing, so
+// that a server in trouble is not pressed, and bounded.
+func writeRetryWait(n int) time.Duration {
+	return min(250*time.Millisecond<<(n-1), 4*time.Second)
+}
 
 // confirmedWrite performs a write that must not be repeated blindly. When its
 // outcome is unknown (the response was lost, or a 500/502/504 did not say),
 // landed — a fresh read, never a cached list — decides: if the write took
 // effect, it is adopted (recovered = true); if the read proves it did not, the
-// write is sent again, up to maxWriteAttempts in all.
+// write is sent again after a short wait, up to maxWriteAttempts in all.
 func confirmedWrite(ctx context.Context, what string, write func(context.Context) error, landed func(context.Context) (bool, error)) (recovered bool, err error) {
 	for attempt := 1; ; attempt++ {
 		err = write(ctx)
@@ -201,7 +213,12 @@ func confirmedWrite(ctx context.Context, what string, write func(context.Context
 			return true, nil
 		}
 		if attempt >= maxWriteAttempts {
-			return false, err
+			return false, fmt.Errorf("%w (after %d attempts, none known to be applied)", err, attempt)
+		}
+		select {
+		case <-ctx.Done():
+			return false, fmt.Errorf("%w; stopped before trying again: %w", err, ctx.Err())
+		case <-time.After(writeRetryWait(attempt)):
 		}
 	}
 }
