@@ -266,14 +266,20 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 				resp.State.RemoveResource(ctx)
 				return
 			}
-			if ierr == nil || isNotFound(ierr) {
-				resp.Diagnostics.AddError("Unable to Read Auth Email Server", projectNotVisibleDetail(projectID, err))
+			if ierr != nil && isNotFound(ierr) {
+				resp.Diagnostics.AddError("Unable to Read Auth Email Server", projectNotVisibleDetail(projectID, ierr))
 				return
 			}
-			err = ierr
+			if ierr != nil {
+				err = ierr
+			}
 		}
 		resp.Diagnostics.AddError("Unable to Read Auth Email Server",
 			apiErrorDetail("Reading the email server configuration of project "+projectID, err))
+		return
+	}
+	if !knownValue(&resp.Diagnostics, "Unable to Read Auth Email Server", "The email server type of project "+projectID,
+		got.Type, apiclient.TypeShared, apiclient.TypeStandard) {
 		return
 	}
 	state.ID = types.StringValue(projectID)

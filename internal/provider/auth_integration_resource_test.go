@@ -238,22 +238,3 @@ func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
 		},
 	))
 }
-
-// Plan-time validation fails on the attribute, before any API call.
-func TestAccAuthIntegration_planTimeValidation(t *testing.T) {
-	env := newAccEnv(t)
-	for name, tc := range map[string]struct {
-		cfg string
-		re  string
-	}{
-		"wrong auth_provider": {integrationConfig(env.ProjectID, `  auth_provider = "auth0"`), `auth_provider`},
-		"empty project_id":    {integrationConfig("", ""), `project_id`},
-		"malformed project":   {integrationConfig("Not A Project!", ""), `project_id`},
-		"empty branch_id":     {integrationConfig(env.ProjectID, `  branch_id = ""`), `branch_id`},
-		"empty database_name": {integrationConfig(env.ProjectID, `  database_name = ""`), `database_name`},
-	} {
-		t.Run(name, func(t *testing.T) {
-			planTimeError(t, env, tc.cfg, regexp.MustCompile(`(?s)Invalid Attribute Value.*`+tc.re+`|`+tc.re+`.*Invalid Attribute Value`))
-		})
-	}
-}

@@ -317,6 +317,10 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if !knownValue(&resp.Diagnostics, "Unable to Read Auth OAuth Provider", fmt.Sprintf("The type of the %s OAuth provider of project %s", id, projectID),
+		found.Type, apiclient.TypeShared, apiclient.TypeStandard) {
+		return
+	}
 	state.ID = types.StringValue(oauthProviderID(projectID, id))
 	state.Type = types.StringValue(found.Type)
 	state.ClientSecretWO = types.StringNull()

@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -292,51 +291,4 @@ func TestAccAuthOAuthProvider_conflictSuggestsImport(t *testing.T) {
 		Config:      env.config(oauthConfig(env.ProjectID, "google", "")),
 		ExpectError: regexp.MustCompile(`(?s)already has the google OAuth provider.*terraform import.*` + regexp.QuoteMeta(env.ProjectID+"/google")),
 	}))
-}
-
-// Plan-time validation of all three resources of this file group: every bad
-// configuration fails at plan, names the attribute, and calls no API.
-func TestAccAuthOAuthDomainEmail_planTimeValidation(t *testing.T) {
-	env := newAccEnv(t)
-	p := env.ProjectID
-	domain := func(d string) string {
-		return fmt.Sprintf("resource \"neon_auth_domain\" \"test\" {\n  project_id = %q\n  domain = %q\n}\n", p, d)
-	}
-	email := func(body string) string {
-		return fmt.Sprintf("resource \"neon_auth_email_server\" \"test\" {\n  project_id = %q\n%s\n}\n", p, body)
-	}
-	const standardRest = `
-  host         = "smtp.example.com"
-  username     = "mailer"
-  sender_email = "noreply@example.com"
-  sender_name  = "Example"`
-	for name, tc := range map[string]struct {
-		cfg  string
-		want string
-	}{
-		"domain without scheme":     {domain("app.example.com"), `(?s)Invalid domain.*domain.*https://app\.example\.com`},
-		"domain with ftp scheme":    {domain("ftp://app.example.com"), `(?s)Invalid domain.*domain.*scheme "ftp"`},
-		"domain with path":          {domain("https://app.example.com/login"), `(?s)Invalid domain.*domain.*must not have a path`},
-		"domain with query":         {domain("https://app.example.com?x=1"), `(?s)Invalid domain.*domain.*must not have a query`},
-		"domain with fragment":      {domain("https://app.example.com#top"), `(?s)Invalid domain.*domain.*must not have a fragment`},
-		"domain with userinfo":      {domain("https://user@app.example.com"), `(?s)Invalid domain.*domain.*user information`},
-		"domain with bad port":      {domain("https://app.example.com:99999"), `(?s)Invalid domain.*domain.*port`},
-		"email port 0":              {email(`  type = "standard"` + "\n  port = 0\n  password = \"pw\"" + standardRest), `(?s)port.*between 1 and 65535`},
-		"email port 70000":          {email(`  type = "standard"` + "\n  port = 70000\n  password = \"pw\"" + standardRest), `(?s)port.*between 1 and 65535`},
-		"standard without host":     {email("  type = \"standard\"\n  port = 587\n  username = \"u\"\n  password = \"pw\"\n  sender_email = \"a@example.com\"\n  sender_name = \"n\""), "(?s)`host` is required when `type` is \"standard\""},
-		"standard without password": {email(`  type = "standard"` + "\n  port = 587" + standardRest), "(?s)`password`.*is required when `type` is\\s+\"standard\""},
-		"shared with host":          {email("  type = \"shared\"\n  host = \"smtp.example.com\""), "(?s)`host` is not allowed when `type` is \"shared\""},
-		"bad sender_email":          {email(`  type = "standard"` + "\n  port = 587\n  password = \"pw\"\n  host = \"h\"\n  username = \"u\"\n  sender_name = \"n\"\n  sender_email = \"not-an-address\""), `(?s)Invalid email address.*sender_email`},
-		"both password forms":       {email(`  type = "standard"` + "\n  port = 587\n  password = \"pw\"\n  password_wo = \"pw\"\n  password_wo_version = 1" + standardRest), "(?s)Conflicting password arguments.*`password_wo`"},
-		"unknown provider id":       {oauthConfig(p, "facebook", ""), `(?s)provider_id.*google.*github.*microsoft`},
-		"both secret forms":         {oauthConfig(p, "google", "  client_id = \"c\"\n  client_secret = \"s\"\n  client_secret_wo = \"s\"\n  client_secret_wo_version = 1"), "(?s)Conflicting client secret arguments.*`client_secret_wo`"},
-		"client_id without secret":  {oauthConfig(p, "google", "  client_id = \"c\""), "(?s)Missing client secret.*`client_id` needs a client secret"},
-		"secret without client_id":  {oauthConfig(p, "google", "  client_secret = \"s\""), "(?s)Missing client_id.*`client_secret` needs `client_id`"},
-		"wo secret without version": {oauthConfig(p, "google", "  client_id = \"c\"\n  client_secret_wo = \"s\""), "(?s)Missing client_secret_wo_version"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			// Terraform wraps long diagnostics: a space matches any whitespace.
-			planTimeError(t, env, tc.cfg, regexp.MustCompile(strings.ReplaceAll(tc.want, " ", `\s+`)))
-		})
-	}
 }

@@ -71,8 +71,8 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"**Import** with `<project_id>/<user_id>` (the id is in the `id` column of `users_sync`). The API cannot " +
 			"return the email and name, so they are null after the import; the first apply then adopts the configured " +
 			"`email` and `name` in place, without an API call and without checking them against the real user.\n\n" +
-			"If the response to a create is lost in transit, the provider sends the request once more. If that answers " +
-			"that the email already exists, the first request was applied but its id is lost: the error explains how to " +
+			"If the response to a create is lost in transit, the provider sends the request again (a few times at most, pausing in between). If one answers " +
+			"that the email already exists, an earlier request was applied but its id is lost: the error explains how to " +
 			"find the id and import the user.",
 		Attributes: map[string]schema.Attribute{
 			"id":            computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),

@@ -444,31 +444,6 @@ func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
 	resource.ParallelTest(t, tc)
 }
 
-// Invalid inputs fail at plan time, before any API call.
-func TestAccAuthUser_planTimeValidation(t *testing.T) {
-	cases := []struct {
-		name, attrs string
-		want        *regexp.Regexp
-	}{
-		{"empty email", `email = ""`, mustMatch("Invalid email address")},
-		{"malformed email", `email = "not-an-email"`, mustMatch("Invalid email address")},
-		{"email with display name", `email = "Ann <ann@example.com>"`, mustMatch("Invalid email address")},
-		{"empty name", "email = \"ann@example.com\"\n  name = \"\"", mustMatch("must be between 1 and 255")},
-		{"name of 256 characters", fmt.Sprintf("email = \"ann@example.com\"\n  name = %q", strings.Repeat("n", 256)), mustMatch("must be between 1 and 255")},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			env := newAccEnv(t)
-			planTimeError(t, env, fmt.Sprintf(`
-resource "neon_auth_user" "test" {
-  project_id = %[1]q
-  %[2]s
-}
-`, env.ProjectID, c.attrs), c.want)
-		})
-	}
-}
-
 // matchInOrder matches the parts in order anywhere in the output; spaces
 // match any whitespace, since Terraform wraps long diagnostics.
 func matchInOrder(parts ...string) *regexp.Regexp {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,6 +162,20 @@ func readFromList[T any](ctx context.Context, d *providerData, projectID, authPr
 }
 
 func isNotFound(err error) bool { return errors.Is(err, apiclient.ErrNotFound) }
+
+// knownValue checks a value the API returned against the values the spec
+// documents. An unexpected one (the beta API changed, or a proxy answered) is
+// an error that leaves the state untouched, rather than something stored and
+// planned against.
+func knownValue(diags *diag.Diagnostics, summary, what, got string, documented ...string) bool {
+	if slices.Contains(documented, got) {
+		return true
+	}
+	diags.AddError(summary, fmt.Sprintf("%s: the API returned %q, which is not one of the documented values %q. "+
+		"Terraform state was left unchanged. The auth API is in beta and may have changed: check for a newer provider version.",
+		what, got, documented))
+	return false
+}
 
 // baseURLValidator refuses at plan time a base URL the client would refuse.
 type baseURLValidator struct{}

@@ -175,21 +175,6 @@ func (f stateCheckFunc) CheckState(_ context.Context, _ statecheck.CheckStateReq
 	resp.Error = f()
 }
 
-// planTimeError runs one configuration that must fail before any API call,
-// with an error that matches re.
-func planTimeError(t *testing.T, env *accEnv, cfg string, re *regexp.Regexp) {
-	t.Helper()
-	before := env.requests()
-	resource.UnitTest(t, env.testCase(resource.TestStep{
-		Config:      env.config(cfg),
-		PlanOnly:    true,
-		ExpectError: re,
-	}))
-	if n := env.requests() - before; n != 0 {
-		t.Errorf("the invalid configuration caused %d API request(s); validation must fail before any call", n)
-	}
-}
-
 // mustMatch is regexp.MustCompile for error expectations that span lines:
 // Terraform wraps long diagnostics, so spaces match any whitespace.
 func mustMatch(s string) *regexp.Regexp {

@@ -1,0 +1,396 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// secretSet collects the secrets a scenario handles, to look for them in
+// everything Terraform and the provider print.
+type secretSet struct {
+	mu sync.Mutex
+	m  map[string]string // value → what it is
+}
+
+func (s *secretSet) add(what, v string) {
+	if v == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]string{}
+	}
+	s.m[v] = what
+}
+
+// leaks returns what of the set appears in text (never the value itself).
+func (s *secretSet) leaks(text string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var found []string
+	for v, what := range s.m {
+		if strings.Contains(text, v) {
+			found = append(found, what)
+		}
+	}
+	return found
+}
+
+// collectSecrets adds the sensitive attributes of the state to the set.
+func (s *secretSet) collectSecrets(st *terraform.State) {
+	for addr, r := range st.RootModule().Resources {
+		for _, a := range []string{"pub_client_key", "secret_server_key", "url", "client_secret", "password"} {
+			s.add(addr+"."+a, r.Primary.Attributes[a])
+		}
+	}
+}
+
+// A full scenario with TF_LOG=trace: the captured logs (Terraform's and the
+// provider's) and the error output of a failed refresh hold neither the API
+// key nor any minted key, client secret, SMTP password or transfer URL.
+func TestAccSecurity_traceLogsHoldNoSecret(t *testing.T) {
+	env := newAccEnv(t)
+	key, err := env.Emu.CreateKey("personal", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "terraform.log")
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("TF_ACC_LOG_PATH", logPath)
+	t.Setenv(envAPIKey, key) // the key is never in the configuration
+	// Nor are the other secrets: as in real use they come from variables.
+	// (The test harness logs the configuration it writes, so a literal
+	// would show up in its own log lines, not the provider's.)
+	t.Setenv("TF_VAR_google_secret", "oauth-client-secret-7f3a9c")
+	t.Setenv("TF_VAR_github_secret", "oauth-wo-secret-1b2d4e")
+	t.Setenv("TF_VAR_smtp_password", "smtp-password-5e6f7a")
+
+	var secrets secretSet
+	secrets.add("API key", key)
+	secrets.add("bootstrap API key", env.Key)
+	secrets.add("OAuth client secret", "oauth-client-secret-7f3a9c")
+	secrets.add("write-only OAuth client secret", "oauth-wo-secret-1b2d4e")
+	secrets.add("SMTP password", "smtp-password-5e6f7a")
+
+	cfg := fmt.Sprintf(`
+provider "neon" {
+  base_url = %[1]q
+}
+
+variable "google_secret" {
+  type      = string
+  sensitive = true
+}
+
+variable "github_secret" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+variable "smtp_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "neon_auth_integration" "test" {
+  project_id = %[2]q
+}
+
+resource "neon_auth_sdk_keys" "test" {
+  project_id = neon_auth_integration.test.project_id
+}
+
+resource "neon_auth_oauth_provider" "google" {
+  project_id    = neon_auth_integration.test.project_id
+  provider_id   = "google"
+  client_id     = "google-client"
+  client_secret = var.google_secret
+}
+
+resource "neon_auth_oauth_provider" "github" {
+  project_id               = neon_auth_integration.test.project_id
+  provider_id              = "github"
+  client_id                = "github-client"
+  client_secret_wo         = var.github_secret
+  client_secret_wo_version = 1
+}
+
+resource "neon_auth_email_server" "test" {
+  project_id   = neon_auth_integration.test.project_id
+  type         = "standard"
+  host         = "smtp.example.com"
+  port         = 587
+  username     = "mailer"
+  password     = var.smtp_password
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"
+}
+
+resource "neon_auth_ownership_transfer" "test" {
+  project_id = neon_auth_integration.test.project_id
+}
+`, env.BaseURL, env.ProjectID)
+
+	resource.Test(t, env.testCase(
+		resource.TestStep{
+			Config: cfg,
+			Check: func(s *terraform.State) error {
+				secrets.collectSecrets(s)
+				for _, it := range env.Emu.Integrations(env.ProjectID) {
+					secrets.add("minted secret server key", it.SecretServerKey)
+					secrets.add("minted public client key", it.PubClientKey)
+				}
+				return nil
+			},
+		},
+		resource.TestStep{
+			// The key is revoked: the refresh fails, and its error output is
+			// in the log too.
+			PreConfig: func() {
+				if err := env.Emu.RevokeKey(key); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:      cfg,
+			ExpectError: mustMatch("API key is missing, invalid or revoked"),
+		},
+		resource.TestStep{
+			PreConfig: func() { t.Setenv(envAPIKey, env.Key) },
+			Config:    cfg,
+		},
+	))
+
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatalf("reading the captured log: %v", err)
+	}
+	log := string(data)
+	// The checks below mean something only if the log holds the provider's
+	// request lines and the failure.
+	for _, want := range []string{"neon API response", "POST /projects/auth/create", "401", "API key is missing, invalid or revoked"} {
+		if !strings.Contains(log, want) {
+			t.Fatalf("the captured log (%d bytes) lacks %q; the leak check would prove nothing", len(log), want)
+		}
+	}
+	if leaks := secrets.leaks(log); len(leaks) > 0 {
+		t.Errorf("the TF_LOG=trace log contains: %v", leaks)
+	}
+	t.Logf("TF_LOG=trace: %d bytes of logs searched for %d secrets, none found", len(log), len(secrets.m))
+}
+
+// noSecretIn checks that a value never appears in the JSON Terraform shows of
+// a plan (`terraform show -json <planfile>`) or of the state.
+type noSecretIn struct {
+	secrets []string
+}
+
+func (c noSecretIn) find(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	for _, s := range c.secrets {
+		if strings.Contains(string(data), s) {
+			return fmt.Errorf("a write-only value (%d characters) appears in Terraform's JSON", len(s))
+		}
+	}
+	return nil
+}
+
+func (c noSecretIn) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	resp.Error = c.find(req.Plan)
+}
+
+func (c noSecretIn) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = c.find(req.State)
+}
+
+// Write-only arguments leave no trace in plan files or state, yet reach the
+// API.
+func TestAccSecurity_writeOnlyValuesLeaveNoTrace(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	const clientSecret, smtpPassword = "wo-client-secret-8c1e", "wo-smtp-password-2f9b"
+	check := noSecretIn{secrets: []string{clientSecret, smtpPassword}}
+	// Write-only values come from ephemeral variables, as they would in real
+	// use: a literal in the configuration is part of the configuration,
+	// which Terraform records in the plan as written.
+	t.Setenv("TF_VAR_client_secret", clientSecret)
+	t.Setenv("TF_VAR_smtp_password", smtpPassword)
+	cfg := env.config(fmt.Sprintf(`
+variable "client_secret" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+variable "smtp_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "neon_auth_oauth_provider" "google" {
+  project_id               = %[1]q
+  provider_id              = "google"
+  client_id                = "google-client"
+  client_secret_wo         = var.client_secret
+  client_secret_wo_version = 1
+}
+
+resource "neon_auth_email_server" "test" {
+  project_id          = %[1]q
+  type                = "standard"
+  host                = "smtp.example.com"
+  port                = 587
+  username            = "mailer"
+  password_wo         = var.smtp_password
+  password_wo_version = 1
+  sender_email        = "noreply@example.com"
+  sender_name         = "Example"
+}
+`, env.ProjectID))
+	resource.Test(t, env.testCase(resource.TestStep{
+		Config: cfg,
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply:             []plancheck.PlanCheck{check},
+			PostApplyPostRefresh: []plancheck.PlanCheck{check},
+		},
+		ConfigStateChecks: []statecheck.StateCheck{
+			check,
+			expectNull{"neon_auth_oauth_provider.google", []string{"client_secret_wo", "client_secret"}},
+			expectNull{"neon_auth_email_server.test", []string{"password_wo", "password"}},
+			stateCheckFunc(func() error {
+				p, ok := emuOAuthProvider(env, "google")
+				if !ok || p.ClientSecret != clientSecret {
+					return fmt.Errorf("the emulator did not receive the write-only client secret")
+				}
+				es, err := env.Emu.EmailServer(env.ProjectID)
+				if err != nil || es.Password != smtpPassword {
+					return fmt.Errorf("the emulator did not receive the write-only SMTP password (%v)", err)
+				}
+				return nil
+			}),
+		},
+	}))
+}
+
+// responseRewriter answers chosen API reads with broken bodies, as a faulty
+// proxy or a changed beta API would.
+type responseRewriter struct {
+	mode atomic.Value // string
+}
+
+func (rw *responseRewriter) set(mode string) { rw.mode.Store(mode) }
+
+func (rw *responseRewriter) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mode, _ := rw.mode.Load().(string)
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		path := r.URL.Path
+		switch {
+		case mode == "truncated-json" && strings.HasSuffix(path, "/auth/domains"):
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"domains":[{"domain":"https://app.exa`))
+		case mode == "html-502" && strings.HasSuffix(path, "/auth/oauth_providers"):
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte("<html><head><title>502</title></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"))
+		case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/oauth_providers"):
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"providers":[{"id":"google","type":"platinum"}]}`))
+		case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/email_server"):
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"type":"carrier-pigeon"}`))
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// Truncated JSON, an HTML error page and values outside the documented enums
+// give clear errors, no panic, and leave the state as it was.
+func TestAccBadResponses_clearErrorsAndNoStateChange(t *testing.T) {
+	rw := &responseRewriter{}
+	env := newAccEnvWith(t, rw.wrap)
+	body := fmt.Sprintf(`
+resource "neon_auth_integration" "test" {
+  project_id = %[1]q
+}
+
+resource "neon_auth_oauth_provider" "google" {
+  project_id  = neon_auth_integration.test.project_id
+  provider_id = "google"
+}
+
+resource "neon_auth_domain" "app" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://app.example.com"
+}
+
+resource "neon_auth_email_server" "test" {
+  project_id = neon_auth_integration.test.project_id
+  type       = "shared"
+}
+`, env.ProjectID)
+	// Few retries: the HTML 502 is retried as a read should be, then reported.
+	cfg := fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  max_retries = 1\n}\n", env.Key, env.BaseURL) + body
+	var before string
+	snapshot := func(s *terraform.State) string {
+		var b strings.Builder
+		for _, addr := range []string{integrationAddr, "neon_auth_oauth_provider.google", "neon_auth_domain.app", "neon_auth_email_server.test"} {
+			fmt.Fprintf(&b, "%s %v\n", addr, s.RootModule().Resources[addr].Primary.Attributes)
+		}
+		return b.String()
+	}
+	step := func(mode, want string) resource.TestStep {
+		return resource.TestStep{
+			PreConfig:   func() { rw.set(mode) },
+			Config:      cfg,
+			ExpectError: mustMatch(want),
+		}
+	}
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{
+			Config: cfg,
+			Check: func(s *terraform.State) error {
+				before = snapshot(s)
+				return nil
+			},
+		},
+		step("truncated-json", "could not be decoded"),
+		step("html-502", "non-JSON response body (text/html): 502 502 Bad Gateway nginx"),
+		step("unknown-enum", `returned "platinum", which is not one of the documented values`),
+		step("unknown-enum", `returned "carrier-pigeon", which is not one of the documented values`),
+		resource.TestStep{
+			// Back to normal: nothing was lost or changed by the failures.
+			PreConfig:        func() { rw.set("") },
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: func(s *terraform.State) error {
+				if after := snapshot(s); after != before {
+					return fmt.Errorf("state changed across the bad responses:\nbefore %s\nafter  %s", before, after)
+				}
+				return nil
+			},
+		},
+	))
+}
