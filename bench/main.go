@@ -96,7 +96,7 @@ func run() error {
 		defer os.RemoveAll(work)
 	}
 	fmt.Fprintf(os.Stderr, "building the provider into %s\n", work)
-	build := exec.Command("go", "build", "-o", filepath.Join(work, "bin", "terraform-provider-neon"), ".")
+	build := exec.CommandContext(context.Background(), "go", "build", "-o", filepath.Join(work, "bin", "terraform-provider-neon"), ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building the provider: %w", err)
@@ -121,7 +121,7 @@ func run() error {
 		fmt.Fprintf(os.Stderr, "\n== N = %d ==\n", n)
 		r, err := benchSize(work, rc, n, o)
 		if err != nil {
-			return fmt.Errorf("N=%d: %w", n, err)
+			return fmt.Errorf("size %d: %w", n, err)
 		}
 		results = append(results, r)
 	}
@@ -182,7 +182,7 @@ func startEmulator(projects int, limited bool, stateFile, key string) (*server, 
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +322,7 @@ func copyFile(from, to string) error {
 // the emulator counted during it.
 func terraform(dir, rc string, env []string, emu *emulator.Emulator, name string, args []string, okExit []int) (phase, error) {
 	emu.ResetStats()
-	cmd := exec.Command("terraform", args...)
+	cmd := exec.CommandContext(context.Background(), "terraform", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 	cmd.Env = append(cmd.Env, env...)

@@ -56,9 +56,12 @@ func TestCrashHelperProcess(t *testing.T) {
 	if i := slices.Index(args, "--"); i >= 0 {
 		args = args[i+1:]
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, args, os.Stdout); err != nil {
+	err := func() error {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return run(ctx, args, os.Stdout)
+	}()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "neon-emulator:", err)
 		os.Exit(1)
 	}

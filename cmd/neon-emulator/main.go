@@ -31,20 +31,24 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	run := run
-	if len(os.Args) > 1 && os.Args[1] == "call" {
-		run = call
-		os.Args = os.Args[1:]
-	}
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return
-		}
+	if err := mainErr(); err != nil {
 		fmt.Fprintln(os.Stderr, "neon-emulator:", err)
 		os.Exit(1)
 	}
+}
+
+// mainErr runs the emulator, or the `call` client, until a signal.
+func mainErr() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	run, args := run, os.Args[1:]
+	if len(args) > 0 && args[0] == "call" {
+		run, args = call, args[1:]
+	}
+	if err := run(ctx, args, os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
 }
 
 // run serves the emulator until ctx is done.
@@ -66,7 +70,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *listen)
 	if err != nil {
 		return err
 	}

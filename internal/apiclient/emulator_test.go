@@ -318,7 +318,7 @@ func TestClientValidationConflictAndNotFound(t *testing.T) {
 		t.Fatalf("domain without scheme: %v, want ErrBadRequest", err)
 	}
 	_, err = c.UpdateEmailServer(ctx, projectID, apiclient.EmailServer{Type: "standard", Host: "smtp.example.com"})
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 {
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
 		t.Fatalf("incomplete standard email server: %v, want 400", err)
 	}
 }

@@ -24,7 +24,7 @@ func TestRequestsWithoutAValidKeyAreRejectedWith401(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req := httptest.NewRequest("GET", "http://emulator/api/v2/projects", nil)
+			req := httptest.NewRequest(http.MethodGet, "http://emulator/api/v2/projects", nil)
 			if tc.header != "" {
 				req.Header.Set("Authorization", tc.header)
 			}
@@ -47,7 +47,7 @@ func TestUnknownRoutesNeedAuthenticationToo(t *testing.T) {
 
 func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
 	v := newEnv(t, Options{})
-	req := httptest.NewRequest("GET", "http://emulator/api/v2/projects", nil)
+	req := httptest.NewRequest(http.MethodGet, "http://emulator/api/v2/projects", nil)
 	req.Header.Set("Authorization", "bearer "+v.key)
 	rec := httptest.NewRecorder()
 	v.e.ServeHTTP(rec, req)
@@ -214,7 +214,7 @@ func TestEveryResponseCarriesARequestID(t *testing.T) {
 		}
 	})
 	t.Run("honoured", func(t *testing.T) {
-		req := httptest.NewRequest("GET", "http://emulator/api/v2/projects/nope", nil)
+		req := httptest.NewRequest(http.MethodGet, "http://emulator/api/v2/projects/nope", nil)
 		req.Header.Set("Authorization", "Bearer "+v.key)
 		req.Header.Set("X-Request-ID", "my-request-42")
 		rec := httptest.NewRecorder()

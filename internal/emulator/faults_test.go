@@ -100,7 +100,7 @@ func TestLostResponseIsAppliedButTheClientGetsATransportError(t *testing.T) {
 
 	post := func(path string, body any) (*http.Response, error) {
 		data, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", srv.URL+"/api/v2"+path, bytes.NewReader(data))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v2"+path, bytes.NewReader(data))
 		req.Header.Set("Authorization", "Bearer "+e.BootstrapKey())
 		req.Header.Set("Content-Type", "application/json")
 		return srv.Client().Do(req)
@@ -121,7 +121,7 @@ func TestLostResponseIsAppliedButTheClientGetsATransportError(t *testing.T) {
 	}
 
 	// Reads are never lost.
-	req, _ := http.NewRequest("GET", srv.URL+"/api/v2/projects", nil)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v2/projects", nil)
 	req.Header.Set("Authorization", "Bearer "+e.BootstrapKey())
 	resp, err = srv.Client().Do(req)
 	if err != nil {

@@ -162,7 +162,7 @@ func (e *Emulator) Domains(projectID string) []Domain {
 func (e *Emulator) AddDomain(projectID, domain string) error {
 	canonical, err := canonicalOrigin(domain)
 	if err != nil {
-		return fmt.Errorf("%w: domain %q %v", ErrInvalid, domain, err)
+		return fmt.Errorf("%w: domain %q %w", ErrInvalid, domain, err)
 	}
 	return e.mutateIntegration(projectID, func(in *integrationState) error {
 		if in.domainIndex(canonical) >= 0 {

@@ -23,7 +23,7 @@ func TestRouting(t *testing.T) {
 	})
 	t.Run("outside /api/v2 is 404", func(t *testing.T) {
 		rec := httptest.NewRecorder()
-		v.e.ServeHTTP(rec, httptest.NewRequest("GET", "http://emulator/api/v1/projects", nil))
+		v.e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://emulator/api/v1/projects", nil))
 		if rec.Code != http.StatusNotFound {
 			t.Errorf("status = %d", rec.Code)
 		}
@@ -40,7 +40,7 @@ func TestRequestBodyRules(t *testing.T) {
 	v.integrate()
 	path := "/projects/" + v.project + "/auth/domains"
 	t.Run("JSON content type is required", func(t *testing.T) {
-		req := httptest.NewRequest("POST", "http://emulator/api/v2"+path, strings.NewReader("domain=https://a.example.com&auth_provider=stack"))
+		req := httptest.NewRequest(http.MethodPost, "http://emulator/api/v2"+path, strings.NewReader("domain=https://a.example.com&auth_provider=stack"))
 		req.Header.Set("Authorization", "Bearer "+v.key)
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		rec := httptest.NewRecorder()
@@ -50,7 +50,7 @@ func TestRequestBodyRules(t *testing.T) {
 		}
 	})
 	t.Run("charset parameter is fine", func(t *testing.T) {
-		req := httptest.NewRequest("POST", "http://emulator/api/v2"+path, strings.NewReader(`{"domain":"https://a.example.com","auth_provider":"stack"}`))
+		req := httptest.NewRequest(http.MethodPost, "http://emulator/api/v2"+path, strings.NewReader(`{"domain":"https://a.example.com","auth_provider":"stack"}`))
 		req.Header.Set("Authorization", "Bearer "+v.key)
 		req.Header.Set("Content-Type", "application/json; charset=utf-8")
 		rec := httptest.NewRecorder()

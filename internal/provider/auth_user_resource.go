@@ -103,7 +103,7 @@ func replaceUnlessImported() planmodifier.String {
 	return stringplanmodifier.RequiresReplaceIf(
 		func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 			imported := getPrivateString(ctx, req.Private, privateImported, &resp.Diagnostics) != ""
-			resp.RequiresReplace = !(imported && req.StateValue.IsNull())
+			resp.RequiresReplace = !imported || !req.StateValue.IsNull()
 		},
 		"Changing it replaces the user; after an import the configured value is adopted.",
 		"Changing it replaces the user; after an import the configured value is adopted.",

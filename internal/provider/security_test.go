@@ -282,7 +282,7 @@ resource "neon_auth_email_server" "test" {
 				}
 				es, err := env.Emu.EmailServer(env.ProjectID)
 				if err != nil || es.Password != smtpPassword {
-					return fmt.Errorf("the emulator did not receive the write-only SMTP password (%v)", err)
+					return fmt.Errorf("the emulator did not receive the write-only SMTP password (%w)", err)
 				}
 				return nil
 			}),
