@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -25,6 +27,7 @@ type projectsDataSource struct {
 type projectsDataModel struct {
 	ID       types.String        `tfsdk:"id"`
 	Search   types.String        `tfsdk:"search"`
+	PageSize types.Int64         `tfsdk:"page_size"`
 	Projects []projectsItemModel `tfsdk:"projects"`
 }
 
@@ -63,6 +66,12 @@ func (d *projectsDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				MarkdownDescription: "Filter by partial project name or id (the API's `search`).",
 				Optional:            true,
 			},
+			"page_size": schema.Int64Attribute{
+				MarkdownDescription: "Projects per request (the API's `limit`, 1–400; default 400, the fewest requests). " +
+					"Every page is read whatever the size.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, 400)},
+			},
 			"projects": schema.ListNestedAttribute{
 				MarkdownDescription: "The projects, in the API's order.",
 				Computed:            true,
@@ -98,7 +107,10 @@ func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	projects, err := d.data.client.ListProjects(ctx, apiclient.ListProjectsOptions{Search: cfg.Search.ValueString()})
+	projects, err := d.data.client.ListProjects(ctx, apiclient.ListProjectsOptions{
+		Search:   cfg.Search.ValueString(),
+		PageSize: int(cfg.PageSize.ValueInt64()),
+	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to List Projects", apiErrorDetail("Listing projects", err))
 		return

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -11,7 +12,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
-// All 25 seeded projects come back although the API pages them.
+// All 25 seeded projects come back with a page size of 10: three pages,
+// each project once, in the API's order.
 func TestAccProjectsDataSource_followsEveryPage(t *testing.T) {
 	env := newAccEnv(t, func(o *emulator.Options) { o.SeedProjects = 25 })
 	ids := env.Emu.ProjectIDs()
@@ -27,37 +29,24 @@ func TestAccProjectsDataSource_followsEveryPage(t *testing.T) {
 		}))
 	}
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		PreConfig: env.Emu.ResetStats,
 		Config: env.config(`
-data "neon_projects" "all" {}
+data "neon_projects" "all" {
+  page_size = 10
+}
 `),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("data.neon_projects.all", tfjsonpath.New("projects"), knownvalue.ListExact(checks)),
+			stateCheckFunc(func() error {
+				// Plan and apply each read the data source; every read is
+				// three pages of 10 (and an empty fourth, the API's end).
+				if n := env.routeCount("GET /projects"); n%4 != 0 || n == 0 {
+					return fmt.Errorf("%d GET /projects requests; want 4 per read (pages of 10, 10, 5, then the empty end)", n)
+				}
+				return nil
+			}),
 		},
 	}))
-}
-
-// The client pages with the emulator's default page size of 10 when asked to:
-// 25 projects are three pages, each project once.
-func TestUnitListProjectsPagesOfTen(t *testing.T) {
-	env := newAccEnv(t, func(o *emulator.Options) { o.SeedProjects = 25 })
-	env.Emu.ResetStats()
-	projects, err := env.client().ListProjects(t.Context(), apiclientListOptions(10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(projects) != 25 {
-		t.Fatalf("got %d projects, want 25", len(projects))
-	}
-	seen := map[string]bool{}
-	for _, p := range projects {
-		if seen[p.ID] {
-			t.Errorf("project %s listed twice", p.ID)
-		}
-		seen[p.ID] = true
-	}
-	if n := env.routeCount("GET /projects"); n < 3 {
-		t.Errorf("%d GET /projects requests, want at least 3 pages", n)
-	}
 }
 
 // A project-scoped key sees only its project.

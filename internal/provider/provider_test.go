@@ -8,12 +8,15 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -220,10 +223,6 @@ func createIntegrationOutOfBand(env *accEnv, branchID string) (*apiclient.Integr
 	})
 }
 
-func apiclientListOptions(pageSize int) apiclient.ListProjectsOptions {
-	return apiclient.ListProjectsOptions{PageSize: pageSize}
-}
-
 // withIntegration creates the project's stack integration behind Terraform's
 // back, so that the resources under test are the only ones in the
 // configuration and their destroy can be checked on a live integration.
@@ -236,4 +235,68 @@ func withIntegration(t *testing.T, env *accEnv) {
 	if _, err := createIntegrationOutOfBand(env, branch); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Every request carries the provider's and Terraform's versions.
+func TestAccProvider_userAgent(t *testing.T) {
+	var mu sync.Mutex
+	agents := map[string]bool{}
+	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			agents[r.UserAgent()] = true
+			mu.Unlock()
+			next.ServeHTTP(w, r)
+		})
+	})
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: env.config(`
+data "neon_projects" "all" {}
+`),
+		Check: func(*terraform.State) error {
+			mu.Lock()
+			defer mu.Unlock()
+			want := regexp.MustCompile(`^terraform-provider-neon/test \(terraform/\d+\.\d+\.\d+\)$`)
+			if len(agents) != 1 {
+				return fmt.Errorf("user agents seen: %v, want exactly one", agents)
+			}
+			for ua := range agents {
+				if !want.MatchString(ua) {
+					return fmt.Errorf("user agent %q, want %s", ua, want)
+				}
+			}
+			return nil
+		},
+	}))
+}
+
+// An API key that is unknown until apply (here from another resource) is
+// tolerated at plan; the client is built once it is known.
+func TestAccProvider_keyUnknownAtPlan(t *testing.T) {
+	env := newAccEnv(t)
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: fmt.Sprintf(`
+resource "terraform_data" "key" {
+  input = %[1]q
+}
+
+provider "neon" {
+  api_key  = terraform_data.key.output
+  base_url = %[2]q
+}
+
+resource "neon_auth_integration" "test" {
+  project_id = %[3]q
+}
+`, env.Key, env.BaseURL, env.ProjectID),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
+		}},
+		ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+			if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
+				return fmt.Errorf("%d integrations on the emulator, want 1", n)
+			}
+			return nil
+		})},
+	}))
 }
