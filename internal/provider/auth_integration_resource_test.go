@@ -83,6 +83,23 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
 		},
 		resource.TestStep{
+			// The one argument that changes in place: nothing is sent to the
+			// API until destroy, and the integration is the same one.
+			Config: env.config(integrationConfig(env.ProjectID, "  delete_data_on_destroy = true")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("delete_data_on_destroy"), knownvalue.Bool(true)),
+				stateCheckFunc(func() error {
+					if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
+						return fmt.Errorf("%d integrations on the emulator after an in-place update, want 1", n)
+					}
+					return nil
+				}),
+			},
+		},
+		resource.TestStep{
 			// Drift: the integration is deleted outside Terraform. The plan
 			// creates it again, and apply repairs it.
 			PreConfig: func() {
