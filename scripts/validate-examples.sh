@@ -39,5 +39,5 @@ while IFS= read -r dir; do
     failed=$((failed + 1))
   fi
 done < <(find "$ROOT/examples" -name '*.tf' -printf '%h\n' | sort -u)
-echo "$((count - failed)) passed, $failed failed"
+echo "examples: $((count - failed)) valid, $failed invalid"
 [[ $failed -eq 0 ]]
