@@ -215,3 +215,32 @@ func stateMatchesEmulator(env *accEnv, projects []string, s *terraform.State) er
 	}
 	return nil
 }
+
+// When the server answers 429 anyway (its limits are lower than the
+// provider's pacing, as when other clients share the account), the apply
+// waits them out and completes.
+func TestAccFaults_serverRateLimitsAreWaitedOut(t *testing.T) {
+	env := newAccEnv(t, func(o *emulator.Options) { o.RouteRequestsPerSecond = 3 })
+	withIntegration(t, env)
+	cfg := env.config(fmt.Sprintf(`
+resource "neon_auth_domain" "many" {
+  count      = 12
+  project_id = %[1]q
+  domain     = "https://app${count.index}.example.com"
+}
+`, env.ProjectID))
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: cfg,
+		Check: func(*terraform.State) error {
+			st := env.Emu.Stats()
+			if st.RateLimited == 0 {
+				return fmt.Errorf("the emulator answered no 429; the test proves nothing")
+			}
+			if n := len(env.Emu.Domains(env.ProjectID)); n != 12 {
+				return fmt.Errorf("%d domains on the emulator, want 12", n)
+			}
+			t.Logf("apply completed through %d × 429 from the server", st.RateLimited)
+			return nil
+		},
+	}))
+}
