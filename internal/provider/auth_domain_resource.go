@@ -155,11 +155,8 @@ func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest,
 	_, outcome, err := readFromList(ctx, r.data, projectID, provider, r.data.listDomains, matchDomain(domain, provider))
 	switch outcome {
 	case listFailed:
-		detail := apiErrorDetail("Listing the redirect URI whitelist of project "+projectID, err)
-		if isNotFound(err) {
-			detail = projectNotVisibleDetail(projectID, err)
-		}
-		resp.Diagnostics.AddError("Unable to Read Auth Domain", detail)
+		resp.Diagnostics.AddError("Unable to Read Auth Domain",
+			projectErrorDetail(projectID, "Listing the redirect URI whitelist of project "+projectID, err))
 		return
 	case listAbsent:
 		tflog.Warn(ctx, "domain is no longer whitelisted; removing it from state", map[string]any{"project_id": projectID, "domain": domain})

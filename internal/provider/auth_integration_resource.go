@@ -200,7 +200,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	if plan.BranchID.IsUnknown() || plan.BranchID.IsNull() {
 		branch, err := r.data.client.DefaultBranch(ctx, projectID)
 		if err != nil {
-			resp.Diagnostics.AddError(summary, r.projectErrorDetail(projectID, "Looking up the production branch of project "+projectID, err))
+			resp.Diagnostics.AddError(summary, projectErrorDetail(projectID, "Looking up the production branch of project "+projectID, err))
 			return
 		}
 		branchID = branch.ID
@@ -237,7 +237,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 					"or add an import block:\n\n  import {\n    to = neon_auth_integration.this\n    id = \"%[1]s/%[2]s\"\n  }", projectID, provider))
 			return
 		}
-		resp.Diagnostics.AddError(summary, r.projectErrorDetail(projectID, what, err))
+		resp.Diagnostics.AddError(summary, projectErrorDetail(projectID, what, err))
 		return
 	}
 
@@ -286,15 +286,6 @@ func (r *authIntegrationResource) remintLostKeys(ctx context.Context, projectID,
 	return creds, nil
 }
 
-// projectErrorDetail explains an API failure; a 404 on the project gets the
-// "not found or not visible to this key" explanation.
-func (r *authIntegrationResource) projectErrorDetail(projectID, what string, err error) string {
-	if errors.Is(err, apiclient.ErrNotFound) {
-		return projectNotVisibleDetail(projectID, err)
-	}
-	return apiErrorDetail(what, err)
-}
-
 func applyListedIntegration(m *authIntegrationModel, it *apiclient.Integration) {
 	m.AuthProviderProjectID = types.StringValue(it.AuthProviderProjectID)
 	m.BranchID = types.StringValue(it.BranchID)
@@ -314,13 +305,10 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
-	integrations, err := r.data.listIntegrations(ctx, projectID)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to Read Auth Integration",
-			r.projectErrorDetail(projectID, "Listing the integrations of project "+projectID, err))
+	it, ok := r.data.readIntegration(ctx, projectID, provider, "Unable to Read Auth Integration", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	it := findIntegration(integrations, provider)
 	if it == nil {
 		tflog.Warn(ctx, "auth integration no longer exists; removing it from state", map[string]any{"project_id": projectID, "auth_provider": provider})
 		resp.State.RemoveResource(ctx)

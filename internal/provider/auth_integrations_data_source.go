@@ -88,11 +88,8 @@ func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.Re
 	projectID := cfg.ProjectID.ValueString()
 	list, err := d.data.client.ListIntegrations(ctx, projectID)
 	if err != nil {
-		detail := apiErrorDetail("Listing the integrations of project "+projectID, err)
-		if isNotFound(err) {
-			detail = projectNotVisibleDetail(projectID, err)
-		}
-		resp.Diagnostics.AddError("Unable to Read Auth Integrations", detail)
+		resp.Diagnostics.AddError("Unable to Read Auth Integrations",
+			projectErrorDetail(projectID, "Listing the integrations of project "+projectID, err))
 		return
 	}
 	cfg.ID = types.StringValue(projectID)

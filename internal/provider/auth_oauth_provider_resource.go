@@ -306,11 +306,8 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 		func(p apiclient.OAuthProvider) bool { return p.ID == id })
 	switch outcome {
 	case listFailed:
-		detail := apiErrorDetail(fmt.Sprintf("Listing the OAuth providers of project %s", projectID), err)
-		if isNotFound(err) {
-			detail = projectNotVisibleDetail(projectID, err)
-		}
-		resp.Diagnostics.AddError("Unable to Read Auth OAuth Provider", detail)
+		resp.Diagnostics.AddError("Unable to Read Auth OAuth Provider",
+			projectErrorDetail(projectID, "Listing the OAuth providers of project "+projectID, err))
 		return
 	case listAbsent:
 		tflog.Warn(ctx, "OAuth provider no longer exists; removing it from state", map[string]any{"project_id": projectID, "provider_id": id})

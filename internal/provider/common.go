@@ -93,6 +93,16 @@ func projectNotVisibleDetail(projectID string, err error) string {
 		"Check project_id and the key; if the project was really deleted, remove the resource with `terraform state rm`."
 }
 
+// projectErrorDetail explains an API failure on a project path: a 404 gets
+// the "not found or not visible to this key" explanation, anything else the
+// API's own words.
+func projectErrorDetail(projectID, what string, err error) string {
+	if isNotFound(err) {
+		return projectNotVisibleDetail(projectID, err)
+	}
+	return apiErrorDetail(what, err)
+}
+
 // integrationPresence tells, after a 404 on a sub-resource list of a project,
 // whether the project's integration is gone (so everything under it is gone
 // too) or whether the project itself is not visible.

@@ -83,11 +83,7 @@ func (d *providerData) integrationReplaced(ctx context.Context, oldPrivate priva
 func (d *providerData) readIntegration(ctx context.Context, projectID, provider, summary string, diags *diag.Diagnostics) (*apiclient.Integration, bool) {
 	integrations, err := d.listIntegrations(ctx, projectID)
 	if err != nil {
-		if isNotFound(err) {
-			diags.AddError(summary, projectNotVisibleDetail(projectID, err))
-		} else {
-			diags.AddError(summary, apiErrorDetail("Listing the integrations of project "+projectID, err))
-		}
+		diags.AddError(summary, projectErrorDetail(projectID, "Listing the integrations of project "+projectID, err))
 		return nil, false
 	}
 	return findIntegration(integrations, provider), true
