@@ -9,7 +9,8 @@
 //
 //   - apply, from nothing;
 //   - a no-change plan (with refresh), and the same plan with -refresh=false;
-//   - the same refresh with list sharing switched off (NEON_SHARE_LIST_READS=false);
+//   - the same refresh with list sharing switched off (a second provider
+//     binary built with -X …/internal/provider.sharedReadsSwitch=off);
 //   - the refresh comparison again with the limits lifted, where the limiter
 //     is not the bound.
 //
@@ -96,19 +97,12 @@ func run() error {
 		defer os.RemoveAll(work)
 	}
 	fmt.Fprintf(os.Stderr, "building the provider into %s\n", work)
-	build := exec.CommandContext(context.Background(), "go", "build", "-o", filepath.Join(work, "bin", "terraform-provider-neon"), ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building the provider: %w", err)
+	rc, err := buildProvider(work, "bin", "")
+	if err != nil {
+		return err
 	}
-	rc := filepath.Join(work, "terraformrc")
-	if err := os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "neon-auth/neon" = %q
-  }
-  direct {}
-}
-`, filepath.Join(work, "bin"))), 0o600); err != nil {
+	rcUnshared, err := buildProvider(work, "bin-unshared", "-X github.com/neon-auth/terraform-provider-neon/internal/provider.sharedReadsSwitch=off")
+	if err != nil {
 		return err
 	}
 
@@ -119,7 +113,7 @@ func run() error {
 	var results []result
 	for _, n := range o.sizes {
 		fmt.Fprintf(os.Stderr, "\n== N = %d ==\n", n)
-		r, err := benchSize(work, rc, n, o)
+		r, err := benchSize(work, rc, rcUnshared, n, o)
 		if err != nil {
 			return fmt.Errorf("size %d: %w", n, err)
 		}
@@ -140,6 +134,25 @@ func run() error {
 		fmt.Fprintf(os.Stderr, "\nresults written to %s\n", o.out)
 	}
 	return nil
+}
+
+// buildProvider builds the provider with extra ldflags into work/dir and
+// writes a CLI config whose dev_overrides point at it; it returns the
+// config's path.
+func buildProvider(work, dir, ldflags string) (string, error) {
+	build := exec.CommandContext(context.Background(), "go", "build", "-ldflags", ldflags, "-o", filepath.Join(work, dir, "terraform-provider-neon"), ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building the provider: %w", err)
+	}
+	rc := filepath.Join(work, dir+".terraformrc")
+	return rc, os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "neon-auth/neon" = %q
+  }
+  direct {}
+}
+`, filepath.Join(work, dir))), 0o600)
 }
 
 // phase is one measured Terraform command.
@@ -226,7 +239,7 @@ func writeConfig(dir string, projectIDs []string, n int, providerExtra string) (
 	return listBacked, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(b.String()), 0o644)
 }
 
-func benchSize(work, rc string, n int, o options) (result, error) {
+func benchSize(work, rc, rcUnshared string, n int, o options) (result, error) {
 	r := result{n: n, projects: o.projects}
 	dir := filepath.Join(work, fmt.Sprintf("n%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -248,17 +261,17 @@ func benchSize(work, rc string, n int, o options) (result, error) {
 	steps := []struct {
 		dst  *phase
 		name string
-		env  []string
+		rc   string
 		args []string
 		exit []int
 	}{
-		{&r.apply, "apply", nil, []string{"apply", "-auto-approve", "-input=false", par}, []int{0}},
-		{&r.plan, "plan (refresh)", nil, []string{"plan", "-detailed-exitcode", "-input=false", par}, []int{0}},
-		{&r.planNoRefresh, "plan -refresh=false", nil, []string{"plan", "-refresh=false", "-detailed-exitcode", "-input=false", par}, []int{0}},
-		{&r.planUnshared, "plan (refresh), list sharing off", []string{"NEON_SHARE_LIST_READS=false"}, []string{"plan", "-detailed-exitcode", "-input=false", par}, []int{0}},
+		{&r.apply, "apply", rc, []string{"apply", "-auto-approve", "-input=false", par}, []int{0}},
+		{&r.plan, "plan (refresh)", rc, []string{"plan", "-detailed-exitcode", "-input=false", par}, []int{0}},
+		{&r.planNoRefresh, "plan -refresh=false", rc, []string{"plan", "-refresh=false", "-detailed-exitcode", "-input=false", par}, []int{0}},
+		{&r.planUnshared, "plan (refresh), list sharing off", rcUnshared, []string{"plan", "-detailed-exitcode", "-input=false", par}, []int{0}},
 	}
 	for _, st := range steps {
-		p, err := terraform(dir, rc, append(env, st.env...), s.emu, st.name, st.args, st.exit)
+		p, err := terraform(dir, st.rc, env, s.emu, st.name, st.args, st.exit)
 		if err != nil {
 			return r, err
 		}

@@ -135,31 +135,27 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// BaseURL returns the validated base URL.
-func (c *Client) BaseURL() string { return c.baseURL.String() }
-
-// call describes one logical API call.
+// call describes one HTTP exchange of an operation.
 type call struct {
 	method string
-	// route is the path template, e.g. "projects/{project_id}/auth/domains",
-	// used for per-route rate limiting and logs.
-	route string
-	// path is the escaped path relative to the base URL.
-	path  string
-	query url.Values
-	body  any
+	ep     endpoint
+	query  url.Values
+	body   any
 	// out receives the decoded JSON body of a 2xx response (nil: ignore body).
 	out any
 }
 
-// do performs a call with retries and rate limiting, and decodes the result.
+// do performs one HTTP exchange — its attempts paced by the rate limits and
+// retried within the operation's budget — and decodes the result.
 func (c *Client) do(ctx context.Context, cl call) error {
 	if ctx == nil {
 		return errors.New("apiclient: nil context")
 	}
-	u, err := url.Parse(c.baseURL.String() + cl.path)
+	ctx, b := c.withBudget(ctx)
+	displayPath := "/" + cl.ep.path
+	u, err := url.Parse(c.baseURL.String() + cl.ep.path)
 	if err != nil {
-		return fmt.Errorf("building %s %s request: %w", cl.method, cl.route, err)
+		return fmt.Errorf("building %s %s request: %w", cl.method, displayPath, err)
 	}
 	if len(cl.query) > 0 {
 		u.RawQuery = cl.query.Encode()
@@ -167,12 +163,11 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	var body []byte
 	if cl.body != nil {
 		if body, err = json.Marshal(cl.body); err != nil {
-			return fmt.Errorf("encoding %s %s request: %w", cl.method, cl.route, err)
+			return fmt.Errorf("encoding %s %s request: %w", cl.method, displayPath, err)
 		}
 	}
-	displayPath := "/" + cl.path
 
-	st := &callState{route: cl.method + " /" + cl.route, method: cl.method, start: time.Now()}
+	st := &callState{route: cl.method + " /" + cl.ep.route, method: cl.method, start: time.Now(), budget: b}
 	ctx = withCallState(ctx, st)
 	var rawBody any
 	if body != nil {
@@ -189,6 +184,16 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		req.Header.Set("Content-Type", "application/json")
 	}
 
+	err = c.exchange(ctx, req, st, cl)
+	if err != nil && st.exhausted != "" && ctx.Err() == nil {
+		return &BudgetError{Limit: st.exhausted, Retries: b.retriesSpent(), Err: err}
+	}
+	return err
+}
+
+// exchange sends req with its retries and reads the answer into cl.out.
+func (c *Client) exchange(ctx context.Context, req *retryablehttp.Request, st *callState, cl call) error {
+	displayPath := "/" + cl.ep.path
 	resp, err := c.retryClient(st).Do(req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -199,15 +204,12 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 	if err != nil {
-		if cl.method == http.MethodGet {
-			return &TransportError{Method: cl.method, Path: displayPath, Sent: true, Err: err}
-		}
 		return &TransportError{Method: cl.method, Path: displayPath, Sent: true, Err: fmt.Errorf("reading response: %w", err)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return newError(cl.method, displayPath, resp.StatusCode, resp.Header, data)
 	}
-	if cl.out == nil || len(bytes.TrimSpace(data)) == 0 && resp.StatusCode == http.StatusNoContent {
+	if cl.out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -233,6 +235,3 @@ func (c *Client) log(ctx context.Context, msg string, fields map[string]any) {
 		c.logger.Debug(ctx, msg, fields)
 	}
 }
-
-// pathEscape escapes one path segment.
-func pathEscape(s string) string { return url.PathEscape(s) }

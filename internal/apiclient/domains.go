@@ -3,29 +3,66 @@ package apiclient
 import (
 	"context"
 	"net/http"
+	"slices"
 )
 
-func domainsPath(projectID string) string {
-	return "projects/" + pathEscape(projectID) + "/auth/domains"
-}
-
-const domainsRoute = "projects/{project_id}/auth/domains"
-
-// ListDomains lists the redirect URI whitelist of a project (endpoint 12).
-func (c *Client) ListDomains(ctx context.Context, projectID string) ([]Domain, error) {
+// ListDomains lists the redirect URI whitelist of the scope: GET
+// /projects/{project_id}/auth/domains or its branch-scoped successor.
+func (c *Client) ListDomains(ctx context.Context, s Scope) ([]Domain, error) {
 	var out listDomainsResponse
-	if err := c.do(ctx, call{method: http.MethodGet, route: domainsRoute, path: domainsPath(projectID), out: &out}); err != nil {
+	if err := c.do(ctx, call{method: http.MethodGet, ep: s.auth().sub("domains"), out: &out}); err != nil {
 		return nil, err
 	}
 	return out.Domains, nil
 }
 
-// AddDomain adds a domain to the whitelist (endpoint 13).
-func (c *Client) AddDomain(ctx context.Context, projectID string, req AddDomainRequest) error {
-	return c.do(ctx, call{method: http.MethodPost, route: domainsRoute, path: domainsPath(projectID), body: req})
+// AddDomain adds a domain to the whitelist: POST …/auth/domains. When the
+// answer is lost, a fresh list decides; recovered reports a domain that was
+// added although the answer was lost.
+func (c *Client) AddDomain(ctx context.Context, s Scope, req AddDomainRequest) (recovered bool, err error) {
+	return c.write(ctx, writeCall{
+		call: call{method: http.MethodPost, ep: s.auth().sub("domains"), body: req},
+		rule: resendUnlessApplied,
+		applied: func(ctx context.Context) (bool, error) {
+			listed, err := c.listedDomains(ctx, s, req.AuthProvider, req.Domain)
+			return len(listed) == 1, err
+		},
+	})
 }
 
-// DeleteDomains removes domains from the whitelist (endpoint 14).
-func (c *Client) DeleteDomains(ctx context.Context, projectID string, req DeleteDomainsRequest) error {
-	return c.do(ctx, call{method: http.MethodDelete, route: domainsRoute, path: domainsPath(projectID), body: req})
+// DeleteDomains removes domains from the whitelist in one request: DELETE
+// …/auth/domains with all of them. When the answer is lost, a fresh list
+// decides.
+func (c *Client) DeleteDomains(ctx context.Context, s Scope, authProvider string, domains []string) error {
+	body := deleteDomainsBody{AuthProvider: authProvider}
+	for _, d := range domains {
+		body.Domains = append(body.Domains, domainName{Domain: d})
+	}
+	_, err := c.write(ctx, writeCall{
+		call: call{method: http.MethodDelete, ep: s.auth().sub("domains"), body: body},
+		rule: resendUnlessApplied,
+		applied: func(ctx context.Context) (bool, error) {
+			listed, err := c.listedDomains(ctx, s, authProvider, domains...)
+			return len(listed) == 0, err
+		},
+	})
+	return err
+}
+
+// listedDomains reads the whitelist afresh and returns which of the domains
+// it holds for the auth provider, compared in canonical form.
+func (c *Client) listedDomains(ctx context.Context, s Scope, authProvider string, domains ...string) ([]string, error) {
+	list, err := c.ListDomains(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var listed []string
+	for _, d := range domains {
+		if slices.ContainsFunc(list, func(l Domain) bool {
+			return (l.AuthProvider == "" || l.AuthProvider == authProvider) && SameOrigin(l.Domain, d)
+		}) {
+			listed = append(listed, d)
+		}
+	}
+	return listed, nil
 }

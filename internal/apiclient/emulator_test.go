@@ -79,18 +79,23 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 	var secrets []string
 
 	// 17: projects; branches.
-	projects, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{})
-	if err != nil || len(projects) != 2 || projects[0].ID != projectID || projects[0].CreatedAt == "" || projects[0].PgVersion == 0 {
+	list, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects := list.Projects
+	if len(projects) != 2 || projects[0].ID != projectID || projects[0].CreatedAt == "" || projects[0].PgVersion == 0 {
 		t.Fatalf("ListProjects = %+v, %v", projects, err)
 	}
 	branch, err := c.DefaultBranch(ctx, projectID)
 	if err != nil || !branch.Default || branch.ID == "" {
 		t.Fatalf("DefaultBranch = %+v, %v", branch, err)
 	}
+	ps := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID, Family: apiclient.FamilyProject}
 
 	// 1: create the integration.
-	creds, err := c.CreateIntegration(ctx, apiclient.CreateIntegrationRequest{
-		AuthProvider: "stack", ProjectID: projectID, BranchID: branch.ID, DatabaseName: "neondb", RoleName: "neondb_owner"})
+	creds, err := c.CreateIntegration(ctx, ps, apiclient.CreateIntegrationRequest{
+		AuthProvider: "stack", DatabaseName: "neondb", RoleName: "neondb_owner"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +106,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 	secrets = append(secrets, creds.PubClientKey, creds.SecretServerKey)
 
 	// 2: list it.
-	its, err := c.ListIntegrations(ctx, projectID)
+	its, err := c.ListIntegrations(ctx, ps)
 	if err != nil || len(its) != 1 {
 		t.Fatalf("ListIntegrations = %v, %v", its, err)
 	}
@@ -111,50 +116,50 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 	}
 
 	// 3: a new key pair each call.
-	keys, err := c.CreateSDKKeys(ctx, apiclient.SDKKeysRequest{ProjectID: projectID, AuthProvider: "stack"})
+	keys, err := c.CreateSDKKeys(ctx, ps, "stack")
 	if err != nil || keys.SecretServerKey == "" || keys.SecretServerKey == creds.SecretServerKey || keys.PubClientKey == creds.PubClientKey {
 		t.Fatalf("CreateSDKKeys must mint a new pair: err=%v", err)
 	}
 	secrets = append(secrets, keys.PubClientKey, keys.SecretServerKey)
 
 	// 5, 6: users.
-	user, err := c.CreateUser(ctx, apiclient.CreateUserRequest{ProjectID: projectID, AuthProvider: "stack", Email: "seed@example.com", Name: "Seed"})
+	user, err := c.CreateUser(ctx, ps, apiclient.CreateUserRequest{AuthProvider: "stack", Email: "seed@example.com", Name: "Seed"})
 	if err != nil || user.ID == "" {
 		t.Fatalf("CreateUser = %v, %v", user, err)
 	}
 	if rows := f.emu.UsersSync(projectID); len(rows) != 1 || rows[0].ID != user.ID || rows[0].Email != "seed@example.com" {
 		t.Fatalf("users_sync = %+v", rows)
 	}
-	if err := c.DeleteUser(ctx, projectID, user.ID); err != nil {
+	if err := c.DeleteUser(ctx, ps, user.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DeleteUser(ctx, projectID, user.ID); !errors.Is(err, apiclient.ErrNotFound) {
+	if err := c.DeleteUser(ctx, ps, user.ID); !errors.Is(err, apiclient.ErrNotFound) {
 		t.Fatalf("deleting a deleted user: %v, want ErrNotFound", err)
 	}
 
 	// 7: ownership transfer.
-	tr, err := c.TransferOwnership(ctx, apiclient.TransferOwnershipRequest{ProjectID: projectID, AuthProvider: "stack"})
+	tr, err := c.TransferOwnership(ctx, ps, "stack")
 	if err != nil || !strings.HasPrefix(tr.URL, "https://") {
 		t.Fatalf("TransferOwnership = %v, %v", tr, err)
 	}
 	secrets = append(secrets, tr.URL)
 
 	// 8–11: OAuth providers.
-	shared, err := c.AddOAuthProvider(ctx, projectID, apiclient.AddOAuthProviderRequest{ID: "google"})
+	shared, err := c.AddOAuthProvider(ctx, ps, apiclient.AddOAuthProviderRequest{ID: "google"})
 	if err != nil || shared.Type != "shared" {
 		t.Fatalf("AddOAuthProvider(shared) = %v, %v", shared, err)
 	}
-	std, err := c.UpdateOAuthProvider(ctx, projectID, "google", apiclient.UpdateOAuthProviderRequest{ClientID: "cid", ClientSecret: "oauth-secret-1"})
+	std, err := c.UpdateOAuthProvider(ctx, ps, "google", apiclient.UpdateOAuthProviderRequest{ClientID: "cid", ClientSecret: "oauth-secret-1"})
 	if err != nil || std.Type != "standard" || std.ClientID != "cid" {
 		t.Fatalf("UpdateOAuthProvider = %v, %v", std, err)
 	}
 	secrets = append(secrets, "oauth-secret-1")
-	gh, err := c.AddOAuthProvider(ctx, projectID, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: "gh", ClientSecret: "oauth-secret-2"})
+	gh, err := c.AddOAuthProvider(ctx, ps, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: "gh", ClientSecret: "oauth-secret-2"})
 	if err != nil || gh.Type != "standard" {
 		t.Fatalf("AddOAuthProvider(standard) = %v, %v", gh, err)
 	}
 	secrets = append(secrets, "oauth-secret-2")
-	providers, err := c.ListOAuthProviders(ctx, projectID)
+	providers, err := c.ListOAuthProviders(ctx, ps)
 	if err != nil || len(providers) != 2 {
 		t.Fatalf("ListOAuthProviders = %v, %v", providers, err)
 	}
@@ -163,53 +168,52 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 			t.Errorf("the list must not return credentials, got one for %s", p.ID)
 		}
 	}
-	if err := c.DeleteOAuthProvider(ctx, projectID, "github"); err != nil {
+	if err := c.DeleteOAuthProvider(ctx, ps, "github"); err != nil {
 		t.Fatal(err)
 	}
-	if providers, _ = c.ListOAuthProviders(ctx, projectID); len(providers) != 1 {
+	if providers, _ = c.ListOAuthProviders(ctx, ps); len(providers) != 1 {
 		t.Fatalf("after delete %d providers are listed, want 1", len(providers))
 	}
 
 	// 12–14: domains.
-	if err := c.AddDomain(ctx, projectID, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: "stack"}); err != nil {
+	if _, err := c.AddDomain(ctx, ps, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: "stack"}); err != nil {
 		t.Fatal(err)
 	}
-	domains, err := c.ListDomains(ctx, projectID)
+	domains, err := c.ListDomains(ctx, ps)
 	if err != nil || len(domains) != 1 || domains[0].Domain != "https://app.example.com" || domains[0].AuthProvider != "stack" {
 		t.Fatalf("ListDomains = %v, %v", domains, err)
 	}
-	if err := c.DeleteDomains(ctx, projectID, apiclient.DeleteDomainsRequest{AuthProvider: "stack",
-		Domains: []apiclient.DomainName{{Domain: "https://app.example.com"}}}); err != nil {
+	if err := c.DeleteDomains(ctx, ps, "stack", []string{"https://app.example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if domains, _ = c.ListDomains(ctx, projectID); len(domains) != 0 {
+	if domains, _ = c.ListDomains(ctx, ps); len(domains) != 0 {
 		t.Fatalf("after delete: %v", domains)
 	}
 
 	// 15, 16: email server.
-	es, err := c.GetEmailServer(ctx, projectID)
+	es, err := c.GetEmailServer(ctx, ps)
 	if err != nil || es.Type != "shared" || es.Host != "" {
 		t.Fatalf("GetEmailServer (new integration) = %v, %v", es, err)
 	}
 	custom := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",
 		Password: "smtp-secret-1", SenderEmail: "noreply@example.com", SenderName: "Example"}
 	secrets = append(secrets, custom.Password)
-	echo, err := c.UpdateEmailServer(ctx, projectID, custom)
+	echo, err := c.UpdateEmailServer(ctx, ps, custom)
 	if err != nil || echo.Host != custom.Host || echo.Port != 587 {
 		t.Fatalf("UpdateEmailServer = %v, %v", echo, err)
 	}
-	if es, _ = c.GetEmailServer(ctx, projectID); es.Type != "standard" || es.Host != custom.Host || es.SenderName != "Example" {
+	if es, _ = c.GetEmailServer(ctx, ps); es.Type != "standard" || es.Host != custom.Host || es.SenderName != "Example" {
 		t.Fatalf("GetEmailServer after update = %v", es)
 	}
 
 	// 4: delete the integration; a second delete is a 404.
-	if err := c.DeleteIntegration(ctx, projectID, "stack", apiclient.DeleteIntegrationRequest{}); err != nil {
+	if err := c.DeleteIntegration(ctx, ps, "stack", false); err != nil {
 		t.Fatal(err)
 	}
-	if its, _ = c.ListIntegrations(ctx, projectID); len(its) != 0 {
+	if its, _ = c.ListIntegrations(ctx, ps); len(its) != 0 {
 		t.Fatalf("after delete: %v", its)
 	}
-	if err := c.DeleteIntegration(ctx, projectID, "stack", apiclient.DeleteIntegrationRequest{DeleteData: true}); !errors.Is(err, apiclient.ErrNotFound) {
+	if err := c.DeleteIntegration(ctx, ps, "stack", true); !errors.Is(err, apiclient.ErrNotFound) {
 		t.Fatalf("second delete: %v, want ErrNotFound", err)
 	}
 
@@ -239,7 +243,8 @@ func TestClientAuthenticationFailures(t *testing.T) {
 		t.Errorf("request without Authorization: %d, want 401", resp.StatusCode)
 	}
 
-	if _, err := f.client(t, "napi_unknown").ListIntegrations(ctx, projectID); !errors.Is(err, apiclient.ErrUnauthorized) {
+	ps := apiclient.Scope{ProjectID: projectID}
+	if _, err := f.client(t, "napi_unknown").ListIntegrations(ctx, ps); !errors.Is(err, apiclient.ErrUnauthorized) {
 		t.Errorf("unknown key: %v, want ErrUnauthorized", err)
 	}
 
@@ -248,13 +253,13 @@ func TestClientAuthenticationFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := f.client(t, key)
-	if _, err := c.ListIntegrations(ctx, projectID); err != nil {
+	if _, err := c.ListIntegrations(ctx, ps); err != nil {
 		t.Fatalf("fresh key: %v", err)
 	}
 	if err := f.emu.RevokeKey(key); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.ListIntegrations(ctx, projectID)
+	_, err = c.ListIntegrations(ctx, ps)
 	var apiErr *apiclient.Error
 	if !errors.Is(err, apiclient.ErrUnauthorized) || !errors.As(err, &apiErr) || apiErr.RequestID == "" {
 		t.Errorf("revoked key on the very next request: %v, want a 401 *Error with a request id", err)
@@ -270,17 +275,18 @@ func TestClientProjectScopedKeySeesOnlyItsProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := f.client(t, key)
-	projects, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{})
-	if err != nil || len(projects) != 1 || projects[0].ID != ids[0] {
-		t.Fatalf("scoped ListProjects = %v, %v", projects, err)
+	list, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{})
+	if err != nil || len(list.Projects) != 1 || list.Projects[0].ID != ids[0] {
+		t.Fatalf("scoped ListProjects = %v, %v", list, err)
 	}
-	if _, err := c.ListIntegrations(ctx, ids[0]); err != nil {
+	if _, err := c.ListIntegrations(ctx, apiclient.Scope{ProjectID: ids[0]}); err != nil {
 		t.Fatalf("own project: %v", err)
 	}
-	if _, err := c.ListIntegrations(ctx, ids[1]); !errors.Is(err, apiclient.ErrNotFound) {
+	other := apiclient.Scope{ProjectID: ids[1], BranchID: "br-x"}
+	if _, err := c.ListIntegrations(ctx, other); !errors.Is(err, apiclient.ErrNotFound) {
 		t.Errorf("other project: %v, want ErrNotFound (the API does not reveal it exists)", err)
 	}
-	_, err = c.CreateIntegration(ctx, apiclient.CreateIntegrationRequest{AuthProvider: "stack", ProjectID: ids[1], BranchID: "br-x", DatabaseName: "neondb", RoleName: "neondb_owner"})
+	_, err = c.CreateIntegration(ctx, other, apiclient.CreateIntegrationRequest{AuthProvider: "stack", DatabaseName: "neondb", RoleName: "neondb_owner"})
 	if !errors.Is(err, apiclient.ErrNotFound) {
 		t.Errorf("create on other project: %v, want ErrNotFound", err)
 	}
@@ -295,29 +301,30 @@ func TestClientValidationConflictAndNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := apiclient.CreateIntegrationRequest{AuthProvider: "auth0", ProjectID: projectID, BranchID: branch.ID, DatabaseName: "neondb", RoleName: "neondb_owner"}
-	_, err = c.CreateIntegration(ctx, req)
+	ps := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID}
+	req := apiclient.CreateIntegrationRequest{AuthProvider: "auth0", DatabaseName: "neondb", RoleName: "neondb_owner"}
+	_, err = c.CreateIntegration(ctx, ps, req)
 	var apiErr *apiclient.Error
 	if !errors.Is(err, apiclient.ErrBadRequest) || !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "auth_provider") {
 		t.Fatalf("bad auth_provider: %v, want a 400 naming auth_provider", err)
 	}
 	req.AuthProvider = "stack"
-	if _, err := c.CreateIntegration(ctx, req); err != nil {
+	if _, err := c.CreateIntegration(ctx, ps, req); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateIntegration(ctx, req); !errors.Is(err, apiclient.ErrConflict) {
+	if _, err := c.CreateIntegration(ctx, ps, req); !errors.Is(err, apiclient.ErrConflict) {
 		t.Fatalf("second integration: %v, want ErrConflict", err)
 	}
-	if _, err := c.ListIntegrations(ctx, "no-such-project"); !errors.Is(err, apiclient.ErrNotFound) {
+	if _, err := c.ListIntegrations(ctx, apiclient.Scope{ProjectID: "no-such-project"}); !errors.Is(err, apiclient.ErrNotFound) {
 		t.Fatalf("unknown project: %v, want ErrNotFound", err)
 	}
-	if err := c.DeleteOAuthProvider(ctx, projectID, "github"); !errors.Is(err, apiclient.ErrNotFound) {
+	if err := c.DeleteOAuthProvider(ctx, ps, "github"); !errors.Is(err, apiclient.ErrNotFound) {
 		t.Fatalf("unknown OAuth provider: %v, want ErrNotFound", err)
 	}
-	if err := c.AddDomain(ctx, projectID, apiclient.AddDomainRequest{Domain: "app.example.com", AuthProvider: "stack"}); !errors.Is(err, apiclient.ErrBadRequest) {
+	if _, err := c.AddDomain(ctx, ps, apiclient.AddDomainRequest{Domain: "app.example.com", AuthProvider: "stack"}); !errors.Is(err, apiclient.ErrBadRequest) {
 		t.Fatalf("domain without scheme: %v, want ErrBadRequest", err)
 	}
-	_, err = c.UpdateEmailServer(ctx, projectID, apiclient.EmailServer{Type: "standard", Host: "smtp.example.com"})
+	_, err = c.UpdateEmailServer(ctx, ps, apiclient.EmailServer{Type: "standard", Host: "smtp.example.com"})
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
 		t.Fatalf("incomplete standard email server: %v, want 400", err)
 	}
@@ -330,12 +337,12 @@ func TestClientPaginationAcrossPages(t *testing.T) {
 	c := f.client(t, f.emu.BootstrapKey())
 	for _, size := range []int{1, 10, 24, 25, 400} {
 		f.emu.ResetStats()
-		projects, err := c.ListProjects(context.Background(), apiclient.ListProjectsOptions{PageSize: size})
+		list, err := c.ListProjects(context.Background(), apiclient.ListProjectsOptions{PageSize: size})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make([]string, 0, len(projects))
-		for _, p := range projects {
+		got := make([]string, 0, len(list.Projects))
+		for _, p := range list.Projects {
 			got = append(got, p.ID)
 		}
 		if !slices.Equal(got, f.emu.ProjectIDs()) {
@@ -347,7 +354,7 @@ func TestClientPaginationAcrossPages(t *testing.T) {
 		}
 	}
 	search, err := c.ListProjects(context.Background(), apiclient.ListProjectsOptions{Search: f.emu.ProjectIDs()[7]})
-	if err != nil || len(search) != 1 {
+	if err != nil || len(search.Projects) != 1 {
 		t.Fatalf("search: %v, %v", search, err)
 	}
 }
@@ -374,7 +381,7 @@ func TestClientLimiterKeepsABurstUnderTheRouteLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	projectID := f.emu.ProjectIDs()[0]
+	ps := apiclient.Scope{ProjectID: f.emu.ProjectIDs()[0]}
 	const calls, workers = 200, 25
 	var wg sync.WaitGroup
 	errs := make(chan error, calls)
@@ -389,7 +396,7 @@ func TestClientLimiterKeepsABurstUnderTheRouteLimit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range jobs {
-				if _, err := c.ListIntegrations(context.Background(), projectID); err != nil {
+				if _, err := c.ListIntegrations(context.Background(), ps); err != nil {
 					errs <- err
 				}
 			}

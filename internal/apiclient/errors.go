@@ -29,7 +29,39 @@ var (
 	// answer was a server error (500, 502, 504) that does not say whether it
 	// was applied. Callers read back before retrying.
 	ErrOutcomeUnknown = errors.New("request sent but no response received: the change may or may not have been applied")
+	// ErrNotInFamily: the call exists only in the other API family (see
+	// Family); nothing was sent.
+	ErrNotInFamily = errors.New("not offered by this API family")
 )
+
+// BudgetLimit names the limit of an operation's budget that ran out.
+type BudgetLimit string
+
+// The limits of RetryPolicy.
+const (
+	LimitRetries BudgetLimit = "retries" // RetryPolicy.MaxRetries
+	LimitTime    BudgetLimit = "time"    // RetryPolicy.Timeout
+)
+
+// BudgetError is the last error of an operation that stopped retrying because
+// its budget ran out. It wraps that error, so errors.Is and errors.As see
+// through it.
+type BudgetError struct {
+	Limit   BudgetLimit
+	Retries int // requests the operation sent again before giving up
+	Err     error
+}
+
+func (e *BudgetError) Error() string {
+	switch e.Limit {
+	case LimitTime:
+		return fmt.Sprintf("%v (gave up after %d retries: the next one would end after the operation's time budget)", e.Err, e.Retries)
+	default:
+		return fmt.Sprintf("%v (gave up after %d retries: the retry budget is spent)", e.Err, e.Retries)
+	}
+}
+
+func (e *BudgetError) Unwrap() error { return e.Err }
 
 // Error is a non-2xx response of the platform API.
 type Error struct {

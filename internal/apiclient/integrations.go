@@ -2,86 +2,142 @@ package apiclient
 
 import (
 	"context"
+	"errors"
 	"net/http"
 )
 
-// CreateIntegration creates the managed auth project of a database project
-// (endpoint 1, POST /projects/auth/create). The returned credentials are the
-// only time the API hands out the keys of this integration.
-func (c *Client) CreateIntegration(ctx context.Context, req CreateIntegrationRequest) (*IntegrationCredentials, error) {
+// CreateIntegration enables Neon Auth on the scope: POST /projects/auth/create
+// (project family, on the production branch named by s.BranchID) or POST
+// /projects/{project_id}/branches/{branch_id}/auth. The returned credentials
+// are the only time the API hands out the keys of this integration.
+//
+// When the answer is lost, a fresh list decides: an integration of that auth
+// provider that is now there is adopted, and returned with Recovered set and
+// without keys.
+func (c *Client) CreateIntegration(ctx context.Context, s Scope, req CreateIntegrationRequest) (*IntegrationCredentials, error) {
+	body := createIntegrationBody{AuthProvider: req.AuthProvider, DatabaseName: req.DatabaseName}
+	ep := s.auth()
+	if s.Family == FamilyProject {
+		ep = projectsEndpoint.sub("auth").sub("create")
+		body.ProjectID, body.BranchID, body.RoleName = s.ProjectID, s.BranchID, req.RoleName
+	}
 	var out IntegrationCredentials
-	err := c.do(ctx, call{method: http.MethodPost, route: "projects/auth/create", path: "projects/auth/create", body: req, out: &out})
+	var found *Integration
+	recovered, err := c.write(ctx, writeCall{
+		call: call{method: http.MethodPost, ep: ep, body: body, out: &out},
+		rule: resendUnlessApplied,
+		applied: func(ctx context.Context) (bool, error) {
+			it, err := c.findIntegration(ctx, s, req.AuthProvider)
+			found = it
+			return it != nil, err
+		},
+	})
 	if err != nil {
 		return nil, err
+	}
+	if recovered {
+		return &IntegrationCredentials{
+			AuthProvider: found.AuthProvider, AuthProviderProjectID: found.AuthProviderProjectID,
+			JWKSURL: found.JWKSURL, BaseURL: found.BaseURL, Recovered: true,
+		}, nil
 	}
 	return &out, nil
 }
 
-// ListIntegrations lists the active integrations of a project (endpoint 2).
-func (c *Client) ListIntegrations(ctx context.Context, projectID string) ([]Integration, error) {
+// ListIntegrations lists the integrations of the scope: GET
+// /projects/{project_id}/auth/integrations (the production branch's), or GET
+// /projects/{project_id}/branches/{branch_id}/auth as a list of one. The
+// branch endpoint answers 404 when Neon Auth is not enabled on the branch —
+// and also when the branch or project cannot be seen; only the caller can
+// tell which (see the provider's absence check).
+func (c *Client) ListIntegrations(ctx context.Context, s Scope) ([]Integration, error) {
+	if s.Family == FamilyBranch {
+		var it Integration
+		if err := c.do(ctx, call{method: http.MethodGet, ep: s.auth(), out: &it}); err != nil {
+			return nil, err
+		}
+		return []Integration{it}, nil
+	}
 	var out listIntegrationsResponse
-	err := c.do(ctx, call{
-		method: http.MethodGet,
-		route:  "projects/{project_id}/auth/integrations",
-		path:   "projects/" + pathEscape(projectID) + "/auth/integrations",
-		out:    &out,
-	})
-	if err != nil {
+	if err := c.do(ctx, call{method: http.MethodGet, ep: s.auth().sub("integrations"), out: &out}); err != nil {
 		return nil, err
 	}
 	return out.Data, nil
 }
 
-// CreateSDKKeys mints a new key pair for a project's integration (endpoint 3).
-func (c *Client) CreateSDKKeys(ctx context.Context, req SDKKeysRequest) (*IntegrationCredentials, error) {
-	var out IntegrationCredentials
-	err := c.do(ctx, call{method: http.MethodPost, route: "projects/auth/keys", path: "projects/auth/keys", body: req, out: &out})
+// findIntegration reads afresh the scope's integration with an auth provider;
+// nil when the scope has none (for the branch family, a 404 counts as none:
+// the read-back of a write just sent to that branch).
+func (c *Client) findIntegration(ctx context.Context, s Scope, authProvider string) (*Integration, error) {
+	its, err := c.ListIntegrations(ctx, s)
 	if err != nil {
+		if s.Family == FamilyBranch && errors.Is(err, ErrNotFound) {
+			return nil, nil
+		}
 		return nil, err
 	}
-	return &out, nil
+	for i := range its {
+		if its[i].AuthProvider == authProvider {
+			return &its[i], nil
+		}
+	}
+	return nil, nil
 }
 
-// DeleteIntegration removes a project's integration with an auth provider
-// (endpoint 4). The body is sent only when it asks for something.
-func (c *Client) DeleteIntegration(ctx context.Context, projectID, authProvider string, opts DeleteIntegrationRequest) error {
+// DeleteIntegration disables Neon Auth on the scope: DELETE
+// /projects/{project_id}/auth/integration/{auth_provider} or DELETE
+// /projects/{project_id}/branches/{branch_id}/auth. The body is sent only
+// when it asks for something (deleteData: drop the neon_auth schema too).
+// When the answer is lost, a fresh list decides.
+func (c *Client) DeleteIntegration(ctx context.Context, s Scope, authProvider string, deleteData bool) error {
+	ep := s.auth()
+	if s.Family == FamilyProject {
+		ep = ep.sub("integration").param("auth_provider", authProvider)
+	}
 	var body any
-	if opts.DeleteData {
-		body = opts
+	if deleteData {
+		body = deleteIntegrationBody{DeleteData: true}
 	}
-	return c.do(ctx, call{
-		method: http.MethodDelete,
-		route:  "projects/{project_id}/auth/integration/{auth_provider}",
-		path:   "projects/" + pathEscape(projectID) + "/auth/integration/" + pathEscape(authProvider),
-		body:   body,
+	_, err := c.write(ctx, writeCall{
+		call: call{method: http.MethodDelete, ep: ep, body: body},
+		rule: resendUnlessApplied,
+		applied: func(ctx context.Context) (bool, error) {
+			it, err := c.findIntegration(ctx, s, authProvider)
+			return it == nil, err
+		},
 	})
+	return err
 }
 
-// CreateUser creates a user at the auth provider (endpoint 5).
-func (c *Client) CreateUser(ctx context.Context, req CreateUserRequest) (*User, error) {
-	var out User
-	err := c.do(ctx, call{method: http.MethodPost, route: "projects/auth/user", path: "projects/auth/user", body: req, out: &out})
+// CreateSDKKeys mints a new key pair for the integration of the project's
+// production branch: POST /projects/auth/keys, which has no branch-scoped
+// successor. Minting cannot be read back, so a lost answer is returned as
+// ErrOutcomeUnknown and never sent again.
+func (c *Client) CreateSDKKeys(ctx context.Context, s Scope, authProvider string) (*IntegrationCredentials, error) {
+	var out IntegrationCredentials
+	_, err := c.write(ctx, writeCall{
+		call: call{method: http.MethodPost, ep: projectsEndpoint.sub("auth").sub("keys"),
+			body: providerBody{ProjectID: s.ProjectID, AuthProvider: authProvider}, out: &out},
+		rule: neverResend,
+	})
 	if err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// DeleteUser deletes a user at the auth provider (endpoint 6).
-func (c *Client) DeleteUser(ctx context.Context, projectID, userID string) error {
-	return c.do(ctx, call{
-		method: http.MethodDelete,
-		route:  "projects/{project_id}/auth/users/{auth_user_id}",
-		path:   "projects/" + pathEscape(projectID) + "/auth/users/" + pathEscape(userID),
-	})
-}
-
-// TransferOwnership requests the transfer of the managed auth project to the
-// caller's own provider account (endpoint 7). The URL must be opened in a
-// browser to confirm.
-func (c *Client) TransferOwnership(ctx context.Context, req TransferOwnershipRequest) (*TransferOwnership, error) {
+// TransferOwnership requests the transfer of the managed auth project of the
+// production branch to the caller's own provider account: POST
+// /projects/auth/transfer_ownership, which has no branch-scoped successor.
+// The URL must be opened in a browser to confirm. Asking again only issues a
+// new link, so a lost answer is asked again.
+func (c *Client) TransferOwnership(ctx context.Context, s Scope, authProvider string) (*TransferOwnership, error) {
 	var out TransferOwnership
-	err := c.do(ctx, call{method: http.MethodPost, route: "projects/auth/transfer_ownership", path: "projects/auth/transfer_ownership", body: req, out: &out})
+	_, err := c.write(ctx, writeCall{
+		call: call{method: http.MethodPost, ep: projectsEndpoint.sub("auth").sub("transfer_ownership"),
+			body: providerBody{ProjectID: s.ProjectID, AuthProvider: authProvider}, out: &out},
+		rule: resendFreely,
+	})
 	if err != nil {
 		return nil, err
 	}

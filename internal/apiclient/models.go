@@ -1,11 +1,20 @@
 package apiclient
 
 // Request and response shapes of the platform API v2. Field names mirror
-// auth-api.md exactly; where that document says "not shown", the published
-// OpenAPI v2 document decides.
+// internal/apispec/auth-api.md for the project-level endpoints; where that
+// document says "not shown", and for the branch-scoped endpoints, the OpenAPI
+// document in internal/apispec decides.
 
-// AuthProviderStack is the only auth provider the platform supports.
-const AuthProviderStack = "stack"
+// Auth providers of a Neon Auth integration.
+const (
+	AuthProviderStack      = "stack"       // Stack Auth (deprecated by Neon; the only one of the project-level API at first)
+	AuthProviderBetterAuth = "better_auth" // Better Auth, recommended by Neon
+	AuthProviderMock       = "mock"        // for testing
+	AuthProviderStackV2    = "stack_v2"
+)
+
+// AuthProviders are the auth providers the API documents.
+var AuthProviders = []string{AuthProviderMock, AuthProviderStack, AuthProviderStackV2, AuthProviderBetterAuth}
 
 // Email server and OAuth provider types.
 const (
@@ -13,17 +22,29 @@ const (
 	TypeStandard = "standard"
 )
 
-// CreateIntegrationRequest is the body of endpoint 1 (POST /projects/auth/create).
+// CreateIntegrationRequest is what enabling Neon Auth on a scope takes.
+// Empty fields are not sent: the API then uses the branch's default database.
 type CreateIntegrationRequest struct {
-	AuthProvider string `json:"auth_provider"`
-	ProjectID    string `json:"project_id"`
-	BranchID     string `json:"branch_id"`
-	DatabaseName string `json:"database_name"`
-	RoleName     string `json:"role_name"`
+	AuthProvider string
+	DatabaseName string
+	// RoleName is sent only by the project-level family (the branch-scoped
+	// endpoint has no such field).
+	RoleName string
 }
 
-// IntegrationCredentials is returned by endpoints 1 and 3. It holds secrets:
-// its String method never prints them.
+// createIntegrationBody is the body of POST /projects/auth/create (every
+// field) and of POST /projects/{project_id}/branches/{branch_id}/auth
+// (auth_provider and database_name).
+type createIntegrationBody struct {
+	AuthProvider string `json:"auth_provider"`
+	ProjectID    string `json:"project_id,omitempty"`
+	BranchID     string `json:"branch_id,omitempty"`
+	DatabaseName string `json:"database_name,omitempty"`
+	RoleName     string `json:"role_name,omitempty"`
+}
+
+// IntegrationCredentials is returned by enabling Neon Auth and by minting SDK
+// keys. It holds secrets: its String method never prints them.
 type IntegrationCredentials struct {
 	AuthProvider          string `json:"auth_provider"`
 	AuthProviderProjectID string `json:"auth_provider_project_id"`
@@ -32,6 +53,10 @@ type IntegrationCredentials struct {
 	JWKSURL               string `json:"jwks_url"`
 	SchemaName            string `json:"schema_name"`
 	TableName             string `json:"table_name"`
+	BaseURL               string `json:"base_url,omitempty"`
+	// Recovered: the create's response was lost but a read-back found the
+	// integration; only the fields an integration lists are set (no keys).
+	Recovered bool `json:"-"`
 }
 
 // String describes the credentials without their keys.
@@ -43,7 +68,9 @@ func (c IntegrationCredentials) String() string {
 // GoString keeps %#v from printing the keys.
 func (c IntegrationCredentials) GoString() string { return c.String() }
 
-// Integration is one element of the `data` array of endpoint 2.
+// Integration is a Neon Auth integration as the API shows it: an element of
+// `data` of GET /projects/{project_id}/auth/integrations, or the body of
+// GET /projects/{project_id}/branches/{branch_id}/auth.
 type Integration struct {
 	AuthProvider          string `json:"auth_provider"`
 	AuthProviderProjectID string `json:"auth_provider_project_id"`
@@ -51,44 +78,58 @@ type Integration struct {
 	DBName                string `json:"db_name"`
 	CreatedAt             string `json:"created_at"`
 	OwnedBy               string `json:"owned_by"`
+	TransferStatus        string `json:"transfer_status,omitempty"`
 	JWKSURL               string `json:"jwks_url"`
+	BaseURL               string `json:"base_url,omitempty"`
+	Name                  string `json:"name,omitempty"`
 }
+
+// Owners and transfer states of a managed auth project.
+const (
+	OwnedByNeon       = "neon"
+	OwnedByUser       = "user"
+	TransferInitiated = "initiated"
+	TransferFinished  = "finished"
+)
 
 type listIntegrationsResponse struct {
 	Data []Integration `json:"data"`
 }
 
-// SDKKeysRequest is the body of endpoint 3 (POST /projects/auth/keys).
-type SDKKeysRequest struct {
+// providerBody is the body of POST /projects/auth/keys and POST
+// /projects/auth/transfer_ownership.
+type providerBody struct {
 	ProjectID    string `json:"project_id"`
 	AuthProvider string `json:"auth_provider"`
 }
 
-// DeleteIntegrationRequest is the optional body of endpoint 4.
-type DeleteIntegrationRequest struct {
+// deleteIntegrationBody is the optional body of disabling Neon Auth.
+type deleteIntegrationBody struct {
 	DeleteData bool `json:"delete_data,omitempty"`
 }
 
-// CreateUserRequest is the body of endpoint 5 (POST /projects/auth/user).
+// CreateUserRequest is what creating a user takes.
 type CreateUserRequest struct {
-	ProjectID    string `json:"project_id"`
-	AuthProvider string `json:"auth_provider"`
+	AuthProvider string
+	Email        string
+	Name         string
+}
+
+// createUserBody is the body of POST /projects/auth/user (every field) and of
+// POST /projects/{project_id}/branches/{branch_id}/auth/users (email, name).
+type createUserBody struct {
+	ProjectID    string `json:"project_id,omitempty"`
+	AuthProvider string `json:"auth_provider,omitempty"`
 	Email        string `json:"email"`
 	Name         string `json:"name,omitempty"`
 }
 
-// User is the response of endpoint 5.
+// User is the answer of creating a user, or of setting its roles.
 type User struct {
 	ID string `json:"id"`
 }
 
-// TransferOwnershipRequest is the body of endpoint 7.
-type TransferOwnershipRequest struct {
-	ProjectID    string `json:"project_id"`
-	AuthProvider string `json:"auth_provider"`
-}
-
-// TransferOwnership is the response of endpoint 7: a confirmation URL.
+// TransferOwnership is the answer of requesting a transfer: a confirmation URL.
 type TransferOwnership struct {
 	URL string `json:"url"`
 }
@@ -96,13 +137,19 @@ type TransferOwnership struct {
 // String keeps the confirmation link out of logs.
 func (t TransferOwnership) String() string { return "TransferOwnership{url=<redacted>}" }
 
-// OAuthProvider is an element of the list of endpoint 8 (id and type only) and
-// the response of endpoints 9 and 10 (with credentials).
+// OAuth provider ids the API documents.
+var OAuthProviderIDs = []string{"google", "github", "microsoft", "vercel"}
+
+// OAuthProvider is an element of a list of OAuth providers (id and type
+// only) and the answer of adding or updating one (with credentials).
 type OAuthProvider struct {
 	ID           string `json:"id"`
 	Type         string `json:"type"`
 	ClientID     string `json:"client_id,omitempty"`
 	ClientSecret string `json:"client_secret,omitempty"`
+	// Recovered: the add's response was lost but a read-back listed the
+	// provider; only ID and Type are set.
+	Recovered bool `json:"-"`
 }
 
 // String describes the provider without its client secret.
@@ -117,20 +164,22 @@ type listOAuthProvidersResponse struct {
 	Providers []OAuthProvider `json:"providers"`
 }
 
-// AddOAuthProviderRequest is the body of endpoint 9.
+// AddOAuthProviderRequest is the body of adding an OAuth provider.
 type AddOAuthProviderRequest struct {
-	ID           string `json:"id"`
-	ClientID     string `json:"client_id,omitempty"`
-	ClientSecret string `json:"client_secret,omitempty"`
+	ID                string `json:"id"`
+	ClientID          string `json:"client_id,omitempty"`
+	ClientSecret      string `json:"client_secret,omitempty"`
+	MicrosoftTenantID string `json:"microsoft_tenant_id,omitempty"`
 }
 
-// UpdateOAuthProviderRequest is the body of endpoint 10.
+// UpdateOAuthProviderRequest is the body of updating an OAuth provider.
 type UpdateOAuthProviderRequest struct {
-	ClientID     string `json:"client_id,omitempty"`
-	ClientSecret string `json:"client_secret,omitempty"`
+	ClientID          string `json:"client_id,omitempty"`
+	ClientSecret      string `json:"client_secret,omitempty"`
+	MicrosoftTenantID string `json:"microsoft_tenant_id,omitempty"`
 }
 
-// Domain is an entry of the redirect URI whitelist (endpoint 12).
+// Domain is an entry of the redirect URI whitelist.
 type Domain struct {
 	Domain       string `json:"domain"`
 	AuthProvider string `json:"auth_provider,omitempty"`
@@ -140,25 +189,24 @@ type listDomainsResponse struct {
 	Domains []Domain `json:"domains"`
 }
 
-// AddDomainRequest is the body of endpoint 13.
+// AddDomainRequest is the body of adding a domain to the whitelist.
 type AddDomainRequest struct {
 	Domain       string `json:"domain"`
 	AuthProvider string `json:"auth_provider"`
 }
 
-// DeleteDomainsRequest is the body of endpoint 14.
-type DeleteDomainsRequest struct {
+// deleteDomainsBody is the body of removing domains from the whitelist.
+type deleteDomainsBody struct {
 	AuthProvider string       `json:"auth_provider"`
-	Domains      []DomainName `json:"domains"`
+	Domains      []domainName `json:"domains"`
 }
 
-// DomainName is one element of the `domains` array of endpoint 14.
-type DomainName struct {
+type domainName struct {
 	Domain string `json:"domain"`
 }
 
-// EmailServer is the email server configuration of endpoints 15 and 16. A read
-// of a shared configuration returns only Type.
+// EmailServer is an email server (provider) configuration. A read of a
+// shared configuration returns only Type.
 type EmailServer struct {
 	Type        string `json:"type"`
 	Host        string `json:"host,omitempty"`
@@ -177,7 +225,7 @@ func (e EmailServer) String() string {
 // GoString keeps %#v from printing the password.
 func (e EmailServer) GoString() string { return e.String() }
 
-// Project is an element of the project list (endpoint 17).
+// Project is an element of GET /projects.
 type Project struct {
 	CPUUsedSec             int64  `json:"cpu_used_sec"`
 	ID                     string `json:"id"`
@@ -194,8 +242,9 @@ type Project struct {
 }
 
 type listProjectsResponse struct {
-	Projects   []Project   `json:"projects"`
-	Pagination *pagination `json:"pagination,omitempty"`
+	Projects              []Project   `json:"projects"`
+	UnavailableProjectIDs []string    `json:"unavailable_project_ids,omitempty"`
+	Pagination            *pagination `json:"pagination,omitempty"`
 }
 
 type pagination struct {
@@ -208,6 +257,9 @@ type ListProjectsOptions struct {
 	Search string
 	// PageSize is the `limit` of each page (1–400); 0 means 400.
 	PageSize int
+	// OrgID limits the list to one organization (the API's `org_id`; some
+	// keys need it).
+	OrgID string
 }
 
 // Branch is an element of GET /projects/{project_id}/branches.
@@ -220,5 +272,8 @@ type Branch struct {
 }
 
 type listBranchesResponse struct {
-	Branches []Branch `json:"branches"`
+	Branches   []Branch `json:"branches"`
+	Pagination *struct {
+		Next string `json:"next"`
+	} `json:"pagination,omitempty"`
 }

@@ -3,44 +3,57 @@ package apiclient
 import (
 	"context"
 	"net/http"
+	"slices"
 )
 
-func oauthProvidersPath(projectID string) string {
-	return "projects/" + pathEscape(projectID) + "/auth/oauth_providers"
-}
+func oauthEndpoint(s Scope) endpoint { return s.auth().sub("oauth_providers") }
 
-// ListOAuthProviders lists a project's OAuth providers, with id and type only
-// (endpoint 8).
-func (c *Client) ListOAuthProviders(ctx context.Context, projectID string) ([]OAuthProvider, error) {
+// ListOAuthProviders lists the scope's OAuth providers, with id and type only:
+// GET …/auth/oauth_providers.
+func (c *Client) ListOAuthProviders(ctx context.Context, s Scope) ([]OAuthProvider, error) {
 	var out listOAuthProvidersResponse
-	err := c.do(ctx, call{method: http.MethodGet, route: "projects/{project_id}/auth/oauth_providers", path: oauthProvidersPath(projectID), out: &out})
-	if err != nil {
+	if err := c.do(ctx, call{method: http.MethodGet, ep: oauthEndpoint(s), out: &out}); err != nil {
 		return nil, err
 	}
 	return out.Providers, nil
 }
 
-// AddOAuthProvider adds an OAuth provider (endpoint 9). Without client
-// credentials the provider uses the platform's shared keys.
-func (c *Client) AddOAuthProvider(ctx context.Context, projectID string, req AddOAuthProviderRequest) (*OAuthProvider, error) {
+// AddOAuthProvider adds an OAuth provider: POST …/auth/oauth_providers.
+// Without client credentials it uses the platform's shared keys. When the
+// answer is lost, a fresh list decides; a provider found there is returned
+// with Recovered set (id and type only).
+func (c *Client) AddOAuthProvider(ctx context.Context, s Scope, req AddOAuthProviderRequest) (*OAuthProvider, error) {
 	var out OAuthProvider
-	err := c.do(ctx, call{method: http.MethodPost, route: "projects/{project_id}/auth/oauth_providers", path: oauthProvidersPath(projectID), body: req, out: &out})
+	var listed *OAuthProvider
+	recovered, err := c.write(ctx, writeCall{
+		call: call{method: http.MethodPost, ep: oauthEndpoint(s), body: req, out: &out},
+		rule: resendUnlessApplied,
+		applied: func(ctx context.Context) (bool, error) {
+			ps, err := c.ListOAuthProviders(ctx, s)
+			if i := slices.IndexFunc(ps, func(p OAuthProvider) bool { return p.ID == req.ID }); i >= 0 {
+				listed = &ps[i]
+			}
+			return listed != nil, err
+		},
+	})
 	if err != nil {
 		return nil, err
+	}
+	if recovered {
+		listed.Recovered = true
+		return listed, nil
 	}
 	return &out, nil
 }
 
-// UpdateOAuthProvider sets an OAuth provider's client credentials
-// (endpoint 10), which makes it `standard`.
-func (c *Client) UpdateOAuthProvider(ctx context.Context, projectID, providerID string, req UpdateOAuthProviderRequest) (*OAuthProvider, error) {
+// UpdateOAuthProvider sets an OAuth provider's client credentials, which makes
+// it `standard`: PATCH …/auth/oauth_providers/{oauth_provider_id}. Setting
+// them again is harmless.
+func (c *Client) UpdateOAuthProvider(ctx context.Context, s Scope, providerID string, req UpdateOAuthProviderRequest) (*OAuthProvider, error) {
 	var out OAuthProvider
-	err := c.do(ctx, call{
-		method: http.MethodPatch,
-		route:  "projects/{project_id}/auth/oauth_providers/{oauth_provider_id}",
-		path:   oauthProvidersPath(projectID) + "/" + pathEscape(providerID),
-		body:   req,
-		out:    &out,
+	_, err := c.write(ctx, writeCall{
+		call: call{method: http.MethodPatch, ep: oauthEndpoint(s).param("oauth_provider_id", providerID), body: req, out: &out},
+		rule: resendFreely,
 	})
 	if err != nil {
 		return nil, err
@@ -48,11 +61,17 @@ func (c *Client) UpdateOAuthProvider(ctx context.Context, projectID, providerID 
 	return &out, nil
 }
 
-// DeleteOAuthProvider removes an OAuth provider (endpoint 11).
-func (c *Client) DeleteOAuthProvider(ctx context.Context, projectID, providerID string) error {
-	return c.do(ctx, call{
-		method: http.MethodDelete,
-		route:  "projects/{project_id}/auth/oauth_providers/{oauth_provider_id}",
-		path:   oauthProvidersPath(projectID) + "/" + pathEscape(providerID),
+// DeleteOAuthProvider removes an OAuth provider: DELETE
+// …/auth/oauth_providers/{oauth_provider_id}. When the answer is lost, a
+// fresh list decides.
+func (c *Client) DeleteOAuthProvider(ctx context.Context, s Scope, providerID string) error {
+	_, err := c.write(ctx, writeCall{
+		call: call{method: http.MethodDelete, ep: oauthEndpoint(s).param("oauth_provider_id", providerID)},
+		rule: resendUnlessApplied,
+		applied: func(ctx context.Context) (bool, error) {
+			ps, err := c.ListOAuthProviders(ctx, s)
+			return !slices.ContainsFunc(ps, func(p OAuthProvider) bool { return p.ID == providerID }), err
+		},
 	})
+	return err
 }

@@ -8,21 +8,27 @@ import (
 	"strconv"
 )
 
-// maxPages guards ListProjects against a server that never stops paging.
+// maxPages guards the paginated lists against a server that never stops.
 const maxPages = 10000
 
-// ListProjects lists every project the key can see (endpoint 17), following
-// the cursor pagination of GET /projects until a page comes back empty or
-// without a cursor.
-func (c *Client) ListProjects(ctx context.Context, opts ListProjectsOptions) ([]Project, error) {
+// ProjectList is what GET /projects returns over all its pages.
+type ProjectList struct {
+	Projects []Project
+	// UnavailableProjectIDs are projects the API could not read in time
+	// (listed by id only); a later read may return them.
+	UnavailableProjectIDs []string
+}
+
+// ListProjects lists every project the key can see (GET /projects),
+// following the cursor pagination until a page comes back empty or without
+// a cursor.
+func (c *Client) ListProjects(ctx context.Context, opts ListProjectsOptions) (*ProjectList, error) {
 	limit := opts.PageSize
 	if limit <= 0 || limit > 400 {
 		limit = 400
 	}
-	var all []Project
-	cursor := ""
-	seen := map[string]bool{}
-	for page := 0; page < maxPages; page++ {
+	out := &ProjectList{}
+	err := paginate(ctx, "GET /projects", func(ctx context.Context, cursor string) (string, bool, error) {
 		q := url.Values{"limit": {strconv.Itoa(limit)}}
 		if cursor != "" {
 			q.Set("cursor", cursor)
@@ -30,31 +36,70 @@ func (c *Client) ListProjects(ctx context.Context, opts ListProjectsOptions) ([]
 		if opts.Search != "" {
 			q.Set("search", opts.Search)
 		}
-		var out listProjectsResponse
-		if err := c.do(ctx, call{method: http.MethodGet, route: "projects", path: "projects", query: q, out: &out}); err != nil {
-			return nil, err
+		if opts.OrgID != "" {
+			q.Set("org_id", opts.OrgID)
 		}
-		all = append(all, out.Projects...)
-		if len(out.Projects) == 0 || out.Pagination == nil || out.Pagination.Cursor == "" {
-			return all, nil
+		var page listProjectsResponse
+		if err := c.do(ctx, call{method: http.MethodGet, ep: projectsEndpoint, query: q, out: &page}); err != nil {
+			return "", false, err
 		}
-		if seen[out.Pagination.Cursor] {
-			return nil, fmt.Errorf("GET /projects: the API returned cursor %q twice; stopping to avoid an endless loop", out.Pagination.Cursor)
+		out.Projects = append(out.Projects, page.Projects...)
+		out.UnavailableProjectIDs = append(out.UnavailableProjectIDs, page.UnavailableProjectIDs...)
+		next := ""
+		if page.Pagination != nil {
+			next = page.Pagination.Cursor
 		}
-		seen[out.Pagination.Cursor] = true
-		cursor = out.Pagination.Cursor
-	}
-	return nil, fmt.Errorf("GET /projects: more than %d pages", maxPages)
-}
-
-// ListBranches lists a project's branches.
-func (c *Client) ListBranches(ctx context.Context, projectID string) ([]Branch, error) {
-	var out listBranchesResponse
-	err := c.do(ctx, call{method: http.MethodGet, route: "projects/{project_id}/branches", path: "projects/" + pathEscape(projectID) + "/branches", out: &out})
+		return next, len(page.Projects) > 0, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return out.Branches, nil
+	return out, nil
+}
+
+// ListBranches lists a project's branches (GET
+// /projects/{project_id}/branches), following `pagination.next`.
+func (c *Client) ListBranches(ctx context.Context, projectID string) ([]Branch, error) {
+	var all []Branch
+	err := paginate(ctx, "GET /projects/{project_id}/branches", func(ctx context.Context, cursor string) (string, bool, error) {
+		var q url.Values
+		if cursor != "" {
+			q = url.Values{"cursor": {cursor}}
+		}
+		var page listBranchesResponse
+		if err := c.do(ctx, call{method: http.MethodGet, ep: projectEndpoint(projectID).sub("branches"), query: q, out: &page}); err != nil {
+			return "", false, err
+		}
+		all = append(all, page.Branches...)
+		next := ""
+		if page.Pagination != nil {
+			next = page.Pagination.Next
+		}
+		return next, len(page.Branches) > 0, nil
+	})
+	return all, err
+}
+
+// paginate calls page with each cursor, starting from "", until a page has
+// no next cursor or no items, guarding against a cursor that repeats.
+func paginate(ctx context.Context, what string, page func(ctx context.Context, cursor string) (next string, more bool, err error)) error {
+	seen := map[string]bool{}
+	cursor := ""
+	for range maxPages {
+		next, more, err := page(ctx, cursor)
+		if err != nil {
+			return err
+		}
+		if !more || next == "" {
+			return nil
+		}
+		if seen[next] {
+			return fmt.Errorf("%s: the API returned cursor %q twice; stopping to avoid an endless loop", what, next)
+		}
+		seen[next] = true
+		cursor = next
+	}
+	return fmt.Errorf("%s: more than %d pages", what, maxPages)
 }
 
 // DefaultBranch returns the project's production branch: the one whose
@@ -64,6 +109,11 @@ func (c *Client) DefaultBranch(ctx context.Context, projectID string) (*Branch, 
 	if err != nil {
 		return nil, err
 	}
+	return ProductionBranch(projectID, branches)
+}
+
+// ProductionBranch picks the branch whose `default` flag is true.
+func ProductionBranch(projectID string, branches []Branch) (*Branch, error) {
 	for i := range branches {
 		if branches[i].Default {
 			return &branches[i], nil

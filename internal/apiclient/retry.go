@@ -7,31 +7,37 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// RetryPolicy bounds how a call is retried.
+// RetryPolicy bounds one operation: a read, or a write together with the
+// read-backs that find out whether it took effect and the re-sends that
+// follow. Everything an operation does draws on one budget.
 //
 //   - 429, 423 and 503 are retried for every method: the API refused the
 //     request without applying it. Retry-After (seconds or HTTP date) is
 //     honoured.
-//   - Other 5xx and transport errors are retried only for GET. A POST, PATCH
-//     or DELETE that may have reached the server is never repeated blindly.
-//   - Waits grow exponentially from WaitMin to WaitMax with full jitter.
-//   - MaxRetries caps the attempts and MaxElapsed the total time of one call;
-//     a cancelled context stops waiting at once.
+//   - Other 5xx and transport errors are retried for reads. A write that may
+//     have been applied is re-sent only as its endpoint allows (see write.go).
+//   - Waits grow exponentially from WaitMin to WaitMax with jitter.
+//   - MaxRetries caps the requests sent again after the first, whatever the
+//     reason; Timeout caps the wall time. A cancelled context stops at once.
 type RetryPolicy struct {
-	MaxRetries int           // retries after the first attempt; 0 → 6, negative → none
+	MaxRetries int           // requests sent again after the first; 0 → 6, negative → none
 	WaitMin    time.Duration // 0 → 500ms
 	WaitMax    time.Duration // 0 → 30s
-	MaxElapsed time.Duration // 0 → 5m
+	Timeout    time.Duration // whole operation, waits included; 0 → 5m
 }
 
-// DefaultMaxRetries is the retry count when none is configured.
-const DefaultMaxRetries = 6
+// Defaults of RetryPolicy.
+const (
+	DefaultMaxRetries = 6
+	DefaultTimeout    = 5 * time.Minute
+)
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	switch {
@@ -49,21 +55,70 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.WaitMax < p.WaitMin {
 		p.WaitMax = p.WaitMin
 	}
-	if p.MaxElapsed <= 0 {
-		p.MaxElapsed = 5 * time.Minute
+	if p.Timeout <= 0 {
+		p.Timeout = DefaultTimeout
 	}
 	return p
 }
 
-// callState follows one logical call across its attempts.
+// budget is what one operation may still spend. It travels in the context,
+// so that a write's read-back and its re-sends draw on the same retries and
+// the same deadline as the write's own HTTP attempts.
+type budget struct {
+	policy   RetryPolicy
+	deadline time.Time
+
+	mu      sync.Mutex
+	retries int // left
+	spent   int // taken so far
+}
+
+type budgetKey struct{}
+
+// withBudget returns ctx carrying the operation's budget, starting one when
+// ctx has none (the outermost call of an operation).
+func (c *Client) withBudget(ctx context.Context) (context.Context, *budget) {
+	if b, ok := ctx.Value(budgetKey{}).(*budget); ok {
+		return ctx, b
+	}
+	b := &budget{policy: c.retry, deadline: time.Now().Add(c.retry.Timeout), retries: c.retry.MaxRetries}
+	return context.WithValue(ctx, budgetKey{}, b), b
+}
+
+// take spends one retry; false when none is left.
+func (b *budget) take() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.retries <= 0 {
+		return false
+	}
+	b.retries--
+	b.spent++
+	return true
+}
+
+// fits reports whether a wait of d ends before the deadline.
+func (b *budget) fits(d time.Duration) bool { return !time.Now().Add(d).After(b.deadline) }
+
+// retriesSpent is how many requests the operation sent again so far.
+func (b *budget) retriesSpent() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
+}
+
+// callState follows one HTTP exchange across its attempts.
 type callState struct {
 	route    string // "METHOD /template"
 	method   string
 	start    time.Time
+	budget   *budget
 	attempt  int
 	nextWait time.Duration
 	sent     bool // the last attempt wrote its request to a connection
 	sentFlag atomic.Bool
+	// exhausted names the limit that stopped the retries ("" when none did).
+	exhausted BudgetLimit
 }
 
 type callStateKey struct{}
@@ -82,17 +137,31 @@ func retryableStatus(code int) bool {
 	return code == http.StatusTooManyRequests || code == http.StatusLocked || code == http.StatusServiceUnavailable
 }
 
-// retryClient builds the per-call retrying client. It is cheap: it shares
-// the provider's *http.Client and only binds the policy to this call's state.
+// shouldRetry decides whether an attempt is repeated at the HTTP level.
+func shouldRetry(st *callState, resp *http.Response, err error) bool {
+	switch {
+	case err != nil:
+		// A read is safe to repeat. A write that never reached the server
+		// (refused connection) is too; one that may have been applied is
+		// left to the write layer, which knows whether it can be repeated.
+		return st.method == http.MethodGet || !st.sent
+	case retryableStatus(resp.StatusCode):
+		return true
+	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
+		return st.method == http.MethodGet
+	}
+	return false
+}
+
+// retryClient builds the per-exchange retrying client. It is cheap: it shares
+// the provider's *http.Client and only binds the policy to this exchange.
 func (c *Client) retryClient(st *callState) *retryablehttp.Client {
-	p := c.retry
 	return &retryablehttp.Client{
-		HTTPClient:   c.http,
-		RetryWaitMin: p.WaitMin,
-		RetryWaitMax: p.WaitMax,
-		RetryMax:     p.MaxRetries,
+		HTTPClient: c.http,
+		// The budget decides; this only keeps retryablehttp from stopping first.
+		RetryMax:     math.MaxInt32,
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-		RequestLogHook: func(_ retryablehttp.Logger, r *http.Request, i int) {
+		RequestLogHook: func(_ retryablehttp.Logger, _ *http.Request, i int) {
 			st.attempt = i + 1
 			st.sentFlag.Store(false)
 		},
@@ -102,36 +171,28 @@ func (c *Client) retryClient(st *callState) *retryablehttp.Client {
 				return false, ctx.Err()
 			}
 			fields := map[string]any{"route": st.route, "attempt": st.attempt}
-			retry := false
-			switch {
-			case err != nil:
+			if err != nil {
 				fields["error"] = unwrapURLError(err).Error()
-				// A GET is safe to repeat. A write that never reached the
-				// server (refused connection) is too; one that may have been
-				// applied is not.
-				retry = st.method == http.MethodGet || !st.sent
-			case retryableStatus(resp.StatusCode):
-				retry = true
-			case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-				retry = st.method == http.MethodGet
 			}
 			if resp != nil {
 				fields["status"] = resp.StatusCode
 				fields["request_id"] = resp.Header.Get("X-Request-Id")
 			}
 			fields["elapsed_ms"] = time.Since(st.start).Milliseconds()
-			if !retry {
+			if !shouldRetry(st, resp, err) {
 				c.log(ctx, "neon API response", fields)
 				return false, nil
 			}
-			if st.attempt > p.MaxRetries {
-				c.log(ctx, "neon API response; retries exhausted", fields)
+			wait := backoff(st.budget.policy, st.attempt, resp)
+			if !st.budget.fits(wait) {
+				st.exhausted = LimitTime
+				fields["wait_ms"] = wait.Milliseconds()
+				c.log(ctx, "neon API response; retry would end after the operation's time budget", fields)
 				return false, nil
 			}
-			wait := backoff(p, st.attempt, resp)
-			if time.Since(st.start)+wait > p.MaxElapsed {
-				fields["wait_ms"] = wait.Milliseconds()
-				c.log(ctx, "neon API response; retry would exceed the time budget", fields)
+			if !st.budget.take() {
+				st.exhausted = LimitRetries
+				c.log(ctx, "neon API response; retries exhausted", fields)
 				return false, nil
 			}
 			st.nextWait = wait
@@ -147,7 +208,7 @@ func (c *Client) retryClient(st *callState) *retryablehttp.Client {
 
 // backoff is the wait before the next attempt: the server's Retry-After when
 // it sent one (plus a little jitter so that concurrent callers do not return
-// in lockstep), otherwise exponential backoff with full jitter, capped.
+// in lockstep), otherwise exponential backoff with jitter, capped.
 func backoff(p RetryPolicy, attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
 		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
@@ -184,4 +245,16 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return d, true
 	}
 	return 0, false
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -28,8 +28,10 @@ type Faults struct {
 	// Routes, when not empty, limits Rate and LostResponseRate to these route
 	// keys ("METHOD /template", see Stats). Latency applies everywhere.
 	Routes []string
-	// NoLossRoutes are never given lost responses (status faults still
-	// apply): writes whose outcome a client has no way to read back.
+	// NoLossRoutes are never given an unknown outcome: no lost responses,
+	// and their status faults are only refusals (429, 423, 503), never a
+	// 500, 502 or 504 that would leave a client unsure whether a write was
+	// applied. For writes whose outcome a client has no way to read back.
 	NoLossRoutes []string
 	// Seed makes the random choices deterministic.
 	Seed int64
@@ -113,6 +115,9 @@ func (fi *faultInjector) decide(routeKey, method string) faultDecision {
 	}
 	if f.Rate > 0 && fi.rng.Float64() < f.Rate {
 		d := faultDecision{status: f.Statuses[fi.rng.IntN(len(f.Statuses))]}
+		if slices.Contains(f.NoLossRoutes, routeKey) && method != http.MethodGet && outcomeUnknownStatus(d.status) {
+			return faultDecision{}
+		}
 		switch d.status {
 		case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusLocked:
 			d.retryAfter = f.RetryAfter
@@ -126,6 +131,12 @@ func (fi *faultInjector) decide(routeKey, method string) faultDecision {
 		}
 	}
 	return faultDecision{}
+}
+
+// outcomeUnknownStatus: an answer to a write that does not say whether it
+// was applied.
+func outcomeUnknownStatus(status int) bool {
+	return status == http.StatusInternalServerError || status == http.StatusBadGateway || status == http.StatusGatewayTimeout
 }
 
 // faultError is the response of an injected status, in the API's own words.

@@ -182,8 +182,9 @@ func TestStatsCountByRouteAndStatus(t *testing.T) {
 	}
 }
 
-// NoLossRoutes exempts writes from lost responses but not from status faults.
-func TestNoLossRoutesAreNeverLostButStillFaulted(t *testing.T) {
+// NoLossRoutes exempts writes from every unknown outcome — lost responses and
+// 500, 502, 504 — but not from refusals.
+func TestNoLossRoutesAreNeverLostButStillRefused(t *testing.T) {
 	v := newEnv(t, Options{})
 	v.integrate()
 	const userRoute = "POST /projects/auth/user"
@@ -199,4 +200,13 @@ func TestNoLossRoutesAreNeverLostButStillFaulted(t *testing.T) {
 	if st := v.e.Stats(); st.Lost != 0 || st.Faults != 1 {
 		t.Errorf("stats: lost %d, faults %d; want 0 and 1", st.Lost, st.Faults)
 	}
+	v.e.SetFaults(Faults{Rate: 1, Statuses: []int{500, 502, 504}, NoLossRoutes: []string{userRoute}})
+	for i := range 5 {
+		r := v.do("POST", "/projects/auth/user", map[string]any{
+			"project_id": v.project, "auth_provider": "stack", "email": fmt.Sprintf("w%d@example.com", i)})
+		wantStatus(t, r, http.StatusCreated)
+	}
+	// Other routes still get them.
+	v.e.SetFaults(Faults{Rate: 1, Statuses: []int{500}, NoLossRoutes: []string{userRoute}})
+	wantStatus(t, v.do("GET", "/projects/"+v.project+"/auth/domains", nil), http.StatusInternalServerError)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -29,7 +28,7 @@ var (
 func NewAuthDomainResource() resource.Resource { return &authDomainResource{} }
 
 type authDomainResource struct {
-	data *providerData
+	configured
 }
 
 type authDomainModel struct {
@@ -75,97 +74,73 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	}
 }
 
-func (r *authDomainResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+// domainImport is the import id: `<project_id>/<domain>`, split at the first
+// `/` (the domain itself contains `://`).
+var domainImport = importFormat{
+	resourceType: "neon_auth_domain", parts: []string{"domain"}, lastMaySlash: true,
+	example: "autumn-frost-12345678/https://app.example.com",
 }
 
-func domainID(projectID, canonical string) string { return projectID + "/" + canonical }
-
-// matchDomain finds a listed domain by canonical form and auth provider.
-func matchDomain(canonical, authProvider string) func(apiclient.Domain) bool {
-	return func(d apiclient.Domain) bool {
-		listedProvider := d.AuthProvider
-		if listedProvider == "" {
-			listedProvider = apiclient.AuthProviderStack
-		}
-		return listedProvider == authProvider && sameOrigin(d.Domain, canonical)
+// listedDomain reports whether the scope's whitelist lists the domain, read
+// through the shared list.
+func (d *providerData) listedDomain(s authScope, domain string) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		ds, err := d.domains(ctx, s.Scope)
+		return slices.ContainsFunc(ds, func(l apiclient.Domain) bool {
+			listedProvider := l.AuthProvider
+			if listedProvider == "" {
+				listedProvider = apiclient.AuthProviderStack
+			}
+			return listedProvider == s.AuthProvider && apiclient.SameOrigin(l.Domain, domain)
+		}), err
 	}
 }
 
 func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	plan, ok := begin[authDomainModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan authDomainModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := plan.ProjectID.ValueString(), plan.AuthProvider.ValueString()
+	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
 	const summary = "Unable to Create Auth Domain"
-	canonical, cerr := canonicalOrigin(plan.Domain.ValueString())
+	canonical, cerr := apiclient.CanonicalOrigin(plan.Domain.ValueString())
 	if cerr != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("domain"), summary, fmt.Sprintf("The domain %q %s.", plan.Domain.ValueString(), cerr))
 		return
 	}
-	what := fmt.Sprintf("Adding the domain %s to the redirect URI whitelist of project %s", canonical, projectID)
-	body := apiclient.AddDomainRequest{Domain: canonical, AuthProvider: provider}
-
-	recovered, err := confirmedWrite(ctx, "add domain",
-		func(ctx context.Context) error { return r.data.client.AddDomain(ctx, projectID, body) },
-		func(ctx context.Context) (bool, error) { return r.domainListed(ctx, projectID, provider, canonical) })
-	r.data.lists.invalidate(listKey{listDomains, projectID})
-	if err == nil && recovered {
-		resp.Diagnostics.AddWarning("Auth domain created; response lost",
-			fmt.Sprintf("The response to whitelisting %s in project %s was lost in transit, but the domain is listed, so it was adopted into the state.", canonical, projectID))
-	}
+	recovered, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: canonical, AuthProvider: s.AuthProvider})
+	r.data.wroteDomains(s.Scope)
 	if err != nil {
-		detail := r.data.integrationErrorDetail(ctx, projectID, provider, what, err)
+		detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the redirect URI whitelist of project %s", canonical, s.ProjectID), err)
 		if errors.Is(err, apiclient.ErrConflict) {
-			id := domainID(projectID, canonical)
-			detail += fmt.Sprintf("\n\nThe domain %[2]s is already whitelisted in project %[1]s. To manage it with Terraform, import it:\n\n"+
-				"  terraform import neon_auth_domain.<name> %[3]s\n\nor add an import block with id = %[4]q.", projectID, canonical, id, id)
+			detail += importHint(fmt.Sprintf("The domain %s is already whitelisted in project %s.", canonical, s.ProjectID),
+				domainImport.resourceType, compositeID(s.ProjectID, canonical))
 		}
 		resp.Diagnostics.AddError(summary, detail)
 		return
 	}
-	plan.ID = types.StringValue(domainID(projectID, canonical))
-	tflog.Debug(ctx, "whitelisted domain", map[string]any{"project_id": projectID, "domain": canonical})
+	if recovered {
+		resp.Diagnostics.AddWarning("Auth domain created; response lost",
+			fmt.Sprintf("The response to whitelisting %s in project %s was lost in transit, but the domain is listed, so it was adopted into the state.", canonical, s.ProjectID))
+	}
+	plan.ID = types.StringValue(compositeID(s.ProjectID, canonical))
+	tflog.Debug(ctx, "whitelisted domain", map[string]any{"project_id": s.ProjectID, "domain": canonical})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// domainListed reads the whitelist afresh (never from the shared cache): the
-// read-back of a write whose outcome is unknown.
-func (r *authDomainResource) domainListed(ctx context.Context, projectID, provider, canonical string) (bool, error) {
-	ds, err := r.data.client.ListDomains(ctx, projectID)
-	return slices.ContainsFunc(ds, matchDomain(canonical, provider)), err
-}
-
 func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authDomainModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authDomainModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
 	domain := state.Domain.ValueString()
-	_, outcome, err := readFromList(ctx, r.data, projectID, provider, r.data.listDomains, matchDomain(domain, provider))
-	switch outcome {
-	case listFailed:
-		resp.Diagnostics.AddError("Unable to Read Auth Domain",
-			projectErrorDetail(projectID, "Listing the redirect URI whitelist of project "+projectID, err))
-		return
-	case listAbsent:
-		tflog.Warn(ctx, "domain is no longer whitelisted; removing it from state", map[string]any{"project_id": projectID, "domain": domain})
-		resp.State.RemoveResource(ctx)
+	if !r.data.readListed(ctx, s, r.data.listedDomain(s, domain), "Unable to Read Auth Domain", "the whitelisted domain "+domain, resp) {
 		return
 	}
 	// The state keeps its own spelling of the domain; the id is canonical.
-	if canonical, cerr := canonicalOrigin(domain); cerr == nil {
-		state.ID = types.StringValue(domainID(projectID, canonical))
+	if canonical, cerr := apiclient.CanonicalOrigin(domain); cerr == nil {
+		state.ID = types.StringValue(compositeID(s.ProjectID, canonical))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -173,73 +148,39 @@ func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest,
 // Update is never called with a change: every input forces replacement, and
 // a domain written differently plans no change. It keeps the plan.
 func (r *authDomainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan authDomainModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.State.Raw = req.Plan.Raw
 }
 
 func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authDomainModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authDomainModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
 	domain := state.Domain.ValueString()
-	if canonical, cerr := canonicalOrigin(domain); cerr == nil {
+	if canonical, cerr := apiclient.CanonicalOrigin(domain); cerr == nil {
 		domain = canonical
 	}
-	_, err := confirmedWrite(ctx, "delete domain",
-		func(ctx context.Context) error {
-			return r.data.client.DeleteDomains(ctx, projectID, apiclient.DeleteDomainsRequest{
-				AuthProvider: provider,
-				Domains:      []apiclient.DomainName{{Domain: domain}},
-			})
-		},
-		func(ctx context.Context) (bool, error) {
-			listed, err := r.domainListed(ctx, projectID, provider, domain)
-			return err == nil && !listed, err
-		})
-	r.data.lists.invalidate(listKey{listDomains, projectID})
-	if err == nil {
-		return
-	}
-	if isNotFound(err) {
-		// Already gone is success, but only a successful list says so.
-		_, outcome, lerr := readFromList(ctx, r.data, projectID, provider, r.data.listDomains, matchDomain(domain, provider))
-		switch {
-		case outcome == listAbsent:
-			return
-		case outcome == listFailed && isNotFound(lerr):
-			resp.Diagnostics.AddError("Unable to Delete Auth Domain", projectNotVisibleDetail(projectID, lerr))
-			return
-		}
-	}
-	resp.Diagnostics.AddError("Unable to Delete Auth Domain",
-		r.data.integrationErrorDetail(ctx, projectID, provider, fmt.Sprintf("Removing the domain %s from the redirect URI whitelist of project %s", domain, projectID), err))
+	err := r.data.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, []string{domain})
+	r.data.wroteDomains(s.Scope)
+	r.data.settleDelete(ctx, s, err, r.data.listedDomain(s, domain), "Unable to Delete Auth Domain",
+		fmt.Sprintf("Removing the domain %s from the redirect URI whitelist of project %s", domain, s.ProjectID), &resp.Diagnostics)
 }
 
-// ImportState takes `<project_id>/<domain>`, split at the first `/` (the
-// domain itself contains `://`). The domain is stored canonical; a
-// configuration that writes it differently plans no change.
+// ImportState stores the domain canonical; a configuration that writes it
+// differently plans no change.
 func (r *authDomainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	projectID, domain, ok := strings.Cut(req.ID, "/")
-	if !ok || !projectIDPattern.MatchString(projectID) {
-		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("Expected `<project_id>/<domain>`, such as `autumn-frost-12345678/https://app.example.com`; got %q.", req.ID))
+	v, ok := domainImport.importState(ctx, req, resp)
+	if !ok {
 		return
 	}
-	canonical, err := canonicalOrigin(domain)
+	canonical, err := apiclient.CanonicalOrigin(v["domain"])
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("The domain part of the import id %q %s. Expected `<project_id>/<domain>`, such as `autumn-frost-12345678/https://app.example.com`.", req.ID, err))
+			fmt.Sprintf("The domain part of the import id %q %s. Expected %s, such as `%s`.", req.ID, err, domainImport.usage(), domainImport.example))
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), domainID(projectID, canonical))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project_id"), projectID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], canonical))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domain"), canonical)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("auth_provider"), apiclient.AuthProviderStack)...)
 }

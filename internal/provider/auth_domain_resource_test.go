@@ -210,45 +210,6 @@ func TestAccAuthDomain_lostCreateResponseIsAdopted(t *testing.T) {
 	resource.ParallelTest(t, tc)
 }
 
-// Pure functions: the canonical form and the validator's refusals.
-func TestUnitCanonicalOrigin(t *testing.T) {
-	for in, want := range map[string]string{
-		"https://app.example.com":        "https://app.example.com",
-		"https://App.Example.COM/":       "https://app.example.com",
-		"HTTP://localhost:3000":          "http://localhost:3000",
-		"https://[::1]:8443/":            "https://[::1]:8443",
-		"app.example.com":                "",
-		"ftp://app.example.com":          "",
-		"https://app.example.com/login":  "",
-		"https://app.example.com?x=1":    "",
-		"https://app.example.com/?":      "",
-		"https://app.example.com#x":      "",
-		"https://u:p@app.example.com":    "",
-		"https://app.example.com:0":      "",
-		"https://app.example.com:65536":  "",
-		"https://":                       "",
-		"https:app.example.com":          "",
-		"https://app.example.com:":       "",
-		"https://app .example.com":       "",
-		"":                               "",
-		"https://app.example.com:65535/": "https://app.example.com:65535",
-	} {
-		got, err := canonicalOrigin(in)
-		if want == "" {
-			if err == nil {
-				t.Errorf("canonicalOrigin(%q) = %q, want an error", in, got)
-			}
-			continue
-		}
-		if err != nil || got != want {
-			t.Errorf("canonicalOrigin(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	if !sameOrigin("https://App.example.com/", "https://app.example.com") || sameOrigin("https://a.example.com", "http://a.example.com") {
-		t.Error("sameOrigin compares the wrong way")
-	}
-}
-
 func TestUnitEmailAddress(t *testing.T) {
 	for in, want := range map[string]bool{
 		"noreply@example.com":        true,

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -30,7 +29,7 @@ var (
 func NewAuthEmailServerResource() resource.Resource { return &authEmailServerResource{} }
 
 type authEmailServerResource struct {
-	data *providerData
+	configured
 }
 
 type authEmailServerModel struct {
@@ -181,15 +180,19 @@ func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resour
 	}
 }
 
-func (r *authEmailServerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+// emailImport is the import id: `<project_id>`.
+var emailImport = importFormat{resourceType: "neon_auth_email_server", example: "autumn-frost-12345678"}
+
+// emailScope is the scope of a project's email configuration, which belongs
+// to its stack integration.
+func (r *authEmailServerResource) emailScope(projectID string) authScope {
+	return r.data.scope(projectID, apiclient.AuthProviderStack)
 }
 
-// apply sends the whole configuration (endpoint 16). The PATCH is idempotent,
-// so a write of unknown outcome is sent again (the password cannot be read
-// back to confirm it).
-func (r *authEmailServerResource) apply(ctx context.Context, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
-	projectID := plan.ProjectID.ValueString()
+// send sends the whole planned configuration (a PATCH, harmless to repeat),
+// the write-only password read from the configuration.
+func (r *authEmailServerResource) send(ctx context.Context, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
+	s := r.emailScope(plan.ProjectID.ValueString())
 	body := apiclient.EmailServer{Type: plan.Type.ValueString()}
 	if body.Type == apiclient.TypeStandard {
 		body.Host = plan.Host.ValueString()
@@ -202,16 +205,10 @@ func (r *authEmailServerResource) apply(ctx context.Context, plan *authEmailServ
 		body.SenderEmail = plan.SenderEmail.ValueString()
 		body.SenderName = plan.SenderName.ValueString()
 	}
-	_, err := confirmedWrite(ctx, "update email server",
-		func(ctx context.Context) error {
-			_, err := r.data.client.UpdateEmailServer(ctx, projectID, body)
-			return err
-		},
-		resendIdempotent)
-	if err != nil {
-		return false, r.data.integrationErrorDetail(ctx, projectID, apiclient.AuthProviderStack, fmt.Sprintf("Setting the %s email server of project %s", body.Type, projectID), err)
+	if _, err := r.data.client.UpdateEmailServer(ctx, s.Scope, body); err != nil {
+		return false, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the %s email server of project %s", body.Type, s.ProjectID), err)
 	}
-	plan.ID = types.StringValue(projectID)
+	plan.ID = types.StringValue(s.ProjectID)
 	plan.PasswordWO = types.StringNull()
 	return true, ""
 }
@@ -224,21 +221,19 @@ func (r *authEmailServerResource) Update(ctx context.Context, req resource.Updat
 	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Update Auth Email Server")
 }
 
-// write is Create and Update: both send the whole planned configuration, the
-// write-only password read from the configuration.
+// write is Create and Update: both send the whole planned configuration.
 func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan, cfg tfsdk.Config, state *tfsdk.State,
 	diags *diag.Diagnostics, summary string,
 ) {
-	if !requireClient(r.data, diags) {
+	plan, ok := begin[authEmailServerModel](ctx, r.data, planned, diags)
+	if !ok {
 		return
 	}
-	var plan authEmailServerModel
-	diags.Append(planned.Get(ctx, &plan)...)
 	password := writeOnlyString(ctx, cfg, path.Root("password_wo"), diags)
 	if diags.HasError() {
 		return
 	}
-	if ok, detail := r.apply(ctx, &plan, password); !ok {
+	if ok, detail := r.send(ctx, &plan, password); !ok {
 		diags.AddError(summary, detail)
 		return
 	}
@@ -246,43 +241,28 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 }
 
 func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authEmailServerModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authEmailServerModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID := state.ProjectID.ValueString()
-	got, err := r.data.client.GetEmailServer(ctx, projectID)
+	s := r.emailScope(state.ProjectID.ValueString())
+	const summary = "Unable to Read Auth Email Server"
+	got, err := r.data.client.GetEmailServer(ctx, s.Scope)
 	if err != nil {
 		if isNotFound(err) {
-			// 404: the integration is gone (and its configuration with it),
-			// or the project is not visible. Only the integration list tells.
-			gone, ierr := r.data.integrationGone(ctx, projectID, apiclient.AuthProviderStack)
-			if ierr == nil && gone {
-				tflog.Warn(ctx, "auth integration no longer exists, nor does its email server configuration; removing it from state", map[string]any{"project_id": projectID})
-				resp.State.RemoveResource(ctx)
-				return
-			}
-			if ierr != nil && isNotFound(ierr) {
-				resp.Diagnostics.AddError("Unable to Read Auth Email Server", projectNotVisibleDetail(projectID, ierr))
-				return
-			}
-			if ierr != nil {
-				err = ierr
-			}
+			// No configuration, no integration, or a project this key cannot
+			// see: absence tells which (the first two are drift).
+			r.data.readListed(ctx, s, nil, summary, "the email server configuration of project "+s.ProjectID, resp)
+			return
 		}
-		resp.Diagnostics.AddError("Unable to Read Auth Email Server",
-			apiErrorDetail("Reading the email server configuration of project "+projectID, err))
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server configuration of project "+s.ProjectID, err))
 		return
 	}
-	if !knownValue(&resp.Diagnostics, "Unable to Read Auth Email Server", "The email server type of project "+projectID,
+	if !knownValue(&resp.Diagnostics, summary, "The email server type of project "+s.ProjectID,
 		got.Type, apiclient.TypeShared, apiclient.TypeStandard) {
 		return
 	}
-	state.ID = types.StringValue(projectID)
+	state.ID = types.StringValue(s.ProjectID)
 	state.Type = types.StringValue(got.Type)
 	state.Host = optionalString(got.Host)
 	state.Username = optionalString(got.Username)
@@ -303,59 +283,22 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-func optionalString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
 // Delete resets the project to the platform's shared mail server, the
 // documented way back. An integration that is already gone took its
 // configuration with it: that is success.
 func (r *authEmailServerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authEmailServerModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authEmailServerModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID := state.ProjectID.ValueString()
-	body := apiclient.EmailServer{Type: apiclient.TypeShared}
-	_, err := confirmedWrite(ctx, "reset email server",
-		func(ctx context.Context) error {
-			_, err := r.data.client.UpdateEmailServer(ctx, projectID, body)
-			return err
-		},
-		func(ctx context.Context) (bool, error) {
-			got, err := r.data.client.GetEmailServer(ctx, projectID)
-			return err == nil && got.Type == apiclient.TypeShared, err
-		})
-	if err == nil {
-		return
-	}
-	if isNotFound(err) {
-		gone, ierr := r.data.integrationGone(ctx, projectID, apiclient.AuthProviderStack)
-		if ierr == nil && gone {
-			return
-		}
-		if ierr != nil && isNotFound(ierr) {
-			resp.Diagnostics.AddError("Unable to Delete Auth Email Server", projectNotVisibleDetail(projectID, ierr))
-			return
-		}
-	}
-	resp.Diagnostics.AddError("Unable to Delete Auth Email Server",
-		r.data.integrationErrorDetail(ctx, projectID, apiclient.AuthProviderStack, "Resetting the email server of project "+projectID+" to the shared server", err))
+	s := r.emailScope(state.ProjectID.ValueString())
+	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, apiclient.EmailServer{Type: apiclient.TypeShared})
+	r.data.settleDelete(ctx, s, err, nil, "Unable to Delete Auth Email Server",
+		"Resetting the email server of project "+s.ProjectID+" to the shared server", &resp.Diagnostics)
 }
 
 func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !projectIDPattern.MatchString(req.ID) {
-		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("Expected `<project_id>`, such as `autumn-frost-12345678`; got %q.", req.ID))
-		return
+	if v, ok := emailImport.importState(ctx, req, resp); ok {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), v["project_id"])...)
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project_id"), req.ID)...)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -29,20 +27,17 @@ var (
 	_ resource.ResourceWithImportState = (*authIntegrationResource)(nil)
 )
 
-// Defaults of endpoint 1.
+// Defaults of POST /projects/auth/create.
 const (
 	defaultDatabaseName = "neondb"
 	defaultRoleName     = "neondb_owner"
 )
 
-// projectIDPattern is the id format of the platform API.
-var projectIDPattern = regexp.MustCompile(`^[a-z0-9-]{1,60}$`)
-
 // NewAuthIntegrationResource is the neon_auth_integration resource.
 func NewAuthIntegrationResource() resource.Resource { return &authIntegrationResource{} }
 
 type authIntegrationResource struct {
-	data *providerData
+	configured
 }
 
 type authIntegrationModel struct {
@@ -65,44 +60,6 @@ type authIntegrationModel struct {
 
 func (r *authIntegrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_auth_integration"
-}
-
-// projectIDAttribute is the project_id input shared by every resource.
-func projectIDAttribute(description string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: description + " Changing it replaces the resource.",
-		Required:            true,
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		Validators:          projectIDValidators(),
-	}
-}
-
-func projectIDValidators() []validator.String {
-	return []validator.String{
-		stringvalidator.LengthAtLeast(1),
-		stringvalidator.RegexMatches(projectIDPattern, "must be a Neon project id: 1 to 60 lower-case letters, digits and dashes, such as `autumn-frost-12345678`"),
-	}
-}
-
-// authProviderAttribute is the auth_provider input shared by every resource.
-func authProviderAttribute() schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "Auth provider. The only value the API accepts is `stack` (the default). Changing it replaces the resource.",
-		Optional:            true,
-		Computed:            true,
-		Default:             stringdefault.StaticString(apiclient.AuthProviderStack),
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		Validators:          []validator.String{stringvalidator.OneOf(apiclient.AuthProviderStack)},
-	}
-}
-
-func computedString(description string, sensitive bool) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: description,
-		Computed:            true,
-		Sensitive:           sensitive,
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-	}
 }
 
 func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -172,77 +129,55 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 	}
 }
 
-// replaceIfStateKnown forces replacement only when the prior value was known:
-// a value the API cannot return (null after import) is adopted in place.
-func replaceIfStateKnown(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !req.StateValue.IsNull()
+// integrationImport is the import id: `<project_id>` or
+// `<project_id>/<auth_provider>`.
+var integrationImport = importFormat{
+	resourceType: "neon_auth_integration", parts: []string{"auth_provider"}, optional: 1,
+	example: "autumn-frost-12345678/stack",
 }
-
-func (r *authIntegrationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func integrationID(projectID, authProvider string) string { return projectID + "/" + authProvider }
 
 func (r *authIntegrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	plan, ok := begin[authIntegrationModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan authIntegrationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := plan.ProjectID.ValueString(), plan.AuthProvider.ValueString()
+	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
 	const summary = "Unable to Create Auth Integration"
 
-	branchID := plan.BranchID.ValueString()
+	s.BranchID = plan.BranchID.ValueString()
 	if plan.BranchID.IsUnknown() || plan.BranchID.IsNull() {
-		branch, err := r.data.client.DefaultBranch(ctx, projectID)
+		branch, err := r.data.client.DefaultBranch(ctx, s.ProjectID)
 		if err != nil {
-			resp.Diagnostics.AddError(summary, projectErrorDetail(projectID, "Looking up the production branch of project "+projectID, err))
+			resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Looking up the production branch of project "+s.ProjectID, err))
 			return
 		}
-		branchID = branch.ID
-		tflog.Debug(ctx, "resolved production branch", map[string]any{"project_id": projectID, "branch_id": branchID})
+		s.BranchID = branch.ID
+		tflog.Debug(ctx, "resolved production branch", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 	}
 
-	var creds *apiclient.IntegrationCredentials
-	recovered, err := confirmedWrite(ctx, "create integration",
-		func(ctx context.Context) (err error) {
-			creds, err = r.data.client.CreateIntegration(ctx, apiclient.CreateIntegrationRequest{
-				AuthProvider: provider,
-				ProjectID:    projectID,
-				BranchID:     branchID,
-				DatabaseName: plan.DatabaseName.ValueString(),
-				RoleName:     plan.RoleName.ValueString(),
-			})
-			return err
-		},
-		func(ctx context.Context) (bool, error) {
-			its, err := r.data.client.ListIntegrations(ctx, projectID)
-			return findIntegration(its, provider) != nil, err
-		})
-	r.data.lists.invalidate(listKey{listIntegrations, projectID})
-	if err == nil && recovered {
-		creds, err = r.remintLostKeys(ctx, projectID, provider, &resp.Diagnostics)
+	creds, err := r.data.client.CreateIntegration(ctx, s.Scope, apiclient.CreateIntegrationRequest{
+		AuthProvider: s.AuthProvider,
+		DatabaseName: plan.DatabaseName.ValueString(),
+		RoleName:     plan.RoleName.ValueString(),
+	})
+	r.data.wroteIntegration(s.Scope)
+	if err == nil && creds.Recovered {
+		creds, err = r.remintLostKeys(ctx, s, &resp.Diagnostics)
 	}
 	if err != nil {
-		what := fmt.Sprintf("Creating the %s integration of project %s on branch %s", provider, projectID, branchID)
+		what := fmt.Sprintf("Creating the %s integration of project %s on branch %s", s.AuthProvider, s.ProjectID, s.BranchID)
 		if errors.Is(err, apiclient.ErrConflict) {
-			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+
-				fmt.Sprintf("\n\nProject %[1]s already has an active %[2]s integration. A project has at most one per auth provider. "+
-					"To manage the existing one with Terraform, import it:\n\n"+
-					"  terraform import <resource address, e.g. neon_auth_integration.this> %[1]s/%[2]s\n\n"+
-					"or add an import block:\n\n  import {\n    to = neon_auth_integration.this\n    id = \"%[1]s/%[2]s\"\n  }", projectID, provider))
+			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+importHint(
+				fmt.Sprintf("Project %s already has an active %s integration; a project has at most one per auth provider.", s.ProjectID, s.AuthProvider),
+				"neon_auth_integration", compositeID(s.ProjectID, s.AuthProvider)))
 			return
 		}
-		resp.Diagnostics.AddError(summary, projectErrorDetail(projectID, what, err))
+		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, what, err))
 		return
 	}
 
-	plan.ID = types.StringValue(integrationID(projectID, provider))
-	plan.BranchID = types.StringValue(branchID)
+	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider))
+	plan.BranchID = types.StringValue(s.BranchID)
 	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
 	plan.PubClientKey = types.StringValue(creds.PubClientKey)
 	plan.SecretServerKey = types.StringValue(creds.SecretServerKey)
@@ -252,11 +187,9 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 
 	// The create response lacks created_at and owned_by: read them from the
 	// list, which the write above invalidated.
-	integrations, err := r.data.listIntegrations(ctx, projectID)
-	if err == nil {
-		if it := findIntegration(integrations, provider); it != nil {
-			applyListedIntegration(&plan, it)
-		}
+	it, err := r.data.integration(ctx, s)
+	if it != nil {
+		applyListedIntegration(&plan, it)
 	}
 	if plan.CreatedAt.IsUnknown() {
 		plan.CreatedAt = types.StringNull()
@@ -266,7 +199,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	}
 	if err != nil {
 		resp.Diagnostics.AddWarning("Auth integration created, details not yet read",
-			apiErrorDetail("Reading back the new integration of project "+projectID, err)+" The next refresh fills created_at and owned_by.")
+			apiErrorDetail("Reading back the new integration of project "+s.ProjectID, err)+" The next refresh fills created_at and owned_by.")
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -274,15 +207,15 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 // remintLostKeys follows a create that was applied but whose response, the
 // only one that carries the keys, was lost: a fresh pair is minted, and the
 // user is told.
-func (r *authIntegrationResource) remintLostKeys(ctx context.Context, projectID, provider string, diags *diag.Diagnostics) (*apiclient.IntegrationCredentials, error) {
-	creds, err := r.data.client.CreateSDKKeys(ctx, apiclient.SDKKeysRequest{ProjectID: projectID, AuthProvider: provider})
+func (r *authIntegrationResource) remintLostKeys(ctx context.Context, s authScope, diags *diag.Diagnostics) (*apiclient.IntegrationCredentials, error) {
+	creds, err := r.data.client.CreateSDKKeys(ctx, s.Scope, s.AuthProvider)
 	if err != nil {
 		return nil, fmt.Errorf("the create response was lost; the integration exists but minting replacement keys failed (import it, then use neon_auth_sdk_keys): %w", err)
 	}
 	diags.AddWarning("Auth integration created; keys re-minted",
 		fmt.Sprintf("The response to creating the %s integration of project %s was lost in transit, but the integration was created. "+
 			"Its original keys were only in that response, so the provider minted a new key pair (POST /projects/auth/keys) and stored it. "+
-			"Keys from the lost response, if anyone saw them, are not the ones in state.", provider, projectID))
+			"Keys from the lost response, if anyone saw them, are not the ones in state.", s.AuthProvider, s.ProjectID))
 	return creds, nil
 }
 
@@ -296,33 +229,29 @@ func applyListedIntegration(m *authIntegrationModel, it *apiclient.Integration) 
 }
 
 func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authIntegrationModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authIntegrationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
-	it, ok := r.data.readIntegration(ctx, projectID, provider, "Unable to Read Auth Integration", &resp.Diagnostics)
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth Integration", &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	if it == nil {
-		tflog.Warn(ctx, "auth integration no longer exists; removing it from state", map[string]any{"project_id": projectID, "auth_provider": provider})
+		tflog.Warn(ctx, "auth integration no longer exists; removing it from state", map[string]any{"project_id": s.ProjectID, "auth_provider": s.AuthProvider})
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if !state.AuthProviderProjectID.IsNull() && state.AuthProviderProjectID.ValueString() != it.AuthProviderProjectID {
 		// Deleted and created again outside Terraform: a different managed
 		// project whose keys are not the ones in state.
-		tflog.Warn(ctx, "auth integration was re-created outside Terraform; its keys in state are stale", map[string]any{"project_id": projectID})
+		tflog.Warn(ctx, "auth integration was re-created outside Terraform; its keys in state are stale", map[string]any{"project_id": s.ProjectID})
 		state.PubClientKey = types.StringNull()
 		state.SecretServerKey = types.StringNull()
 	}
 	applyListedIntegration(&state, it)
-	state.ID = types.StringValue(integrationID(projectID, provider))
+	state.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider))
 	if state.DeleteDataOnDestroy.IsNull() {
 		state.DeleteDataOnDestroy = types.BoolValue(false)
 	}
@@ -345,54 +274,33 @@ func (r *authIntegrationResource) Update(ctx context.Context, req resource.Updat
 }
 
 func (r *authIntegrationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authIntegrationModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authIntegrationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
-	_, err := confirmedWrite(ctx, "delete integration",
-		func(ctx context.Context) error {
-			return r.data.client.DeleteIntegration(ctx, projectID, provider, apiclient.DeleteIntegrationRequest{DeleteData: state.DeleteDataOnDestroy.ValueBool()})
-		},
-		func(ctx context.Context) (bool, error) {
-			its, err := r.data.client.ListIntegrations(ctx, projectID)
-			return findIntegration(its, provider) == nil, err
-		})
-	r.data.lists.invalidateProject(projectID)
-	if err == nil {
-		return
-	}
-	if errors.Is(err, apiclient.ErrNotFound) {
-		// Already gone counts as deleted, but only a successful list says so.
-		gone, lerr := r.data.integrationGone(ctx, projectID, provider)
-		if lerr == nil && gone {
-			return
-		}
-		if lerr != nil && errors.Is(lerr, apiclient.ErrNotFound) {
-			resp.Diagnostics.AddError("Unable to Delete Auth Integration", projectNotVisibleDetail(projectID, lerr))
-			return
-		}
-	}
-	resp.Diagnostics.AddError("Unable to Delete Auth Integration",
-		apiErrorDetail(fmt.Sprintf("Deleting the %s integration of project %s", provider, projectID), err))
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	err := r.data.client.DeleteIntegration(ctx, s.Scope, s.AuthProvider, state.DeleteDataOnDestroy.ValueBool())
+	r.data.wroteIntegration(s.Scope)
+	r.data.settleDelete(ctx, s, err, nil, "Unable to Delete Auth Integration",
+		fmt.Sprintf("Deleting the %s integration of project %s", s.AuthProvider, s.ProjectID), &resp.Diagnostics)
 }
 
 func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	projectID, provider, ok := strings.Cut(req.ID, "/")
+	v, ok := integrationImport.importState(ctx, req, resp)
 	if !ok {
-		provider = apiclient.AuthProviderStack
-	}
-	if !projectIDPattern.MatchString(projectID) || provider != apiclient.AuthProviderStack {
-		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("Expected `<project_id>` or `<project_id>/stack`, such as `autumn-frost-12345678/stack`; got %q.", req.ID))
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project_id"), projectID)...)
+	provider := v["auth_provider"]
+	if provider == "" {
+		provider = apiclient.AuthProviderStack
+	}
+	if provider != apiclient.AuthProviderStack {
+		resp.Diagnostics.AddError("Invalid import id",
+			fmt.Sprintf("The auth provider %q is not supported: the API accepts only `stack`. Expected %s, such as `%s`; got %q.",
+				provider, integrationImport.usage(), integrationImport.example, req.ID))
+		return
+	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("auth_provider"), provider)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), integrationID(projectID, provider))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], provider))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("delete_data_on_destroy"), false)...)
 }

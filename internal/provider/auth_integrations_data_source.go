@@ -19,7 +19,7 @@ var (
 func NewAuthIntegrationsDataSource() datasource.DataSource { return &authIntegrationsDataSource{} }
 
 type authIntegrationsDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 type authIntegrationsDataModel struct {
@@ -72,10 +72,6 @@ func (d *authIntegrationsDataSource) Schema(_ context.Context, _ datasource.Sche
 	}
 }
 
-func (d *authIntegrationsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	if !requireClient(d.data, &resp.Diagnostics) {
 		return
@@ -86,7 +82,7 @@ func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	projectID := cfg.ProjectID.ValueString()
-	list, err := d.data.client.ListIntegrations(ctx, projectID)
+	list, err := d.data.integrations(ctx, d.data.scope(projectID, "").Scope)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Read Auth Integrations",
 			projectErrorDetail(projectID, "Listing the integrations of project "+projectID, err))

@@ -36,7 +36,7 @@ var oauthProviderIDs = []string{"google", "github", "microsoft"}
 func NewAuthOAuthProviderResource() resource.Resource { return &authOAuthProviderResource{} }
 
 type authOAuthProviderResource struct {
-	data *providerData
+	configured
 }
 
 type authOAuthProviderModel struct {
@@ -191,18 +191,29 @@ func (r *authOAuthProviderResource) ValidateConfig(ctx context.Context, req reso
 	}
 }
 
-func (r *authOAuthProviderResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+// oauthImport is the import id: `<project_id>/<provider_id>`.
+var oauthImport = importFormat{
+	resourceType: "neon_auth_oauth_provider", parts: []string{"provider_id"},
+	example: "autumn-frost-12345678/google",
 }
 
-func oauthProviderID(projectID, providerID string) string { return projectID + "/" + providerID }
+// listedOAuthProvider finds an OAuth provider in the scope's shared list; it
+// reports whether it is listed, and keeps what the list says of it.
+func (d *providerData) listedOAuthProvider(s authScope, id string, found **apiclient.OAuthProvider) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		ps, err := d.oauthProviders(ctx, s.Scope)
+		i := slices.IndexFunc(ps, func(p apiclient.OAuthProvider) bool { return p.ID == id })
+		if i >= 0 && found != nil {
+			*found = &ps[i]
+		}
+		return i >= 0, err
+	}
+}
 
 // oauthCredentials returns the client id and secret to send, from the plan
 // and (for the write-only secret) the configuration. ok is false without
 // credentials.
-func oauthCredentials(ctx context.Context, plan authOAuthProviderModel, cfg interface {
-	GetAttribute(context.Context, path.Path, any) diag.Diagnostics
-}, diags *diag.Diagnostics) (clientID, secret string, ok bool) {
+func oauthCredentials(ctx context.Context, plan authOAuthProviderModel, cfg attributeGetter, diags *diag.Diagnostics) (clientID, secret string, ok bool) {
 	if plan.ClientID.IsNull() {
 		return "", "", false
 	}
@@ -214,69 +225,53 @@ func oauthCredentials(ctx context.Context, plan authOAuthProviderModel, cfg inte
 }
 
 func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	plan, ok := begin[authOAuthProviderModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan authOAuthProviderModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	clientID, secret, withCreds := oauthCredentials(ctx, plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	projectID, id := plan.ProjectID.ValueString(), plan.ProviderID.ValueString()
+	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
+	id := plan.ProviderID.ValueString()
 	const summary = "Unable to Create Auth OAuth Provider"
-	what := fmt.Sprintf("Adding the %s OAuth provider to project %s", id, projectID)
 	body := apiclient.AddOAuthProviderRequest{ID: id, ClientID: clientID, ClientSecret: secret}
 
-	var created, listed *apiclient.OAuthProvider
-	recovered, err := confirmedWrite(ctx, "add OAuth provider",
-		func(ctx context.Context) (err error) {
-			created, err = r.data.client.AddOAuthProvider(ctx, projectID, body)
-			return err
-		},
-		func(ctx context.Context) (bool, error) {
-			listed = nil
-			ps, err := r.data.client.ListOAuthProviders(ctx, projectID)
-			for i := range ps {
-				if ps[i].ID == id {
-					listed = &ps[i]
-				}
-			}
-			return listed != nil, err
-		})
-	r.data.lists.invalidate(listKey{listOAuthProviders, projectID})
-	if err == nil && recovered {
-		created, err = r.adoptLostCreate(ctx, projectID, listed, body, withCreds, &resp.Diagnostics)
+	created, err := r.data.client.AddOAuthProvider(ctx, s.Scope, body)
+	r.data.wroteOAuthProviders(s.Scope)
+	if err == nil && created.Recovered {
+		created, err = r.adoptLostCreate(ctx, s, created, body, withCreds, &resp.Diagnostics)
 	}
 	if err != nil {
-		detail := r.data.integrationErrorDetail(ctx, projectID, plan.AuthProvider.ValueString(), what, err)
+		detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the %s OAuth provider to project %s", id, s.ProjectID), err)
 		if errors.Is(err, apiclient.ErrConflict) {
-			detail += fmt.Sprintf("\n\nProject %[1]s already has the %[2]s OAuth provider. To manage it with Terraform, import it:\n\n"+
-				"  terraform import neon_auth_oauth_provider.<name> %[1]s/%[2]s\n\nor add an import block with id = \"%[1]s/%[2]s\".", projectID, id)
+			detail += importHint(fmt.Sprintf("Project %s already has the %s OAuth provider.", s.ProjectID, id),
+				oauthImport.resourceType, compositeID(s.ProjectID, id))
 		}
 		resp.Diagnostics.AddError(summary, detail)
 		return
 	}
-	plan.ID = types.StringValue(oauthProviderID(projectID, id))
+	plan.ID = types.StringValue(compositeID(s.ProjectID, id))
 	plan.Type = types.StringValue(created.Type)
 	plan.ClientSecretWO = types.StringNull()
-	tflog.Debug(ctx, "created OAuth provider", map[string]any{"project_id": projectID, "provider_id": id, "type": created.Type})
+	tflog.Debug(ctx, "created OAuth provider", map[string]any{"project_id": s.ProjectID, "provider_id": id, "type": created.Type})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// adoptLostCreate follows a create that was applied although its response
-// was lost: the listed provider is adopted. The list shows only the type, so
-// a provider that does not have the planned type is given the configured
-// credentials; one with credentials the configuration lacks is refused.
-func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, projectID string, listed *apiclient.OAuthProvider,
+// adoptLostCreate follows a create whose response was lost but whose provider
+// is listed. The list shows only the type, so a provider that does not have
+// the planned type is given the configured credentials; one with credentials
+// the configuration lacks is refused.
+func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authScope, listed *apiclient.OAuthProvider,
 	body apiclient.AddOAuthProviderRequest, withCreds bool, diags *diag.Diagnostics,
 ) (*apiclient.OAuthProvider, error) {
 	id := body.ID
 	switch {
 	case withCreds && listed.Type != apiclient.TypeStandard:
-		updated, err := r.data.client.UpdateOAuthProvider(ctx, projectID, id,
+		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id,
 			apiclient.UpdateOAuthProviderRequest{ClientID: body.ClientID, ClientSecret: body.ClientSecret})
-		r.data.lists.invalidate(listKey{listOAuthProviders, projectID})
+		r.data.wroteOAuthProviders(s.Scope)
 		if err != nil {
 			return nil, fmt.Errorf("the create response was lost; the provider exists but setting its credentials failed: %w", err)
 		}
@@ -284,76 +279,59 @@ func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, project
 	case !withCreds && listed.Type != apiclient.TypeShared:
 		return nil, fmt.Errorf("the create response was lost and the %s OAuth provider now exists with its own credentials (type %s), "+
 			"which this configuration does not set; import it (id %s) or remove it and apply again: %w",
-			id, listed.Type, oauthProviderID(projectID, id), apiclient.ErrConflict)
+			id, listed.Type, compositeID(s.ProjectID, id), apiclient.ErrConflict)
 	}
 	diags.AddWarning("Auth OAuth provider created; response lost",
 		fmt.Sprintf("The response to adding the %s OAuth provider to project %s was lost in transit, but the provider exists, "+
-			"so it was adopted into the state (type %s).", id, projectID, listed.Type))
+			"so it was adopted into the state (type %s).", id, s.ProjectID, listed.Type))
 	return listed, nil
 }
 
 func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authOAuthProviderModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authOAuthProviderModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	id := state.ProviderID.ValueString()
+	const summary = "Unable to Read Auth OAuth Provider"
+	var found *apiclient.OAuthProvider
+	if !r.data.readListed(ctx, s, r.data.listedOAuthProvider(s, id, &found), summary, "the "+id+" OAuth provider", resp) {
 		return
 	}
-	projectID, id := state.ProjectID.ValueString(), state.ProviderID.ValueString()
-	found, outcome, err := readFromList(ctx, r.data, projectID, state.AuthProvider.ValueString(), r.data.listOAuthProviders,
-		func(p apiclient.OAuthProvider) bool { return p.ID == id })
-	switch outcome {
-	case listFailed:
-		resp.Diagnostics.AddError("Unable to Read Auth OAuth Provider",
-			projectErrorDetail(projectID, "Listing the OAuth providers of project "+projectID, err))
-		return
-	case listAbsent:
-		tflog.Warn(ctx, "OAuth provider no longer exists; removing it from state", map[string]any{"project_id": projectID, "provider_id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if !knownValue(&resp.Diagnostics, "Unable to Read Auth OAuth Provider", fmt.Sprintf("The type of the %s OAuth provider of project %s", id, projectID),
+	if !knownValue(&resp.Diagnostics, summary, fmt.Sprintf("The type of the %s OAuth provider of project %s", id, s.ProjectID),
 		found.Type, apiclient.TypeShared, apiclient.TypeStandard) {
 		return
 	}
-	state.ID = types.StringValue(oauthProviderID(projectID, id))
+	state.ID = types.StringValue(compositeID(s.ProjectID, id))
 	state.Type = types.StringValue(found.Type)
 	state.ClientSecretWO = types.StringNull()
 	// client_id and the secret are never listed: the state keeps its values.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Update sends the configured credentials (endpoint 10) whenever the plan has
-// them: a change of client_id, secret or secret version, or a type that
-// drifted back to shared. Without credentials nothing reaches the API
-// (removing them replaces the resource).
+// Update sends the configured credentials whenever the plan has them: a
+// change of client_id, secret or secret version, or a type that drifted back
+// to shared. Without credentials nothing reaches the API (removing them
+// replaces the resource).
 func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	plan, ok := begin[authOAuthProviderModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan authOAuthProviderModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	clientID, secret, withCreds := oauthCredentials(ctx, plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	projectID, id := plan.ProjectID.ValueString(), plan.ProviderID.ValueString()
-	plan.ID = types.StringValue(oauthProviderID(projectID, id))
+	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
+	id := plan.ProviderID.ValueString()
+	plan.ID = types.StringValue(compositeID(s.ProjectID, id))
 	plan.ClientSecretWO = types.StringNull()
 	if withCreds {
-		body := apiclient.UpdateOAuthProviderRequest{ClientID: clientID, ClientSecret: secret}
-		var updated *apiclient.OAuthProvider
-		_, err := confirmedWrite(ctx, "update OAuth provider",
-			func(ctx context.Context) (err error) {
-				updated, err = r.data.client.UpdateOAuthProvider(ctx, projectID, id, body)
-				return err
-			},
-			resendIdempotent)
-		r.data.lists.invalidate(listKey{listOAuthProviders, projectID})
+		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, apiclient.UpdateOAuthProviderRequest{ClientID: clientID, ClientSecret: secret})
+		r.data.wroteOAuthProviders(s.Scope)
 		if err != nil {
-			detail := r.data.integrationErrorDetail(ctx, projectID, plan.AuthProvider.ValueString(), fmt.Sprintf("Setting the credentials of the %s OAuth provider of project %s", id, projectID), err)
+			detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the credentials of the %s OAuth provider of project %s", id, s.ProjectID), err)
 			if isNotFound(err) {
 				detail += " If only the OAuth provider was deleted outside Terraform, run `terraform apply -refresh-only` and apply again to re-create it."
 			}
@@ -366,56 +344,29 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 }
 
 func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authOAuthProviderModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authOAuthProviderModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, id := state.ProjectID.ValueString(), state.ProviderID.ValueString()
-	_, err := confirmedWrite(ctx, "delete OAuth provider",
-		func(ctx context.Context) error { return r.data.client.DeleteOAuthProvider(ctx, projectID, id) },
-		func(ctx context.Context) (bool, error) {
-			ps, err := r.data.client.ListOAuthProviders(ctx, projectID)
-			return err == nil && !slices.ContainsFunc(ps, func(p apiclient.OAuthProvider) bool { return p.ID == id }), err
-		})
-	r.data.lists.invalidate(listKey{listOAuthProviders, projectID})
-	if err == nil {
-		return
-	}
-	what := fmt.Sprintf("Deleting the %s OAuth provider of project %s", id, projectID)
-	if isNotFound(err) {
-		// Already gone is success, but only a successful list says so.
-		_, outcome, lerr := readFromList(ctx, r.data, projectID, state.AuthProvider.ValueString(), r.data.listOAuthProviders,
-			func(p apiclient.OAuthProvider) bool { return p.ID == id })
-		switch {
-		case outcome == listAbsent:
-			return
-		case outcome == listFailed && isNotFound(lerr):
-			resp.Diagnostics.AddError("Unable to Delete Auth OAuth Provider", projectNotVisibleDetail(projectID, lerr))
-			return
-		}
-	}
-	resp.Diagnostics.AddError("Unable to Delete Auth OAuth Provider", r.data.integrationErrorDetail(ctx, projectID, state.AuthProvider.ValueString(), what, err))
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	id := state.ProviderID.ValueString()
+	err := r.data.client.DeleteOAuthProvider(ctx, s.Scope, id)
+	r.data.wroteOAuthProviders(s.Scope)
+	r.data.settleDelete(ctx, s, err, r.data.listedOAuthProvider(s, id, nil), "Unable to Delete Auth OAuth Provider",
+		fmt.Sprintf("Deleting the %s OAuth provider of project %s", id, s.ProjectID), &resp.Diagnostics)
 }
 
 func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	projectID, id, ok := strings.Cut(req.ID, "/")
-	valid := ok && projectIDPattern.MatchString(projectID)
-	known := false
-	for _, p := range oauthProviderIDs {
-		known = known || p == id
-	}
-	if !valid || !known {
-		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("Expected `<project_id>/<provider_id>` with provider_id one of %s, such as `autumn-frost-12345678/google`; got %q.",
-				strings.Join(oauthProviderIDs, ", "), req.ID))
+	v, ok := oauthImport.importState(ctx, req, resp)
+	if !ok {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), oauthProviderID(projectID, id))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project_id"), projectID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("provider_id"), id)...)
+	if !slices.Contains(oauthProviderIDs, v["provider_id"]) {
+		resp.Diagnostics.AddError("Invalid import id",
+			fmt.Sprintf("Expected %s with provider_id one of %s, such as `%s`; got %q.",
+				oauthImport.usage(), strings.Join(oauthProviderIDs, ", "), oauthImport.example, req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], v["provider_id"]))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("auth_provider"), apiclient.AuthProviderStack)...)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 var (
@@ -17,15 +16,11 @@ var (
 	_ resource.ResourceWithConfigure = (*authOwnershipTransferResource)(nil)
 )
 
-// privatePlatformOwner records owned_by as it was when the transfer was
-// requested: the platform's own value, which the spec does not name.
-const privatePlatformOwner = "platform_owned_by"
-
 // NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
 func NewAuthOwnershipTransferResource() resource.Resource { return &authOwnershipTransferResource{} }
 
 type authOwnershipTransferResource struct {
-	data *providerData
+	configured
 }
 
 type authOwnershipTransferModel struct {
@@ -77,34 +72,18 @@ func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.Sch
 	}
 }
 
-func (r *authOwnershipTransferResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	plan, ok := begin[authOwnershipTransferModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan authOwnershipTransferModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := plan.ProjectID.ValueString(), plan.AuthProvider.ValueString()
+	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
 	const summary = "Unable to Create Auth Ownership Transfer"
-	what := fmt.Sprintf("Requesting the ownership transfer of the %s auth project of project %s", provider, projectID)
-	body := apiclient.TransferOwnershipRequest{ProjectID: projectID, AuthProvider: provider}
+	what := fmt.Sprintf("Requesting the ownership transfer of the %s auth project of project %s", s.AuthProvider, s.ProjectID)
 
-	// Requesting a link again is harmless: it only issues a new one.
-	var transfer *apiclient.TransferOwnership
-	_, err := confirmedWrite(ctx, "request ownership transfer",
-		func(ctx context.Context) (err error) {
-			transfer, err = r.data.client.TransferOwnership(ctx, body)
-			return err
-		},
-		resendIdempotent)
+	transfer, err := r.data.client.TransferOwnership(ctx, s.Scope, s.AuthProvider)
 	if err != nil {
-		resp.Diagnostics.AddError(summary, r.data.integrationErrorDetail(ctx, projectID, provider, what, err))
+		resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, what, err))
 		return
 	}
 	if transfer.URL == "" {
@@ -114,18 +93,18 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 
 	// owned_by now is the platform's value, the reference for transferred.
 	// The list is read afresh: a cached one may predate a confirmation.
-	r.data.lists.invalidate(listKey{listIntegrations, projectID})
-	it, ok := r.data.readIntegration(ctx, projectID, provider, summary, &resp.Diagnostics)
+	r.data.reads.integrations.invalidate(r.data.key(s.Scope))
+	it, ok := r.data.readIntegration(ctx, s, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	if it == nil {
 		resp.Diagnostics.AddError(summary, fmt.Sprintf("The ownership transfer of project %s was requested, but its %s integration "+
-			"is no longer listed, so the request went with it. Apply again once the integration exists.", projectID, provider))
+			"is no longer listed, so the request went with it. Apply again once the integration exists.", s.ProjectID, s.AuthProvider))
 		return
 	}
 
-	plan.ID = types.StringValue(integrationID(projectID, provider))
+	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider))
 	plan.URL = types.StringValue(transfer.URL)
 	plan.OwnedBy = types.StringValue(it.OwnedBy)
 	plan.Transferred = types.BoolValue(false)
@@ -134,28 +113,23 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 	setPrivateString(ctx, resp.Private, privateAuthProjectID, it.AuthProviderProjectID, &resp.Diagnostics)
 }
 
-// Read refreshes owned_by and transferred from the integration list. The
-// request itself cannot be read: if the integration is gone or was
-// re-created, the request went with it.
+// Read refreshes owned_by and transferred from the integration. The request
+// itself cannot be read: if the integration is gone or was re-created, the
+// request went with it.
 func (r *authOwnershipTransferResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authOwnershipTransferModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authOwnershipTransferModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
-	const summary = "Unable to Read Auth Ownership Transfer"
-	it, ok := r.data.readIntegration(ctx, projectID, provider, summary, &resp.Diagnostics)
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth Ownership Transfer", &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	recordedProject := getPrivateString(ctx, req.Private, privateAuthProjectID, &resp.Diagnostics)
 	if it == nil || (recordedProject != "" && recordedProject != it.AuthProviderProjectID) {
 		tflog.Warn(ctx, "the integration of this ownership transfer request is gone, and the request with it; removing it from state",
-			map[string]any{"project_id": projectID})
+			map[string]any{"project_id": s.ProjectID})
 		resp.State.RemoveResource(ctx)
 		return
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,7 +26,7 @@ var (
 func NewAuthSDKKeysResource() resource.Resource { return &authSDKKeysResource{} }
 
 type authSDKKeysResource struct {
-	data *providerData
+	configured
 }
 
 type authSDKKeysModel struct {
@@ -75,41 +76,27 @@ func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest
 	}
 }
 
-func (r *authSDKKeysResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	plan, ok := begin[authSDKKeysModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan authSDKKeysModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
+	const summary = "Unable to Create Auth SDK Keys"
+	what := fmt.Sprintf("Minting SDK keys for the %s integration of project %s", s.AuthProvider, s.ProjectID)
+	creds, err := r.data.client.CreateSDKKeys(ctx, s.Scope, s.AuthProvider)
+	switch {
+	case errors.Is(err, apiclient.ErrOutcomeUnknown):
+		// Minting cannot be read back, so it is not sent again blindly.
+		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+" A key pair may have been minted that no one has seen; "+
+			"the API cannot revoke keys, so it stays valid until the integration is deleted. Run apply again to mint a pair whose keys Terraform keeps.")
 		return
-	}
-	projectID, provider := plan.ProjectID.ValueString(), plan.AuthProvider.ValueString()
-	// Minting is not idempotent, but a pair whose response was lost was seen
-	// by no one: minting again is harmless (the API cannot revoke keys, and
-	// the lost pair is as unknown as one never minted).
-	var creds *apiclient.IntegrationCredentials
-	_, err := confirmedWrite(ctx, "mint SDK keys",
-		func(ctx context.Context) (err error) {
-			creds, err = r.data.client.CreateSDKKeys(ctx, apiclient.SDKKeysRequest{ProjectID: projectID, AuthProvider: provider})
-			return err
-		},
-		resendIdempotent)
-	if err != nil {
-		detail := apiErrorDetail(fmt.Sprintf("Minting SDK keys for the %s integration of project %s", provider, projectID), err)
-		if isNotFound(err) {
-			detail += " Either the project has no active " + provider + " integration (create a neon_auth_integration first and " +
-				"reference its project_id so Terraform orders them), or the API key cannot see the project."
-		}
-		resp.Diagnostics.AddError("Unable to Create Auth SDK Keys", detail)
+	case err != nil:
+		resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, what, err))
 		return
 	}
 	created := time.Now().UTC().Format(time.RFC3339Nano)
-	plan.ID = types.StringValue(projectID + "/" + provider + "/" + created)
+	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider, created))
 	plan.CreatedAt = types.StringValue(created)
 	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
 	plan.PubClientKey = types.StringValue(creds.PubClientKey)
@@ -123,26 +110,22 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 // Read keeps the keys (the API cannot return them) and drops the resource
 // when the integration that minted them is gone or was replaced.
 func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authSDKKeysModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authSDKKeysModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
-	it, ok := r.data.readIntegration(ctx, projectID, provider, "Unable to Read Auth SDK Keys", &resp.Diagnostics)
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth SDK Keys", &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	switch {
 	case it == nil:
-		tflog.Warn(ctx, "integration of these SDK keys no longer exists; removing the keys from state", map[string]any{"project_id": projectID})
+		tflog.Warn(ctx, "integration of these SDK keys no longer exists; removing the keys from state", map[string]any{"project_id": s.ProjectID})
 		resp.State.RemoveResource(ctx)
 		return
 	case it.AuthProviderProjectID != state.AuthProviderProjectID.ValueString():
-		tflog.Warn(ctx, "integration of these SDK keys was re-created; the keys belong to the old one and are removed from state", map[string]any{"project_id": projectID})
+		tflog.Warn(ctx, "integration of these SDK keys was re-created; the keys belong to the old one and are removed from state", map[string]any{"project_id": s.ProjectID})
 		resp.State.RemoveResource(ctx)
 		return
 	}

@@ -2,10 +2,12 @@ package provider
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -108,6 +110,36 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.CompareValuePairs(integrationAddr, tfjsonpath.New("auth_provider_project_id"),
 					sdkKeysAddr, tfjsonpath.New("auth_provider_project_id"), compare.ValuesSame()),
+			},
+		},
+	))
+}
+
+// Minting cannot be read back, so a mint whose answer was lost is not sent
+// again: the apply stops and says a pair may exist that no one has seen; the
+// next apply mints the pair Terraform keeps.
+func TestAccAuthSDKKeys_lostMintIsNotSentAgain(t *testing.T) {
+	var posts atomic.Int32
+	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/keys", true, &posts))
+	withIntegration(t, env)
+	cfg := env.config(fmt.Sprintf("resource \"neon_auth_sdk_keys\" \"test\" {\n  project_id = %q\n}\n", env.ProjectID))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{
+			Config: cfg,
+			ExpectError: matchInOrder("Unable to Create Auth SDK Keys", "A key pair may have been minted that no one has seen",
+				"Run apply again"),
+		},
+		resource.TestStep{
+			PreConfig: expectPosts(t, &posts, 1),
+			Config:    cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(sdkKeysAddr, tfjsonpath.New("secret_server_key"), knownvalue.NotNull()),
+				stateCheckFunc(func() error {
+					if n := posts.Load(); n != 2 {
+						return fmt.Errorf("%d mint requests, want 2 (the lost one, and the one of the second apply)", n)
+					}
+					return nil
+				}),
 			},
 		},
 	))

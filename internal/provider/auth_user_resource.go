@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -25,23 +24,11 @@ var (
 	_ resource.ResourceWithImportState = (*authUserResource)(nil)
 )
 
-// Private state keys. Values are JSON, as the framework requires.
-const (
-	// privateAuthProjectID records the auth_provider_project_id of the
-	// integration a thing was created under, so that a later Read notices an
-	// integration that was deleted and created again (which takes its users
-	// and pending transfer with it).
-	privateAuthProjectID = "auth_provider_project_id"
-	// privateImported marks a user that was imported: its email and name
-	// are unknown (null) until the configuration supplies them.
-	privateImported = "imported"
-)
-
 // NewAuthUserResource is the neon_auth_user resource.
 func NewAuthUserResource() resource.Resource { return &authUserResource{} }
 
 type authUserResource struct {
-	data *providerData
+	configured
 }
 
 type authUserModel struct {
@@ -110,66 +97,49 @@ func replaceUnlessImported() planmodifier.String {
 	)
 }
 
-func (r *authUserResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+// userImport is the import id: `<project_id>/<user_id>`.
+var userImport = importFormat{
+	resourceType: "neon_auth_user", parts: []string{"user_id"}, attrs: map[string]string{"user_id": "id"},
+	example: "autumn-frost-12345678/1f0c5a2e-9b7d-4c1e-8a3f-2d6b7c8e9f01",
+	note:    "The user id is the `id` column of the users_sync table.",
 }
 
 func (r *authUserResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	plan, ok := begin[authUserModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan authUserModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider, email := plan.ProjectID.ValueString(), plan.AuthProvider.ValueString(), plan.Email.ValueString()
+	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
+	email := plan.Email.ValueString()
 	const summary = "Unable to Create Auth User"
-	what := fmt.Sprintf("Creating the user %s in the %s integration of project %s", email, provider, projectID)
-	body := apiclient.CreateUserRequest{ProjectID: projectID, AuthProvider: provider, Email: email, Name: plan.Name.ValueString()}
+	what := fmt.Sprintf("Creating the user %s in the %s integration of project %s", email, s.AuthProvider, s.ProjectID)
 
-	// No read endpoint exists to find out whether a POST whose answer was
-	// lost was applied, so the request is sent again: a success means the
-	// earlier one was not applied; "email already exists" means it was.
-	var user *apiclient.User
-	attempts := 0
-	_, err := confirmedWrite(ctx, "create user",
-		func(ctx context.Context) (err error) {
-			attempts++
-			user, err = r.data.client.CreateUser(ctx, body)
-			return err
-		},
-		resendIdempotent)
+	user, err := r.data.client.CreateUser(ctx, s.Scope, apiclient.CreateUserRequest{AuthProvider: s.AuthProvider, Email: email, Name: plan.Name.ValueString()})
 	switch {
-	case attempts > 1 && errors.Is(err, apiclient.ErrConflict):
-		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
-			"The response to an earlier request was lost in transit, and a later request answered that the email "+
-			"already exists: the earlier request created the user, but its id was in the lost response. "+
-			userImportHint(projectID, email))
-		return
 	case errors.Is(err, apiclient.ErrOutcomeUnknown):
+		// No endpoint reads a user back, so the request is not sent again
+		// blindly: it may have created the user.
 		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
-			fmt.Sprintf("The responses to %d requests were lost in transit; the user may or may not have been created. ", attempts)+
-			"Run apply again: if it then fails because the email already exists, the user was created. "+
-			userImportHint(projectID, email))
+			"The response was lost in transit, so the user may or may not have been created; the request was not sent again, "+
+			"since no endpoint can read a user back. Run apply again: if it then fails because the email already exists, "+
+			"the user was created. "+userImportHint(s.ProjectID, email))
 		return
-	}
-	if err != nil {
-		detail := r.data.integrationErrorDetail(ctx, projectID, provider, what, err)
-		if errors.Is(err, apiclient.ErrConflict) {
-			detail += "\n\nA user with this email already exists in the auth project. " + userImportHint(projectID, email)
-		}
-		resp.Diagnostics.AddError(summary, detail)
+	case errors.Is(err, apiclient.ErrConflict):
+		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
+			"A user with this email already exists in the auth project. "+userImportHint(s.ProjectID, email))
+		return
+	case err != nil:
+		resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, what, err))
 		return
 	}
 	if user.ID == "" {
-		resp.Diagnostics.AddError(summary, what+": the API answered without a user id. "+userImportHint(projectID, email))
+		resp.Diagnostics.AddError(summary, what+": the API answered without a user id. "+userImportHint(s.ProjectID, email))
 		return
 	}
 
 	plan.ID = types.StringValue(user.ID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.data.recordAuthProject(ctx, resp.Private, projectID, provider, &resp.Diagnostics)
+	r.data.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
 }
 
 // userImportHint tells how to adopt a user that exists at the auth provider
@@ -184,21 +154,17 @@ func userImportHint(projectID, email string) string {
 }
 
 // Read keeps the state as it is: the API cannot read a user. Only the
-// project's integration can be checked; if it is gone, or was deleted and
-// created again, its users went with it.
+// integration can be checked; if it is gone, or was deleted and created
+// again, its users went with it.
 func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authUserModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authUserModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider := state.ProjectID.ValueString(), state.AuthProvider.ValueString()
-	if r.data.integrationReplaced(ctx, req.Private, resp.Private, projectID, provider, "Unable to Read Auth User", &resp.Diagnostics) {
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	if outlived, ok := r.data.integrationOutlived(ctx, req.Private, resp.Private, s, "Unable to Read Auth User", &resp.Diagnostics); ok && outlived {
 		tflog.Warn(ctx, "the integration of this auth user is gone, and the user with it; removing the user from state",
-			map[string]any{"project_id": projectID, "user_id": state.ID.ValueString()})
+			map[string]any{"project_id": s.ProjectID, "user_id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 	}
 }
@@ -218,62 +184,25 @@ func (r *authUserResource) Update(ctx context.Context, req resource.UpdateReques
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
 }
 
+// Delete deletes the user. A 404 alone does not say what is missing (the
+// project or the key's view of it, the integration, or the user); absence
+// does: an integration that is there means the user is already deleted.
 func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !requireClient(r.data, &resp.Diagnostics) {
+	state, ok := begin[authUserModel](ctx, r.data, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state authUserModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	projectID, provider, userID := state.ProjectID.ValueString(), state.AuthProvider.ValueString(), state.ID.ValueString()
-	const summary = "Unable to Delete Auth User"
-	what := fmt.Sprintf("Deleting the user %s of project %s", userID, projectID)
-
-	// Deleting is idempotent in effect: when an answer is lost the request
-	// is sent again, and a 404 below then tells that it was applied.
-	_, err := confirmedWrite(ctx, "delete user",
-		func(ctx context.Context) error { return r.data.client.DeleteUser(ctx, projectID, userID) },
-		resendIdempotent)
-	if err == nil {
-		return
-	}
-	if !isNotFound(err) {
-		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err))
-		return
-	}
-	// A 404 alone does not say what is missing: the project (or the key's
-	// view of it), the integration, or the user. The integration list does:
-	//   - it fails with 404 too: the project is not visible; nothing is
-	//     known about the user, so this is an error and state is kept;
-	//   - it succeeds without the integration: the user went with it;
-	//   - it succeeds with the integration: the project is visible and the
-	//     integration active, so the only thing the path could not find is
-	//     the user itself, which is therefore already deleted.
-	if _, lerr := r.data.integrationGone(ctx, projectID, provider); lerr != nil {
-		if isNotFound(lerr) {
-			resp.Diagnostics.AddError(summary, projectNotVisibleDetail(projectID, lerr))
-			return
-		}
-		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+" Checking the project's integration failed as well: "+
-			apiErrorDetail("Listing the integrations of project "+projectID, lerr))
-		return
-	}
-	tflog.Debug(ctx, "auth user was already deleted", map[string]any{"project_id": projectID, "user_id": userID})
+	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	userID := state.ID.ValueString()
+	err := r.data.client.DeleteUser(ctx, s.Scope, userID)
+	r.data.settleDelete(ctx, s, err, nil, "Unable to Delete Auth User", fmt.Sprintf("Deleting the user %s of project %s", userID, s.ProjectID), &resp.Diagnostics)
 }
 
 func (r *authUserResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	projectID, userID, ok := strings.Cut(req.ID, "/")
-	if !ok || !projectIDPattern.MatchString(projectID) || userID == "" || strings.Contains(userID, "/") {
-		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("Expected `<project_id>/<user_id>`, such as `autumn-frost-12345678/1f0c…`; got %q. "+
-				"The user id is the `id` column of the users_sync table.", req.ID))
+	if _, ok := userImport.importState(ctx, req, resp); !ok {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project_id"), projectID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("auth_provider"), apiclient.AuthProviderStack)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), userID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("email"), types.StringNull())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), types.StringNull())...)
 	setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics)

@@ -219,8 +219,8 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 		resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
 		resource.TestStep{
 			PreConfig: func() {
-				u, err := env.client().CreateUser(context.Background(), apiclient.CreateUserRequest{
-					ProjectID: env.ProjectID, AuthProvider: "stack", Email: email, Name: name,
+				u, err := env.client().CreateUser(context.Background(), env.projectScope(), apiclient.CreateUserRequest{
+					AuthProvider: "stack", Email: email, Name: name,
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -362,8 +362,8 @@ func TestAccAuthUser_conflictSuggestsImport(t *testing.T) {
 		resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
 		resource.TestStep{
 			PreConfig: func() {
-				if _, err := env.client().CreateUser(context.Background(), apiclient.CreateUserRequest{
-					ProjectID: env.ProjectID, AuthProvider: "stack", Email: "taken@example.com",
+				if _, err := env.client().CreateUser(context.Background(), env.projectScope(), apiclient.CreateUserRequest{
+					AuthProvider: "stack", Email: "taken@example.com",
 				}); err != nil {
 					t.Fatal(err)
 				}
@@ -376,19 +376,44 @@ func TestAccAuthUser_conflictSuggestsImport(t *testing.T) {
 	))
 }
 
-// A create whose response is lost is sent once more. When the first request
-// was not applied, the second one creates the user normally.
+// lostUserGuidance is what a create whose answer was lost says: the request
+// was not sent again, and how to find out and adopt the user.
+func lostUserGuidance(env *accEnv, email string) *regexp.Regexp {
+	return matchInOrder("The response was lost in transit, so the user may or may not have been created",
+		"the request was not sent again, since no endpoint can read a user back",
+		"Run apply again: if it then fails because the email already exists, the user was created",
+		"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
+		"terraform import", env.ProjectID+"/<user_id>")
+}
+
+// expectPosts checks how many user creation requests were sent so far.
+func expectPosts(t *testing.T, posts *atomic.Int32, want int32) func() {
+	return func() {
+		t.Helper()
+		if n := posts.Load(); n != want {
+			t.Fatalf("%d user creation requests so far, want %d", n, want)
+		}
+	}
+}
+
+// A create whose response is lost is never sent again blindly: the API cannot
+// read a user back. When the lost request was not applied, the error says
+// how to tell, and running apply again creates the user normally.
 func TestAccAuthUser_lostCreateResponseNotApplied(t *testing.T) {
 	var posts atomic.Int32
 	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/user", false, &posts))
+	const email = "seed@example.com"
+	cfg := env.config(userConfig(env.ProjectID, email, ""))
 	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: cfg, ExpectError: lostUserGuidance(env, email)},
 		resource.TestStep{
-			Config: env.config(userConfig(env.ProjectID, "seed@example.com", "")),
+			PreConfig: expectPosts(t, &posts, 1),
+			Config:    cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectUserRow{env, "seed@example.com", ""},
+				expectUserRow{env, email, ""},
 				stateCheckFunc(func() error {
 					if n := posts.Load(); n != 2 {
-						return fmt.Errorf("%d user creation requests, want 2 (the lost one and one more)", n)
+						return fmt.Errorf("%d user creation requests, want 2 (the lost one, and the one of the second apply)", n)
 					}
 					return nil
 				}),
@@ -397,19 +422,19 @@ func TestAccAuthUser_lostCreateResponseNotApplied(t *testing.T) {
 	))
 }
 
-// When the lost request was applied, the second one answers 409 and the id is
-// lost: the error says so and how to import the user; importing it as told
-// then adopts it.
+// When the lost request was applied, the next apply's request answers 409:
+// the error says how to import the user; importing it as told then adopts it.
 func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
 	var posts atomic.Int32
 	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/user", true, &posts))
 	const email = "seed@example.com"
 	cfg := env.config(userConfig(env.ProjectID, email, nameLine("Seed")))
 	tc := env.testCase(
+		resource.TestStep{Config: cfg, ExpectError: lostUserGuidance(env, email)},
 		resource.TestStep{
-			Config: cfg,
-			ExpectError: matchInOrder("The response to an earlier request was lost",
-				"the earlier request created the user, but its id was in the lost response",
+			PreConfig: expectPosts(t, &posts, 1),
+			Config:    cfg,
+			ExpectError: matchInOrder("A user with this email already exists",
 				"SELECT id FROM <schema_name>.users_sync WHERE email = 'seed@example.com'",
 				"terraform import", env.ProjectID+"/<user_id>"),
 		},
@@ -417,9 +442,7 @@ func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
 			// Exactly one user exists (the first request), then the fix the
 			// error describes.
 			PreConfig: func() {
-				if n := posts.Load(); n != 2 {
-					t.Fatalf("%d user creation requests, want 2 (never more than one retry)", n)
-				}
+				expectPosts(t, &posts, 2)()
 				if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 1 || rows[0].Email != email {
 					t.Fatalf("users_sync = %+v, want the one user of the lost response", rows)
 				}

@@ -88,10 +88,11 @@ resource "neon_auth_domain" "p%[1]d" {
 // the re-plan is empty, and a destroy under the same faults empties the
 // emulator.
 //
-// User creation is exempt from lost responses (but not from status faults):
-// the API has no way to read a user back, so a created user whose id was
-// lost can only be adopted by hand (the provider says how); that case has
-// its own tests in auth_user_resource_test.go.
+// User creation and SDK key minting are exempt from unknown outcomes (lost
+// responses and 500s), not from refusals (429, 423, 503): the API has no way
+// to read a user or a key pair back, so the provider never sends them again
+// blindly, and such an apply stops with guidance instead (its own tests are
+// in auth_user_resource_test.go and auth_sdk_keys_resource_test.go).
 func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 	env := newAccEnv(t, func(o *emulator.Options) { o.SeedProjects = faultProjects })
 	projects := env.Emu.ProjectIDs()
@@ -102,7 +103,7 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 		Rate:             0.2,
 		Statuses:         []int{500, 503, 423, 429},
 		LostResponseRate: 0.05,
-		NoLossRoutes:     []string{"POST /projects/auth/user"},
+		NoLossRoutes:     []string{"POST /projects/auth/user", "POST /projects/auth/keys"},
 		Seed:             20261122,
 	}
 	// More retries than the default: with one response in five faulted, a

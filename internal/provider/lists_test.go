@@ -20,7 +20,12 @@ const listDomainsRoute = "GET /projects/{project_id}/auth/domains"
 
 // newTestProviderData is what Configure builds, pointed at env's emulator.
 func newTestProviderData(env *accEnv, maxAge time.Duration) *providerData {
-	return &providerData{client: env.client(), lists: newListCache(maxAge)}
+	return newProviderData(env.client(), apiclient.FamilyProject, maxAge)
+}
+
+// projectScope is the project-level scope of env's first project.
+func (e *accEnv) projectScope() apiclient.Scope {
+	return apiclient.Scope{ProjectID: e.ProjectID, Family: apiclient.FamilyProject}
 }
 
 // Fifty readers of one project's domains at once cost one request.
@@ -32,7 +37,7 @@ func TestUnitListCache_concurrentReadersShareOneRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d := newTestProviderData(env, defaultListMaxAge)
+	d := newTestProviderData(env, defaultReadMaxAge)
 	env.Emu.ResetStats()
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
@@ -40,7 +45,7 @@ func TestUnitListCache_concurrentReadersShareOneRequest(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			list, err := d.listDomains(context.Background(), env.ProjectID)
+			list, err := d.domains(context.Background(), env.projectScope())
 			if err == nil && len(list) != 50 {
 				err = fmt.Errorf("a reader saw %d domains, want 50", len(list))
 			}
@@ -67,7 +72,7 @@ func TestUnitListCache_sharingOff(t *testing.T) {
 	d := newTestProviderData(env, 0)
 	env.Emu.ResetStats()
 	for range 5 {
-		if _, err := d.listDomains(context.Background(), env.ProjectID); err != nil {
+		if _, err := d.domains(context.Background(), env.projectScope()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,22 +88,22 @@ func TestUnitListCache_writeInvalidates(t *testing.T) {
 	withIntegration(t, env)
 	d := newTestProviderData(env, time.Hour)
 	ctx := context.Background()
-	if list, err := d.listDomains(ctx, env.ProjectID); err != nil || len(list) != 0 {
+	if list, err := d.domains(ctx, env.projectScope()); err != nil || len(list) != 0 {
 		t.Fatalf("first read: %v, %v", list, err)
 	}
 	// A change the provider did not make is not seen within the bound...
 	if err := env.Emu.AddDomain(env.ProjectID, "https://outside.example.com"); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := d.listDomains(ctx, env.ProjectID); len(list) != 0 {
+	if list, _ := d.domains(ctx, env.projectScope()); len(list) != 0 {
 		t.Fatalf("the cached list was not served: %v", list)
 	}
 	// ...but the provider's own write invalidates, so the next read is fresh.
-	if err := d.client.AddDomain(ctx, env.ProjectID, apiclient.AddDomainRequest{Domain: "https://mine.example.com", AuthProvider: "stack"}); err != nil {
+	if _, err := d.client.AddDomain(ctx, env.projectScope(), apiclient.AddDomainRequest{Domain: "https://mine.example.com", AuthProvider: "stack"}); err != nil {
 		t.Fatal(err)
 	}
-	d.lists.invalidate(listKey{listDomains, env.ProjectID})
-	list, err := d.listDomains(ctx, env.ProjectID)
+	d.wroteDomains(env.projectScope())
+	list, err := d.domains(ctx, env.projectScope())
 	if err != nil || len(list) != 2 {
 		t.Fatalf("after the write: %v, %v; want both domains", list, err)
 	}
@@ -143,15 +148,15 @@ func TestUnitListCache_inFlightListIsNotServedAfterAWrite(t *testing.T) {
 
 	stale := make(chan []apiclient.Domain, 1)
 	go func() {
-		list, _ := d.listDomains(ctx, env.ProjectID)
+		list, _ := d.domains(ctx, env.projectScope())
 		stale <- list
 	}()
 	<-started
-	if err := d.client.AddDomain(ctx, env.ProjectID, apiclient.AddDomainRequest{Domain: "https://new.example.com", AuthProvider: "stack"}); err != nil {
+	if _, err := d.client.AddDomain(ctx, env.projectScope(), apiclient.AddDomainRequest{Domain: "https://new.example.com", AuthProvider: "stack"}); err != nil {
 		t.Fatal(err)
 	}
-	d.lists.invalidate(listKey{listDomains, env.ProjectID})
-	fresh, err := d.listDomains(ctx, env.ProjectID)
+	d.wroteDomains(env.projectScope())
+	fresh, err := d.domains(ctx, env.projectScope())
 	close(release)
 	if err != nil || len(fresh) != 1 {
 		t.Fatalf("read after the write: %v, %v; want the new domain", fresh, err)
@@ -160,7 +165,7 @@ func TestUnitListCache_inFlightListIsNotServedAfterAWrite(t *testing.T) {
 		t.Fatalf("the in-flight reader saw %v; it started before the write", old)
 	}
 	// The stale result did not replace the fresh one in the cache.
-	if again, _ := d.listDomains(ctx, env.ProjectID); len(again) != 1 {
+	if again, _ := d.domains(ctx, env.projectScope()); len(again) != 1 {
 		t.Fatalf("a later read got %v from the cache; want the list fetched after the write", again)
 	}
 }
@@ -171,17 +176,17 @@ func TestUnitListCache_entriesExpire(t *testing.T) {
 	withIntegration(t, env)
 	d := newTestProviderData(env, time.Hour)
 	now := time.Now()
-	d.lists.now = func() time.Time { return now }
+	d.reads.domains.now = func() time.Time { return now }
 	ctx := context.Background()
 	env.Emu.ResetStats()
-	_, _ = d.listDomains(ctx, env.ProjectID)
+	_, _ = d.domains(ctx, env.projectScope())
 	now = now.Add(59 * time.Minute)
-	_, _ = d.listDomains(ctx, env.ProjectID)
+	_, _ = d.domains(ctx, env.projectScope())
 	if n := env.routeCount(listDomainsRoute); n != 1 {
 		t.Fatalf("within the bound: %d requests, want 1", n)
 	}
 	now = now.Add(2 * time.Minute)
-	_, _ = d.listDomains(ctx, env.ProjectID)
+	_, _ = d.domains(ctx, env.projectScope())
 	if n := env.routeCount(listDomainsRoute); n != 2 {
 		t.Fatalf("past the bound: %d requests, want 2", n)
 	}
@@ -192,11 +197,11 @@ func TestUnitListCache_errorsAreNotCached(t *testing.T) {
 	env := newAccEnv(t) // no integration yet: the domain list is a 404
 	d := newTestProviderData(env, time.Hour)
 	ctx := context.Background()
-	if _, err := d.listDomains(ctx, env.ProjectID); err == nil {
+	if _, err := d.domains(ctx, env.projectScope()); err == nil {
 		t.Fatal("listing domains without an integration succeeded")
 	}
 	withIntegration(t, env)
-	if _, err := d.listDomains(ctx, env.ProjectID); err != nil {
+	if _, err := d.domains(ctx, env.projectScope()); err != nil {
 		t.Fatalf("the earlier error was served from the cache: %v", err)
 	}
 }

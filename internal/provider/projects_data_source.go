@@ -21,7 +21,7 @@ var (
 func NewProjectsDataSource() datasource.DataSource { return &projectsDataSource{} }
 
 type projectsDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 type projectsDataModel struct {
@@ -94,10 +94,6 @@ func (d *projectsDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func (d *projectsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	if !requireClient(d.data, &resp.Diagnostics) {
 		return
@@ -107,7 +103,7 @@ func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	projects, err := d.data.client.ListProjects(ctx, apiclient.ListProjectsOptions{
+	list, err := d.data.client.ListProjects(ctx, apiclient.ListProjectsOptions{
 		Search:   cfg.Search.ValueString(),
 		PageSize: int(cfg.PageSize.ValueInt64()),
 	})
@@ -119,8 +115,8 @@ func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if s := cfg.Search.ValueString(); s != "" {
 		cfg.ID = types.StringValue("projects?search=" + s)
 	}
-	cfg.Projects = make([]projectsItemModel, 0, len(projects))
-	for _, p := range projects {
+	cfg.Projects = make([]projectsItemModel, 0, len(list.Projects))
+	for _, p := range list.Projects {
 		cfg.Projects = append(cfg.Projects, projectsItemModel{
 			ID:                     types.StringValue(p.ID),
 			Name:                   types.StringValue(p.Name),

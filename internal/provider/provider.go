@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -26,10 +25,14 @@ import (
 const (
 	envAPIKey          = "NEON_API_KEY"
 	envBaseURL         = "NEON_API_BASE_URL"
-	envShareListReads  = "NEON_SHARE_LIST_READS"
-	defaultListMaxAge  = 10 * time.Second
+	envRetryTimeout    = "NEON_RETRY_TIMEOUT"
 	userAgentComponent = "terraform-provider-neon"
 )
+
+// sharedReadsSwitch turns the sharing of list reads off when set to "off" at build
+// time (-ldflags "-X …/internal/provider.sharedReadsSwitch=off"). Only the
+// benchmark does, to measure what sharing saves; it is no setting of users.
+var sharedReadsSwitch = "on"
 
 var _ provider.Provider = (*neonProvider)(nil)
 
@@ -50,13 +53,7 @@ type neonProviderModel struct {
 	MaxRetries             types.Int64  `tfsdk:"max_retries"`
 	RequestsPerMinute      types.Int64  `tfsdk:"requests_per_minute"`
 	RouteRequestsPerSecond types.Int64  `tfsdk:"route_requests_per_second"`
-	ShareListReads         types.Bool   `tfsdk:"share_list_reads"`
-}
-
-// providerData is what Configure hands to every resource and data source.
-type providerData struct {
-	client *apiclient.Client
-	lists  *listCache
+	RetryTimeout           types.String `tfsdk:"retry_timeout"`
 }
 
 func (p *neonProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -84,10 +81,17 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 				Validators: []validator.String{baseURLValidator{}},
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a 429, 423 or 503 (any method) "+
-					"or after another 5xx or a network error (reads only). Default `%d`.", apiclient.DefaultMaxRetries),
+				MarkdownDescription: fmt.Sprintf("How many requests one operation may send again after its first, whatever the "+
+					"reason: a 429, 423 or 503, a server error or lost response of a read, or a write sent again after reading back "+
+					"that it was not applied. Default `%d`; `0` sends every request once.", apiclient.DefaultMaxRetries),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(0, 20)},
+			},
+			"retry_timeout": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("How long one operation may take with its retries and waits, as a duration such as "+
+					"`90s` or `10m`. No retry starts that would end later. Falls back to `%s`, then `%s`.", envRetryTimeout, apiclient.DefaultTimeout),
+				Optional:   true,
+				Validators: []validator.String{durationValidator{min: time.Second, max: 24 * time.Hour}},
 			},
 			"requests_per_minute": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Client-side cap on requests per minute for the account. Default `%d`, "+
@@ -100,12 +104,6 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 					"the documented burst limit.", apiclient.DefaultRouteRequestsPerSecond),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, 10000)},
-			},
-			"share_list_reads": schema.BoolAttribute{
-				MarkdownDescription: "When `true` (default), resources that are read by listing (integrations, OAuth providers, " +
-					"domains) share one list request per project and endpoint during a refresh. Falls back to `" +
-					envShareListReads + "`. Turn it off only to compare request counts.",
-				Optional: true,
 			},
 		},
 	}
@@ -122,7 +120,7 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	for name, v := range map[string]interface{ IsUnknown() bool }{
 		"api_key": cfg.APIKey, "base_url": cfg.BaseURL, "max_retries": cfg.MaxRetries,
 		"requests_per_minute": cfg.RequestsPerMinute, "route_requests_per_second": cfg.RouteRequestsPerSecond,
-		"share_list_reads": cfg.ShareListReads,
+		"retry_timeout": cfg.RetryTimeout,
 	} {
 		if v.IsUnknown() {
 			tflog.Debug(ctx, "provider configuration not yet known; deferring client creation", map[string]any{"attribute": name})
@@ -143,24 +141,17 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Neon API base URL", err.Error())
 		return
 	}
-	share := true
-	if !cfg.ShareListReads.IsNull() {
-		share = cfg.ShareListReads.ValueBool()
-	} else if v := os.Getenv(envShareListReads); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("share_list_reads"), "Invalid "+envShareListReads,
-				fmt.Sprintf("%s must be true or false, got %q.", envShareListReads, v))
-			return
-		}
-		share = b
+	retryTimeout, err := durationOrEnv(cfg.RetryTimeout, envRetryTimeout)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("retry_timeout"), "Invalid retry_timeout", err.Error())
+		return
 	}
 
 	client, err := apiclient.New(apiclient.Options{
 		BaseURL:   baseURL,
 		APIKey:    apiKey,
 		UserAgent: fmt.Sprintf("%s/%s (terraform/%s)", userAgentComponent, p.version, req.TerraformVersion),
-		Retry:     apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries)},
+		Retry:     apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries), Timeout: retryTimeout},
 		RateLimit: apiclient.RateLimit{
 			RequestsPerMinute:      int(cfg.RequestsPerMinute.ValueInt64()),
 			RouteRequestsPerSecond: int(cfg.RouteRequestsPerSecond.ValueInt64()),
@@ -171,11 +162,11 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 		resp.Diagnostics.AddError("Unable to create Neon API client", err.Error())
 		return
 	}
-	maxAge := defaultListMaxAge
-	if !share {
+	maxAge := defaultReadMaxAge
+	if sharedReadsSwitch == "off" {
 		maxAge = 0
 	}
-	data := &providerData{client: client, lists: newListCache(maxAge)}
+	data := newProviderData(client, apiclient.FamilyProject, maxAge)
 	resp.ResourceData = data
 	resp.DataSourceData = data
 }
@@ -197,6 +188,27 @@ func stringOrEnv(v types.String, env string) string {
 		return v.ValueString()
 	}
 	return os.Getenv(env)
+}
+
+// durationOrEnv reads a duration argument, or its environment variable; 0
+// when neither is set (the client's default then applies).
+func durationOrEnv(v types.String, env string) (time.Duration, error) {
+	raw := stringOrEnv(v, env)
+	if raw == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration such as \"90s\" or \"10m\" (from %s)", raw, sourceName(v, env))
+	}
+	return d, nil
+}
+
+func sourceName(v types.String, env string) string {
+	if !v.IsNull() && v.ValueString() != "" {
+		return "the provider block"
+	}
+	return "the " + env + " environment variable"
 }
 
 func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {

@@ -218,9 +218,8 @@ func (e *accEnv) client() *apiclient.Client {
 }
 
 func createIntegrationOutOfBand(env *accEnv, branchID string) (*apiclient.IntegrationCredentials, error) {
-	return env.client().CreateIntegration(context.Background(), apiclient.CreateIntegrationRequest{
-		AuthProvider: "stack", ProjectID: env.ProjectID, BranchID: branchID, DatabaseName: "neondb", RoleName: "neondb_owner",
-	})
+	return env.client().CreateIntegration(context.Background(), apiclient.Scope{ProjectID: env.ProjectID, BranchID: branchID},
+		apiclient.CreateIntegrationRequest{AuthProvider: "stack", DatabaseName: "neondb", RoleName: "neondb_owner"})
 }
 
 // withIntegration creates the project's stack integration behind Terraform's

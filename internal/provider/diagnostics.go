@@ -1,0 +1,126 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// The text of diagnostics: what failed, on what, what the API said, and what
+// to do. Nothing here does I/O; callers find out what they need (absence)
+// before they explain. Secrets never reach these functions: API error
+// messages name fields, not values.
+
+// apiErrorDetail describes an API failure: what was being done, what the API
+// answered, and a hint for the common cases.
+func apiErrorDetail(what string, err error) string {
+	var b strings.Builder
+	b.WriteString(what)
+	b.WriteString(": ")
+	var apiErr *apiclient.Error
+	if errors.As(err, &apiErr) {
+		fmt.Fprintf(&b, "the API answered HTTP %d", apiErr.StatusCode)
+		if apiErr.Code != "" {
+			fmt.Fprintf(&b, " (code %q)", apiErr.Code)
+		}
+		if apiErr.Message != "" {
+			fmt.Fprintf(&b, ": %s", apiErr.Message)
+		}
+		if apiErr.RequestID != "" {
+			fmt.Fprintf(&b, ". Request id: %s", apiErr.RequestID)
+		}
+		b.WriteString(".")
+		if full := err.Error(); full != apiErr.Error() {
+			// The API error was wrapped with more of the story (a read-back
+			// that failed too, how many attempts were made): keep it.
+			fmt.Fprintf(&b, " In full: %s.", full)
+		}
+	} else {
+		b.WriteString(err.Error())
+		b.WriteString(".")
+	}
+	var budget *apiclient.BudgetError
+	switch {
+	case errors.Is(err, apiclient.ErrUnauthorized):
+		b.WriteString(" The API key is missing, invalid or revoked: set a valid key in the provider's api_key or NEON_API_KEY.")
+	case errors.Is(err, apiclient.ErrForbidden):
+		b.WriteString(" The API key's scope does not allow this action (a project-scoped key cannot manage projects or organization settings).")
+	case errors.As(err, &budget) && budget.Limit == apiclient.LimitTime:
+		b.WriteString(" The operation's time budget ran out; raise the provider's retry_timeout if the API is slow or busy.")
+	case errors.Is(err, apiclient.ErrRateLimited):
+		b.WriteString(" The account's rate limit was still exceeded after every retry; lower requests_per_minute if other clients share the account, or raise max_retries.")
+	case errors.Is(err, apiclient.ErrOutcomeUnknown):
+		b.WriteString(" The request was sent but its response was lost; the change may have been applied. Run a plan to see the real state.")
+	}
+	return b.String()
+}
+
+// projectNotVisibleDetail explains a 404 on a project path. It cannot tell a
+// deleted project from one the key may not see, so it never means "gone".
+func projectNotVisibleDetail(projectID string, err error) string {
+	return apiErrorDetail(fmt.Sprintf("Project %s", projectID), err) +
+		" The project was not found. Either it does not exist (any more), or the API key cannot see it: a project-scoped key " +
+		"only sees its own project, and a personal key only the organizations its user belongs to. Terraform state was left unchanged. " +
+		"Check project_id and the key; if the project was really deleted, remove the resource with `terraform state rm`."
+}
+
+// projectErrorDetail explains an API failure on a project path: a 404 gets
+// the "not found or not visible to this key" explanation, anything else the
+// API's own words.
+func projectErrorDetail(projectID, what string, err error) string {
+	if isNotFound(err) {
+		return projectNotVisibleDetail(projectID, err)
+	}
+	return apiErrorDetail(what, err)
+}
+
+// scopeErrorDetail explains a failure on something under a Neon Auth scope,
+// given what absence found out about the scope's integration (p, perr) after
+// a 404. Other errors get the API's own words.
+func scopeErrorDetail(s authScope, what string, err error, p presence, perr error) string {
+	if !isNotFound(err) {
+		return apiErrorDetail(what, err)
+	}
+	switch p {
+	case gone:
+		return apiErrorDetail(what, err) + fmt.Sprintf(" The %s has no active %s integration. Create a neon_auth_integration first "+
+			"and set project_id (and branch_id) from it, such as project_id = neon_auth_integration.<name>.project_id, so that "+
+			"Terraform creates it before this resource.", s.Scope, s.AuthProvider)
+	case notVisible:
+		return projectNotVisibleDetail(s.ProjectID, perr)
+	case present:
+		return apiErrorDetail(what, err) + " The integration exists, so it is this object that was not found."
+	default:
+		if perr != nil {
+			return apiErrorDetail(what, err) + " Finding out why failed too: " + apiErrorDetail("Reading the integration", perr)
+		}
+		return apiErrorDetail(what, err)
+	}
+}
+
+// importHint is the advice after a 409: exists says what already exists (a
+// sentence); import it.
+func importHint(exists, resourceType, id string) string {
+	return fmt.Sprintf("\n\n%s To manage it with Terraform, import it:\n\n"+
+		"  terraform import %[2]s.<name> %[3]s\n\n"+
+		"or add an import block:\n\n  import {\n    to = %[2]s.<name>\n    id = %[3]q\n  }", exists, resourceType, id)
+}
+
+// knownValue checks a value the API returned against the values the spec
+// documents. An unexpected one (the beta API changed, or a proxy answered) is
+// an error that leaves the state untouched, rather than something stored and
+// planned against.
+func knownValue(diags *diag.Diagnostics, summary, what, got string, documented ...string) bool {
+	if slices.Contains(documented, got) {
+		return true
+	}
+	diags.AddError(summary, fmt.Sprintf("%s: the API returned %q, which is not one of the documented values %q. "+
+		"Terraform state was left unchanged. The auth API is in beta and may have changed: check for a newer provider version.",
+		what, got, documented))
+	return false
+}

@@ -1,0 +1,60 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// Some things cannot be read back at all (users, SDK keys, ownership
+// transfer requests): they live and die with the integration they were
+// created under. These helpers follow that integration.
+
+// readIntegration reads the scope's integration for a Read. ok is false when
+// the read failed (an error diagnostic was added, and state must be left as
+// it is); otherwise the integration is returned, nil when it is not there.
+func (d *providerData) readIntegration(ctx context.Context, s authScope, summary string, diags *diag.Diagnostics) (*apiclient.Integration, bool) {
+	it, err := d.integration(ctx, s)
+	if err != nil {
+		diags.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.Scope.String(), err))
+		return nil, false
+	}
+	return it, true
+}
+
+// recordIntegration remembers in private state which integration (managed
+// auth project) a thing was created under. A failed read only skips it: the
+// next Read records it.
+func (d *providerData) recordIntegration(ctx context.Context, private privateSetter, s authScope, diags *diag.Diagnostics) {
+	it, err := d.integration(ctx, s)
+	if err != nil || it == nil {
+		tflog.Debug(ctx, "could not record the integration; the next refresh will", map[string]any{"project_id": s.ProjectID})
+		return
+	}
+	setPrivateString(ctx, private, privateAuthProjectID, it.AuthProviderProjectID, diags)
+}
+
+// integrationOutlived is the Read of a thing that cannot be read itself: it
+// is gone when a successful read shows its integration gone, or replaced by
+// another (a different auth_provider_project_id than recorded). ok is false
+// when the read failed (an error diagnostic was added).
+func (d *providerData) integrationOutlived(ctx context.Context, old privateGetter, now privateSetter, s authScope, summary string, diags *diag.Diagnostics) (outlived, ok bool) {
+	it, ok := d.readIntegration(ctx, s, summary, diags)
+	if !ok {
+		return false, false
+	}
+	if it == nil {
+		return true, true
+	}
+	recorded := getPrivateString(ctx, old, privateAuthProjectID, diags)
+	if recorded != "" && recorded != it.AuthProviderProjectID {
+		return true, true
+	}
+	if recorded == "" {
+		setPrivateString(ctx, now, privateAuthProjectID, it.AuthProviderProjectID, diags)
+	}
+	return false, true
+}

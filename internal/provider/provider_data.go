@@ -1,0 +1,121 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// providerData is what Configure hands to every resource and data source:
+// the API client, the API family the provider uses, and the reads they share.
+type providerData struct {
+	client *apiclient.Client
+	family apiclient.Family
+	reads  sharedReads
+}
+
+// sharedReads are the endpoints that many resources read at once during a
+// refresh, each shared per scope (see sharedRead).
+type sharedReads struct {
+	integrations *sharedRead[[]apiclient.Integration]
+	oauth        *sharedRead[[]apiclient.OAuthProvider]
+	domains      *sharedRead[[]apiclient.Domain]
+	branches     *sharedRead[[]apiclient.Branch]
+}
+
+// defaultReadMaxAge bounds how long a shared read is served: long enough for
+// one refresh, short enough that a long apply sees changes.
+const defaultReadMaxAge = 10 * time.Second
+
+func newProviderData(client *apiclient.Client, family apiclient.Family, maxAge time.Duration) *providerData {
+	return &providerData{
+		client: client,
+		family: family,
+		reads: sharedReads{
+			integrations: newSharedRead[[]apiclient.Integration](maxAge),
+			oauth:        newSharedRead[[]apiclient.OAuthProvider](maxAge),
+			domains:      newSharedRead[[]apiclient.Domain](maxAge),
+			branches:     newSharedRead[[]apiclient.Branch](maxAge),
+		},
+	}
+}
+
+// providerDataFrom unpacks what Configure handed over. nil ProviderData is
+// normal before Configure (validation) and yields nil without a diagnostic.
+func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	pd, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", data))
+		return nil
+	}
+	return pd
+}
+
+// requireClient reports an error when the provider could not be configured
+// (its arguments were unknown until now) and returns whether it may go on.
+func requireClient(pd *providerData, diags *diag.Diagnostics) bool {
+	if pd != nil && pd.client != nil {
+		return true
+	}
+	diags.AddError("Neon provider not configured",
+		"The provider block had values that were not known during plan (for example an api_key from another resource), "+
+			"so no API client exists yet. Run apply again once those values are known, or set them from static values or environment variables.")
+	return false
+}
+
+// key is the shared-read key of a scope: the project-level endpoints always
+// reach the production branch, so their key ignores the branch.
+func (d *providerData) key(s apiclient.Scope) readKey {
+	if s.Family == apiclient.FamilyBranch {
+		return readKey{projectID: s.ProjectID, branchID: s.BranchID}
+	}
+	return readKey{projectID: s.ProjectID}
+}
+
+func (d *providerData) integrations(ctx context.Context, s apiclient.Scope) ([]apiclient.Integration, error) {
+	return d.reads.integrations.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.Integration, error) {
+		return d.client.ListIntegrations(ctx, s)
+	})
+}
+
+func (d *providerData) oauthProviders(ctx context.Context, s apiclient.Scope) ([]apiclient.OAuthProvider, error) {
+	return d.reads.oauth.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
+		return d.client.ListOAuthProviders(ctx, s)
+	})
+}
+
+func (d *providerData) domains(ctx context.Context, s apiclient.Scope) ([]apiclient.Domain, error) {
+	return d.reads.domains.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.Domain, error) {
+		return d.client.ListDomains(ctx, s)
+	})
+}
+
+func (d *providerData) branches(ctx context.Context, projectID string) ([]apiclient.Branch, error) {
+	return d.reads.branches.get(ctx, readKey{projectID: projectID}, func(ctx context.Context) ([]apiclient.Branch, error) {
+		return d.client.ListBranches(ctx, projectID)
+	})
+}
+
+// Invalidation after the provider's own writes, so that the next read sees
+// them.
+
+func (d *providerData) wroteDomains(s apiclient.Scope) { d.reads.domains.invalidate(d.key(s)) }
+
+func (d *providerData) wroteOAuthProviders(s apiclient.Scope) { d.reads.oauth.invalidate(d.key(s)) }
+
+// wroteIntegration forgets everything read of a scope: enabling or disabling
+// Neon Auth creates or takes its domains and OAuth providers with it.
+func (d *providerData) wroteIntegration(s apiclient.Scope) {
+	k := d.key(s)
+	d.reads.integrations.invalidate(k)
+	d.reads.oauth.invalidate(k)
+	d.reads.domains.invalidate(k)
+}

@@ -1,0 +1,114 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// What every resource and data source of this provider holds and does the
+// same way: the data Configure handed over, the scope of a Neon Auth object,
+// and the outcomes of reading and deleting something found by listing.
+
+// configured is embedded by every resource and data source.
+type configured struct {
+	data *providerData
+}
+
+// Configure keeps what the provider's Configure handed over.
+func (c *configured) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	c.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// configuredDataSource is configured for data sources.
+type configuredDataSource struct {
+	data *providerData
+}
+
+// Configure keeps what the provider's Configure handed over.
+func (c *configuredDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	c.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// scope is the Neon Auth scope of an object of a project.
+func (d *providerData) scope(projectID, authProvider string) authScope {
+	return authScope{Scope: apiclient.Scope{ProjectID: projectID, Family: d.family}, AuthProvider: authProvider}
+}
+
+// explainFailure describes an API failure on something under a scope. After
+// a 404 it first finds out whether the scope's integration is there (the
+// only I/O), then explains with scopeErrorDetail.
+func (d *providerData) explainFailure(ctx context.Context, s authScope, what string, err error) string {
+	if !isNotFound(err) {
+		return apiErrorDetail(what, err)
+	}
+	p, perr := d.absence(ctx, s, nil)
+	return scopeErrorDetail(s, what, err, p, perr)
+}
+
+// readListed is the Read of a thing found by listing: true when it is
+// listed. When a successful read shows it gone, it is removed from state (so
+// the next plan creates it again); when the API does not say, an error leaves
+// state as it is.
+func (d *providerData) readListed(ctx context.Context, s authScope, listed func(context.Context) (bool, error), summary, what string, resp *resource.ReadResponse) bool {
+	p, err := d.absence(ctx, s, listed)
+	switch p {
+	case present:
+		return true
+	case gone:
+		tflog.Warn(ctx, what+" no longer exists; removing it from state", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
+		resp.State.RemoveResource(ctx)
+	case notVisible:
+		resp.Diagnostics.AddError(summary, projectNotVisibleDetail(s.ProjectID, err))
+	default:
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading "+what, err))
+	}
+	return false
+}
+
+// settleDelete resolves the answer of a delete: success, or a 404 for
+// something a successful read shows gone (already deleted counts as
+// deleted). listed is as for absence.
+func (d *providerData) settleDelete(ctx context.Context, s authScope, err error, listed func(context.Context) (bool, error), summary, what string, diags *diag.Diagnostics) {
+	if err == nil {
+		return
+	}
+	if !isNotFound(err) {
+		diags.AddError(summary, apiErrorDetail(what, err))
+		return
+	}
+	p, perr := d.absence(ctx, s, listed)
+	switch p {
+	case gone:
+		tflog.Debug(ctx, what+": already gone", map[string]any{"project_id": s.ProjectID})
+	case notVisible:
+		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, perr))
+	case present:
+		diags.AddError(summary, apiErrorDetail(what, err)+" Yet it is still listed; run apply again.")
+	default:
+		diags.AddError(summary, scopeErrorDetail(s, what, err, p, perr))
+	}
+}
+
+// stateGetter is what resource.ReadRequest, UpdateRequest and DeleteRequest
+// state share: reading the prior state into a model.
+type stateGetter interface {
+	Get(context.Context, any) diag.Diagnostics
+}
+
+// begin is the opening of every CRUD method that calls the API: the client
+// must exist and the model must decode. ok is false when a diagnostic says
+// why not.
+func begin[M any](ctx context.Context, d *providerData, from stateGetter, diags *diag.Diagnostics) (M, bool) {
+	var m M
+	if !requireClient(d, diags) {
+		return m, false
+	}
+	diags.Append(from.Get(ctx, &m)...)
+	return m, !diags.HasError()
+}
