@@ -183,6 +183,24 @@ func authzRoutes() map[string]authzRoute {
 			"/projects/{p}/branches/{branch}/auth/allow_localhost", fixed(map[string]any{"allow_localhost": false}))},
 		"PATCH /projects/{project_id}/branches/{branch_id}/auth/config": {scope: scopeProject, request: withBody("PATCH",
 			"/projects/{p}/branches/{branch}/auth/config", fixed(map[string]any{"name": "renamed"}))},
+
+		// The Better Auth configuration surface.
+		"GET /projects/{project_id}/branches/{branch_id}/auth/email_and_password": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/auth/email_and_password")},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/email_and_password": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/email_and_password", fixed(map[string]any{"require_email_verification": true}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins")},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/organization": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/plugins/organization", fixed(map[string]any{"membership_limit": 5}))},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/magic-link": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/plugins/magic-link", fixed(map[string]any{"enabled": true}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins/phone_number": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins/phone_number")},
+		"PUT /projects/{project_id}/branches/{branch_id}/auth/plugins/phone_number": {scope: scopeProject, request: withBody("PUT",
+			"/projects/{p}/branches/{branch}/auth/plugins/phone_number", fixed(map[string]any{"enabled": true}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/webhooks": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/webhooks")},
+		"PUT /projects/{project_id}/branches/{branch_id}/auth/webhooks": {scope: scopeProject, request: withBody("PUT",
+			"/projects/{p}/branches/{branch}/auth/webhooks", fixed(map[string]any{"enabled": true, "webhook_url": "https://hooks.example.com"}))},
 	}
 }
 

@@ -19,6 +19,88 @@ type BranchAuth struct {
 	EmailProvider  *EmailServer `json:"email_provider"`
 	Users          []UserRow    `json:"users"`
 	AllowLocalhost bool         `json:"allow_localhost"`
+	Settings
+}
+
+// Settings is the Better Auth configuration surface of a branch's Neon Auth
+// (every integration has it, whatever its provider). The JSON form of each
+// part is its API body.
+type Settings struct {
+	EmailAndPassword EmailAndPassword   `json:"email_and_password"`
+	Organization     OrganizationPlugin `json:"organization"`
+	MagicLink        MagicLinkPlugin    `json:"magic_link"`
+	PhoneNumber      PhoneNumberPlugin  `json:"phone_number"`
+	Webhooks         Webhooks           `json:"webhooks"`
+}
+
+// EmailAndPassword is NeonAuthEmailAndPasswordConfig.
+type EmailAndPassword struct {
+	Enabled                       bool   `json:"enabled"`
+	EmailVerificationMethod       string `json:"email_verification_method"` // "link" or "otp"
+	RequireEmailVerification      bool   `json:"require_email_verification"`
+	AutoSignInAfterVerification   bool   `json:"auto_sign_in_after_verification"`
+	SendVerificationEmailOnSignUp bool   `json:"send_verification_email_on_sign_up"`
+	SendVerificationEmailOnSignIn bool   `json:"send_verification_email_on_sign_in"`
+	DisableSignUp                 bool   `json:"disable_sign_up"`
+}
+
+// OrganizationPlugin is NeonAuthOrganizationConfig.
+type OrganizationPlugin struct {
+	Enabled             bool   `json:"enabled"`
+	OrganizationLimit   int    `json:"organization_limit"`
+	MembershipLimit     int    `json:"membership_limit"`
+	CreatorRole         string `json:"creator_role"` // "admin" or "owner"
+	SendInvitationEmail bool   `json:"send_invitation_email"`
+}
+
+// MagicLinkPlugin is NeonAuthMagicLinkConfig.
+type MagicLinkPlugin struct {
+	Enabled       bool `json:"enabled"`
+	ExpiresIn     int  `json:"expires_in"` // minutes, 5 to 1440
+	DisableSignUp bool `json:"disable_sign_up"`
+}
+
+// PhoneNumberPlugin is NeonAuthPhoneNumberConfig.
+type PhoneNumberPlugin struct {
+	Enabled         bool `json:"enabled"`
+	OTPExpiresIn    int  `json:"otp_expires_in"`   // seconds, 60 to 600
+	AllowedAttempts int  `json:"allowed_attempts"` // 1 to 10
+}
+
+// Webhooks is NeonAuthWebhookConfig.
+type Webhooks struct {
+	Enabled        bool     `json:"enabled"`
+	WebhookURL     string   `json:"webhook_url,omitempty"`
+	EnabledEvents  []string `json:"enabled_events"`
+	TimeoutSeconds int      `json:"timeout_seconds"` // 1 to 10
+}
+
+// defaultSettings are the settings of a new integration. The plugins take
+// the defaults of internal/apispec/neon-api-v2-2026-04-25.openapi.json.
+// The spec gives none for email and password, nor for webhooks never
+// configured; the emulator's: sign-up and sign-in with email and password
+// work at once, without verification (no mail needs to be delivered for a
+// first user), verification by one-time code once required; no webhooks.
+func defaultSettings() Settings {
+	return Settings{
+		EmailAndPassword: EmailAndPassword{
+			Enabled:                     true,
+			EmailVerificationMethod:     "otp",
+			AutoSignInAfterVerification: true,
+		},
+		Organization: OrganizationPlugin{Enabled: true, OrganizationLimit: 10, MembershipLimit: 100, CreatorRole: "owner"},
+		MagicLink:    MagicLinkPlugin{ExpiresIn: 5},
+		PhoneNumber:  defaultPhoneNumber(),
+		Webhooks:     defaultWebhooks(),
+	}
+}
+
+func defaultPhoneNumber() PhoneNumberPlugin {
+	return PhoneNumberPlugin{OTPExpiresIn: 300, AllowedAttempts: 3}
+}
+
+func defaultWebhooks() Webhooks {
+	return Webhooks{EnabledEvents: []string{}, TimeoutSeconds: 5}
 }
 
 // authProviders are the values of NeonAuthSupportedAuthProvider in
@@ -56,6 +138,7 @@ func newBranchAuth(p *projectState, b *branchState, provider, db, role string, a
 		EmailProvider:  &EmailServer{Type: emailShared},
 		Users:          []UserRow{},
 		AllowLocalhost: defaultAllowLocalhost,
+		Settings:       defaultSettings(),
 	}
 	a.BaseURL = authBaseURL(p, b, provider, apid, db)
 	a.JWKSURL = a.BaseURL + "/.well-known/jwks.json"
@@ -102,6 +185,7 @@ func (a *BranchAuth) clone() BranchAuth {
 		u.Roles = slices.Clone(u.Roles)
 		c.Users[i] = u
 	}
+	c.Webhooks.EnabledEvents = slices.Clone(a.Webhooks.EnabledEvents)
 	return c
 }
 
@@ -115,6 +199,9 @@ func (a *BranchAuth) normalize() {
 	}
 	if a.Users == nil {
 		a.Users = []UserRow{}
+	}
+	if a.Webhooks.EnabledEvents == nil {
+		a.Webhooks.EnabledEvents = []string{}
 	}
 }
 

@@ -301,8 +301,9 @@ func TestBranchAuthGoAPI(t *testing.T) {
 		}
 		a.Users[0].Email = "changed@example.com"
 		a.EmailProvider.Type = "changed"
+		a.Webhooks.EnabledEvents = append(a.Webhooks.EnabledEvents, "user.created")
 		b, _ := v.e.BranchAuth(v.project, "")
-		if b.Users[0].Email != "a@example.com" || b.EmailProvider.Type != "shared" {
+		if b.Users[0].Email != "a@example.com" || b.EmailProvider.Type != "shared" || len(b.Webhooks.EnabledEvents) != 0 {
 			t.Errorf("changing a copy changed the state: %+v", b)
 		}
 	})

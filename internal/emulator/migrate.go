@@ -91,6 +91,7 @@ func (v1 *stateV1) migrate() (*state, error) {
 				Domains:        in.Domains,
 				Users:          in.Users,
 				AllowLocalhost: defaultAllowLocalhost,
+				Settings:       defaultSettings(),
 			}
 			email := in.Email
 			a.EmailProvider = &email

@@ -218,6 +218,9 @@ func TestStateFileVersion1IsMigratedToTheProductionBranch(t *testing.T) {
 		len(a.Users) != 1 || a.EmailProvider == nil || a.EmailProvider.Password != "pw" || !a.AllowLocalhost {
 		t.Errorf("configuration = %+v", a)
 	}
+	if !reflect.DeepEqual(a.Settings, defaultSettings()) {
+		t.Errorf("settings = %+v, want the defaults", a.Settings)
+	}
 	if _, ok := v.e.BranchAuth(project, dev); ok {
 		t.Error("the dev branch got Neon Auth")
 	}

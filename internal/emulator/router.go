@@ -96,6 +96,19 @@ func newAPIRouter() *router {
 	rt.handle(http.MethodPatch, ba+"/allow_localhost", (*Emulator).updateAllowLocalhost)
 	rt.handle(http.MethodPatch, ba+"/config", (*Emulator).updateConfig)
 
+	// The Better Auth configuration surface of a branch's Neon Auth.
+	rt.handle(http.MethodGet, ba+"/email_and_password", getSetting(emailAndPasswordOf))
+	rt.handle(http.MethodPatch, ba+"/email_and_password", patchSetting(emailAndPasswordOf, parseEmailAndPassword, emailAndPasswordFields...))
+	rt.handle(http.MethodGet, ba+"/plugins", (*Emulator).getPlugins)
+	rt.handle(http.MethodPatch, ba+"/plugins/organization", patchSetting(organizationOf, parseOrganization,
+		"enabled", "organization_limit", "membership_limit", "creator_role", "send_invitation_email"))
+	rt.handle(http.MethodPatch, ba+"/plugins/magic-link", patchSetting(magicLinkOf, parseMagicLink, "enabled", "expires_in", "disable_sign_up"))
+	rt.handle(http.MethodGet, ba+"/plugins/phone_number", getSetting(phoneNumberOf))
+	rt.handle(http.MethodPut, ba+"/plugins/phone_number", putSetting(phoneNumberOf, defaultPhoneNumber, parsePhoneNumber,
+		"enabled", "otp_expires_in", "allowed_attempts"))
+	rt.handle(http.MethodGet, ba+"/webhooks", getSetting(webhooksOf))
+	rt.handle(http.MethodPut, ba+"/webhooks", putSetting(webhooksOf, defaultWebhooks, parseWebhooks,
+		"enabled", "webhook_url", "enabled_events", "timeout_seconds"))
 	return rt
 }
 
