@@ -147,10 +147,64 @@ func authzRoutes() map[string]authzRoute {
 		"GET /projects/{project_id}/auth/email_server": {scope: scopeProject, request: path("GET", "/projects/{p}/auth/email_server")},
 		"PATCH /projects/{project_id}/auth/email_server": {scope: scopeProject, request: withBody("PATCH",
 			"/projects/{p}/auth/email_server", fixed(map[string]any{"type": "shared"}))},
+
+		// Neon Auth, branch-scoped, on the production branch (where the
+		// fixture's integration is).
+		"GET /projects/{project_id}/branches/{branch_id}/auth": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth")},
+		"POST /projects/{project_id}/branches/{branch_id}/auth": {scope: scopeProject, createsIntegration: true, request: withBody("POST",
+			"/projects/{p}/branches/{branch}/auth", fixed(map[string]any{"auth_provider": "better_auth"}))},
+		"DELETE /projects/{project_id}/branches/{branch_id}/auth":      {scope: scopeProject, request: path("DELETE", "/projects/{p}/branches/{branch}/auth")},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/domains": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/domains")},
+		"POST /projects/{project_id}/branches/{branch_id}/auth/domains": {scope: scopeProject, request: withBody("POST", "/projects/{p}/branches/{branch}/auth/domains",
+			fixed(map[string]any{"domain": "https://new.example.com", "auth_provider": "stack"}))},
+		"DELETE /projects/{project_id}/branches/{branch_id}/auth/domains": {scope: scopeProject, request: withBody("DELETE", "/projects/{p}/branches/{branch}/auth/domains",
+			fixed(map[string]any{"auth_provider": "stack", "domains": []any{map[string]any{"domain": "https://app.example.com"}}}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/oauth_providers": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/auth/oauth_providers")},
+		"POST /projects/{project_id}/branches/{branch_id}/auth/oauth_providers": {scope: scopeProject, request: withBody("POST",
+			"/projects/{p}/branches/{branch}/auth/oauth_providers", fixed(map[string]any{"id": "vercel"}))},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/oauth_providers/{oauth_provider_id}": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/oauth_providers/google", fixed(map[string]any{"client_id": "id", "client_secret": "secret"}))},
+		"DELETE /projects/{project_id}/branches/{branch_id}/auth/oauth_providers/{oauth_provider_id}": {scope: scopeProject,
+			request: path("DELETE", "/projects/{p}/branches/{branch}/auth/oauth_providers/google")},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/email_provider": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/auth/email_provider")},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/email_provider": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/email_provider", fixed(map[string]any{"type": "shared"}))},
+		"POST /projects/{project_id}/branches/{branch_id}/auth/users": {scope: scopeProject, request: withBody("POST",
+			"/projects/{p}/branches/{branch}/auth/users", fixed(map[string]any{"email": "new-user@example.com"}))},
+		"DELETE /projects/{project_id}/branches/{branch_id}/auth/users/{auth_user_id}": {scope: scopeProject,
+			request: path("DELETE", "/projects/{p}/branches/{branch}/auth/users/{user}")},
+		"PUT /projects/{project_id}/branches/{branch_id}/auth/users/{auth_user_id}/role": {scope: scopeProject, request: withBody("PUT",
+			"/projects/{p}/branches/{branch}/auth/users/{user}/role", fixed(map[string]any{"roles": []string{"admin"}}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/allow_localhost": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/auth/allow_localhost")},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/allow_localhost": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/allow_localhost", fixed(map[string]any{"allow_localhost": false}))},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/config": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/config", fixed(map[string]any{"name": "renamed"}))},
+
+		// The Better Auth configuration surface.
+		"GET /projects/{project_id}/branches/{branch_id}/auth/email_and_password": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/auth/email_and_password")},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/email_and_password": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/email_and_password", fixed(map[string]any{"require_email_verification": true}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins")},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/organization": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/plugins/organization", fixed(map[string]any{"membership_limit": 5}))},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/magic-link": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/plugins/magic-link", fixed(map[string]any{"enabled": true}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins/phone_number": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins/phone_number")},
+		"PUT /projects/{project_id}/branches/{branch_id}/auth/plugins/phone_number": {scope: scopeProject, request: withBody("PUT",
+			"/projects/{p}/branches/{branch}/auth/plugins/phone_number", fixed(map[string]any{"enabled": true}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/webhooks": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/webhooks")},
+		"PUT /projects/{project_id}/branches/{branch_id}/auth/webhooks": {scope: scopeProject, request: withBody("PUT",
+			"/projects/{p}/branches/{branch}/auth/webhooks", fixed(map[string]any{"enabled": true, "webhook_url": "https://hooks.example.com"}))},
 	}
 }
 
-// specEndpoints are the 17 endpoints of /work/shared/spec/auth-api.md, plus
+// specEndpoints are the 17 endpoints of internal/apispec/auth-api.md, plus
 // the project routes the provider relies on beyond them.
 var specEndpoints = []string{
 	"POST /projects/auth/create",                                             // 1

@@ -305,18 +305,34 @@ type keyDump struct {
 }
 
 type projectDump struct {
-	Project      Project           `json:"project"`
-	Branches     []*Branch         `json:"branches"`
-	Integrations []integrationDump `json:"integrations"`
+	Project  Project      `json:"project"`
+	Branches []branchDump `json:"branches"`
 }
 
-type integrationDump struct {
-	Integration
-	TransferPending bool            `json:"transfer_pending"`
-	OAuthProviders  []OAuthProvider `json:"oauth_providers"`
-	Domains         []Domain        `json:"domains"`
-	EmailServer     EmailServer     `json:"email_server"`
-	Users           []UserRow       `json:"users"`
+// branchDump is a branch with its Neon Auth (null when not enabled).
+type branchDump struct {
+	Branch
+	NeonAuth *authDump `json:"neon_auth"`
+}
+
+type authDump struct {
+	BranchAuth
+	TransferPending bool `json:"transfer_pending"`
+}
+
+// maskedAuth is a copy of a with every secret masked.
+func maskedAuth(a *BranchAuth) *authDump {
+	d := &authDump{BranchAuth: a.clone(), TransferPending: a.TransferStatus == transferInitiated}
+	d.TransferCode = ""
+	d.PubClientKey = mask(d.PubClientKey)
+	d.SecretServerKey = mask(d.SecretServerKey)
+	if d.EmailProvider != nil {
+		d.EmailProvider.Password = mask(d.EmailProvider.Password)
+	}
+	for i := range d.OAuthProviders {
+		d.OAuthProviders[i].ClientSecret = mask(d.OAuthProviders[i].ClientSecret)
+	}
+	return d
 }
 
 func (e *Emulator) controlState(w http.ResponseWriter, _ *http.Request) error {
@@ -326,24 +342,13 @@ func (e *Emulator) controlState(w http.ResponseWriter, _ *http.Request) error {
 		d.Keys = append(d.Keys, keyDump{Kind: k.Kind, ProjectID: k.ProjectID, Revoked: k.Revoked, CreatedAt: k.CreatedAt})
 	}
 	for _, p := range e.st.Projects {
-		pd := projectDump{Project: p.Project, Branches: p.Branches, Integrations: []integrationDump{}}
-		for _, in := range p.Integrations {
-			id := integrationDump{
-				Integration:     in.Integration,
-				TransferPending: in.TransferStatus == transferInitiated,
-				OAuthProviders:  make([]OAuthProvider, 0, len(in.OAuthProviders)),
-				Domains:         in.Domains,
-				EmailServer:     in.Email,
-				Users:           in.Users,
+		pd := projectDump{Project: p.Project, Branches: []branchDump{}}
+		for _, b := range p.Branches {
+			bd := branchDump{Branch: b.Branch}
+			if b.Auth != nil {
+				bd.NeonAuth = maskedAuth(b.Auth)
 			}
-			id.PubClientKey = mask(id.PubClientKey)
-			id.SecretServerKey = mask(id.SecretServerKey)
-			id.EmailServer.Password = mask(id.EmailServer.Password)
-			for _, o := range in.OAuthProviders {
-				o.ClientSecret = mask(o.ClientSecret)
-				id.OAuthProviders = append(id.OAuthProviders, o)
-			}
-			pd.Integrations = append(pd.Integrations, id)
+			pd.Branches = append(pd.Branches, bd)
 		}
 		d.Projects = append(d.Projects, pd)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -149,7 +150,8 @@ func (o object) array(name string) (v []json.RawMessage, present bool, err error
 	return v, true, nil
 }
 
-// authProvider validates the auth_provider field: required, "stack".
+// authProvider validates the auth_provider field: required, one of
+// authProviders.
 func (o object) authProvider() (string, error) {
 	v, err := o.requiredStr("auth_provider")
 	if err != nil {
@@ -159,8 +161,83 @@ func (o object) authProvider() (string, error) {
 }
 
 func checkAuthProvider(v string) error {
-	if v != authProviderStack {
-		return invalid("auth_provider", "unsupported auth provider %q; the only supported value is %q", v, authProviderStack)
+	if !slices.Contains(authProviders, v) {
+		return invalid("auth_provider", "unsupported auth provider %q; supported: %s", v, strings.Join(authProviders, ", "))
 	}
+	return nil
+}
+
+// strings returns an array field whose elements must be strings, neither
+// empty nor repeated ("<name>[i]: ..." names a bad element).
+func (o object) strings(name string) (v []string, present bool, err error) {
+	items, present, err := o.array(name)
+	if err != nil || !present {
+		return nil, present, err
+	}
+	v = make([]string, 0, len(items))
+	for i, raw := range items {
+		field := fmt.Sprintf("%s[%d]", name, i)
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, true, invalid(field, "must be a string")
+		}
+		if s == "" {
+			return nil, true, invalid(field, "must not be empty")
+		}
+		if slices.Contains(v, s) {
+			return nil, true, invalid(field, "%q is listed twice", s)
+		}
+		v = append(v, s)
+	}
+	return v, true, nil
+}
+
+// nonEmptyStr returns an optional string field that must not be empty when given.
+func (o object) nonEmptyStr(name string) (v string, present bool, err error) {
+	v, present, err = o.str(name)
+	if err == nil && present && v == "" {
+		err = invalid(name, "must not be empty")
+	}
+	return v, present, err
+}
+
+// optBool sets *dst when the field is given.
+func (o object) optBool(name string, dst *bool) error {
+	v, present, err := o.boolean(name)
+	if err == nil && present {
+		*dst = v
+	}
+	return err
+}
+
+// optInt sets *dst when the field is given, an integer from lo to hi.
+func (o object) optInt(name string, lo, hi int64, dst *int) error {
+	v, present, err := o.integer(name)
+	if err != nil || !present {
+		return err
+	}
+	if v < lo || v > hi {
+		if hi == maxInt32 {
+			return invalid(name, "must be at least %d", lo)
+		}
+		return invalid(name, "must be from %d to %d", lo, hi)
+	}
+	*dst = int(v)
+	return nil
+}
+
+// maxInt32 is the upper bound of an int32 field.
+const maxInt32 = 1<<31 - 1
+
+// optEnum sets *dst when the field is given, one of values.
+func (o object) optEnum(name string, values []string, dst *string) error {
+	v, present, err := o.str(name)
+	if err != nil || !present {
+		return err
+	}
+	if !slices.Contains(values, v) {
+		return invalid(name, "must be one of %s", strings.Join(values, ", "))
+	}
+	*dst = v
 	return nil
 }

@@ -1,6 +1,10 @@
 // Package emulator is an in-memory emulator of the platform API v2 (the Neon
 // API), limited to what the Terraform provider needs: projects, branches,
-// API keys and the auth integration endpoints of /work/shared/spec/auth-api.md.
+// API keys and Neon Auth, through both the project-level endpoints of
+// internal/apispec/auth-api.md and their branch-scoped successors of
+// internal/apispec/neon-api-v2-2026-04-25.openapi.json. Neon Auth state lives
+// on branches (at most one integration per branch); the project-level
+// endpoints act on the production (default) branch.
 //
 // It is meant to be honest: a client that works against it should work
 // against the real service. Where the specification leaves a behaviour open
@@ -10,7 +14,10 @@
 //     unknown fields and wrongly typed fields are rejected with 400;
 //   - a project that a key may not see answers 404 "project not found", the
 //     same as a project that does not exist;
-//   - branch_id of a new integration must be the project's default branch.
+//   - branch_id of an integration created through POST /projects/auth/create
+//     must be the project's default branch;
+//   - a request body naming an auth provider other than the integration's
+//     addresses an integration that does not exist (404).
 //
 // Requests are processed in this order: authentication (401), rate limit
 // (429), fault injection (see Faults), routing (404/405 are answered right

@@ -5,20 +5,19 @@ import (
 	"net/http"
 )
 
-// listDomains serves endpoint 12.
+// The redirect URI whitelist (trusted domains) of both families. Requests
+// name the integration's auth provider in the body; another provider than
+// the scope's is an integration that does not exist (404).
+
+// listDomains serves GET .../auth/domains.
 func (e *Emulator) listDomains(c *call) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), authProviderStack)
-	if err != nil {
-		return err
-	}
-	out := append([]Domain{}, in.Domains...)
-	return c.json(http.StatusOK, map[string]any{"domains": out})
+	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
+		return map[string]any{"domains": a.Domains}, nil
+	})
 }
 
-// addDomain serves endpoint 13: the domain must be an origin; it is stored
-// canonicalised. 201 without body.
+// addDomain serves POST .../auth/domains: the domain must be an origin; it is
+// stored canonicalised. 201 without body.
 func (e *Emulator) addDomain(c *call) error {
 	o, err := readBody(c, false, "domain", "auth_provider")
 	if err != nil {
@@ -36,24 +35,17 @@ func (e *Emulator) addDomain(c *call) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), provider)
-	if err != nil {
-		return err
-	}
-	if in.domainIndex(domain) >= 0 {
-		return conflict("domain %s is already in the redirect URI whitelist", domain)
-	}
-	in.Domains = append(in.Domains, Domain{Domain: domain, AuthProvider: provider})
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.empty(http.StatusCreated)
+	return e.changeAuthWith(c, provider, http.StatusCreated, func(_ authScope, a *BranchAuth) (any, error) {
+		if a.domainIndex(domain) >= 0 {
+			return nil, conflict("domain %s is already in the redirect URI whitelist", domain)
+		}
+		a.Domains = append(a.Domains, Domain{Domain: domain, AuthProvider: provider})
+		return nil, nil
+	})
 }
 
-// deleteDomains serves endpoint 14: removes every listed domain (compared in
-// canonical form; absent ones are ignored). 200 without body.
+// deleteDomains serves DELETE .../auth/domains: removes every listed domain
+// (compared in canonical form; absent ones are ignored). 200 without body.
 func (e *Emulator) deleteDomains(c *call) error {
 	o, err := readBody(c, false, "auth_provider", "domains")
 	if err != nil {
@@ -87,19 +79,12 @@ func (e *Emulator) deleteDomains(c *call) error {
 		}
 		remove = append(remove, canonical)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), provider)
-	if err != nil {
-		return err
-	}
-	for _, d := range remove {
-		if i := in.domainIndex(d); i >= 0 {
-			in.Domains = append(in.Domains[:i], in.Domains[i+1:]...)
+	return e.changeAuthWith(c, provider, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
+		for _, d := range remove {
+			if i := a.domainIndex(d); i >= 0 {
+				a.Domains = append(a.Domains[:i], a.Domains[i+1:]...)
+			}
 		}
-	}
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.empty(http.StatusOK)
+		return nil, nil
+	})
 }

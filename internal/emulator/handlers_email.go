@@ -2,28 +2,42 @@ package emulator
 
 import "net/http"
 
+// The email provider: GET/PATCH /projects/{project_id}/auth/email_server and
+// GET/PATCH .../branches/{branch_id}/auth/email_provider, one configuration
+// (NeonAuthEmailServerConfig) per Neon Auth.
+
 // emailFields are the fields of a standard configuration, in the order they
 // are validated.
 var emailFields = []string{"host", "port", "username", "password", "sender_email", "sender_name"}
 
-// getEmailServer serves endpoint 15. A shared configuration reads as exactly
-// {"type":"shared"}; a standard one without its password (secrets are not
-// read back).
-func (e *Emulator) getEmailServer(c *call) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), authProviderStack)
-	if err != nil {
-		return err
+// maskedPassword stands for a stored password in reads.
+const maskedPassword = "********"
+
+// maskedEmail is a configuration as reads show it: a standard password masked.
+func maskedEmail(cfg EmailServer) EmailServer {
+	if cfg.Password != "" {
+		cfg.Password = maskedPassword
 	}
-	cfg := in.Email
-	cfg.Password = ""
-	return c.json(http.StatusOK, cfg)
+	return cfg
 }
 
-// updateEmailServer serves endpoint 16 and echoes the stored values,
-// password included.
-func (e *Emulator) updateEmailServer(c *call) error {
+var errNoEmailProvider = &apiError{status: http.StatusNotFound, msg: "no email provider is configured"}
+
+// getEmailProvider serves the GET of both families: 404 when none is
+// configured; a shared configuration reads as {"type":"shared"} (plus its
+// sender fields, if set); a standard one with the password masked.
+func (e *Emulator) getEmailProvider(c *call) error {
+	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
+		if a.EmailProvider == nil {
+			return nil, errNoEmailProvider
+		}
+		return maskedEmail(*a.EmailProvider), nil
+	})
+}
+
+// updateEmailProvider serves the PATCH of both families: the configuration
+// is replaced and echoed as stored, password included.
+func (e *Emulator) updateEmailProvider(c *call) error {
 	o, err := readBody(c, false, append([]string{"type"}, emailFields...)...)
 	if err != nil {
 		return err
@@ -32,19 +46,14 @@ func (e *Emulator) updateEmailServer(c *call) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), authProviderStack)
-	if err != nil {
-		return err
-	}
-	in.Email = cfg
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.json(http.StatusOK, cfg)
+	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
+		a.EmailProvider = &cfg
+		return cfg, nil
+	})
 }
 
+// parseEmailServer validates a NeonAuthEmailServerConfig: type "standard"
+// needs all six fields; "shared" takes only the optional sender fields.
 func parseEmailServer(o object) (EmailServer, error) {
 	typ, err := o.requiredStr("type")
 	if err != nil {
@@ -52,12 +61,22 @@ func parseEmailServer(o object) (EmailServer, error) {
 	}
 	switch typ {
 	case emailShared:
-		for _, f := range emailFields {
+		for _, f := range emailFields[:4] {
 			if o.has(f) {
 				return EmailServer{}, invalid(f, "must not be set when type is %q", emailShared)
 			}
 		}
-		return EmailServer{Type: emailShared}, nil
+		cfg := EmailServer{Type: emailShared}
+		if cfg.SenderEmail, _, err = o.nonEmptyStr("sender_email"); err != nil {
+			return EmailServer{}, err
+		}
+		if cfg.SenderEmail != "" && !validEmail(cfg.SenderEmail) {
+			return EmailServer{}, invalid("sender_email", "must be an email address")
+		}
+		if cfg.SenderName, _, err = o.nonEmptyStr("sender_name"); err != nil {
+			return EmailServer{}, err
+		}
+		return cfg, nil
 	case emailStandard:
 	default:
 		return EmailServer{}, invalid("type", "must be %q or %q", emailShared, emailStandard)

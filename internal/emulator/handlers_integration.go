@@ -8,21 +8,9 @@ import (
 // Validation order in every handler: the request body and fields (400), then
 // the resources they name (404), then conflicts (409).
 
-// integrationFor returns the project and its active integration with the
-// provider, or 404. e.mu must be held.
-func (e *Emulator) integrationFor(c *call, projectID, provider string) (*projectState, *integrationState, error) {
-	p, err := e.visibleProject(c, projectID)
-	if err != nil {
-		return nil, nil, err
-	}
-	in := p.integration(provider)
-	if in == nil {
-		return nil, nil, notFound("integration with auth provider %s not found for project %s", provider, projectID)
-	}
-	return p, in, nil
-}
-
-// credentials is the body of endpoints 1 and 3.
+// credentials is NeonAuthCreateIntegrationResponse: the body of
+// POST /projects/auth/create, POST .../branches/{branch_id}/auth and
+// POST /projects/auth/keys. Better Auth has no SDK keys: both are "".
 type credentials struct {
 	AuthProvider          string `json:"auth_provider"`
 	AuthProviderProjectID string `json:"auth_provider_project_id"`
@@ -31,23 +19,33 @@ type credentials struct {
 	JWKSURL               string `json:"jwks_url"`
 	SchemaName            string `json:"schema_name"`
 	TableName             string `json:"table_name"`
+	BaseURL               string `json:"base_url,omitempty"`
 }
 
-func credentialsOf(in *integrationState) credentials {
+func credentialsOf(a *BranchAuth) credentials {
 	return credentials{
-		AuthProvider:          in.AuthProvider,
-		AuthProviderProjectID: in.AuthProviderProjectID,
-		PubClientKey:          in.PubClientKey,
-		SecretServerKey:       in.SecretServerKey,
-		JWKSURL:               in.JWKSURL,
-		SchemaName:            in.SchemaName,
-		TableName:             in.TableName,
+		AuthProvider:          a.AuthProvider,
+		AuthProviderProjectID: a.AuthProviderProjectID,
+		PubClientKey:          a.PubClientKey,
+		SecretServerKey:       a.SecretServerKey,
+		JWKSURL:               a.JWKSURL,
+		SchemaName:            a.SchemaName,
+		TableName:             a.TableName,
+		BaseURL:               a.BaseURL,
 	}
 }
 
-// createIntegration serves endpoint 1, POST /projects/auth/create.
-func (e *Emulator) createIntegration(c *call) error {
-	o, err := readBody(c, false, "auth_provider", "project_id", "branch_id", "database_name", "role_name")
+// enableAuth serves POST /projects/auth/create (the body names the project
+// and its production branch; role_name, deprecated, must exist when given)
+// and POST /projects/{project_id}/branches/{branch_id}/auth (any branch).
+// database_name defaults to the branch's first database ("neondb" on a new
+// project). 409 when the branch already has Neon Auth, whatever its provider.
+func (e *Emulator) enableAuth(c *call) error {
+	fields := []string{"auth_provider", "database_name"}
+	if !branchFamily(c) {
+		fields = append(fields, "project_id", "branch_id", "role_name")
+	}
+	o, err := readBody(c, false, fields...)
 	if err != nil {
 		return err
 	}
@@ -55,54 +53,78 @@ func (e *Emulator) createIntegration(c *call) error {
 	if err != nil {
 		return err
 	}
-	projectID, err := o.requiredStr("project_id")
+	projectID, branchID := c.param("project_id"), c.param("branch_id")
+	if !branchFamily(c) {
+		if projectID, err = o.requiredStr("project_id"); err != nil {
+			return err
+		}
+		if branchID, err = o.requiredStr("branch_id"); err != nil {
+			return err
+		}
+	}
+	dbName, hasDB, err := o.nonEmptyStr("database_name")
 	if err != nil {
 		return err
 	}
-	branchID, err := o.requiredStr("branch_id")
-	if err != nil {
-		return err
-	}
-	dbName, err := o.requiredStr("database_name")
-	if err != nil {
-		return err
-	}
-	roleName, err := o.requiredStr("role_name")
+	roleName, hasRole, err := o.nonEmptyStr("role_name")
 	if err != nil {
 		return err
 	}
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, err := e.visibleProject(c, projectID)
-	if err != nil {
-		return err
+	var s authScope
+	if branchFamily(c) {
+		if s, err = e.pathScope(c); err != nil {
+			return err
+		}
+	} else {
+		p, err := e.visibleProject(c, projectID)
+		if err != nil {
+			return err
+		}
+		b := p.branch(branchID)
+		if b == nil {
+			return invalid("branch_id", "branch %s does not exist in project %s", branchID, projectID)
+		}
+		if !b.Default {
+			return invalid("branch_id", "branch %s is not the default (production) branch of project %s", branchID, projectID)
+		}
+		s = authScope{p: p, b: b, projectLevel: true}
 	}
-	b := p.branch(branchID)
-	if b == nil {
-		return invalid("branch_id", "branch %s does not exist in project %s", branchID, projectID)
+	b := s.b
+	var db *Database
+	switch {
+	case hasDB:
+		if db = b.database(dbName); db == nil {
+			return invalid("database_name", "database %q does not exist on branch %s", dbName, b.ID)
+		}
+	case len(b.Databases) > 0:
+		db = &b.Databases[0]
+	default:
+		return invalid("database_name", "branch %s has no database", b.ID)
 	}
-	if !b.Default {
-		return invalid("branch_id", "branch %s is not the default (production) branch of project %s", branchID, projectID)
+	if !hasRole {
+		roleName = db.OwnerName
+	} else if !b.hasRole(roleName) {
+		return invalid("role_name", "role %q does not exist on branch %s", roleName, b.ID)
 	}
-	if !b.hasDatabase(dbName) {
-		return invalid("database_name", "database %q does not exist on branch %s", dbName, branchID)
+	if a := b.Auth; a != nil {
+		if a.AuthProvider == provider {
+			return conflict("integration with auth provider %s already exists %s", provider, s.where())
+		}
+		return conflict("Neon Auth is already enabled %s, with auth provider %s", s.where(), a.AuthProvider)
 	}
-	if !b.hasRole(roleName) {
-		return invalid("role_name", "role %q does not exist on branch %s", roleName, branchID)
-	}
-	if p.integration(provider) != nil {
-		return conflict("integration with auth provider %s already exists for project %s", provider, projectID)
-	}
-	in := newIntegration(projectID, provider, branchID, dbName, roleName, now())
-	p.Integrations = append(p.Integrations, in)
+	b.Auth = newBranchAuth(s.p, b, provider, db.Name, roleName, now())
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusCreated, credentialsOf(in))
+	return c.json(http.StatusCreated, credentialsOf(b.Auth))
 }
 
-// integrationView is an integration as endpoint 2 lists it.
+// integrationView is NeonAuthIntegration: an item of
+// GET /projects/{project_id}/auth/integrations and the body of
+// GET .../branches/{branch_id}/auth.
 type integrationView struct {
 	AuthProvider          string    `json:"auth_provider"`
 	AuthProviderProjectID string    `json:"auth_provider_project_id"`
@@ -112,34 +134,51 @@ type integrationView struct {
 	OwnedBy               string    `json:"owned_by"`
 	TransferStatus        string    `json:"transfer_status,omitempty"`
 	JWKSURL               string    `json:"jwks_url"`
+	BaseURL               string    `json:"base_url,omitempty"`
+	Name                  string    `json:"name,omitempty"`
 }
 
-// listIntegrations serves endpoint 2, GET /projects/{project_id}/auth/integrations.
+func integrationViewOf(a *BranchAuth) integrationView {
+	return integrationView{
+		AuthProvider:          a.AuthProvider,
+		AuthProviderProjectID: a.AuthProviderProjectID,
+		BranchID:              a.BranchID,
+		DBName:                a.DBName,
+		CreatedAt:             a.CreatedAt,
+		OwnedBy:               a.OwnedBy,
+		TransferStatus:        a.TransferStatus,
+		JWKSURL:               a.JWKSURL,
+		BaseURL:               a.BaseURL,
+		Name:                  a.Name,
+	}
+}
+
+// listIntegrations serves GET /projects/{project_id}/auth/integrations: the
+// production branch's integration, if any (0 or 1 items).
 func (e *Emulator) listIntegrations(c *call) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, err := e.visibleProject(c, c.param("project_id"))
+	s, err := e.pathScope(c)
 	if err != nil {
 		return err
 	}
-	out := make([]integrationView, 0, len(p.Integrations))
-	for _, in := range p.Integrations {
-		out = append(out, integrationView{
-			AuthProvider:          in.AuthProvider,
-			AuthProviderProjectID: in.AuthProviderProjectID,
-			BranchID:              in.BranchID,
-			DBName:                in.DBName,
-			CreatedAt:             in.CreatedAt,
-			OwnedBy:               in.OwnedBy,
-			TransferStatus:        in.TransferStatus,
-			JWKSURL:               in.JWKSURL,
-		})
+	out := []integrationView{}
+	if a := s.b.Auth; a != nil {
+		out = append(out, integrationViewOf(a))
 	}
 	return c.json(http.StatusOK, map[string]any{"data": out})
 }
 
-// createSDKKeys serves endpoint 3, POST /projects/auth/keys: a new distinct
-// key pair every call.
+// getAuth serves GET /projects/{project_id}/branches/{branch_id}/auth; 404
+// when Neon Auth is not enabled on the branch.
+func (e *Emulator) getAuth(c *call) error {
+	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
+		return integrationViewOf(a), nil
+	})
+}
+
+// createSDKKeys serves POST /projects/auth/keys: a new distinct key pair
+// every call. Better Auth has no SDK keys (400).
 func (e *Emulator) createSDKKeys(c *call) error {
 	o, err := readBody(c, false, "project_id", "auth_provider")
 	if err != nil {
@@ -153,24 +192,21 @@ func (e *Emulator) createSDKKeys(c *call) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, projectID, provider)
-	if err != nil {
-		return err
-	}
-	in.mintKeys()
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.json(http.StatusCreated, credentialsOf(in))
+	op := authOp{status: http.StatusCreated, save: true, project: projectID, provider: provider}
+	return e.serveAuth(c, op, func(_ authScope, a *BranchAuth) (any, error) {
+		if hostedByNeon(a.AuthProvider) {
+			return nil, invalid("auth_provider", "%s integrations have no SDK keys: the auth server runs inside Neon at the integration's base_url; verify tokens with its jwks_url", a.AuthProvider)
+		}
+		a.mintKeys()
+		return credentialsOf(a), nil
+	})
 }
 
-// deleteIntegration serves endpoint 4, DELETE
-// /projects/{project_id}/auth/integration/{auth_provider}, optional body
+// disableAuth serves DELETE /projects/{project_id}/auth/integration/{auth_provider}
+// and DELETE /projects/{project_id}/branches/{branch_id}/auth, optional body
 // {"delete_data": bool}. The integration's OAuth providers, domains, users,
-// email configuration and pending transfer go with it. Answers 200 {}.
-func (e *Emulator) deleteIntegration(c *call) error {
+// email provider, settings and pending transfer go with it. Answers 200 {}.
+func (e *Emulator) disableAuth(c *call) error {
 	o, err := readBody(c, true, "delete_data")
 	if err != nil {
 		return err
@@ -179,35 +215,36 @@ func (e *Emulator) deleteIntegration(c *call) error {
 		return err
 	}
 	provider := c.param("auth_provider")
-	if err := checkAuthProvider(provider); err != nil {
-		return err
+	if !branchFamily(c) {
+		if err := checkAuthProvider(provider); err != nil {
+			return err
+		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	p, _, err := e.integrationFor(c, c.param("project_id"), provider)
-	if err != nil {
-		return err
-	}
-	p.removeIntegration(provider)
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.json(http.StatusOK, struct{}{})
+	return e.changeAuthWith(c, provider, http.StatusOK, func(s authScope, _ *BranchAuth) (any, error) {
+		s.b.Auth = nil
+		return struct{}{}, nil
+	})
 }
 
-// createUser serves endpoint 5, POST /projects/auth/user.
+// createUser serves POST /projects/auth/user (project_id and auth_provider
+// in the body) and POST /projects/{project_id}/branches/{branch_id}/auth/users.
 func (e *Emulator) createUser(c *call) error {
-	o, err := readBody(c, false, "project_id", "auth_provider", "email", "name")
+	fields := []string{"email", "name"}
+	if !branchFamily(c) {
+		fields = append(fields, "project_id", "auth_provider")
+	}
+	o, err := readBody(c, false, fields...)
 	if err != nil {
 		return err
 	}
-	projectID, err := o.requiredStr("project_id")
-	if err != nil {
-		return err
-	}
-	provider, err := o.authProvider()
-	if err != nil {
-		return err
+	projectID, provider := c.param("project_id"), ""
+	if !branchFamily(c) {
+		if projectID, err = o.requiredStr("project_id"); err != nil {
+			return err
+		}
+		if provider, err = o.authProvider(); err != nil {
+			return err
+		}
 	}
 	email, err := o.requiredStr("email")
 	if err != nil {
@@ -226,44 +263,60 @@ func (e *Emulator) createUser(c *call) error {
 		}
 	}
 
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, projectID, provider)
-	if err != nil {
-		return err
-	}
-	if in.userByEmail(email) >= 0 {
-		return conflict("a user with this email already exists")
-	}
-	u := UserRow{ID: newUUID(), Email: email, Name: name, CreatedAt: now()}
-	in.Users = append(in.Users, u)
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.json(http.StatusCreated, map[string]string{"id": u.ID})
+	op := authOp{status: http.StatusCreated, save: true, project: projectID, provider: provider}
+	return e.serveAuth(c, op, func(_ authScope, a *BranchAuth) (any, error) {
+		if a.userByEmail(email) >= 0 {
+			return nil, conflict("a user with this email already exists")
+		}
+		u := UserRow{ID: newUUID(), Email: email, Name: name, CreatedAt: now()}
+		a.Users = append(a.Users, u)
+		return map[string]string{"id": u.ID}, nil
+	})
 }
 
-// deleteUser serves endpoint 6, DELETE /projects/{project_id}/auth/users/{auth_user_id}.
+var errUserNotFound = &apiError{status: http.StatusNotFound, msg: "user not found"}
+
+// deleteUser serves DELETE /projects/{project_id}/auth/users/{auth_user_id}
+// and DELETE .../branches/{branch_id}/auth/users/{auth_user_id}: 204.
 func (e *Emulator) deleteUser(c *call) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), authProviderStack)
+	return e.changeAuth(c, http.StatusNoContent, func(_ authScope, a *BranchAuth) (any, error) {
+		i := a.userIndex(c.param("auth_user_id"))
+		if i < 0 {
+			return nil, errUserNotFound
+		}
+		a.Users = append(a.Users[:i], a.Users[i+1:]...)
+		return nil, nil
+	})
+}
+
+// setUserRoles serves PUT .../branches/{branch_id}/auth/users/{auth_user_id}/role:
+// {"roles": [...]} (at least one, each a distinct non-empty string) replaces
+// the user's roles. 200 {"id"}.
+func (e *Emulator) setUserRoles(c *call) error {
+	o, err := readBody(c, false, "roles")
 	if err != nil {
 		return err
 	}
-	i := in.userIndex(c.param("auth_user_id"))
-	if i < 0 {
-		return notFound("user not found")
-	}
-	in.Users = append(in.Users[:i], in.Users[i+1:]...)
-	if err := e.saveLocked(); err != nil {
+	roles, present, err := o.strings("roles")
+	if err != nil {
 		return err
 	}
-	return c.empty(http.StatusNoContent)
+	if !present || len(roles) == 0 {
+		return invalid("roles", "is required and must hold at least one role")
+	}
+	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
+		i := a.userIndex(c.param("auth_user_id"))
+		if i < 0 {
+			return nil, errUserNotFound
+		}
+		a.Users[i].Roles = roles
+		return map[string]string{"id": a.Users[i].ID}, nil
+	})
 }
 
-// transferOwnership serves endpoint 7, POST /projects/auth/transfer_ownership.
-// The transfer completes only when confirmed (ConfirmTransfer).
+// transferOwnership serves POST /projects/auth/transfer_ownership. The
+// transfer completes only when confirmed (ConfirmTransfer). Better Auth runs
+// inside Neon: there is no provider project to transfer (400).
 func (e *Emulator) transferOwnership(c *call) error {
 	o, err := readBody(c, false, "project_id", "auth_provider")
 	if err != nil {
@@ -277,18 +330,15 @@ func (e *Emulator) transferOwnership(c *call) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, projectID, provider)
-	if err != nil {
-		return err
-	}
-	in.TransferCode = randomHex(16)
-	in.TransferStatus = transferInitiated
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.json(http.StatusOK, map[string]string{
-		"url": "https://app.stack-auth.com/integrations/neon/projects/transfer/confirm?code=" + in.TransferCode,
+	op := authOp{status: http.StatusOK, save: true, project: projectID, provider: provider}
+	return e.serveAuth(c, op, func(_ authScope, a *BranchAuth) (any, error) {
+		if hostedByNeon(a.AuthProvider) {
+			return nil, invalid("auth_provider", "%s integrations run inside Neon: there is no auth provider project to transfer", a.AuthProvider)
+		}
+		a.TransferCode = randomHex(16)
+		a.TransferStatus = transferInitiated
+		return map[string]string{
+			"url": "https://app.stack-auth.com/integrations/neon/projects/transfer/confirm?code=" + a.TransferCode,
+		}, nil
 	})
 }

@@ -3,57 +3,97 @@ package emulator
 import (
 	"net/http"
 	"slices"
+	"strings"
 )
 
-var oauthProviderIDs = []string{"google", "github", "microsoft"}
+// oauthProviderIDs are the values of NeonAuthOauthProviderId.
+var oauthProviderIDs = []string{"google", "github", "microsoft", "vercel"}
 
-// oauthCredentials reads client_id and client_secret, which must be given
-// together (both non-empty) or not at all.
-func oauthCredentials(o object) (id, secret string, given bool, err error) {
+const oauthMicrosoft = "microsoft"
+
+// oauthProviderView is NeonAuthOauthProvider: the tenant id is stored but
+// never returned.
+type oauthProviderView struct {
+	ID           string `json:"id"`
+	Type         string `json:"type"`
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+}
+
+func oauthProviderViewOf(p OAuthProvider) oauthProviderView {
+	return oauthProviderView{ID: p.ID, Type: p.Type, ClientID: p.ClientID, ClientSecret: p.ClientSecret}
+}
+
+// oauthListItem is a listed provider: id and type, never credentials.
+type oauthListItem struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+func oauthList(a *BranchAuth) []oauthListItem {
+	out := make([]oauthListItem, 0, len(a.OAuthProviders))
+	for _, p := range a.OAuthProviders {
+		out = append(out, oauthListItem{ID: p.ID, Type: p.Type})
+	}
+	return out
+}
+
+// oauthSettings are the writable fields of an OAuth provider.
+type oauthSettings struct {
+	clientID, secret string
+	credentials      bool // client_id and client_secret given
+	tenant           string
+	hasTenant        bool
+}
+
+// parseOAuthSettings reads client_id and client_secret, which must be given
+// together (both non-empty) or not at all, and microsoft_tenant_id, only
+// for the microsoft provider.
+func parseOAuthSettings(o object, providerID string) (oauthSettings, error) {
+	var s oauthSettings
 	id, hasID, err := o.str("client_id")
 	if err != nil {
-		return "", "", false, err
+		return s, err
 	}
 	secret, hasSecret, err := o.str("client_secret")
 	if err != nil {
-		return "", "", false, err
+		return s, err
 	}
 	switch {
 	case hasID && id == "":
-		return "", "", false, invalid("client_id", "must not be empty")
+		return s, invalid("client_id", "must not be empty")
 	case hasSecret && secret == "":
-		return "", "", false, invalid("client_secret", "must not be empty")
+		return s, invalid("client_secret", "must not be empty")
 	case hasID && !hasSecret:
-		return "", "", false, invalid("client_secret", "is required when client_id is given")
+		return s, invalid("client_secret", "is required when client_id is given")
 	case hasSecret && !hasID:
-		return "", "", false, invalid("client_id", "is required when client_secret is given")
+		return s, invalid("client_id", "is required when client_secret is given")
 	}
-	return id, secret, hasID, nil
+	s.clientID, s.secret, s.credentials = id, secret, hasID
+	if s.tenant, s.hasTenant, err = o.nonEmptyStr("microsoft_tenant_id"); err != nil {
+		return s, err
+	}
+	if s.hasTenant && providerID != oauthMicrosoft {
+		return s, invalid("microsoft_tenant_id", "is only for the %s provider", oauthMicrosoft)
+	}
+	return s, nil
 }
 
-// listOAuthProviders serves endpoint 8; credentials are never listed.
+var errOAuthProviderNotFound = &apiError{status: http.StatusNotFound, msg: "OAuth provider not found"}
+
+// listOAuthProviders serves GET .../auth/oauth_providers of both families;
+// credentials are never listed.
 func (e *Emulator) listOAuthProviders(c *call) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), authProviderStack)
-	if err != nil {
-		return err
-	}
-	type item struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-	}
-	out := make([]item, 0, len(in.OAuthProviders))
-	for _, p := range in.OAuthProviders {
-		out = append(out, item{ID: p.ID, Type: p.Type})
-	}
-	return c.json(http.StatusOK, map[string]any{"providers": out})
+	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
+		return map[string]any{"providers": oauthList(a)}, nil
+	})
 }
 
-// addOAuthProvider serves endpoint 9. Without credentials the provider uses
-// shared keys (type "shared"), with them type "standard". Answers 200.
+// addOAuthProvider serves POST .../auth/oauth_providers. Without credentials
+// the provider uses shared keys (type "shared"), with them "standard".
+// Answers 200.
 func (e *Emulator) addOAuthProvider(c *call) error {
-	o, err := readBody(c, false, "id", "client_id", "client_secret")
+	o, err := readBody(c, false, "id", "client_id", "client_secret", "microsoft_tenant_id")
 	if err != nil {
 		return err
 	}
@@ -62,78 +102,66 @@ func (e *Emulator) addOAuthProvider(c *call) error {
 		return err
 	}
 	if !slices.Contains(oauthProviderIDs, id) {
-		return invalid("id", "unsupported OAuth provider %q; supported: google, github, microsoft", id)
+		return invalid("id", "unsupported OAuth provider %q; supported: %s", id, strings.Join(oauthProviderIDs, ", "))
 	}
-	clientID, secret, given, err := oauthCredentials(o)
+	set, err := parseOAuthSettings(o, id)
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), authProviderStack)
-	if err != nil {
-		return err
-	}
-	if in.oauthProvider(id) >= 0 {
-		return conflict("OAuth provider %s already exists", id)
-	}
-	p := OAuthProvider{ID: id, Type: oauthShared}
-	if given {
-		p = OAuthProvider{ID: id, Type: oauthStandard, ClientID: clientID, ClientSecret: secret}
-	}
-	in.OAuthProviders = append(in.OAuthProviders, p)
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.json(http.StatusOK, p)
+	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
+		if a.oauthProvider(id) >= 0 {
+			return nil, conflict("OAuth provider %s already exists", id)
+		}
+		p := OAuthProvider{ID: id, Type: oauthShared, MicrosoftTenantID: set.tenant}
+		if set.credentials {
+			p.Type, p.ClientID, p.ClientSecret = oauthStandard, set.clientID, set.secret
+		}
+		a.OAuthProviders = append(a.OAuthProviders, p)
+		return oauthProviderViewOf(p), nil
+	})
 }
 
-// updateOAuthProvider serves endpoint 10: sets own credentials (both
-// required), which makes the provider "standard".
+// updateOAuthProvider serves PATCH .../auth/oauth_providers/{oauth_provider_id}:
+// own credentials (both required) make the provider "standard"; the tenant
+// id of microsoft can be set alone.
 func (e *Emulator) updateOAuthProvider(c *call) error {
-	o, err := readBody(c, false, "client_id", "client_secret")
+	o, err := readBody(c, false, "client_id", "client_secret", "microsoft_tenant_id")
 	if err != nil {
 		return err
 	}
-	clientID, secret, given, err := oauthCredentials(o)
+	id := c.param("oauth_provider_id")
+	set, err := parseOAuthSettings(o, id)
 	if err != nil {
 		return err
 	}
-	if !given {
+	if !set.credentials && !set.hasTenant {
 		return invalid("client_id", "is required")
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), authProviderStack)
-	if err != nil {
-		return err
-	}
-	i := in.oauthProvider(c.param("oauth_provider_id"))
-	if i < 0 {
-		return notFound("OAuth provider not found")
-	}
-	in.OAuthProviders[i] = OAuthProvider{ID: in.OAuthProviders[i].ID, Type: oauthStandard, ClientID: clientID, ClientSecret: secret}
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.json(http.StatusOK, in.OAuthProviders[i])
+	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
+		i := a.oauthProvider(id)
+		if i < 0 {
+			return nil, errOAuthProviderNotFound
+		}
+		p := &a.OAuthProviders[i]
+		if set.credentials {
+			p.Type, p.ClientID, p.ClientSecret = oauthStandard, set.clientID, set.secret
+		}
+		if set.hasTenant {
+			p.MicrosoftTenantID = set.tenant
+		}
+		return oauthProviderViewOf(*p), nil
+	})
 }
 
-// deleteOAuthProvider serves endpoint 11: 204 without body.
+// deleteOAuthProvider serves DELETE .../auth/oauth_providers/{oauth_provider_id}:
+// 200 without body.
 func (e *Emulator) deleteOAuthProvider(c *call) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, in, err := e.integrationFor(c, c.param("project_id"), authProviderStack)
-	if err != nil {
-		return err
-	}
-	i := in.oauthProvider(c.param("oauth_provider_id"))
-	if i < 0 {
-		return notFound("OAuth provider not found")
-	}
-	in.OAuthProviders = append(in.OAuthProviders[:i], in.OAuthProviders[i+1:]...)
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.empty(http.StatusNoContent)
+	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
+		i := a.oauthProvider(c.param("oauth_provider_id"))
+		if i < 0 {
+			return nil, errOAuthProviderNotFound
+		}
+		a.OAuthProviders = slices.Delete(a.OAuthProviders, i, i+1)
+		return nil, nil
+	})
 }

@@ -152,7 +152,7 @@ func (e *Emulator) createProjectAPI(c *call) error {
 	}
 	return c.json(http.StatusCreated, map[string]any{
 		"project": p.Project,
-		"branch":  newBranchView(p.defaultBranch()),
+		"branch":  newBranchView(&p.defaultBranch().Branch),
 	})
 }
 
@@ -236,7 +236,7 @@ func (e *Emulator) listBranches(c *call) error {
 	}
 	out := make([]branchView, 0, len(p.Branches))
 	for _, b := range p.Branches {
-		out = append(out, newBranchView(b))
+		out = append(out, newBranchView(&b.Branch))
 	}
 	return c.json(http.StatusOK, map[string]any{"branches": out})
 }
@@ -250,7 +250,7 @@ func (e *Emulator) getBranch(c *call) error {
 	}
 	b := p.branch(c.param("branch_id"))
 	if b == nil {
-		return notFound("branch not found")
+		return errBranchNotFound
 	}
-	return c.json(http.StatusOK, map[string]any{"branch": newBranchView(b)})
+	return c.json(http.StatusOK, map[string]any{"branch": newBranchView(&b.Branch)})
 }

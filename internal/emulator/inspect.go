@@ -8,6 +8,11 @@ import (
 // This file is the Go API for tests: state inspection and out-of-band changes
 // (drift). Everything returned is a copy. Changes are persisted like API
 // mutations. Errors wrap ErrNotFound, ErrConflict or ErrInvalid.
+//
+// Neon Auth lives on branches. The functions taking only a project id act on
+// the project's production (default) branch, as the project-level endpoints
+// do; BranchAuth, MutateBranchAuth, DisableBranchAuth and RemoveEmailProvider
+// name the branch ("" also means the production branch).
 
 // CreateProject creates a project with its default branch "main", database
 // "neondb" and role "neondb_owner". An empty name becomes the project id.
@@ -48,18 +53,18 @@ func (e *Emulator) DefaultBranchID(projectID string) (string, error) {
 	return p.defaultBranch().ID, nil
 }
 
-// AddBranch adds a non-default branch (a child of the default branch with the
-// same databases and roles).
+// AddBranch adds a non-default branch: a child of the default branch with
+// copies of its databases and roles, without Neon Auth.
 func (e *Emulator) AddBranch(projectID, name string) (string, error) {
 	var id string
 	err := e.mutate(projectID, func(p *projectState) error {
-		id = e.st.addBranch(p, name, false, now()).ID
+		id = e.st.addBranch(p, p.defaultBranch(), name, now()).ID
 		return nil
 	})
 	return id, err
 }
 
-// Branches returns the project's branches.
+// Branches returns the project's branches in creation order.
 func (e *Emulator) Branches(projectID string) []Branch {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -69,7 +74,7 @@ func (e *Emulator) Branches(projectID string) []Branch {
 	}
 	out := make([]Branch, 0, len(p.Branches))
 	for _, b := range p.Branches {
-		c := *b
+		c := b.Branch
 		c.Databases = slices.Clone(b.Databases)
 		c.Roles = slices.Clone(b.Roles)
 		out = append(out, c)
@@ -77,8 +82,58 @@ func (e *Emulator) Branches(projectID string) []Branch {
 	return out
 }
 
-// Integrations returns the project's active integrations with their latest
-// credentials.
+// BranchAuth returns a deep copy of a branch's whole Neon Auth state
+// (integration, OAuth providers with their stored tenant ids, domains, email
+// provider, users with roles and every setting). ok is false when the
+// project or branch does not exist or Neon Auth is not enabled on it.
+func (e *Emulator) BranchAuth(projectID, branchID string) (auth BranchAuth, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, err := e.st.branchAuth(projectID, branchID)
+	if err != nil {
+		return BranchAuth{}, false
+	}
+	return b.Auth.clone(), true
+}
+
+// MutateBranchAuth changes a branch's Neon Auth out of band: f gets a copy of
+// the state, which replaces the stored one when f returns (its project and
+// branch ids cannot change).
+func (e *Emulator) MutateBranchAuth(projectID, branchID string, f func(*BranchAuth)) error {
+	return e.mutateBranchAuth(projectID, branchID, func(a *BranchAuth) error {
+		c := a.clone()
+		f(&c)
+		c.ProjectID, c.BranchID = a.ProjectID, a.BranchID
+		c.normalize()
+		*a = c
+		return nil
+	})
+}
+
+// DisableBranchAuth removes Neon Auth from a branch, with everything
+// configured on it.
+func (e *Emulator) DisableBranchAuth(projectID, branchID string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, err := e.st.branchAuth(projectID, branchID)
+	if err != nil {
+		return err
+	}
+	b.Auth = nil
+	return e.saveLocked()
+}
+
+// RemoveEmailProvider removes a branch's email provider configuration:
+// reading it then answers 404 until one is set again.
+func (e *Emulator) RemoveEmailProvider(projectID, branchID string) error {
+	return e.mutateBranchAuth(projectID, branchID, func(a *BranchAuth) error {
+		a.EmailProvider = nil
+		return nil
+	})
+}
+
+// Integrations returns the production branch's integration (none or one)
+// with its latest credentials.
 func (e *Emulator) Integrations(projectID string) []Integration {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -86,36 +141,39 @@ func (e *Emulator) Integrations(projectID string) []Integration {
 	if p == nil {
 		return nil
 	}
-	out := make([]Integration, 0, len(p.Integrations))
-	for _, in := range p.Integrations {
-		out = append(out, in.Integration)
+	out := []Integration{}
+	if a := p.defaultBranch().Auth; a != nil {
+		out = append(out, a.Integration)
 	}
 	return out
 }
 
-// DeleteIntegration removes an integration with its OAuth providers, domains,
-// users, email configuration and pending transfer.
+// DeleteIntegration removes the production branch's integration, which must
+// use authProvider, with everything configured on it.
 func (e *Emulator) DeleteIntegration(projectID, authProvider string) error {
 	return e.mutate(projectID, func(p *projectState) error {
-		if !p.removeIntegration(authProvider) {
-			return errIntegration(projectID, authProvider)
+		b := p.defaultBranch()
+		if b.Auth == nil || b.Auth.AuthProvider != authProvider {
+			return fmt.Errorf("%w: integration with auth provider %q in project %q", ErrNotFound, authProvider, projectID)
 		}
+		b.Auth = nil
 		return nil
 	})
 }
 
-// OAuthProviders returns the OAuth providers of the project's stack integration.
+// OAuthProviders returns the OAuth providers of the production branch.
 func (e *Emulator) OAuthProviders(projectID string) []OAuthProvider {
 	var out []OAuthProvider
-	_ = e.inspect(projectID, func(in *integrationState) error {
-		out = slices.Clone(in.OAuthProviders)
+	_ = e.inspect(projectID, func(a *BranchAuth) error {
+		out = slices.Clone(a.OAuthProviders)
 		return nil
 	})
 	return out
 }
 
-// PutOAuthProvider adds or replaces an OAuth provider. An empty Type becomes
-// "standard" when credentials are set, else "shared".
+// PutOAuthProvider adds or replaces an OAuth provider of the production
+// branch. An empty Type becomes "standard" when credentials are set, else
+// "shared".
 func (e *Emulator) PutOAuthProvider(projectID string, p OAuthProvider) error {
 	if p.ID == "" {
 		return fmt.Errorf("%w: OAuth provider id is empty", ErrInvalid)
@@ -126,128 +184,134 @@ func (e *Emulator) PutOAuthProvider(projectID string, p OAuthProvider) error {
 			p.Type = oauthStandard
 		}
 	}
-	return e.mutateIntegration(projectID, func(in *integrationState) error {
-		if i := in.oauthProvider(p.ID); i >= 0 {
-			in.OAuthProviders[i] = p
+	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+		if i := a.oauthProvider(p.ID); i >= 0 {
+			a.OAuthProviders[i] = p
 		} else {
-			in.OAuthProviders = append(in.OAuthProviders, p)
+			a.OAuthProviders = append(a.OAuthProviders, p)
 		}
 		return nil
 	})
 }
 
-// DeleteOAuthProvider removes an OAuth provider.
+// DeleteOAuthProvider removes an OAuth provider of the production branch.
 func (e *Emulator) DeleteOAuthProvider(projectID, id string) error {
-	return e.mutateIntegration(projectID, func(in *integrationState) error {
-		i := in.oauthProvider(id)
+	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+		i := a.oauthProvider(id)
 		if i < 0 {
 			return fmt.Errorf("%w: OAuth provider %q in project %q", ErrNotFound, id, projectID)
 		}
-		in.OAuthProviders = slices.Delete(in.OAuthProviders, i, i+1)
+		a.OAuthProviders = slices.Delete(a.OAuthProviders, i, i+1)
 		return nil
 	})
 }
 
-// Domains returns the whitelisted domains of the project's stack integration.
+// Domains returns the whitelisted domains of the production branch.
 func (e *Emulator) Domains(projectID string) []Domain {
 	var out []Domain
-	_ = e.inspect(projectID, func(in *integrationState) error {
-		out = slices.Clone(in.Domains)
+	_ = e.inspect(projectID, func(a *BranchAuth) error {
+		out = slices.Clone(a.Domains)
 		return nil
 	})
 	return out
 }
 
-// AddDomain whitelists an origin (validated and canonicalised like the API does).
+// AddDomain whitelists an origin on the production branch (validated and
+// canonicalised like the API does).
 func (e *Emulator) AddDomain(projectID, domain string) error {
 	canonical, err := canonicalOrigin(domain)
 	if err != nil {
 		return fmt.Errorf("%w: domain %q %w", ErrInvalid, domain, err)
 	}
-	return e.mutateIntegration(projectID, func(in *integrationState) error {
-		if in.domainIndex(canonical) >= 0 {
+	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+		if a.domainIndex(canonical) >= 0 {
 			return fmt.Errorf("%w: domain %q", ErrConflict, canonical)
 		}
-		in.Domains = append(in.Domains, Domain{Domain: canonical, AuthProvider: authProviderStack})
+		a.Domains = append(a.Domains, Domain{Domain: canonical, AuthProvider: a.AuthProvider})
 		return nil
 	})
 }
 
-// RemoveDomain removes a whitelisted domain (compared in canonical form).
+// RemoveDomain removes a whitelisted domain of the production branch
+// (compared in canonical form).
 func (e *Emulator) RemoveDomain(projectID, domain string) error {
 	canonical, err := canonicalOrigin(domain)
 	if err != nil {
 		canonical = domain
 	}
-	return e.mutateIntegration(projectID, func(in *integrationState) error {
-		i := in.domainIndex(canonical)
+	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+		i := a.domainIndex(canonical)
 		if i < 0 {
 			return fmt.Errorf("%w: domain %q in project %q", ErrNotFound, domain, projectID)
 		}
-		in.Domains = slices.Delete(in.Domains, i, i+1)
+		a.Domains = slices.Delete(a.Domains, i, i+1)
 		return nil
 	})
 }
 
-// EmailServer returns the full email server configuration, password included.
+// EmailServer returns the production branch's email provider, password
+// included; ErrNotFound when none is configured.
 func (e *Emulator) EmailServer(projectID string) (EmailServer, error) {
 	var out EmailServer
-	err := e.inspect(projectID, func(in *integrationState) error {
-		out = in.Email
+	err := e.inspect(projectID, func(a *BranchAuth) error {
+		if a.EmailProvider == nil {
+			return fmt.Errorf("%w: email provider of project %q", ErrNotFound, projectID)
+		}
+		out = *a.EmailProvider
 		return nil
 	})
 	return out, err
 }
 
-// SetEmailServer stores an email server configuration as given (Type must be
-// "shared" or "standard").
+// SetEmailServer stores the production branch's email provider as given
+// (Type must be "shared" or "standard").
 func (e *Emulator) SetEmailServer(projectID string, c EmailServer) error {
 	if c.Type != emailShared && c.Type != emailStandard {
 		return fmt.Errorf("%w: email server type %q", ErrInvalid, c.Type)
 	}
-	return e.mutateIntegration(projectID, func(in *integrationState) error {
-		in.Email = c
+	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+		a.EmailProvider = &c
 		return nil
 	})
 }
 
-// UsersSync returns the rows of the project's users_sync table.
+// UsersSync returns the rows of the production branch's users_sync table.
 func (e *Emulator) UsersSync(projectID string) []UserRow {
 	var out []UserRow
-	_ = e.inspect(projectID, func(in *integrationState) error {
-		out = slices.Clone(in.Users)
+	_ = e.inspect(projectID, func(a *BranchAuth) error {
+		out = a.clone().Users
 		return nil
 	})
 	return out
 }
 
-// DeleteUser deletes a user of the project's auth project.
+// DeleteUser deletes a user of the production branch's Neon Auth.
 func (e *Emulator) DeleteUser(projectID, userID string) error {
-	return e.mutateIntegration(projectID, func(in *integrationState) error {
-		i := in.userIndex(userID)
+	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+		i := a.userIndex(userID)
 		if i < 0 {
 			return fmt.Errorf("%w: user %q in project %q", ErrNotFound, userID, projectID)
 		}
-		in.Users = slices.Delete(in.Users, i, i+1)
+		a.Users = slices.Delete(a.Users, i, i+1)
 		return nil
 	})
 }
 
-// ConfirmTransfer stands in for the browser step of an ownership transfer:
-// it fails unless a transfer was requested (endpoint 7) first, and sets
+// ConfirmTransfer stands in for the browser step of an ownership transfer of
+// the production branch's integration: it fails unless a transfer was
+// requested (POST /projects/auth/transfer_ownership) first, and sets
 // owned_by to "user".
 func (e *Emulator) ConfirmTransfer(projectID, authProvider string) error {
-	return e.mutate(projectID, func(p *projectState) error {
-		in := p.integration(authProvider)
-		if in == nil {
-			return errIntegration(projectID, authProvider)
+	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+		if a.AuthProvider != authProvider {
+			return fmt.Errorf("%w: integration with auth provider %q in project %q", ErrNotFound, authProvider, projectID)
 		}
-		if in.TransferStatus != transferInitiated {
+		if a.TransferStatus != transferInitiated {
 			return fmt.Errorf("%w: no ownership transfer was requested for project %q", ErrInvalid, projectID)
 		}
-		in.TransferStatus = transferFinished
-		in.TransferCode = ""
-		in.OwnedBy = ownedByUser
+		a.TransferStatus = transferFinished
+		a.TransferCode = ""
+		a.OwnedBy = ownedByUser
 		return nil
 	})
 }
@@ -256,8 +320,24 @@ func errProject(projectID string) error {
 	return fmt.Errorf("%w: project %q", ErrNotFound, projectID)
 }
 
-func errIntegration(projectID, provider string) error {
-	return fmt.Errorf("%w: integration with auth provider %q in project %q", ErrNotFound, provider, projectID)
+// branchAuth returns a branch with Neon Auth enabled ("": the production
+// branch), or an ErrNotFound.
+func (s *state) branchAuth(projectID, branchID string) (*branchState, error) {
+	p := s.project(projectID)
+	if p == nil {
+		return nil, errProject(projectID)
+	}
+	b := p.defaultBranch()
+	if branchID != "" {
+		b = p.branch(branchID)
+	}
+	if b == nil {
+		return nil, fmt.Errorf("%w: branch %q in project %q", ErrNotFound, branchID, projectID)
+	}
+	if b.Auth == nil {
+		return nil, fmt.Errorf("%w: Neon Auth on branch %q of project %q", ErrNotFound, branchID, projectID)
+	}
+	return b, nil
 }
 
 // mutate runs f on the project under the lock and persists if f succeeds.
@@ -274,28 +354,32 @@ func (e *Emulator) mutate(projectID string, f func(p *projectState) error) error
 	return e.saveLocked()
 }
 
-// mutateIntegration runs f on the project's stack integration and persists.
-func (e *Emulator) mutateIntegration(projectID string, f func(in *integrationState) error) error {
-	return e.mutate(projectID, func(p *projectState) error {
-		in := p.integration(authProviderStack)
-		if in == nil {
-			return errIntegration(projectID, authProviderStack)
-		}
-		return f(in)
-	})
-}
-
-// inspect runs f on the project's stack integration without persisting.
-func (e *Emulator) inspect(projectID string, f func(in *integrationState) error) error {
+// mutateBranchAuth runs f on a branch's Neon Auth and persists if f succeeds.
+func (e *Emulator) mutateBranchAuth(projectID, branchID string, f func(a *BranchAuth) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p := e.st.project(projectID)
-	if p == nil {
-		return errProject(projectID)
+	b, err := e.st.branchAuth(projectID, branchID)
+	if err != nil {
+		return err
 	}
-	in := p.integration(authProviderStack)
-	if in == nil {
-		return errIntegration(projectID, authProviderStack)
+	if err := f(b.Auth); err != nil {
+		return err
 	}
-	return f(in)
+	return e.saveLocked()
+}
+
+// mutateProduction is mutateBranchAuth on the production branch.
+func (e *Emulator) mutateProduction(projectID string, f func(a *BranchAuth) error) error {
+	return e.mutateBranchAuth(projectID, "", f)
+}
+
+// inspect runs f on the production branch's Neon Auth without persisting.
+func (e *Emulator) inspect(projectID string, f func(a *BranchAuth) error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, err := e.st.branchAuth(projectID, "")
+	if err != nil {
+		return err
+	}
+	return f(b.Auth)
 }

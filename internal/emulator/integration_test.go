@@ -47,15 +47,15 @@ func TestCreateIntegrationValidation(t *testing.T) {
 		status int
 		prefix string
 	}{
-		{"unsupported provider", with("auth_provider", "mock"), 400, "auth_provider: "},
+		{"unsupported provider", with("auth_provider", "auth0"), 400, "auth_provider: "},
 		{"missing provider", with("auth_provider", nil), 400, "auth_provider: is required"},
 		{"missing project", with("project_id", nil), 400, "project_id: is required"},
 		{"missing branch", with("branch_id", nil), 400, "branch_id: is required"},
 		{"foreign branch", with("branch_id", "br-nope"), 400, "branch_id: "},
 		{"non-default branch", with("branch_id", dev), 400, "branch_id: "},
-		{"missing database", with("database_name", nil), 400, "database_name: is required"},
+		{"empty database", with("database_name", ""), 400, "database_name: must not be empty"},
 		{"unknown database", with("database_name", "other"), 400, "database_name: "},
-		{"missing role", with("role_name", nil), 400, "role_name: is required"},
+		{"empty role", with("role_name", ""), 400, "role_name: must not be empty"},
 		{"unknown role", with("role_name", "nobody"), 400, "role_name: "},
 		{"wrong type", with("project_id", 42), 400, "project_id: must be a string"},
 		{"unknown field", with("colour", "red"), 400, "colour: unknown field"},
@@ -74,6 +74,16 @@ func TestCreateIntegrationValidation(t *testing.T) {
 	}
 }
 
+func TestCreateIntegrationDefaultsDatabaseAndRole(t *testing.T) {
+	v := newEnv(t, Options{})
+	body := map[string]any{"auth_provider": "stack", "project_id": v.project, "branch_id": v.branch}
+	wantStatus(t, v.do("POST", "/projects/auth/create", body), http.StatusCreated)
+	got := v.e.Integrations(v.project)
+	if len(got) != 1 || got[0].DBName != "neondb" || got[0].RoleName != "neondb_owner" {
+		t.Errorf("Integrations = %+v, want database neondb owned by neondb_owner", got)
+	}
+}
+
 func TestCreateIntegrationTwiceConflicts(t *testing.T) {
 	v := newEnv(t, Options{})
 	v.integrate()
@@ -82,6 +92,11 @@ func TestCreateIntegrationTwiceConflicts(t *testing.T) {
 	if want := "integration with auth provider stack already exists for project " + v.project; r.Message() != want {
 		t.Errorf("message = %q, want %q", r.Message(), want)
 	}
+	t.Run("whatever the provider: a branch has one Neon Auth", func(t *testing.T) {
+		b := v.createBody(v.project)
+		b["auth_provider"] = "better_auth"
+		wantError(t, v.do("POST", "/projects/auth/create", b), http.StatusConflict, "Neon Auth is already enabled for project "+v.project)
+	})
 }
 
 func TestListIntegrations(t *testing.T) {
@@ -167,7 +182,7 @@ func TestDeleteIntegrationRemovesEverythingItOwns(t *testing.T) {
 		t.Error("integration still active")
 	}
 	wantError(t, v.do("DELETE", path, nil), http.StatusNotFound, "integration with auth provider stack not found")
-	wantError(t, v.do("DELETE", "/projects/"+v.project+"/auth/integration/mock", nil), http.StatusBadRequest, "auth_provider: ")
+	wantError(t, v.do("DELETE", "/projects/"+v.project+"/auth/integration/auth0", nil), http.StatusBadRequest, "auth_provider: ")
 	wantError(t, v.do("DELETE", path, map[string]any{"delete_data": "yes"}), http.StatusBadRequest, "delete_data: must be a boolean")
 
 	// A new integration starts from scratch.
@@ -208,7 +223,11 @@ func TestEndpointsNeedAnActiveIntegration(t *testing.T) {
 		{"PATCH", p + "/auth/email_server", map[string]any{"type": "shared"}},
 	}
 	for _, tc := range cases {
-		wantError(t, v.do(tc.method, tc.path, tc.body), http.StatusNotFound, "integration with auth provider stack not found for project "+v.project)
+		want := "no auth integration found for project " + v.project
+		if b, ok := tc.body.(map[string]any); ok && b["auth_provider"] != nil {
+			want = "integration with auth provider stack not found for project " + v.project
+		}
+		wantError(t, v.do(tc.method, tc.path, tc.body), http.StatusNotFound, want)
 	}
 }
 
@@ -246,12 +265,16 @@ func TestUsers(t *testing.T) {
 			{"display name", map[string]any{"email": "Ada <ada2@example.com>"}, "email: "},
 			{"empty name", map[string]any{"email": "b@example.com", "name": ""}, "name: "},
 			{"long name", map[string]any{"email": "b@example.com", "name": strings.Repeat("x", 256)}, "name: "},
-			{"bad provider", map[string]any{"email": "b@example.com", "auth_provider": "better_auth"}, "auth_provider: "},
+			{"bad provider", map[string]any{"email": "b@example.com", "auth_provider": "auth0"}, "auth_provider: "},
 		}
 		for _, tc := range cases {
 			wantError(t, v.do("POST", "/projects/auth/user", user(tc.fields)), http.StatusBadRequest, tc.prefix)
 		}
 		wantStatus(t, v.do("POST", "/projects/auth/user", user(map[string]any{"email": "c@example.com", "name": strings.Repeat("é", 255)})), http.StatusCreated)
+	})
+	t.Run("another provider than the integration's is not found", func(t *testing.T) {
+		wantError(t, v.do("POST", "/projects/auth/user", user(map[string]any{"email": "d@example.com", "auth_provider": "better_auth"})),
+			http.StatusNotFound, "integration with auth provider better_auth not found for project "+v.project)
 	})
 	t.Run("duplicate email conflicts", func(t *testing.T) {
 		wantError(t, v.do("POST", "/projects/auth/user", user(map[string]any{"email": "ADA@example.com"})), http.StatusConflict, "")

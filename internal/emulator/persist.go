@@ -25,27 +25,11 @@ func loadState(path string) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emulator: read state file: %w", err)
 	}
-	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("emulator: state file %s is not valid: %w", path, err)
+	st, err := decodeState(data)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: state file %s: %w", path, err)
 	}
-	if st.Version != stateVersion {
-		return nil, fmt.Errorf("emulator: state file %s has version %d, want %d", path, st.Version, stateVersion)
-	}
-	for _, p := range st.Projects {
-		for _, in := range p.Integrations {
-			if in.OAuthProviders == nil {
-				in.OAuthProviders = []OAuthProvider{}
-			}
-			if in.Domains == nil {
-				in.Domains = []Domain{}
-			}
-			if in.Users == nil {
-				in.Users = []UserRow{}
-			}
-		}
-	}
-	return &st, nil
+	return st, nil
 }
 
 // saveState writes the state atomically: a temporary file in the same

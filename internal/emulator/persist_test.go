@@ -30,6 +30,10 @@ func TestStateFileRoundTrip(t *testing.T) {
 	wantStatus(t, v.do("POST", "/projects/auth/user", map[string]any{"project_id": v.project, "auth_provider": "stack", "email": "u@example.com"}), http.StatusCreated)
 	wantStatus(t, v.do("POST", "/projects/auth/transfer_ownership", map[string]any{"project_id": v.project, "auth_provider": "stack"}), http.StatusOK)
 	dev, _ := v.e.AddBranch(v.project, "dev")
+	v.enableOn(dev, "better_auth")
+	r := v.do("POST", v.branchAuthPath(dev)+"/users", map[string]any{"email": "dev@example.com"})
+	wantStatus(t, r, http.StatusCreated)
+	wantStatus(t, v.do("PUT", v.branchAuthPath(dev)+"/users/"+r.JSON()["id"].(string)+"/role", map[string]any{"roles": []string{"admin"}}), http.StatusOK)
 	if err := v.e.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +51,14 @@ func TestStateFileRoundTrip(t *testing.T) {
 		{"oauth providers", w.e.OAuthProviders(v.project), v.e.OAuthProviders(v.project)},
 		{"users", w.e.UsersSync(v.project), v.e.UsersSync(v.project)},
 		{"branches", w.e.Branches(v.project), v.e.Branches(v.project)},
+	}
+	for _, b := range []string{v.branch, dev} {
+		got, _ := w.e.BranchAuth(v.project, b)
+		want, _ := v.e.BranchAuth(v.project, b)
+		checks = append(checks, struct {
+			name      string
+			got, want any
+		}{"Neon Auth of " + b, got, want})
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {
@@ -145,5 +157,103 @@ func TestCorruptStateFileIsAnError(t *testing.T) {
 	}
 	if _, err := New(Options{StateFile: path}); err == nil {
 		t.Fatal("New accepted a corrupt state file")
+	}
+}
+
+// stateFileV1 is a state file of version 1, when Neon Auth was kept per
+// project: one stack integration on the production branch, a dev branch.
+const stateFileV1 = `{
+  "version": 1,
+  "seq": 4,
+  "org_id": "org-quiet-leaf-00000001",
+  "owner_id": "0b8a4d1e-6c1f-4b8e-9a53-1f2d3c4b5a69",
+  "keys": [{"sha256": "c8a1a7bd7e1f6a0a55e17e7e1f0cbd9e5b1a1bbf8e4d6c2a8b4d6e8f0a2c4e6f", "kind": "personal", "revoked": false, "created_at": "2026-01-02T03:04:05Z"}],
+  "projects": [{
+    "seq": 2,
+    "project": {"id": "bold-leaf-00000002", "platform_id": "aws", "region_id": "aws-us-east-2", "name": "shop",
+      "provisioner": "k8s-pod", "pg_version": 17, "locked": false, "cpu_used_sec": 0, "active_time": 0,
+      "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z", "proxy_host": "us-east-2.aws.neon.tech",
+      "branch_logical_size_limit": 512, "branch_logical_size_limit_bytes": 536870912, "store_passwords": true,
+      "creation_source": "console", "owner_id": "0b8a4d1e-6c1f-4b8e-9a53-1f2d3c4b5a69", "org_id": "org-quiet-leaf-00000001"},
+    "branches": [
+      {"id": "br-shiny-leaf-00000003", "project_id": "bold-leaf-00000002", "name": "main", "default": true,
+       "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z",
+       "databases": [{"name": "neondb", "owner_name": "neondb_owner"}], "roles": ["neondb_owner"]},
+      {"id": "br-misty-leaf-00000004", "project_id": "bold-leaf-00000002", "parent_id": "br-shiny-leaf-00000003", "name": "dev",
+       "default": false, "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z",
+       "databases": [{"name": "neondb", "owner_name": "neondb_owner"}], "roles": ["neondb_owner"]}
+    ],
+    "integrations": [{
+      "project_id": "bold-leaf-00000002", "auth_provider": "stack", "auth_provider_project_id": "5f0c6a8e-2b1d-4c3e-8f7a-9b0c1d2e3f4a",
+      "branch_id": "br-shiny-leaf-00000003", "db_name": "neondb", "role_name": "neondb_owner", "created_at": "2026-01-02T03:04:05Z",
+      "owned_by": "neon", "transfer_status": "initiated",
+      "jwks_url": "https://api.stack-auth.com/api/v1/projects/5f0c6a8e-2b1d-4c3e-8f7a-9b0c1d2e3f4a/.well-known/jwks.json",
+      "pub_client_key": "pck_v1", "secret_server_key": "ssk_v1", "schema_name": "neon_auth", "table_name": "users_sync",
+      "transfer_code": "abc123",
+      "oauth_providers": [{"id": "github", "type": "standard", "client_id": "gh", "client_secret": "gh-secret"}],
+      "domains": [{"domain": "https://app.example.com", "auth_provider": "stack"}],
+      "email_server": {"type": "standard", "host": "smtp.example.com", "port": 587, "username": "u", "password": "pw",
+        "sender_email": "a@example.com", "sender_name": "A"},
+      "users": [{"id": "7d2c1b0a-9e8f-4a6b-8c5d-3e2f1a0b9c8d", "email": "ada@example.com", "created_at": "2026-01-02T03:04:05Z"}]
+    }]
+  }]
+}`
+
+func TestStateFileVersion1IsMigratedToTheProductionBranch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte(stateFileV1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v := newEnv(t, Options{StateFile: path})
+	const project, main, dev = "bold-leaf-00000002", "br-shiny-leaf-00000003", "br-misty-leaf-00000004"
+	a, ok := v.e.BranchAuth(project, main)
+	if !ok {
+		t.Fatal("the integration did not move to the production branch")
+	}
+	if a.AuthProvider != "stack" || a.PubClientKey != "pck_v1" || a.Name != "shop" || a.TransferStatus != "initiated" ||
+		a.BaseURL != "https://api.stack-auth.com/api/v1/projects/5f0c6a8e-2b1d-4c3e-8f7a-9b0c1d2e3f4a" {
+		t.Errorf("integration = %+v", a.Integration)
+	}
+	if len(a.OAuthProviders) != 1 || a.OAuthProviders[0].ClientSecret != "gh-secret" || len(a.Domains) != 1 ||
+		len(a.Users) != 1 || a.EmailProvider == nil || a.EmailProvider.Password != "pw" || !a.AllowLocalhost {
+		t.Errorf("configuration = %+v", a)
+	}
+	if !reflect.DeepEqual(a.Settings, defaultSettings()) {
+		t.Errorf("settings = %+v, want the defaults", a.Settings)
+	}
+	if _, ok := v.e.BranchAuth(project, dev); ok {
+		t.Error("the dev branch got Neon Auth")
+	}
+	if err := v.e.ConfirmTransfer(project, "stack"); err != nil {
+		t.Errorf("the pending transfer was lost: %v", err)
+	}
+	// The file is rewritten in the current version, and reads back the same.
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"version": 2`) {
+		t.Errorf("the state file was not rewritten as version 2")
+	}
+	_ = v.e.Close()
+	w := newEnv(t, Options{StateFile: path})
+	if b, _ := w.e.BranchAuth(project, main); b.OwnedBy != "user" || len(b.Domains) != 1 {
+		t.Errorf("after a restart: %+v", b.Integration)
+	}
+}
+
+func TestStateFileVersionsThatCannotBeRead(t *testing.T) {
+	cases := map[string]string{
+		"a future version":                       `{"version": 3, "projects": []}`,
+		"a version 1 integration on no branch":   strings.Replace(stateFileV1, `"branch_id": "br-shiny-leaf-00000003"`, `"branch_id": "br-gone"`, 1),
+		"a version 1 project without production": strings.Replace(stateFileV1, `"default": true`, `"default": false`, 1),
+	}
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := New(Options{StateFile: path}); err == nil {
+				t.Fatal("New accepted the state file")
+			}
+		})
 	}
 }

@@ -56,31 +56,59 @@ func newAPIRouter() *router {
 	rt.handle(http.MethodGet, "/projects/{project_id}/branches", (*Emulator).listBranches)
 	rt.handle(http.MethodGet, "/projects/{project_id}/branches/{branch_id}", (*Emulator).getBranch)
 
-	// Auth integration (endpoints 1–4).
-	rt.handle(http.MethodPost, "/projects/auth/create", (*Emulator).createIntegration)
+	// Neon Auth, project-level (internal/apispec/auth-api.md; deprecated,
+	// acting on the production branch).
+	rt.handle(http.MethodPost, "/projects/auth/create", (*Emulator).enableAuth)
 	rt.handle(http.MethodGet, "/projects/{project_id}/auth/integrations", (*Emulator).listIntegrations)
 	rt.handle(http.MethodPost, "/projects/auth/keys", (*Emulator).createSDKKeys)
-	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/integration/{auth_provider}", (*Emulator).deleteIntegration)
-
-	// Users (5, 6) and ownership transfer (7).
+	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/integration/{auth_provider}", (*Emulator).disableAuth)
 	rt.handle(http.MethodPost, "/projects/auth/user", (*Emulator).createUser)
 	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/users/{auth_user_id}", (*Emulator).deleteUser)
 	rt.handle(http.MethodPost, "/projects/auth/transfer_ownership", (*Emulator).transferOwnership)
-
-	// OAuth providers (8–11).
 	rt.handle(http.MethodGet, "/projects/{project_id}/auth/oauth_providers", (*Emulator).listOAuthProviders)
 	rt.handle(http.MethodPost, "/projects/{project_id}/auth/oauth_providers", (*Emulator).addOAuthProvider)
 	rt.handle(http.MethodPatch, "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider)
 	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider)
-
-	// Redirect URI whitelist (12–14).
 	rt.handle(http.MethodGet, "/projects/{project_id}/auth/domains", (*Emulator).listDomains)
 	rt.handle(http.MethodPost, "/projects/{project_id}/auth/domains", (*Emulator).addDomain)
 	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/domains", (*Emulator).deleteDomains)
+	rt.handle(http.MethodGet, "/projects/{project_id}/auth/email_server", (*Emulator).getEmailProvider)
+	rt.handle(http.MethodPatch, "/projects/{project_id}/auth/email_server", (*Emulator).updateEmailProvider)
 
-	// Email server (15, 16).
-	rt.handle(http.MethodGet, "/projects/{project_id}/auth/email_server", (*Emulator).getEmailServer)
-	rt.handle(http.MethodPatch, "/projects/{project_id}/auth/email_server", (*Emulator).updateEmailServer)
+	// Neon Auth, branch-scoped (internal/apispec/neon-api-v2-2026-04-25.openapi.json).
+	const ba = "/projects/{project_id}/branches/{branch_id}/auth"
+	rt.handle(http.MethodGet, ba, (*Emulator).getAuth)
+	rt.handle(http.MethodPost, ba, (*Emulator).enableAuth)
+	rt.handle(http.MethodDelete, ba, (*Emulator).disableAuth)
+	rt.handle(http.MethodGet, ba+"/domains", (*Emulator).listDomains)
+	rt.handle(http.MethodPost, ba+"/domains", (*Emulator).addDomain)
+	rt.handle(http.MethodDelete, ba+"/domains", (*Emulator).deleteDomains)
+	rt.handle(http.MethodGet, ba+"/oauth_providers", (*Emulator).listOAuthProviders)
+	rt.handle(http.MethodPost, ba+"/oauth_providers", (*Emulator).addOAuthProvider)
+	rt.handle(http.MethodPatch, ba+"/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider)
+	rt.handle(http.MethodDelete, ba+"/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider)
+	rt.handle(http.MethodGet, ba+"/email_provider", (*Emulator).getEmailProvider)
+	rt.handle(http.MethodPatch, ba+"/email_provider", (*Emulator).updateEmailProvider)
+	rt.handle(http.MethodPost, ba+"/users", (*Emulator).createUser)
+	rt.handle(http.MethodDelete, ba+"/users/{auth_user_id}", (*Emulator).deleteUser)
+	rt.handle(http.MethodPut, ba+"/users/{auth_user_id}/role", (*Emulator).setUserRoles)
+	rt.handle(http.MethodGet, ba+"/allow_localhost", (*Emulator).getAllowLocalhost)
+	rt.handle(http.MethodPatch, ba+"/allow_localhost", (*Emulator).updateAllowLocalhost)
+	rt.handle(http.MethodPatch, ba+"/config", (*Emulator).updateConfig)
+
+	// The Better Auth configuration surface of a branch's Neon Auth.
+	rt.handle(http.MethodGet, ba+"/email_and_password", getSetting(emailAndPasswordOf))
+	rt.handle(http.MethodPatch, ba+"/email_and_password", patchSetting(emailAndPasswordOf, parseEmailAndPassword, emailAndPasswordFields...))
+	rt.handle(http.MethodGet, ba+"/plugins", (*Emulator).getPlugins)
+	rt.handle(http.MethodPatch, ba+"/plugins/organization", patchSetting(organizationOf, parseOrganization,
+		"enabled", "organization_limit", "membership_limit", "creator_role", "send_invitation_email"))
+	rt.handle(http.MethodPatch, ba+"/plugins/magic-link", patchSetting(magicLinkOf, parseMagicLink, "enabled", "expires_in", "disable_sign_up"))
+	rt.handle(http.MethodGet, ba+"/plugins/phone_number", getSetting(phoneNumberOf))
+	rt.handle(http.MethodPut, ba+"/plugins/phone_number", putSetting(phoneNumberOf, defaultPhoneNumber, parsePhoneNumber,
+		"enabled", "otp_expires_in", "allowed_attempts"))
+	rt.handle(http.MethodGet, ba+"/webhooks", getSetting(webhooksOf))
+	rt.handle(http.MethodPut, ba+"/webhooks", putSetting(webhooksOf, defaultWebhooks, parseWebhooks,
+		"enabled", "webhook_url", "enabled_events", "timeout_seconds"))
 	return rt
 }
 

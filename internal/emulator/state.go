@@ -2,13 +2,16 @@ package emulator
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 )
 
 // Fixed values of the emulated platform.
 const (
-	authProviderStack = "stack"
+	authProviderMock       = "mock"
+	authProviderStack      = "stack"
+	authProviderStackV2    = "stack_v2"
+	authProviderBetterAuth = "better_auth"
 
 	defaultBranchName   = "main"
 	defaultDatabaseName = "neondb"
@@ -71,30 +74,35 @@ type Database struct {
 	OwnerName string `json:"owner_name"`
 }
 
-// Integration is an active auth integration, with the credentials minted last.
+// Integration is the Neon Auth integration of a branch, with the
+// credentials minted last.
 type Integration struct {
 	ProjectID             string    `json:"project_id"`
-	AuthProvider          string    `json:"auth_provider"`
+	AuthProvider          string    `json:"auth_provider"` // mock, stack, stack_v2 or better_auth
 	AuthProviderProjectID string    `json:"auth_provider_project_id"`
 	BranchID              string    `json:"branch_id"`
 	DBName                string    `json:"db_name"`
 	RoleName              string    `json:"role_name"`
+	Name                  string    `json:"name"` // PATCH .../auth/config; the Neon project name at first
 	CreatedAt             time.Time `json:"created_at"`
 	OwnedBy               string    `json:"owned_by"`        // "neon" while managed, "user" after a confirmed transfer
 	TransferStatus        string    `json:"transfer_status"` // "", "initiated" or "finished"
+	BaseURL               string    `json:"base_url"`
 	JWKSURL               string    `json:"jwks_url"`
-	PubClientKey          string    `json:"pub_client_key"`    // latest minted
-	SecretServerKey       string    `json:"secret_server_key"` // latest minted
+	PubClientKey          string    `json:"pub_client_key"`    // latest minted; "" for better_auth
+	SecretServerKey       string    `json:"secret_server_key"` // latest minted; "" for better_auth
 	SchemaName            string    `json:"schema_name"`       // "neon_auth"
 	TableName             string    `json:"table_name"`        // "users_sync"
 }
 
-// OAuthProvider is an OAuth provider of the auth project.
+// OAuthProvider is an OAuth provider of a Neon Auth integration.
+// MicrosoftTenantID is stored but never returned by the API.
 type OAuthProvider struct {
-	ID           string `json:"id"`
-	Type         string `json:"type"` // "shared" or "standard"
-	ClientID     string `json:"client_id,omitempty"`
-	ClientSecret string `json:"client_secret,omitempty"`
+	ID                string `json:"id"`
+	Type              string `json:"type"` // "shared" or "standard"
+	ClientID          string `json:"client_id,omitempty"`
+	ClientSecret      string `json:"client_secret,omitempty"`
+	MicrosoftTenantID string `json:"microsoft_tenant_id,omitempty"`
 }
 
 // Domain is a whitelisted redirect origin (stored canonicalised).
@@ -103,7 +111,8 @@ type Domain struct {
 	AuthProvider string `json:"auth_provider"`
 }
 
-// EmailServer is the email server configuration. Type "shared" has no other field.
+// EmailServer is an email provider configuration. Type "shared" may carry
+// only the sender fields; "standard" has all six.
 type EmailServer struct {
 	Type        string `json:"type"`
 	Host        string `json:"host,omitempty"`
@@ -114,11 +123,13 @@ type EmailServer struct {
 	SenderName  string `json:"sender_name,omitempty"`
 }
 
-// UserRow is a row of the users_sync table.
+// UserRow is a row of the users_sync table, with the user's roles (set
+// with PUT .../auth/users/{auth_user_id}/role; none at creation).
 type UserRow struct {
 	ID        string    `json:"id"`
 	Email     string    `json:"email"`
 	Name      string    `json:"name,omitempty"`
+	Roles     []string  `json:"roles,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -132,22 +143,21 @@ type state struct {
 	Projects []*projectState `json:"projects"` // in creation order
 }
 
-const stateVersion = 1
+// stateVersion 2 keeps Neon Auth per branch; version 1 kept integrations per
+// project (see migrate.go).
+const stateVersion = 2
 
 type projectState struct {
-	Seq          uint64              `json:"seq"`
-	Project      Project             `json:"project"`
-	Branches     []*Branch           `json:"branches"`
-	Integrations []*integrationState `json:"integrations"` // active ones
+	Seq      uint64         `json:"seq"`
+	Project  Project        `json:"project"`
+	Branches []*branchState `json:"branches"` // in creation order
 }
 
-type integrationState struct {
-	Integration
-	TransferCode   string          `json:"transfer_code,omitempty"`
-	OAuthProviders []OAuthProvider `json:"oauth_providers"`
-	Domains        []Domain        `json:"domains"`
-	Email          EmailServer     `json:"email_server"`
-	Users          []UserRow       `json:"users"`
+// branchState is a branch with its Neon Auth (nil: not enabled).
+type branchState struct {
+	Branch
+	Seq  uint64      `json:"seq"` // orders branches created in the same second
+	Auth *BranchAuth `json:"neon_auth,omitempty"`
 }
 
 func newState() *state {
@@ -203,28 +213,39 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 		},
 	}
 	s.Projects = append(s.Projects, p)
-	s.addBranch(p, defaultBranchName, true, at)
-	return p
-}
-
-// addBranch adds a branch; a non-default branch is a child of the default
-// branch and has the same databases and roles.
-func (s *state) addBranch(p *projectState, name string, isDefault bool, at time.Time) *Branch {
-	b := &Branch{
-		ID:        "br-" + idWords(s.next()),
-		ProjectID: p.Project.ID,
-		Name:      name,
-		Default:   isDefault,
+	seqB := s.next()
+	p.Branches = append(p.Branches, &branchState{Seq: seqB, Branch: Branch{
+		ID:        "br-" + idWords(seqB),
+		ProjectID: id,
+		Name:      defaultBranchName,
+		Default:   true,
 		CreatedAt: at,
 		UpdatedAt: at,
 		Databases: []Database{{Name: defaultDatabaseName, OwnerName: defaultRoleName}},
 		Roles:     []string{defaultRoleName},
+	}})
+	return p
+}
+
+// addBranch adds a non-default branch as a child of parent, with copies of
+// the parent's databases and roles and without Neon Auth. An empty name
+// becomes the branch id.
+func (s *state) addBranch(p *projectState, parent *branchState, name string, at time.Time) *branchState {
+	seq := s.next()
+	id := "br-" + idWords(seq)
+	if name == "" {
+		name = id
 	}
-	if parent := p.defaultBranch(); parent != nil && !isDefault {
-		b.ParentID = parent.ID
-		b.Databases = append([]Database(nil), parent.Databases...)
-		b.Roles = append([]string(nil), parent.Roles...)
-	}
+	b := &branchState{Seq: seq, Branch: Branch{
+		ID:        id,
+		ProjectID: p.Project.ID,
+		ParentID:  parent.ID,
+		Name:      name,
+		CreatedAt: at,
+		UpdatedAt: at,
+		Databases: slices.Clone(parent.Databases),
+		Roles:     slices.Clone(parent.Roles),
+	}}
 	p.Branches = append(p.Branches, b)
 	return b
 }
@@ -253,7 +274,7 @@ func (s *state) removeProject(id string) {
 	}
 }
 
-func (p *projectState) branch(id string) *Branch {
+func (p *projectState) branch(id string) *branchState {
 	for _, b := range p.Branches {
 		if b.ID == id {
 			return b
@@ -262,7 +283,8 @@ func (p *projectState) branch(id string) *Branch {
 	return nil
 }
 
-func (p *projectState) defaultBranch() *Branch {
+// defaultBranch is the production branch; every project has one.
+func (p *projectState) defaultBranch() *branchState {
 	for _, b := range p.Branches {
 		if b.Default {
 			return b
@@ -271,107 +293,23 @@ func (p *projectState) defaultBranch() *Branch {
 	return nil
 }
 
-func (p *projectState) integration(provider string) *integrationState {
-	for _, in := range p.Integrations {
-		if in.AuthProvider == provider {
-			return in
+func (p *projectState) removeBranch(id string) {
+	p.Branches = slices.DeleteFunc(p.Branches, func(b *branchState) bool { return b.ID == id })
+}
+
+func (p *projectState) hasChildren(id string) bool {
+	return slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.ParentID == id })
+}
+
+func (b *Branch) database(name string) *Database {
+	for i := range b.Databases {
+		if b.Databases[i].Name == name {
+			return &b.Databases[i]
 		}
 	}
 	return nil
 }
 
-func (p *projectState) removeIntegration(provider string) bool {
-	for i, in := range p.Integrations {
-		if in.AuthProvider == provider {
-			p.Integrations = append(p.Integrations[:i], p.Integrations[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-func (b *Branch) hasDatabase(name string) bool {
-	for _, d := range b.Databases {
-		if d.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 func (b *Branch) hasRole(name string) bool {
-	for _, r := range b.Roles {
-		if r == name {
-			return true
-		}
-	}
-	return false
-}
-
-// newIntegration creates an active integration with fresh credentials.
-func newIntegration(projectID, provider, branchID, db, role string, at time.Time) *integrationState {
-	apid := newUUID()
-	in := &integrationState{
-		Integration: Integration{
-			ProjectID:             projectID,
-			AuthProvider:          provider,
-			AuthProviderProjectID: apid,
-			BranchID:              branchID,
-			DBName:                db,
-			RoleName:              role,
-			CreatedAt:             at,
-			OwnedBy:               ownedByNeon,
-			JWKSURL:               "https://api.stack-auth.com/api/v1/projects/" + apid + "/.well-known/jwks.json",
-			SchemaName:            usersSchema,
-			TableName:             usersTable,
-		},
-		OAuthProviders: []OAuthProvider{},
-		Domains:        []Domain{},
-		Email:          EmailServer{Type: emailShared},
-		Users:          []UserRow{},
-	}
-	in.mintKeys()
-	return in
-}
-
-// mintKeys replaces the SDK keys with a new distinct pair.
-func (in *integrationState) mintKeys() {
-	in.PubClientKey = "pck_" + randomHex(24)
-	in.SecretServerKey = "ssk_" + randomHex(32)
-}
-
-func (in *integrationState) oauthProvider(id string) int {
-	for i, p := range in.OAuthProviders {
-		if p.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-func (in *integrationState) domainIndex(canonical string) int {
-	for i, d := range in.Domains {
-		if d.Domain == canonical {
-			return i
-		}
-	}
-	return -1
-}
-
-func (in *integrationState) userIndex(id string) int {
-	for i, u := range in.Users {
-		if u.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-func (in *integrationState) userByEmail(email string) int {
-	for i, u := range in.Users {
-		if strings.EqualFold(u.Email, email) {
-			return i
-		}
-	}
-	return -1
+	return slices.Contains(b.Roles, name)
 }
