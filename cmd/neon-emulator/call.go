@@ -19,8 +19,9 @@ import (
 //	neon-emulator call [-key KEY] METHOD URL [JSON-BODY]
 //
 // It prints the response body and fails on a non-2xx status.
-func call(ctx context.Context, args []string, stdout io.Writer) error {
+func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("neon-emulator call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	key := fs.String("key", os.Getenv("NEON_API_KEY"), "API key sent as a bearer token (default $NEON_API_KEY)")
 	if err := fs.Parse(args); err != nil {
 		return err

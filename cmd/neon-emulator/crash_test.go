@@ -59,7 +59,7 @@ func TestCrashHelperProcess(t *testing.T) {
 	err := func() error {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return run(ctx, args, os.Stdout)
+		return run(ctx, args, os.Stdout, os.Stderr)
 	}()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "neon-emulator:", err)

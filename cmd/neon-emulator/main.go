@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
@@ -45,15 +46,16 @@ func mainErr() error {
 	if len(args) > 0 && args[0] == "call" {
 		run, args = call, args[1:]
 	}
-	if err := run(ctx, args, os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
+	if err := run(ctx, args, os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
 		return err
 	}
 	return nil
 }
 
 // run serves the emulator until ctx is done.
-func run(ctx context.Context, args []string, stdout io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("neon-emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "address to listen on (port 0: any free port)")
 	bootstrapKey := fs.String("bootstrap-key", os.Getenv("NEON_EMULATOR_BOOTSTRAP_KEY"),
 		"token of the admin's personal API key (default $NEON_EMULATOR_BOOTSTRAP_KEY, else random)")
@@ -63,6 +65,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	stateFile := fs.String("state-file", "", "file to load the state from and save it to after every change")
 	readyFile := fs.String("ready-file", "", "file to write the NEON_API_* lines to once ready")
 	verbose := fs.Bool("v", false, "log one line per API request to stderr (never keys or secrets)")
+	validate := fs.Bool("validate", false, "check every API request and response against the OpenAPI document of the\n"+
+		"platform API (internal/apispec) and log each violation to stderr: where and which rule, never a value")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -86,14 +90,20 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		BaseURL:                  baseURL,
 	}
 	if *verbose {
-		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	em, err := emulator.New(opts)
 	if err != nil {
 		return err
 	}
+	var handler http.Handler = em
+	if *validate {
+		if handler, err = validating(em, stderr); err != nil {
+			return errors.Join(err, em.Close())
+		}
+	}
 
-	srv := &http.Server{Handler: em, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
@@ -121,6 +131,19 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	case err := <-served:
 		return shutdown(srv, em, err)
 	}
+}
+
+// validating puts the OpenAPI validator in front of h; each violation is one
+// log line on stderr.
+func validating(h http.Handler, stderr io.Writer) (http.Handler, error) {
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	v, err := apispec.NewValidator(func(x apispec.Violation) {
+		logger.Warn("OpenAPI violation", "kind", x.Kind, "method", x.Method, "route", x.Route, "status", x.Status, "problem", x.Problem)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.Middleware(h), nil
 }
 
 // shutdown stops serving, flushes the state and returns the first error.

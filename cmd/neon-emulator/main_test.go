@@ -22,6 +22,7 @@ type instance struct {
 	t       *testing.T
 	baseURL string
 	lines   []string
+	stderr  *lockedBuffer
 	stop    func() error
 }
 
@@ -31,8 +32,9 @@ func start(t *testing.T, wantLines int, args ...string) *instance {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
+	stderr := &lockedBuffer{}
 	go func() {
-		err := run(ctx, args, pw)
+		err := run(ctx, args, pw, stderr)
 		pw.CloseWithError(io.EOF)
 		done <- err
 	}()
@@ -60,7 +62,7 @@ func start(t *testing.T, wantLines int, args ...string) *instance {
 	if !ok || !regexp.MustCompile(`^http://127\.0\.0\.1:[0-9]+/api/v2/$`).MatchString(base) {
 		t.Fatalf("first line = %q", lines[0])
 	}
-	return &instance{t: t, baseURL: base, lines: lines, stop: stop}
+	return &instance{t: t, baseURL: base, lines: lines, stderr: stderr, stop: stop}
 }
 
 func (in *instance) call(key, method, path string, body any) (int, map[string]any) {
@@ -159,7 +161,7 @@ func TestRunTakesTheKeyFromTheEnvironment(t *testing.T) {
 func TestRunRejectsBadFlags(t *testing.T) {
 	var out bytes.Buffer
 	for _, args := range [][]string{{"-nope"}, {"extra"}, {"-listen", "not-an-address"}, {"-projects", "-1"}} {
-		if err := run(context.Background(), args, &out); err == nil {
+		if err := run(context.Background(), args, &out, io.Discard); err == nil {
 			t.Errorf("run(%q) succeeded", args)
 		}
 	}
@@ -173,18 +175,48 @@ func TestCallDrivesARunningEmulator(t *testing.T) {
 	srv := httptest.NewServer(em)
 	defer srv.Close()
 	var out strings.Builder
-	if err := call(t.Context(), []string{"-key", em.BootstrapKey(), "GET", srv.URL + "/api/v2/projects"}, &out); err != nil {
+	if err := call(t.Context(), []string{"-key", em.BootstrapKey(), "GET", srv.URL + "/api/v2/projects"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), em.ProjectIDs()[0]) {
 		t.Fatalf("GET /projects printed %q", out.String())
 	}
 	out.Reset()
-	err = call(t.Context(), []string{"-key", "wrong", "GET", srv.URL + "/api/v2/projects"}, &out)
+	err = call(t.Context(), []string{"-key", "wrong", "GET", srv.URL + "/api/v2/projects"}, &out, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("wrong key: %v, want a 401 error", err)
 	}
-	if err := call(t.Context(), []string{"POST", srv.URL + "/_emulator/stats/reset"}, &out); err != nil {
+	if err := call(t.Context(), []string{"POST", srv.URL + "/_emulator/stats/reset"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestValidateLogsEveryViolationWithoutValues(t *testing.T) {
+	const key = "validate-test-key"
+	in := start(t, 1, "-bootstrap-key", key, "-validate")
+	status, _ := in.call(key, "POST", "/projects/auth/create", map[string]any{
+		"auth_provider": "auth0", "project_id": "p-1", "branch_id": "br-1", "role_name": "secret-looking-role",
+	})
+	if status != http.StatusBadRequest {
+		t.Errorf("status = %d, want 400", status)
+	}
+	if status, _ := in.call(key, "GET", "/projects", nil); status != http.StatusOK {
+		t.Errorf("GET /projects = %d", status)
+	}
+	if err := in.stop(); err != nil {
+		t.Fatal(err)
+	}
+	logged := in.stderr.String()
+	if !strings.Contains(logged, "OpenAPI violation") || !strings.Contains(logged, "/auth_provider") ||
+		!strings.Contains(logged, "route=/projects/auth/create") {
+		t.Errorf("stderr = %q, want the violation of POST /projects/auth/create", logged)
+	}
+	if n := strings.Count(logged, "OpenAPI violation"); n != 1 {
+		t.Errorf("%d violations logged, want 1 (GET /projects conforms): %s", n, logged)
+	}
+	for _, value := range []string{"auth0", "secret-looking-role", key} {
+		if strings.Contains(logged, value) {
+			t.Errorf("stderr shows the value %q: %s", value, logged)
+		}
 	}
 }

@@ -74,7 +74,11 @@ func (e *Emulator) listProjects(c *call) error {
 	resp := struct {
 		Projects   []Project   `json:"projects"`
 		Pagination *pagination `json:"pagination,omitempty"`
-	}{Projects: page}
+		// The emulator has no applications or integrations (Vercel,
+		// GitHub, ...) on any project: both maps are empty.
+		Applications map[string][]string `json:"applications"`
+		Integrations map[string][]string `json:"integrations"`
+	}{Projects: page, Applications: map[string][]string{}, Integrations: map[string][]string{}}
 	if len(page) > 0 {
 		resp.Pagination = &pagination{Cursor: encodeCursor(last)}
 	}
@@ -134,8 +138,8 @@ func (e *Emulator) createProjectAPI(c *call) error {
 	if err != nil {
 		return invalid("project.pg_version", "must be an integer")
 	}
-	if hasPG && (pg < 14 || pg > 17) {
-		return invalid("project.pg_version", "must be 14, 15, 16 or 17")
+	if hasPG && (pg < 14 || pg > 18) {
+		return invalid("project.pg_version", "must be from 14 to 18")
 	}
 
 	e.mu.Lock()
@@ -150,9 +154,15 @@ func (e *Emulator) createProjectAPI(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
+	b := p.defaultBranch()
 	return c.json(http.StatusCreated, map[string]any{
-		"project": p.Project,
-		"branch":  newBranchView(&p.defaultBranch().Branch),
+		"project":         projectDetailOf(p.Project),
+		"branch":          newBranchView(&b.Branch),
+		"roles":           rolesOf(&b.Branch),
+		"databases":       databasesOf(&b.Branch),
+		"operations":      []operation{finishedOperation(p.Project.ID, b.ID, "create_timeline", b.CreatedAt)},
+		"endpoints":       []any{}, // the emulator has no computes
+		"connection_uris": []any{},
 	})
 }
 
@@ -163,7 +173,35 @@ func (e *Emulator) getProject(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"project": p.Project})
+	return c.json(http.StatusOK, map[string]any{"project": projectDetailOf(p.Project)})
+}
+
+// projectDetail is a project as GET /projects/{project_id} shows it: the
+// list's fields and the consumption of the current period (always none).
+type projectDetail struct {
+	Project
+	ActiveTimeSeconds       int64     `json:"active_time_seconds"`
+	ComputeTimeSeconds      int64     `json:"compute_time_seconds"`
+	WrittenDataBytes        int64     `json:"written_data_bytes"`
+	DataTransferBytes       int64     `json:"data_transfer_bytes"`
+	DataStorageBytesHour    int64     `json:"data_storage_bytes_hour"`
+	ConsumptionPeriodStart  time.Time `json:"consumption_period_start"`
+	ConsumptionPeriodEnd    time.Time `json:"consumption_period_end"`
+	HistoryRetentionSeconds int       `json:"history_retention_seconds"`
+}
+
+// historyRetention is the emulated projects' restore window: one day.
+const historyRetention = 24 * 60 * 60
+
+func projectDetailOf(p Project) projectDetail {
+	t := now()
+	start := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return projectDetail{
+		Project:                 p,
+		ConsumptionPeriodStart:  start,
+		ConsumptionPeriodEnd:    start.AddDate(0, 1, 0),
+		HistoryRetentionSeconds: historyRetention,
+	}
 }
 
 // deleteProject serves DELETE /projects/{project_id}. Project-scoped keys are
@@ -183,74 +221,5 @@ func (e *Emulator) deleteProject(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"project": p.Project})
-}
-
-// branchView is a Branch as the API shows it.
-type branchView struct {
-	ID                 string    `json:"id"`
-	ProjectID          string    `json:"project_id"`
-	ParentID           string    `json:"parent_id,omitempty"`
-	Name               string    `json:"name"`
-	CurrentState       string    `json:"current_state"`
-	StateChangedAt     time.Time `json:"state_changed_at"`
-	LogicalSize        int64     `json:"logical_size"`
-	CreationSource     string    `json:"creation_source"`
-	Primary            bool      `json:"primary"`
-	Default            bool      `json:"default"`
-	Protected          bool      `json:"protected"`
-	CPUUsedSec         int64     `json:"cpu_used_sec"`
-	ComputeTimeSeconds int64     `json:"compute_time_seconds"`
-	ActiveTimeSeconds  int64     `json:"active_time_seconds"`
-	WrittenDataBytes   int64     `json:"written_data_bytes"`
-	DataTransferBytes  int64     `json:"data_transfer_bytes"`
-	InitSource         string    `json:"init_source"`
-	CreatedAt          time.Time `json:"created_at"`
-	UpdatedAt          time.Time `json:"updated_at"`
-}
-
-func newBranchView(b *Branch) branchView {
-	return branchView{
-		ID:             b.ID,
-		ProjectID:      b.ProjectID,
-		ParentID:       b.ParentID,
-		Name:           b.Name,
-		CurrentState:   "ready",
-		StateChangedAt: b.CreatedAt,
-		LogicalSize:    30 << 20,
-		CreationSource: "console",
-		Primary:        b.Default,
-		Default:        b.Default,
-		InitSource:     "parent-data",
-		CreatedAt:      b.CreatedAt,
-		UpdatedAt:      b.UpdatedAt,
-	}
-}
-
-func (e *Emulator) listBranches(c *call) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	p, err := e.visibleProject(c, c.param("project_id"))
-	if err != nil {
-		return err
-	}
-	out := make([]branchView, 0, len(p.Branches))
-	for _, b := range p.Branches {
-		out = append(out, newBranchView(&b.Branch))
-	}
-	return c.json(http.StatusOK, map[string]any{"branches": out})
-}
-
-func (e *Emulator) getBranch(c *call) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	p, err := e.visibleProject(c, c.param("project_id"))
-	if err != nil {
-		return err
-	}
-	b := p.branch(c.param("branch_id"))
-	if b == nil {
-		return errBranchNotFound
-	}
-	return c.json(http.StatusOK, map[string]any{"branch": newBranchView(&b.Branch)})
+	return c.json(http.StatusOK, map[string]any{"project": projectDetailOf(p.Project)})
 }

@@ -17,6 +17,9 @@ type env struct {
 	key     string // bootstrap (personal admin) key
 	project string // first seeded project
 	branch  string // its default branch
+	// handler serves the requests; the emulator itself unless a test puts
+	// middleware in front of it.
+	handler http.Handler
 }
 
 func newEnv(t *testing.T, opts Options) *env {
@@ -37,7 +40,7 @@ func newEnv(t *testing.T, opts Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, e: e, key: e.BootstrapKey(), project: project, branch: branch}
+	return &env{t: t, e: e, key: e.BootstrapKey(), project: project, branch: branch, handler: e}
 }
 
 // response is a recorded response.
@@ -99,7 +102,7 @@ func (v *env) call(key, method, path string, body any) *response {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	rec := httptest.NewRecorder()
-	v.e.ServeHTTP(rec, req)
+	v.handler.ServeHTTP(rec, req)
 	return &response{t: v.t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
 }
 

@@ -1,0 +1,168 @@
+package emulator
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
+)
+
+// TestEveryRouteConformsToTheOpenAPIDocument drives every route of the
+// router, in both Neon Auth families, through the whole lifecycle with valid
+// requests, behind the validator of internal/apispec: no request and no
+// response (errors included) may break
+// internal/apispec/neon-api-v2-2026-04-25.openapi.json.
+func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
+	validator, err := apispec.NewValidator(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newEnv(t, Options{SeedProjects: 2})
+	v.handler = validator.Middleware(v.e)
+	step := func(t *testing.T, method, path string, body any, want int) *response {
+		t.Helper()
+		r := v.do(method, path, body)
+		wantStatus(t, r, want)
+		return r
+	}
+	p := "/projects/" + v.project
+
+	t.Run("projects and branches", func(t *testing.T) {
+		step(t, "GET", "/projects", nil, http.StatusOK)
+		step(t, "GET", "/projects?limit=1&search=seed", nil, http.StatusOK)
+		created := step(t, "POST", "/projects", map[string]any{"project": map[string]any{"name": "conformance", "pg_version": 17}}, http.StatusCreated)
+		id := created.JSON()["project"].(map[string]any)["id"].(string)
+		step(t, "GET", "/projects/"+id, nil, http.StatusOK)
+		step(t, "DELETE", "/projects/"+id, nil, http.StatusOK)
+		step(t, "GET", "/projects/"+id, nil, http.StatusNotFound)
+		step(t, "GET", p+"/branches", nil, http.StatusOK)
+		step(t, "GET", p+"/branches/"+v.branch, nil, http.StatusOK)
+		step(t, "GET", p+"/branches/br-nope", nil, http.StatusNotFound)
+		// Injected faults answer in the error format too.
+		for _, status := range []int{http.StatusServiceUnavailable, http.StatusLocked, http.StatusTooManyRequests} {
+			v.e.SetFaults(Faults{Rate: 1, Statuses: []int{status}, Routes: []string{"GET /projects"}})
+			step(t, "GET", "/projects", nil, status)
+		}
+		v.e.SetFaults(Faults{})
+	})
+
+	t.Run("project-level family", func(t *testing.T) {
+		step(t, "GET", p+"/auth/integrations", nil, http.StatusOK)
+		step(t, "POST", "/projects/auth/create", v.createBody(v.project), http.StatusCreated)
+		step(t, "POST", "/projects/auth/create", v.createBody(v.project), http.StatusConflict)
+		step(t, "GET", p+"/auth/integrations", nil, http.StatusOK)
+		step(t, "POST", "/projects/auth/keys", map[string]any{"project_id": v.project, "auth_provider": "stack"}, http.StatusCreated)
+
+		step(t, "POST", p+"/auth/oauth_providers", map[string]any{"id": "google"}, http.StatusOK)
+		step(t, "POST", p+"/auth/oauth_providers", map[string]any{"id": "microsoft", "client_id": "c", "client_secret": "s", "microsoft_tenant_id": "t"}, http.StatusOK)
+		step(t, "PATCH", p+"/auth/oauth_providers/google", map[string]any{"client_id": "c", "client_secret": "s"}, http.StatusOK)
+		step(t, "GET", p+"/auth/oauth_providers", nil, http.StatusOK)
+		step(t, "DELETE", p+"/auth/oauth_providers/google", nil, http.StatusOK)
+
+		step(t, "POST", p+"/auth/domains", map[string]any{"domain": "https://app.example.com", "auth_provider": "stack"}, http.StatusCreated)
+		step(t, "POST", p+"/auth/domains", map[string]any{"domain": "http://localhost:3000", "auth_provider": "stack"}, http.StatusCreated)
+		step(t, "GET", p+"/auth/domains", nil, http.StatusOK)
+		step(t, "DELETE", p+"/auth/domains", map[string]any{"auth_provider": "stack", "domains": []any{
+			map[string]any{"domain": "https://app.example.com"}, map[string]any{"domain": "http://localhost:3000"},
+		}}, http.StatusOK)
+
+		step(t, "GET", p+"/auth/email_server", nil, http.StatusOK)
+		step(t, "PATCH", p+"/auth/email_server", standardEmail(), http.StatusOK)
+		step(t, "GET", p+"/auth/email_server", nil, http.StatusOK)
+		step(t, "PATCH", p+"/auth/email_server", map[string]any{"type": "shared"}, http.StatusOK)
+
+		user := step(t, "POST", "/projects/auth/user", map[string]any{"project_id": v.project, "auth_provider": "stack", "email": "ada@example.com", "name": "Ada"}, http.StatusCreated)
+		step(t, "DELETE", p+"/auth/users/"+user.JSON()["id"].(string), nil, http.StatusNoContent)
+		step(t, "POST", "/projects/auth/transfer_ownership", map[string]any{"project_id": v.project, "auth_provider": "stack"}, http.StatusOK)
+		if err := v.e.ConfirmTransfer(v.project, "stack"); err != nil {
+			t.Fatal(err)
+		}
+		step(t, "GET", p+"/auth/integrations", nil, http.StatusOK)
+		step(t, "DELETE", p+"/auth/integration/stack", map[string]any{"delete_data": true}, http.StatusOK)
+		step(t, "GET", p+"/auth/domains", nil, http.StatusNotFound)
+	})
+
+	t.Run("branch family", func(t *testing.T) {
+		dev, err := v.e.AddBranch(v.project, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := p + "/branches/" + dev + "/auth"
+		step(t, "GET", b, nil, http.StatusNotFound)
+		step(t, "POST", b, map[string]any{"auth_provider": "better_auth", "database_name": "neondb"}, http.StatusCreated)
+		step(t, "GET", b, nil, http.StatusOK)
+
+		step(t, "POST", b+"/oauth_providers", map[string]any{"id": "vercel"}, http.StatusOK)
+		step(t, "POST", b+"/oauth_providers", map[string]any{"id": "microsoft", "client_id": "c", "client_secret": "s", "microsoft_tenant_id": "t"}, http.StatusOK)
+		step(t, "PATCH", b+"/oauth_providers/microsoft", map[string]any{"microsoft_tenant_id": "t2"}, http.StatusOK)
+		step(t, "GET", b+"/oauth_providers", nil, http.StatusOK)
+		step(t, "DELETE", b+"/oauth_providers/vercel", nil, http.StatusOK)
+
+		step(t, "POST", b+"/domains", map[string]any{"domain": "https://app.example.com", "auth_provider": "better_auth"}, http.StatusCreated)
+		step(t, "POST", b+"/domains", map[string]any{"domain": "https://admin.example.com", "auth_provider": "better_auth"}, http.StatusCreated)
+		step(t, "GET", b+"/domains", nil, http.StatusOK)
+		step(t, "DELETE", b+"/domains", map[string]any{"auth_provider": "better_auth", "domains": []any{
+			map[string]any{"domain": "https://app.example.com"}, map[string]any{"domain": "https://admin.example.com"},
+		}}, http.StatusOK)
+
+		step(t, "GET", b+"/email_provider", nil, http.StatusOK)
+		step(t, "PATCH", b+"/email_provider", standardEmail(), http.StatusOK)
+		step(t, "GET", b+"/email_provider", nil, http.StatusOK)
+		if err := v.e.RemoveEmailProvider(v.project, dev); err != nil {
+			t.Fatal(err)
+		}
+		step(t, "GET", b+"/email_provider", nil, http.StatusNotFound)
+		step(t, "PATCH", b+"/email_provider", map[string]any{"type": "shared", "sender_email": "noreply@example.com", "sender_name": "Shop"}, http.StatusOK)
+
+		user := step(t, "POST", b+"/users", map[string]any{"email": "ada@example.com", "name": "Ada"}, http.StatusCreated)
+		id := user.JSON()["id"].(string)
+		step(t, "PUT", b+"/users/"+id+"/role", map[string]any{"roles": []string{"admin"}}, http.StatusOK)
+		step(t, "DELETE", b+"/users/"+id, nil, http.StatusNoContent)
+
+		step(t, "GET", b+"/allow_localhost", nil, http.StatusOK)
+		step(t, "PATCH", b+"/allow_localhost", map[string]any{"allow_localhost": false}, http.StatusOK)
+		step(t, "PATCH", b+"/config", map[string]any{"name": "Shop auth"}, http.StatusOK)
+		step(t, "GET", b+"/email_and_password", nil, http.StatusOK)
+		step(t, "PATCH", b+"/email_and_password", map[string]any{"require_email_verification": true, "email_verification_method": "link"}, http.StatusOK)
+		step(t, "GET", b+"/plugins", nil, http.StatusOK)
+		step(t, "PATCH", b+"/plugins/organization", map[string]any{"organization_limit": 3, "creator_role": "admin"}, http.StatusOK)
+		step(t, "PATCH", b+"/plugins/magic-link", map[string]any{"enabled": true, "expires_in": 15}, http.StatusOK)
+		step(t, "GET", b+"/plugins/phone_number", nil, http.StatusOK)
+		step(t, "PUT", b+"/plugins/phone_number", map[string]any{"enabled": true, "otp_expires_in": 120}, http.StatusOK)
+		step(t, "GET", b+"/webhooks", nil, http.StatusOK)
+		step(t, "PUT", b+"/webhooks", map[string]any{"enabled": true, "webhook_url": "https://hooks.example.com/neon",
+			"enabled_events": []string{"user.created"}, "timeout_seconds": 3}, http.StatusOK)
+		step(t, "GET", b+"/plugins", nil, http.StatusOK)
+
+		step(t, "DELETE", b, nil, http.StatusOK)
+		step(t, "GET", b+"/plugins", nil, http.StatusNotFound)
+	})
+
+	stats := v.e.Stats()
+	for _, rt := range newAPIRouter().routes {
+		if !slices.ContainsFunc(mapKeys(stats.Requests[rt.key]), func(s int) bool { return s >= 200 && s < 300 }) {
+			t.Errorf("%s was not driven to a 2xx", rt.key)
+		}
+	}
+	found := validator.Violations()
+	for _, x := range found {
+		t.Errorf("OpenAPI violation: %s", x)
+	}
+	t.Logf("%d requests over %d routes, %d OpenAPI violations", stats.Total, len(newAPIRouter().routes), len(found))
+}
+
+func standardEmail() map[string]any {
+	return map[string]any{
+		"type": "standard", "host": "smtp.example.com", "port": 587, "username": "mailer",
+		"password": "smtp-password", "sender_email": "noreply@example.com", "sender_name": "Example",
+	}
+}
+
+func mapKeys[K comparable, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
