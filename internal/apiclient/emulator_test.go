@@ -69,7 +69,7 @@ func unlimited() emulator.Options {
 	return emulator.Options{SeedProjects: 2, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1}
 }
 
-// Every endpoint of the spec, in the order a user meets them, with the
+// Every project-level endpoint, in the order a user meets them, with the
 // shapes the spec gives. At the end, the client's logs hold no secret.
 func TestClientDrivesEveryEndpoint(t *testing.T) {
 	f := newFixture(t, unlimited())
@@ -78,7 +78,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 	projectID := f.emu.ProjectIDs()[0]
 	var secrets []string
 
-	// 17: projects; branches.
+	// GET /projects; the branches.
 	list, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 	}
 	ps := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID, Family: apiclient.FamilyProject}
 
-	// 1: create the integration.
+	// POST /projects/auth/create.
 	creds, err := c.CreateIntegration(ctx, ps, apiclient.CreateIntegrationRequest{
 		AuthProvider: "stack", DatabaseName: "neondb", RoleName: "neondb_owner"})
 	if err != nil {
@@ -105,7 +105,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 	}
 	secrets = append(secrets, creds.PubClientKey, creds.SecretServerKey)
 
-	// 2: list it.
+	// GET /projects/{project_id}/auth/integrations.
 	its, err := c.ListIntegrations(ctx, ps)
 	if err != nil || len(its) != 1 {
 		t.Fatalf("ListIntegrations = %v, %v", its, err)
@@ -115,14 +115,14 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 		t.Fatalf("listed integration = %+v", it)
 	}
 
-	// 3: a new key pair each call.
+	// POST /projects/auth/keys: a new key pair each call.
 	keys, err := c.CreateSDKKeys(ctx, ps, "stack")
 	if err != nil || keys.SecretServerKey == "" || keys.SecretServerKey == creds.SecretServerKey || keys.PubClientKey == creds.PubClientKey {
 		t.Fatalf("CreateSDKKeys must mint a new pair: err=%v", err)
 	}
 	secrets = append(secrets, keys.PubClientKey, keys.SecretServerKey)
 
-	// 5, 6: users.
+	// POST /projects/auth/user, DELETE /projects/{project_id}/auth/users/{auth_user_id}.
 	user, err := c.CreateUser(ctx, ps, apiclient.CreateUserRequest{AuthProvider: "stack", Email: "seed@example.com", Name: "Seed"})
 	if err != nil || user.ID == "" {
 		t.Fatalf("CreateUser = %v, %v", user, err)
@@ -137,14 +137,14 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 		t.Fatalf("deleting a deleted user: %v, want ErrNotFound", err)
 	}
 
-	// 7: ownership transfer.
+	// POST /projects/auth/transfer_ownership.
 	tr, err := c.TransferOwnership(ctx, ps, "stack")
 	if err != nil || !strings.HasPrefix(tr.URL, "https://") {
 		t.Fatalf("TransferOwnership = %v, %v", tr, err)
 	}
 	secrets = append(secrets, tr.URL)
 
-	// 8–11: OAuth providers.
+	// GET, POST, PATCH and DELETE of …/auth/oauth_providers.
 	shared, err := c.AddOAuthProvider(ctx, ps, apiclient.AddOAuthProviderRequest{ID: "google"})
 	if err != nil || shared.Type != "shared" {
 		t.Fatalf("AddOAuthProvider(shared) = %v, %v", shared, err)
@@ -175,7 +175,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 		t.Fatalf("after delete %d providers are listed, want 1", len(providers))
 	}
 
-	// 12–14: domains.
+	// GET, POST and DELETE of …/auth/domains.
 	if _, err := c.AddDomain(ctx, ps, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: "stack"}); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 		t.Fatalf("after delete: %v", domains)
 	}
 
-	// 15, 16: email server.
+	// GET and PATCH of …/auth/email_server.
 	es, err := c.GetEmailServer(ctx, ps)
 	if err != nil || es.Type != "shared" || es.Host != "" {
 		t.Fatalf("GetEmailServer (new integration) = %v, %v", es, err)
@@ -206,7 +206,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 		t.Fatalf("GetEmailServer after update = %v", es)
 	}
 
-	// 4: delete the integration; a second delete is a 404.
+	// DELETE /projects/{project_id}/auth/integration/{auth_provider}; a second delete is a 404.
 	if err := c.DeleteIntegration(ctx, ps, "stack", false); err != nil {
 		t.Fatal(err)
 	}

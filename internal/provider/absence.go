@@ -8,13 +8,6 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-// authScope is where a Neon Auth object lives: a scope of the API (project,
-// branch, family) and the auth provider of the integration that holds it.
-type authScope struct {
-	apiclient.Scope
-	AuthProvider string
-}
-
 // presence is what the API shows of something a request could not find.
 type presence int
 
@@ -75,8 +68,9 @@ func (d *providerData) absence(ctx context.Context, s authScope, listed func(con
 	}
 }
 
-// integration returns the scope's integration with its auth provider, nil
-// when a successful read shows none. An error that is a 404 means the
+// integration returns the scope's integration with its auth provider (any
+// auth provider when the scope names none), nil when a successful read shows
+// none. An error that is a 404 means the
 // project is not visible; any other error that the API did not say.
 func (d *providerData) integration(ctx context.Context, s authScope) (*apiclient.Integration, error) {
 	its, err := d.integrations(ctx, s.Scope)
@@ -93,7 +87,7 @@ func (d *providerData) integration(ctx context.Context, s authScope) (*apiclient
 		}
 		return nil, nil
 	}
-	if i := slices.IndexFunc(its, func(it apiclient.Integration) bool { return it.AuthProvider == s.AuthProvider }); i >= 0 {
+	if i := slices.IndexFunc(its, func(it apiclient.Integration) bool { return s.AuthProvider == "" || it.AuthProvider == s.AuthProvider }); i >= 0 {
 		return &its[i], nil
 	}
 	return nil, nil

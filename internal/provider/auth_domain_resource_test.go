@@ -2,16 +2,13 @@ package provider
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -53,74 +50,59 @@ func domainsDestroyed(env *accEnv) func(*terraform.State) error {
 	}
 }
 
-// The life of a whitelisted domain: create, import, replacement by another
-// domain, drift (removed behind Terraform's back) repaired, destroy.
+// The life of a whitelisted domain, in both API families: create, import,
+// replacement by another domain, drift (removed behind Terraform's back, then
+// the whole integration re-created) repaired, destroy.
 func TestAccAuthDomain_lifecycle(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
-	const first, second = "https://app.example.com", "http://localhost:3000"
-	tc := env.testCase(
-		resource.TestStep{
-			Config: env.config(domainConfig(env.ProjectID, first)),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+first)),
-				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("domain"), knownvalue.StringExact(first)),
-				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
-				expectEmuDomains(env, first),
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		const first, second = "https://app.example.com", "http://localhost:3000"
+		tc := env.testCase(
+			resource.TestStep{
+				Config:           env.config(domainConfig(env.ProjectID, first)),
+				ConfigPlanChecks: plans(domainAddr, plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{
+					has(domainAddr, "id", str(env.ProjectID+"/"+first)),
+					has(domainAddr, "domain", str(first)),
+					has(domainAddr, "auth_provider", str(env.authProvider())),
+					has(domainAddr, "branch_id", str(env.branch())),
+					expectEmuDomains(env, first),
+				},
 			},
-		},
-		resource.TestStep{
 			// Everything of a domain can be read back: nothing is ignored.
-			ResourceName:      domainAddr,
-			ImportState:       true,
-			ImportStateVerify: true,
-		},
-		resource.TestStep{
-			// The API has no update: another domain replaces this one.
-			Config: env.config(domainConfig(env.ProjectID, second)),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionDestroyBeforeCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+second)),
-				expectEmuDomains(env, second),
+			resource.TestStep{ResourceName: domainAddr, ImportState: true, ImportStateVerify: true},
+			resource.TestStep{ResourceName: domainAddr, ImportState: true, ImportStateVerify: true,
+				ImportStateId: env.ProjectID + "/" + env.branch() + "/" + first},
+			resource.TestStep{
+				// The API has no update: another domain replaces this one.
+				Config:            env.config(domainConfig(env.ProjectID, second)),
+				ConfigPlanChecks:  plans(domainAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				ConfigStateChecks: []statecheck.StateCheck{has(domainAddr, "id", str(env.ProjectID+"/"+second)), expectEmuDomains(env, second)},
 			},
-		},
-		resource.TestStep{
-			// Drift: removed from the whitelist behind Terraform's back.
-			PreConfig: func() {
-				if err := env.Emu.RemoveDomain(env.ProjectID, second); err != nil {
-					t.Fatal(err)
-				}
+			resource.TestStep{
+				// Drift: removed from the whitelist behind Terraform's back.
+				PreConfig: func() {
+					if err := env.Emu.RemoveDomain(env.ProjectID, second); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            env.config(domainConfig(env.ProjectID, second)),
+				ConfigPlanChecks:  plans(domainAddr, plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
 			},
-			Config: env.config(domainConfig(env.ProjectID, second)),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
-		},
-		resource.TestStep{
-			// Drift: the whole integration (and the whitelist with it) is
-			// deleted and re-created behind Terraform's back: the domain is
-			// planned for creation, not reported as an error.
-			PreConfig: func() {
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
-				withIntegration(t, env)
+			resource.TestStep{
+				// Drift: the whole integration (and the whitelist with it) is
+				// deleted and re-created behind Terraform's back: the domain is
+				// planned for creation, not reported as an error.
+				PreConfig:         func() { recreateIntegration(t, env) },
+				Config:            env.config(domainConfig(env.ProjectID, second)),
+				ConfigPlanChecks:  plans(domainAddr, plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
 			},
-			Config: env.config(domainConfig(env.ProjectID, second)),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
-		},
-	)
-	tc.CheckDestroy = domainsDestroyed(env)
-	resource.ParallelTest(t, tc)
+		)
+		tc.CheckDestroy = domainsDestroyed(env)
+		resource.ParallelTest(t, tc)
+	})
 }
 
 // Domains compare in canonical form: a configuration that writes the domain
@@ -137,15 +119,15 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
 				// The configured spelling stays in state; the id is canonical.
-				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("domain"), knownvalue.StringExact(written)),
-				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+canonical)),
+				has(domainAddr, "domain", str(written)),
+				has(domainAddr, "id", str(env.ProjectID+"/"+canonical)),
 				expectEmuDomains(env, canonical),
 			},
 		},
 		resource.TestStep{
 			// Writing it another equivalent way changes nothing.
 			Config:           env.config(domainConfig(env.ProjectID, "HTTPS://app.example.com")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigPlanChecks: noChanges(),
 		},
 		resource.TestStep{
 			// Import block with an id in yet another spelling: the plan is a
@@ -177,52 +159,37 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 // A domain already whitelisted (here in another spelling) is a 409: the error
 // gives the exact import id.
 func TestAccAuthDomain_conflictSuggestsImport(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
-	if err := env.Emu.AddDomain(env.ProjectID, "https://app.example.com"); err != nil {
-		t.Fatal(err)
-	}
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(domainConfig(env.ProjectID, "https://APP.example.com")),
-		ExpectError: regexp.MustCompile(`(?s)Unable to Create Auth Domain.*already whitelisted.*terraform import.*` +
-			regexp.QuoteMeta(env.ProjectID+"/https://app.example.com")),
-	}))
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		if err := env.Emu.AddDomain(env.ProjectID, "https://app.example.com"); err != nil {
+			t.Fatal(err)
+		}
+		resource.ParallelTest(t, env.testCase(resource.TestStep{
+			Config: env.config(domainConfig(env.ProjectID, "https://APP.example.com")),
+			ExpectError: matchInOrder("Unable to Create Auth Domain", "already whitelisted", "terraform import",
+				env.ProjectID+"/"+env.branch()+"/https://app.example.com"),
+		}))
+	})
 }
 
 // A create whose response is lost: the domain is listed, so it is adopted.
 func TestAccAuthDomain_lostCreateResponseIsAdopted(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
-	env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{"POST /projects/{project_id}/auth/domains"}})
-	tc := env.testCase(resource.TestStep{
-		Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
-		ConfigStateChecks: []statecheck.StateCheck{
-			expectEmuDomains(env, "https://app.example.com"),
-			stateCheckFunc(func() error {
-				if n := env.Emu.Stats().Lost; n != 1 {
-					return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
-				}
-				return nil
-			}),
-		},
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{env.authRoute("POST", "/domains")}})
+		tc := env.testCase(resource.TestStep{
+			Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectEmuDomains(env, "https://app.example.com"),
+				stateCheckFunc(func() error {
+					if n := env.Emu.Stats().Lost; n != 1 {
+						return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
+					}
+					return nil
+				}),
+			},
+		})
+		tc.CheckDestroy = domainsDestroyed(env)
+		resource.ParallelTest(t, tc)
 	})
-	tc.CheckDestroy = domainsDestroyed(env)
-	resource.ParallelTest(t, tc)
-}
-
-func TestUnitEmailAddress(t *testing.T) {
-	for in, want := range map[string]bool{
-		"noreply@example.com":        true,
-		"a.b+c@mail.example.co":      true,
-		"not-an-address":             false,
-		"Name <noreply@example.com>": false,
-		"noreply@localhost":          false,
-		"@example.com":               false,
-		"noreply@example.com.":       false,
-		"no reply@example.com":       false,
-	} {
-		if got := validEmailAddress(in); got != want {
-			t.Errorf("validEmailAddress(%q) = %t, want %t", in, got, want)
-		}
-	}
 }

@@ -23,6 +23,7 @@ var (
 	_ resource.ResourceWithConfigure      = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithImportState    = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authEmailServerResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*authEmailServerResource)(nil)
 )
 
 // NewAuthEmailServerResource is the neon_auth_email_server resource.
@@ -33,8 +34,8 @@ type authEmailServerResource struct {
 }
 
 type authEmailServerModel struct {
+	branchModel
 	ID                types.String `tfsdk:"id"`
-	ProjectID         types.String `tfsdk:"project_id"`
 	Type              types.String `tfsdk:"type"`
 	Host              types.String `tfsdk:"host"`
 	Port              types.Int64  `tfsdk:"port"`
@@ -55,23 +56,11 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 		return what + " Required when `type` is `standard`; not allowed when it is `shared`."
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The email server that the auth integration of a project sends its mails (verification, password " +
-			"reset) through: the platform's shared server (`type = \"shared\"`) or your own SMTP server (`type = \"standard\"`). " +
-			"A project has exactly one configuration, so declare at most one of these resources per project.\n\n" +
-			"Create and update send the whole configuration with `PATCH /projects/{project_id}/auth/email_server` (create " +
-			"takes over whatever configuration the project had); read calls `GET /projects/{project_id}/auth/email_server`. " +
-			"**Destroy resets the project to the platform's shared mail server** (`PATCH` with `{\"type\":\"shared\"}`), the " +
-			"documented way back; if the integration is already gone, destroy just forgets the resource.\n\n" +
-			"Drift: every field the API returns is refreshed, so a host, port, username, sender or type changed outside " +
-			"Terraform shows as a change and apply sends the configuration again. The API never returns the password: a " +
-			"password changed outside Terraform cannot be detected (the state keeps the configured one).\n\n" +
-			"The password can be given as `password` (sensitive, stored in state) or, with Terraform 1.11 or later, as the " +
-			"write-only `password_wo` (never stored); with the latter, change `password_wo_version` to send a new password.\n\n" +
-			"Import with `<project_id>`. The password cannot be read back: keep it in the configuration; the first apply " +
-			"after the import sends it with an in-place update.",
-		Attributes: map[string]schema.Attribute{
-			"id":         computedString("The project id (one configuration per project).", false),
-			"project_id": projectIDAttribute("Id of the Neon project whose auth integration sends the mails."),
+		MarkdownDescription: "The email server a branch's Neon Auth sends its mails through: the platform's shared server or " +
+			"your own SMTP server (`…/auth/email_server`, or `…/auth/email_provider` with `auth_api = \"branch\"`). " +
+			"Destroy resets it to the shared server. Import with `<project_id>` or `<project_id>/<branch_id>`.",
+		Attributes: withAttributes(branchAttributes("sends its mails through the server"), map[string]schema.Attribute{
+			"id": computedString("The project id.", false),
 			"type": schema.StringAttribute{
 				MarkdownDescription: "`shared` (the platform's mail server) or `standard` (your own SMTP server, configured by the other arguments).",
 				Required:            true,
@@ -124,8 +113,12 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
-		},
+		}),
 	}
+}
+
+func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planScope(ctx, "neon_auth_email_server", scopeRules{}, req, resp)
 }
 
 // ValidateConfig: a standard server needs all six settings (the password in
@@ -180,19 +173,18 @@ func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resour
 	}
 }
 
-// emailImport is the import id: `<project_id>`.
-var emailImport = importFormat{resourceType: "neon_auth_email_server", example: "autumn-frost-12345678"}
+// emailImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
+var emailImport = importFormat{resourceType: "neon_auth_email_server", withBranch: true, example: "autumn-frost-12345678"}
 
-// emailScope is the scope of a project's email configuration, which belongs
-// to its stack integration.
-func (r *authEmailServerResource) emailScope(projectID string) authScope {
-	return r.data.scope(projectID, apiclient.AuthProviderStack)
+// emailScope is the scope of a branch's email configuration, which belongs
+// to its integration, whatever the auth provider.
+func (r *authEmailServerResource) emailScope(ctx context.Context, m branchModel, summary string, diags *diag.Diagnostics) (authScope, bool) {
+	return r.data.resolveScope(ctx, scopeModel{branchModel: m}, summary, diags)
 }
 
 // send sends the whole planned configuration (a PATCH, harmless to repeat),
 // the write-only password read from the configuration.
-func (r *authEmailServerResource) send(ctx context.Context, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
-	s := r.emailScope(plan.ProjectID.ValueString())
+func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
 	body := apiclient.EmailServer{Type: plan.Type.ValueString()}
 	if body.Type == apiclient.TypeStandard {
 		body.Host = plan.Host.ValueString()
@@ -206,9 +198,10 @@ func (r *authEmailServerResource) send(ctx context.Context, plan *authEmailServe
 		body.SenderName = plan.SenderName.ValueString()
 	}
 	if _, err := r.data.client.UpdateEmailServer(ctx, s.Scope, body); err != nil {
-		return false, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the %s email server of project %s", body.Type, s.ProjectID), err)
+		return false, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the %s email server of %s", body.Type, s.Scope), err)
 	}
 	plan.ID = types.StringValue(s.ProjectID)
+	plan.recordBranch(s)
 	plan.PasswordWO = types.StringNull()
 	return true, ""
 }
@@ -230,10 +223,11 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 		return
 	}
 	password := writeOnlyString(ctx, cfg, path.Root("password_wo"), diags)
-	if diags.HasError() {
+	s, ok := r.emailScope(ctx, plan.branchModel, summary, diags)
+	if !ok || diags.HasError() {
 		return
 	}
-	if ok, detail := r.send(ctx, &plan, password); !ok {
+	if ok, detail := r.send(ctx, s, &plan, password); !ok {
 		diags.AddError(summary, detail)
 		return
 	}
@@ -245,24 +239,25 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 	if !ok {
 		return
 	}
-	s := r.emailScope(state.ProjectID.ValueString())
 	const summary = "Unable to Read Auth Email Server"
+	s, ok := r.emailScope(ctx, state.branchModel, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	got, err := r.data.client.GetEmailServer(ctx, s.Scope)
 	if err != nil {
 		if isNotFound(err) {
 			// No configuration, no integration, or a project this key cannot
 			// see: absence tells which (the first two are drift).
-			r.data.readListed(ctx, s, nil, summary, "the email server configuration of project "+s.ProjectID, resp)
+			r.data.readListed(ctx, s, nil, summary, "the email server configuration of "+s.Scope.String(), resp)
 			return
 		}
-		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server configuration of project "+s.ProjectID, err))
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server configuration of "+s.Scope.String(), err))
 		return
 	}
-	if !knownValue(&resp.Diagnostics, summary, "The email server type of project "+s.ProjectID,
-		got.Type, apiclient.TypeShared, apiclient.TypeStandard) {
-		return
-	}
+	warnUnknownValue(&resp.Diagnostics, "The email server type of "+s.Scope.String(), got.Type, apiclient.TypeShared, apiclient.TypeStandard)
 	state.ID = types.StringValue(s.ProjectID)
+	state.recordBranch(s)
 	state.Type = types.StringValue(got.Type)
 	state.Host = optionalString(got.Host)
 	state.Username = optionalString(got.Username)
@@ -291,14 +286,18 @@ func (r *authEmailServerResource) Delete(ctx context.Context, req resource.Delet
 	if !ok {
 		return
 	}
-	s := r.emailScope(state.ProjectID.ValueString())
+	const summary = "Unable to Delete Auth Email Server"
+	s, ok := r.emailScope(ctx, state.branchModel, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, apiclient.EmailServer{Type: apiclient.TypeShared})
-	r.data.settleDelete(ctx, s, err, nil, "Unable to Delete Auth Email Server",
-		"Resetting the email server of project "+s.ProjectID+" to the shared server", &resp.Diagnostics)
+	r.data.settleDelete(ctx, s, err, nil, summary, "Resetting the email server of "+s.Scope.String()+" to the shared server", &resp.Diagnostics)
 }
 
 func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if v, ok := emailImport.importState(ctx, req, resp); ok {
+		r.data.checkImportBranch(ctx, v, resp)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), v["project_id"])...)
 	}
 }

@@ -80,89 +80,103 @@ func emailResetToShared(env *accEnv) func(*terraform.State) error {
 	}
 }
 
-// The life of a standard email server: create, import, host changed in
-// place, drift (host changed, type reset to shared) repaired, switch to
-// shared, destroy back to shared.
+// The life of a standard email server, in both API families: create, import,
+// host changed in place, drift (host changed, type reset to shared, provider
+// removed) repaired, switch to shared, destroy back to shared.
 func TestAccAuthEmailServer_lifecycle(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
-	const pw = `  password     = "smtp-secret-1"`
-	first := env.config(emailStandardConfig(env.ProjectID, "smtp.example.com", pw))
-	second := env.config(emailStandardConfig(env.ProjectID, "smtp2.example.com", pw))
-	updates := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-		plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
-	}}
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		const pw = `  password     = "smtp-secret-1"`
+		first := env.config(emailStandardConfig(env.ProjectID, "smtp.example.com", pw))
+		second := env.config(emailStandardConfig(env.ProjectID, "smtp2.example.com", pw))
+		updates := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
+		}}
 
-	tc := env.testCase(
-		resource.TestStep{
-			Config: first,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID)),
-				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
-				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("port"), knownvalue.Int64Exact(587)),
-				expectSensitive{emailAddr, []string{"password"}},
-				expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1")),
+		tc := env.testCase(
+			resource.TestStep{
+				Config: first,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID)),
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("port"), knownvalue.Int64Exact(587)),
+					statecheck.ExpectSensitiveValue(emailAddr, tfjsonpath.New("password")),
+					expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1")),
+				},
 			},
-		},
-		resource.TestStep{
-			ResourceName:      emailAddr,
-			ImportState:       true,
-			ImportStateVerify: true,
-			// The API never returns the password.
-			ImportStateVerifyIgnore: []string{"password"},
-		},
-		resource.TestStep{
-			// Another host: the whole configuration is sent again, in place.
-			Config:            second,
-			ConfigPlanChecks:  updates,
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
-		},
-		resource.TestStep{
-			// Drift: the host is changed behind Terraform's back.
-			PreConfig: func() {
-				if err := env.Emu.SetEmailServer(env.ProjectID, standardEmail("evil.example.com", "smtp-secret-1")); err != nil {
-					t.Fatal(err)
-				}
+			resource.TestStep{
+				ResourceName:      emailAddr,
+				ImportState:       true,
+				ImportStateVerify: true,
+				// The API never returns the password.
+				ImportStateVerifyIgnore: []string{"password"},
 			},
-			Config:            second,
-			ConfigPlanChecks:  updates,
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
-		},
-		resource.TestStep{
-			// Drift: reset to the shared server behind Terraform's back.
-			PreConfig: func() {
-				if err := env.Emu.SetEmailServer(env.ProjectID, emulator.EmailServer{Type: "shared"}); err != nil {
-					t.Fatal(err)
-				}
+			resource.TestStep{
+				// Another host: the whole configuration is sent again, in place.
+				Config:            second,
+				ConfigPlanChecks:  updates,
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
 			},
-			Config: second,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
-				plancheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
-		},
-		resource.TestStep{
-			// Back to the platform's server, in place.
-			Config:           env.config(emailSharedConfig(env.ProjectID)),
-			ConfigPlanChecks: updates,
-			ConfigStateChecks: []statecheck.StateCheck{
-				expectNull{emailAddr, []string{"host", "port", "username", "password", "sender_email", "sender_name"}},
-				expectEmuEmail(env, emulator.EmailServer{Type: "shared"}),
+			resource.TestStep{
+				// Drift: the host is changed behind Terraform's back.
+				PreConfig: func() {
+					if err := env.Emu.SetEmailServer(env.ProjectID, standardEmail("evil.example.com", "smtp-secret-1")); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            second,
+				ConfigPlanChecks:  updates,
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
 			},
-		},
-		resource.TestStep{
-			// And to standard again, so that destroy has something to reset.
-			Config:            first,
-			ConfigPlanChecks:  updates,
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
-		},
-	)
-	tc.CheckDestroy = emailResetToShared(env)
-	resource.ParallelTest(t, tc)
+			resource.TestStep{
+				// Drift: reset to the shared server behind Terraform's back.
+				PreConfig: func() {
+					if err := env.Emu.SetEmailServer(env.ProjectID, emulator.EmailServer{Type: "shared"}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: second,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+			},
+			resource.TestStep{
+				// Drift: no email provider at all (the API answers 404): the
+				// configuration is created again, never reported as an error.
+				PreConfig: func() {
+					if err := env.Emu.RemoveEmailProvider(env.ProjectID, env.branch()); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            second,
+				ConfigPlanChecks:  plans(emailAddr, plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+			},
+			resource.TestStep{
+				// Back to the platform's server, in place.
+				Config:           env.config(emailSharedConfig(env.ProjectID)),
+				ConfigPlanChecks: updates,
+				ConfigStateChecks: []statecheck.StateCheck{
+					has(emailAddr, "host", knownvalue.Null()), has(emailAddr, "port", knownvalue.Null()),
+					has(emailAddr, "password", knownvalue.Null()), has(emailAddr, "sender_name", knownvalue.Null()),
+					expectEmuEmail(env, emulator.EmailServer{Type: "shared"}),
+				},
+			},
+			resource.TestStep{
+				// And to standard again, so that destroy has something to reset.
+				Config:            first,
+				ConfigPlanChecks:  updates,
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+			},
+		)
+		tc.CheckDestroy = emailResetToShared(env)
+		resource.ParallelTest(t, tc)
+	})
 }
 
 // The write-only password never reaches plan or state, yet the API gets it;
@@ -178,7 +192,8 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 		resource.TestStep{
 			Config: cfg("wo-pass-1", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectNull{emailAddr, []string{"password_wo", "password"}},
+				has(emailAddr, "password_wo", knownvalue.Null()),
+				has(emailAddr, "password", knownvalue.Null()),
 				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password_wo_version"), knownvalue.Int64Exact(1)),
 				expectEmuEmail(env, standardEmail("smtp.example.com", "wo-pass-1")),
 			},
@@ -189,7 +204,7 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectNull{emailAddr, []string{"password_wo"}},
+				has(emailAddr, "password_wo", knownvalue.Null()),
 				expectEmuEmail(env, standardEmail("smtp.example.com", "wo-pass-2")),
 			},
 		},
@@ -231,7 +246,7 @@ resource "neon_auth_email_server" "test" {
 		},
 		resource.TestStep{
 			PreConfig: func() {
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+				if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -243,11 +258,6 @@ resource "neon_auth_email_server" "test" {
 			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
 		},
 	)
-	tc.CheckDestroy = func(*terraform.State) error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
-			return fmt.Errorf("destroy left %d integration(s)", n)
-		}
-		return nil
-	}
+	tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
 	resource.ParallelTest(t, tc)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -12,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -25,12 +24,7 @@ var (
 	_ resource.Resource                = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithConfigure   = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithImportState = (*authIntegrationResource)(nil)
-)
-
-// Defaults of POST /projects/auth/create.
-const (
-	defaultDatabaseName = "neondb"
-	defaultRoleName     = "neondb_owner"
+	_ resource.ResourceWithModifyPlan  = (*authIntegrationResource)(nil)
 )
 
 // NewAuthIntegrationResource is the neon_auth_integration resource.
@@ -41,98 +35,91 @@ type authIntegrationResource struct {
 }
 
 type authIntegrationModel struct {
+	scopeModel
 	ID                    types.String `tfsdk:"id"`
-	ProjectID             types.String `tfsdk:"project_id"`
-	AuthProvider          types.String `tfsdk:"auth_provider"`
-	BranchID              types.String `tfsdk:"branch_id"`
 	DatabaseName          types.String `tfsdk:"database_name"`
 	RoleName              types.String `tfsdk:"role_name"`
+	Name                  types.String `tfsdk:"name"`
+	AllowLocalhost        types.Bool   `tfsdk:"allow_localhost"`
 	DeleteDataOnDestroy   types.Bool   `tfsdk:"delete_data_on_destroy"`
 	AuthProviderProjectID types.String `tfsdk:"auth_provider_project_id"`
 	PubClientKey          types.String `tfsdk:"pub_client_key"`
 	SecretServerKey       types.String `tfsdk:"secret_server_key"`
 	JWKSURL               types.String `tfsdk:"jwks_url"`
+	BaseURL               types.String `tfsdk:"base_url"`
+	DBName                types.String `tfsdk:"db_name"`
 	SchemaName            types.String `tfsdk:"schema_name"`
 	TableName             types.String `tfsdk:"table_name"`
 	CreatedAt             types.String `tfsdk:"created_at"`
 	OwnedBy               types.String `tfsdk:"owned_by"`
+	TransferStatus        types.String `tfsdk:"transfer_status"`
 }
 
 func (r *authIntegrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_auth_integration"
 }
 
+// integrationRules: name and allow_localhost exist only in the branch-scoped
+// API.
+var integrationRules = scopeRules{integration: true, branchAttrs: []string{"name", "allow_localhost"}}
+
 func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	optionalComputed := func(description string, v ...validator.String) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: description, Optional: true, Computed: true,
+			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()}, Validators: v}
+	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The auth integration of a Neon project: a platform-managed project at the auth provider " +
-			"(Stack Auth) whose users are synchronized into the `users_sync` table of the project database.\n\n" +
-			"Create calls `POST /projects/auth/create`; read lists `GET /projects/{project_id}/auth/integrations`; " +
-			"destroy calls `DELETE /projects/{project_id}/auth/integration/{auth_provider}`. Every input forces replacement.\n\n" +
-			"The API returns `pub_client_key` and `secret_server_key` only when the integration is created. After an import " +
-			"they are unknown to Terraform (null in state); use `neon_auth_sdk_keys` to mint a fresh pair.\n\n" +
-			"Drift: an integration deleted outside Terraform leaves the state and is planned for creation again; a changed " +
-			"branch or database shows as a replacement; `owned_by` is refreshed.",
-		Attributes: map[string]schema.Attribute{
-			"id":            computedString("`<project_id>/<auth_provider>`.", false),
-			"project_id":    projectIDAttribute("Id of the Neon project."),
-			"auth_provider": authProviderAttribute(),
-			"branch_id": schema.StringAttribute{
-				MarkdownDescription: "Branch to attach the integration to. When omitted, the provider looks up the project's " +
-					"production branch (the branch whose `default` flag is true) and stores it. Changing it replaces the resource.",
-				Optional: true,
-				Computed: true,
-				PlanModifiers: []planmodifier.String{
-					stringplanmodifier.UseStateForUnknown(),
-					stringplanmodifier.RequiresReplace(),
+		MarkdownDescription: "Neon Auth on a branch of a Neon project: `POST /projects/auth/create` or " +
+			"`POST /projects/{project_id}/branches/{branch_id}/auth`, depending on the provider's `auth_api`. " +
+			"Import with `<project_id>`, `<project_id>/<auth_provider>` or `<project_id>/<branch_id>`.",
+		Attributes: withAttributes(scopeAttributes("gets Neon Auth",
+			"Auth provider: `stack`, `better_auth` or `mock`. Omitted: at creation `stack` with `auth_api = \"project\"` "+
+				"and `better_auth` with `auth_api = \"branch\"`; for an existing integration, the one it has."),
+			map[string]schema.Attribute{
+				"id": computedString("`<project_id>/<auth_provider>`.", false),
+				"database_name": optionalComputed("Database whose `neon_auth` schema holds the users. Omitted: the API's default, "+
+					"the branch's default database.", stringvalidator.LengthAtLeast(1)),
+				"role_name": optionalComputed("Database role for authenticated users; sent only with `auth_api = \"project\"`. "+
+					"Deprecated by the API.", stringvalidator.LengthAtLeast(1)),
+				"name": schema.StringAttribute{
+					MarkdownDescription: "Application name used in auth emails; the Neon project's name by default. Updated in place " +
+						"with `PATCH …/auth/config`. Needs `auth_api = \"branch\"` when set.",
+					Optional: true, Computed: true,
+					PlanModifiers: []planmodifier.String{useStateWhenOmitted{}},
+					Validators:    []validator.String{stringvalidator.UTF8LengthBetween(1, 256)},
 				},
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"database_name": schema.StringAttribute{
-				MarkdownDescription: "Database whose `users_sync` table receives the users. Default `" + defaultDatabaseName + "`. Changing it replaces the resource.",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(defaultDatabaseName),
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"role_name": schema.StringAttribute{
-				MarkdownDescription: "Database role for authenticated users. Default `" + defaultRoleName + "`. Changing it replaces " +
-					"the resource. The API does not list it, so after an import the configured value is adopted without replacement.",
-				Optional: true,
-				Computed: true,
-				Default:  stringdefault.StaticString(defaultRoleName),
-				PlanModifiers: []planmodifier.String{
-					stringplanmodifier.RequiresReplaceIf(replaceIfStateKnown,
-						"Changing the role replaces the integration.", "Changing the role replaces the integration."),
+				"allow_localhost": schema.BoolAttribute{
+					MarkdownDescription: "Whether `localhost` origins may be redirected to (development). Updated in place with " +
+						"`PATCH …/auth/allow_localhost`. Needs `auth_api = \"branch\"` when set.",
+					Optional: true, Computed: true,
+					PlanModifiers: []planmodifier.Bool{useStateWhenOmitted{}},
 				},
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"delete_data_on_destroy": schema.BoolAttribute{
-				MarkdownDescription: "When `true`, destroying the integration also deletes its `neon_auth` schema from the database " +
-					"(`delete_data` of the delete endpoint). Default `false`: the synchronized users table is kept.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-			},
-			"auth_provider_project_id": computedString("Id of the managed project at the auth provider.", false),
-			"pub_client_key":           computedString("Public client key for the frontend SDK. Returned only at creation; null after import.", true),
-			"secret_server_key":        computedString("Secret server key for the backend SDK. Returned only at creation; null after import.", true),
-			"jwks_url":                 computedString("URL of the JSON Web Key Set of the provider project, to verify tokens.", false),
-			"schema_name":              computedString("Database schema holding the synchronized users table. Returned only at creation; null after import.", false),
-			"table_name":               computedString("Name of the synchronized users table (`users_sync`). Returned only at creation; null after import.", false),
-			"created_at":               computedString("Creation time, ISO 8601 UTC.", false),
-			"owned_by": schema.StringAttribute{
-				MarkdownDescription: "Current owner of the auth project; the platform's own value while it manages it. Changes after an ownership transfer is confirmed.",
-				Computed:            true,
-			},
-		},
+				"delete_data_on_destroy": schema.BoolAttribute{
+					MarkdownDescription: "When `true`, destroy also drops the `neon_auth` schema from the database. Default `false`.",
+					Optional:            true, Computed: true, Default: booldefault.StaticBool(false),
+				},
+				"auth_provider_project_id": computedString("Id of the project at the auth provider.", false),
+				"pub_client_key":           computedString("Public client key for the frontend SDK (Stack Auth). Returned only at creation.", true),
+				"secret_server_key":        computedString("Secret server key for the backend SDK (Stack Auth). Returned only at creation.", true),
+				"jwks_url":                 computedString("URL of the JSON Web Key Set, to verify tokens.", false),
+				"base_url":                 computedString("Base URL of the auth service (Better Auth clients use it).", false),
+				"db_name":                  computedString("Database the API reports the integration on.", false),
+				"schema_name":              computedString("Database schema of the users table. Returned only at creation.", false),
+				"table_name":               computedString("Name of the synchronized users table. Returned only at creation.", false),
+				"created_at":               computedString("Creation time, ISO 8601 UTC.", false),
+				"owned_by":                 schema.StringAttribute{MarkdownDescription: "Owner of the auth project: `neon` or `user`.", Computed: true},
+				"transfer_status":          schema.StringAttribute{MarkdownDescription: "Ownership transfer: `initiated`, `finished`, or null.", Computed: true},
+			}),
 	}
 }
 
-// integrationImport is the import id: `<project_id>` or
-// `<project_id>/<auth_provider>`.
+func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planScope(ctx, "neon_auth_integration", integrationRules, req, resp)
+}
+
+// integrationImport is the import id.
 var integrationImport = importFormat{
-	resourceType: "neon_auth_integration", parts: []string{"auth_provider"}, optional: 1,
+	resourceType: "neon_auth_integration", parts: []string{"auth_provider"}, optional: 1, withBranch: true,
 	example: "autumn-frost-12345678/stack",
 }
 
@@ -141,66 +128,51 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	if !ok {
 		return
 	}
-	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
 	const summary = "Unable to Create Auth Integration"
-
-	s.BranchID = plan.BranchID.ValueString()
-	if plan.BranchID.IsUnknown() || plan.BranchID.IsNull() {
-		branch, err := r.data.client.DefaultBranch(ctx, s.ProjectID)
-		if err != nil {
-			resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Looking up the production branch of project "+s.ProjectID, err))
-			return
-		}
-		s.BranchID = branch.ID
-		tflog.Debug(ctx, "resolved production branch", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
+	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
+	if !ok {
+		return
 	}
-
-	creds, err := r.data.client.CreateIntegration(ctx, s.Scope, apiclient.CreateIntegrationRequest{
-		AuthProvider: s.AuthProvider,
-		DatabaseName: plan.DatabaseName.ValueString(),
-		RoleName:     plan.RoleName.ValueString(),
-	})
+	body := apiclient.CreateIntegrationRequest{AuthProvider: s.AuthProvider, DatabaseName: knownString(plan.DatabaseName)}
+	if s.Family == apiclient.FamilyProject {
+		body.RoleName = knownString(plan.RoleName)
+	}
+	creds, err := r.data.client.CreateIntegration(ctx, s.Scope, body)
 	r.data.wroteIntegration(s.Scope)
-	if err == nil && creds.Recovered {
+	if err == nil && creds.Recovered && s.AuthProvider == apiclient.AuthProviderStack {
 		creds, err = r.remintLostKeys(ctx, s, &resp.Diagnostics)
 	}
 	if err != nil {
-		what := fmt.Sprintf("Creating the %s integration of project %s on branch %s", s.AuthProvider, s.ProjectID, s.BranchID)
+		what := fmt.Sprintf("Enabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope)
 		if errors.Is(err, apiclient.ErrConflict) {
 			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+importHint(
-				fmt.Sprintf("Project %s already has an active %s integration; a project has at most one per auth provider.", s.ProjectID, s.AuthProvider),
-				"neon_auth_integration", compositeID(s.ProjectID, s.AuthProvider)))
+				fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration.", s.Scope),
+				"neon_auth_integration", compositeID(s.ProjectID, s.BranchID)))
 			return
 		}
 		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, what, err))
 		return
 	}
-
+	plan.recordScope(s)
 	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider))
-	plan.BranchID = types.StringValue(s.BranchID)
 	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
-	plan.PubClientKey = types.StringValue(creds.PubClientKey)
-	plan.SecretServerKey = types.StringValue(creds.SecretServerKey)
+	plan.PubClientKey = optionalString(creds.PubClientKey)
+	plan.SecretServerKey = optionalString(creds.SecretServerKey)
 	plan.JWKSURL = types.StringValue(creds.JWKSURL)
-	plan.SchemaName = types.StringValue(creds.SchemaName)
-	plan.TableName = types.StringValue(creds.TableName)
-
-	// The create response lacks created_at and owned_by: read them from the
-	// list, which the write above invalidated.
-	it, err := r.data.integration(ctx, s)
-	if it != nil {
-		applyListedIntegration(&plan, it)
+	plan.SchemaName = optionalString(creds.SchemaName)
+	plan.TableName = optionalString(creds.TableName)
+	plan.BaseURL = optionalString(creds.BaseURL)
+	if plan.RoleName.IsUnknown() {
+		plan.RoleName = types.StringNull()
 	}
-	if plan.CreatedAt.IsUnknown() {
-		plan.CreatedAt = types.StringNull()
-	}
-	if plan.OwnedBy.IsUnknown() {
-		plan.OwnedBy = types.StringNull()
-	}
-	if err != nil {
+	r.applySettings(ctx, s, &plan, nil, &resp.Diagnostics)
+	// The create response lacks the rest: read it back (the write above
+	// invalidated the shared read).
+	if err := r.refresh(ctx, s, &plan); err != nil {
 		resp.Diagnostics.AddWarning("Auth integration created, details not yet read",
-			apiErrorDetail("Reading back the new integration of project "+s.ProjectID, err)+" The next refresh fills created_at and owned_by.")
+			apiErrorDetail("Reading back the new integration of "+s.Scope.String(), err)+" The next refresh fills them.")
 	}
+	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -213,19 +185,79 @@ func (r *authIntegrationResource) remintLostKeys(ctx context.Context, s authScop
 		return nil, fmt.Errorf("the create response was lost; the integration exists but minting replacement keys failed (import it, then use neon_auth_sdk_keys): %w", err)
 	}
 	diags.AddWarning("Auth integration created; keys re-minted",
-		fmt.Sprintf("The response to creating the %s integration of project %s was lost in transit, but the integration was created. "+
+		fmt.Sprintf("The response to enabling Neon Auth (%s) on %s was lost in transit, but the integration was created. "+
 			"Its original keys were only in that response, so the provider minted a new key pair (POST /projects/auth/keys) and stored it. "+
-			"Keys from the lost response, if anyone saw them, are not the ones in state.", s.AuthProvider, s.ProjectID))
+			"Keys from the lost response, if anyone saw them, are not the ones in state.", s.AuthProvider, s.Scope))
 	return creds, nil
 }
 
+// applySettings sends the settings that only the branch-scoped API has, when
+// the plan sets them (and, on update, they changed from prior).
+func (r *authIntegrationResource) applySettings(ctx context.Context, s authScope, plan, prior *authIntegrationModel, diags *diag.Diagnostics) {
+	var priorName types.String
+	var priorAllow types.Bool
+	if prior != nil {
+		priorName, priorAllow = prior.Name, prior.AllowLocalhost
+	}
+	if isKnownSet(plan.Name) && !plan.Name.Equal(priorName) {
+		if _, err := r.data.client.SetIntegrationName(ctx, s.Scope, plan.Name.ValueString()); err != nil {
+			diags.AddError("Unable to Set Auth Integration Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.Scope.String(), err))
+		}
+	}
+	if isKnownSet(plan.AllowLocalhost) && !plan.AllowLocalhost.Equal(priorAllow) {
+		if _, err := r.data.client.SetAllowLocalhost(ctx, s.Scope, plan.AllowLocalhost.ValueBool()); err != nil {
+			diags.AddError("Unable to Set Auth Integration allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.Scope.String(), err))
+		}
+	}
+}
+
+// refresh fills m with what the API reports of the scope's integration.
+func (r *authIntegrationResource) refresh(ctx context.Context, s authScope, m *authIntegrationModel) error {
+	it, err := r.data.integration(ctx, s)
+	if err != nil || it == nil {
+		return err
+	}
+	applyListedIntegration(m, it)
+	if s.Family == apiclient.FamilyBranch {
+		allow, err := r.data.client.GetAllowLocalhost(ctx, s.Scope)
+		if err != nil {
+			return err
+		}
+		m.AllowLocalhost = types.BoolValue(allow)
+	}
+	return nil
+}
+
 func applyListedIntegration(m *authIntegrationModel, it *apiclient.Integration) {
+	m.AuthProvider = types.StringValue(it.AuthProvider)
 	m.AuthProviderProjectID = types.StringValue(it.AuthProviderProjectID)
 	m.BranchID = types.StringValue(it.BranchID)
-	m.DatabaseName = types.StringValue(it.DBName)
+	m.DBName = types.StringValue(it.DBName)
+	if m.DatabaseName.IsUnknown() || m.DatabaseName.IsNull() {
+		m.DatabaseName = types.StringValue(it.DBName)
+	}
 	m.JWKSURL = types.StringValue(it.JWKSURL)
 	m.CreatedAt = types.StringValue(it.CreatedAt)
 	m.OwnedBy = types.StringValue(it.OwnedBy)
+	m.TransferStatus = optionalString(it.TransferStatus)
+	if it.BaseURL != "" {
+		m.BaseURL = types.StringValue(it.BaseURL)
+	}
+	if it.Name != "" {
+		m.Name = types.StringValue(it.Name)
+	}
+}
+
+// nullUnknowns turns what no response said into null, as state needs.
+func nullUnknowns(m *authIntegrationModel) {
+	for _, v := range []*types.String{&m.Name, &m.DBName, &m.DatabaseName, &m.BaseURL, &m.CreatedAt, &m.OwnedBy, &m.TransferStatus, &m.JWKSURL} {
+		if v.IsUnknown() {
+			*v = types.StringNull()
+		}
+	}
+	if m.AllowLocalhost.IsUnknown() {
+		m.AllowLocalhost = types.BoolNull()
+	}
 }
 
 func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -233,13 +265,21 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 	if !ok {
 		return
 	}
-	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
-	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth Integration", &resp.Diagnostics)
+	const summary = "Unable to Read Auth Integration"
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	if ok && s.AuthProvider == "" {
+		// Imported without naming it: the scope's integration tells.
+		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
+	}
+	if !ok {
+		return
+	}
+	it, ok := r.data.readIntegration(ctx, s, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	if it == nil {
-		tflog.Warn(ctx, "auth integration no longer exists; removing it from state", map[string]any{"project_id": s.ProjectID, "auth_provider": s.AuthProvider})
+		tflog.Warn(ctx, "auth integration no longer exists; removing it from state", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -250,27 +290,45 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 		state.PubClientKey = types.StringNull()
 		state.SecretServerKey = types.StringNull()
 	}
-	applyListedIntegration(&state, it)
-	state.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider))
+	if err := r.refresh(ctx, s, &state); err != nil {
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the integration of "+s.Scope.String(), err))
+		return
+	}
+	warnUnknownValue(&resp.Diagnostics, "owned_by", it.OwnedBy, apiclient.OwnedByNeon, apiclient.OwnedByUser)
+	warnUnknownValue(&resp.Diagnostics, "auth_provider", it.AuthProvider, apiclient.AuthProviders...)
+	state.ID = types.StringValue(compositeID(s.ProjectID, state.AuthProvider.ValueString()))
 	if state.DeleteDataOnDestroy.IsNull() {
 		state.DeleteDataOnDestroy = types.BoolValue(false)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Update only adopts values that need no API call: role_name after an import
-// (the API does not list it) and delete_data_on_destroy. Everything else
-// forces replacement.
+// Update sends the settings that changed (name, allow_localhost) and adopts
+// what needs no API call: delete_data_on_destroy, and role_name after an
+// import (the API does not list it). Everything else forces replacement.
 func (r *authIntegrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state authIntegrationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	plan, ok := begin[authIntegrationModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	var prior authIntegrationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	const summary = "Unable to Update Auth Integration"
+	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	r.applySettings(ctx, s, &plan, &prior, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.RoleName = plan.RoleName
-	state.DeleteDataOnDestroy = plan.DeleteDataOnDestroy
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	r.data.wroteIntegration(s.Scope)
+	if err := r.refresh(ctx, s, &plan); err != nil {
+		resp.Diagnostics.AddWarning("Auth integration updated, details not yet read",
+			apiErrorDetail("Reading back the integration of "+s.Scope.String(), err)+" The next refresh fills them.")
+	}
+	nullUnknowns(&plan)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 func (r *authIntegrationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -278,29 +336,29 @@ func (r *authIntegrationResource) Delete(ctx context.Context, req resource.Delet
 	if !ok {
 		return
 	}
-	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	const summary = "Unable to Delete Auth Integration"
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	err := r.data.client.DeleteIntegration(ctx, s.Scope, s.AuthProvider, state.DeleteDataOnDestroy.ValueBool())
 	r.data.wroteIntegration(s.Scope)
-	r.data.settleDelete(ctx, s, err, nil, "Unable to Delete Auth Integration",
-		fmt.Sprintf("Deleting the %s integration of project %s", s.AuthProvider, s.ProjectID), &resp.Diagnostics)
+	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Disabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope), &resp.Diagnostics)
 }
 
+// ImportState takes `<project_id>`, `<project_id>/<auth_provider>` or
+// `<project_id>/<branch_id>`; the first refresh reads the rest.
 func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	v, ok := integrationImport.importState(ctx, req, resp)
 	if !ok {
 		return
 	}
-	provider := v["auth_provider"]
-	if provider == "" {
-		provider = apiclient.AuthProviderStack
-	}
-	if provider != apiclient.AuthProviderStack {
+	if p := v["auth_provider"]; p != "" && !slices.Contains(authProviders, p) {
 		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("The auth provider %q is not supported: the API accepts only `stack`. Expected %s, such as `%s`; got %q.",
-				provider, integrationImport.usage(), integrationImport.example, req.ID))
+			fmt.Sprintf("The auth provider %q is not one of %q. Expected %s, such as `%s`; got %q.",
+				p, authProviders, integrationImport.usage(), integrationImport.example, req.ID))
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("auth_provider"), provider)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], provider))...)
+	r.data.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("delete_data_on_destroy"), false)...)
 }

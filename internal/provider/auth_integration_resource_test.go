@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 const integrationAddr = "neon_auth_integration.test"
@@ -24,172 +23,187 @@ resource "neon_auth_integration" "test" {
 `, projectID, extra)
 }
 
-// The life of an integration with defaults: create on the production
-// branch, import, drift (deleted behind Terraform's back) and destroy.
+// stackIntegrationConfig is a Stack Auth integration, named so in both API
+// families (the branch-scoped one defaults to Better Auth).
+func stackIntegrationConfig(projectID string) string {
+	return integrationConfig(projectID, `  auth_provider = "stack"`)
+}
+
+var (
+	anything = knownvalue.StringRegexp(regexp.MustCompile(`.+`))
+	aTime    = knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT`))
+)
+
+// expectIntegrations checks how many integrations the production branch has.
+func expectIntegrations(env *accEnv, want int) stateCheckFunc {
+	return func() error {
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != want {
+			return fmt.Errorf("%d integrations on the emulator, want %d", n, want)
+		}
+		return nil
+	}
+}
+
+// The life of an integration with defaults, in both API families: create on
+// the production branch (Stack Auth through the project-level API, Better
+// Auth through the branch-scoped one), import by every id form, the
+// in-place updates, drift (deleted behind Terraform's back) and destroy.
 func TestAccAuthIntegration_lifecycle(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		branch := env.branch()
+		cfg := env.config(integrationConfig(env.ProjectID, ""))
+		created := []statecheck.StateCheck{
+			has(integrationAddr, "id", str(env.ProjectID+"/"+env.authProvider())),
+			has(integrationAddr, "auth_provider", str(env.authProvider())),
+			has(integrationAddr, "branch_id", str(branch)),
+			has(integrationAddr, "database_name", str("neondb")),
+			has(integrationAddr, "db_name", str("neondb")),
+			has(integrationAddr, "owned_by", str("neon")),
+			has(integrationAddr, "jwks_url", knownvalue.StringRegexp(regexp.MustCompile(`^https://.+jwks`))),
+			has(integrationAddr, "created_at", aTime),
+			stateCheckFunc(func() error {
+				its := env.Emu.Integrations(env.ProjectID)
+				if len(its) != 1 || its[0].BranchID != branch || its[0].AuthProvider != env.authProvider() {
+					return fmt.Errorf("emulator integrations = %+v, want one %s integration on branch %s", its, env.authProvider(), branch)
+				}
+				return nil
+			}),
+		}
+		if env.Mode == authAPIProject {
+			// Stack Auth hands out SDK keys, once, in the create response.
+			created = append(created, has(integrationAddr, "pub_client_key", anything), has(integrationAddr, "secret_server_key", anything),
+				has(integrationAddr, "schema_name", str("neon_auth")), has(integrationAddr, "table_name", str("users_sync")))
+			created = append(created, sensitive(integrationAddr, "pub_client_key", "secret_server_key")...)
+		} else {
+			// Better Auth has no SDK keys: clients use base_url and the JWKS.
+			created = append(created, has(integrationAddr, "base_url", anything), has(integrationAddr, "allow_localhost", knownvalue.NotNull()))
+			created = append(created, nulls(integrationAddr, "pub_client_key", "secret_server_key")...)
+		}
+		// The API returns keys, schema and table only when the integration
+		// is created, and never lists the role: after an import they are
+		// unknown to Terraform.
+		ignore := []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"}
+		update := "  delete_data_on_destroy = true"
+		updated := []statecheck.StateCheck{has(integrationAddr, "delete_data_on_destroy", knownvalue.Bool(true)), expectIntegrations(env, 1)}
+		if env.Mode == authAPIBranch {
+			update += "\n  name = \"Acme Sign-in\"\n  allow_localhost = false"
+			updated = append(updated, has(integrationAddr, "name", str("Acme Sign-in")), has(integrationAddr, "allow_localhost", knownvalue.Bool(false)),
+				stateCheckFunc(func() error {
+					a, _ := env.Emu.BranchAuth(env.ProjectID, branch)
+					if a.Name != "Acme Sign-in" || a.AllowLocalhost {
+						return fmt.Errorf("emulator name %q, allow_localhost %v; want the configured ones", a.Name, a.AllowLocalhost)
+					}
+					return nil
+				}))
+		}
+		tc := env.testCase(
+			resource.TestStep{Config: cfg, ConfigPlanChecks: plans(integrationAddr, plancheck.ResourceActionCreate), ConfigStateChecks: created},
+			resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: ignore},
+			resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: ignore,
+				ImportStateId: env.ProjectID},
+			resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: ignore,
+				ImportStateId: env.ProjectID + "/" + branch},
+			resource.TestStep{
+				// In place: the same integration, with its settings sent.
+				Config:            env.config(integrationConfig(env.ProjectID, update)),
+				ConfigPlanChecks:  plans(integrationAddr, plancheck.ResourceActionUpdate),
+				ConfigStateChecks: updated,
+			},
+			resource.TestStep{
+				// Drift: deleted outside Terraform; the plan creates it again.
+				PreConfig: func() {
+					if err := env.Emu.DisableBranchAuth(env.ProjectID, branch); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            env.config(integrationConfig(env.ProjectID, update)),
+				ConfigPlanChecks:  plans(integrationAddr, plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectIntegrations(env, 1)},
+			},
+		)
+		tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
+		resource.ParallelTest(t, tc)
+	})
+}
+
+// Neon Auth on a branch other than the production one (branch mode): it is
+// that branch's, the production branch has none, and the import id names
+// the branch.
+func TestAccAuthIntegration_previewBranch(t *testing.T) {
 	env := newAccEnv(t)
-	defaultBranch, err := env.Emu.DefaultBranchID(env.ProjectID)
+	env.Mode = authAPIBranch
+	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := env.config(integrationConfig(env.ProjectID, ""))
-
+	cfg := env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q\n  auth_provider = \"stack\"", preview)))
 	tc := env.testCase(
 		resource.TestStep{
 			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
-				plancheck.ExpectUnknownValue(integrationAddr, tfjsonpath.New("branch_id")),
-			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/stack")),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
-				// The resolved branch is the project's default branch.
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(defaultBranch)),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("database_name"), knownvalue.StringExact("neondb")),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("role_name"), knownvalue.StringExact("neondb_owner")),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("schema_name"), knownvalue.StringExact("neon_auth")),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("table_name"), knownvalue.StringExact("users_sync")),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("pub_client_key"), knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("secret_server_key"), knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("jwks_url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://.+jwks`))),
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("created_at"), knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT`))),
-				expectSensitive{integrationAddr, []string{"pub_client_key", "secret_server_key"}},
+				has(integrationAddr, "branch_id", str(preview)),
+				has(integrationAddr, "pub_client_key", anything),
+				expectIntegrations(env, 0),
 				stateCheckFunc(func() error {
-					its := env.Emu.Integrations(env.ProjectID)
-					if len(its) != 1 || its[0].BranchID != defaultBranch {
-						return fmt.Errorf("emulator integrations = %+v, want one on branch %s", len(its), defaultBranch)
+					if a, ok := env.Emu.BranchAuth(env.ProjectID, preview); !ok || a.AuthProvider != "stack" {
+						return fmt.Errorf("the preview branch has no stack integration: %+v", a)
 					}
 					return nil
 				}),
 			},
 		},
-		resource.TestStep{
-			ResourceName:      integrationAddr,
-			ImportState:       true,
-			ImportStateVerify: true,
-			// The API returns keys, schema and table only in the create
-			// response, and does not list the role: after an import they
-			// are unknown to Terraform.
+		resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true,
 			ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
-		},
-		resource.TestStep{
-			// The import id may omit the provider.
-			ResourceName:            integrationAddr,
-			ImportState:             true,
-			ImportStateId:           env.ProjectID,
-			ImportStateVerify:       true,
-			ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
-		},
-		resource.TestStep{
-			// The one argument that changes in place: nothing is sent to the
-			// API until destroy, and the integration is the same one.
-			Config: env.config(integrationConfig(env.ProjectID, "  delete_data_on_destroy = true")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionUpdate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("delete_data_on_destroy"), knownvalue.Bool(true)),
-				stateCheckFunc(func() error {
-					if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-						return fmt.Errorf("%d integrations on the emulator after an in-place update, want 1", n)
-					}
-					return nil
-				}),
-			},
-		},
-		resource.TestStep{
-			// Drift: the integration is deleted outside Terraform. The plan
-			// creates it again, and apply repairs it.
-			PreConfig: func() {
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
-				if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-					return fmt.Errorf("after repairing drift the emulator has %d integrations, want 1", n)
-				}
-				return nil
-			})},
-		},
+			ImportStateId:           env.ProjectID + "/" + preview},
 	)
 	tc.CheckDestroy = func(*terraform.State) error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
-			return fmt.Errorf("destroy left %d integration(s) on the emulator", n)
+		if _, ok := env.Emu.BranchAuth(env.ProjectID, preview); ok {
+			return fmt.Errorf("destroy left Neon Auth on the preview branch")
 		}
 		return nil
 	}
 	resource.ParallelTest(t, tc)
 }
 
-// An explicit branch is used as given. The API accepts only the production
-// branch (the spec: "branch_id … production branch"), so naming another one
-// is an API error that names the branch; naming the default one explicitly
-// is the same integration as omitting it.
-func TestAccAuthIntegration_explicitBranch(t *testing.T) {
+// The project-level API reaches only the production branch: naming another
+// branch in project mode is refused at plan, saying how to reach it; naming
+// the production branch explicitly is the same integration as omitting it.
+func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
 	env := newAccEnv(t)
 	staging, err := env.Emu.AddBranch(env.ProjectID, "staging")
 	if err != nil {
 		t.Fatal(err)
 	}
-	main, _ := env.Emu.DefaultBranchID(env.ProjectID)
+	main := env.branch()
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
 			Config:      env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q", staging))),
-			ExpectError: mustMatch("branch_id: branch " + staging),
+			PlanOnly:    true,
+			ExpectError: matchInOrder("Branch "+staging+" is not the production branch", `Set auth_api = "branch"`),
 		},
 		resource.TestStep{
-			Config: env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q", main))),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(main)),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(main)),
-			},
+			Config:            env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q", main))),
+			ConfigStateChecks: []statecheck.StateCheck{has(integrationAddr, "branch_id", str(main))},
 		},
 		resource.TestStep{
 			// Removing branch_id from the configuration keeps the stored one.
-			Config: env.config(integrationConfig(env.ProjectID, "")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectEmptyPlan(),
-			}},
-		},
-		resource.TestStep{
-			// Naming another branch than the stored one replaces the
-			// integration (here the API then refuses the non-production
-			// branch, and the old integration is already gone: Terraform's
-			// replace order for a required input).
-			Config: env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q", staging))),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionDestroyBeforeCreate),
-			}},
-			ExpectError: mustMatch("is not the default (production) branch"),
+			Config:           env.config(integrationConfig(env.ProjectID, "")),
+			ConfigPlanChecks: noChanges(),
 		},
 	))
 }
 
-// A second integration for the same project is refused by the API with 409;
+// A second integration on the same branch is refused by the API with 409;
 // the error tells the user how to import the existing one.
 func TestAccAuthIntegration_conflictSuggestsImport(t *testing.T) {
-	env := newAccEnv(t)
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{
-			PreConfig: func() {
-				branch, _ := env.Emu.DefaultBranchID(env.ProjectID)
-				if _, err := createIntegrationOutOfBand(env, branch); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config:      env.config(integrationConfig(env.ProjectID, "")),
-			ExpectError: regexp.MustCompile(`(?s)already has an active stack integration.*terraform import.*` + regexp.QuoteMeta(env.ProjectID+"/stack")),
-		},
-	))
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		resource.ParallelTest(t, env.testCase(resource.TestStep{
+			Config: env.config(integrationConfig(env.ProjectID, "")),
+			ExpectError: matchInOrder("already has Neon Auth", "terraform import",
+				fmt.Sprintf("%s/%s", env.ProjectID, env.branch())),
+		}))
+	})
 }
 
 // A revoked key fails with a clear message and leaves the state unchanged.
@@ -222,7 +236,7 @@ func TestAccAuthIntegration_revokedKey(t *testing.T) {
 			// With a valid key the same state is still there: nothing was
 			// dropped by the failed refresh.
 			Config:           env.config(body),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigPlanChecks: noChanges(),
 			Check: func(s *terraform.State) error {
 				if got := s.RootModule().Resources[integrationAddr].Primary.Attributes["auth_provider_project_id"]; got != idBefore {
 					return fmt.Errorf("auth_provider_project_id changed from %q to %q", idBefore, got)
@@ -233,25 +247,23 @@ func TestAccAuthIntegration_revokedKey(t *testing.T) {
 	))
 }
 
-// A project-scoped key for another project gets a 404; that is not proof the
+// A project-scoped key for another project gets a 404 — in branch mode on
+// the branch's auth, then on the branch list —; that is not proof the
 // integration is gone, so the state is kept and the error names the cause.
 func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
-	env := newAccEnv(t)
-	otherProject := env.Emu.ProjectIDs()[1]
-	scoped, err := env.Emu.CreateKey("project", otherProject)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := integrationConfig(env.ProjectID, "")
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: env.config(body)},
-		resource.TestStep{
-			Config:      env.providerBlockWithKey(scoped) + body,
-			ExpectError: mustMatch("project-scoped key only sees its own project"),
-		},
-		resource.TestStep{
-			Config:           env.config(body),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-		},
-	))
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		scoped, err := env.Emu.CreateKey("project", env.Emu.ProjectIDs()[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := integrationConfig(env.ProjectID, "")
+		resource.ParallelTest(t, env.testCase(
+			resource.TestStep{Config: env.config(body)},
+			resource.TestStep{
+				Config:      env.providerBlockWithKey(scoped) + body,
+				ExpectError: mustMatch("project-scoped key only sees its own project"),
+			},
+			resource.TestStep{Config: env.config(body), ConfigPlanChecks: noChanges()},
+		))
+	})
 }

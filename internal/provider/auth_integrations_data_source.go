@@ -23,8 +23,8 @@ type authIntegrationsDataSource struct {
 }
 
 type authIntegrationsDataModel struct {
+	branchModel
 	ID           types.String                `tfsdk:"id"`
-	ProjectID    types.String                `tfsdk:"project_id"`
 	Integrations []authIntegrationsItemModel `tfsdk:"integrations"`
 }
 
@@ -35,7 +35,10 @@ type authIntegrationsItemModel struct {
 	DBName                types.String `tfsdk:"db_name"`
 	CreatedAt             types.String `tfsdk:"created_at"`
 	OwnedBy               types.String `tfsdk:"owned_by"`
+	TransferStatus        types.String `tfsdk:"transfer_status"`
 	JWKSURL               types.String `tfsdk:"jwks_url"`
+	BaseURL               types.String `tfsdk:"base_url"`
+	Name                  types.String `tfsdk:"name"`
 }
 
 func (d *authIntegrationsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -43,32 +46,28 @@ func (d *authIntegrationsDataSource) Metadata(_ context.Context, req datasource.
 }
 
 func (d *authIntegrationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
-	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "All active auth integrations of a project, from `GET /projects/{project_id}/auth/integrations`.",
-		Attributes: map[string]schema.Attribute{
-			"id": computed("The project id."),
-			"project_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the Neon project.",
-				Required:            true,
-				Validators:          projectIDValidators(),
-			},
+		MarkdownDescription: "The active Neon Auth integrations of a project's branch: `GET /projects/{project_id}/auth/integrations`, " +
+			"or `GET /projects/{project_id}/branches/{branch_id}/auth` with `auth_api = \"branch\"`.",
+		Attributes: withAttributes(dataBranchAttributes("whose integrations are listed"), map[string]schema.Attribute{
+			"id": computedDataString("The project id."),
 			"integrations": schema.ListNestedAttribute{
-				MarkdownDescription: "The active integrations, as listed by the API.",
+				MarkdownDescription: "The active integrations, as the API lists them (at most one per branch).",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"auth_provider":            computed("Auth provider (`stack`)."),
-					"auth_provider_project_id": computed("Id of the managed project at the auth provider."),
-					"branch_id":                computed("Branch the integration is attached to."),
-					"db_name":                  computed("Database name."),
-					"created_at":               computed("Creation time, ISO 8601 UTC."),
-					"owned_by":                 computed("Current owner of the auth project."),
-					"jwks_url":                 computed("URL of the JSON Web Key Set of the provider project."),
+					"auth_provider":            computedDataString("Auth provider: `stack`, `better_auth` or `mock`."),
+					"auth_provider_project_id": computedDataString("Id of the project at the auth provider."),
+					"branch_id":                computedDataString("Branch the integration is attached to."),
+					"db_name":                  computedDataString("Database name."),
+					"created_at":               computedDataString("Creation time, ISO 8601 UTC."),
+					"owned_by":                 computedDataString("Owner of the auth project: `neon` or `user`."),
+					"transfer_status":          computedDataString("Ownership transfer: `initiated`, `finished`, or null."),
+					"jwks_url":                 computedDataString("URL of the JSON Web Key Set."),
+					"base_url":                 computedDataString("Base URL of the auth service, where the API reports it."),
+					"name":                     computedDataString("Application name used in auth emails, where the API reports it."),
 				}},
 			},
-		},
+		}),
 	}
 }
 
@@ -78,20 +77,21 @@ func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	var cfg authIntegrationsDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	const summary = "Unable to Read Auth Integrations"
+	s, ok := d.data.dataScope(ctx, cfg.branchModel, summary, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	projectID := cfg.ProjectID.ValueString()
-	list, err := d.data.integrations(ctx, d.data.scope(projectID, "").Scope)
+	it, err := d.data.integration(ctx, s)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to Read Auth Integrations",
-			projectErrorDetail(projectID, "Listing the integrations of project "+projectID, err))
+		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integrations of "+s.Scope.String(), err))
 		return
 	}
-	cfg.ID = types.StringValue(projectID)
-	cfg.Integrations = make([]authIntegrationsItemModel, 0, len(list))
-	for _, it := range list {
-		cfg.Integrations = append(cfg.Integrations, integrationItem(it))
+	cfg.ID = types.StringValue(s.ProjectID)
+	cfg.recordBranch(s)
+	cfg.Integrations = []authIntegrationsItemModel{}
+	if it != nil {
+		cfg.Integrations = append(cfg.Integrations, integrationItem(*it))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
@@ -104,6 +104,9 @@ func integrationItem(it apiclient.Integration) authIntegrationsItemModel {
 		DBName:                types.StringValue(it.DBName),
 		CreatedAt:             types.StringValue(it.CreatedAt),
 		OwnedBy:               types.StringValue(it.OwnedBy),
+		TransferStatus:        optionalString(it.TransferStatus),
 		JWKSURL:               types.StringValue(it.JWKSURL),
+		BaseURL:               optionalString(it.BaseURL),
+		Name:                  optionalString(it.Name),
 	}
 }

@@ -27,10 +27,8 @@ var (
 	_ resource.ResourceWithConfigure      = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithImportState    = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authOAuthProviderResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*authOAuthProviderResource)(nil)
 )
-
-// oauthProviderIDs are the OAuth providers the platform supports.
-var oauthProviderIDs = []string{"google", "github", "microsoft"}
 
 // NewAuthOAuthProviderResource is the neon_auth_oauth_provider resource.
 func NewAuthOAuthProviderResource() resource.Resource { return &authOAuthProviderResource{} }
@@ -40,14 +38,14 @@ type authOAuthProviderResource struct {
 }
 
 type authOAuthProviderModel struct {
+	scopeModel
 	ID                    types.String `tfsdk:"id"`
-	ProjectID             types.String `tfsdk:"project_id"`
-	AuthProvider          types.String `tfsdk:"auth_provider"`
 	ProviderID            types.String `tfsdk:"provider_id"`
 	ClientID              types.String `tfsdk:"client_id"`
 	ClientSecret          types.String `tfsdk:"client_secret"`
 	ClientSecretWO        types.String `tfsdk:"client_secret_wo"`
 	ClientSecretWOVersion types.Int64  `tfsdk:"client_secret_wo_version"`
+	MicrosoftTenantID     types.String `tfsdk:"microsoft_tenant_id"`
 	Type                  types.String `tfsdk:"type"`
 }
 
@@ -57,66 +55,49 @@ func (r *authOAuthProviderResource) Metadata(_ context.Context, req resource.Met
 
 func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "An OAuth sign-in provider (Google, GitHub or Microsoft) of a project's auth integration.\n\n" +
-			"Without `client_id` and a client secret the provider uses the platform's shared keys (`type = \"shared\"`); " +
-			"with them it uses your own OAuth app (`type = \"standard\"`, recommended for production).\n\n" +
-			"Create calls `POST /projects/{project_id}/auth/oauth_providers`; read finds the provider in the list of " +
-			"`GET /projects/{project_id}/auth/oauth_providers`; changing `client_id`, `client_secret` or " +
-			"`client_secret_wo_version` calls `PATCH /projects/{project_id}/auth/oauth_providers/{provider_id}` in place " +
-			"(a shared provider becomes standard); removing the credentials replaces the provider, since the API has no way " +
-			"back from standard to shared; destroy calls `DELETE /projects/{project_id}/auth/oauth_providers/{provider_id}`.\n\n" +
-			"Drift: a provider deleted outside Terraform is planned for creation again; credentials removed outside Terraform " +
-			"(the API then lists it as `shared`) show as a change of `type` and are sent again. The API never returns " +
-			"`client_id` or the secret, so a credential changed to another value outside Terraform cannot be detected.\n\n" +
-			"Import with `<project_id>/<provider_id>`, such as `autumn-frost-12345678/google`. The credentials cannot be " +
-			"read back: keep `client_id` and the secret in the configuration; the first apply after the import sends them " +
-			"with an in-place update.\n\n" +
-			"The secret can be given as `client_secret` (sensitive, stored in state) or, with Terraform 1.11 or later, as " +
-			"the write-only `client_secret_wo` (never stored); with the latter, change `client_secret_wo_version` to send a new secret.",
-		Attributes: map[string]schema.Attribute{
-			"id":            computedString("`<project_id>/<provider_id>`.", false),
-			"project_id":    projectIDAttribute("Id of the Neon project whose auth integration gets the OAuth provider."),
-			"auth_provider": authProviderAttribute(),
+		MarkdownDescription: "An OAuth sign-in provider (Google, GitHub, Microsoft or Vercel) of a branch's Neon Auth " +
+			"(`…/auth/oauth_providers`), with the platform's shared keys or your own OAuth app. " +
+			"Import with `<project_id>/<provider_id>` or `<project_id>/<branch_id>/<provider_id>`.",
+		Attributes: withAttributes(scopeAttributes("gets the OAuth provider", fromIntegration), map[string]schema.Attribute{
+			"id": computedString("`<project_id>/<provider_id>`.", false),
 			"provider_id": schema.StringAttribute{
-				MarkdownDescription: "Which OAuth provider: `google`, `github` or `microsoft`. Changing it replaces the resource.",
+				MarkdownDescription: "Which OAuth provider: `google`, `github`, `microsoft` or `vercel`. Changing it replaces the resource.",
 				Required:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:          []validator.String{stringvalidator.OneOf(oauthProviderIDs...)},
+				Validators:          []validator.String{stringvalidator.OneOf(apiclient.OAuthProviderIDs...)},
 			},
 			"client_id": schema.StringAttribute{
-				MarkdownDescription: "Client id of your own OAuth app. Requires `client_secret` or `client_secret_wo`. " +
-					"Omit it (and the secret) to use the platform's shared keys. Changing it updates the provider in place; " +
-					"removing it replaces the provider.",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				MarkdownDescription: "Client id of your own OAuth app; needs a client secret. Omit both to use the shared keys.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"client_secret": schema.StringAttribute{
-				MarkdownDescription: "Client secret of your own OAuth app. Sensitive: stored in state, never shown. " +
-					"Conflicts with `client_secret_wo`; requires `client_id`.",
-				Optional:   true,
-				Sensitive:  true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				MarkdownDescription: "Client secret of your own OAuth app, stored in state (sensitive). Conflicts with `client_secret_wo`.",
+				Optional:            true,
+				Sensitive:           true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"client_secret_wo": schema.StringAttribute{
-				MarkdownDescription: "Write-only client secret (Terraform 1.11 or later): sent to the API, never stored in plan " +
-					"or state. Requires `client_id` and `client_secret_wo_version`; conflicts with `client_secret`. " +
-					"A change of this value alone is not seen: change `client_secret_wo_version` to send it.",
-				Optional:   true,
-				Sensitive:  true,
-				WriteOnly:  true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				MarkdownDescription: "Write-only client secret (Terraform 1.11 or later): never stored. Needs `client_secret_wo_version`.",
+				Optional:            true,
+				Sensitive:           true,
+				WriteOnly:           true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"client_secret_wo_version": schema.Int64Attribute{
-				MarkdownDescription: "Version of `client_secret_wo`. Set it together with `client_secret_wo`, and change it " +
-					"(for example increment it) whenever the secret changes: a change updates the provider in place with the current secret.",
+				MarkdownDescription: "Version of `client_secret_wo`; change it to send a new secret.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("client_secret_wo"))},
+			},
+			"microsoft_tenant_id": schema.StringAttribute{
+				MarkdownDescription: "Microsoft Entra tenant of the app (`microsoft` only). Never returned by the API: " +
+					"a change made outside Terraform cannot be seen. Changing it updates the provider in place.",
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("client_secret_wo"))},
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"type": schema.StringAttribute{
-				MarkdownDescription: "`shared` (the platform's shared keys) or `standard` (your own credentials). Planned from " +
-					"the configuration: `standard` when `client_id` is set, else `shared`. When the API reports another type " +
-					"(for example after the credentials were removed outside Terraform), the plan shows the change and apply repairs it.",
-				Computed: true,
+				MarkdownDescription: "`shared` (the platform's keys) or `standard` (your own app): planned from `client_id`.",
+				Computed:            true,
 				PlanModifiers: []planmodifier.String{
 					oauthTypePlanModifier{},
 					stringplanmodifier.RequiresReplaceIf(oauthTypeRequiresReplace,
@@ -124,8 +105,12 @@ func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaR
 						"The API cannot turn a standard provider back into a shared one: removing the credentials replaces it."),
 				},
 			},
-		},
+		}),
 	}
+}
+
+func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planScope(ctx, "neon_auth_oauth_provider", scopeRules{}, req, resp)
 }
 
 // oauthTypePlanModifier plans `type` from the configuration: credentials mean
@@ -159,7 +144,8 @@ func oauthTypeRequiresReplace(_ context.Context, req planmodifier.StringRequest,
 	resp.RequiresReplace = req.StateValue.ValueString() == apiclient.TypeStandard && req.PlanValue.ValueString() == apiclient.TypeShared
 }
 
-// ValidateConfig checks that client_id and exactly one secret form go together.
+// ValidateConfig checks that client_id and exactly one secret form go
+// together, and that a tenant is given only for Microsoft.
 func (r *authOAuthProviderResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg authOAuthProviderModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
@@ -189,11 +175,16 @@ func (r *authOAuthProviderResource) ValidateConfig(ctx context.Context, req reso
 			"`client_secret_wo` is write-only, so Terraform cannot see when it changes: set `client_secret_wo_version` (for example `1`) "+
 				"and change it whenever the secret changes.")
 	}
+	if isSet(cfg.MicrosoftTenantID) && isKnownSet(cfg.ProviderID) && cfg.ProviderID.ValueString() != "microsoft" {
+		resp.Diagnostics.AddAttributeError(path.Root("microsoft_tenant_id"), "Tenant only for Microsoft",
+			fmt.Sprintf("`microsoft_tenant_id` names a Microsoft Entra tenant; it is only for `provider_id = \"microsoft\"`, not %q. Remove it.",
+				cfg.ProviderID.ValueString()))
+	}
 }
 
-// oauthImport is the import id: `<project_id>/<provider_id>`.
+// oauthImport is the import id.
 var oauthImport = importFormat{
-	resourceType: "neon_auth_oauth_provider", parts: []string{"provider_id"},
+	resourceType: "neon_auth_oauth_provider", parts: []string{"provider_id"}, withBranch: true,
 	example: "autumn-frost-12345678/google",
 }
 
@@ -210,18 +201,20 @@ func (d *providerData) listedOAuthProvider(s authScope, id string, found **apicl
 	}
 }
 
-// oauthCredentials returns the client id and secret to send, from the plan
-// and (for the write-only secret) the configuration. ok is false without
+// oauthRequest is what the plan (and, for the write-only secret, the
+// configuration) sends; credentials reports whether it has client
 // credentials.
-func oauthCredentials(ctx context.Context, plan authOAuthProviderModel, cfg attributeGetter, diags *diag.Diagnostics) (clientID, secret string, ok bool) {
+func oauthRequest(ctx context.Context, plan authOAuthProviderModel, cfg attributeGetter, diags *diag.Diagnostics) (req apiclient.UpdateOAuthProviderRequest, credentials bool) {
+	req.MicrosoftTenantID = knownString(plan.MicrosoftTenantID)
 	if plan.ClientID.IsNull() {
-		return "", "", false
+		return req, false
 	}
-	secret = plan.ClientSecret.ValueString()
+	req.ClientID = plan.ClientID.ValueString()
+	req.ClientSecret = plan.ClientSecret.ValueString()
 	if plan.ClientSecret.IsNull() {
-		secret = writeOnlyString(ctx, cfg, path.Root("client_secret_wo"), diags)
+		req.ClientSecret = writeOnlyString(ctx, cfg, path.Root("client_secret_wo"), diags)
 	}
-	return plan.ClientID.ValueString(), secret, true
+	return req, true
 }
 
 func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -229,33 +222,36 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 	if !ok {
 		return
 	}
-	clientID, secret, withCreds := oauthCredentials(ctx, plan, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	body, withCreds := oauthRequest(ctx, plan, req.Config, &resp.Diagnostics)
+	const summary = "Unable to Create Auth OAuth Provider"
+	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
+	if ok {
+		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
+	}
+	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
 	id := plan.ProviderID.ValueString()
-	const summary = "Unable to Create Auth OAuth Provider"
-	body := apiclient.AddOAuthProviderRequest{ID: id, ClientID: clientID, ClientSecret: secret}
-
-	created, err := r.data.client.AddOAuthProvider(ctx, s.Scope, body)
+	created, err := r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{
+		ID: id, ClientID: body.ClientID, ClientSecret: body.ClientSecret, MicrosoftTenantID: body.MicrosoftTenantID})
 	r.data.wroteOAuthProviders(s.Scope)
 	if err == nil && created.Recovered {
-		created, err = r.adoptLostCreate(ctx, s, created, body, withCreds, &resp.Diagnostics)
+		created, err = r.adoptLostCreate(ctx, s, created, id, body, withCreds, &resp.Diagnostics)
 	}
 	if err != nil {
-		detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the %s OAuth provider to project %s", id, s.ProjectID), err)
+		detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the %s OAuth provider to %s", id, s.Scope), err)
 		if errors.Is(err, apiclient.ErrConflict) {
-			detail += importHint(fmt.Sprintf("Project %s already has the %s OAuth provider.", s.ProjectID, id),
-				oauthImport.resourceType, compositeID(s.ProjectID, id))
+			detail += importHint(fmt.Sprintf("The %s already has the %s OAuth provider.", s.Scope, id),
+				oauthImport.resourceType, compositeID(s.ProjectID, s.BranchID, id))
 		}
 		resp.Diagnostics.AddError(summary, detail)
 		return
 	}
+	plan.recordScope(s)
 	plan.ID = types.StringValue(compositeID(s.ProjectID, id))
 	plan.Type = types.StringValue(created.Type)
 	plan.ClientSecretWO = types.StringNull()
-	tflog.Debug(ctx, "created OAuth provider", map[string]any{"project_id": s.ProjectID, "provider_id": id, "type": created.Type})
+	tflog.Debug(ctx, "created OAuth provider", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id, "type": created.Type})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -263,14 +259,12 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 // is listed. The list shows only the type, so a provider that does not have
 // the planned type is given the configured credentials; one with credentials
 // the configuration lacks is refused.
-func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authScope, listed *apiclient.OAuthProvider,
-	body apiclient.AddOAuthProviderRequest, withCreds bool, diags *diag.Diagnostics,
+func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authScope, listed *apiclient.OAuthProvider, id string,
+	body apiclient.UpdateOAuthProviderRequest, withCreds bool, diags *diag.Diagnostics,
 ) (*apiclient.OAuthProvider, error) {
-	id := body.ID
 	switch {
 	case withCreds && listed.Type != apiclient.TypeStandard:
-		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id,
-			apiclient.UpdateOAuthProviderRequest{ClientID: body.ClientID, ClientSecret: body.ClientSecret})
+		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
 		r.data.wroteOAuthProviders(s.Scope)
 		if err != nil {
 			return nil, fmt.Errorf("the create response was lost; the provider exists but setting its credentials failed: %w", err)
@@ -279,11 +273,11 @@ func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authS
 	case !withCreds && listed.Type != apiclient.TypeShared:
 		return nil, fmt.Errorf("the create response was lost and the %s OAuth provider now exists with its own credentials (type %s), "+
 			"which this configuration does not set; import it (id %s) or remove it and apply again: %w",
-			id, listed.Type, compositeID(s.ProjectID, id), apiclient.ErrConflict)
+			id, listed.Type, compositeID(s.ProjectID, s.BranchID, id), apiclient.ErrConflict)
 	}
 	diags.AddWarning("Auth OAuth provider created; response lost",
-		fmt.Sprintf("The response to adding the %s OAuth provider to project %s was lost in transit, but the provider exists, "+
-			"so it was adopted into the state (type %s).", id, s.ProjectID, listed.Type))
+		fmt.Sprintf("The response to adding the %s OAuth provider to %s was lost in transit, but the provider exists, "+
+			"so it was adopted into the state (type %s).", id, s.Scope, listed.Type))
 	return listed, nil
 }
 
@@ -292,50 +286,56 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 	if !ok {
 		return
 	}
-	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
-	id := state.ProviderID.ValueString()
 	const summary = "Unable to Read Auth OAuth Provider"
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	if ok && s.AuthProvider == "" {
+		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
+	}
+	if !ok {
+		return
+	}
+	id := state.ProviderID.ValueString()
 	var found *apiclient.OAuthProvider
 	if !r.data.readListed(ctx, s, r.data.listedOAuthProvider(s, id, &found), summary, "the "+id+" OAuth provider", resp) {
 		return
 	}
-	if !knownValue(&resp.Diagnostics, summary, fmt.Sprintf("The type of the %s OAuth provider of project %s", id, s.ProjectID),
-		found.Type, apiclient.TypeShared, apiclient.TypeStandard) {
-		return
-	}
+	warnUnknownValue(&resp.Diagnostics, fmt.Sprintf("The type of the %s OAuth provider of %s", id, s.Scope), found.Type, apiclient.TypeShared, apiclient.TypeStandard)
 	state.ID = types.StringValue(compositeID(s.ProjectID, id))
+	state.recordScope(s)
 	state.Type = types.StringValue(found.Type)
 	state.ClientSecretWO = types.StringNull()
-	// client_id and the secret are never listed: the state keeps its values.
+	// client_id, the secret and the tenant are never listed: the state keeps
+	// its values.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Update sends the configured credentials whenever the plan has them: a
-// change of client_id, secret or secret version, or a type that drifted back
-// to shared. Without credentials nothing reaches the API (removing them
-// replaces the resource).
+// Update sends the configured credentials and tenant whenever the plan has
+// any: a change of client_id, secret, secret version or tenant, or a type
+// that drifted back to shared. Without them nothing reaches the API
+// (removing the credentials replaces the resource).
 func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan, ok := begin[authOAuthProviderModel](ctx, r.data, req.Plan, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	clientID, secret, withCreds := oauthCredentials(ctx, plan, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	body, withCreds := oauthRequest(ctx, plan, req.Config, &resp.Diagnostics)
+	const summary = "Unable to Update Auth OAuth Provider"
+	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
 	id := plan.ProviderID.ValueString()
 	plan.ID = types.StringValue(compositeID(s.ProjectID, id))
 	plan.ClientSecretWO = types.StringNull()
-	if withCreds {
-		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, apiclient.UpdateOAuthProviderRequest{ClientID: clientID, ClientSecret: secret})
+	if withCreds || body.MicrosoftTenantID != "" {
+		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
 		r.data.wroteOAuthProviders(s.Scope)
 		if err != nil {
-			detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the credentials of the %s OAuth provider of project %s", id, s.ProjectID), err)
+			detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Updating the %s OAuth provider of %s", id, s.Scope), err)
 			if isNotFound(err) {
 				detail += " If only the OAuth provider was deleted outside Terraform, run `terraform apply -refresh-only` and apply again to re-create it."
 			}
-			resp.Diagnostics.AddError("Unable to Update Auth OAuth Provider", detail)
+			resp.Diagnostics.AddError(summary, detail)
 			return
 		}
 		plan.Type = types.StringValue(updated.Type)
@@ -348,12 +348,16 @@ func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.Del
 	if !ok {
 		return
 	}
-	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	const summary = "Unable to Delete Auth OAuth Provider"
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	id := state.ProviderID.ValueString()
 	err := r.data.client.DeleteOAuthProvider(ctx, s.Scope, id)
 	r.data.wroteOAuthProviders(s.Scope)
-	r.data.settleDelete(ctx, s, err, r.data.listedOAuthProvider(s, id, nil), "Unable to Delete Auth OAuth Provider",
-		fmt.Sprintf("Deleting the %s OAuth provider of project %s", id, s.ProjectID), &resp.Diagnostics)
+	r.data.settleDelete(ctx, s, err, r.data.listedOAuthProvider(s, id, nil), summary,
+		fmt.Sprintf("Deleting the %s OAuth provider of %s", id, s.Scope), &resp.Diagnostics)
 }
 
 func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -361,12 +365,12 @@ func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resourc
 	if !ok {
 		return
 	}
-	if !slices.Contains(oauthProviderIDs, v["provider_id"]) {
+	if !slices.Contains(apiclient.OAuthProviderIDs, v["provider_id"]) {
 		resp.Diagnostics.AddError("Invalid import id",
 			fmt.Sprintf("Expected %s with provider_id one of %s, such as `%s`; got %q.",
-				oauthImport.usage(), strings.Join(oauthProviderIDs, ", "), oauthImport.example, req.ID))
+				oauthImport.usage(), strings.Join(apiclient.OAuthProviderIDs, ", "), oauthImport.example, req.ID))
 		return
 	}
+	r.data.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], v["provider_id"]))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("auth_provider"), apiclient.AuthProviderStack)...)
 }

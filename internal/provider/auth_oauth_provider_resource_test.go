@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -19,13 +18,17 @@ import (
 const oauthAddr = "neon_auth_oauth_provider.test"
 
 func oauthConfig(projectID, providerID, extra string) string {
+	return oauthConfigNamed("test", projectID, providerID, extra)
+}
+
+func oauthConfigNamed(name, projectID, providerID, extra string) string {
 	return fmt.Sprintf(`
-resource "neon_auth_oauth_provider" "test" {
+resource "neon_auth_oauth_provider" %[4]q {
   project_id  = %[1]q
   provider_id = %[2]q
 %[3]s
 }
-`, projectID, providerID, extra)
+`, projectID, providerID, extra, name)
 }
 
 // emuOAuthProvider returns the emulator's record of one OAuth provider.
@@ -69,110 +72,111 @@ func oauthDestroyed(env *accEnv) func(*terraform.State) error {
 // in place, drift (credentials removed, provider deleted) repaired, removal
 // of the credentials by replacement, destroy.
 func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
-	shared := env.config(oauthConfig(env.ProjectID, "google", ""))
-	creds := func(clientID string) string {
-		return env.config(oauthConfig(env.ProjectID, "google", fmt.Sprintf("  client_id     = %q\n  client_secret = \"secret-1\"", clientID)))
-	}
-	typeIs := func(v string) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact(v))
-	}
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		shared := env.config(oauthConfig(env.ProjectID, "google", ""))
+		creds := func(clientID string) string {
+			return env.config(oauthConfig(env.ProjectID, "google", fmt.Sprintf("  client_id     = %q\n  client_secret = \"secret-1\"", clientID)))
+		}
+		typeIs := func(v string) statecheck.StateCheck {
+			return statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact(v))
+		}
 
-	tc := env.testCase(
-		resource.TestStep{
-			Config: shared,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionCreate),
-				// The type is known at plan time, from the configuration.
-				plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/google")),
-				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
-				typeIs("shared"),
-				expectEmuOAuth(env, "google", "shared", "", ""),
+		tc := env.testCase(
+			resource.TestStep{
+				Config: shared,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionCreate),
+					// The type is known at plan time, from the configuration.
+					plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/google")),
+					has(oauthAddr, "auth_provider", str(env.authProvider())),
+					typeIs("shared"),
+					expectEmuOAuth(env, "google", "shared", "", ""),
+				},
 			},
-		},
-		resource.TestStep{
-			// A shared provider has nothing the API cannot return.
-			ResourceName:      oauthAddr,
-			ImportState:       true,
-			ImportStateVerify: true,
-		},
-		resource.TestStep{
-			// First credentials: shared → standard in place (PATCH).
-			Config: creds("client-1"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
-				plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				typeIs("standard"),
-				expectSensitive{oauthAddr, []string{"client_secret"}},
-				expectEmuOAuth(env, "google", "standard", "client-1", "secret-1"),
+			resource.TestStep{
+				// A shared provider has nothing the API cannot return.
+				ResourceName:      oauthAddr,
+				ImportState:       true,
+				ImportStateVerify: true,
 			},
-		},
-		resource.TestStep{
-			ResourceName:      oauthAddr,
-			ImportState:       true,
-			ImportStateVerify: true,
-			// The API lists only id and type: client_id and client_secret
-			// cannot be read back after an import.
-			ImportStateVerifyIgnore: []string{"client_id", "client_secret"},
-		},
-		resource.TestStep{
-			// Another client id: in place.
-			Config: creds("client-2"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
-		},
-		resource.TestStep{
-			// Drift: the credentials are removed behind Terraform's back (the
-			// API lists the provider as shared). The type shows the change,
-			// and apply sends the credentials again.
-			PreConfig: func() {
-				if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
-					t.Fatal(err)
-				}
+			resource.TestStep{
+				// First credentials: shared → standard in place (PATCH).
+				Config: creds("client-1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					typeIs("standard"),
+					statecheck.ExpectSensitiveValue(oauthAddr, tfjsonpath.New("client_secret")),
+					expectEmuOAuth(env, "google", "standard", "client-1", "secret-1"),
+				},
 			},
-			Config: creds("client-2"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
-				plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
-		},
-		resource.TestStep{
-			// Drift: the provider is deleted behind Terraform's back.
-			PreConfig: func() {
-				if err := env.Emu.DeleteOAuthProvider(env.ProjectID, "google"); err != nil {
-					t.Fatal(err)
-				}
+			resource.TestStep{
+				ResourceName:      oauthAddr,
+				ImportState:       true,
+				ImportStateVerify: true,
+				// The API lists only id and type: client_id and client_secret
+				// cannot be read back after an import.
+				ImportStateVerifyIgnore: []string{"client_id", "client_secret"},
 			},
-			Config: creds("client-2"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
-		},
-		resource.TestStep{
-			// Removing the credentials: the API has no standard → shared
-			// transition, so the provider is replaced.
-			Config: shared,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionDestroyBeforeCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				typeIs("shared"),
-				expectEmuOAuth(env, "google", "shared", "", ""),
+			resource.TestStep{
+				// Another client id: in place.
+				Config: creds("client-2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
 			},
-		},
-	)
-	tc.CheckDestroy = oauthDestroyed(env)
-	resource.ParallelTest(t, tc)
+			resource.TestStep{
+				// Drift: the credentials are removed behind Terraform's back (the
+				// API lists the provider as shared). The type shows the change,
+				// and apply sends the credentials again.
+				PreConfig: func() {
+					if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: creds("client-2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
+			},
+			resource.TestStep{
+				// Drift: the provider is deleted behind Terraform's back.
+				PreConfig: func() {
+					if err := env.Emu.DeleteOAuthProvider(env.ProjectID, "google"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: creds("client-2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
+			},
+			resource.TestStep{
+				// Removing the credentials: the API has no standard → shared
+				// transition, so the provider is replaced.
+				Config: shared,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					typeIs("shared"),
+					expectEmuOAuth(env, "google", "shared", "", ""),
+				},
+			},
+		)
+		tc.CheckDestroy = oauthDestroyed(env)
+		resource.ParallelTest(t, tc)
+	})
 }
 
 // The write-only secret never reaches plan or state, yet the API gets it;
@@ -189,19 +193,18 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 		resource.TestStep{
 			Config: cfg("wo-secret-1", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectNull{oauthAddr, []string{"client_secret_wo", "client_secret"}},
-				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				has(oauthAddr, "client_secret_wo", knownvalue.Null()),
+				has(oauthAddr, "client_secret", knownvalue.Null()),
+				has(oauthAddr, "type", str("standard")),
 				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-1"),
 			},
 		},
 		resource.TestStep{
 			// A new write-only value alone is invisible to Terraform: no
 			// change, and the API keeps the old secret.
-			Config:           cfg("wo-secret-2", 1),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-1"),
-			},
+			Config:            cfg("wo-secret-2", 1),
+			ConfigPlanChecks:  noChanges(),
+			ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-1")},
 		},
 		resource.TestStep{
 			// Bumping the version sends it, in place.
@@ -210,7 +213,7 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectNull{oauthAddr, []string{"client_secret_wo"}},
+				has(oauthAddr, "client_secret_wo", knownvalue.Null()),
 				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-2"),
 			},
 		},
@@ -231,64 +234,107 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 // The integration can be declared in the same configuration: the reference
 // orders the provider after it.
 func TestAccAuthOAuthProvider_withIntegrationInConfig(t *testing.T) {
-	env := newAccEnv(t)
-	cfg := env.config(integrationConfig(env.ProjectID, "") + `
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		cfg := env.config(integrationConfig(env.ProjectID, "") + `
 resource "neon_auth_oauth_provider" "test" {
   project_id  = neon_auth_integration.test.project_id
   provider_id = "microsoft"
 }
 `)
-	tc := env.testCase(resource.TestStep{
-		Config: cfg,
-		ConfigStateChecks: []statecheck.StateCheck{
-			statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
-			expectEmuOAuth(env, "microsoft", "shared", "", ""),
-		},
+		tc := env.testCase(resource.TestStep{
+			Config:            cfg,
+			ConfigStateChecks: []statecheck.StateCheck{has(oauthAddr, "type", str("shared")), expectEmuOAuth(env, "microsoft", "shared", "", "")},
+		})
+		tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
+		resource.ParallelTest(t, tc)
 	})
-	tc.CheckDestroy = func(*terraform.State) error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
-			return fmt.Errorf("destroy left %d integration(s)", n)
-		}
-		return nil
+}
+
+// Vercel, and a Microsoft app of one Entra tenant: the tenant is sent with
+// the credentials and changed in place; the API never returns it, so an
+// import cannot verify it.
+func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	withIntegration(t, env)
+	cfg := func(tenant string) string {
+		return env.config(oauthConfig(env.ProjectID, "microsoft", fmt.Sprintf(
+			"  client_id           = \"ms-app\"\n  client_secret       = \"ms-secret\"\n  microsoft_tenant_id = %q", tenant)) +
+			oauthConfigNamed("vercel", env.ProjectID, "vercel", ""))
 	}
+	tenantIs := func(want string) stateCheckFunc {
+		return func() error {
+			a, _ := env.Emu.BranchAuth(env.ProjectID, env.branch())
+			for _, p := range a.OAuthProviders {
+				if p.ID == "microsoft" && p.MicrosoftTenantID == want {
+					return nil
+				}
+			}
+			return fmt.Errorf("the emulator's microsoft provider does not have tenant %q: %+v", want, a.OAuthProviders)
+		}
+	}
+	tc := env.testCase(
+		resource.TestStep{
+			Config: cfg("tenant-1"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				has(oauthAddr, "type", str("standard")), has(oauthAddr, "microsoft_tenant_id", str("tenant-1")),
+				has("neon_auth_oauth_provider.vercel", "type", str("shared")),
+
+				tenantIs("tenant-1"), expectEmuOAuth(env, "vercel", "shared", "", ""),
+			},
+		},
+		resource.TestStep{
+			Config:            cfg("tenant-2"),
+			ConfigPlanChecks:  plans(oauthAddr, plancheck.ResourceActionUpdate),
+			ConfigStateChecks: []statecheck.StateCheck{tenantIs("tenant-2"), expectEmuOAuth(env, "microsoft", "standard", "ms-app", "ms-secret")},
+		},
+		resource.TestStep{ResourceName: oauthAddr, ImportState: true, ImportStateVerify: true,
+			// The API returns neither the credentials nor the tenant.
+			ImportStateVerifyIgnore: []string{"client_id", "client_secret", "microsoft_tenant_id"}},
+		resource.TestStep{ResourceName: "neon_auth_oauth_provider.vercel", ImportState: true, ImportStateVerify: true},
+	)
+	tc.CheckDestroy = oauthDestroyed(env)
 	resource.ParallelTest(t, tc)
 }
 
 // A create whose response is lost: the provider exists, so it is adopted
 // (with a warning) instead of failing or being created twice.
 func TestAccAuthOAuthProvider_lostCreateResponseIsAdopted(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
-	env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{"POST /projects/{project_id}/auth/oauth_providers"}})
-	tc := env.testCase(resource.TestStep{
-		Config: env.config(oauthConfig(env.ProjectID, "google", "  client_id     = \"c\"\n  client_secret = \"s\"")),
-		ConfigStateChecks: []statecheck.StateCheck{
-			statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
-			expectEmuOAuth(env, "google", "standard", "c", "s"),
-			stateCheckFunc(func() error {
-				if n := env.routeCount("POST /projects/{project_id}/auth/oauth_providers"); n != 1 {
-					return fmt.Errorf("the create was sent %d times, want 1 (the lost one, then adopted)", n)
-				}
-				if n := env.Emu.Stats().Lost; n != 1 {
-					return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
-				}
-				return nil
-			}),
-		},
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		route := env.authRoute("POST", "/oauth_providers")
+		env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{route}})
+		tc := env.testCase(resource.TestStep{
+			Config: env.config(oauthConfig(env.ProjectID, "google", "  client_id     = \"c\"\n  client_secret = \"s\"")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				has(oauthAddr, "type", str("standard")),
+				expectEmuOAuth(env, "google", "standard", "c", "s"),
+				stateCheckFunc(func() error {
+					if n := env.routeCount(route); n != 1 {
+						return fmt.Errorf("the create was sent %d times, want 1 (the lost one, then adopted)", n)
+					}
+					if n := env.Emu.Stats().Lost; n != 1 {
+						return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
+					}
+					return nil
+				}),
+			},
+		})
+		tc.CheckDestroy = oauthDestroyed(env)
+		resource.ParallelTest(t, tc)
 	})
-	tc.CheckDestroy = oauthDestroyed(env)
-	resource.ParallelTest(t, tc)
 }
 
 // Adding a provider that already exists suggests the exact import id.
 func TestAccAuthOAuthProvider_conflictSuggestsImport(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
-	if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
-		t.Fatal(err)
-	}
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config:      env.config(oauthConfig(env.ProjectID, "google", "")),
-		ExpectError: regexp.MustCompile(`(?s)already has the google OAuth provider.*terraform import.*` + regexp.QuoteMeta(env.ProjectID+"/google")),
-	}))
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
+			t.Fatal(err)
+		}
+		resource.ParallelTest(t, env.testCase(resource.TestStep{
+			Config:      env.config(oauthConfig(env.ProjectID, "google", "")),
+			ExpectError: matchInOrder("already has the google OAuth provider", "terraform import", env.ProjectID+"/"+env.branch()+"/google"),
+		}))
+	})
 }

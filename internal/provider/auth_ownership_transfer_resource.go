@@ -8,12 +8,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 )
 
 var (
-	_ resource.Resource              = (*authOwnershipTransferResource)(nil)
-	_ resource.ResourceWithConfigure = (*authOwnershipTransferResource)(nil)
+	_ resource.Resource               = (*authOwnershipTransferResource)(nil)
+	_ resource.ResourceWithConfigure  = (*authOwnershipTransferResource)(nil)
+	_ resource.ResourceWithModifyPlan = (*authOwnershipTransferResource)(nil)
 )
 
 // NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
@@ -24,12 +24,11 @@ type authOwnershipTransferResource struct {
 }
 
 type authOwnershipTransferModel struct {
-	ID           types.String `tfsdk:"id"`
-	ProjectID    types.String `tfsdk:"project_id"`
-	AuthProvider types.String `tfsdk:"auth_provider"`
-	URL          types.String `tfsdk:"url"`
-	OwnedBy      types.String `tfsdk:"owned_by"`
-	Transferred  types.Bool   `tfsdk:"transferred"`
+	scopeModel
+	ID          types.String `tfsdk:"id"`
+	URL         types.String `tfsdk:"url"`
+	OwnedBy     types.String `tfsdk:"owned_by"`
+	Transferred types.Bool   `tfsdk:"transferred"`
 }
 
 func (r *authOwnershipTransferResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -53,10 +52,8 @@ func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.Sch
 			"project's integration is deleted (or deleted and created again), the request went with it: the resource " +
 			"leaves the state and the next apply requests a new link. This resource cannot be imported (the API cannot " +
 			"return the link).",
-		Attributes: map[string]schema.Attribute{
-			"id":            computedString("`<project_id>/<auth_provider>`.", false),
-			"project_id":    projectIDAttribute("Id of the Neon project whose managed auth project is transferred."),
-			"auth_provider": authProviderAttribute(),
+		Attributes: withAttributes(stackAttributes("has the managed auth project", "`stack`, the only auth provider whose project can be transferred. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose managed auth project can be transferred; recorded at creation."), map[string]schema.Attribute{
+			"id": computedString("`<project_id>/<auth_provider>`.", false),
 			"url": computedString("Confirmation link to open in a browser to complete the transfer. Sensitive: anyone "+
 				"with it can claim the auth project. Print it with an output marked sensitive and `terraform output -raw`.", true),
 			"owned_by": schema.StringAttribute{
@@ -68,8 +65,12 @@ func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.Sch
 					"once the transfer was confirmed. Refreshed on every read.",
 				Computed: true,
 			},
-		},
+		}),
 	}
+}
+
+func (r *authOwnershipTransferResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planScope(ctx, "neon_auth_ownership_transfer", scopeRules{productionStack: true}, req, resp)
 }
 
 func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -77,8 +78,11 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 	if !ok {
 		return
 	}
-	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
 	const summary = "Unable to Create Auth Ownership Transfer"
+	s, ok := r.data.stackScope(ctx, plan.scopeModel, "neon_auth_ownership_transfer", summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	what := fmt.Sprintf("Requesting the ownership transfer of the %s auth project of project %s", s.AuthProvider, s.ProjectID)
 
 	transfer, err := r.data.client.TransferOwnership(ctx, s.Scope, s.AuthProvider)
@@ -104,6 +108,7 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 		return
 	}
 
+	plan.recordScope(s)
 	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider))
 	plan.URL = types.StringValue(transfer.URL)
 	plan.OwnedBy = types.StringValue(it.OwnedBy)
@@ -121,7 +126,10 @@ func (r *authOwnershipTransferResource) Read(ctx context.Context, req resource.R
 	if !ok {
 		return
 	}
-	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, "Unable to Read Auth Ownership Transfer", &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth Ownership Transfer", &resp.Diagnostics)
 	if !ok {
 		return
@@ -141,6 +149,7 @@ func (r *authOwnershipTransferResource) Read(ctx context.Context, req resource.R
 		setPrivateString(ctx, resp.Private, privatePlatformOwner, platform, &resp.Diagnostics)
 		setPrivateString(ctx, resp.Private, privateAuthProjectID, it.AuthProviderProjectID, &resp.Diagnostics)
 	}
+	state.recordScope(s)
 	state.OwnedBy = types.StringValue(it.OwnedBy)
 	state.Transferred = types.BoolValue(it.OwnedBy != platform)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

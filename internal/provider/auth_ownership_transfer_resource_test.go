@@ -19,10 +19,12 @@ const (
 	routeTransfer = "POST /projects/auth/transfer_ownership"
 )
 
-// transferConfig is an integration and a transfer request for it; the
-// request takes its project_id from the integration so Terraform orders them.
+// transferConfig is a Stack Auth integration and a transfer request for it
+// (the only kind with a managed project to transfer, in both API families);
+// the request takes its project_id from the integration so Terraform orders
+// them.
 func transferConfig(projectID string) string {
-	return integrationConfig(projectID, "") + `
+	return stackIntegrationConfig(projectID) + `
 resource "neon_auth_ownership_transfer" "test" {
   project_id = neon_auth_integration.test.project_id
 }
@@ -53,128 +55,122 @@ func transferAttrs(ownedBy string, transferred bool) resource.TestCheckFunc {
 // refresh shows the new owner with no planned change. The integration keeps
 // working, and destroying the request only forgets it.
 func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
-	env := newAccEnv(t)
-	cfg := env.config(transferConfig(env.ProjectID))
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		cfg := env.config(transferConfig(env.ProjectID))
 
-	tc := env.testCase(
-		resource.TestStep{
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: append(transferState("neon", false),
-				statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/stack")),
-				statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
-				statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://\S+code=\S+`))),
-				expectSensitive{transferAddr, []string{"url"}},
-			),
-		},
-		resource.TestStep{
-			// Confirmed in the browser: a refresh observes it, and the plan
-			// is empty: owned_by and transferred are outputs updated by Read.
-			PreConfig: func() {
-				if err := env.Emu.ConfirmTransfer(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
+		tc := env.testCase(
+			resource.TestStep{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: append(transferState("neon", false),
+					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/stack")),
+					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
+					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://\S+code=\S+`))),
+					statecheck.ExpectSensitiveValue(transferAddr, tfjsonpath.New("url")),
+				),
 			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectEmptyPlan(),
-			}},
-			ConfigStateChecks: transferState("user", true),
-		},
-		resource.TestStep{
-			// A refresh alone keeps it so, and no new link was requested.
-			RefreshState: true,
-			RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
-				plancheck.ExpectEmptyPlan(),
-			}},
-			Check: resource.ComposeAggregateTestCheckFunc(transferAttrs("user", true), func(*terraform.State) error {
-				if n := env.routeCount(routeTransfer); n != 1 {
-					return fmt.Errorf("%d transfer requests, want 1", n)
-				}
-				return nil
-			}),
-		},
-		resource.TestStep{
-			// The integration is still fully readable after the transfer.
-			ResourceName:            integrationAddr,
-			ImportState:             true,
-			ImportStateVerify:       true,
-			ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
-		},
-		resource.TestStep{
-			// Destroying the request only forgets it: the integration stays,
-			// and so does the confirmed transfer.
-			Config: env.config(integrationConfig(env.ProjectID, "")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
-				stateCheckFunc(func() error {
-					its := env.Emu.Integrations(env.ProjectID)
-					if len(its) != 1 || its[0].OwnedBy != "user" {
-						return fmt.Errorf("after destroying the request the integrations are %+v, want one owned by the user", its)
+			resource.TestStep{
+				// Confirmed in the browser: a refresh observes it, and the plan
+				// is empty: owned_by and transferred are outputs updated by Read.
+				PreConfig: func() {
+					if err := env.Emu.ConfirmTransfer(env.ProjectID, "stack"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: transferState("user", true),
+			},
+			resource.TestStep{
+				// A refresh alone keeps it so, and no new link was requested.
+				RefreshState: true,
+				RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(transferAttrs("user", true), func(*terraform.State) error {
+					if n := env.routeCount(routeTransfer); n != 1 {
+						return fmt.Errorf("%d transfer requests, want 1", n)
 					}
 					return nil
 				}),
 			},
-		},
-	)
-	tc.CheckDestroy = func(*terraform.State) error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
-			return fmt.Errorf("destroy left %d integration(s)", n)
-		}
-		return nil
-	}
-	resource.ParallelTest(t, tc)
+			resource.TestStep{
+				// The integration is still fully readable after the transfer.
+				ResourceName:            integrationAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
+			},
+			resource.TestStep{
+				// Destroying the request only forgets it: the integration stays,
+				// and so does the confirmed transfer.
+				Config: env.config(integrationConfig(env.ProjectID, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
+					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
+					stateCheckFunc(func() error {
+						its := env.Emu.Integrations(env.ProjectID)
+						if len(its) != 1 || its[0].OwnedBy != "user" {
+							return fmt.Errorf("after destroying the request the integrations are %+v, want one owned by the user", its)
+						}
+						return nil
+					}),
+				},
+			},
+		)
+		tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
+		resource.ParallelTest(t, tc)
+	})
 }
 
 // The request lives under the integration: when the integration is deleted,
 // or deleted and created again, behind Terraform's back, the request leaves
 // the state and the next apply requests a new link.
 func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
-	env := newAccEnv(t)
-	cfg := env.config(transferConfig(env.ProjectID))
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: cfg},
-		resource.TestStep{
-			PreConfig: func() {
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		cfg := env.config(transferConfig(env.ProjectID))
+		resource.ParallelTest(t, env.testCase(
+			resource.TestStep{Config: cfg},
+			resource.TestStep{
+				PreConfig: func() {
+					if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: transferState("neon", false),
 			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
-				plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: transferState("neon", false),
-		},
-		resource.TestStep{
-			PreConfig: func() {
-				branch, _ := env.Emu.DefaultBranchID(env.ProjectID)
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := createIntegrationOutOfBand(env, branch); err != nil {
-					t.Fatal(err)
-				}
+			resource.TestStep{
+				PreConfig: func() {
+					if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
+						t.Fatal(err)
+					}
+					withIntegrationOf(t, env, "stack")
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: append(transferState("neon", false), stateCheckFunc(func() error {
+					if n := env.routeCount(routeTransfer); n != 3 {
+						return fmt.Errorf("%d transfer requests, want 3 (one per integration)", n)
+					}
+					return nil
+				})),
 			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: append(transferState("neon", false), stateCheckFunc(func() error {
-				if n := env.routeCount(routeTransfer); n != 3 {
-					return fmt.Errorf("%d transfer requests, want 3 (one per integration)", n)
-				}
-				return nil
-			})),
-		},
-	))
+		))
+	})
 }
 
 // A transfer request whose response is lost is sent once more: a second link
@@ -218,7 +214,25 @@ resource "neon_auth_ownership_transfer" "test" {
   project_id = %q
 }
 `, env.ProjectID)),
-			ExpectError: matchInOrder("has no active stack integration", "Create a neon_auth_integration first"),
+			ExpectError: matchInOrder("has no Neon Auth integration", "Create a neon_auth_integration first"),
 		},
+	))
+}
+
+// Better Auth integrations have no managed project to transfer: asking for a
+// transfer of one is refused at plan when auth_provider says so, and at
+// apply when it is taken from the integration; both say what to use instead.
+func TestAccAuthOwnershipTransfer_notForBetterAuth(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	withIntegration(t, env) // better_auth, the branch API's default
+	transfer := func(extra string) string {
+		return env.config(fmt.Sprintf("resource \"neon_auth_ownership_transfer\" \"test\" {\n  project_id = %q\n%s\n}\n", env.ProjectID, extra))
+	}
+	explained := matchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
+		"Better Auth integrations", "`base_url`", "`jwks_url`")
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: transfer(`  auth_provider = "better_auth"`), PlanOnly: true, ExpectError: explained},
+		resource.TestStep{Config: transfer(""), ExpectError: explained},
 	))
 }

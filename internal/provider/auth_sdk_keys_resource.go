@@ -18,8 +18,9 @@ import (
 )
 
 var (
-	_ resource.Resource              = (*authSDKKeysResource)(nil)
-	_ resource.ResourceWithConfigure = (*authSDKKeysResource)(nil)
+	_ resource.Resource               = (*authSDKKeysResource)(nil)
+	_ resource.ResourceWithConfigure  = (*authSDKKeysResource)(nil)
+	_ resource.ResourceWithModifyPlan = (*authSDKKeysResource)(nil)
 )
 
 // NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
@@ -30,9 +31,8 @@ type authSDKKeysResource struct {
 }
 
 type authSDKKeysModel struct {
+	scopeModel
 	ID                    types.String `tfsdk:"id"`
-	ProjectID             types.String `tfsdk:"project_id"`
-	AuthProvider          types.String `tfsdk:"auth_provider"`
 	RotationTriggers      types.Map    `tfsdk:"rotation_triggers"`
 	AuthProviderProjectID types.String `tfsdk:"auth_provider_project_id"`
 	PubClientKey          types.String `tfsdk:"pub_client_key"`
@@ -54,10 +54,8 @@ func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"The API offers no way to read keys back or to revoke them: refresh only checks that the integration still " +
 			"exists (if it is gone, or was re-created, the keys are removed from state and minted again on the next apply), " +
 			"and destroy only forgets the keys — they stay valid at the auth provider. This resource cannot be imported.",
-		Attributes: map[string]schema.Attribute{
-			"id":            computedString("`<project_id>/<auth_provider>/<created_at>`.", false),
-			"project_id":    projectIDAttribute("Id of the Neon project whose integration mints the keys."),
-			"auth_provider": authProviderAttribute(),
+		Attributes: withAttributes(stackAttributes("mints the keys", "`stack`, the only auth provider with SDK keys. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose integration has SDK keys; recorded at creation."), map[string]schema.Attribute{
+			"id": computedString("`<project_id>/<auth_provider>/<created_at>`.", false),
 			"rotation_triggers": schema.MapAttribute{
 				MarkdownDescription: "Arbitrary strings; any change mints a new key pair (replacement). For example a date, " +
 					"or the id of a secret-store version.",
@@ -72,8 +70,12 @@ func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"schema_name":              computedString("Database schema holding the synchronized users table.", false),
 			"table_name":               computedString("Name of the synchronized users table.", false),
 			"created_at":               computedString("When this pair was minted (RFC 3339, UTC).", false),
-		},
+		}),
 	}
+}
+
+func (r *authSDKKeysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planScope(ctx, "neon_auth_sdk_keys", scopeRules{productionStack: true}, req, resp)
 }
 
 func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -81,8 +83,11 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 	if !ok {
 		return
 	}
-	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
 	const summary = "Unable to Create Auth SDK Keys"
+	s, ok := r.data.stackScope(ctx, plan.scopeModel, "neon_auth_sdk_keys", summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	what := fmt.Sprintf("Minting SDK keys for the %s integration of project %s", s.AuthProvider, s.ProjectID)
 	creds, err := r.data.client.CreateSDKKeys(ctx, s.Scope, s.AuthProvider)
 	switch {
@@ -96,6 +101,7 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 	created := time.Now().UTC().Format(time.RFC3339Nano)
+	plan.recordScope(s)
 	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider, created))
 	plan.CreatedAt = types.StringValue(created)
 	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
@@ -114,7 +120,10 @@ func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest
 	if !ok {
 		return
 	}
-	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, "Unable to Read Auth SDK Keys", &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth SDK Keys", &resp.Diagnostics)
 	if !ok {
 		return
@@ -130,6 +139,7 @@ func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	state.JWKSURL = types.StringValue(it.JWKSURL)
+	state.recordScope(s)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -19,7 +19,8 @@ const sdkKeysAddr = "neon_auth_sdk_keys.test"
 func sdkKeysConfig(projectID, trigger string) string {
 	return fmt.Sprintf(`
 resource "neon_auth_integration" "test" {
-  project_id = %[1]q
+  project_id    = %[1]q
+  auth_provider = "stack"
 }
 
 resource "neon_auth_sdk_keys" "test" {
@@ -34,85 +35,84 @@ resource "neon_auth_sdk_keys" "test" {
 // Minted keys differ from the integration's; a trigger change mints a new
 // pair; the keys are sensitive; the integration going away drops them.
 func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
-	env := newAccEnv(t)
-	secretDiffers := statecheck.CompareValuePairs(
-		integrationAddr, tfjsonpath.New("secret_server_key"),
-		sdkKeysAddr, tfjsonpath.New("secret_server_key"), compare.ValuesDiffer())
-	pubDiffers := statecheck.CompareValuePairs(
-		integrationAddr, tfjsonpath.New("pub_client_key"),
-		sdkKeysAddr, tfjsonpath.New("pub_client_key"), compare.ValuesDiffer())
-	// Across steps the secret must change exactly when the trigger does.
-	rotation := statecheck.CompareValue(compare.ValuesDiffer())
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		secretDiffers := statecheck.CompareValuePairs(
+			integrationAddr, tfjsonpath.New("secret_server_key"),
+			sdkKeysAddr, tfjsonpath.New("secret_server_key"), compare.ValuesDiffer())
+		pubDiffers := statecheck.CompareValuePairs(
+			integrationAddr, tfjsonpath.New("pub_client_key"),
+			sdkKeysAddr, tfjsonpath.New("pub_client_key"), compare.ValuesDiffer())
+		// Across steps the secret must change exactly when the trigger does.
+		rotation := statecheck.CompareValue(compare.ValuesDiffer())
 
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{
-			Config: env.config(sdkKeysConfig(env.ProjectID, "2026-11")),
-			ConfigStateChecks: []statecheck.StateCheck{
-				secretDiffers, pubDiffers,
-				rotation.AddStateValue(sdkKeysAddr, tfjsonpath.New("secret_server_key")),
-				expectSensitive{sdkKeysAddr, []string{"pub_client_key", "secret_server_key"}},
-				statecheck.CompareValuePairs(integrationAddr, tfjsonpath.New("auth_provider_project_id"),
-					sdkKeysAddr, tfjsonpath.New("auth_provider_project_id"), compare.ValuesSame()),
+		resource.ParallelTest(t, env.testCase(
+			resource.TestStep{
+				Config: env.config(sdkKeysConfig(env.ProjectID, "2026-11")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					secretDiffers, pubDiffers,
+					rotation.AddStateValue(sdkKeysAddr, tfjsonpath.New("secret_server_key")),
+					statecheck.ExpectSensitiveValue(sdkKeysAddr, tfjsonpath.New("pub_client_key")),
+					statecheck.ExpectSensitiveValue(sdkKeysAddr, tfjsonpath.New("secret_server_key")),
+					statecheck.CompareValuePairs(integrationAddr, tfjsonpath.New("auth_provider_project_id"),
+						sdkKeysAddr, tfjsonpath.New("auth_provider_project_id"), compare.ValuesSame()),
+				},
+				Check: func(s *terraform.State) error {
+					// The emulator's latest minted pair is the one in state.
+					its := env.Emu.Integrations(env.ProjectID)
+					if len(its) != 1 {
+						return fmt.Errorf("emulator has %d integrations", len(its))
+					}
+					if s.RootModule().Resources[sdkKeysAddr].Primary.Attributes["secret_server_key"] != its[0].SecretServerKey {
+						return fmt.Errorf("state does not hold the pair the emulator minted last")
+					}
+					return nil
+				},
 			},
-			Check: func(s *terraform.State) error {
-				// The emulator's latest minted pair is the one in state.
-				its := env.Emu.Integrations(env.ProjectID)
-				if len(its) != 1 {
-					return fmt.Errorf("emulator has %d integrations", len(its))
-				}
-				if s.RootModule().Resources[sdkKeysAddr].Primary.Attributes["secret_server_key"] != its[0].SecretServerKey {
-					return fmt.Errorf("state does not hold the pair the emulator minted last")
-				}
-				return nil
+			resource.TestStep{
+				Config: env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					rotation.AddStateValue(sdkKeysAddr, tfjsonpath.New("secret_server_key")),
+					secretDiffers,
+				},
 			},
-		},
-		resource.TestStep{
-			Config: env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				rotation.AddStateValue(sdkKeysAddr, tfjsonpath.New("secret_server_key")),
-				secretDiffers,
+			resource.TestStep{
+				// Drift: the integration is deleted outside Terraform. Both the
+				// integration and its keys are planned anew.
+				PreConfig: func() {
+					if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionCreate),
+				}},
 			},
-		},
-		resource.TestStep{
-			// Drift: the integration is deleted outside Terraform. Both the
-			// integration and its keys are planned anew.
-			PreConfig: func() {
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
+			resource.TestStep{
+				// Drift: the integration is re-created outside Terraform. The
+				// old keys are of the old managed project and are replaced.
+				PreConfig: func() {
+					if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
+						t.Fatal(err)
+					}
+					withIntegrationOf(t, env, "stack")
+				},
+				Config: env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.CompareValuePairs(integrationAddr, tfjsonpath.New("auth_provider_project_id"),
+						sdkKeysAddr, tfjsonpath.New("auth_provider_project_id"), compare.ValuesSame()),
+				},
 			},
-			Config: env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
-				plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionCreate),
-			}},
-		},
-		resource.TestStep{
-			// Drift: the integration is re-created outside Terraform. The
-			// old keys are of the old managed project and are replaced.
-			PreConfig: func() {
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
-				branch, _ := env.Emu.DefaultBranchID(env.ProjectID)
-				if _, err := createIntegrationOutOfBand(env, branch); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.CompareValuePairs(integrationAddr, tfjsonpath.New("auth_provider_project_id"),
-					sdkKeysAddr, tfjsonpath.New("auth_provider_project_id"), compare.ValuesSame()),
-			},
-		},
-	))
+		))
+	})
 }
 
 // Minting cannot be read back, so a mint whose answer was lost is not sent
@@ -121,7 +121,7 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 func TestAccAuthSDKKeys_lostMintIsNotSentAgain(t *testing.T) {
 	var posts atomic.Int32
 	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/keys", true, &posts))
-	withIntegration(t, env)
+	withIntegrationOf(t, env, "stack")
 	cfg := env.config(fmt.Sprintf("resource \"neon_auth_sdk_keys\" \"test\" {\n  project_id = %q\n}\n", env.ProjectID))
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
@@ -142,5 +142,23 @@ func TestAccAuthSDKKeys_lostMintIsNotSentAgain(t *testing.T) {
 				}),
 			},
 		},
+	))
+}
+
+// Better Auth integrations have no SDK keys: asking for keys of one is
+// refused at plan when auth_provider says so, and at apply when it is taken
+// from the integration; both say what to use instead.
+func TestAccAuthSDKKeys_notForBetterAuth(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	withIntegration(t, env) // better_auth, the branch API's default
+	keys := func(extra string) string {
+		return env.config(fmt.Sprintf("resource \"neon_auth_sdk_keys\" \"test\" {\n  project_id = %q\n%s\n}\n", env.ProjectID, extra))
+	}
+	explained := matchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
+		"Better Auth integrations have no SDK keys", "`base_url`", "`jwks_url`")
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: keys(`  auth_provider = "better_auth"`), PlanOnly: true, ExpectError: explained},
+		resource.TestStep{Config: keys(""), ExpectError: explained},
 	))
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -22,6 +24,7 @@ var (
 	_ resource.Resource                = (*authUserResource)(nil)
 	_ resource.ResourceWithConfigure   = (*authUserResource)(nil)
 	_ resource.ResourceWithImportState = (*authUserResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*authUserResource)(nil)
 )
 
 // NewAuthUserResource is the neon_auth_user resource.
@@ -32,11 +35,11 @@ type authUserResource struct {
 }
 
 type authUserModel struct {
-	ID           types.String `tfsdk:"id"`
-	ProjectID    types.String `tfsdk:"project_id"`
-	AuthProvider types.String `tfsdk:"auth_provider"`
-	Email        types.String `tfsdk:"email"`
-	Name         types.String `tfsdk:"name"`
+	scopeModel
+	ID    types.String `tfsdk:"id"`
+	Email types.String `tfsdk:"email"`
+	Name  types.String `tfsdk:"name"`
+	Roles types.List   `tfsdk:"roles"`
 }
 
 func (r *authUserResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -45,26 +48,11 @@ func (r *authUserResource) Metadata(_ context.Context, req resource.MetadataRequ
 
 func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A user of the project's managed auth project, created with `POST /projects/auth/user` and " +
-			"deleted with `DELETE /projects/{project_id}/auth/users/{auth_user_id}`. Meant for seed, test and service " +
-			"accounts managed as code. The user appears in the `users_sync` table of the integration's schema. " +
-			"Every input forces replacement (a new user with a new id).\n\n" +
-			"**What the provider can and cannot detect.** The API has no endpoint to read a user, so refresh only checks " +
-			"the project's integration:\n\n" +
-			"* If the integration is gone (or was deleted and created again), its users are gone too: the user leaves " +
-			"the state and the next apply creates it again.\n" +
-			"* A user deleted, renamed or given another email **outside Terraform while the integration exists is not " +
-			"detected**: the state keeps the values Terraform set. Destroying a user that was already deleted succeeds.\n\n" +
-			"**Import** with `<project_id>/<user_id>` (the id is in the `id` column of `users_sync`). The API cannot " +
-			"return the email and name, so they are null after the import; the first apply then adopts the configured " +
-			"`email` and `name` in place, without an API call and without checking them against the real user.\n\n" +
-			"If the response to a create is lost in transit, the provider sends the request again (a few times at most, pausing in between). If one answers " +
-			"that the email already exists, an earlier request was applied but its id is lost: the error explains how to " +
-			"find the id and import the user.",
-		Attributes: map[string]schema.Attribute{
-			"id":            computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),
-			"project_id":    projectIDAttribute("Id of the Neon project whose integration holds the user."),
-			"auth_provider": authProviderAttribute(),
+		MarkdownDescription: "A user of a branch's Neon Auth, for seed, test and service accounts: `POST /projects/auth/user` " +
+			"or `POST …/branches/{branch_id}/auth/users`. No endpoint reads a user back. " +
+			"Import with `<project_id>/<user_id>` or `<project_id>/<branch_id>/<user_id>`.",
+		Attributes: withAttributes(scopeAttributes("holds the user", fromIntegration), map[string]schema.Attribute{
+			"id": computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),
 			"email": schema.StringAttribute{
 				MarkdownDescription: "Email address of the user. Unique within the auth project. Changing it replaces the user. " +
 					"Null after an import until the configuration supplies it.",
@@ -79,8 +67,22 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				PlanModifiers: []planmodifier.String{replaceUnlessImported()},
 				Validators:    []validator.String{stringvalidator.UTF8LengthBetween(1, 255)},
 			},
-		},
+			"roles": schema.ListAttribute{
+				MarkdownDescription: "Roles of the user, such as `[\"admin\"]`, set with `PUT …/auth/users/{auth_user_id}/role`; " +
+					"changing them updates the user in place. Needs `auth_api = \"branch\"`. Never read back.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Validators:  []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+			},
+		}),
 	}
+}
+
+// userRules: roles exist only in the branch-scoped API.
+var userRules = scopeRules{branchAttrs: []string{"roles"}}
+
+func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planScope(ctx, "neon_auth_user", userRules, req, resp)
 }
 
 // replaceUnlessImported forces replacement on any change, except the first
@@ -97,9 +99,9 @@ func replaceUnlessImported() planmodifier.String {
 	)
 }
 
-// userImport is the import id: `<project_id>/<user_id>`.
+// userImport is the import id.
 var userImport = importFormat{
-	resourceType: "neon_auth_user", parts: []string{"user_id"}, attrs: map[string]string{"user_id": "id"},
+	resourceType: "neon_auth_user", parts: []string{"user_id"}, attrs: map[string]string{"user_id": "id"}, withBranch: true,
 	example: "autumn-frost-12345678/1f0c5a2e-9b7d-4c1e-8a3f-2d6b7c8e9f01",
 	note:    "The user id is the `id` column of the users_sync table.",
 }
@@ -109,10 +111,16 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 	if !ok {
 		return
 	}
-	s := r.data.scope(plan.ProjectID.ValueString(), plan.AuthProvider.ValueString())
-	email := plan.Email.ValueString()
 	const summary = "Unable to Create Auth User"
-	what := fmt.Sprintf("Creating the user %s in the %s integration of project %s", email, s.AuthProvider, s.ProjectID)
+	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
+	if ok {
+		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
+	}
+	if !ok {
+		return
+	}
+	email := plan.Email.ValueString()
+	what := fmt.Sprintf("Creating the user %s in the %s integration of %s", email, s.AuthProvider, s.Scope)
 
 	user, err := r.data.client.CreateUser(ctx, s.Scope, apiclient.CreateUserRequest{AuthProvider: s.AuthProvider, Email: email, Name: plan.Name.ValueString()})
 	switch {
@@ -138,8 +146,34 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 	}
 
 	plan.ID = types.StringValue(user.ID)
+	plan.recordScope(s)
+	roles := plan.Roles
+	plan.Roles = types.ListNull(types.StringType)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	r.data.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
+	// The user exists now; if its roles cannot be set, the state says so
+	// (no roles) and the next apply tries again.
+	if r.setRoles(ctx, s, user.ID, roles, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("roles"), roles)...)
+	}
+}
+
+// setRoles sends the planned roles of a user (nothing when they are null);
+// false when that failed (an error diagnostic says why).
+func (r *authUserResource) setRoles(ctx context.Context, s authScope, userID string, roles types.List, diags *diag.Diagnostics) bool {
+	if roles.IsNull() || roles.IsUnknown() {
+		return true
+	}
+	var list []string
+	diags.Append(roles.ElementsAs(ctx, &list, false)...)
+	if diags.HasError() {
+		return false
+	}
+	if err := r.data.client.SetUserRoles(ctx, s.Scope, userID, list); err != nil {
+		diags.AddError("Unable to Set Auth User Roles", r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the roles of the user %s of %s", userID, s.Scope), err))
+		return false
+	}
+	return true
 }
 
 // userImportHint tells how to adopt a user that exists at the auth provider
@@ -161,26 +195,42 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if !ok {
 		return
 	}
-	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, "Unable to Read Auth User", &resp.Diagnostics)
+	if ok && s.AuthProvider == "" {
+		s, ok = r.data.withIntegrationProvider(ctx, s, "Unable to Read Auth User", &resp.Diagnostics)
+	}
+	if !ok {
+		return
+	}
 	if outlived, ok := r.data.integrationOutlived(ctx, req.Private, resp.Private, s, "Unable to Read Auth User", &resp.Diagnostics); ok && outlived {
 		tflog.Warn(ctx, "the integration of this auth user is gone, and the user with it; removing the user from state",
 			map[string]any{"project_id": s.ProjectID, "user_id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
+		return
+	}
+	if (s.BranchID != "" && state.BranchID.IsNull()) || state.AuthProvider.IsNull() {
+		state.recordScope(s)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
 }
 
-// Update is reached only to adopt the configured email and name after an
-// import (every other change forces replacement). No API call is made.
+// Update sets changed roles (in place) and adopts the configured email and
+// name after an import (any other change of them forces replacement).
 func (r *authUserResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state authUserModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := begin[authUserModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	state.Email = plan.Email
-	state.Name = plan.Name
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	var prior authUserModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	s, ok := r.data.resolveScope(ctx, plan.scopeModel, "Unable to Update Auth User", &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Roles.Equal(prior.Roles) && !r.setRoles(ctx, s, plan.ID.ValueString(), plan.Roles, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
 }
 
@@ -192,17 +242,22 @@ func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteReques
 	if !ok {
 		return
 	}
-	s := r.data.scope(state.ProjectID.ValueString(), state.AuthProvider.ValueString())
+	const summary = "Unable to Delete Auth User"
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	userID := state.ID.ValueString()
 	err := r.data.client.DeleteUser(ctx, s.Scope, userID)
-	r.data.settleDelete(ctx, s, err, nil, "Unable to Delete Auth User", fmt.Sprintf("Deleting the user %s of project %s", userID, s.ProjectID), &resp.Diagnostics)
+	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Deleting the user %s of %s", userID, s.Scope), &resp.Diagnostics)
 }
 
 func (r *authUserResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if _, ok := userImport.importState(ctx, req, resp); !ok {
+	v, ok := userImport.importState(ctx, req, resp)
+	if !ok {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("auth_provider"), apiclient.AuthProviderStack)...)
+	r.data.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("email"), types.StringNull())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), types.StringNull())...)
 	setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics)

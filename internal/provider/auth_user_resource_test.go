@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,11 +21,16 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-const (
-	userAddr        = "neon_auth_user.test"
-	routeCreateUser = "POST /projects/auth/user"
-	routeDeleteUser = "DELETE /projects/{project_id}/auth/users/{auth_user_id}"
-)
+const userAddr = "neon_auth_user.test"
+
+// userRoutes are the routes that create and delete users in env's family.
+func (e *accEnv) userRoutes() (create, del string) {
+	create = "POST /projects/auth/user"
+	if e.Mode == authAPIBranch {
+		create = e.authRoute("POST", "/users")
+	}
+	return create, e.authRoute("DELETE", "/users/{auth_user_id}")
+}
 
 // userConfig is an integration and a user under it; the user takes its
 // project_id from the integration so that Terraform orders them.
@@ -108,182 +114,186 @@ func checkUsersAndIntegrationsGone(env *accEnv) func(*terraform.State) error {
 // configuration deletes it while the integration stays, and an integration
 // deleted behind Terraform's back takes the user with it.
 func TestAccAuthUser_lifecycle(t *testing.T) {
-	env := newAccEnv(t)
-	const email1, email2 = "seed@example.com", "service@example.com"
-	const name1, name2 = "Seed User", "Renamed User"
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		const email1, email2 = "seed@example.com", "service@example.com"
+		const name1, name2 = "Seed User", "Renamed User"
 
-	tc := env.testCase(
-		resource.TestStep{
-			Config: env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
-				plancheck.ExpectUnknownValue(userAddr, tfjsonpath.New("id")),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
-				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("project_id"), knownvalue.StringExact(env.ProjectID)),
-				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
-				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email1)),
-				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name1)),
-				expectUserRow{env, email1, name1},
+		tc := env.testCase(
+			resource.TestStep{
+				Config: env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectUnknownValue(userAddr, tfjsonpath.New("id")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("project_id"), knownvalue.StringExact(env.ProjectID)),
+					has(userAddr, "auth_provider", str(env.authProvider())),
+					has(userAddr, "branch_id", str(env.branch())),
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email1)),
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name1)),
+					expectUserRow{env, email1, name1},
+				},
 			},
-		},
-		resource.TestStep{
-			ResourceName:      userAddr,
-			ImportState:       true,
-			ImportStateIdFunc: userImportID,
-			ImportStateVerify: true,
-			// The API has no endpoint to read a user: email and name cannot
-			// be known after an import (null until the configuration
-			// supplies them, see TestAccAuthUser_importAdoptsConfiguration).
-			ImportStateVerifyIgnore: []string{"email", "name"},
-		},
-		resource.TestStep{
-			// A new name is a new user: the API cannot update users.
-			Config: env.config(userConfig(env.ProjectID, email1, nameLine(name2))),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name2}},
-		},
-		resource.TestStep{
-			Config: env.config(userConfig(env.ProjectID, email2, nameLine(name2))),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email2, name2}},
-		},
-		resource.TestStep{
-			// Removing the optional name is a change too.
-			Config: env.config(userConfig(env.ProjectID, email2, "")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.Null()),
-				expectUserRow{env, email2, ""},
+			resource.TestStep{
+				ResourceName:      userAddr,
+				ImportState:       true,
+				ImportStateIdFunc: userImportID,
+				ImportStateVerify: true,
+				// The API has no endpoint to read a user: email and name cannot
+				// be known after an import (null until the configuration
+				// supplies them, see TestAccAuthUser_importAdoptsConfiguration).
+				ImportStateVerifyIgnore: []string{"email", "name"},
 			},
-		},
-		resource.TestStep{
-			// Destroying the user alone deletes its row; the integration stays.
-			Config: env.config(integrationConfig(env.ProjectID, "")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
-				if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
-					return fmt.Errorf("users_sync still holds %+v after the user was destroyed", rows)
-				}
-				if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-					return fmt.Errorf("the integration is gone too (%d listed)", n)
-				}
-				return nil
-			})},
-		},
-		resource.TestStep{
-			Config:            env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
-			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name1}},
-		},
-		resource.TestStep{
-			// Drift: the integration is deleted behind Terraform's back, and
-			// its users with it. Both leave the state on refresh, and the
-			// plan creates both again.
-			PreConfig: func() {
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
+			resource.TestStep{
+				// A new name is a new user: the API cannot update users.
+				Config: env.config(userConfig(env.ProjectID, email1, nameLine(name2))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name2}},
 			},
-			Config: env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name1}},
-		},
-	)
-	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
-	resource.ParallelTest(t, tc)
+			resource.TestStep{
+				Config: env.config(userConfig(env.ProjectID, email2, nameLine(name2))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email2, name2}},
+			},
+			resource.TestStep{
+				// Removing the optional name is a change too.
+				Config: env.config(userConfig(env.ProjectID, email2, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.Null()),
+					expectUserRow{env, email2, ""},
+				},
+			},
+			resource.TestStep{
+				// Destroying the user alone deletes its row; the integration stays.
+				Config: env.config(integrationConfig(env.ProjectID, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
+					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+					if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
+						return fmt.Errorf("users_sync still holds %+v after the user was destroyed", rows)
+					}
+					if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
+						return fmt.Errorf("the integration is gone too (%d listed)", n)
+					}
+					return nil
+				})},
+			},
+			resource.TestStep{
+				Config:            env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
+				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name1}},
+			},
+			resource.TestStep{
+				// Drift: the integration is deleted behind Terraform's back, and
+				// its users with it. Both leave the state on refresh, and the
+				// plan creates both again.
+				PreConfig: func() {
+					if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name1}},
+			},
+		)
+		tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+		resource.ParallelTest(t, tc)
+	})
 }
 
 // After an import, email and name are unknown (the API cannot read a user).
 // The first apply adopts the configured values in place, with no API call;
 // from then on a change replaces the user as usual.
 func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
-	env := newAccEnv(t)
-	const email, name = "ops@example.com", "Ops Bot"
-	var userID string
-	cfg := env.config(userConfig(env.ProjectID, email, nameLine(name)))
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		const email, name = "ops@example.com", "Ops Bot"
+		var userID string
+		cfg := env.config(userConfig(env.ProjectID, email, nameLine(name)))
 
-	tc := env.testCase(
-		resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
-		resource.TestStep{
-			PreConfig: func() {
-				u, err := env.client().CreateUser(context.Background(), env.projectScope(), apiclient.CreateUserRequest{
-					AuthProvider: "stack", Email: email, Name: name,
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				userID = u.ID
+		tc := env.testCase(
+			resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
+			resource.TestStep{
+				PreConfig: func() {
+					u, err := env.client().CreateUser(context.Background(), env.scope(), apiclient.CreateUserRequest{
+						AuthProvider: env.authProvider(), Email: email, Name: name,
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					userID = u.ID
+				},
+				Config:             cfg,
+				ResourceName:       userAddr,
+				ImportState:        true,
+				ImportStatePersist: true,
+				ImportStateIdFunc:  func(*terraform.State) (string, error) { return env.ProjectID + "/" + userID, nil },
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					// The states of the whole configuration: find the user.
+					for _, st := range states {
+						if st.ID != userID {
+							continue
+						}
+						if a := st.Attributes; a["email"] != "" || a["name"] != "" || a["project_id"] != env.ProjectID {
+							return fmt.Errorf("after import email/name/project_id = %q/%q/%q, want null/null/%s", a["email"], a["name"], a["project_id"], env.ProjectID)
+						}
+						return nil
+					}
+					return fmt.Errorf("the user %s is not among the imported states", userID)
+				},
 			},
-			Config:             cfg,
-			ResourceName:       userAddr,
-			ImportState:        true,
-			ImportStatePersist: true,
-			ImportStateIdFunc:  func(*terraform.State) (string, error) { return env.ProjectID + "/" + userID, nil },
-			ImportStateCheck: func(states []*terraform.InstanceState) error {
-				// The states of the whole configuration: find the user.
-				for _, st := range states {
-					if st.ID != userID {
-						continue
-					}
-					if a := st.Attributes; a["email"] != "" || a["name"] != "" || a["project_id"] != env.ProjectID {
-						return fmt.Errorf("after import email/name/project_id = %q/%q/%q, want null/null/%s", a["email"], a["name"], a["project_id"], env.ProjectID)
-					}
-					return nil
-				}
-				return fmt.Errorf("the user %s is not among the imported states", userID)
+			resource.TestStep{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email)),
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
+					expectUserRow{env, email, name},
+					stateCheckFunc(func() error {
+						// Only the out-of-band create: adopting made no call.
+						create, del := env.userRoutes()
+						if n := env.routeCount(create); n != 1 {
+							return fmt.Errorf("%d user creations, want 1 (adopting must not create)", n)
+						}
+						if n := env.routeCount(del); n != 0 {
+							return fmt.Errorf("%d user deletions, want 0", n)
+						}
+						return nil
+					}),
+				},
 			},
-		},
-		resource.TestStep{
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email)),
-				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
-				expectUserRow{env, email, name},
-				stateCheckFunc(func() error {
-					// Only the out-of-band create: adopting made no call.
-					if n := env.routeCount(routeCreateUser); n != 1 {
-						return fmt.Errorf("%d user creations, want 1 (adopting must not create)", n)
-					}
-					if n := env.routeCount(routeDeleteUser); n != 0 {
-						return fmt.Errorf("%d user deletions, want 0", n)
-					}
-					return nil
-				}),
+			resource.TestStep{
+				// Adopted: a change now replaces the user.
+				Config: env.config(userConfig(env.ProjectID, email, nameLine("Ops Robot"))),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Ops Robot"}},
 			},
-		},
-		resource.TestStep{
-			// Adopted: a change now replaces the user.
-			Config: env.config(userConfig(env.ProjectID, email, nameLine("Ops Robot"))),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Ops Robot"}},
-		},
-		resource.TestStep{
-			ResourceName:  userAddr,
-			ImportState:   true,
-			ImportStateId: env.ProjectID,
-			ExpectError:   mustMatch("Expected `<project_id>/<user_id>`"),
-		},
-	)
-	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
-	resource.ParallelTest(t, tc)
+			resource.TestStep{
+				ResourceName:  userAddr,
+				ImportState:   true,
+				ImportStateId: env.ProjectID,
+				ExpectError:   mustMatch("Expected `<project_id>/<user_id>`"),
+			},
+		)
+		tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+		resource.ParallelTest(t, tc)
+	})
 }
 
 // What the provider cannot see: with no read endpoint, a user deleted behind
@@ -292,38 +302,40 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 // success because the integration list shows the project visible and the
 // integration active: the missing thing is the user.
 func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
-	env := newAccEnv(t)
-	cfg := env.config(userConfig(env.ProjectID, "gone@example.com", ""))
-	tc := env.testCase(
-		resource.TestStep{Config: cfg},
-		resource.TestStep{
-			PreConfig: func() {
-				rows := env.Emu.UsersSync(env.ProjectID)
-				if len(rows) != 1 {
-					t.Fatalf("users_sync = %+v, want one row", rows)
-				}
-				if err := env.Emu.DeleteUser(env.ProjectID, rows[0].ID); err != nil {
-					t.Fatal(err)
-				}
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		cfg := env.config(userConfig(env.ProjectID, "gone@example.com", ""))
+		tc := env.testCase(
+			resource.TestStep{Config: cfg},
+			resource.TestStep{
+				PreConfig: func() {
+					rows := env.Emu.UsersSync(env.ProjectID)
+					if len(rows) != 1 {
+						t.Fatalf("users_sync = %+v, want one row", rows)
+					}
+					if err := env.Emu.DeleteUser(env.ProjectID, rows[0].ID); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:   cfg,
+				PlanOnly: true, // an empty plan: not detectable
 			},
-			Config:   cfg,
-			PlanOnly: true, // an empty plan: not detectable
-		},
-		resource.TestStep{
-			Config: env.config(integrationConfig(env.ProjectID, "")),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
-				if got := env.Emu.Stats().Requests[routeDeleteUser]; got[http.StatusNotFound] != 1 || len(got) != 1 {
-					return fmt.Errorf("user deletions by status = %v, want one 404", got)
-				}
-				return nil
-			})},
-		},
-	)
-	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
-	resource.ParallelTest(t, tc)
+			resource.TestStep{
+				Config: env.config(integrationConfig(env.ProjectID, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+					_, del := env.userRoutes()
+					if got := env.Emu.Stats().Requests[del]; got[http.StatusNotFound] != 1 || len(got) != 1 {
+						return fmt.Errorf("user deletions by status = %v, want one 404", got)
+					}
+					return nil
+				})},
+			},
+		)
+		tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+		resource.ParallelTest(t, tc)
+	})
 }
 
 // An integration deleted and created again behind Terraform's back is a new
@@ -331,50 +343,47 @@ func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
 // integration's auth_provider_project_id no longer matches the one recorded
 // at creation) and is created again.
 func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
-	env := newAccEnv(t)
-	cfg := env.config(userConfig(env.ProjectID, "seed@example.com", nameLine("Seed")))
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: cfg},
-		resource.TestStep{
-			PreConfig: func() {
-				branch, _ := env.Emu.DefaultBranchID(env.ProjectID)
-				if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := createIntegrationOutOfBand(env, branch); err != nil {
-					t.Fatal(err)
-				}
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		cfg := env.config(userConfig(env.ProjectID, "seed@example.com", nameLine("Seed")))
+		resource.ParallelTest(t, env.testCase(
+			resource.TestStep{Config: cfg},
+			resource.TestStep{
+				PreConfig: func() { recreateIntegration(t, env) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, "seed@example.com", "Seed"}},
 			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, "seed@example.com", "Seed"}},
-		},
-	))
+		))
+	})
 }
 
 // An email that already exists is refused by the API with 409; the error
 // tells how to find the user's id and import it.
 func TestAccAuthUser_conflictSuggestsImport(t *testing.T) {
-	env := newAccEnv(t)
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
-		resource.TestStep{
-			PreConfig: func() {
-				if _, err := env.client().CreateUser(context.Background(), env.projectScope(), apiclient.CreateUserRequest{
-					AuthProvider: "stack", Email: "taken@example.com",
-				}); err != nil {
-					t.Fatal(err)
-				}
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		resource.ParallelTest(t, env.testCase(
+			resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
+			resource.TestStep{
+				PreConfig: func() {
+					if _, err := env.client().CreateUser(context.Background(), env.scope(), apiclient.CreateUserRequest{
+						AuthProvider: env.authProvider(), Email: "taken@example.com",
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: env.config(userConfig(env.ProjectID, "taken@example.com", "")),
+				ExpectError: matchInOrder("A user with this email already exists",
+					"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'",
+					"terraform import", env.ProjectID+"/<user_id>"),
 			},
-			Config: env.config(userConfig(env.ProjectID, "taken@example.com", "")),
-			ExpectError: matchInOrder("A user with this email already exists",
-				"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'",
-				"terraform import", env.ProjectID+"/<user_id>"),
-		},
-	))
+		))
+	})
 }
+
+// userCreateSuffix is the end of the path that creates users, per family.
+var userCreateSuffix = map[string]string{authAPIProject: "/projects/auth/user", authAPIBranch: "/auth/users"}
 
 // lostUserGuidance is what a create whose answer was lost says: the request
 // was not sent again, and how to find out and adopt the user.
@@ -400,81 +409,81 @@ func expectPosts(t *testing.T, posts *atomic.Int32, want int32) func() {
 // read a user back. When the lost request was not applied, the error says
 // how to tell, and running apply again creates the user normally.
 func TestAccAuthUser_lostCreateResponseNotApplied(t *testing.T) {
-	var posts atomic.Int32
-	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/user", false, &posts))
-	const email = "seed@example.com"
-	cfg := env.config(userConfig(env.ProjectID, email, ""))
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: cfg, ExpectError: lostUserGuidance(env, email)},
-		resource.TestStep{
-			PreConfig: expectPosts(t, &posts, 1),
-			Config:    cfg,
-			ConfigStateChecks: []statecheck.StateCheck{
-				expectUserRow{env, email, ""},
-				stateCheckFunc(func() error {
-					if n := posts.Load(); n != 2 {
-						return fmt.Errorf("%d user creation requests, want 2 (the lost one, and the one of the second apply)", n)
-					}
-					return nil
-				}),
-			},
-		},
-	))
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			var posts atomic.Int32
+			env := newAccEnvWith(t, loseFirstResponse(userCreateSuffix[mode], false, &posts))
+			env.Mode = mode
+			const email = "seed@example.com"
+			cfg := env.config(userConfig(env.ProjectID, email, ""))
+			resource.ParallelTest(t, env.testCase(
+				resource.TestStep{Config: cfg, ExpectError: lostUserGuidance(env, email)},
+				resource.TestStep{
+					PreConfig: expectPosts(t, &posts, 1),
+					Config:    cfg,
+					ConfigStateChecks: []statecheck.StateCheck{
+						expectUserRow{env, email, ""},
+						stateCheckFunc(func() error {
+							if n := posts.Load(); n != 2 {
+								return fmt.Errorf("%d user creation requests, want 2 (the lost one, and the one of the second apply)", n)
+							}
+							return nil
+						}),
+					},
+				},
+			))
+		})
+	}
 }
 
 // When the lost request was applied, the next apply's request answers 409:
 // the error says how to import the user; importing it as told then adopts it.
 func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
-	var posts atomic.Int32
-	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/user", true, &posts))
-	const email = "seed@example.com"
-	cfg := env.config(userConfig(env.ProjectID, email, nameLine("Seed")))
-	tc := env.testCase(
-		resource.TestStep{Config: cfg, ExpectError: lostUserGuidance(env, email)},
-		resource.TestStep{
-			PreConfig: expectPosts(t, &posts, 1),
-			Config:    cfg,
-			ExpectError: matchInOrder("A user with this email already exists",
-				"SELECT id FROM <schema_name>.users_sync WHERE email = 'seed@example.com'",
-				"terraform import", env.ProjectID+"/<user_id>"),
-		},
-		resource.TestStep{
-			// Exactly one user exists (the first request), then the fix the
-			// error describes.
-			PreConfig: func() {
-				expectPosts(t, &posts, 2)()
-				if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 1 || rows[0].Email != email {
-					t.Fatalf("users_sync = %+v, want the one user of the lost response", rows)
-				}
-			},
-			Config:             cfg,
-			ResourceName:       userAddr,
-			ImportState:        true,
-			ImportStatePersist: true,
-			ImportStateIdFunc: func(*terraform.State) (string, error) {
-				return env.ProjectID + "/" + env.Emu.UsersSync(env.ProjectID)[0].ID, nil
-			},
-		},
-		resource.TestStep{
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Seed"}},
-		},
-	)
-	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
-	resource.ParallelTest(t, tc)
-}
-
-// matchInOrder matches the parts in order anywhere in the output; spaces
-// match any whitespace, since Terraform wraps long diagnostics.
-func matchInOrder(parts ...string) *regexp.Regexp {
-	quoted := make([]string, len(parts))
-	for i, p := range parts {
-		quoted[i] = mustMatch(p).String()
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			var posts atomic.Int32
+			env := newAccEnvWith(t, loseFirstResponse(userCreateSuffix[mode], true, &posts))
+			env.Mode = mode
+			const email = "seed@example.com"
+			cfg := env.config(userConfig(env.ProjectID, email, nameLine("Seed")))
+			tc := env.testCase(
+				resource.TestStep{Config: cfg, ExpectError: lostUserGuidance(env, email)},
+				resource.TestStep{
+					PreConfig: expectPosts(t, &posts, 1),
+					Config:    cfg,
+					ExpectError: matchInOrder("A user with this email already exists",
+						"SELECT id FROM <schema_name>.users_sync WHERE email = 'seed@example.com'",
+						"terraform import", env.ProjectID+"/<user_id>"),
+				},
+				resource.TestStep{
+					// Exactly one user exists (the first request), then the fix the
+					// error describes.
+					PreConfig: func() {
+						expectPosts(t, &posts, 2)()
+						if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 1 || rows[0].Email != email {
+							t.Fatalf("users_sync = %+v, want the one user of the lost response", rows)
+						}
+					},
+					Config:             cfg,
+					ResourceName:       userAddr,
+					ImportState:        true,
+					ImportStatePersist: true,
+					ImportStateIdFunc: func(*terraform.State) (string, error) {
+						return env.ProjectID + "/" + env.Emu.UsersSync(env.ProjectID)[0].ID, nil
+					},
+				},
+				resource.TestStep{
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Seed"}},
+				},
+			)
+			tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+			resource.ParallelTest(t, tc)
+		})
 	}
-	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
 }
 
 // loseFirstResponse cuts the connection of the first POST to a path ending in
@@ -496,4 +505,45 @@ func loseFirstResponse(suffix string, applied bool, posts *atomic.Int32) func(ht
 			}
 		})
 	}
+}
+
+// Roles (branch mode): set after the user is created, changed in place,
+// never read back (an import cannot verify them); removing them from the
+// configuration leaves the user's roles as they are.
+func TestAccAuthUser_roles(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	withRoles := func(roles string) string {
+		return env.config(userConfig(env.ProjectID, "admin@example.com", "  roles = "+roles))
+	}
+	rolesAre := func(want ...string) stateCheckFunc {
+		return func() error {
+			rows := env.Emu.UsersSync(env.ProjectID)
+			if len(rows) != 1 || !slices.Equal(rows[0].Roles, want) {
+				return fmt.Errorf("users_sync = %+v, want one user with roles %q", rows, want)
+			}
+			return nil
+		}
+	}
+	tc := env.testCase(
+		resource.TestStep{
+			Config:            withRoles(`["admin"]`),
+			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin"), has(userAddr, "roles", knownvalue.ListExact([]knownvalue.Check{str("admin")}))},
+		},
+		resource.TestStep{
+			Config:            withRoles(`["admin", "billing"]`),
+			ConfigPlanChecks:  plans(userAddr, plancheck.ResourceActionUpdate),
+			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin", "billing")},
+		},
+		resource.TestStep{ResourceName: userAddr, ImportState: true, ImportStateIdFunc: userImportID, ImportStateVerify: true,
+			// The API has no endpoint to read a user.
+			ImportStateVerifyIgnore: []string{"email", "name", "roles"}},
+		resource.TestStep{
+			Config:            env.config(userConfig(env.ProjectID, "admin@example.com", "")),
+			ConfigPlanChecks:  plans(userAddr, plancheck.ResourceActionUpdate),
+			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin", "billing"), has(userAddr, "roles", knownvalue.Null())},
+		},
+	)
+	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+	resource.ParallelTest(t, tc)
 }

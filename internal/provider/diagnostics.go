@@ -111,16 +111,15 @@ func importHint(exists, resourceType, id string) string {
 		"or add an import block:\n\n  import {\n    to = %[2]s.<name>\n    id = %[3]q\n  }", exists, resourceType, id)
 }
 
-// knownValue checks a value the API returned against the values the spec
-// documents. An unexpected one (the beta API changed, or a proxy answered) is
-// an error that leaves the state untouched, rather than something stored and
-// planned against.
-func knownValue(diags *diag.Diagnostics, summary, what, got string, documented ...string) bool {
-	if slices.Contains(documented, got) {
-		return true
+// warnUnknownValue warns when the API returns a value the spec does not
+// document — a beta API that gained a provider id, type or owner. The raw
+// value is kept: one new value must not block every plan until a provider
+// upgrade.
+func warnUnknownValue(diags *diag.Diagnostics, what, got string, documented ...string) {
+	if got == "" || slices.Contains(documented, got) {
+		return
 	}
-	diags.AddError(summary, fmt.Sprintf("%s: the API returned %q, which is not one of the documented values %q. "+
-		"Terraform state was left unchanged. The auth API is in beta and may have changed: check for a newer provider version.",
-		what, got, documented))
-	return false
+	diags.AddWarning("Undocumented value from the Neon API",
+		fmt.Sprintf("%s: the API returned %q, which is not one of the documented values %q. It was kept as it is. "+
+			"The auth API is in beta and may have changed: check for a newer provider version.", what, got, documented))
 }

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -25,10 +27,12 @@ type projectsDataSource struct {
 }
 
 type projectsDataModel struct {
-	ID       types.String        `tfsdk:"id"`
-	Search   types.String        `tfsdk:"search"`
-	PageSize types.Int64         `tfsdk:"page_size"`
-	Projects []projectsItemModel `tfsdk:"projects"`
+	ID                    types.String        `tfsdk:"id"`
+	Search                types.String        `tfsdk:"search"`
+	OrgID                 types.String        `tfsdk:"org_id"`
+	PageSize              types.Int64         `tfsdk:"page_size"`
+	Projects              []projectsItemModel `tfsdk:"projects"`
+	UnavailableProjectIDs []types.String      `tfsdk:"unavailable_project_ids"`
 }
 
 type projectsItemModel struct {
@@ -65,6 +69,18 @@ func (d *projectsDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"search": schema.StringAttribute{
 				MarkdownDescription: "Filter by partial project name or id (the API's `search`).",
 				Optional:            true,
+			},
+			"org_id": schema.StringAttribute{
+				MarkdownDescription: "Only the projects of this organization (the API's `org_id`). Some keys need it, such as a " +
+					"personal key of a user in several organizations.",
+				Optional:   true,
+				Validators: projectIDValidators(),
+			},
+			"unavailable_project_ids": schema.ListAttribute{
+				MarkdownDescription: "Projects the API could not read in time and listed by id only; a later read may return " +
+					"them. A warning names them too.",
+				ElementType: types.StringType,
+				Computed:    true,
 			},
 			"page_size": schema.Int64Attribute{
 				MarkdownDescription: "Projects per request (the API's `limit`, 1–400; default 400, the fewest requests). " +
@@ -105,6 +121,7 @@ func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	list, err := d.data.client.ListProjects(ctx, apiclient.ListProjectsOptions{
 		Search:   cfg.Search.ValueString(),
+		OrgID:    cfg.OrgID.ValueString(),
 		PageSize: int(cfg.PageSize.ValueInt64()),
 	})
 	if err != nil {
@@ -114,6 +131,15 @@ func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadReques
 	cfg.ID = types.StringValue("projects")
 	if s := cfg.Search.ValueString(); s != "" {
 		cfg.ID = types.StringValue("projects?search=" + s)
+	}
+	cfg.UnavailableProjectIDs = []types.String{}
+	for _, id := range list.UnavailableProjectIDs {
+		cfg.UnavailableProjectIDs = append(cfg.UnavailableProjectIDs, types.StringValue(id))
+	}
+	if n := len(list.UnavailableProjectIDs); n > 0 {
+		resp.Diagnostics.AddWarning("Some projects were not available",
+			fmt.Sprintf("The API listed %d project(s) by id only, without their details (it could not read them in time): %s. "+
+				"They are in unavailable_project_ids; a later read may return them.", n, strings.Join(list.UnavailableProjectIDs, ", ")))
 	}
 	cfg.Projects = make([]projectsItemModel, 0, len(list.Projects))
 	for _, p := range list.Projects {

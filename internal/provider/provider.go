@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -26,6 +27,7 @@ const (
 	envAPIKey          = "NEON_API_KEY"
 	envBaseURL         = "NEON_API_BASE_URL"
 	envRetryTimeout    = "NEON_RETRY_TIMEOUT"
+	envAuthAPI         = "NEON_AUTH_API"
 	userAgentComponent = "terraform-provider-neon"
 )
 
@@ -54,6 +56,7 @@ type neonProviderModel struct {
 	RequestsPerMinute      types.Int64  `tfsdk:"requests_per_minute"`
 	RouteRequestsPerSecond types.Int64  `tfsdk:"route_requests_per_second"`
 	RetryTimeout           types.String `tfsdk:"retry_timeout"`
+	AuthAPI                types.String `tfsdk:"auth_api"`
 }
 
 func (p *neonProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -67,6 +70,14 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 			"its SDK keys, users, OAuth providers, redirect domains and email server) through the Neon platform API v2. " +
 			"The auth feature is in beta.",
 		Attributes: map[string]schema.Attribute{
+			"auth_api": schema.StringAttribute{
+				MarkdownDescription: "Which generation of Neon Auth endpoints to use: `\"project\"` (default), the project-level " +
+					"endpoints Neon has deprecated, which reach only the production branch; or `\"branch\"`, their branch-scoped " +
+					"successors, which reach any branch and are where new features are. Falls back to `" + envAuthAPI + "`. " +
+					"Switching a configuration from one to the other replaces nothing.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(authAPIProject, authAPIBranch)},
+			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "Neon API key: a personal, organization or project-scoped key. " +
 					"Falls back to the `" + envAPIKey + "` environment variable. A project-scoped key can manage only its own project.",
@@ -120,7 +131,7 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	for name, v := range map[string]interface{ IsUnknown() bool }{
 		"api_key": cfg.APIKey, "base_url": cfg.BaseURL, "max_retries": cfg.MaxRetries,
 		"requests_per_minute": cfg.RequestsPerMinute, "route_requests_per_second": cfg.RouteRequestsPerSecond,
-		"retry_timeout": cfg.RetryTimeout,
+		"retry_timeout": cfg.RetryTimeout, "auth_api": cfg.AuthAPI,
 	} {
 		if v.IsUnknown() {
 			tflog.Debug(ctx, "provider configuration not yet known; deferring client creation", map[string]any{"attribute": name})
@@ -139,6 +150,16 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	baseURL := stringOrEnv(cfg.BaseURL, envBaseURL)
 	if _, err := apiclient.ParseBaseURL(baseURL); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Neon API base URL", err.Error())
+		return
+	}
+	family := apiclient.FamilyProject
+	switch api := stringOrEnv(cfg.AuthAPI, envAuthAPI); api {
+	case "", authAPIProject:
+	case authAPIBranch:
+		family = apiclient.FamilyBranch
+	default:
+		resp.Diagnostics.AddAttributeError(path.Root("auth_api"), "Invalid "+envAuthAPI,
+			fmt.Sprintf("%s must be %q or %q, got %q.", envAuthAPI, authAPIProject, authAPIBranch, api))
 		return
 	}
 	retryTimeout, err := durationOrEnv(cfg.RetryTimeout, envRetryTimeout)
@@ -166,7 +187,7 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	if sharedReadsSwitch == "off" {
 		maxAge = 0
 	}
-	data := newProviderData(client, apiclient.FamilyProject, maxAge)
+	data := newProviderData(client, family, maxAge)
 	resp.ResourceData = data
 	resp.DataSourceData = data
 }

@@ -13,9 +13,10 @@ import (
 // providerData is what Configure hands to every resource and data source:
 // the API client, the API family the provider uses, and the reads they share.
 type providerData struct {
-	client *apiclient.Client
-	family apiclient.Family
-	reads  sharedReads
+	client     *apiclient.Client
+	family     apiclient.Family
+	reads      sharedReads
+	production productionBranches
 }
 
 // sharedReads are the endpoints that many resources read at once during a

@@ -52,21 +52,30 @@ func badInputs(env *accEnv) []badInput {
 		{"provider: zero requests_per_minute", providerBlock(keyAndURL + "  requests_per_minute = 0"), "requests_per_minute", "must be between 1 and 100000"},
 		{"provider: zero route_requests_per_second", providerBlock(keyAndURL + "  route_requests_per_second = 0"), "route_requests_per_second", "must be between 1 and 10000"},
 		{"provider: no API key anywhere", providerBlock(fmt.Sprintf("  base_url = %q", env.BaseURL)), "api_key", "Set `api_key` in the provider block"},
+		{"provider: unknown auth_api", providerBlock(keyAndURL + `  auth_api = "v3"`), "auth_api", `value must be one of: ["project" "branch"], got: "v3"`},
+		{"provider: retry_timeout without a unit", providerBlock(keyAndURL + `  retry_timeout = "90"`), "retry_timeout", "must be a duration from 1s to 24h0m0s written with a unit"},
+		{"provider: retry_timeout too short", providerBlock(keyAndURL + `  retry_timeout = "10ms"`), "retry_timeout", `got "10ms"`},
 
 		// neon_auth_integration.
-		{"integration: auth_provider other than stack", res("neon_auth_integration", pid+`  auth_provider = "auth0"`), "auth_provider", `value must be one of: ["stack"]`},
+		{"integration: unknown auth_provider", res("neon_auth_integration", pid+`  auth_provider = "auth0"`), "auth_provider", `value must be one of: ["stack" "better_auth" "mock"], got: "auth0"`},
 		{"integration: empty project_id", res("neon_auth_integration", `  project_id = ""`), "project_id", "must be a Neon project id"},
 		{"integration: malformed project_id", res("neon_auth_integration", `  project_id = "Not A Project!"`), "project_id", "must be a Neon project id"},
-		{"integration: empty branch_id", res("neon_auth_integration", pid+`  branch_id = ""`), "branch_id", "length must be at least 1"},
-		{"integration: empty database_name", res("neon_auth_integration", pid+`  database_name = ""`), "database_name", "length must be at least 1"},
-		{"integration: empty role_name", res("neon_auth_integration", pid+`  role_name = ""`), "role_name", "length must be at least 1"},
+		{"integration: empty branch_id", res("neon_auth_integration", pid+`  branch_id = ""`), "branch_id", "Attribute branch_id string length must be at least 1, got: 0"},
+		{"integration: malformed branch_id", res("neon_auth_integration", pid+`  branch_id = "BR main"`), "branch_id", "must be a Neon project id"},
+		{"integration: empty database_name", res("neon_auth_integration", pid+`  database_name = ""`), "database_name", "Attribute database_name string length must be at least 1, got: 0"},
+		{"integration: empty role_name", res("neon_auth_integration", pid+`  role_name = ""`), "role_name", "Attribute role_name string length must be at least 1, got: 0"},
+		{"integration: name too long", res("neon_auth_integration", pid+fmt.Sprintf("  name = %q", strings.Repeat("n", 257))), "name", "UTF-8 character count must be between 1 and 256, got: 257"},
+		{"integration: name in project mode", res("neon_auth_integration", pid+`  name = "Acme"`), "name", "`name` is only offered by Neon's branch-scoped endpoints"},
+		{"integration: allow_localhost in project mode", res("neon_auth_integration", pid+`  allow_localhost = true`), "allow_localhost", "`allow_localhost` is only offered by Neon's branch-scoped endpoints"},
 
 		// neon_auth_sdk_keys.
 		{"sdk keys: malformed project_id", res("neon_auth_sdk_keys", `  project_id = "p_1"`), "project_id", "must be a Neon project id"},
-		{"sdk keys: auth_provider other than stack", res("neon_auth_sdk_keys", pid+`  auth_provider = "clerk"`), "auth_provider", `value must be one of: ["stack"]`},
+		{"sdk keys: unknown auth_provider", res("neon_auth_sdk_keys", pid+`  auth_provider = "clerk"`), "auth_provider", `value must be one of: ["stack" "better_auth" "mock"], got: "clerk"`},
+		{"sdk keys: a Better Auth integration", res("neon_auth_sdk_keys", pid+`  auth_provider = "better_auth"`), "auth_provider", "Better Auth integrations have no SDK keys"},
 
 		// neon_auth_oauth_provider.
-		{"oauth: unknown provider id", oauthConfig(p, "facebook", ""), "provider_id", `must be one of: ["google" "github" "microsoft"]`},
+		{"oauth: unknown provider id", oauthConfig(p, "facebook", ""), "provider_id", `must be one of: ["google" "github" "microsoft" "vercel"], got: "facebook"`},
+		{"oauth: tenant for another provider", oauthConfig(p, "google", `  microsoft_tenant_id = "t"`), "microsoft_tenant_id", "only for `provider_id = \"microsoft\"`"},
 		{"oauth: both secret forms", oauthConfig(p, "google", "  client_id = \"c\"\n  client_secret = \"s\"\n  client_secret_wo = \"s\"\n  client_secret_wo_version = 1"), "client_secret_wo", "Conflicting client secret arguments"},
 		{"oauth: client_id without a secret", oauthConfig(p, "google", "  client_id = \"c\""), "client_id", "needs a client secret"},
 		{"oauth: secret without client_id", oauthConfig(p, "google", "  client_secret = \"s\""), "client_secret", "needs `client_id`"},
@@ -79,7 +88,7 @@ func badInputs(env *accEnv) []badInput {
 		{"domain: a query", domain("https://app.example.com?x=1"), "domain", "must not have a query"},
 		{"domain: a fragment", domain("https://app.example.com#top"), "domain", "must not have a fragment"},
 		{"domain: user information", domain("https://user@app.example.com"), "domain", "user information"},
-		{"domain: port out of range", domain("https://app.example.com:99999"), "domain", "port"},
+		{"domain: port out of range", domain("https://app.example.com:99999"), "domain", "has a port outside 1–65535"},
 
 		// neon_auth_email_server.
 		{"email: port 0", email("  type = \"standard\"\n  port = 0\n  password = \"pw\"" + standardRest), "port", "between 1 and 65535"},
@@ -97,13 +106,17 @@ func badInputs(env *accEnv) []badInput {
 		{"user: email with a display name", user(`  email = "Ann <ann@example.com>"`), "email", "Invalid email address"},
 		{"user: empty name", user("  email = \"ann@example.com\"\n  name = \"\""), "name", "must be between 1 and 255"},
 		{"user: name of 256 characters", user(fmt.Sprintf("  email = \"ann@example.com\"\n  name = %q", strings.Repeat("n", 256))), "name", "must be between 1 and 255"},
+		{"user: roles in project mode", user("  email = \"ann@example.com\"\n  roles = [\"admin\"]"), "roles", "`roles` is only offered by Neon's branch-scoped endpoints"},
+		{"user: empty roles", user("  email = \"ann@example.com\"\n  roles = []"), "roles", "list must contain at least 1 elements"},
 
 		// neon_auth_ownership_transfer.
-		{"transfer: auth_provider other than stack", res("neon_auth_ownership_transfer", pid+`  auth_provider = "okta"`), "auth_provider", `value must be one of: ["stack"]`},
+		{"transfer: unknown auth_provider", res("neon_auth_ownership_transfer", pid+`  auth_provider = "okta"`), "auth_provider", `value must be one of: ["stack" "better_auth" "mock"], got: "okta"`},
+		{"transfer: a Better Auth integration", res("neon_auth_ownership_transfer", pid+`  auth_provider = "better_auth"`), "auth_provider", "no managed project to transfer"},
 		{"transfer: empty project_id", res("neon_auth_ownership_transfer", `  project_id = ""`), "project_id", "must be a Neon project id"},
 
 		// Data sources.
 		{"data neon_auth_integrations: malformed project_id", `data "neon_auth_integrations" "test" { project_id = "no way" }`, "project_id", "must be a Neon project id"},
+		{"data neon_projects: malformed org_id", `data "neon_projects" "test" { org_id = "Org 1" }`, "org_id", "must be a Neon project id"},
 	}
 }
 
@@ -113,7 +126,7 @@ func TestAccValidation_badInputTable(t *testing.T) {
 	env := newAccEnv(t)
 	cases := badInputs(env)
 	if len(cases) < 30 {
-		t.Fatalf("the table holds %d bad inputs; the issue asks for at least 30", len(cases))
+		t.Fatalf("the table holds %d bad inputs; it is meant to cover every attribute with at least 30", len(cases))
 	}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {

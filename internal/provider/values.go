@@ -40,3 +40,11 @@ func optionalString(s string) types.String {
 	}
 	return types.StringValue(s)
 }
+
+// knownString is the value of a known string, "" for null or unknown.
+func knownString(v types.String) string {
+	if v.IsNull() || v.IsUnknown() {
+		return ""
+	}
+	return v.ValueString()
+}

@@ -1,0 +1,309 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+// The acceptance test environment: an emulator per test, the provider served
+// in-process to the real Terraform CLI, and the vocabulary the tests are
+// written in.
+
+// protoV6Factories serves the provider in-process to the Terraform CLI.
+var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
+	"neon": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// accEnv is one emulator behind one test: its own server, key and projects,
+// so that tests run in parallel without sharing anything.
+type accEnv struct {
+	t         *testing.T
+	Emu       *emulator.Emulator
+	BaseURL   string
+	Key       string
+	ProjectID string
+	// Mode is the provider's auth_api: "project" (the default) or "branch".
+	Mode string
+}
+
+// newAccEnv starts an emulator on a loopback httptest server. Rate limits are
+// off unless opts set them: the limiter has its own tests, and the
+// acceptance tests are about behaviour.
+func newAccEnv(t *testing.T, opts ...func(*emulator.Options)) *accEnv {
+	t.Helper()
+	return newAccEnvWith(t, nil, opts...)
+}
+
+// newAccEnvWith is newAccEnv with a handler in front of the emulator (to
+// lose or rewrite particular responses); wrap may be nil.
+func newAccEnvWith(t *testing.T, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
+	t.Helper()
+	o := emulator.Options{SeedProjects: 2, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1}
+	for _, f := range opts {
+		f(&o)
+	}
+	emu, err := emulator.New(o)
+	if err != nil {
+		t.Fatalf("starting emulator: %v", err)
+	}
+	h := conformant(t, emu)
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		_ = emu.Close()
+	})
+	return &accEnv{
+		t:         t,
+		Emu:       emu,
+		BaseURL:   srv.URL + "/api/v2/",
+		Key:       emu.BootstrapKey(),
+		ProjectID: emu.ProjectIDs()[0],
+		Mode:      authAPIProject,
+	}
+}
+
+// modes are the two API families of the provider.
+var modes = []string{authAPIProject, authAPIBranch}
+
+// inBothModes runs a scenario once per API family, each on its own
+// emulator: the same configuration must behave the same through the
+// project-level endpoints and their branch-scoped successors.
+func inBothModes(t *testing.T, scenario func(t *testing.T, env *accEnv)) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newAccEnv(t)
+			env.Mode = mode
+			scenario(t, env)
+		})
+	}
+}
+
+// providerBlock points the provider at this test's emulator. The address goes
+// into the configuration, never into a process-wide environment variable.
+func (e *accEnv) providerBlock() string {
+	return e.providerBlockWithKey(e.Key)
+}
+
+func (e *accEnv) providerBlockWithKey(key string) string {
+	return e.providerBlockIn(e.Mode, key)
+}
+
+func (e *accEnv) providerBlockIn(mode, key string) string {
+	return fmt.Sprintf(`
+provider "neon" {
+  api_key             = %[1]q
+  base_url            = %[2]q
+  auth_api            = %[3]q
+  requests_per_minute = 100000
+}
+`, key, e.BaseURL, mode)
+}
+
+// config is the provider block followed by the resources under test.
+func (e *accEnv) config(body string) string { return e.providerBlock() + body }
+
+// configIn is config with the provider in the given mode.
+func (e *accEnv) configIn(mode, body string) string { return e.providerBlockIn(mode, e.Key) + body }
+
+// requests is how many API requests the emulator has answered.
+func (e *accEnv) requests() int { return e.Emu.Stats().Total }
+
+// routeCount is how many requests one route received, whatever the status.
+func (e *accEnv) routeCount(route string) int {
+	n := 0
+	for _, c := range e.Emu.Stats().Requests[route] {
+		n += c
+	}
+	return n
+}
+
+// authRoute is the route key (as the emulator counts it) of an endpoint under
+// the mode's Neon Auth root: authRoute("GET", "/domains") is
+// "GET /projects/{project_id}/auth/domains" or its branch-scoped successor.
+func (e *accEnv) authRoute(method, suffix string) string {
+	if e.Mode == authAPIBranch {
+		return method + " /projects/{project_id}/branches/{branch_id}/auth" + suffix
+	}
+	return method + " /projects/{project_id}/auth" + suffix
+}
+
+// testCase fills what every acceptance test shares.
+func (e *accEnv) testCase(steps ...resource.TestStep) resource.TestCase {
+	return resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		Steps:                    steps,
+	}
+}
+
+// client is an API client on this test's emulator, for changes made behind
+// Terraform's back through the public API.
+func (e *accEnv) client() *apiclient.Client {
+	e.t.Helper()
+	c, err := apiclient.New(apiclient.Options{BaseURL: e.BaseURL, APIKey: e.Key,
+		RateLimit: apiclient.RateLimit{RequestsPerMinute: -1, RouteRequestsPerSecond: -1}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+// branch is the id of the project's production branch.
+func (e *accEnv) branch() string {
+	e.t.Helper()
+	id, err := e.Emu.DefaultBranchID(e.ProjectID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+// scope is the production branch of the first project, in the env's family.
+func (e *accEnv) scope() apiclient.Scope {
+	f := apiclient.FamilyProject
+	if e.Mode == authAPIBranch {
+		f = apiclient.FamilyBranch
+	}
+	return apiclient.Scope{ProjectID: e.ProjectID, BranchID: e.branch(), Family: f}
+}
+
+// authProvider is what a new integration gets in this mode when the
+// configuration does not say.
+func (e *accEnv) authProvider() string {
+	if e.Mode == authAPIBranch {
+		return apiclient.AuthProviderBetterAuth
+	}
+	return apiclient.AuthProviderStack
+}
+
+// withIntegration enables Neon Auth on the production branch behind
+// Terraform's back (through the mode's own endpoints, with the mode's
+// default auth provider), so that the resources under test are the only ones
+// in the configuration and their destroy can be checked on a live
+// integration.
+func withIntegration(t *testing.T, env *accEnv) {
+	t.Helper()
+	withIntegrationOf(t, env, env.authProvider())
+}
+
+func withIntegrationOf(t *testing.T, env *accEnv, authProvider string) {
+	t.Helper()
+	if _, err := env.client().CreateIntegration(context.Background(), env.scope(),
+		apiclient.CreateIntegrationRequest{AuthProvider: authProvider}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recreateIntegration deletes and re-creates the production branch's
+// integration behind Terraform's back: a new managed project, with nothing
+// of the old one.
+func recreateIntegration(t *testing.T, env *accEnv) {
+	t.Helper()
+	if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
+		t.Fatal(err)
+	}
+	withIntegration(t, env)
+}
+
+// The vocabulary of checks.
+
+// has checks one attribute of a resource in state.
+func has(addr, attr string, v knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v)
+}
+
+// str is an exact string value.
+func str(s string) knownvalue.Check { return knownvalue.StringExact(s) }
+
+// sensitive checks, in the state Terraform records, that attributes are
+// marked sensitive.
+func sensitive(addr string, attrs ...string) []statecheck.StateCheck {
+	var checks []statecheck.StateCheck
+	for _, a := range attrs {
+		checks = append(checks, statecheck.ExpectSensitiveValue(addr, tfjsonpath.New(a)))
+	}
+	return checks
+}
+
+// nulls checks that attributes are null in state (write-only arguments must
+// leave no trace; values the API cannot return stay unknown).
+func nulls(addr string, attrs ...string) []statecheck.StateCheck {
+	var checks []statecheck.StateCheck
+	for _, a := range attrs {
+		checks = append(checks, has(addr, a, knownvalue.Null()))
+	}
+	return checks
+}
+
+// plans expects the plan to take action on the resource.
+func plans(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, action)}}
+}
+
+// noChanges expects an empty plan.
+func noChanges() resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+}
+
+// stateCheckFunc adapts a function to statecheck.StateCheck.
+type stateCheckFunc func() error
+
+func (f stateCheckFunc) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = f()
+}
+
+// mustMatch is regexp.MustCompile for error expectations that span lines:
+// Terraform wraps long diagnostics, so spaces match any whitespace.
+func mustMatch(s string) *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(s), " ", `\s+`))
+}
+
+// matchInOrder matches the parts in order anywhere in the output; spaces
+// match any whitespace, since Terraform wraps long diagnostics.
+func matchInOrder(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = mustMatch(p).String()
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
+}
+
+// conformant puts an OpenAPI validator in front of the emulator: every
+// request the provider sends and every response the emulator gives is checked
+// against the document in internal/apispec, and the test fails on any
+// violation. Handlers a test puts in front (to lose or rewrite responses)
+// wrap it, so what they break on purpose is not counted.
+func conformant(t *testing.T, emu http.Handler) http.Handler {
+	t.Helper()
+	v, err := apispec.NewValidator(nil)
+	if err != nil {
+		t.Fatalf("loading the OpenAPI document: %v", err)
+	}
+	t.Cleanup(func() {
+		for _, violation := range v.Violations() {
+			t.Errorf("OpenAPI violation: %s", violation)
+		}
+	})
+	return v.Middleware(emu)
+}

@@ -1,0 +1,462 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// Where a Neon Auth object lives (project, branch, auth provider), how an
+// omitted branch or auth provider is resolved, and what each API family
+// allows, checked at plan time.
+
+// authScope is where a Neon Auth object lives: a scope of the API (project,
+// branch, family) and the auth provider of the integration that holds it.
+type authScope struct {
+	apiclient.Scope
+	AuthProvider string
+}
+
+// scopeModel is embedded in the model of every resource under a Neon Auth
+// integration.
+type scopeModel struct {
+	branchModel
+	AuthProvider types.String `tfsdk:"auth_provider"`
+}
+
+// branchModel places an object on a project's branch; embedded in the models
+// of the settings that belong to a branch's Neon Auth whatever its provider.
+type branchModel struct {
+	ProjectID types.String `tfsdk:"project_id"`
+	BranchID  types.String `tfsdk:"branch_id"`
+}
+
+// Provider setting auth_api: which family of endpoints the provider uses.
+const (
+	authAPIProject = "project"
+	authAPIBranch  = "branch"
+)
+
+func familyName(f apiclient.Family) string {
+	if f == apiclient.FamilyBranch {
+		return authAPIBranch
+	}
+	return authAPIProject
+}
+
+// defaultAuthProvider is what a new integration uses when auth_provider is
+// omitted: what each family was made for.
+func defaultAuthProvider(f apiclient.Family) string {
+	if f == apiclient.FamilyBranch {
+		return apiclient.AuthProviderBetterAuth
+	}
+	return apiclient.AuthProviderStack
+}
+
+// authProviders are the auth providers a configuration may name.
+var authProviders = []string{apiclient.AuthProviderStack, apiclient.AuthProviderBetterAuth, apiclient.AuthProviderMock}
+
+// branchAttributes are project_id and branch_id; what completes "the
+// project …" and "the branch whose Neon Auth …".
+func branchAttributes(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"project_id": projectIDAttribute("Id of the Neon project " + what + "."),
+		"branch_id": schema.StringAttribute{
+			MarkdownDescription: "Id of the branch whose Neon Auth " + what + ". Omitted: the project's production branch, " +
+				"recorded at creation. Another branch needs `auth_api = \"branch\"`. Changing it replaces the resource.",
+			Optional:      true,
+			Computed:      true,
+			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
+			Validators:    projectIDValidators(),
+		},
+	}
+}
+
+// scopeAttributes are project_id, branch_id and auth_provider.
+func scopeAttributes(what, authProviderDescription string) map[string]schema.Attribute {
+	return withAttributes(branchAttributes(what), map[string]schema.Attribute{
+		"auth_provider": schema.StringAttribute{
+			MarkdownDescription: authProviderDescription + " Changing it replaces the resource.",
+			Optional:            true,
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
+			Validators:          []validator.String{stringvalidator.OneOf(authProviders...)},
+		},
+	})
+}
+
+// stackAttributes are the scope attributes of the objects that exist only
+// for the production branch's Stack Auth integration.
+func stackAttributes(what, authProviderDescription, branchDescription string) map[string]schema.Attribute {
+	a := scopeAttributes(what, authProviderDescription)
+	if b, ok := a["branch_id"].(schema.StringAttribute); ok {
+		b.MarkdownDescription = branchDescription + " Changing it replaces the resource."
+		a["branch_id"] = b
+	}
+	return a
+}
+
+// fromIntegration describes an auth_provider taken from the integration.
+const fromIntegration = "Auth provider of the integration: `stack`, `better_auth` or `mock`. Omitted: the integration's."
+
+// withAttributes merges attribute maps (the shared ones and a type's own) of
+// a resource or a data source schema.
+func withAttributes[A any](maps ...map[string]A) map[string]A {
+	out := map[string]A{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// useStateWhenOmitted plans the prior value of an optional and computed
+// attribute that the configuration omits, null included: an omitted value
+// keeps what the object has (a state written before the attribute existed
+// holds null, and must not plan a change). At creation it stays unknown. It
+// modifies string, bool, int64 and set attributes.
+type useStateWhenOmitted struct{}
+
+var (
+	_ planmodifier.String = useStateWhenOmitted{}
+	_ planmodifier.Bool   = useStateWhenOmitted{}
+	_ planmodifier.Int64  = useStateWhenOmitted{}
+	_ planmodifier.Set    = useStateWhenOmitted{}
+)
+
+func (useStateWhenOmitted) Description(context.Context) string {
+	return "When omitted, keeps the value the object has."
+}
+
+func (m useStateWhenOmitted) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+// omitted reports whether an existing object's attribute is left out of the
+// configuration.
+func omitted(config attr.Value, state tfsdk.State) bool {
+	return config.IsNull() && !state.Raw.IsNull()
+}
+
+func (useStateWhenOmitted) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+func (useStateWhenOmitted) PlanModifyBool(_ context.Context, req planmodifier.BoolRequest, resp *planmodifier.BoolResponse) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+func (useStateWhenOmitted) PlanModifyInt64(_ context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+func (useStateWhenOmitted) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// requiresReplaceWhenChanged replaces the object when a value it had is
+// changed; a value it never recorded (null) is filled in place.
+func requiresReplaceWhenChanged() planmodifier.String {
+	return stringplanmodifier.RequiresReplaceIf(
+		func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+			resp.RequiresReplace = !req.StateValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
+		},
+		"Changing it replaces the resource.", "Changing it replaces the resource.")
+}
+
+// productionBranches remembers the production branch of each project for
+// the life of the provider process: resolved once per project, shared by
+// every resource.
+type productionBranches struct {
+	mu  sync.Mutex
+	ids map[string]string
+}
+
+// productionBranch returns the id of the project's production branch.
+func (d *providerData) productionBranch(ctx context.Context, projectID string) (string, error) {
+	d.production.mu.Lock()
+	id, ok := d.production.ids[projectID]
+	d.production.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	branches, err := d.branches(ctx, projectID)
+	if err != nil {
+		return "", err
+	}
+	b, err := apiclient.ProductionBranch(projectID, branches)
+	if err != nil {
+		return "", err
+	}
+	d.production.mu.Lock()
+	if d.production.ids == nil {
+		d.production.ids = map[string]string{}
+	}
+	d.production.ids[projectID] = b.ID
+	d.production.mu.Unlock()
+	return b.ID, nil
+}
+
+// scopeOf is where the object of m lives. An omitted (or never recorded)
+// branch_id is the production branch, resolved once per project: the
+// branch-scoped family names it in every path, and both families record it.
+func (d *providerData) scopeOf(ctx context.Context, m scopeModel) (authScope, error) {
+	s := authScope{
+		Scope:        apiclient.Scope{ProjectID: m.ProjectID.ValueString(), BranchID: knownString(m.BranchID), Family: d.family},
+		AuthProvider: knownString(m.AuthProvider),
+	}
+	if s.BranchID == "" {
+		id, err := d.productionBranch(ctx, s.ProjectID)
+		if err != nil {
+			return s, fmt.Errorf("looking up the production branch of project %s: %w", s.ProjectID, err)
+		}
+		s.BranchID = id
+	}
+	return s, nil
+}
+
+// resolveScope is scopeOf for a CRUD method, with an error diagnostic when
+// the production branch cannot be found.
+func (d *providerData) resolveScope(ctx context.Context, m scopeModel, summary string, diags *diag.Diagnostics) (authScope, bool) {
+	s, err := d.scopeOf(ctx, m)
+	if err != nil {
+		diags.AddError(summary, projectErrorDetail(s.ProjectID, "Looking up the production branch of project "+s.ProjectID, err))
+		return s, false
+	}
+	return s, true
+}
+
+// recordScope writes what was resolved back into the model.
+func (m *scopeModel) recordScope(s authScope) {
+	m.recordBranch(s)
+	if s.AuthProvider != "" {
+		m.AuthProvider = types.StringValue(s.AuthProvider)
+	}
+}
+
+// recordBranch writes a resolved branch back into the model.
+func (m *branchModel) recordBranch(s authScope) {
+	if s.BranchID != "" {
+		m.BranchID = types.StringValue(s.BranchID)
+	}
+}
+
+// withIntegrationProvider fills an auth provider the configuration left to
+// the integration: the one integration of the scope.
+func (d *providerData) withIntegrationProvider(ctx context.Context, s authScope, summary string, diags *diag.Diagnostics) (authScope, bool) {
+	if s.AuthProvider != "" {
+		return s, true
+	}
+	its, err := d.integrations(ctx, s.Scope)
+	switch {
+	case err != nil && !isNotFound(err):
+		diags.AddError(summary, apiErrorDetail("Reading the integration of "+s.Scope.String(), err))
+		return s, false
+	case err != nil || len(its) == 0:
+		p, perr := d.absence(ctx, s, nil)
+		if p == notVisible {
+			diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, perr))
+			return s, false
+		}
+		diags.AddError(summary, fmt.Sprintf("The %s has no Neon Auth integration, so auth_provider cannot be taken from it. "+
+			"Create a neon_auth_integration first and set project_id (and branch_id) from it, such as "+
+			"project_id = neon_auth_integration.<name>.project_id, so that Terraform creates it before this resource.", s.Scope))
+		return s, false
+	}
+	s.AuthProvider = its[0].AuthProvider
+	return s, true
+}
+
+// scopeRules are what a resource type allows, checked at plan time.
+type scopeRules struct {
+	// integration: the integration itself, whose omitted auth_provider is
+	// the family's default at creation.
+	integration bool
+	// productionStack: only a stack integration on the production branch
+	// (SDK keys, ownership transfers have no branch-scoped successor).
+	productionStack bool
+	// branchOnly: the resource exists only in the branch-scoped API.
+	branchOnly bool
+	// branchAttrs are attributes that need the branch-scoped API when set.
+	branchAttrs []string
+}
+
+// planScope completes the plan of an object under Neon Auth — the default
+// auth provider of a new integration, the recorded branch — and refuses at
+// plan time what the chosen API family cannot do. It needs the provider's
+// data; when the provider block is not known yet it checks nothing (apply
+// does).
+func (d *providerData) planScope(ctx context.Context, typeName string, rules scopeRules, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if d == nil || req.Plan.Raw.IsNull() {
+		return
+	}
+	var cfg, plan, state scopeModel
+	for _, g := range []struct {
+		from attributeGetter
+		to   *scopeModel
+	}{{req.Config, &cfg}, {req.Plan, &plan}, {req.State, &state}} {
+		if g.from == nil {
+			continue
+		}
+		for name, dst := range map[string]*types.String{"project_id": &g.to.ProjectID, "branch_id": &g.to.BranchID, "auth_provider": &g.to.AuthProvider} {
+			if _, ok := req.Plan.Schema.GetAttributes()[name]; ok {
+				resp.Diagnostics.Append(g.from.GetAttribute(ctx, path.Root(name), dst)...)
+			}
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	creating := req.State.Raw.IsNull()
+	branchMode := d.family == apiclient.FamilyBranch
+	needBranch := func(p path.Path, what string) {
+		resp.Diagnostics.AddAttributeError(p, "Needs the branch-scoped API",
+			fmt.Sprintf("%s is only offered by Neon's branch-scoped endpoints (/projects/{project_id}/branches/{branch_id}/auth…), "+
+				"and the provider uses the project-level ones (auth_api = %q). Set auth_api = %q in the provider block "+
+				"(or NEON_AUTH_API=%s); a configuration applied in project mode switches without replacing anything.",
+				what, authAPIProject, authAPIBranch, authAPIBranch))
+	}
+	if !branchMode {
+		if rules.branchOnly {
+			needBranch(path.Root("project_id"), "`"+typeName+"`")
+		}
+		for _, a := range rules.branchAttrs {
+			if isConfigured(req.Config.Raw, a) {
+				needBranch(path.Root(a), "`"+a+"`")
+			}
+		}
+	}
+
+	if rules.integration && creating && cfg.AuthProvider.IsNull() {
+		plan.AuthProvider = types.StringValue(defaultAuthProvider(d.family))
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("auth_provider"), plan.AuthProvider)...)
+	}
+	if rules.productionStack && isKnownSet(plan.AuthProvider) && plan.AuthProvider.ValueString() != apiclient.AuthProviderStack {
+		resp.Diagnostics.AddAttributeError(path.Root("auth_provider"), "Only for Stack Auth integrations", productionStackOnly(typeName))
+	}
+
+	if !isKnownSet(cfg.BranchID) || !isKnownSet(cfg.ProjectID) {
+		return
+	}
+	legacy := !creating && state.BranchID.IsNull() // recorded before branch_id existed: the production branch
+	if branchMode && !rules.productionStack && !legacy {
+		return
+	}
+	prod, err := d.productionBranch(ctx, cfg.ProjectID.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to check branch_id", projectErrorDetail(cfg.ProjectID.ValueString(),
+			"Looking up the production branch of project "+cfg.ProjectID.ValueString(), err))
+		return
+	}
+	other := cfg.BranchID.ValueString() != prod
+	switch {
+	case other && !branchMode:
+		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
+			fmt.Sprintf("Branch %s is not the production branch (%s) of project %s. The project-level endpoints (auth_api = %q) "+
+				"reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to manage Neon Auth on "+
+				"other branches, or remove branch_id.", cfg.BranchID.ValueString(), prod, cfg.ProjectID.ValueString(), authAPIProject, authAPIBranch))
+	case other && rules.productionStack:
+		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(typeName))
+	case other && legacy:
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("branch_id"))
+	}
+}
+
+// isConfigured reports whether a top-level attribute of a configuration is
+// set (known or not), whatever its type.
+func isConfigured(config tftypes.Value, name string) bool {
+	v, _, err := tftypes.WalkAttributePath(config, tftypes.NewAttributePath().WithAttributeName(name))
+	tv, ok := v.(tftypes.Value)
+	return err == nil && ok && !tv.IsNull()
+}
+
+// productionStackOnly explains why SDK keys and ownership transfers exist
+// only for a Stack Auth integration on the production branch.
+func productionStackOnly(typeName string) string {
+	return fmt.Sprintf("`%s` works only for a Stack Auth (`stack`) integration on the project's production branch: its endpoint "+
+		"has no branch-scoped successor. Better Auth integrations have no SDK keys and no managed project to transfer: their "+
+		"clients use the integration's `base_url` and verify tokens with its JWKS (`jwks_url`).", typeName)
+}
+
+// checkImportBranch refuses, in project mode, an import id that names a
+// branch other than the production one (the project-level endpoints would
+// read the production branch's Neon Auth instead).
+func (d *providerData) checkImportBranch(ctx context.Context, v map[string]string, resp *resource.ImportStateResponse) {
+	if d == nil || d.family == apiclient.FamilyBranch || v["branch_id"] == "" {
+		return
+	}
+	prod, err := d.productionBranch(ctx, v["project_id"])
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Import", projectErrorDetail(v["project_id"], "Looking up the production branch of project "+v["project_id"], err))
+		return
+	}
+	if v["branch_id"] != prod {
+		resp.Diagnostics.AddError("Branch not reachable in project mode",
+			fmt.Sprintf("The import id names branch %s, which is not the production branch (%s) of project %s. The project-level "+
+				"endpoints (auth_api = %q) reach only the production branch. Set auth_api = %q in the provider block to import "+
+				"Neon Auth objects of other branches.", v["branch_id"], prod, v["project_id"], authAPIProject, authAPIBranch))
+	}
+}
+
+// stackScope resolves where SDK keys and ownership transfers live: the
+// production branch's Stack Auth integration (their endpoints have no
+// branch-scoped successor).
+func (d *providerData) stackScope(ctx context.Context, m scopeModel, typeName, summary string, diags *diag.Diagnostics) (authScope, bool) {
+	s, ok := d.resolveScope(ctx, m, summary, diags)
+	if ok {
+		s, ok = d.withIntegrationProvider(ctx, s, summary, diags)
+	}
+	if ok && s.AuthProvider != apiclient.AuthProviderStack {
+		diags.AddError(summary, productionStackOnly(typeName))
+		return s, false
+	}
+	return s, ok
+}
+
+// dataScope resolves the scope a data source reads: the branch named, or the
+// production branch. In project mode a branch other than the production one
+// is refused (the project-level endpoints would read the production
+// branch's Neon Auth instead).
+func (d *providerData) dataScope(ctx context.Context, m branchModel, summary string, diags *diag.Diagnostics) (authScope, bool) {
+	s, ok := d.resolveScope(ctx, scopeModel{branchModel: m}, summary, diags)
+	if !ok || d.family == apiclient.FamilyBranch || m.BranchID.IsNull() {
+		return s, ok
+	}
+	prod, err := d.productionBranch(ctx, s.ProjectID)
+	if err != nil {
+		diags.AddError(summary, projectErrorDetail(s.ProjectID, "Looking up the production branch of project "+s.ProjectID, err))
+		return s, false
+	}
+	if s.BranchID != prod {
+		diags.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
+			fmt.Sprintf("Branch %s is not the production branch (%s) of project %s. The project-level endpoints (auth_api = %q) "+
+				"reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to read other branches.",
+				s.BranchID, prod, s.ProjectID, authAPIProject, authAPIBranch))
+		return s, false
+	}
+	return s, true
+}
