@@ -73,4 +73,3 @@ func SameOrigin(a, b string) bool {
 	}
 	return ca == cb
 }
-

@@ -40,4 +40,3 @@ func TestUnitCanonicalOrigin(t *testing.T) {
 		t.Error("SameOrigin compares the wrong way")
 	}
 }
-
