@@ -61,6 +61,7 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 
 func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, "neon_auth_domain", scopeRules{}, req, resp)
+	r.data.planWhitelist(ctx, "neon_auth_domain", req, &resp.Diagnostics)
 }
 
 // domainImport is the import id; the domain itself contains `://`, so the id

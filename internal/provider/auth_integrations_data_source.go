@@ -54,32 +54,19 @@ func (d *authIntegrationsDataSource) Schema(_ context.Context, _ datasource.Sche
 			"integrations": schema.ListNestedAttribute{
 				MarkdownDescription: "The active integrations, as the API lists them (at most one per branch).",
 				Computed:            true,
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"auth_provider":            computedDataString("Auth provider: `stack`, `better_auth` or `mock`."),
-					"auth_provider_project_id": computedDataString("Id of the project at the auth provider."),
-					"branch_id":                computedDataString("Branch the integration is attached to."),
-					"db_name":                  computedDataString("Database name."),
-					"created_at":               computedDataString("Creation time, ISO 8601 UTC."),
-					"owned_by":                 computedDataString("Owner of the auth project: `neon` or `user`."),
-					"transfer_status":          computedDataString("Ownership transfer: `initiated`, `finished`, or null."),
-					"jwks_url":                 computedDataString("URL of the JSON Web Key Set."),
-					"base_url":                 computedDataString("Base URL of the auth service, where the API reports it."),
-					"name":                     computedDataString("Application name used in auth emails, where the API reports it."),
-				}},
+				NestedObject: schema.NestedAttributeObject{Attributes: withAttributes(integrationItemAttributes(), map[string]schema.Attribute{
+					"branch_id": computedDataString("Branch the integration is attached to."),
+				})},
 			},
 		}),
 	}
 }
 
 func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if !requireClient(d.data, &resp.Diagnostics) {
-		return
-	}
 	var cfg authIntegrationsDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	const summary = "Unable to Read Auth Integrations"
-	s, ok := d.data.dataScope(ctx, cfg.branchModel, summary, &resp.Diagnostics)
-	if !ok || resp.Diagnostics.HasError() {
+	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	it, err := d.data.integration(ctx, s)
@@ -108,5 +95,21 @@ func integrationItem(it apiclient.Integration) authIntegrationsItemModel {
 		JWKSURL:               types.StringValue(it.JWKSURL),
 		BaseURL:               optionalString(it.BaseURL),
 		Name:                  optionalString(it.Name),
+	}
+}
+
+// integrationItemAttributes are the attributes of an integration as a data
+// source reports it (branch_id aside).
+func integrationItemAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"auth_provider":            computedDataString("Auth provider: `stack`, `better_auth` or `mock`."),
+		"auth_provider_project_id": computedDataString("Id of the project at the auth provider."),
+		"db_name":                  computedDataString("Database name."),
+		"created_at":               computedDataString("Creation time, ISO 8601 UTC."),
+		"owned_by":                 computedDataString("Owner of the auth project: `neon` or `user`."),
+		"transfer_status":          computedDataString("Ownership transfer: `initiated`, `finished`, or null."),
+		"jwks_url":                 computedDataString("URL of the JSON Web Key Set."),
+		"base_url":                 computedDataString("Base URL of the auth service, where the API reports it."),
+		"name":                     computedDataString("Application name used in auth emails, where the API reports it."),
 	}
 }

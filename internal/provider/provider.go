@@ -238,15 +238,25 @@ func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {
 		NewAuthSDKKeysResource,
 		NewAuthOAuthProviderResource,
 		NewAuthDomainResource,
+		NewAuthDomainsResource,
 		NewAuthEmailServerResource,
 		NewAuthUserResource,
 		NewAuthOwnershipTransferResource,
+		NewAuthEmailAndPasswordResource,
+		NewAuthOrganizationPluginResource,
+		NewAuthMagicLinkPluginResource,
+		NewAuthPhoneNumberPluginResource,
+		NewAuthWebhooksResource,
 	}
 }
 
 func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewAuthIntegrationsDataSource,
+		NewAuthIntegrationDataSource,
+		NewAuthDomainsDataSource,
+		NewAuthOAuthProvidersDataSource,
+		NewAuthEmailServerDataSource,
 		NewProjectsDataSource,
 	}
 }

@@ -17,6 +17,7 @@ type providerData struct {
 	family     apiclient.Family
 	reads      sharedReads
 	production productionBranches
+	claims     whitelistClaims
 }
 
 // sharedReads are the endpoints that many resources read at once during a
@@ -26,6 +27,7 @@ type sharedReads struct {
 	oauth        *sharedRead[[]apiclient.OAuthProvider]
 	domains      *sharedRead[[]apiclient.Domain]
 	branches     *sharedRead[[]apiclient.Branch]
+	plugins      *sharedRead[*apiclient.Plugins]
 }
 
 // defaultReadMaxAge bounds how long a shared read is served: long enough for
@@ -41,6 +43,7 @@ func newProviderData(client *apiclient.Client, family apiclient.Family, maxAge t
 			oauth:        newSharedRead[[]apiclient.OAuthProvider](maxAge),
 			domains:      newSharedRead[[]apiclient.Domain](maxAge),
 			branches:     newSharedRead[[]apiclient.Branch](maxAge),
+			plugins:      newSharedRead[*apiclient.Plugins](maxAge),
 		},
 	}
 }
@@ -105,12 +108,23 @@ func (d *providerData) branches(ctx context.Context, projectID string) ([]apicli
 	})
 }
 
+// plugins is GET …/auth/plugins: every plugin's settings of a branch at once,
+// shared by the plugin resources of that branch.
+func (d *providerData) plugins(ctx context.Context, s apiclient.Scope) (*apiclient.Plugins, error) {
+	return d.reads.plugins.get(ctx, d.key(s), func(ctx context.Context) (*apiclient.Plugins, error) {
+		return d.client.GetPlugins(ctx, s)
+	})
+}
+
 // Invalidation after the provider's own writes, so that the next read sees
 // them.
 
 func (d *providerData) wroteDomains(s apiclient.Scope) { d.reads.domains.invalidate(d.key(s)) }
 
 func (d *providerData) wroteOAuthProviders(s apiclient.Scope) { d.reads.oauth.invalidate(d.key(s)) }
+
+// wroteSettings forgets the aggregated settings of a scope.
+func (d *providerData) wroteSettings(s apiclient.Scope) { d.reads.plugins.invalidate(d.key(s)) }
 
 // wroteIntegration forgets everything read of a scope: enabling or disabling
 // Neon Auth creates or takes its domains and OAuth providers with it.
@@ -119,4 +133,5 @@ func (d *providerData) wroteIntegration(s apiclient.Scope) {
 	d.reads.integrations.invalidate(k)
 	d.reads.oauth.invalidate(k)
 	d.reads.domains.invalidate(k)
+	d.reads.plugins.invalidate(k)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/mail"
+	"net/url"
 	"strings"
 	"time"
 
@@ -58,6 +59,29 @@ func (v durationValidator) ValidateString(_ context.Context, req validator.Strin
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
 			fmt.Sprintf("`%s` must be a duration from %s to %s written with a unit, such as \"90s\" or \"10m\"; got %q.",
 				req.Path, v.min, v.max, req.ConfigValue.ValueString()))
+	}
+}
+
+// httpsURLValidator refuses a URL that is not https:// with a host.
+type httpsURLValidator struct{}
+
+var _ validator.String = httpsURLValidator{}
+
+func (httpsURLValidator) Description(context.Context) string {
+	return "must be an https:// URL with a host, such as https://hooks.example.com/neon-auth"
+}
+
+func (v httpsURLValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (httpsURLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	raw := req.ConfigValue.ValueString()
+	if u, err := url.Parse(raw); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid webhook URL",
+			fmt.Sprintf("`%s` must be an `https://` URL with a host and no user information, such as "+
+				"`https://hooks.example.com/neon-auth`: auth events carry user data and are only sent encrypted. Got %q.", req.Path, raw))
 	}
 }
 

@@ -1,0 +1,311 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+var (
+	_ resource.Resource                = (*authDomainsResource)(nil)
+	_ resource.ResourceWithConfigure   = (*authDomainsResource)(nil)
+	_ resource.ResourceWithImportState = (*authDomainsResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*authDomainsResource)(nil)
+)
+
+// NewAuthDomainsResource is the neon_auth_domains resource.
+func NewAuthDomainsResource() resource.Resource { return &authDomainsResource{} }
+
+type authDomainsResource struct {
+	configured
+}
+
+type authDomainsModel struct {
+	scopeModel
+	ID      types.String `tfsdk:"id"`
+	Domains types.Set    `tfsdk:"domains"`
+}
+
+func (r *authDomainsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_auth_domains"
+}
+
+func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The whole redirect URI whitelist of a branch's Neon Auth, owned by Terraform (`…/auth/domains`): " +
+			"an origin added outside Terraform shows in the plan and is removed. Do not combine it with `neon_auth_domain` on the " +
+			"same branch. Import with `<project_id>` or `<project_id>/<branch_id>`.",
+		Attributes: withAttributes(scopeAttributes("owns the whitelist", fromIntegration), map[string]schema.Attribute{
+			"id": computedString("`<project_id>/<branch_id>`.", false),
+			"domains": schema.SetAttribute{
+				MarkdownDescription: "Every origin the whitelist may hold: `https://` or `http://`, a host and an optional port. " +
+					"Compared in canonical form. Any other origin is removed.",
+				ElementType:   types.StringType,
+				Required:      true,
+				PlanModifiers: []planmodifier.Set{canonicalDomainsPlanModifier{}},
+				Validators:    []validator.Set{setvalidator.ValueStringsAre(originValidator{})},
+			},
+		}),
+	}
+}
+
+func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planScope(ctx, "neon_auth_domains", scopeRules{}, req, resp)
+	r.data.planWhitelist(ctx, "neon_auth_domains", req, &resp.Diagnostics)
+}
+
+// canonicalDomainsPlanModifier keeps the prior set when the configuration
+// names the same origins in other spellings.
+type canonicalDomainsPlanModifier struct{}
+
+func (canonicalDomainsPlanModifier) Description(context.Context) string {
+	return "Domains that differ only in the case of scheme or host, or in a trailing slash, are the same domain."
+}
+
+func (m canonicalDomainsPlanModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (canonicalDomainsPlanModifier) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
+	if req.StateValue.IsNull() || !isKnownSet(req.ConfigValue) {
+		return
+	}
+	if slices.Equal(canonicalSet(req.ConfigValue), canonicalSet(req.StateValue)) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// canonicalSet is a set of domains, canonical and sorted (as written where a
+// value is not an origin).
+func canonicalSet(v types.Set) []string {
+	var out []string
+	for _, e := range v.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			return nil
+		}
+		c, err := apiclient.CanonicalOrigin(s.ValueString())
+		if err != nil {
+			c = s.ValueString()
+		}
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// domainsImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
+var domainsImport = importFormat{resourceType: "neon_auth_domains", withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
+
+func (r *authDomainsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.converge(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Create")
+}
+
+func (r *authDomainsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.converge(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Update")
+}
+
+// converge makes the whitelist hold exactly the planned domains: the extras
+// go in one batch DELETE, the missing ones are added.
+func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter, state interface {
+	Set(context.Context, any) diag.Diagnostics
+}, diags *diag.Diagnostics, op string,
+) {
+	plan, ok := begin[authDomainsModel](ctx, r.data, planned, diags)
+	summary := "Unable to " + op + " Auth Domains"
+	if !ok {
+		return
+	}
+	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, diags)
+	if ok {
+		s, ok = r.data.withIntegrationProvider(ctx, s, summary, diags)
+	}
+	if !ok {
+		return
+	}
+	listed, err := r.data.client.ListDomains(ctx, s.Scope)
+	if err != nil {
+		diags.AddError(summary, r.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.Scope.String(), err))
+		return
+	}
+	want := canonicalSet(plan.Domains)
+	var extra []string
+	have := map[string]bool{}
+	for _, d := range listed {
+		c, cerr := apiclient.CanonicalOrigin(d.Domain)
+		if cerr != nil {
+			c = d.Domain
+		}
+		have[c] = true
+		if !slices.Contains(want, c) {
+			extra = append(extra, d.Domain)
+		}
+	}
+	if len(extra) > 0 {
+		err := r.data.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, extra)
+		r.data.wroteDomains(s.Scope)
+		if err != nil {
+			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(extra), s.Scope), err))
+			return
+		}
+		tflog.Info(ctx, "removed domains not in the configuration from the whitelist", map[string]any{"count": len(extra), "branch_id": s.BranchID})
+	}
+	for _, d := range want {
+		if have[d] {
+			continue
+		}
+		_, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: d, AuthProvider: s.AuthProvider})
+		r.data.wroteDomains(s.Scope)
+		if err != nil {
+			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the whitelist of %s", d, s.Scope), err))
+			return
+		}
+	}
+	plan.recordScope(s)
+	plan.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	diags.Append(state.Set(ctx, &plan)...)
+}
+
+func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	state, ok := begin[authDomainsModel](ctx, r.data, req.State, &resp.Diagnostics)
+	const summary = "Unable to Read Auth Domains"
+	if !ok {
+		return
+	}
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	if ok && s.AuthProvider == "" {
+		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
+	}
+	if !ok {
+		return
+	}
+	var listed []apiclient.Domain
+	read := func(ctx context.Context) (bool, error) {
+		var err error
+		listed, err = r.data.domains(ctx, s.Scope)
+		return true, err
+	}
+	if !r.data.readListed(ctx, s, read, summary, "the redirect URI whitelist of "+s.Scope.String(), resp) {
+		return
+	}
+	// The state keeps its own spellings of the domains still listed; the
+	// others are what the API lists.
+	kept := map[string]attr.Value{}
+	for _, e := range state.Domains.Elements() {
+		if v, ok := e.(types.String); ok {
+			if c, err := apiclient.CanonicalOrigin(v.ValueString()); err == nil {
+				kept[c] = v
+			}
+		}
+	}
+	var elems []attr.Value
+	for _, d := range listed {
+		if d.AuthProvider != "" && d.AuthProvider != s.AuthProvider {
+			continue
+		}
+		c, err := apiclient.CanonicalOrigin(d.Domain)
+		if v, ok := kept[c]; ok && err == nil {
+			elems = append(elems, v)
+			continue
+		}
+		elems = append(elems, types.StringValue(d.Domain))
+	}
+	set, d := types.SetValue(types.StringType, elems)
+	resp.Diagnostics.Append(d...)
+	state.Domains = set
+	state.recordScope(s)
+	state.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Delete removes the domains this resource holds, in one request.
+func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	state, ok := begin[authDomainsModel](ctx, r.data, req.State, &resp.Diagnostics)
+	const summary = "Unable to Delete Auth Domains"
+	if !ok {
+		return
+	}
+	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	domains := canonicalSet(state.Domains)
+	if !ok || len(domains) == 0 {
+		return
+	}
+	err := r.data.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, domains)
+	r.data.wroteDomains(s.Scope)
+	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(domains), s.Scope), &resp.Diagnostics)
+}
+
+func (r *authDomainsResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if v, ok := domainsImport.importState(ctx, req, resp); ok {
+		r.data.checkImportBranch(ctx, v, resp)
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domains"), types.SetValueMust(types.StringType, nil))...)
+	}
+}
+
+// whitelistClaims remembers, for the life of the provider process (one
+// plan), which resource types manage the whitelist of each branch, so that
+// neon_auth_domains and neon_auth_domain on the same branch are noticed.
+type whitelistClaims struct {
+	mu     sync.Mutex
+	byType map[string]map[string]bool // branch key → resource types
+}
+
+// planWhitelist is the ModifyPlan step of the two whitelist resources: it
+// claims the configured project and branch for the type.
+func (d *providerData) planWhitelist(ctx context.Context, typeName string, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
+	if d == nil || req.Plan.Raw.IsNull() {
+		return
+	}
+	var project, branch types.String
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("project_id"), &project)...)
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("branch_id"), &branch)...)
+	d.claimWhitelist(typeName, project, branch, diags)
+}
+
+// claimWhitelist records that a resource type plans the whitelist of a
+// project and branch, and warns when the other type does too.
+func (d *providerData) claimWhitelist(typeName string, project, branch types.String, diags *diag.Diagnostics) {
+	if !isKnownSet(project) || branch.IsUnknown() {
+		return
+	}
+	key := compositeID(project.ValueString(), branch.ValueString())
+	d.claims.mu.Lock()
+	defer d.claims.mu.Unlock()
+	if d.claims.byType == nil {
+		d.claims.byType = map[string]map[string]bool{}
+	}
+	if d.claims.byType[key] == nil {
+		d.claims.byType[key] = map[string]bool{}
+	}
+	d.claims.byType[key][typeName] = true
+	if len(d.claims.byType[key]) > 1 {
+		diags.AddWarning("Two resource types manage one whitelist",
+			fmt.Sprintf("This configuration has both neon_auth_domains and neon_auth_domain for project %s (branch %s). "+
+				"neon_auth_domains owns the whole whitelist and removes every domain it does not list, including those of "+
+				"neon_auth_domain: each apply would undo the other. List every domain in neon_auth_domains and remove the "+
+				"neon_auth_domain resources (a `removed` block keeps the domains while dropping them from state).",
+				project.ValueString(), orProduction(branch)))
+	}
+}
+
+func orProduction(branch types.String) string {
+	if branch.IsNull() {
+		return "production"
+	}
+	return branch.ValueString()
+}

@@ -1,0 +1,91 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ datasource.DataSource              = (*authEmailServerDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*authEmailServerDataSource)(nil)
+)
+
+// NewAuthEmailServerDataSource is the neon_auth_email_server data source.
+func NewAuthEmailServerDataSource() datasource.DataSource { return &authEmailServerDataSource{} }
+
+type authEmailServerDataSource struct {
+	configuredDataSource
+}
+
+type authEmailServerDataModel struct {
+	branchModel
+	ID          types.String `tfsdk:"id"`
+	Type        types.String `tfsdk:"type"`
+	Host        types.String `tfsdk:"host"`
+	Port        types.Int64  `tfsdk:"port"`
+	Username    types.String `tfsdk:"username"`
+	SenderEmail types.String `tfsdk:"sender_email"`
+	SenderName  types.String `tfsdk:"sender_name"`
+}
+
+func (d *authEmailServerDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_auth_email_server"
+}
+
+func (d *authEmailServerDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The email server of a branch's Neon Auth (`GET …/auth/email_server` or `…/auth/email_provider`), " +
+			"for audits and checks. The password is never exposed.",
+		Attributes: withAttributes(dataBranchAttributes("whose email server is read"), map[string]schema.Attribute{
+			"id":           computedDataString("`<project_id>/<branch_id>`."),
+			"type":         computedDataString("`shared` or `standard`; null when the branch has no email provider configured."),
+			"host":         computedDataString("SMTP host of a standard server."),
+			"port":         schema.Int64Attribute{MarkdownDescription: "SMTP port of a standard server.", Computed: true},
+			"username":     computedDataString("SMTP user name of a standard server."),
+			"sender_email": computedDataString("Address the mails are sent from."),
+			"sender_name":  computedDataString("Name shown as the sender."),
+		}),
+	}
+}
+
+func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg authEmailServerDataModel
+	const summary = "Unable to Read Auth Email Server"
+	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	cfg.recordBranch(s)
+	got, err := d.data.client.GetEmailServer(ctx, s.Scope)
+	switch {
+	case isNotFound(err):
+		// No email provider, no integration, or a project this key cannot
+		// see: only the first is a value to report.
+		if p, perr := d.data.absence(ctx, s, nil); p != gone {
+			resp.Diagnostics.AddError(summary, scopeErrorDetail(s, "Reading the email server of "+s.Scope.String(), err, p, perr))
+			return
+		}
+		if it, _ := d.data.integration(ctx, s); it == nil {
+			resp.Diagnostics.AddError(summary, "The "+s.Scope.String()+" has no Neon Auth integration, so no email server.")
+			return
+		}
+		cfg.Type, cfg.Host, cfg.Username, cfg.SenderEmail, cfg.SenderName = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
+		cfg.Port = types.Int64Null()
+	case err != nil:
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server of "+s.Scope.String(), err))
+		return
+	default:
+		cfg.Type = types.StringValue(got.Type)
+		cfg.Host, cfg.Username = optionalString(got.Host), optionalString(got.Username)
+		cfg.SenderEmail, cfg.SenderName = optionalString(got.SenderEmail), optionalString(got.SenderName)
+		cfg.Port = types.Int64Null()
+		if got.Port != 0 {
+			cfg.Port = types.Int64Value(got.Port)
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

@@ -1,0 +1,62 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ datasource.DataSource              = (*authIntegrationDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*authIntegrationDataSource)(nil)
+)
+
+// NewAuthIntegrationDataSource is the neon_auth_integration data source.
+func NewAuthIntegrationDataSource() datasource.DataSource { return &authIntegrationDataSource{} }
+
+type authIntegrationDataSource struct {
+	configuredDataSource
+}
+
+type authIntegrationDataModel struct {
+	ProjectID types.String `tfsdk:"project_id"`
+	ID        types.String `tfsdk:"id"`
+	authIntegrationsItemModel
+}
+
+func (d *authIntegrationDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_auth_integration"
+}
+
+func (d *authIntegrationDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The Neon Auth integration of one branch, for audits and checks: `GET …/auth/integrations` or " +
+			"`GET …/branches/{branch_id}/auth`. It holds no secret. A branch without Neon Auth is an error.",
+		Attributes: withAttributes(dataBranchAttributes("whose integration is read"), integrationItemAttributes(), map[string]schema.Attribute{
+			"id": computedDataString("`<project_id>/<branch_id>`."),
+		}),
+	}
+}
+
+func (d *authIntegrationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg authIntegrationDataModel
+	const summary = "Unable to Read Auth Integration"
+	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	it, err := d.data.integration(ctx, s)
+	if err == nil && it == nil {
+		resp.Diagnostics.AddError(summary, "The "+s.Scope.String()+" has no Neon Auth integration.")
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.Scope.String(), err))
+		return
+	}
+	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	cfg.authIntegrationsItemModel = integrationItem(*it)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

@@ -1,0 +1,82 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// auditSetup is a Neon Auth with a secret of each kind (an OAuth client
+// secret, an SMTP password) for the audit data sources to read without
+// exposing.
+func auditSetup(projectID string) string {
+	return integrationConfig(projectID, "") + `
+resource "neon_auth_oauth_provider" "google" {
+  project_id    = neon_auth_integration.test.project_id
+  provider_id   = "google"
+  client_id     = "audit-client"
+  client_secret = "audit-oauth-secret"
+}
+
+resource "neon_auth_domain" "app" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://app.example.com"
+}
+
+resource "neon_auth_email_server" "test" {
+  project_id   = neon_auth_integration.test.project_id
+  type         = "standard"
+  host         = "smtp.example.com"
+  port         = 587
+  username     = "mailer"
+  password     = "audit-smtp-secret"
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"
+}
+`
+}
+
+// auditData is a data source of the audit family, read after the setup.
+func auditData(typ string) string {
+	return fmt.Sprintf("\ndata %q \"audit\" {\n  project_id = neon_auth_integration.test.project_id\n  depends_on = [neon_auth_oauth_provider.google, neon_auth_domain.app, neon_auth_email_server.test]\n}\n", typ)
+}
+
+// noAuditSecret fails when a data source's state holds a secret of the setup.
+func noAuditSecret(addr string) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		r, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		for k, v := range r.Primary.Attributes {
+			if strings.Contains(v, "audit-oauth-secret") || strings.Contains(v, "audit-smtp-secret") || strings.Contains(v, "ssk_") {
+				return fmt.Errorf("%s exposes a secret in %s", addr, k)
+			}
+		}
+		return nil
+	}
+}
+
+// One branch's integration, field for field, in both API families; no secret.
+func TestAccAuthIntegrationDataSource(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		const ds = "data.neon_auth_integration.audit"
+		resource.ParallelTest(t, env.testCase(resource.TestStep{
+			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_integration")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				has(ds, "auth_provider", str(env.authProvider())),
+				has(ds, "branch_id", str(env.branch())),
+				has(ds, "db_name", str("neondb")),
+				has(ds, "owned_by", str("neon")),
+				has(ds, "jwks_url", anything),
+				has(ds, "transfer_status", knownvalue.Null()),
+			},
+			Check: noAuditSecret(ds),
+		}))
+	})
+}

@@ -1,0 +1,78 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+var (
+	_ datasource.DataSource              = (*authOAuthProvidersDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*authOAuthProvidersDataSource)(nil)
+)
+
+// NewAuthOAuthProvidersDataSource is the neon_auth_oauth_providers data source.
+func NewAuthOAuthProvidersDataSource() datasource.DataSource { return &authOAuthProvidersDataSource{} }
+
+type authOAuthProvidersDataSource struct {
+	configuredDataSource
+}
+
+type authOAuthProvidersDataModel struct {
+	branchModel
+	ID        types.String                 `tfsdk:"id"`
+	Providers []authOAuthProviderItemModel `tfsdk:"providers"`
+}
+
+type authOAuthProviderItemModel struct {
+	ID   types.String `tfsdk:"id"`
+	Type types.String `tfsdk:"type"`
+}
+
+func (d *authOAuthProvidersDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_auth_oauth_providers"
+}
+
+func (d *authOAuthProvidersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The OAuth providers of a branch's Neon Auth (`GET …/auth/oauth_providers`), for audits and checks " +
+			"such as \"production uses its own OAuth apps\". Client secrets are never exposed.",
+		Attributes: withAttributes(dataBranchAttributes("whose OAuth providers are read"), map[string]schema.Attribute{
+			"id": computedDataString("`<project_id>/<branch_id>`."),
+			"providers": schema.ListNestedAttribute{
+				MarkdownDescription: "The OAuth providers, as the API lists them.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":   computedDataString("`google`, `github`, `microsoft` or `vercel`."),
+					"type": computedDataString("`shared` (the platform's keys) or `standard` (your own OAuth app)."),
+				}},
+			},
+		}),
+	}
+}
+
+func (d *authOAuthProvidersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg authOAuthProvidersDataModel
+	const summary = "Unable to Read Auth OAuth Providers"
+	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	list, err := d.data.oauthProviders(ctx, s.Scope)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the OAuth providers of "+s.Scope.String(), err))
+		return
+	}
+	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	cfg.recordBranch(s)
+	cfg.Providers = []authOAuthProviderItemModel{}
+	for _, p := range list {
+		warnUnknownValue(&resp.Diagnostics, "The type of the "+p.ID+" OAuth provider", p.Type, apiclient.TypeShared, apiclient.TypeStandard)
+		cfg.Providers = append(cfg.Providers, authOAuthProviderItemModel{ID: types.StringValue(p.ID), Type: types.StringValue(p.Type)})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

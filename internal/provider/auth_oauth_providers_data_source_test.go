@@ -1,0 +1,26 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+)
+
+// The OAuth providers with their types, in both API families; never a client
+// secret.
+func TestAccAuthOAuthProvidersDataSource(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		const ds = "data.neon_auth_oauth_providers.audit"
+		resource.ParallelTest(t, env.testCase(resource.TestStep{
+			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_oauth_providers")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				has(ds, "providers", knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"id": str("google"), "type": str("standard"),
+				})})),
+			},
+			Check: noAuditSecret(ds),
+		}))
+	})
+}

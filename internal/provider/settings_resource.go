@@ -1,0 +1,274 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// A settings resource manages one part of the Better Auth configuration of a
+// branch's Neon Auth (sign-in methods, plugins, webhooks): a singleton per
+// (project, branch) that always exists while Neon Auth is enabled. Every
+// setting is optional: an omitted one keeps the branch's value. Create adopts
+// the singleton and remembers what it found; destroy puts that back.
+// Each type is a settingsKind: how to read and write it, and how its API
+// value maps to its model.
+
+// settingsBase is embedded in the model of every settings resource.
+type settingsBase struct {
+	branchModel
+	ID types.String `tfsdk:"id"`
+}
+
+func (b *settingsBase) base() *settingsBase { return b }
+
+// settingsModel is the pointer to a settings model.
+type settingsModel[M any] interface {
+	*M
+	base() *settingsBase
+}
+
+// settingsKind describes one settings type: A is its API value, M its model.
+type settingsKind[A any, M any] struct {
+	typeName    string // neon_auth_…
+	title       string // "Email And Password", for diagnostics
+	description string
+	attributes  map[string]schema.Attribute
+	// get reads the branch's current value; set sends a whole value and
+	// returns what the API stored.
+	get func(ctx context.Context, d *providerData, s apiclient.Scope) (A, error)
+	set func(ctx context.Context, d *providerData, s apiclient.Scope, v A) (A, error)
+	// toModel writes an API value into a model's settings; overlay returns
+	// base with the model's known settings on top.
+	toModel func(v A, m *M)
+	overlay func(m M, base A) A
+}
+
+// settingsResource is the resource of a settingsKind.
+type settingsResource[A any, M any, PM settingsModel[M]] struct {
+	configured
+	kind settingsKind[A, M]
+}
+
+func (r *settingsResource[A, M, PM]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + r.kind.typeName[len("neon"):]
+}
+
+func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: r.kind.description + " Needs `auth_api = \"branch\"`. Destroy puts back the values found at creation. " +
+			"Import with `<project_id>/<branch_id>`.",
+		Attributes: withAttributes(branchAttributes("is configured"), map[string]schema.Attribute{
+			"id": computedString("`<project_id>/<branch_id>`.", false),
+		}, r.kind.attributes),
+	}
+}
+
+func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planScope(ctx, r.kind.typeName, scopeRules{branchOnly: true}, req, resp)
+}
+
+// privateFound is the private state key of the values found at creation.
+const privateFound = "found"
+
+func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	plan, s, ok := r.begin(ctx, req.Plan, "Create", &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	found, err := r.kind.get(ctx, r.data, s.Scope)
+	if err != nil {
+		resp.Diagnostics.AddError(r.summary("Create"), r.data.explainFailure(ctx, s, "Reading the "+r.what(s), err))
+		return
+	}
+	if !r.send(ctx, s, &plan, found, "Create", &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	raw, err := json.Marshal(found)
+	if err != nil {
+		resp.Diagnostics.AddError(r.summary("Create"), fmt.Sprintf("Recording the values found at creation: %v. This is a bug in the provider; please report it.", err))
+		return
+	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateFound, raw)...)
+}
+
+func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	state, s, ok := r.begin(ctx, req.State, "Read", &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	v, err := r.kind.get(ctx, r.data, s.Scope)
+	if err != nil {
+		if isNotFound(err) {
+			// Neon Auth disabled on the branch (or the branch gone) took
+			// these settings with it; absence tells that from a project
+			// this key cannot see.
+			r.data.readListed(ctx, s, nil, r.summary("Read"), r.what(s), resp)
+			return
+		}
+		resp.Diagnostics.AddError(r.summary("Read"), apiErrorDetail("Reading the "+r.what(s), err))
+		return
+	}
+	r.kind.toModel(v, state)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *settingsResource[A, M, PM]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	plan, s, ok := r.begin(ctx, req.Plan, "Update", &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	current, err := r.kind.get(ctx, r.data, s.Scope)
+	if err != nil {
+		resp.Diagnostics.AddError(r.summary("Update"), r.data.explainFailure(ctx, s, "Reading the "+r.what(s), err))
+		return
+	}
+	if r.send(ctx, s, &plan, current, "Update", &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	}
+}
+
+// Delete puts back the values found at creation. Settings imported (nothing
+// was found by this resource) are only forgotten; settings whose Neon Auth is
+// gone went with it.
+func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	_, s, ok := r.begin(ctx, req.State, "Delete", &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	raw, d := req.Private.GetKey(ctx, privateFound)
+	resp.Diagnostics.Append(d...)
+	if len(raw) == 0 {
+		tflog.Warn(ctx, r.kind.typeName+" removed from state; it was imported, so there are no earlier values to put back",
+			map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
+		return
+	}
+	var found A
+	if err := json.Unmarshal(raw, &found); err != nil {
+		resp.Diagnostics.AddError(r.summary("Delete"), fmt.Sprintf("The values recorded at creation cannot be read (%v). This is a bug in the provider; "+
+			"please report it. Remove the resource with `terraform state rm` and set the values by hand.", err))
+		return
+	}
+	_, err := r.kind.set(ctx, r.data, s.Scope, found)
+	r.data.wroteSettings(s.Scope)
+	r.data.settleDelete(ctx, s, err, nil, r.summary("Delete"), "Putting back the "+r.what(s)+" found at creation", &resp.Diagnostics)
+}
+
+func (r *settingsResource[A, M, PM]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	f := importFormat{resourceType: r.kind.typeName, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
+	if v, ok := f.importState(ctx, req, resp); ok {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], v["branch_id"]))...)
+	}
+}
+
+// begin opens every method: the model from plan or state, and its scope
+// (the production branch when branch_id is omitted).
+func (r *settingsResource[A, M, PM]) begin(ctx context.Context, from stateGetter, op string, diags *diag.Diagnostics) (PM, authScope, bool) {
+	m, ok := begin[M](ctx, r.data, from, diags)
+	pm := PM(&m)
+	if !ok {
+		return pm, authScope{}, false
+	}
+	s, ok := r.data.resolveScope(ctx, scopeModel{branchModel: pm.base().branchModel}, r.summary(op), diags)
+	if ok {
+		pm.base().recordBranch(s)
+		pm.base().ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	}
+	return pm, s, ok
+}
+
+// send overlays the plan's settings on base, sends them, and writes what the
+// API stored back into the plan.
+func (r *settingsResource[A, M, PM]) send(ctx context.Context, s authScope, plan *PM, base A, op string, diags *diag.Diagnostics) bool {
+	stored, err := r.kind.set(ctx, r.data, s.Scope, r.kind.overlay(*(*plan), base))
+	r.data.wroteSettings(s.Scope)
+	if err != nil {
+		diags.AddError(r.summary(op), r.data.explainFailure(ctx, s, "Setting the "+r.what(s), err))
+		return false
+	}
+	r.kind.toModel(stored, *plan)
+	return true
+}
+
+func (r *settingsResource[A, M, PM]) summary(op string) string {
+	return fmt.Sprintf("Unable to %s %s", op, r.kind.title)
+}
+
+func (r *settingsResource[A, M, PM]) what(s authScope) string {
+	return fmt.Sprintf("%s settings of %s", r.kind.typeName, s.Scope)
+}
+
+// Attributes and conversions of settings.
+
+// settingBool is an optional boolean setting; omitted, it keeps the branch's.
+func settingBool(description string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: description, Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.Bool{useStateWhenOmitted{}}}
+}
+
+// settingInt is an optional integer setting within [lo, hi] (hi 0: none).
+func settingInt(description string, lo, hi int64) schema.Int64Attribute {
+	var v validator.Int64 = int64validator.AtLeast(lo)
+	if hi > 0 {
+		v = int64validator.Between(lo, hi)
+	}
+	return schema.Int64Attribute{MarkdownDescription: description, Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.Int64{useStateWhenOmitted{}}, Validators: []validator.Int64{v}}
+}
+
+// settingEnum is an optional string setting with documented values.
+func settingEnum(description string, values ...string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: description, Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.String{useStateWhenOmitted{}}, Validators: []validator.String{stringvalidator.OneOf(values...)}}
+}
+
+// overlayBool, overlayInt and overlayString put a known planned value over
+// the base value; an omitted (null or unknown) one leaves it.
+func overlayBool(dst *bool, v types.Bool) {
+	if isKnownSet(v) {
+		*dst = v.ValueBool()
+	}
+}
+
+func overlayInt(dst *int64, v types.Int64) {
+	if isKnownSet(v) {
+		*dst = v.ValueInt64()
+	}
+}
+
+func overlayString(dst *string, v types.String) {
+	if isKnownSet(v) {
+		*dst = v.ValueString()
+	}
+}
+
+// intOrNull is an optional API integer as a Terraform value.
+func intOrNull(v *int64) types.Int64 {
+	if v == nil {
+		return types.Int64Null()
+	}
+	return types.Int64Value(*v)
+}
+
+// deref is the value of a client answer, the zero value with an error.
+func deref[T any](v *T, err error) (T, error) {
+	if v == nil {
+		var zero T
+		return zero, err
+	}
+	return *v, err
+}
