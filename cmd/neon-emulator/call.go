@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 )
@@ -16,18 +15,24 @@ import (
 // call is a tiny HTTP client for scripts that drive a running emulator
 // (its control surface, or the API with a key) without needing curl:
 //
-//	neon-emulator call [-key KEY] METHOD URL [JSON-BODY]
+//	neon-emulator call [-key KEY] [-control-token TOKEN] METHOD URL [JSON-BODY]
 //
-// It prints the response body and fails on a non-2xx status.
+// The API key goes to API URLs, the control token (default
+// $NEON_EMULATOR_CONTROL_TOKEN) to /_emulator/ URLs. It prints the response
+// body and fails on a non-2xx status.
 func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("neon-emulator call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	key := fs.String("key", os.Getenv("NEON_API_KEY"), "API key sent as a bearer token (default $NEON_API_KEY)")
+	key := fs.String("key", "", "API key sent as a bearer token to the API (default $NEON_API_KEY)")
+	controlToken := fs.String("control-token", "",
+		"control token sent as a bearer token to /_emulator/ URLs (default $"+controlTokenEnv+")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	orEnv(key, "NEON_API_KEY")
+	orEnv(controlToken, controlTokenEnv)
 	if fs.NArg() < 2 || fs.NArg() > 3 {
-		return fmt.Errorf("usage: neon-emulator call [-key KEY] METHOD URL [JSON-BODY]")
+		return fmt.Errorf("usage: neon-emulator call [-key KEY] [-control-token TOKEN] METHOD URL [JSON-BODY]")
 	}
 	method, url := strings.ToUpper(fs.Arg(0)), fs.Arg(1)
 	var body io.Reader
@@ -44,8 +49,12 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if *key != "" && !strings.Contains(url, "/_emulator/") {
-		req.Header.Set("Authorization", "Bearer "+*key)
+	token := *key
+	if strings.Contains(url, "/_emulator/") {
+		token = *controlToken
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -1,15 +1,17 @@
 // Command neon-emulator runs the in-memory platform API v2 emulator on its own,
-// for demos, users' CI and manual checks.
-//
-// Once it listens it prints to stdout
+// for demos, users' CI and manual checks. `neon-emulator -help` says it all;
+// in short, once it listens it prints to stdout
 //
 //	NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/
-//	NEON_API_KEY=<key>            (only when the key was generated)
+//	NEON_API_KEY=<key>                       (only when the key was generated)
+//	NEON_EMULATOR_CONTROL_TOKEN=<token>      (only when the token was generated)
+//	NEON_EMULATOR_REMOTE_BASE_URLS=<urls>    (only for a wildcard listen address)
 //
 // and, with -ready-file, writes the same lines to that file atomically (the
 // file is removed again on shutdown). SIGINT or SIGTERM shut it down
 // gracefully, flushing the state file. The control surface is served under
-// /_emulator/ (see package internal/emulator).
+// /_emulator/ (see package internal/emulator); unless the listener is
+// loopback-only it needs the control token.
 package main
 
 import (
@@ -56,14 +58,23 @@ func mainErr() error {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("neon-emulator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:0", "address to listen on (port 0: any free port)")
-	bootstrapKey := fs.String("bootstrap-key", os.Getenv("NEON_EMULATOR_BOOTSTRAP_KEY"),
-		"token of the admin's personal API key (default $NEON_EMULATOR_BOOTSTRAP_KEY, else random)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	listen := fs.String("listen", "127.0.0.1:0", "address to listen on (port 0: any free port; 0.0.0.0:PORT, [::]:PORT or\n"+
+		":PORT for other hosts too, which puts the control surface behind the control token)")
+	controlToken := fs.String("control-token", "",
+		"bearer token the control surface requires (default $"+controlTokenEnv+"; when neither is set:\n"+
+			"none on a loopback-only listener, a random one, printed, on any other)")
+	// Secrets from the environment are read after parsing, so that -help
+	// never prints them as defaults.
+	bootstrapKey := fs.String("bootstrap-key", "", "token of the admin's personal API key (default $NEON_EMULATOR_BOOTSTRAP_KEY, else random)")
 	projects := fs.Int("projects", 1, "number of projects created at start (fresh state only)")
 	accountRPM := fs.Int("account-rpm", 700, "account-wide requests per minute (negative: unlimited)")
 	routeRPS := fs.Int("route-rps", 40, "requests per second per route (negative: unlimited)")
 	stateFile := fs.String("state-file", "", "file to load the state from and save it to after every change")
-	readyFile := fs.String("ready-file", "", "file to write the NEON_API_* lines to once ready")
+	readyFile := fs.String("ready-file", "", "file to write the ready lines to (mode 0600), removed on shutdown")
 	verbose := fs.Bool("v", false, "log one line per API request to stderr (never keys or secrets)")
 	validate := fs.Bool("validate", false, "check every API request and response against the OpenAPI document of the\n"+
 		"platform API (internal/apispec) and log each violation to stderr: where and which rule, never a value")
@@ -73,13 +84,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	orEnv(bootstrapKey, "NEON_EMULATOR_BOOTSTRAP_KEY")
+	orEnv(controlToken, controlTokenEnv)
 
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	baseURL := "http://" + ln.Addr().String() + "/api/v2/"
+	where := reachOf(ln.Addr())
+	baseURL := where.baseURL
+	generatedToken := ""
+	if *controlToken == "" && !where.loopbackOnly {
+		generatedToken = newControlToken()
+		*controlToken = generatedToken
+	}
 
 	opts := emulator.Options{
 		BootstrapKey:             *bootstrapKey,
@@ -88,6 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		RouteRequestsPerSecond:   *routeRPS,
 		StateFile:                *stateFile,
 		BaseURL:                  baseURL,
+		ControlToken:             *controlToken,
 	}
 	if *verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
@@ -107,10 +127,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	ready := "NEON_API_BASE_URL=" + baseURL + "\n"
+	generatedKey := ""
 	if *bootstrapKey == "" {
-		ready += "NEON_API_KEY=" + em.BootstrapKey() + "\n"
+		generatedKey = em.BootstrapKey()
 	}
+	ready := readyLines(where, generatedKey, generatedToken)
 	// The ready file first, so that it exists once stdout says ready.
 	if *readyFile != "" {
 		if err := writeFileAtomic(*readyFile, []byte(ready)); err != nil {
@@ -132,6 +153,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return shutdown(srv, em, err)
 	}
 }
+
+const controlTokenEnv = "NEON_EMULATOR_CONTROL_TOKEN"
+
+// orEnv sets an empty flag value from the environment variable.
+func orEnv(v *string, name string) {
+	if *v == "" {
+		*v = os.Getenv(name)
+	}
+}
+
+const usage = `Usage:
+  neon-emulator [flags]
+  neon-emulator call [-key KEY] [-control-token TOKEN] METHOD URL [JSON-BODY]
+
+Runs an in-memory emulator of the Neon platform API v2 (projects, branches,
+API keys, Neon Auth) until SIGINT or SIGTERM. Once it listens it prints, and
+writes to -ready-file:
+
+  NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/
+  NEON_API_KEY=...                      only when the key was generated
+  NEON_EMULATOR_CONTROL_TOKEN=...       only when the control token was generated
+  NEON_EMULATOR_REMOTE_BASE_URLS=...    only for a wildcard -listen address
+
+A wildcard -listen address (0.0.0.0:PORT, [::]:PORT, :PORT) accepts other
+hosts: NEON_API_BASE_URL then names 127.0.0.1 (usable on this host) and
+NEON_EMULATOR_REMOTE_BASE_URLS lists this host's other addresses with the
+port, comma-separated, for the other hosts.
+
+The control surface under /_emulator/ (keys, faults, stats, state dump)
+needs no API key. On a loopback-only listener (127.0.0.1, ::1, localhost) it
+is open, unless a control token is given with -control-token or
+$NEON_EMULATOR_CONTROL_TOKEN. On any other listener it always needs one: the
+given token, or a random one printed as NEON_EMULATOR_CONTROL_TOKEN. Control
+requests must then send "Authorization: Bearer <control token>"; without it,
+or with a wrong one, they get 401. "neon-emulator call" sends
+$NEON_EMULATOR_CONTROL_TOKEN to /_emulator/ URLs and $NEON_API_KEY to the API.
+
+Flags:
+`
 
 // validating puts the OpenAPI validator in front of h; each violation is one
 // log line on stderr.

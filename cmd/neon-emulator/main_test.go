@@ -220,3 +220,139 @@ func TestValidateLogsEveryViolationWithoutValues(t *testing.T) {
 		}
 	}
 }
+
+// control sends a control-surface request to base (a NEON_API_BASE_URL) with
+// the control token ("" → no Authorization header) and returns the status.
+func control(t *testing.T, base, token, method, path string) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, strings.TrimSuffix(base, "api/v2/")+"_emulator"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// readyValue returns the value of a KEY=value ready line.
+func readyValue(t *testing.T, lines []string, key string) string {
+	t.Helper()
+	for _, l := range lines {
+		if v, ok := strings.CutPrefix(l, key+"="); ok {
+			return v
+		}
+	}
+	t.Fatalf("no %s line in %q", key, lines)
+	return ""
+}
+
+func TestAWildcardListenPutsTheControlSurfaceBehindAToken(t *testing.T) {
+	t.Setenv(controlTokenEnv, "")
+	for _, listen := range []string{"0.0.0.0:0", ":0"} {
+		t.Run(listen, func(t *testing.T) {
+			ready := filepath.Join(t.TempDir(), "ready.env")
+			const key = "wildcard-test-key"
+			in := start(t, 3, "-listen", listen, "-bootstrap-key", key, "-ready-file", ready)
+			token := readyValue(t, in.lines, "NEON_EMULATOR_CONTROL_TOKEN")
+			remote := readyValue(t, in.lines, "NEON_EMULATOR_REMOTE_BASE_URLS")
+			if content, _ := os.ReadFile(ready); string(content) != strings.Join(in.lines, "\n")+"\n" {
+				t.Errorf("ready file = %q, want the printed lines", content)
+			}
+			if len(token) < 32 {
+				t.Fatalf("control token %q is too short", token)
+			}
+			port := in.baseURL[strings.LastIndex(strings.TrimSuffix(in.baseURL, "/api/v2/"), ":"):]
+			var remotes []string
+			if remote != "" {
+				remotes = strings.Split(remote, ",")
+			}
+			for _, r := range remotes {
+				if !strings.HasSuffix(r, port) || strings.Contains(r, "127.0.0.1") || strings.Contains(r, "[::1]") {
+					t.Errorf("remote base URL %q: want a non-loopback address with the port (%s)", r, port)
+				}
+			}
+
+			// The printed base URL is usable from this host, and so is the
+			// first address printed for other hosts.
+			for _, base := range append([]string{in.baseURL}, remotes[:min(len(remotes), 1)]...) {
+				t.Run(base, func(t *testing.T) {
+					other := &instance{t: t, baseURL: base}
+					if status, _ := other.call(key, "GET", "/projects", nil); status != http.StatusOK {
+						t.Errorf("GET /projects = %d", status)
+					}
+					for name, tok := range map[string]string{"without a token": "", "with a wrong token": token + "0"} {
+						if status := control(t, base, tok, "GET", "/stats"); status != http.StatusUnauthorized {
+							t.Errorf("a control request %s: %d, want 401", name, status)
+						}
+					}
+					if status := control(t, base, token, "GET", "/stats"); status != http.StatusOK {
+						t.Errorf("a control request with the token: %d, want 200", status)
+					}
+				})
+			}
+
+			t.Run("call sends the token from the environment", func(t *testing.T) {
+				url := strings.TrimSuffix(in.baseURL, "api/v2/") + "_emulator/stats"
+				if err := call(t.Context(), []string{"GET", url}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "401") {
+					t.Errorf("without the token: %v, want a 401 error", err)
+				}
+				t.Setenv(controlTokenEnv, token)
+				if err := call(t.Context(), []string{"GET", url}, io.Discard, io.Discard); err != nil {
+					t.Errorf("with the token: %v", err)
+				}
+			})
+		})
+	}
+}
+
+func TestALoopbackControlSurfaceIsOpenUnlessATokenIsGiven(t *testing.T) {
+	t.Setenv(controlTokenEnv, "")
+	t.Run("no token", func(t *testing.T) {
+		in := start(t, 1, "-bootstrap-key", "k")
+		if status := control(t, in.baseURL, "", "GET", "/stats"); status != http.StatusOK {
+			t.Errorf("control request = %d, want 200", status)
+		}
+	})
+	t.Run("a token given", func(t *testing.T) {
+		t.Setenv(controlTokenEnv, "given-control-token")
+		in := start(t, 1, "-bootstrap-key", "k")
+		for _, l := range in.lines {
+			if strings.Contains(l, "given-control-token") {
+				t.Errorf("a given token is printed: %q", l)
+			}
+		}
+		if status := control(t, in.baseURL, "", "GET", "/stats"); status != http.StatusUnauthorized {
+			t.Errorf("control request without the token = %d, want 401", status)
+		}
+		if status := control(t, in.baseURL, "given-control-token", "GET", "/stats"); status != http.StatusOK {
+			t.Errorf("control request with the token = %d, want 200", status)
+		}
+	})
+}
+
+func TestHelpTellsHowTheControlSurfaceIsProtected(t *testing.T) {
+	t.Setenv("NEON_EMULATOR_BOOTSTRAP_KEY", "secret-bootstrap-from-env")
+	t.Setenv(controlTokenEnv, "secret-control-from-env")
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-help"}, io.Discard, &out); err == nil {
+		t.Fatal("-help did not return flag.ErrHelp")
+	}
+	help := out.String()
+	for _, want := range []string{"-control-token", "NEON_EMULATOR_CONTROL_TOKEN", "loopback-only", "Authorization: Bearer <control token>",
+		"401", "NEON_EMULATOR_REMOTE_BASE_URLS", "-validate"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("-help does not mention %q", want)
+		}
+	}
+	for _, secret := range []string{"secret-bootstrap-from-env", "secret-control-from-env"} {
+		if strings.Contains(help, secret) {
+			t.Errorf("-help shows %q from the environment", secret)
+		}
+	}
+}

@@ -180,7 +180,7 @@ func TestOtherPathsAndCutConnectionsAreNotValidated(t *testing.T) {
 	})
 	srv := httptest.NewServer(v.Middleware(cut))
 	defer srv.Close()
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/api/v2/projects", nil)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/api/v2/projects", nil)
 	req.Header.Set("Authorization", "Bearer k")
 	if resp, err := srv.Client().Do(req); err == nil {
 		_ = resp.Body.Close()
@@ -197,7 +197,7 @@ func TestViolationsAreReportedAsTheyHappen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := httptest.NewRequest("GET", "http://emulator/api/v2/projects", nil)
+	req := httptest.NewRequest(http.MethodGet, "http://emulator/api/v2/projects", nil)
 	v.Middleware(fixedHandler(http.StatusOK, `{}`)).ServeHTTP(httptest.NewRecorder(), req)
 	if len(reported) == 0 || len(reported) != len(v.Violations()) {
 		t.Errorf("reported %v, recorded %v", reported, v.Violations())

@@ -24,7 +24,9 @@ func violations(method, route string, status int, kind string, err error) []Viol
 // parameter name, the JSON pointer into the body, the schema keyword and the
 // reason (which kin-openapi keeps free of values).
 func problems(err error) []string {
-	switch e := err.(type) {
+	// A type switch, not errors.As: the tree is walked one level at a time
+	// (errors.As would see through a MultiError into one of its items).
+	switch e := err.(type) { //nolint:errorlint // unwrapped below, level by level
 	case openapi3.MultiError:
 		var out []string
 		for _, x := range e {
@@ -111,7 +113,7 @@ func schemaProblems(prefix string, e *openapi3.SchemaError) []string {
 // schemaErrorsIn lists the schema errors an error holds, through wrapping
 // and nested lists.
 func schemaErrorsIn(err error) []*openapi3.SchemaError {
-	switch e := err.(type) {
+	switch e := err.(type) { //nolint:errorlint // unwrapped below, level by level
 	case nil:
 		return nil
 	case *openapi3.SchemaError:

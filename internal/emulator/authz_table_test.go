@@ -75,7 +75,7 @@ type authzRoute struct {
 func authzRoutes() map[string]authzRoute {
 	path := func(method, format string) func(fx *authzFixture, p string) authzRequest {
 		return func(fx *authzFixture, p string) authzRequest {
-			r := strings.NewReplacer("{p}", p, "{branch}", fx.branch(p), "{user}", fx.user(p))
+			r := strings.NewReplacer("{p}", p, "{branch}", fx.branch(p), "{dev}", fx.dev(p), "{user}", fx.user(p))
 			return authzRequest{method: method, path: r.Replace(format)}
 		}
 	}
@@ -106,6 +106,9 @@ func authzRoutes() map[string]authzRoute {
 		"DELETE /projects/{project_id}":                   {scope: scopeAccount, request: path("DELETE", "/projects/{p}")},
 		"GET /projects/{project_id}/branches":             {scope: scopeProject, request: path("GET", "/projects/{p}/branches")},
 		"GET /projects/{project_id}/branches/{branch_id}": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}")},
+		"POST /projects/{project_id}/branches": {scope: scopeProject, request: withBody("POST", "/projects/{p}/branches",
+			fixed(map[string]any{"branch": map[string]any{"name": "feature"}}))},
+		"DELETE /projects/{project_id}/branches/{branch_id}": {scope: scopeProject, request: path("DELETE", "/projects/{p}/branches/{dev}")},
 
 		// Auth integration (1–4).
 		"POST /projects/auth/create": {scope: scopeProject, createsIntegration: true, request: func(fx *authzFixture, p string) authzRequest {
@@ -264,12 +267,14 @@ func expectedAuthzOutcome(scope authzScope, kind string) (authzOutcome, string) 
 }
 
 // authzFixture is a fresh emulator with two projects A and B set up alike:
-// a stack integration (unless the route creates it) holding a user, the
-// OAuth provider "google" and the domain https://app.example.com.
+// a branch "dev", and on the production branch a stack integration (unless
+// the route creates it) holding a user, the OAuth provider "google" and the
+// domain https://app.example.com.
 type authzFixture struct {
 	v        *env
 	a, b     string
 	branches map[string]string
+	devs     map[string]string
 	users    map[string]string
 	keys     map[string]string // key kind → token ("" for no header)
 }
@@ -278,9 +283,10 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 	t.Helper()
 	v := newEnv(t, Options{SeedProjects: 2})
 	ids := v.e.ProjectIDs()
-	fx := &authzFixture{v: v, a: ids[0], b: ids[1], branches: map[string]string{}, users: map[string]string{}}
+	fx := &authzFixture{v: v, a: ids[0], b: ids[1], branches: map[string]string{}, devs: map[string]string{}, users: map[string]string{}}
 	for _, p := range ids {
 		fx.branches[p], _ = v.e.DefaultBranchID(p)
+		fx.devs[p], _ = v.e.AddBranch(p, "dev")
 		if !withIntegration {
 			continue
 		}
@@ -320,6 +326,13 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 
 func (fx *authzFixture) branch(p string) string {
 	if b, ok := fx.branches[p]; ok {
+		return b
+	}
+	return "br-does-not-exist"
+}
+
+func (fx *authzFixture) dev(p string) string {
+	if b, ok := fx.devs[p]; ok {
 		return b
 	}
 	return "br-does-not-exist"

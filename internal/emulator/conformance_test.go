@@ -37,7 +37,14 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "DELETE", "/projects/"+id, nil, http.StatusOK)
 		step(t, "GET", "/projects/"+id, nil, http.StatusNotFound)
 		step(t, "GET", p+"/branches", nil, http.StatusOK)
+		step(t, "POST", p+"/branches", nil, http.StatusCreated)
+		step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "feature", "parent_id": v.branch}, "endpoints": []any{}}, http.StatusCreated)
+		page := step(t, "GET", p+"/branches?limit=1&sort_by=name&sort_order=asc", nil, http.StatusOK)
+		next := page.JSON()["pagination"].(map[string]any)["next"].(string)
+		step(t, "GET", p+"/branches?limit=1&sort_by=name&sort_order=asc&cursor="+next, nil, http.StatusOK)
+		step(t, "GET", p+"/branches?search=feat&include_deleted=false", nil, http.StatusOK)
 		step(t, "GET", p+"/branches/"+v.branch, nil, http.StatusOK)
+		step(t, "DELETE", p+"/branches/"+v.branch, nil, http.StatusConflict)
 		step(t, "GET", p+"/branches/br-nope", nil, http.StatusNotFound)
 		// Injected faults answer in the error format too.
 		for _, status := range []int{http.StatusServiceUnavailable, http.StatusLocked, http.StatusTooManyRequests} {
@@ -84,10 +91,8 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 	})
 
 	t.Run("branch family", func(t *testing.T) {
-		dev, err := v.e.AddBranch(v.project, "dev")
-		if err != nil {
-			t.Fatal(err)
-		}
+		created := step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "dev"}}, http.StatusCreated)
+		dev := created.JSON()["branch"].(map[string]any)["id"].(string)
 		b := p + "/branches/" + dev + "/auth"
 		step(t, "GET", b, nil, http.StatusNotFound)
 		step(t, "POST", b, map[string]any{"auth_provider": "better_auth", "database_name": "neondb"}, http.StatusCreated)
@@ -137,6 +142,10 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 
 		step(t, "DELETE", b, nil, http.StatusOK)
 		step(t, "GET", b+"/plugins", nil, http.StatusNotFound)
+		step(t, "POST", b, map[string]any{"auth_provider": "stack"}, http.StatusCreated)
+		step(t, "DELETE", p+"/branches/"+dev+"?hard_delete=true", nil, http.StatusOK)
+		step(t, "DELETE", p+"/branches/"+dev, nil, http.StatusNoContent)
+		step(t, "GET", b, nil, http.StatusNotFound)
 	})
 
 	stats := v.e.Stats()

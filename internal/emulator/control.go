@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +12,11 @@ import (
 )
 
 // The control surface, under /_emulator/, drives the emulator from tests and
-// scripts. It needs no key, is never rate limited or faulted, and is not
-// counted in Stats. Bodies are JSON; errors use the API's error format.
+// scripts. It needs no API key, is never rate limited or faulted, and is not
+// counted in Stats. Bodies are JSON; errors use the API's error format. With
+// Options.ControlToken set, every request must carry
+// "Authorization: Bearer <control token>"; without it, or with another
+// token, it is refused with 401.
 //
 //	GET  /_emulator/healthz                      → 200 {"status":"ok","base_url":"..."}
 //	POST /_emulator/keys {"type":"personal|organization|project","project_id":"..."}
@@ -35,6 +39,10 @@ import (
 // whole configuration).
 
 func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID string) {
+	if !e.controlAuthorized(r) {
+		writeError(w, reqID, errControlUnauthorized)
+		return
+	}
 	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, controlPrefix), "/")
 	err := e.control(w, r, path)
 	if err == nil {
@@ -45,6 +53,21 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID st
 		ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
 	}
 	writeError(w, reqID, ae)
+}
+
+var errControlUnauthorized = &apiError{status: http.StatusUnauthorized,
+	msg: "authorization failed: the control surface needs the control token as a bearer token"}
+
+// controlAuthorized checks the control token, in constant time.
+func (e *Emulator) controlAuthorized(r *http.Request) bool {
+	if e.opts.ControlToken == "" {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(e.opts.ControlToken)) == 1
 }
 
 func (e *Emulator) control(w http.ResponseWriter, r *http.Request, path string) error {

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +128,42 @@ func TestControlUsersSyncAndHealth(t *testing.T) {
 	}
 	wantError(t, v.control("GET", "/nope", nil), http.StatusNotFound, "")
 	wantError(t, v.control("DELETE", "/stats", nil), http.StatusMethodNotAllowed, "")
+}
+
+func TestControlTokenGuardsTheControlSurface(t *testing.T) {
+	const token = "control-token-value"
+	v := newEnv(t, Options{ControlToken: token})
+	send := func(authorization string) *response {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, "http://emulator"+controlPrefix+"/stats", nil)
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
+		}
+		rec := httptest.NewRecorder()
+		v.e.ServeHTTP(rec, req)
+		return &response{t: t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	}
+	refused := map[string]string{
+		"no Authorization header": "",
+		"another token":           "Bearer " + token + "x",
+		"a prefix of the token":   "Bearer " + token[:5],
+		"the API key":             "Bearer " + v.key,
+		"another scheme":          "Basic " + token,
+		"the bare token":          token,
+	}
+	for name, header := range refused {
+		t.Run(name, func(t *testing.T) {
+			r := send(header)
+			wantError(t, r, http.StatusUnauthorized, "authorization failed: the control surface needs the control token")
+			if strings.Contains(string(r.Body), token) {
+				t.Errorf("the refusal shows the token: %s", r.Body)
+			}
+		})
+	}
+	wantStatus(t, send("Bearer "+token), http.StatusOK)
+	wantStatus(t, send("bearer "+token), http.StatusOK)
+	t.Run("the API still wants an API key", func(t *testing.T) {
+		wantStatus(t, v.do("GET", "/projects", nil), http.StatusOK)
+		wantError(t, v.call(token, "GET", "/projects", nil), http.StatusUnauthorized, unauthorizedMsg)
+	})
 }

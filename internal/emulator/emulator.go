@@ -24,8 +24,9 @@
 // after authentication), then the handler. Every response carries an
 // X-Request-Id header; an incoming X-Request-ID is honoured.
 //
-// The control surface under /_emulator/ (see control.go) needs no key, is
-// never rate limited, faulted or counted in Stats.
+// The control surface under /_emulator/ (see control.go) needs no API key
+// (only the control token, when one is set), is never rate limited, faulted
+// or counted in Stats.
 package emulator
 
 import (
@@ -63,6 +64,11 @@ type Options struct {
 	// Logger receives one line per API request (method, route, status,
 	// request id; never keys or secrets). nil → no logs.
 	Logger *slog.Logger
+	// ControlToken, when not empty, protects the control surface: its
+	// requests must carry "Authorization: Bearer <ControlToken>" (401
+	// otherwise). Empty: the control surface is open, which is only safe on
+	// a loopback listener.
+	ControlToken string
 }
 
 const (

@@ -1,7 +1,14 @@
 package emulator
 
 import (
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -40,6 +47,7 @@ func newBranchView(b *Branch) branchView {
 		CreationSource: "console",
 		Primary:        b.Default,
 		Default:        b.Default,
+		Protected:      b.Protected,
 		InitSource:     "parent-data",
 		CreatedAt:      b.CreatedAt,
 		UpdatedAt:      b.UpdatedAt,
@@ -114,19 +122,154 @@ func finishedOperation(projectID, branchID, action string, at time.Time) operati
 	return operation{ID: newUUID(), ProjectID: projectID, BranchID: branchID, Action: action, Status: "finished", CreatedAt: at, UpdatedAt: at}
 }
 
-// listBranches serves GET /projects/{project_id}/branches.
+// Branch sort orders of GET /projects/{project_id}/branches.
+var (
+	branchSortFields = []string{"name", "created_at", "updated_at"}
+	sortOrders       = []string{"asc", "desc"}
+)
+
+const maxBranchPageLimit = 10000
+
+// branchCursor is the position after the last branch of a page, in the
+// page's sort order: the branch's sort key and sequence number.
+type branchCursor struct {
+	SortBy string `json:"s"`
+	Order  string `json:"o"`
+	Key    string `json:"k"`
+	Seq    uint64 `json:"q"`
+}
+
+func (bc branchCursor) encode() string {
+	b, _ := json.Marshal(bc)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeBranchCursor(s string) (branchCursor, bool) {
+	var bc branchCursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &bc) != nil || !slices.Contains(branchSortFields, bc.SortBy) || !slices.Contains(sortOrders, bc.Order) {
+		return branchCursor{}, false
+	}
+	return bc, true
+}
+
+// branchSortKey is a branch's key for a sort field: the name, or the time
+// in RFC 3339 (UTC, whole seconds: ordered as text).
+func branchSortKey(b *branchState, sortBy string) string {
+	switch sortBy {
+	case "name":
+		return b.Name
+	case "created_at":
+		return b.CreatedAt.UTC().Format(time.RFC3339)
+	}
+	return b.UpdatedAt.UTC().Format(time.RFC3339)
+}
+
+// branchListQuery is the validated query of GET .../branches.
+type branchListQuery struct {
+	search        string
+	sortBy, order string
+	limit         int // 0: all
+	after         *branchCursor
+}
+
+func parseBranchListQuery(q url.Values) (branchListQuery, error) {
+	bq := branchListQuery{search: strings.ToLower(q.Get("search")), sortBy: "updated_at", order: "desc"}
+	if s := q.Get("sort_by"); s != "" {
+		if !slices.Contains(branchSortFields, s) {
+			return bq, invalid("sort_by", "must be one of %s", strings.Join(branchSortFields, ", "))
+		}
+		bq.sortBy = s
+	}
+	if s := q.Get("sort_order"); s != "" {
+		if !slices.Contains(sortOrders, s) {
+			return bq, invalid("sort_order", "must be asc or desc")
+		}
+		bq.order = s
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxBranchPageLimit {
+			return bq, invalid("limit", "must be an integer from 1 to %d", maxBranchPageLimit)
+		}
+		bq.limit = n
+	}
+	if s := q.Get("include_deleted"); s != "" {
+		if _, err := strconv.ParseBool(s); err != nil {
+			return bq, invalid("include_deleted", "must be true or false")
+		}
+	}
+	if s := q.Get("cursor"); s != "" {
+		bc, ok := decodeBranchCursor(s)
+		if !ok {
+			return bq, invalid("cursor", "is not a cursor returned by this endpoint")
+		}
+		if bc.SortBy != bq.sortBy || bc.Order != bq.order {
+			return bq, invalid("cursor", "belongs to the order sort_by=%s&sort_order=%s; ask for the same order", bc.SortBy, bc.Order)
+		}
+		bq.after = &bc
+	}
+	return bq, nil
+}
+
+// compare orders two positions (sort key, sequence number) in the query's
+// order; the sequence number breaks ties the same way.
+func (bq branchListQuery) compare(keyA string, seqA uint64, keyB string, seqB uint64) int {
+	c := cmp.Or(strings.Compare(keyA, keyB), cmp.Compare(seqA, seqB))
+	if bq.order == "desc" {
+		return -c
+	}
+	return c
+}
+
+// listBranches serves GET /projects/{project_id}/branches: sorted by
+// sort_by (default updated_at) and sort_order (default desc), filtered by
+// search (part of the name or id). With limit, pages come with
+// pagination.next while more branches follow; without, all branches are
+// listed. The emulator deletes branches at once: include_deleted changes
+// nothing.
 func (e *Emulator) listBranches(c *call) error {
+	bq, err := parseBranchListQuery(c.r.URL.Query())
+	if err != nil {
+		return err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, err := e.visibleProject(c, c.param("project_id"))
 	if err != nil {
 		return err
 	}
-	out := make([]branchView, 0, len(p.Branches))
+	var matching []*branchState
 	for _, b := range p.Branches {
+		if bq.search != "" && !strings.Contains(strings.ToLower(b.Name), bq.search) && !strings.Contains(b.ID, bq.search) {
+			continue
+		}
+		if bq.after != nil && bq.compare(branchSortKey(b, bq.sortBy), b.Seq, bq.after.Key, bq.after.Seq) <= 0 {
+			continue
+		}
+		matching = append(matching, b)
+	}
+	slices.SortFunc(matching, func(a, b *branchState) int {
+		return bq.compare(branchSortKey(a, bq.sortBy), a.Seq, branchSortKey(b, bq.sortBy), b.Seq)
+	})
+	page := matching
+	if bq.limit > 0 && len(page) > bq.limit {
+		page = page[:bq.limit]
+	}
+	out := make([]branchView, 0, len(page))
+	for _, b := range page {
 		out = append(out, newBranchView(&b.Branch))
 	}
-	return c.json(http.StatusOK, map[string]any{"branches": out, "annotations": map[string]annotation{}})
+	resp := map[string]any{"branches": out, "annotations": map[string]annotation{}}
+	if bq.limit > 0 || bq.after != nil {
+		pg := map[string]string{"sort_by": bq.sortBy, "sort_order": bq.order}
+		if len(page) < len(matching) {
+			last := page[len(page)-1]
+			pg["next"] = branchCursor{SortBy: bq.sortBy, Order: bq.order, Key: branchSortKey(last, bq.sortBy), Seq: last.Seq}.encode()
+		}
+		resp["pagination"] = pg
+	}
+	return c.json(http.StatusOK, resp)
 }
 
 // getBranch serves GET /projects/{project_id}/branches/{branch_id}.
@@ -138,4 +281,127 @@ func (e *Emulator) getBranch(c *call) error {
 		return err
 	}
 	return c.json(http.StatusOK, map[string]any{"branch": newBranchView(&b.Branch), "annotation": branchAnnotation(&b.Branch)})
+}
+
+// branchFieldsUnsupported are fields of BranchCreateRequest the emulator
+// does not model: it refuses them rather than ignore them.
+var branchFieldsUnsupported = []string{"parent_lsn", "parent_timestamp", "archived", "init_source", "expires_at"}
+
+// createBranch serves POST /projects/{project_id}/branches. The body is
+// optional: {"branch": {"name", "parent_id", "protected"}, "endpoints": []}.
+// The new branch is a child of parent_id (default: the production branch)
+// with copies of its databases and roles. It starts without Neon Auth, even
+// when its parent has it: Neon Auth state is per branch, so enable it on the
+// new branch with POST .../branches/{branch_id}/auth. The emulator has no
+// computes: endpoints must be empty. Names are unique in a project (409).
+// Answers 201 with the branch, its roles and databases, no endpoints and one
+// finished create_branch operation.
+func (e *Emulator) createBranch(c *call) error {
+	o, err := readBody(c, true, "branch", "endpoints", "annotation_value")
+	if err != nil {
+		return err
+	}
+	if o.has("annotation_value") {
+		return invalid("annotation_value", "is not supported by the emulator (it keeps no annotations)")
+	}
+	endpoints, _, err := o.array("endpoints")
+	if err != nil {
+		return err
+	}
+	if len(endpoints) > 0 {
+		return invalid("endpoints", "the emulator has no computes: create the branch without endpoints")
+	}
+	var name, parentID string
+	var protected bool
+	if raw, ok := o["branch"]; ok {
+		bo, err := parseObject(raw, "branch.", append([]string{"name", "parent_id", "protected"}, branchFieldsUnsupported...))
+		if err != nil {
+			return err
+		}
+		for _, f := range branchFieldsUnsupported {
+			if bo.has(f) {
+				return invalid("branch."+f, "is not supported by the emulator")
+			}
+		}
+		var hasName bool
+		if name, hasName, err = bo.str("name"); err != nil {
+			return invalid("branch.name", "must be a string")
+		}
+		if n := runeCount(name); hasName && (n < 1 || n > 256) {
+			return invalid("branch.name", "must be 1 to 256 characters")
+		}
+		if parentID, _, err = bo.str("parent_id"); err != nil {
+			return invalid("branch.parent_id", "must be a string")
+		}
+		if protected, _, err = bo.boolean("protected"); err != nil {
+			return invalid("branch.protected", "must be a boolean")
+		}
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, err := e.visibleProject(c, c.param("project_id"))
+	if err != nil {
+		return err
+	}
+	parent := p.defaultBranch()
+	if parentID != "" {
+		if parent = p.branch(parentID); parent == nil {
+			return notFound("branch.parent_id: branch %s does not exist in project %s", parentID, p.Project.ID)
+		}
+	}
+	if name != "" && slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.Name == name }) {
+		return conflict("a branch named %q already exists in project %s", name, p.Project.ID)
+	}
+	b := e.st.addBranch(p, parent, name, now())
+	b.Protected = protected
+	if err := e.saveLocked(); err != nil {
+		return err
+	}
+	return c.json(http.StatusCreated, map[string]any{
+		"branch":     newBranchView(&b.Branch),
+		"endpoints":  []any{},
+		"operations": []operation{finishedOperation(p.Project.ID, b.ID, "create_branch", b.CreatedAt)},
+		"roles":      rolesOf(&b.Branch),
+		"databases":  databasesOf(&b.Branch),
+	})
+}
+
+// deleteBranch serves DELETE /projects/{project_id}/branches/{branch_id}:
+// the branch goes at once, its Neon Auth with it; 200 with the branch and a
+// finished delete_timeline operation. As on Neon, the production (default)
+// branch and a branch with child branches cannot be deleted (409), nor can a
+// protected one; a branch that does not exist (any more) answers 204, as the
+// spec says.
+func (e *Emulator) deleteBranch(c *call) error {
+	if s := c.r.URL.Query().Get("hard_delete"); s != "" {
+		if _, err := strconv.ParseBool(s); err != nil {
+			return invalid("hard_delete", "must be true or false")
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, err := e.visibleProject(c, c.param("project_id"))
+	if err != nil {
+		return err
+	}
+	b := p.branch(c.param("branch_id"))
+	switch {
+	case b == nil:
+		return c.empty(http.StatusNoContent)
+	case b.Default:
+		return conflict("branch %s is the default branch of project %s and cannot be deleted", b.ID, p.Project.ID)
+	case p.hasChildren(b.ID):
+		return conflict("branch %s has child branches: delete them first", b.ID)
+	case b.Protected:
+		return conflict("branch %s is protected and cannot be deleted", b.ID)
+	}
+	p.removeBranch(b.ID)
+	if err := e.saveLocked(); err != nil {
+		return err
+	}
+	return c.json(http.StatusOK, map[string]any{
+		"branch":     newBranchView(&b.Branch),
+		"operations": []operation{finishedOperation(p.Project.ID, b.ID, "delete_timeline", now())},
+	})
 }

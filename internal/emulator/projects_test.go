@@ -169,7 +169,7 @@ func TestBranchListShowsTheDefaultBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := v.do("GET", "/projects/"+v.project+"/branches", nil)
+	r := v.do("GET", "/projects/"+v.project+"/branches?sort_by=created_at&sort_order=asc", nil)
 	wantStatus(t, r, http.StatusOK)
 	var out struct {
 		Branches []map[string]any

@@ -54,7 +54,9 @@ func newAPIRouter() *router {
 	rt.handle(http.MethodGet, "/projects/{project_id}", (*Emulator).getProject)
 	rt.handle(http.MethodDelete, "/projects/{project_id}", (*Emulator).deleteProject)
 	rt.handle(http.MethodGet, "/projects/{project_id}/branches", (*Emulator).listBranches)
+	rt.handle(http.MethodPost, "/projects/{project_id}/branches", (*Emulator).createBranch)
 	rt.handle(http.MethodGet, "/projects/{project_id}/branches/{branch_id}", (*Emulator).getBranch)
+	rt.handle(http.MethodDelete, "/projects/{project_id}/branches/{branch_id}", (*Emulator).deleteBranch)
 
 	// Neon Auth, project-level (internal/apispec/auth-api.md; deprecated,
 	// acting on the production branch).

@@ -62,6 +62,7 @@ type Branch struct {
 	ParentID  string     `json:"parent_id,omitempty"`
 	Name      string     `json:"name"`
 	Default   bool       `json:"default"`
+	Protected bool       `json:"protected,omitempty"` // cannot be deleted
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`
 	Databases []Database `json:"databases"`
