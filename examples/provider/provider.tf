@@ -1,7 +1,8 @@
 terraform {
   required_providers {
     neon = {
-      source = "neon-auth/neon"
+      source  = "neon-auth/neon"
+      version = "~> 0.1" # the auth API is in beta: pin the provider
     }
   }
 }
@@ -10,10 +11,16 @@ terraform {
 provider "neon" {
   # api_key = var.neon_api_key   # or NEON_API_KEY
 
+  # "branch": Neon Auth on any branch through the branch-scoped endpoints
+  # (recommended for new configurations); "project" (default): the
+  # deprecated project-level endpoints, production branch only.
+  auth_api = "branch"
+
   # Defaults shown; lower requests_per_minute when other clients share the
   # account's 700 requests/minute.
   # base_url                  = "https://console.neon.tech/api/v2/"
   # max_retries               = 6
+  # retry_timeout             = "5m"
   # requests_per_minute       = 700
   # route_requests_per_second = 40
 }

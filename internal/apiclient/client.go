@@ -83,7 +83,11 @@ func New(opts Options) (*Client, error) {
 		hc = *opts.HTTPClient
 	}
 	if hc.Transport == nil {
-		hc.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		t, ok := http.DefaultTransport.(*http.Transport)
+		if !ok {
+			return nil, errors.New("http.DefaultTransport is not an *http.Transport; pass Options.HTTPClient")
+		}
+		hc.Transport = t.Clone()
 	}
 	lim := newLimiter(opts.RateLimit)
 	hc.Transport = &limitedTransport{next: hc.Transport, limiter: lim}

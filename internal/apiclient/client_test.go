@@ -221,8 +221,7 @@ func TestReadWhoseResponseWasLostIsRetried(t *testing.T) {
 	var gets atomic.Int32
 	c := newStubClient(t, func(w http.ResponseWriter, r *http.Request) {
 		if gets.Add(1) == 1 {
-			conn, _, _ := w.(http.Hijacker).Hijack()
-			_ = conn.Close()
+			loseResponse(w)
 			return
 		}
 		_, _ = w.Write([]byte(`{"providers":[{"id":"google","type":"shared"}]}`))
@@ -352,5 +351,32 @@ func TestAccountLimiterNeverExceedsTheLimitInAMinute(t *testing.T) {
 		if float64(l.account.Limit())*60 < 0.9*float64(rpm) && rpm >= 60 {
 			t.Errorf("rpm %d: sustained rate %.1f/min is under 90%% of the limit", rpm, float64(l.account.Limit())*60)
 		}
+	}
+}
+
+// The branch list follows pagination.next through every page, and stops on a
+// cursor that comes back twice.
+func TestListBranchesFollowsEveryPage(t *testing.T) {
+	pages := map[string]string{
+		"":   `{"branches":[{"id":"br-1","default":true}],"annotations":{},"pagination":{"next":"c2"}}`,
+		"c2": `{"branches":[{"id":"br-2"},{"id":"br-3"}],"annotations":{},"pagination":{"next":"c3"}}`,
+		"c3": `{"branches":[],"annotations":{}}`,
+	}
+	var limits []string
+	c := newStubClient(t, func(w http.ResponseWriter, r *http.Request) {
+		limits = append(limits, r.URL.Query().Get("limit"))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(pages[r.URL.Query().Get("cursor")]))
+	})
+	branches, err := c.ListBranches(context.Background(), "p")
+	if err != nil || len(branches) != 3 || branches[2].ID != "br-3" {
+		t.Fatalf("ListBranches = %+v, %v; want br-1..br-3", branches, err)
+	}
+	if len(limits) != 3 || limits[0] != "1000" {
+		t.Errorf("requests with limits %q, want three pages of 1000", limits)
+	}
+	pages["c3"] = `{"branches":[{"id":"br-4"}],"annotations":{},"pagination":{"next":"c2"}}`
+	if _, err := c.ListBranches(context.Background(), "p"); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a repeating cursor: err = %v, want the loop to be refused", err)
 	}
 }

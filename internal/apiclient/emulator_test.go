@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
@@ -52,6 +53,29 @@ func newFixture(t *testing.T, opts emulator.Options) *fixture {
 	return &fixture{emu: emu, baseURL: srv.URL + "/api/v2/", log: &recordingLogger{}}
 }
 
+// newValidatedFixture is newFixture with every request the client sends and
+// every response the emulator gives checked against the OpenAPI document:
+// the test fails on any violation.
+func newValidatedFixture(t *testing.T, opts emulator.Options) *fixture {
+	t.Helper()
+	emu, err := emulator.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := apispec.NewValidator(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(v.Middleware(emu))
+	t.Cleanup(func() {
+		srv.Close()
+		for _, violation := range v.Violations() {
+			t.Errorf("OpenAPI violation: %s", violation)
+		}
+	})
+	return &fixture{emu: emu, baseURL: srv.URL + "/api/v2/", log: &recordingLogger{}}
+}
+
 func (f *fixture) client(t *testing.T, key string) *apiclient.Client {
 	t.Helper()
 	c, err := apiclient.New(apiclient.Options{
@@ -72,7 +96,7 @@ func unlimited() emulator.Options {
 // Every project-level endpoint, in the order a user meets them, with the
 // shapes the spec gives. At the end, the client's logs hold no secret.
 func TestClientDrivesEveryEndpoint(t *testing.T) {
-	f := newFixture(t, unlimited())
+	f := newValidatedFixture(t, unlimited())
 	ctx := context.Background()
 	c := f.client(t, f.emu.BootstrapKey())
 	projectID := f.emu.ProjectIDs()[0]

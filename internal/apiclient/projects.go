@@ -57,14 +57,18 @@ func (c *Client) ListProjects(ctx context.Context, opts ListProjectsOptions) (*P
 	return out, nil
 }
 
+// branchPageSize is the `limit` of each page of branches (the API allows up
+// to 10000).
+const branchPageSize = 1000
+
 // ListBranches lists a project's branches (GET
 // /projects/{project_id}/branches), following `pagination.next`.
 func (c *Client) ListBranches(ctx context.Context, projectID string) ([]Branch, error) {
 	var all []Branch
 	err := paginate(ctx, "GET /projects/{project_id}/branches", func(ctx context.Context, cursor string) (string, bool, error) {
-		var q url.Values
+		q := url.Values{"limit": {strconv.Itoa(branchPageSize)}}
 		if cursor != "" {
-			q = url.Values{"cursor": {cursor}}
+			q.Set("cursor", cursor)
 		}
 		var page listBranchesResponse
 		if err := c.do(ctx, call{method: http.MethodGet, ep: projectEndpoint(projectID).sub("branches"), query: q, out: &page}); err != nil {
@@ -120,4 +124,34 @@ func ProductionBranch(projectID string, branches []Branch) (*Branch, error) {
 		}
 	}
 	return nil, fmt.Errorf("project %s has no branch marked default among its %d branches", projectID, len(branches))
+}
+
+// CreateBranchRequest is what creating a branch takes; empty fields take the
+// API's defaults (a generated name; the production branch as parent).
+type CreateBranchRequest struct {
+	Name     string `json:"name,omitempty"`
+	ParentID string `json:"parent_id,omitempty"`
+}
+
+// CreateBranch creates a branch without compute endpoints: POST
+// /projects/{project_id}/branches. Creating is not idempotent and a lost
+// answer cannot be matched to a branch, so it is never sent again blindly.
+func (c *Client) CreateBranch(ctx context.Context, projectID string, req CreateBranchRequest) (*Branch, error) {
+	var out struct {
+		Branch Branch `json:"branch"`
+	}
+	body := struct {
+		Branch CreateBranchRequest `json:"branch"`
+	}{req}
+	if _, err := c.write(ctx, writeCall{call: call{method: http.MethodPost, ep: projectEndpoint(projectID).sub("branches"), body: body, out: &out}, rule: neverResend}); err != nil {
+		return nil, err
+	}
+	return &out.Branch, nil
+}
+
+// DeleteBranch deletes a branch, and its Neon Auth with it: DELETE
+// /projects/{project_id}/branches/{branch_id}. A repeat finds it gone.
+func (c *Client) DeleteBranch(ctx context.Context, projectID, branchID string) error {
+	_, err := c.write(ctx, writeCall{call: call{method: http.MethodDelete, ep: branchEndpoint(projectID, branchID)}, rule: resendFreely})
+	return err
 }

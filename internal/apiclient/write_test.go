@@ -34,10 +34,7 @@ func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	step := steps[min(n, len(steps)-1)]
 	switch {
 	case step == "lose":
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err == nil {
-			_ = conn.Close()
-		}
+		loseResponse(w)
 	case len(step) == 3 && step[0] >= '1' && step[0] <= '5':
 		code := int(step[0]-'0')*100 + int(step[1]-'0')*10 + int(step[2]-'0')
 		w.WriteHeader(code)
@@ -167,5 +164,15 @@ func TestWriteWithUnknownOutcome(t *testing.T) {
 				t.Errorf("err = %v, want it to say %q", err, tc.errText)
 			}
 		})
+	}
+}
+
+// loseResponse cuts the connection after the request arrived, before any
+// byte of the response: a lost response.
+func loseResponse(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+		}
 	}
 }

@@ -61,7 +61,7 @@ func (d *authDomainsDataSource) Read(ctx context.Context, req datasource.ReadReq
 	}
 	list, err := d.data.domains(ctx, s.Scope)
 	if err != nil {
-		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.Scope.String(), err))
+		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
 		return
 	}
 	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))

@@ -140,7 +140,7 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	}
 	listed, err := r.data.client.ListDomains(ctx, s.Scope)
 	if err != nil {
-		diags.AddError(summary, r.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.Scope.String(), err))
+		diags.AddError(summary, r.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
 		return
 	}
 	want := canonicalSet(plan.Domains)
@@ -200,7 +200,7 @@ func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest
 		listed, err = r.data.domains(ctx, s.Scope)
 		return true, err
 	}
-	if !r.data.readListed(ctx, s, read, summary, "the redirect URI whitelist of "+s.Scope.String(), resp) {
+	if !r.data.readListed(ctx, s, read, summary, "the redirect URI whitelist of "+s.String(), resp) {
 		return
 	}
 	// The state keeps its own spellings of the domains still listed; the

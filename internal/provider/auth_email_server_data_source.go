@@ -66,17 +66,17 @@ func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.Rea
 		// No email provider, no integration, or a project this key cannot
 		// see: only the first is a value to report.
 		if p, perr := d.data.absence(ctx, s, nil); p != gone {
-			resp.Diagnostics.AddError(summary, scopeErrorDetail(s, "Reading the email server of "+s.Scope.String(), err, p, perr))
+			resp.Diagnostics.AddError(summary, scopeErrorDetail(s, "Reading the email server of "+s.String(), err, p, perr))
 			return
 		}
 		if it, _ := d.data.integration(ctx, s); it == nil {
-			resp.Diagnostics.AddError(summary, "The "+s.Scope.String()+" has no Neon Auth integration, so no email server.")
+			resp.Diagnostics.AddError(summary, "The "+s.String()+" has no Neon Auth integration, so no email server.")
 			return
 		}
 		cfg.Type, cfg.Host, cfg.Username, cfg.SenderEmail, cfg.SenderName = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
 		cfg.Port = types.Int64Null()
 	case err != nil:
-		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server of "+s.Scope.String(), err))
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server of "+s.String(), err))
 		return
 	default:
 		cfg.Type = types.StringValue(got.Type)

@@ -249,13 +249,13 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 		if isNotFound(err) {
 			// No configuration, no integration, or a project this key cannot
 			// see: absence tells which (the first two are drift).
-			r.data.readListed(ctx, s, nil, summary, "the email server configuration of "+s.Scope.String(), resp)
+			r.data.readListed(ctx, s, nil, summary, "the email server configuration of "+s.String(), resp)
 			return
 		}
-		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server configuration of "+s.Scope.String(), err))
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server configuration of "+s.String(), err))
 		return
 	}
-	warnUnknownValue(&resp.Diagnostics, "The email server type of "+s.Scope.String(), got.Type, apiclient.TypeShared, apiclient.TypeStandard)
+	warnUnknownValue(&resp.Diagnostics, "The email server type of "+s.String(), got.Type, apiclient.TypeShared, apiclient.TypeStandard)
 	state.ID = types.StringValue(s.ProjectID)
 	state.recordBranch(s)
 	state.Type = types.StringValue(got.Type)
@@ -292,7 +292,7 @@ func (r *authEmailServerResource) Delete(ctx context.Context, req resource.Delet
 		return
 	}
 	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, apiclient.EmailServer{Type: apiclient.TypeShared})
-	r.data.settleDelete(ctx, s, err, nil, summary, "Resetting the email server of "+s.Scope.String()+" to the shared server", &resp.Diagnostics)
+	r.data.settleDelete(ctx, s, err, nil, summary, "Resetting the email server of "+s.String()+" to the shared server", &resp.Diagnostics)
 }
 
 func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

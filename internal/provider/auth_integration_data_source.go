@@ -49,11 +49,11 @@ func (d *authIntegrationDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	it, err := d.data.integration(ctx, s)
 	if err == nil && it == nil {
-		resp.Diagnostics.AddError(summary, "The "+s.Scope.String()+" has no Neon Auth integration.")
+		resp.Diagnostics.AddError(summary, "The "+s.String()+" has no Neon Auth integration.")
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.Scope.String(), err))
+		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.String(), err))
 		return
 	}
 	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))

@@ -170,7 +170,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	// invalidated the shared read).
 	if err := r.refresh(ctx, s, &plan); err != nil {
 		resp.Diagnostics.AddWarning("Auth integration created, details not yet read",
-			apiErrorDetail("Reading back the new integration of "+s.Scope.String(), err)+" The next refresh fills them.")
+			apiErrorDetail("Reading back the new integration of "+s.String(), err)+" The next refresh fills them.")
 	}
 	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -201,12 +201,12 @@ func (r *authIntegrationResource) applySettings(ctx context.Context, s authScope
 	}
 	if isKnownSet(plan.Name) && !plan.Name.Equal(priorName) {
 		if _, err := r.data.client.SetIntegrationName(ctx, s.Scope, plan.Name.ValueString()); err != nil {
-			diags.AddError("Unable to Set Auth Integration Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.Scope.String(), err))
+			diags.AddError("Unable to Set Auth Integration Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.String(), err))
 		}
 	}
 	if isKnownSet(plan.AllowLocalhost) && !plan.AllowLocalhost.Equal(priorAllow) {
 		if _, err := r.data.client.SetAllowLocalhost(ctx, s.Scope, plan.AllowLocalhost.ValueBool()); err != nil {
-			diags.AddError("Unable to Set Auth Integration allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.Scope.String(), err))
+			diags.AddError("Unable to Set Auth Integration allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.String(), err))
 		}
 	}
 }
@@ -291,7 +291,7 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 		state.SecretServerKey = types.StringNull()
 	}
 	if err := r.refresh(ctx, s, &state); err != nil {
-		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the integration of "+s.Scope.String(), err))
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the integration of "+s.String(), err))
 		return
 	}
 	warnUnknownValue(&resp.Diagnostics, "owned_by", it.OwnedBy, apiclient.OwnedByNeon, apiclient.OwnedByUser)
@@ -325,7 +325,7 @@ func (r *authIntegrationResource) Update(ctx context.Context, req resource.Updat
 	r.data.wroteIntegration(s.Scope)
 	if err := r.refresh(ctx, s, &plan); err != nil {
 		resp.Diagnostics.AddWarning("Auth integration updated, details not yet read",
-			apiErrorDetail("Reading back the integration of "+s.Scope.String(), err)+" The next refresh fills them.")
+			apiErrorDetail("Reading back the integration of "+s.String(), err)+" The next refresh fills them.")
 	}
 	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -71,7 +71,7 @@ func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	it, err := d.data.integration(ctx, s)
 	if err != nil {
-		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integrations of "+s.Scope.String(), err))
+		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integrations of "+s.String(), err))
 		return
 	}
 	cfg.ID = types.StringValue(s.ProjectID)

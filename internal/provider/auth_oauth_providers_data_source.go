@@ -64,7 +64,7 @@ func (d *authOAuthProvidersDataSource) Read(ctx context.Context, req datasource.
 	}
 	list, err := d.data.oauthProviders(ctx, s.Scope)
 	if err != nil {
-		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the OAuth providers of "+s.Scope.String(), err))
+		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the OAuth providers of "+s.String(), err))
 		return
 	}
 	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))

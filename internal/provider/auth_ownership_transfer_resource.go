@@ -37,21 +37,9 @@ func (r *authOwnershipTransferResource) Metadata(_ context.Context, req resource
 
 func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Starts the transfer of the platform-managed auth project to your own account at the auth " +
-			"provider, with `POST /projects/auth/transfer_ownership`. The transfer has two steps:\n\n" +
-			"1. Creating this resource requests a confirmation link, stored in the sensitive `url` attribute.\n" +
-			"2. Open `url` in a browser and confirm which provider account receives the project. This step happens " +
-			"outside Terraform.\n\n" +
-			"Every refresh reads `owned_by` from the integration list and sets `transferred` once it no longer holds " +
-			"the value it had when the transfer was requested (the platform's own owner value). Both are outputs: a " +
-			"confirmation shows up in state on the next refresh without any planned change. If the project had already " +
-			"been transferred before this resource was created, `transferred` stays `false`.\n\n" +
-			"After the transfer the project stays accessible from the platform, so `neon_auth_integration` and the other " +
-			"resources keep working.\n\n" +
-			"**Destroy only forgets the request**: the API cannot cancel a request nor undo a confirmed transfer. If the " +
-			"project's integration is deleted (or deleted and created again), the request went with it: the resource " +
-			"leaves the state and the next apply requests a new link. This resource cannot be imported (the API cannot " +
-			"return the link).",
+		MarkdownDescription: "Requests the transfer of the platform-managed Stack Auth project of the production branch to your " +
+			"own account at the auth provider: `POST /projects/auth/transfer_ownership`. Confirm it in a browser with `url`; " +
+			"`transferred` shows the result. Destroy only forgets the request. Not importable.",
 		Attributes: withAttributes(stackAttributes("has the managed auth project", "`stack`, the only auth provider whose project can be transferred. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose managed auth project can be transferred; recorded at creation."), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<auth_provider>`.", false),
 			"url": computedString("Confirmation link to open in a browser to complete the transfer. Sensitive: anyone "+

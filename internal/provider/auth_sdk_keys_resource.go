@@ -49,11 +49,9 @@ func (r *authSDKKeysResource) Metadata(_ context.Context, req resource.MetadataR
 
 func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A key pair for the auth provider SDKs of a project's integration, minted with " +
-			"`POST /projects/auth/keys`. Every create mints a new pair; change `rotation_triggers` to rotate.\n\n" +
-			"The API offers no way to read keys back or to revoke them: refresh only checks that the integration still " +
-			"exists (if it is gone, or was re-created, the keys are removed from state and minted again on the next apply), " +
-			"and destroy only forgets the keys — they stay valid at the auth provider. This resource cannot be imported.",
+		MarkdownDescription: "A new key pair for the Stack Auth SDKs of the production branch's integration: " +
+			"`POST /projects/auth/keys`. Change `rotation_triggers` to mint another; earlier pairs stay valid (the API cannot " +
+			"revoke them). Not importable.",
 		Attributes: withAttributes(stackAttributes("mints the keys", "`stack`, the only auth provider with SDK keys. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose integration has SDK keys; recorded at creation."), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<auth_provider>/<created_at>`.", false),
 			"rotation_triggers": schema.MapAttribute{

@@ -500,8 +500,10 @@ func loseFirstResponse(suffix string, applied bool, posts *atomic.Int32) func(ht
 			if applied {
 				next.ServeHTTP(httptest.NewRecorder(), r)
 			}
-			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
-				_ = conn.Close()
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					_ = conn.Close()
+				}
 			}
 		})
 	}

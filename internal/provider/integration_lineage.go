@@ -19,7 +19,7 @@ import (
 func (d *providerData) readIntegration(ctx context.Context, s authScope, summary string, diags *diag.Diagnostics) (*apiclient.Integration, bool) {
 	it, err := d.integration(ctx, s)
 	if err != nil {
-		diags.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.Scope.String(), err))
+		diags.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.String(), err))
 		return nil, false
 	}
 	return it, true

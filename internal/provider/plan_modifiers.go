@@ -4,18 +4,11 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // Plan modifiers that more than one resource uses.
-
-// replaceIfStateKnown forces replacement only when the prior value was known:
-// a value the API cannot return (null after import) is adopted in place.
-func replaceIfStateKnown(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !req.StateValue.IsNull()
-}
 
 // canonicalDomainPlanModifier keeps the prior spelling of a domain when the
 // configuration names the same origin in another spelling (case, trailing

@@ -7,8 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // What every resource and data source of this provider holds and does the
@@ -33,11 +31,6 @@ type configuredDataSource struct {
 // Configure keeps what the provider's Configure handed over.
 func (c *configuredDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	c.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-// scope is the Neon Auth scope of an object of a project.
-func (d *providerData) scope(projectID, authProvider string) authScope {
-	return authScope{Scope: apiclient.Scope{ProjectID: projectID, Family: d.family}, AuthProvider: authProvider}
 }
 
 // explainFailure describes an API failure on something under a scope. After

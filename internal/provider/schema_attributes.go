@@ -6,11 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // Schema attributes that many resources share.
@@ -32,18 +29,6 @@ func projectIDValidators() []validator.String {
 	return []validator.String{
 		stringvalidator.LengthAtLeast(1),
 		stringvalidator.RegexMatches(projectIDPattern, "must be a Neon project id: 1 to 60 lower-case letters, digits and dashes, such as `autumn-frost-12345678`"),
-	}
-}
-
-// authProviderAttribute is the auth_provider input of every resource.
-func authProviderAttribute() schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "Auth provider. The only value the API accepts is `stack` (the default). Changing it replaces the resource.",
-		Optional:            true,
-		Computed:            true,
-		Default:             stringdefault.StaticString(apiclient.AuthProviderStack),
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		Validators:          []validator.String{stringvalidator.OneOf(apiclient.AuthProviderStack)},
 	}
 }
 

@@ -52,13 +52,6 @@ const (
 	authAPIBranch  = "branch"
 )
 
-func familyName(f apiclient.Family) string {
-	if f == apiclient.FamilyBranch {
-		return authAPIBranch
-	}
-	return authAPIProject
-}
-
 // defaultAuthProvider is what a new integration uses when auth_provider is
 // omitted: what each family was made for.
 func defaultAuthProvider(f apiclient.Family) string {
@@ -71,11 +64,11 @@ func defaultAuthProvider(f apiclient.Family) string {
 // authProviders are the auth providers a configuration may name.
 var authProviders = []string{apiclient.AuthProviderStack, apiclient.AuthProviderBetterAuth, apiclient.AuthProviderMock}
 
-// branchAttributes are project_id and branch_id; what completes "the
-// project …" and "the branch whose Neon Auth …".
+// branchAttributes are project_id and branch_id; what completes "the branch
+// whose Neon Auth …".
 func branchAttributes(what string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"project_id": projectIDAttribute("Id of the Neon project " + what + "."),
+		"project_id": projectIDAttribute("Id of the Neon project."),
 		"branch_id": schema.StringAttribute{
 			MarkdownDescription: "Id of the branch whose Neon Auth " + what + ". Omitted: the project's production branch, " +
 				"recorded at creation. Another branch needs `auth_api = \"branch\"`. Changing it replaces the resource.",
@@ -274,7 +267,7 @@ func (d *providerData) withIntegrationProvider(ctx context.Context, s authScope,
 	its, err := d.integrations(ctx, s.Scope)
 	switch {
 	case err != nil && !isNotFound(err):
-		diags.AddError(summary, apiErrorDetail("Reading the integration of "+s.Scope.String(), err))
+		diags.AddError(summary, apiErrorDetail("Reading the integration of "+s.String(), err))
 		return s, false
 	case err != nil || len(its) == 0:
 		p, perr := d.absence(ctx, s, nil)

@@ -1,4 +1,4 @@
 import {
   to = neon_auth_integration.this
-  id = "autumn-frost-12345678/stack"
+  id = "autumn-frost-12345678"
 }

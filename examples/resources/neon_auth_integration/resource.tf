@@ -1,20 +1,21 @@
-# The managed auth project of a Neon project, on its production branch.
+# Neon Auth on a project's production branch. With auth_api = "branch" the
+# default auth provider is Better Auth; with "project", Stack Auth.
 resource "neon_auth_integration" "this" {
   project_id = "autumn-frost-12345678"
 
-  # Optional, shown with their defaults:
-  # auth_provider = "stack"
-  # database_name = "neondb"
-  # role_name     = "neondb_owner"
-  # branch_id     = "br-..."  # default: the branch whose `default` flag is true
+  # Optional:
+  # branch_id       = "br-..."       # default: the production branch
+  # auth_provider   = "better_auth"  # or "stack", "mock"
+  # database_name   = "neondb"       # default: the branch's default database
+  # name            = "Acme"         # shown in auth emails (auth_api = "branch")
+  # allow_localhost = true           # development redirects (auth_api = "branch")
+}
+
+# Better Auth clients talk to base_url and verify tokens with the JWKS.
+output "auth_base_url" {
+  value = neon_auth_integration.this.base_url
 }
 
 output "jwks_url" {
   value = neon_auth_integration.this.jwks_url
-}
-
-# The keys are returned only at creation and are sensitive.
-output "secret_server_key" {
-  value     = neon_auth_integration.this.secret_server_key
-  sensitive = true
 }

@@ -1,0 +1,174 @@
+package apiclient_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// Every branch-scoped call, on a branch created through the API: enabling
+// Better Auth (no SDK keys), its settings, providers, domains, email
+// provider, users with roles, disabling, and deleting the branch. Calls only
+// the branch family offers are refused for the project family without a
+// request. The client's logs hold no secret.
+func TestClientDrivesTheBranchFamily(t *testing.T) {
+	f := newValidatedFixture(t, unlimited())
+	ctx := context.Background()
+	c := f.client(t, f.emu.BootstrapKey())
+	projectID := f.emu.ProjectIDs()[0]
+
+	branch, err := c.CreateBranch(ctx, projectID, apiclient.CreateBranchRequest{Name: "preview-42"})
+	if err != nil || branch.ID == "" || branch.Default {
+		t.Fatalf("CreateBranch = %+v, %v", branch, err)
+	}
+	s := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID, Family: apiclient.FamilyBranch}
+	if _, err := c.ListIntegrations(ctx, s); !errors.Is(err, apiclient.ErrNotFound) {
+		t.Fatalf("a new branch has Neon Auth: %v", err)
+	}
+
+	creds, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: "better_auth"})
+	if err != nil || creds.PubClientKey != "" || creds.SecretServerKey != "" || creds.BaseURL == "" || creds.JWKSURL == "" {
+		t.Fatalf("CreateIntegration(better_auth) = %v, %v; want no SDK keys and a base URL", creds, err)
+	}
+	its, err := c.ListIntegrations(ctx, s)
+	if err != nil || len(its) != 1 || its[0].BranchID != branch.ID || its[0].AuthProvider != "better_auth" || its[0].Name == "" {
+		t.Fatalf("ListIntegrations = %+v, %v", its, err)
+	}
+	if name, err := c.SetIntegrationName(ctx, s, "Acme preview"); err != nil || name != "Acme preview" {
+		t.Fatalf("SetIntegrationName = %q, %v", name, err)
+	}
+	if allow, err := c.SetAllowLocalhost(ctx, s, false); err != nil || allow {
+		t.Fatalf("SetAllowLocalhost = %v, %v", allow, err)
+	}
+	if allow, err := c.GetAllowLocalhost(ctx, s); err != nil || allow {
+		t.Fatalf("GetAllowLocalhost = %v, %v", allow, err)
+	}
+
+	// OAuth providers: vercel shared, microsoft with a tenant.
+	if p, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "vercel"}); err != nil || p.Type != "shared" {
+		t.Fatalf("AddOAuthProvider(vercel) = %v, %v", p, err)
+	}
+	ms := apiclient.AddOAuthProviderRequest{ID: "microsoft", ClientID: "ms", ClientSecret: "branch-oauth-secret", MicrosoftTenantID: "tenant-1"}
+	if p, err := c.AddOAuthProvider(ctx, s, ms); err != nil || p.Type != "standard" {
+		t.Fatalf("AddOAuthProvider(microsoft) = %v, %v", p, err)
+	}
+	if err := c.DeleteOAuthProvider(ctx, s, "vercel"); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := c.ListOAuthProviders(ctx, s); err != nil || len(ps) != 1 || ps[0].ID != "microsoft" {
+		t.Fatalf("ListOAuthProviders = %v, %v", ps, err)
+	}
+
+	// Domains, removed in one batch.
+	for _, d := range []string{"https://a.example.com", "https://b.example.com", "https://c.example.com"} {
+		if _, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: "better_auth"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.DeleteDomains(ctx, s, "better_auth", []string{"https://a.example.com", "https://c.example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := c.ListDomains(ctx, s); err != nil || len(ds) != 1 || ds[0].Domain != "https://b.example.com" {
+		t.Fatalf("ListDomains = %v, %v", ds, err)
+	}
+
+	// The email provider: the password comes back masked; none is a 404.
+	smtp := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",
+		Password: "branch-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Acme"}
+	if _, err := c.UpdateEmailServer(ctx, s, smtp); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetEmailServer(ctx, s); err != nil || got.Host != smtp.Host || got.Password == smtp.Password {
+		t.Fatalf("GetEmailServer = %v, %v; want the host, and the password masked", got, err)
+	}
+	if err := f.emu.RemoveEmailProvider(projectID, branch.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetEmailServer(ctx, s); !errors.Is(err, apiclient.ErrNotFound) {
+		t.Fatalf("GetEmailServer without a provider: %v, want ErrNotFound", err)
+	}
+
+	// Users and their roles.
+	user, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{Email: "tester@example.com", Name: "Tester"})
+	if err != nil || user.ID == "" {
+		t.Fatalf("CreateUser = %v, %v", user, err)
+	}
+	if err := c.SetUserRoles(ctx, s, user.ID, []string{"admin", "billing"}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := f.emu.BranchAuth(projectID, branch.ID)
+	if len(a.Users) != 1 || !slices.Equal(a.Users[0].Roles, []string{"admin", "billing"}) {
+		t.Fatalf("users on the emulator = %+v", a.Users)
+	}
+	if err := c.DeleteUser(ctx, s, user.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// The Better Auth settings.
+	otp, verify := "otp", true
+	if ep, err := c.UpdateEmailAndPassword(ctx, s, apiclient.EmailAndPasswordUpdate{EmailVerificationMethod: &otp, RequireEmailVerification: &verify}); err != nil ||
+		ep.EmailVerificationMethod != "otp" || !ep.RequireEmailVerification {
+		t.Fatalf("UpdateEmailAndPassword = %+v, %v", ep, err)
+	}
+	limit := int64(4)
+	if org, err := c.UpdateOrganizationPlugin(ctx, s, apiclient.OrganizationPluginUpdate{OrganizationLimit: &limit}); err != nil || org.OrganizationLimit != 4 {
+		t.Fatalf("UpdateOrganizationPlugin = %+v, %v", org, err)
+	}
+	minutes := int64(30)
+	if ml, err := c.UpdateMagicLinkPlugin(ctx, s, apiclient.MagicLinkPluginUpdate{ExpiresIn: &minutes}); err != nil || ml.ExpiresIn != 30 {
+		t.Fatalf("UpdateMagicLinkPlugin = %+v, %v", ml, err)
+	}
+	if pn, err := c.PutPhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPlugin{Enabled: true}); err != nil || !pn.Enabled {
+		t.Fatalf("PutPhoneNumberPlugin = %+v, %v", pn, err)
+	}
+	hooks := apiclient.Webhooks{Enabled: true, WebhookURL: "https://hooks.example.com/x", EnabledEvents: []string{"user.created"}}
+	if wh, err := c.PutWebhooks(ctx, s, hooks); err != nil || wh.WebhookURL != hooks.WebhookURL {
+		t.Fatalf("PutWebhooks = %+v, %v", wh, err)
+	}
+	plugins, err := c.GetPlugins(ctx, s)
+	if err != nil || plugins.Organization == nil || plugins.Organization.OrganizationLimit != 4 || plugins.MagicLink == nil ||
+		plugins.MagicLink.ExpiresIn != 30 || plugins.PhoneNumber == nil || !plugins.PhoneNumber.Enabled {
+		t.Fatalf("GetPlugins = %+v, %v", plugins, err)
+	}
+
+	// The project family has none of these: refused before any request.
+	ps := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID}
+	before := f.emu.Stats().Total
+	for name, call := range map[string]func() error{
+		"roles":     func() error { return c.SetUserRoles(ctx, ps, "u", []string{"admin"}) },
+		"name":      func() error { _, err := c.SetIntegrationName(ctx, ps, "x"); return err },
+		"plugins":   func() error { _, err := c.GetPlugins(ctx, ps); return err },
+		"webhooks":  func() error { _, err := c.GetWebhooks(ctx, ps); return err },
+		"localhost": func() error { _, err := c.GetAllowLocalhost(ctx, ps); return err },
+	} {
+		if err := call(); !errors.Is(err, apiclient.ErrNotInFamily) {
+			t.Errorf("%s through the project family: %v, want ErrNotInFamily", name, err)
+		}
+	}
+	if n := f.emu.Stats().Total - before; n != 0 {
+		t.Errorf("%d requests were sent for calls the family does not offer", n)
+	}
+
+	// Disabling Neon Auth, then deleting the branch.
+	if err := c.DeleteIntegration(ctx, s, "better_auth", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteBranch(ctx, projectID, branch.ID); err != nil {
+		t.Fatal(err)
+	}
+	branches, err := c.ListBranches(ctx, projectID)
+	if err != nil || slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == branch.ID }) {
+		t.Fatalf("after deleting it the branch is still listed: %+v, %v", branches, err)
+	}
+
+	logs := f.log.all()
+	for _, secret := range []string{"branch-oauth-secret", "branch-smtp-secret", f.emu.BootstrapKey()} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("a secret (%d chars) appears in the client's logs", len(secret))
+		}
+	}
+}
