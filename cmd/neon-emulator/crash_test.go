@@ -167,7 +167,11 @@ type crashClient struct {
 }
 
 func newCrashClient(t *testing.T, base string) *crashClient {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	base0, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		t.Fatalf("http.DefaultTransport is a %T", http.DefaultTransport)
+	}
+	tr := base0.Clone()
 	t.Cleanup(tr.CloseIdleConnections)
 	return &crashClient{http: &http.Client{Transport: tr, Timeout: 5 * time.Second}, base: base}
 }

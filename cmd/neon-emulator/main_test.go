@@ -107,9 +107,15 @@ func TestRunServesTheAPIAndKeepsStateAcrossRestarts(t *testing.T) {
 	if status != http.StatusOK || len(projects) != 2 {
 		t.Fatalf("GET /projects = %d %v", status, body)
 	}
-	projectID := projects[0].(map[string]any)["id"].(string)
+	first0, _ := projects[0].(map[string]any)
+	projectID, _ := first0["id"].(string)
 	_, body = first.call(key, "GET", "/projects/"+projectID+"/branches", nil)
-	branchID := body["branches"].([]any)[0].(map[string]any)["id"].(string)
+	branches, _ := body["branches"].([]any)
+	if len(branches) == 0 {
+		t.Fatalf("GET branches = %v", body)
+	}
+	b0, _ := branches[0].(map[string]any)
+	branchID, _ := b0["id"].(string)
 	status, body = first.call(key, "POST", "/projects/auth/create", map[string]any{
 		"auth_provider": "stack", "project_id": projectID, "branch_id": branchID,
 		"database_name": "neondb", "role_name": "neondb_owner",

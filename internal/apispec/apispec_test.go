@@ -171,7 +171,12 @@ func TestOtherPathsAndCutConnectionsAreNotValidated(t *testing.T) {
 	}
 	cut := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		conn, _, err := w.(http.Hijacker).Hijack()
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			t.Error("the response writer cannot be hijacked")
+			return
+		}
+		conn, _, err := hj.Hijack()
 		if err != nil {
 			t.Error(err)
 			return

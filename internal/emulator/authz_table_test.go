@@ -525,7 +525,7 @@ func TestAuthzRevokedKeyFailsOnTheVeryNextRequest(t *testing.T) {
 				}
 				srv := httptest.NewServer(fx.v.e)
 				defer srv.Close()
-				transport := http.DefaultTransport.(*http.Transport).Clone()
+				transport := transportClone(t)
 				transport.MaxConnsPerHost = 1
 				defer transport.CloseIdleConnections()
 				c := &keepAliveClient{t: t, base: srv.URL, client: &http.Client{Transport: transport}}

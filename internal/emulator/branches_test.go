@@ -47,7 +47,7 @@ func TestCreateBranch(t *testing.T) {
 		parent := v.createBranch(map[string]any{"branch": map[string]any{"name": "staging"}})
 		v.enableOn(parent, "better_auth")
 		child := v.createBranch(map[string]any{"branch": map[string]any{"name": "feature", "parent_id": parent, "protected": true}, "endpoints": []any{}})
-		got := v.do("GET", path+"/"+child, nil).JSON()["branch"].(map[string]any)
+		got, _ := dig(t, v.do("GET", path+"/"+child, nil).JSON(), "branch").(map[string]any)
 		if got["name"] != "feature" || got["parent_id"] != parent || got["protected"] != true {
 			t.Errorf("branch = %v", got)
 		}

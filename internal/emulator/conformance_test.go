@@ -32,7 +32,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "GET", "/projects", nil, http.StatusOK)
 		step(t, "GET", "/projects?limit=1&search=seed", nil, http.StatusOK)
 		created := step(t, "POST", "/projects", map[string]any{"project": map[string]any{"name": "conformance", "pg_version": 17}}, http.StatusCreated)
-		id := created.JSON()["project"].(map[string]any)["id"].(string)
+		id := digString(t, created.JSON(), "project", "id")
 		step(t, "GET", "/projects/"+id, nil, http.StatusOK)
 		step(t, "DELETE", "/projects/"+id, nil, http.StatusOK)
 		step(t, "GET", "/projects/"+id, nil, http.StatusNotFound)
@@ -40,7 +40,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "POST", p+"/branches", nil, http.StatusCreated)
 		step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "feature", "parent_id": v.branch}, "endpoints": []any{}}, http.StatusCreated)
 		page := step(t, "GET", p+"/branches?limit=1&sort_by=name&sort_order=asc", nil, http.StatusOK)
-		next := page.JSON()["pagination"].(map[string]any)["next"].(string)
+		next := digString(t, page.JSON(), "pagination", "next")
 		step(t, "GET", p+"/branches?limit=1&sort_by=name&sort_order=asc&cursor="+next, nil, http.StatusOK)
 		step(t, "GET", p+"/branches?search=feat&include_deleted=false", nil, http.StatusOK)
 		step(t, "GET", p+"/branches/"+v.branch, nil, http.StatusOK)
@@ -80,7 +80,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "PATCH", p+"/auth/email_server", map[string]any{"type": "shared"}, http.StatusOK)
 
 		user := step(t, "POST", "/projects/auth/user", map[string]any{"project_id": v.project, "auth_provider": "stack", "email": "ada@example.com", "name": "Ada"}, http.StatusCreated)
-		step(t, "DELETE", p+"/auth/users/"+user.JSON()["id"].(string), nil, http.StatusNoContent)
+		step(t, "DELETE", p+"/auth/users/"+digString(t, user.JSON(), "id"), nil, http.StatusNoContent)
 		step(t, "POST", "/projects/auth/transfer_ownership", map[string]any{"project_id": v.project, "auth_provider": "stack"}, http.StatusOK)
 		if err := v.e.ConfirmTransfer(v.project, "stack"); err != nil {
 			t.Fatal(err)
@@ -92,7 +92,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 
 	t.Run("branch family", func(t *testing.T) {
 		created := step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "dev"}}, http.StatusCreated)
-		dev := created.JSON()["branch"].(map[string]any)["id"].(string)
+		dev := digString(t, created.JSON(), "branch", "id")
 		b := p + "/branches/" + dev + "/auth"
 		step(t, "GET", b, nil, http.StatusNotFound)
 		step(t, "POST", b, map[string]any{"auth_provider": "better_auth", "database_name": "neondb"}, http.StatusCreated)
@@ -121,7 +121,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "PATCH", b+"/email_provider", map[string]any{"type": "shared", "sender_email": "noreply@example.com", "sender_name": "Shop"}, http.StatusOK)
 
 		user := step(t, "POST", b+"/users", map[string]any{"email": "ada@example.com", "name": "Ada"}, http.StatusCreated)
-		id := user.JSON()["id"].(string)
+		id := digString(t, user.JSON(), "id")
 		step(t, "PUT", b+"/users/"+id+"/role", map[string]any{"roles": []string{"admin"}}, http.StatusOK)
 		step(t, "DELETE", b+"/users/"+id, nil, http.StatusNoContent)
 

@@ -97,7 +97,7 @@ func TestControlStateDumpMasksSecrets(t *testing.T) {
 	r := v.control("GET", "/state", nil)
 	wantStatus(t, r, http.StatusOK)
 	dump := string(r.Body)
-	for _, secret := range []string{"admin-token-xyz", "gh-secret-value", "smtp-password-value", creds["secret_server_key"].(string), creds["pub_client_key"].(string)} {
+	for _, secret := range []string{"admin-token-xyz", "gh-secret-value", "smtp-password-value", digString(t, creds, "secret_server_key"), digString(t, creds, "pub_client_key")} {
 		if strings.Contains(dump, secret) {
 			t.Errorf("state dump shows a secret %q", secret)
 		}

@@ -175,3 +175,46 @@ func wantNoBody(t *testing.T, r *response) {
 		t.Errorf("body = %q, want none", r.Body)
 	}
 }
+
+// dig walks decoded JSON by object keys and array indexes, failing the test
+// where the shape is not what the path expects.
+func dig(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, step := range path {
+		switch k := step.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("JSON %v: want an object to find %q in", v, k)
+			}
+			v = m[k]
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				t.Fatalf("JSON %v: want an array with an element %d", v, k)
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+// digString is dig for a string.
+func digString(t *testing.T, v any, path ...any) string {
+	t.Helper()
+	s, ok := dig(t, v, path...).(string)
+	if !ok {
+		t.Fatalf("JSON %v at %v: want a string", v, path)
+	}
+	return s
+}
+
+// transportClone is a clone of http.DefaultTransport.
+func transportClone(t *testing.T) *http.Transport {
+	t.Helper()
+	tr, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		t.Fatalf("http.DefaultTransport is a %T", http.DefaultTransport)
+	}
+	return tr.Clone()
+}

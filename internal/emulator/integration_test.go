@@ -125,7 +125,7 @@ func TestListIntegrations(t *testing.T) {
 				t.Errorf("%s = %#v, want %#v", k, in[k], w)
 			}
 		}
-		if _, err := time.Parse(time.RFC3339, in["created_at"].(string)); err != nil {
+		if _, err := time.Parse(time.RFC3339, digString(t, in, "created_at")); err != nil {
 			t.Errorf("created_at: %v", err)
 		}
 		for _, secret := range []string{"pub_client_key", "secret_server_key"} {

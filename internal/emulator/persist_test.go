@@ -33,7 +33,7 @@ func TestStateFileRoundTrip(t *testing.T) {
 	v.enableOn(dev, "better_auth")
 	r := v.do("POST", v.branchAuthPath(dev)+"/users", map[string]any{"email": "dev@example.com"})
 	wantStatus(t, r, http.StatusCreated)
-	wantStatus(t, v.do("PUT", v.branchAuthPath(dev)+"/users/"+r.JSON()["id"].(string)+"/role", map[string]any{"roles": []string{"admin"}}), http.StatusOK)
+	wantStatus(t, v.do("PUT", v.branchAuthPath(dev)+"/users/"+digString(t, r.JSON(), "id")+"/role", map[string]any{"roles": []string{"admin"}}), http.StatusOK)
 	if err := v.e.Close(); err != nil {
 		t.Fatal(err)
 	}

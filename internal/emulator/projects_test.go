@@ -20,7 +20,7 @@ func TestProjectListCarriesEveryProjectField(t *testing.T) {
 	if len(projects) != 1 {
 		t.Fatalf("projects = %v", projects)
 	}
-	p := projects[0].(map[string]any)
+	p, _ := dig(t, projects, 0).(map[string]any)
 	want := map[string]any{
 		"id": v.project, "platform_id": "aws", "region_id": "aws-us-east-2", "provisioner": "k8s-pod",
 		"pg_version": float64(17), "locked": false, "proxy_host": "us-east-2.aws.neon.tech", "cpu_used_sec": float64(0),
