@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 )
@@ -12,6 +13,11 @@ import (
 // limits (700 requests per minute per account, 40 per second per route) so
 // that a large apply does not provoke 429s in the first place. Every attempt,
 // retries included, waits for a token.
+//
+// The account pace adapts: a 429 lowers it and makes every request of this
+// client wait out the server's Retry-After; successes raise it back towards
+// RequestsPerMinute, never above. Several processes on one account thus
+// settle on shares of it instead of each pacing itself to the whole.
 type RateLimit struct {
 	// RequestsPerMinute for the whole account; 0 → 700, negative → unlimited.
 	RequestsPerMinute int
@@ -23,14 +29,18 @@ type RateLimit struct {
 const accountBurst = 10
 
 type limiter struct {
-	account  *rate.Limiter // nil: unlimited
-	routeRPS int           // 0: unlimited
+	account  *accountLimiter // nil: unlimited
+	routeRPS int             // 0: unlimited
 
 	mu     sync.Mutex
 	routes map[string]*rate.Limiter
 }
 
 func newLimiter(rl RateLimit) *limiter {
+	return newLimiterWithClock(rl, realClock{})
+}
+
+func newLimiterWithClock(rl RateLimit, clk clock) *limiter {
 	l := &limiter{routes: map[string]*rate.Limiter{}}
 	rpm := rl.RequestsPerMinute
 	if rpm == 0 {
@@ -43,9 +53,9 @@ func newLimiter(rl RateLimit) *limiter {
 		burst := min(accountBurst, rpm/10)
 		if burst < 2 {
 			// Tiny limits: even spacing, no burst.
-			l.account = rate.NewLimiter(rate.Limit(float64(rpm)/60), 1)
+			l.account = newAccountLimiter(float64(rpm)/60, 1, clk)
 		} else {
-			l.account = rate.NewLimiter(rate.Limit(float64(rpm-burst)/60), burst)
+			l.account = newAccountLimiter(float64(rpm-burst)/60, burst, clk)
 		}
 	}
 	switch {
@@ -90,8 +100,9 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 			return nil, err
 		}
 	}
-	if t.limiter.account != nil {
-		if err := t.limiter.account.Wait(ctx); err != nil {
+	acct := t.limiter.account
+	if acct != nil {
+		if err := acct.wait(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -101,5 +112,22 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 		req = req.WithContext(httptrace.WithClientTrace(ctx, trace))
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if acct != nil && err == nil {
+		retryAfter, _ := parseRetryAfter(resp.Header.Get("Retry-After"), acct.clock.Now())
+		t.limiter.observe(resp.StatusCode, retryAfter)
+	}
+	return resp, err
+}
+
+// observe feeds the answer to one HTTP attempt (its status and Retry-After,
+// 0 when absent) to the adaptive account limit; see accountLimiter.observe
+// for what each status does. limitedTransport calls it for every answered
+// attempt, so callers above the transport need not; a second call for the
+// same answer is harmless (one cut per congestion, the pause ends at the
+// later of the two).
+func (l *limiter) observe(status int, retryAfter time.Duration) {
+	if l.account != nil {
+		l.account.observe(status, retryAfter)
+	}
 }
