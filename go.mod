@@ -3,6 +3,7 @@ module github.com/neon-auth/terraform-provider-neon
 go 1.26.0
 
 require (
+	github.com/gofrs/flock v0.13.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/hashicorp/terraform-plugin-framework v1.19.0
 	github.com/hashicorp/terraform-plugin-framework-validators v0.19.0

@@ -3,6 +3,7 @@ package apiclient
 import (
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +24,15 @@ type RateLimit struct {
 	RequestsPerMinute int
 	// RouteRequestsPerSecond per route; 0 → 40, negative → unlimited.
 	RouteRequestsPerSecond int
+	// Shared makes the processes of this machine that use the same API
+	// address and key take their requests from one account bucket, kept in
+	// a small file under SharedDir: together they stay within
+	// RequestsPerMinute. When the file cannot be used the client paces
+	// itself alone; Client.SharedAccountLimit says so.
+	Shared bool
+	// SharedDir holds the shared buckets; "" → the user's cache directory,
+	// terraform-provider-neon/ratelimit.
+	SharedDir string
 }
 
 // accountBurst is how many requests may leave at once under the account limit.
@@ -57,6 +67,7 @@ func newLimiterWithClock(rl RateLimit, clk clock) *limiter {
 		} else {
 			l.account = newAccountLimiter(float64(rpm-burst)/60, burst, clk)
 		}
+		l.account.share, l.account.sharedDir = rl.Shared, rl.SharedDir
 	}
 	switch {
 	case rl.RouteRequestsPerSecond == 0:
@@ -102,6 +113,13 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	acct := t.limiter.account
 	if acct != nil {
+		if acct.share {
+			// The account is the API's address and the key this request
+			// carries: the same as SharedAccountLimit derives from the
+			// client's options, so whichever comes first opens the bucket.
+			key, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+			acct.bindShared(accountID(req.URL.Scheme, req.URL.Host, key))
+		}
 		if err := acct.wait(ctx); err != nil {
 			return nil, err
 		}
@@ -130,4 +148,18 @@ func (l *limiter) observe(status int, retryAfter time.Duration) {
 	if l.account != nil {
 		l.account.observe(status, retryAfter)
 	}
+}
+
+// SharedAccountLimit reports whether this client takes its requests from an
+// account bucket shared with the other processes of this machine
+// (RateLimit.Shared). When sharing was asked for and cannot be had, or
+// stopped working, it returns false and an error saying why, while the client
+// goes on pacing itself alone: a caller may show it as a warning. It opens
+// the shared bucket if no request has yet.
+func (c *Client) SharedAccountLimit() (bool, error) {
+	if c.limiter.account == nil {
+		return false, nil
+	}
+	c.limiter.account.bindShared(accountID(c.baseURL.Scheme, c.baseURL.Host, c.apiKey))
+	return c.limiter.account.sharedStatus()
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -213,8 +214,8 @@ func maxTime(t time.Time, others ...time.Time) time.Time {
 	return t
 }
 
-// memStore is the bucket of one process. It runs updates on the state one
-// at a time: update runs f on it, f reports whether it changed
+// memStore is the bucket of one process. Like fileStore, it runs updates on
+// the state one at a time: update runs f on it, f reports whether it changed
 // it, and f reads the time itself, once no other update can run.
 type memStore struct {
 	mu sync.Mutex
@@ -229,11 +230,22 @@ func (m *memStore) update(_ context.Context, f func(*bucketState) bool) error {
 }
 
 // accountLimiter paces this process's requests to the account and adapts
-// the pace to the server's 429s.
+// the pace to the server's 429s. By default the bucket lives in memory; with
+// sharing on, in a state file that the processes on this machine using the
+// same account take turns on (see ratelimit_shared.go).
 type accountLimiter struct {
 	p     bucketParams
 	clock clock
 	mem   memStore
+
+	// Sharing with other processes: asked for (share, in sharedDir or the
+	// default directory), bound once to an account (bindShared), left for
+	// the in-process bucket on failure (fallBack).
+	share     bool
+	sharedDir string
+	bindOnce  sync.Once
+	shared    atomic.Pointer[fileStore]
+	shareErr  atomic.Pointer[error]
 }
 
 func newAccountLimiter(rps float64, burst int, clk clock) *accountLimiter {
@@ -255,9 +267,27 @@ func (a *accountLimiter) Limit() rate.Limit {
 // Burst is the most tokens the bucket holds.
 func (a *accountLimiter) Burst() int { return int(a.p.burst) }
 
-// update runs f on the bucket.
+// update runs f on the current store. A shared store that fails for any
+// reason but the context is dropped for the in-process bucket, and the
+// failure is kept for sharedStatus.
 func (a *accountLimiter) update(ctx context.Context, f func(*bucketState) bool) error {
+	fs := a.shared.Load()
+	if fs == nil {
+		return a.mem.update(ctx, f)
+	}
+	err := fs.update(ctx, f)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	a.fallBack(fmt.Errorf("the shared rate limit state stopped working: %w", err))
 	return a.mem.update(ctx, f)
+}
+
+// fallBack leaves the shared bucket, if any, for the in-process one, keeping
+// why for sharedStatus.
+func (a *accountLimiter) fallBack(err error) {
+	a.shareErr.Store(&err)
+	a.shared.Store(nil)
 }
 
 // wait blocks until this process may send one request to the account, the

@@ -91,6 +91,7 @@ func simApply(t *testing.T, srv *simServer, rl RateLimit, wrap func(http.RoundTr
 			for range jobs {
 				for {
 					req, _ := http.NewRequest(http.MethodPost, "https://api.invalid/api/v2/projects/p/auth/domains", nil)
+					req.Header.Set("Authorization", "Bearer sim-key")
 					resp, err := tr.RoundTrip(req)
 					if err != nil {
 						t.Error(err)
@@ -185,6 +186,18 @@ func TestProcessesOnOneAccountSettleOnShares(t *testing.T) {
 		}
 		if c.ratePerMin < 0.9*DefaultAccountRequestsPerMinute {
 			t.Errorf("%d processes: %.0f requests/min together, want ≥ 90%% of %d", tc.processes, c.ratePerMin, DefaultAccountRequestsPerMinute)
+		}
+	}
+}
+
+// Processes sharing one bucket on this machine stay within the limit
+// together: no 429 at all, and the account used to the full.
+func TestProcessesSharingABucketStayWithinTheLimit(t *testing.T) {
+	for _, n := range []int{2, 4, 8} {
+		c := runConvergence(t, n, 600, RateLimit{Shared: true, SharedDir: t.TempDir()}, nil)
+		t.Logf("%d processes × 600 requests on a shared bucket: %v", n, c)
+		if c.limited != 0 || c.peakInMinute > DefaultAccountRequestsPerMinute || c.ratePerMin < 0.97*DefaultAccountRequestsPerMinute {
+			t.Errorf("%d processes: want 0 × 429, no minute over %d and ≥ 97%% of it; got %v", n, DefaultAccountRequestsPerMinute, c)
 		}
 	}
 }
