@@ -134,7 +134,8 @@ func (s *bucketState) rate(p bucketParams) float64 {
 	}
 	t := max(s.Confirmed.Sub(s.Cut).Seconds(), 0)
 	k := math.Cbrt(s.WMax * (1 - throttleBeta) / p.cubicC)
-	r := p.cubicC*math.Pow(t-k, 3) + s.WMax
+	d := t - k
+	r := p.cubicC*d*d*d + s.WMax
 	return min(max(r, p.floor), p.maxRate)
 }
 

@@ -314,6 +314,7 @@ func TestTransportFeedsAnswersToTheLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			_ = resp.Body.Close()
 			return resp.StatusCode
 		}
 		start := time.Now()

@@ -97,6 +97,7 @@ func simApply(t *testing.T, srv *simServer, rl RateLimit, wrap func(http.RoundTr
 						t.Error(err)
 						return
 					}
+					_ = resp.Body.Close()
 					if resp.StatusCode != http.StatusTooManyRequests {
 						break
 					}

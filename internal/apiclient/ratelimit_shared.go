@@ -124,17 +124,15 @@ func (f *fileStore) update(ctx context.Context, fn func(*bucketState) bool) erro
 		return err
 	}
 	now := f.clock.Now()
-	var s bucketState
-	write := false
+	s, err := decodeState(buf[:n], now)
+	write := err != nil
 	switch {
 	case n == 0:
-		s, write = freshState(f.p, now), true
-	default:
-		if s, err = decodeState(buf[:n], now); err != nil {
-			// No burst: nobody knows how much of it was just spent.
-			s, write = bucketState{Last: now}, true
-			f.repairs.Add(1)
-		}
+		s = freshState(f.p, now)
+	case err != nil:
+		// No burst: nobody knows how much of it was just spent.
+		s = bucketState{Last: now}
+		f.repairs.Add(1)
 	}
 	if fn(&s) {
 		write = true

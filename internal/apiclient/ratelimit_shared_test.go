@@ -229,7 +229,9 @@ func TestSharedBucketSurvivesAHolderKilledMidWrite(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-exited
+	if err := <-exited; err == nil {
+		t.Fatal("the holder process ended by itself")
+	}
 	start := time.Now()
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel2()
