@@ -384,23 +384,14 @@ func TestClientPaginationAcrossPages(t *testing.T) {
 }
 
 // The client-side limiter keeps 200 concurrent calls on one route at the
-// documented 40 per second, so the emulator (at the same limit) never
-// answers 429.
+// documented 40 per second, so the emulator, which enforces the same limit
+// with its own token bucket, never answers 429 and every call reaches it
+// exactly once. (The pace itself is measured against an injected clock in
+// the limiter's unit tests; wall-clock windows here would measure the
+// machine's load, not the limiter.)
 func TestClientLimiterKeepsABurstUnderTheRouteLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("takes ~5 s")
-	}
 	f := newFixture(t, emulator.Options{SeedProjects: 1, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: 40})
-	var mu sync.Mutex
-	var stamps []time.Time
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		stamps = append(stamps, time.Now())
-		mu.Unlock()
-		f.emu.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
-	c, err := apiclient.New(apiclient.Options{BaseURL: srv.URL + "/api/v2/", APIKey: f.emu.BootstrapKey(),
+	c, err := apiclient.New(apiclient.Options{BaseURL: f.baseURL, APIKey: f.emu.BootstrapKey(),
 		RateLimit: apiclient.RateLimit{RequestsPerMinute: -1}}) // route limit: the default, 40/s
 	if err != nil {
 		t.Fatal(err)
@@ -414,7 +405,7 @@ func TestClientLimiterKeepsABurstUnderTheRouteLimit(t *testing.T) {
 		jobs <- struct{}{}
 	}
 	close(jobs)
-	start := time.Now()
+	before := f.emu.Stats()
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -427,7 +418,6 @@ func TestClientLimiterKeepsABurstUnderTheRouteLimit(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
 	close(errs)
 	for err := range errs {
 		t.Error(err)
@@ -436,22 +426,7 @@ func TestClientLimiterKeepsABurstUnderTheRouteLimit(t *testing.T) {
 	if st.RateLimited != 0 {
 		t.Errorf("the emulator answered %d × 429", st.RateLimited)
 	}
-	if len(stamps) != calls {
-		t.Fatalf("%d requests reached the server, want %d (no retries needed)", len(stamps), calls)
-	}
-	// The busiest one-second window.
-	slices.SortFunc(stamps, func(a, b time.Time) int { return a.Compare(b) })
-	peak := 0
-	for i := range stamps {
-		j := i
-		for j < len(stamps) && stamps[j].Sub(stamps[i]) < time.Second {
-			j++
-		}
-		peak = max(peak, j-i)
-	}
-	rate := float64(calls) / elapsed.Seconds()
-	t.Logf("limiter: %d calls in %v (%.1f/s average), busiest 1 s window %d requests, %d × 429", calls, elapsed.Round(time.Millisecond), rate, peak, st.RateLimited)
-	if peak > 41 { // 40 tokens a second plus the one in hand at the window's start
-		t.Errorf("busiest one-second window held %d requests, want ≤ 40 (+1)", peak)
+	if n := st.Total - before.Total; n != calls {
+		t.Errorf("%d requests reached the emulator, want %d (no retries needed)", n, calls)
 	}
 }

@@ -1,0 +1,371 @@
+package apiclient
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// The account limit is a token bucket whose fill rate adapts to the server's
+// answers, after the AWS SDKs' "adaptive" retry mode: a 429 lowers the rate
+// multiplicatively, successes let it grow back along a CUBIC curve, never
+// above the configured requests per minute.
+//
+// Why CUBIC rather than AIMD: both converge to fair shares when several
+// processes throttle each other (each cut shrinks the differences between
+// them by β, growth is the same for all, since it is a function of time and
+// not of each process's request count). CUBIC regains most of the rate held
+// before the cut within seconds, stays near it, and only then probes past it,
+// so a lone apply that met a stray 429 is back at full speed quickly and a set
+// of processes that found their shares spends long stretches just under the
+// account limit, where AIMD's N processes climb together N times as fast
+// into the next 429s. The AWS SDKs use CUBIC for the same reasons. In the
+// simulation of ratelimit_converge_test.go (the emulator's account bucket,
+// applies of 600 requests with parallelism 10), both keep ~700/min; with the
+// same 20 s to regain the full rate after one cut, CUBIC has ~3.5% of answers
+// 429 for 4 processes and ~8% for 8, AIMD ~5% and ~13%; pacing each process
+// to the whole limit, without adapting, 72% and 85%.
+//
+// Its growth is driven by success: the curve advances only to the time of the
+// latest success (Confirmed), so a rate never grows back while every request
+// fails or none is answered.
+const (
+	// throttleBeta is the share of the rate kept at a cut (CUBIC's β, as in
+	// the AWS SDKs).
+	throttleBeta = 0.7
+	// fullRecovery is how long the curve takes to climb back to the
+	// configured rate after a single cut from it; the CUBIC scale follows
+	// from it and the configured rate (see newBucketParams), so limits of any
+	// size behave alike in time.
+	fullRecovery = 20 * time.Second
+	// floorDivisor: the rate never drops below the configured rate divided by
+	// it (700/min → ~11/min), so a few dozen processes can still find shares
+	// and a process is never starved for long.
+	floorDivisor = 64
+	// throttleHold: 429s within this time after a cut are answers to requests
+	// sent at the rate before it (the same congestion), and do not cut again.
+	throttleHold = time.Second
+	// maxPause bounds how long one Retry-After stops every caller of the
+	// limiter. The request that got it still waits its whole Retry-After in
+	// the retry layer; a longer value must not freeze a whole process.
+	maxPause = time.Minute
+	// confirmStep: successes closer together than this do not move the curve
+	// (each move is a write in a shared bucket).
+	confirmStep = 100 * time.Millisecond
+	// signalWait bounds how long handing back a token or taking an answer
+	// waits for a shared bucket: past it the signal is dropped rather than
+	// holding up the caller.
+	signalWait = time.Second
+)
+
+// clock is the time source of the account limiter, injectable for tests.
+type clock interface {
+	Now() time.Time
+	// Sleep waits for d, or returns ctx.Err() as soon as ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// errWouldPassDeadline is returned at once when the wait for a token would
+// end after the context's deadline (as rate.Limiter.Wait does).
+var errWouldPassDeadline = fmt.Errorf("waiting for the client-side account rate limit would pass the context deadline: %w", context.DeadlineExceeded)
+
+// bucketParams are one process's view of the account limit.
+type bucketParams struct {
+	maxRate float64 // tokens per second with nothing throttled
+	burst   float64 // tokens the bucket holds at most
+	floor   float64 // the rate never drops below
+	cubicC  float64 // CUBIC scale: tokens/s per s³
+}
+
+func newBucketParams(rps float64, burst int) bucketParams {
+	k := fullRecovery.Seconds()
+	return bucketParams{
+		maxRate: rps,
+		burst:   float64(burst),
+		floor:   rps / floorDivisor,
+		// K = ∛(Wmax(1−β)/C) = fullRecovery for Wmax = maxRate.
+		cubicC: rps * (1 - throttleBeta) / (k * k * k),
+	}
+}
+
+// bucketState is the adaptive bucket: what an in-process limiter keeps in
+// memory and a shared one in its state file. Tokens may be negative: each
+// unit below zero is a reservation handed out and not yet due.
+type bucketState struct {
+	Tokens    float64
+	Last      time.Time // Tokens were counted at this time (may lie ahead, at NotBefore)
+	NotBefore time.Time // no token is due before it (the latest Retry-After)
+	Cut       time.Time // the last cut of the rate; zero: at the configured rate
+	WMax      float64   // the rate just before that cut (tokens/s)
+	Confirmed time.Time // the latest success since the cut: the curve has advanced to it
+	Epoch     uint64    // bumped at each cut or pause: older reservations are void
+}
+
+// freshState is a bucket nobody has used: full, at the configured rate.
+func freshState(p bucketParams, now time.Time) bucketState {
+	return bucketState{Tokens: p.burst, Last: now}
+}
+
+// rate is the current fill rate in tokens per second.
+func (s *bucketState) rate(p bucketParams) float64 {
+	if s.Cut.IsZero() {
+		return p.maxRate
+	}
+	t := max(s.Confirmed.Sub(s.Cut).Seconds(), 0)
+	k := math.Cbrt(s.WMax * (1 - throttleBeta) / p.cubicC)
+	d := t - k
+	r := p.cubicC*d*d*d + s.WMax
+	return min(max(r, p.floor), p.maxRate)
+}
+
+// advance refills the bucket up to now.
+func (s *bucketState) advance(p bucketParams, now time.Time) {
+	if now.After(s.Last) {
+		s.Tokens += s.rate(p) * now.Sub(s.Last).Seconds()
+		s.Last = now
+	}
+	// Another process sharing the bucket may be configured with a larger burst.
+	s.Tokens = min(s.Tokens, p.burst)
+}
+
+// reserve takes one token and returns when it is due. With a deadline, a
+// token due after it is not taken (ok false).
+func (s *bucketState) reserve(p bucketParams, now, deadline time.Time) (at time.Time, ok bool) {
+	s.advance(p, now)
+	s.Tokens--
+	at = s.Last
+	if s.Tokens < 0 {
+		at = at.Add(time.Duration(-s.Tokens / s.rate(p) * float64(time.Second)))
+	}
+	at = maxTime(at, s.NotBefore, now)
+	if !deadline.IsZero() && at.After(deadline) {
+		s.Tokens++
+		return at, false
+	}
+	return at, true
+}
+
+// throttle takes a 429 answered at now, with the server's Retry-After (0:
+// none). It reports whether the state changed.
+func (s *bucketState) throttle(p bucketParams, now time.Time, retryAfter time.Duration) bool {
+	newCongestion := !now.Before(s.Cut.Add(throttleHold)) && !now.Before(s.NotBefore)
+	until := now.Add(min(retryAfter, maxPause))
+	pause := retryAfter > 0 && until.After(s.NotBefore)
+	if !newCongestion && !pause {
+		return false
+	}
+	s.advance(p, now)
+	if newCongestion {
+		s.WMax = s.rate(p)
+		s.Cut, s.Confirmed = now, now
+	}
+	// Reservations handed out before were timed for the old rate or before
+	// the pause: void them, their holders take new ones.
+	s.Epoch++
+	if pause {
+		// One request may leave when the pause ends, the next ones at the
+		// new rate after it.
+		s.NotBefore, s.Last, s.Tokens = until, until, 1
+	} else {
+		s.Tokens = 0
+	}
+	return true
+}
+
+// succeed takes a success answered at now: the rate curve advances to it.
+func (s *bucketState) succeed(p bucketParams, now time.Time) bool {
+	if s.Cut.IsZero() || now.Before(s.NotBefore) || now.Sub(s.Confirmed) < confirmStep {
+		return false
+	}
+	s.advance(p, now)
+	s.Confirmed = now
+	if s.rate(p) >= p.maxRate {
+		s.Cut, s.WMax, s.Confirmed = time.Time{}, 0, time.Time{}
+	}
+	return true
+}
+
+func maxTime(t time.Time, others ...time.Time) time.Time {
+	for _, o := range others {
+		if o.After(t) {
+			t = o
+		}
+	}
+	return t
+}
+
+// memStore is the bucket of one process. Like fileStore, it runs updates on
+// the state one at a time: update runs f on it, f reports whether it changed
+// it, and f reads the time itself, once no other update can run.
+type memStore struct {
+	mu sync.Mutex
+	s  bucketState
+}
+
+func (m *memStore) update(_ context.Context, f func(*bucketState) bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f(&m.s)
+	return nil
+}
+
+// accountLimiter paces this process's requests to the account and adapts
+// the pace to the server's 429s. By default the bucket lives in memory; with
+// sharing on, in a state file that the processes on this machine using the
+// same account take turns on (see ratelimit_shared.go).
+type accountLimiter struct {
+	p     bucketParams
+	clock clock
+	mem   memStore
+
+	// Sharing with other processes: asked for (share, in sharedDir or the
+	// default directory), bound once to an account (bindShared), left for
+	// the in-process bucket on failure (fallBack).
+	share     bool
+	sharedDir string
+	bindOnce  sync.Once
+	shared    atomic.Pointer[fileStore]
+	shareErr  atomic.Pointer[error]
+}
+
+func newAccountLimiter(rps float64, burst int, clk clock) *accountLimiter {
+	a := &accountLimiter{p: newBucketParams(rps, burst), clock: clk}
+	a.mem.s = freshState(a.p, clk.Now())
+	return a
+}
+
+// Limit is the current fill rate.
+func (a *accountLimiter) Limit() rate.Limit {
+	var r float64
+	_ = a.update(context.Background(), func(s *bucketState) bool {
+		r = s.rate(a.p)
+		return false
+	})
+	return rate.Limit(r)
+}
+
+// Burst is the most tokens the bucket holds.
+func (a *accountLimiter) Burst() int { return int(a.p.burst) }
+
+// update runs f on the current store. A shared store that fails for any
+// reason but the context is dropped for the in-process bucket, and the
+// failure is kept for sharedStatus.
+func (a *accountLimiter) update(ctx context.Context, f func(*bucketState) bool) error {
+	fs := a.shared.Load()
+	if fs == nil {
+		return a.mem.update(ctx, f)
+	}
+	err := fs.update(ctx, f)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	a.fallBack(fmt.Errorf("the shared rate limit state stopped working: %w", err))
+	return a.mem.update(ctx, f)
+}
+
+// fallBack leaves the shared bucket, if any, for the in-process one, keeping
+// why for sharedStatus.
+func (a *accountLimiter) fallBack(err error) {
+	a.shareErr.Store(&err)
+	a.shared.Store(nil)
+}
+
+// wait blocks until this process may send one request to the account, the
+// context is done, or it is clear that the token would come after the
+// context's deadline (then it returns at once, taking nothing).
+func (a *accountLimiter) wait(ctx context.Context) error {
+	deadline, _ := ctx.Deadline()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var now, at time.Time
+		var epoch uint64
+		ok := true
+		err := a.update(ctx, func(s *bucketState) bool {
+			now = a.clock.Now()
+			at, ok = s.reserve(a.p, now, deadline)
+			epoch = s.Epoch
+			return true
+		})
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return errWouldPassDeadline
+		case !at.After(now):
+			return nil
+		}
+		if err := a.clock.Sleep(ctx, at.Sub(now)); err != nil {
+			// Hand the token back: the next caller may use it.
+			bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalWait)
+			defer cancel()
+			_ = a.update(bg, func(s *bucketState) bool {
+				if s.Epoch != epoch {
+					return false
+				}
+				s.Tokens = min(s.Tokens+1, a.p.burst)
+				return true
+			})
+			return err
+		}
+		valid := false
+		if err := a.update(ctx, func(s *bucketState) bool {
+			valid = s.Epoch == epoch && !a.clock.Now().Before(s.NotBefore)
+			return false
+		}); err != nil {
+			return err
+		}
+		if valid {
+			return nil
+		}
+		// A 429 came while this caller slept: take a token on the new terms.
+	}
+}
+
+// observe takes the answer to one HTTP attempt on the account:
+//
+//   - 429: throttled. The rate is cut (once per congestion, see
+//     throttleHold) and, with a Retry-After (retryAfter > 0), every caller
+//     of wait, in this process or any sharing the bucket, waits until it
+//     has passed (bounded by maxPause).
+//   - 2xx, 3xx and 4xx other than 429: success; a cut rate grows back.
+//   - 5xx, and 0 for an attempt without an answer: neutral.
+//
+// It never blocks for long: a shared bucket that cannot be had within
+// signalWait drops the signal.
+func (a *accountLimiter) observe(status int, retryAfter time.Duration) {
+	var f func(*bucketState) bool
+	switch {
+	case status == http.StatusTooManyRequests:
+		f = func(s *bucketState) bool { return s.throttle(a.p, a.clock.Now(), retryAfter) }
+	case status >= 200 && status < 500:
+		f = func(s *bucketState) bool { return s.succeed(a.p, a.clock.Now()) }
+	default:
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), signalWait)
+	defer cancel()
+	_ = a.update(ctx, f)
+}
