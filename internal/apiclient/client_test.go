@@ -237,15 +237,64 @@ func TestRetriesStopAtTheCapAndReturnTheLastResponse(t *testing.T) {
 	c := newStubClient(t, func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = w.Write([]byte(`{"code":"","message":"rate limit exceeded"}`))
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"code":"","message":"service unavailable"}`))
 	})
 	_, err := c.ListDomains(context.Background(), stubScope)
-	if !errors.Is(err, ErrRateLimited) {
-		t.Fatalf("err = %v, want ErrRateLimited", err)
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Limit != LimitRetries || be.Retries != fastRetry.MaxRetries {
+		t.Fatalf("err = %v, want a BudgetError on the retries after %d", err, fastRetry.MaxRetries)
+	}
+	var ae *Error
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("err = %v, want the last response (503) inside", err)
 	}
 	if want := int32(fastRetry.MaxRetries + 1); calls.Load() != want {
 		t.Fatalf("%d attempts, want %d", calls.Load(), want)
+	}
+}
+
+// A 429 means the account is busy, not that the request is wrong: it is
+// retried past max_retries for as long as the time budget lasts.
+func TestThrottlingIsRetriedPastTheRetryCapWhileTimeRemains(t *testing.T) {
+	throttled := int32(fastRetry.MaxRetries * 3)
+	var calls atomic.Int32
+	c := newStubClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= throttled {
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = w.Write([]byte(`{"domains":[]}`))
+	})
+	if _, err := c.ListDomains(context.Background(), stubScope); err != nil {
+		t.Fatalf("err = %v after %d × 429, want success", err, throttled)
+	}
+	if got := calls.Load(); got != throttled+1 {
+		t.Fatalf("%d attempts, want %d", got, throttled+1)
+	}
+}
+
+// When the time budget runs out, a run of 429s ends with the budget error
+// naming the time limit and the last answer.
+func TestThrottlingStopsWhenTheTimeBudgetEnds(t *testing.T) {
+	policy := fastRetry
+	policy.Timeout = 300 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Options{BaseURL: srv.URL + "/api/v2/", APIKey: "test-key", Retry: policy,
+		RateLimit: RateLimit{RequestsPerMinute: -1, RouteRequestsPerSecond: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListDomains(context.Background(), stubScope)
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Limit != LimitTime || !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("err = %v, want a BudgetError on time wrapping the 429", err)
+	}
+	if be.Retries <= policy.MaxRetries {
+		t.Fatalf("%d retries before the time budget ended; 429s must not stop at max_retries (%d)", be.Retries, policy.MaxRetries)
 	}
 }
 

@@ -24,8 +24,11 @@ import (
 //   - Other 5xx and transport errors are retried for reads. A write that may
 //     have been applied is re-sent only as its endpoint allows (see write.go).
 //   - Waits grow exponentially from WaitMin to WaitMax with jitter.
-//   - MaxRetries caps the requests sent again after the first, whatever the
-//     reason; Timeout caps the wall time. A cancelled context stops at once.
+//   - MaxRetries caps the requests sent again after the first, except those
+//     after a 429: the account is busy, not failing, so a 429 is retried for
+//     as long as Timeout leaves room (the adaptive rate limit slows the
+//     process meanwhile). Timeout caps the wall time of everything. A
+//     cancelled context stops at once.
 type RetryPolicy struct {
 	MaxRetries int           // requests sent again after the first; 0 → 6, negative → none
 	WaitMin    time.Duration // 0 → 500ms
@@ -85,10 +88,15 @@ func (c *Client) withBudget(ctx context.Context) (context.Context, *budget) {
 	return context.WithValue(ctx, budgetKey{}, b), b
 }
 
-// take spends one retry; false when none is left.
-func (b *budget) take() bool {
+// take spends one retry; false when none is left. A retry after a 429
+// (throttled) is counted but draws on the time budget only.
+func (b *budget) take(throttled bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if throttled {
+		b.spent++
+		return true
+	}
 	if b.retries <= 0 {
 		return false
 	}
@@ -190,7 +198,7 @@ func (c *Client) retryClient(st *callState) *retryablehttp.Client {
 				c.log(ctx, "neon API response; retry would end after the operation's time budget", fields)
 				return false, nil
 			}
-			if !st.budget.take() {
+			if !st.budget.take(resp != nil && resp.StatusCode == http.StatusTooManyRequests) {
 				st.exhausted = LimitRetries
 				c.log(ctx, "neon API response; retries exhausted", fields)
 				return false, nil

@@ -64,7 +64,7 @@ func (c *Client) write(ctx context.Context, w writeCall) (recovered bool, err er
 		if !b.fits(wait) {
 			return false, &BudgetError{Limit: LimitTime, Retries: b.retriesSpent(), Err: unknownAfter(err, attempt)}
 		}
-		if !b.take() {
+		if !b.take(false) {
 			return false, &BudgetError{Limit: LimitRetries, Retries: b.retriesSpent(), Err: unknownAfter(err, attempt)}
 		}
 		c.log(ctx, "write not applied; sending it again", fields)

@@ -171,7 +171,7 @@ func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if canonical, cerr := apiclient.CanonicalOrigin(domain); cerr == nil {
 		domain = canonical
 	}
-	err := r.data.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, []string{domain})
+	err := r.data.domainDeletes.delete(ctx, batchKey{scope: s.Scope, authProvider: s.AuthProvider}, domain)
 	r.data.wroteDomains(s.Scope)
 	r.data.settleDelete(ctx, s, err, r.data.listedDomain(s, domain), summary,
 		fmt.Sprintf("Removing the domain %s from the redirect URI whitelist of %s", domain, s.Scope), &resp.Diagnostics)

@@ -207,20 +207,22 @@ func TestUnitListCache_errorsAreNotCached(t *testing.T) {
 }
 
 // Through the real CLI: refreshing 50 domains of one project costs exactly
-// one list request.
+// one list request, and removing them sends their deletes in batches (one
+// DELETE with many domains), not one request per domain.
 func TestAccAuthDomain_fiftyDomainsOneListRequest(t *testing.T) {
 	env := newAccEnv(t)
-	cfg := env.config(fmt.Sprintf(`
+	integration := fmt.Sprintf(`
 resource "neon_auth_integration" "test" {
   project_id = %[1]q
 }
-
+`, env.ProjectID)
+	cfg := env.config(integration + `
 resource "neon_auth_domain" "many" {
   count      = 50
   project_id = neon_auth_integration.test.project_id
   domain     = "https://app${count.index}.example.com"
 }
-`, env.ProjectID))
+`)
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{Config: cfg},
 		resource.TestStep{
@@ -234,6 +236,23 @@ resource "neon_auth_domain" "many" {
 				}
 				if n := env.routeCount("GET /projects/{project_id}/auth/integrations"); n != 1 {
 					return fmt.Errorf("refreshing the integration and 50 domains made %d integration list requests, want 1", n)
+				}
+				return nil
+			},
+		},
+		resource.TestStep{
+			PreConfig: env.Emu.ResetStats,
+			Config:    env.config(integration),
+			Check: func(*terraform.State) error {
+				if n := len(env.Emu.Domains(env.ProjectID)); n != 0 {
+					return fmt.Errorf("%d domains left on the emulator, want 0", n)
+				}
+				// Terraform deletes 10 at a time (-parallelism): about 5
+				// requests; 12 allows for waves that split.
+				deletes := env.routeCount("DELETE /projects/{project_id}/auth/domains")
+				t.Logf("50 domains removed with %d DELETE requests", deletes)
+				if deletes < 1 || deletes > 12 {
+					return fmt.Errorf("removing 50 domains sent %d DELETE requests, want 1 to 12 (batched)", deletes)
 				}
 				return nil
 			},

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -28,6 +30,7 @@ const (
 	envBaseURL         = "NEON_API_BASE_URL"
 	envRetryTimeout    = "NEON_RETRY_TIMEOUT"
 	envAuthAPI         = "NEON_AUTH_API"
+	envSharedRateLimit = "NEON_SHARED_RATE_LIMIT"
 	userAgentComponent = "terraform-provider-neon"
 )
 
@@ -57,6 +60,7 @@ type neonProviderModel struct {
 	RouteRequestsPerSecond types.Int64  `tfsdk:"route_requests_per_second"`
 	RetryTimeout           types.String `tfsdk:"retry_timeout"`
 	AuthAPI                types.String `tfsdk:"auth_api"`
+	SharedRateLimit        types.Bool   `tfsdk:"shared_rate_limit"`
 }
 
 func (p *neonProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -92,9 +96,10 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 				Validators: []validator.String{baseURLValidator{}},
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many requests one operation may send again after its first, whatever the "+
-					"reason: a 429, 423 or 503, a server error or lost response of a read, or a write sent again after reading back "+
-					"that it was not applied. Default `%d`; `0` sends every request once.", apiclient.DefaultMaxRetries),
+				MarkdownDescription: fmt.Sprintf("How many requests one operation may send again after its first: after a 423 or "+
+					"503, a server error or lost response of a read, or a write sent again after reading back that it was not applied. "+
+					"A 429 (the account's rate limit) is not counted: it is retried, at a pace the provider lowers until the API stops "+
+					"refusing, for as long as `retry_timeout` lasts. Default `%d`; `0` sends every request once.", apiclient.DefaultMaxRetries),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(0, 20)},
 			},
@@ -106,9 +111,20 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 			},
 			"requests_per_minute": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Client-side cap on requests per minute for the account. Default `%d`, "+
-					"the documented account limit; lower it when other clients share the account.", apiclient.DefaultAccountRequestsPerMinute),
+					"the documented account limit. The provider never exceeds it, and after a 429 paces itself lower (honouring "+
+					"`Retry-After`) and climbs back as requests succeed, so several runs on one account settle on shares of it. "+
+					"Lower it to leave room for other clients of the account.", apiclient.DefaultAccountRequestsPerMinute),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, 100000)},
+			},
+			"shared_rate_limit": schema.BoolAttribute{
+				MarkdownDescription: "Share one account rate limit with the other runs of this provider on this machine (Terragrunt " +
+					"`run-all`, parallel workspaces, several CI jobs on one runner), so that together they stay under " +
+					"`requests_per_minute` instead of each pacing itself to all of it. The runs coordinate through a lock file " +
+					"under the user's cache directory, one per API address and key (named by a hash; the key is stored nowhere); " +
+					"a run that is killed never blocks the others. When the file cannot be used the run paces itself alone " +
+					"and says so in a warning. Default `false`; falls back to `" + envSharedRateLimit + "` (`true` or `false`).",
+				Optional: true,
 			},
 			"route_requests_per_second": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Client-side cap on requests per second for one route. Default `%d`, "+
@@ -131,7 +147,7 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	for name, v := range map[string]interface{ IsUnknown() bool }{
 		"api_key": cfg.APIKey, "base_url": cfg.BaseURL, "max_retries": cfg.MaxRetries,
 		"requests_per_minute": cfg.RequestsPerMinute, "route_requests_per_second": cfg.RouteRequestsPerSecond,
-		"retry_timeout": cfg.RetryTimeout, "auth_api": cfg.AuthAPI,
+		"retry_timeout": cfg.RetryTimeout, "auth_api": cfg.AuthAPI, "shared_rate_limit": cfg.SharedRateLimit,
 	} {
 		if v.IsUnknown() {
 			tflog.Debug(ctx, "provider configuration not yet known; deferring client creation", map[string]any{"attribute": name})
@@ -167,6 +183,11 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 		resp.Diagnostics.AddAttributeError(path.Root("retry_timeout"), "Invalid retry_timeout", err.Error())
 		return
 	}
+	shared, err := boolOrEnv(cfg.SharedRateLimit, envSharedRateLimit)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("shared_rate_limit"), "Invalid "+envSharedRateLimit, err.Error())
+		return
+	}
 
 	client, err := apiclient.New(apiclient.Options{
 		BaseURL:   baseURL,
@@ -176,12 +197,18 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 		RateLimit: apiclient.RateLimit{
 			RequestsPerMinute:      int(cfg.RequestsPerMinute.ValueInt64()),
 			RouteRequestsPerSecond: int(cfg.RouteRequestsPerSecond.ValueInt64()),
+			Shared:                 shared,
 		},
 		Logger: tflogLogger{secrets: []string{apiKey}},
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create Neon API client", err.Error())
 		return
+	}
+	if _, err := client.SharedAccountLimit(); err != nil {
+		resp.Diagnostics.AddAttributeWarning(path.Root("shared_rate_limit"), "Rate limit not shared with other runs",
+			"This run paces itself alone, as if shared_rate_limit were false: "+err.Error()+". "+
+				"Other runs on this machine are not counted, so together they may meet 429s (which are retried).")
 	}
 	maxAge := defaultReadMaxAge
 	if sharedReadsSwitch == "off" {
@@ -223,6 +250,23 @@ func durationOrEnv(v types.String, env string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a positive duration such as \"90s\" or \"10m\" (from %s)", raw, sourceName(v, env))
 	}
 	return d, nil
+}
+
+// boolOrEnv reads a bool argument, or its environment variable ("true",
+// "false", "1", "0"); false when neither is set.
+func boolOrEnv(v types.Bool, env string) (bool, error) {
+	if !v.IsNull() {
+		return v.ValueBool(), nil
+	}
+	raw := strings.TrimSpace(os.Getenv(env))
+	if raw == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, fmt.Errorf("the %s environment variable is %q; set it to \"true\" or \"false\", or set shared_rate_limit in the provider block", env, raw)
+	}
+	return b, nil
 }
 
 func sourceName(v types.String, env string) string {

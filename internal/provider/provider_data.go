@@ -18,6 +18,8 @@ type providerData struct {
 	reads      sharedReads
 	production productionBranches
 	claims     whitelistClaims
+	// domainDeletes batches the deletes of neon_auth_domain resources.
+	domainDeletes *deleteBatches
 }
 
 // sharedReads are the endpoints that many resources read at once during a
@@ -35,7 +37,7 @@ type sharedReads struct {
 const defaultReadMaxAge = 10 * time.Second
 
 func newProviderData(client *apiclient.Client, family apiclient.Family, maxAge time.Duration) *providerData {
-	return &providerData{
+	d := &providerData{
 		client: client,
 		family: family,
 		reads: sharedReads{
@@ -46,6 +48,10 @@ func newProviderData(client *apiclient.Client, family apiclient.Family, maxAge t
 			plugins:      newSharedRead[*apiclient.Plugins](maxAge),
 		},
 	}
+	d.domainDeletes = newDeleteBatches(func(ctx context.Context, k batchKey, domains []string) error {
+		return client.DeleteDomains(ctx, k.scope, k.authProvider, domains)
+	})
+	return d
 }
 
 // providerDataFrom unpacks what Configure handed over. nil ProviderData is

@@ -4,14 +4,19 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -115,5 +120,123 @@ func TestUnitWarnUnknownValue(t *testing.T) {
 	}
 	if d := diags[0].Detail(); !strings.Contains(d, `"platinum"`) || !strings.Contains(d, `["shared" "standard"]`) || !strings.Contains(d, "kept") {
 		t.Errorf("warning %q does not name the value, the documented ones and that it was kept", d)
+	}
+}
+
+// configure runs the provider's Configure with the given arguments (the rest
+// null), as Terraform would after reading the provider block.
+func configure(t *testing.T, args map[string]tftypes.Value) *provider.ConfigureResponse {
+	t.Helper()
+	ctx := context.Background()
+	p := New("test")()
+	var sr provider.SchemaResponse
+	p.Schema(ctx, provider.SchemaRequest{}, &sr)
+	typ, ok := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		t.Fatal("the provider schema is not an object")
+	}
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	for name, v := range args {
+		if _, known := vals[name]; !known {
+			t.Fatalf("the provider has no argument %q", name)
+		}
+		vals[name] = v
+	}
+	resp := &provider.ConfigureResponse{}
+	p.Configure(ctx, provider.ConfigureRequest{TerraformVersion: "1.11.4",
+		Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, vals)}}, resp)
+	return resp
+}
+
+// shared_rate_limit = true: the runs of this machine take their tokens from
+// one bucket under the user's cache directory, named by a hash so that the
+// API key is stored nowhere, readable by the user alone.
+func TestUnitSharedRateLimitUsesOneBucketPerAccountInTheCacheDirectory(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	const key = "napi_shared_rate_limit_test_key"
+	resp := configure(t, map[string]tftypes.Value{
+		"api_key":           tftypes.NewValue(tftypes.String, key),
+		"base_url":          tftypes.NewValue(tftypes.String, "http://127.0.0.1:9/api/v2/"),
+		"shared_rate_limit": tftypes.NewValue(tftypes.Bool, true),
+	})
+	for _, d := range resp.Diagnostics {
+		t.Errorf("%s: %s: %s", d.Severity(), d.Summary(), d.Detail())
+	}
+	userCache, err := os.UserCacheDir() // under cache, whatever the OS
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(userCache, "terraform-provider-neon", "ratelimit", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no bucket file under %s", cache)
+	}
+	for _, f := range files {
+		info, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s has mode %v; only its owner may read it", filepath.Base(f), perm)
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(f, key) || strings.Contains(string(data), key) {
+			t.Errorf("%s holds the API key", filepath.Base(f))
+		}
+	}
+}
+
+// A cache directory that cannot be used is a warning, and the run goes on
+// pacing itself alone.
+func TestUnitSharedRateLimitFallsBackWithAWarning(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CACHE_HOME", notADir)
+	t.Setenv("HOME", notADir)
+	resp := configure(t, map[string]tftypes.Value{
+		"api_key":           tftypes.NewValue(tftypes.String, "k"),
+		"base_url":          tftypes.NewValue(tftypes.String, "http://127.0.0.1:9/api/v2/"),
+		"shared_rate_limit": tftypes.NewValue(tftypes.Bool, true),
+	})
+	if resp.Diagnostics.HasError() || resp.Diagnostics.WarningsCount() != 1 {
+		t.Fatalf("diagnostics %v, want one warning", resp.Diagnostics)
+	}
+	if w := resp.Diagnostics.Warnings()[0]; !strings.Contains(w.Summary(), "not shared") || !strings.Contains(w.Detail(), "paces itself alone") {
+		t.Errorf("warning %q: %q", w.Summary(), w.Detail())
+	}
+	if resp.ResourceData == nil {
+		t.Error("no client configured after the warning")
+	}
+}
+
+// NEON_SHARED_RATE_LIMIT stands in for the argument; a value that is not a
+// boolean is an error naming the variable and the fix.
+func TestUnitSharedRateLimitFromTheEnvironment(t *testing.T) {
+	t.Setenv(envSharedRateLimit, "sometimes")
+	resp := configure(t, map[string]tftypes.Value{
+		"api_key":  tftypes.NewValue(tftypes.String, "k"),
+		"base_url": tftypes.NewValue(tftypes.String, "http://127.0.0.1:9/api/v2/"),
+	})
+	if !resp.Diagnostics.HasError() {
+		t.Fatal("no error for NEON_SHARED_RATE_LIMIT=sometimes")
+	}
+	d := resp.Diagnostics.Errors()[0]
+	if !strings.Contains(d.Detail(), envSharedRateLimit) || !strings.Contains(d.Detail(), `"true" or "false"`) {
+		t.Errorf("error %q: %q; want the variable and the values it takes", d.Summary(), d.Detail())
+	}
+	if resp.ResourceData != nil {
+		t.Error("a client was configured despite the error")
 	}
 }

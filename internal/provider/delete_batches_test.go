@@ -1,0 +1,202 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// recordedSends is a fake DELETE …/auth/domains that remembers each request.
+type recordedSends struct {
+	mu      sync.Mutex
+	batches map[batchKey][][]string
+	err     error
+	release chan struct{} // when set, sends block until it is closed
+}
+
+func (r *recordedSends) send(_ context.Context, k batchKey, domains []string) error {
+	if r.release != nil {
+		<-r.release
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.batches == nil {
+		r.batches = map[batchKey][][]string{}
+	}
+	r.batches[k] = append(r.batches[k], slices.Clone(domains))
+	return r.err
+}
+
+// testBatches gathers generously, so that goroutines started in a loop join
+// one batch even on a loaded machine.
+func testBatches(r *recordedSends) *deleteBatches {
+	b := newDeleteBatches(r.send)
+	b.quiet, b.maxGather = 200*time.Millisecond, 5*time.Second
+	return b
+}
+
+// deleteAll runs one delete per domain at once and returns their outcomes.
+func deleteAll(ctx context.Context, b *deleteBatches, k batchKey, domains []string) []error {
+	errs := make([]error, len(domains))
+	var wg sync.WaitGroup
+	for i, d := range domains {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = b.delete(ctx, k, d)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+var (
+	batchKeyA = batchKey{scope: apiclient.Scope{ProjectID: "p-a", BranchID: "br-a"}, authProvider: "stack"}
+	batchKeyB = batchKey{scope: apiclient.Scope{ProjectID: "p-b", BranchID: "br-b"}, authProvider: "stack"}
+)
+
+func domainNames(n int, prefix string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("https://%s%d.example.com", prefix, i)
+	}
+	return out
+}
+
+// Ten deletes of one scope at once are one request with all ten domains.
+func TestUnitDeleteBatches_concurrentDeletesOfOneScopeAreOneRequest(t *testing.T) {
+	r := &recordedSends{}
+	domains := domainNames(10, "d")
+	for i, err := range deleteAll(context.Background(), testBatches(r), batchKeyA, domains) {
+		if err != nil {
+			t.Errorf("delete of %s: %v", domains[i], err)
+		}
+	}
+	got := r.batches[batchKeyA]
+	if len(got) != 1 {
+		t.Fatalf("%d requests %v, want 1", len(got), got)
+	}
+	slices.Sort(got[0])
+	slices.Sort(domains)
+	if !slices.Equal(got[0], domains) {
+		t.Fatalf("the request held %v, want %v", got[0], domains)
+	}
+}
+
+// Scopes (project, branch, auth provider) never share a request.
+func TestUnitDeleteBatches_scopesAreSeparate(t *testing.T) {
+	r := &recordedSends{}
+	b := testBatches(r)
+	otherProvider := batchKeyA
+	otherProvider.authProvider = "better_auth"
+	var wg sync.WaitGroup
+	for _, k := range []batchKey{batchKeyA, batchKeyB, otherProvider} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			deleteAll(context.Background(), b, k, domainNames(3, k.scope.ProjectID+k.authProvider))
+		}()
+	}
+	wg.Wait()
+	for _, k := range []batchKey{batchKeyA, batchKeyB, otherProvider} {
+		if got := r.batches[k]; len(got) != 1 || len(got[0]) != 3 {
+			t.Errorf("%v: requests %v, want one with its 3 domains", k, got)
+		}
+	}
+}
+
+// The outcome of the request is every member's outcome.
+func TestUnitDeleteBatches_anErrorReachesEveryMember(t *testing.T) {
+	boom := errors.New("HTTP 500")
+	r := &recordedSends{err: boom}
+	for i, err := range deleteAll(context.Background(), testBatches(r), batchKeyA, domainNames(4, "e")) {
+		if !errors.Is(err, boom) {
+			t.Errorf("member %d: %v, want the request's error", i, err)
+		}
+	}
+}
+
+// A lone delete waits one quiet period, then goes alone.
+func TestUnitDeleteBatches_aLoneDeleteGoesAlone(t *testing.T) {
+	r := &recordedSends{}
+	b := newDeleteBatches(r.send)
+	if err := b.delete(context.Background(), batchKeyA, "https://only.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.batches[batchKeyA]; len(got) != 1 || !slices.Equal(got[0], []string{"https://only.example.com"}) {
+		t.Fatalf("requests %v, want one with the one domain", got)
+	}
+}
+
+// Deletes that start while a batch is on its way form the next batch.
+func TestUnitDeleteBatches_latecomersFormTheNextBatch(t *testing.T) {
+	r := &recordedSends{release: make(chan struct{})}
+	b := testBatches(r)
+	first := make(chan []error, 1)
+	go func() { first <- deleteAll(context.Background(), b, batchKeyA, domainNames(3, "first")) }()
+	waitFor(t, func() bool { return b.gathering(batchKeyA) })
+	waitFor(t, func() bool { return !b.gathering(batchKeyA) }) // closed, blocked in send
+	second := make(chan []error, 1)
+	go func() { second <- deleteAll(context.Background(), b, batchKeyA, domainNames(2, "second")) }()
+	close(r.release)
+	for _, errs := range [][]error{<-first, <-second} {
+		for _, err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	got := r.batches[batchKeyA]
+	if len(got) != 2 || len(got[0])+len(got[1]) != 5 {
+		t.Fatalf("requests %v, want two batches holding the 5 domains", got)
+	}
+}
+
+// A member whose context ends stops waiting; the others still get the
+// request's outcome, even when the one that ended led the batch.
+func TestUnitDeleteBatches_aCancelledMemberStopsWaitingAlone(t *testing.T) {
+	r := &recordedSends{release: make(chan struct{})}
+	b := testBatches(r)
+	leaderCtx, cancel := context.WithCancel(context.Background())
+	leader := make(chan error, 1)
+	go func() { leader <- b.delete(leaderCtx, batchKeyA, "https://leader.example.com") }()
+	waitFor(t, func() bool { return b.gathering(batchKeyA) })
+	member := make(chan error, 1)
+	go func() { member <- b.delete(context.Background(), batchKeyA, "https://member.example.com") }()
+	waitFor(t, func() bool { return !b.gathering(batchKeyA) }) // closed, blocked in send
+	cancel()
+	if err := <-leader; !errors.Is(err, context.Canceled) {
+		t.Fatalf("leader: %v, want context.Canceled", err)
+	}
+	close(r.release)
+	if err := <-member; err != nil {
+		t.Fatalf("member: %v, want the request's success", err)
+	}
+	if got := r.batches[batchKeyA]; len(got) != 1 || len(got[0]) != 2 {
+		t.Fatalf("requests %v, want one with both domains", got)
+	}
+}
+
+// gathering reports whether a batch of k is open to newcomers.
+func (b *deleteBatches) gathering(k batchKey) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, open := b.pending[k]
+	return open
+}
+
+// waitFor polls cond until it holds; a failure after 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 10 s")
+		}
+	}
+}
