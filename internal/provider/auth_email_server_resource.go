@@ -119,10 +119,30 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, "neon_auth_email_server", scopeRules{}, req, resp)
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	// Every write sends the whole configuration, password included. A plan
+	// that writes nothing needs none: after an import (the API never returns
+	// the password) the configuration -generate-config-out wrote, with
+	// password = null, plans no change.
+	writes := req.State.Raw.IsNull() || !req.Plan.Raw.Equal(req.State.Raw)
+	var cfg authEmailServerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if !writes || resp.Diagnostics.HasError() || !isKnownSet(cfg.Type) || cfg.Type.ValueString() != apiclient.TypeStandard {
+		return
+	}
+	if !isSet(cfg.Password) && !isSet(cfg.PasswordWO) {
+		resp.Diagnostics.AddAttributeError(path.Root("password"), "Missing argument for a standard email server",
+			"`password` (or the write-only `password_wo` with `password_wo_version`) is required when `type` is \"standard\" "+
+				"and the plan sends the configuration: the API needs the password with every change, and never returns it. "+
+				"After an import, supply it before changing anything else.")
+	}
 }
 
-// ValidateConfig: a standard server needs all six settings (the password in
-// one of its two forms), a shared one none.
+// ValidateConfig: a standard server needs five settings, a shared one none.
+// The password, which no endpoint returns, is checked in ModifyPlan: only a
+// plan that writes needs it.
 func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg authEmailServerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
@@ -162,9 +182,6 @@ func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resour
 		case isSet(cfg.Password) && isSet(cfg.PasswordWO):
 			resp.Diagnostics.AddAttributeError(path.Root("password_wo"), "Conflicting password arguments",
 				"Set either `password` or the write-only `password_wo` (with `password_wo_version`), not both. Remove one of them.")
-		case !isSet(cfg.Password) && !isSet(cfg.PasswordWO):
-			resp.Diagnostics.AddAttributeError(path.Root("password"), "Missing argument for a standard email server",
-				"`password` (or the write-only `password_wo` with `password_wo_version`) is required when `type` is \"standard\".")
 		case isSet(cfg.PasswordWO) && !isSet(cfg.PasswordWOVersion):
 			resp.Diagnostics.AddAttributeError(path.Root("password_wo_version"), "Missing password_wo_version",
 				"`password_wo` is write-only, so Terraform cannot see when it changes: set `password_wo_version` (for example `1`) "+

@@ -114,12 +114,13 @@ func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource
 }
 
 // oauthTypePlanModifier plans `type` from the configuration: credentials mean
-// `standard`, none `shared`. A refreshed type that differs from it (the
+// `standard`, none `shared`, except for a standard provider whose client_id
+// Terraform never knew (imported), which stays standard. A refreshed type that differs from it (the
 // credentials were removed outside Terraform) is then a visible change.
 type oauthTypePlanModifier struct{}
 
 func (oauthTypePlanModifier) Description(context.Context) string {
-	return "`standard` when client_id is configured, else `shared`."
+	return "`standard` when client_id is configured, else `shared` (an imported standard provider stays standard)."
 }
 
 func (m oauthTypePlanModifier) MarkdownDescription(ctx context.Context) string {
@@ -127,9 +128,17 @@ func (m oauthTypePlanModifier) MarkdownDescription(ctx context.Context) string {
 }
 
 func (oauthTypePlanModifier) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	var clientID types.String
+	var clientID, stateClientID types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("client_id"), &clientID)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("client_id"), &stateClientID)...)
+	}
 	switch {
+	case clientID.IsNull() && stateClientID.IsNull() && req.StateValue.ValueString() == apiclient.TypeStandard:
+		// Imported with its own app: the API never returns client_id, so
+		// neither the state nor a generated configuration has it. Nothing
+		// says the credentials should go; the provider stays standard.
+		resp.PlanValue = req.StateValue
 	case clientID.IsUnknown():
 		resp.PlanValue = types.StringUnknown()
 	case clientID.IsNull():

@@ -54,9 +54,10 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		Attributes: withAttributes(scopeAttributes("holds the user", fromIntegration), map[string]schema.Attribute{
 			"id": computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),
 			"email": schema.StringAttribute{
-				MarkdownDescription: "Email address of the user. Unique within the auth project. Changing it replaces the user. " +
-					"Null after an import until the configuration supplies it.",
-				Required:      true,
+				MarkdownDescription: "Email address of the user. Unique within the auth project. Required to create a user; " +
+					"changing it replaces the user. No endpoint reads users back, so after an import it is null until the " +
+					"configuration supplies it (adopted without replacing the user).",
+				Optional:      true,
 				PlanModifiers: []planmodifier.String{replaceUnlessImported()},
 				Validators:    []validator.String{emailAddressValidator{}},
 			},
@@ -83,6 +84,13 @@ var userRules = scopeRules{branchAttrs: []string{"roles"}}
 
 func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, "neon_auth_user", userRules, req, resp)
+	// email is optional only so that an imported user (whose email no
+	// endpoint returns) plans no change without it; a new user needs one.
+	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && !isConfigured(req.Config.Raw, "email") {
+		resp.Diagnostics.AddAttributeError(path.Root("email"), "Missing email",
+			"`email` is required to create a user: set the address the user signs in with, such as `email = \"ann@example.com\"`. "+
+				"It may be left out only for a user that was imported.")
+	}
 }
 
 // replaceUnlessImported forces replacement on any change, except the first

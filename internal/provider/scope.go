@@ -337,8 +337,10 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 		if rules.branchOnly {
 			needBranch(path.Root("project_id"), "`"+typeName+"`")
 		}
+		// A value the object already has (read back, or written by
+		// -generate-config-out) needs no write; only setting one does.
 		for _, a := range rules.branchAttrs {
-			if isConfigured(req.Config.Raw, a) {
+			if isConfigured(req.Config.Raw, a) && (creating || !sameAttribute(req.Config.Raw, req.State.Raw, a)) {
 				needBranch(path.Root(a), "`"+a+"`")
 			}
 		}
@@ -385,6 +387,17 @@ func isConfigured(config tftypes.Value, name string) bool {
 	v, _, err := tftypes.WalkAttributePath(config, tftypes.NewAttributePath().WithAttributeName(name))
 	tv, ok := v.(tftypes.Value)
 	return err == nil && ok && !tv.IsNull()
+}
+
+// sameAttribute reports whether a top-level attribute has the same value in
+// two objects (a configuration and a state).
+func sameAttribute(a, b tftypes.Value, name string) bool {
+	p := tftypes.NewAttributePath().WithAttributeName(name)
+	va, _, errA := tftypes.WalkAttributePath(a, p)
+	vb, _, errB := tftypes.WalkAttributePath(b, p)
+	ta, okA := va.(tftypes.Value)
+	tb, okB := vb.(tftypes.Value)
+	return errA == nil && errB == nil && okA && okB && ta.Equal(tb)
 }
 
 // productionStackOnly explains why SDK keys and ownership transfers exist

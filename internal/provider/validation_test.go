@@ -108,6 +108,7 @@ func badInputs(env *accEnv) []badInput {
 		{"email: unknown type", email(`  type = "custom"`), "type", `value must be one of: ["shared" "standard"]`, false},
 
 		// neon_auth_user.
+		{"user: no email", user(`  name = "Ann"`), "email", "`email` is required to create a user", false},
 		{"user: empty email", user(`  email = ""`), "email", "Invalid email address", false},
 		{"user: malformed email", user(`  email = "not-an-email"`), "email", "Invalid email address", false},
 		{"user: email with a display name", user(`  email = "Ann <ann@example.com>"`), "email", "Invalid email address", false},

@@ -1,0 +1,168 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+)
+
+// cliDir is a working directory driven by the Terraform (or OpenTofu) CLI
+// command by command, the way a user types them, with this provider served
+// from the test process. terraform-plugin-testing covers the usual steps;
+// this is for flows it does not model, such as applying the configuration
+// that `plan -generate-config-out` wrote.
+type cliDir struct {
+	t   *testing.T
+	dir string
+	cli string
+	env []string
+}
+
+// newCLIDir serves the provider in-process (the CLI attaches to it through
+// TF_REATTACH_PROVIDERS) and prepares an empty working directory.
+func newCLIDir(t *testing.T) *cliDir {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("Acceptance tests skipped unless env 'TF_ACC' set")
+	}
+	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if cli == "" {
+		var err error
+		if cli, err = exec.LookPath("terraform"); err != nil {
+			t.Skip("no terraform on PATH and TF_ACC_TERRAFORM_PATH unset")
+		}
+	}
+	dir := t.TempDir()
+	rc := filepath.Join(dir, ".cli.tfrc") // no mirrors, no overrides: only the served provider
+	if err := os.WriteFile(rc, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &cliDir{t: t, dir: dir, cli: cli, env: []string{
+		"TF_REATTACH_PROVIDERS=" + serveInProcess(t),
+		"TF_CLI_CONFIG_FILE=" + rc,
+		"TF_IN_AUTOMATION=1",
+		"CHECKPOINT_DISABLE=1",
+		"TF_LOG=",
+	}}
+}
+
+// serveInProcess starts the provider's gRPC server in this process and
+// returns the reattach configuration naming it under both registries'
+// addresses.
+func serveInProcess(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	reattach := make(chan *plugin.ReattachConfig, 1)
+	closed := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		served <- tf6server.Serve("registry.terraform.io/neon-auth/neon", providerserver.NewProtocol6(New("test")()),
+			tf6server.WithDebug(ctx, reattach, closed),
+			tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})),
+			// The provider's logs go where TF_LOG_PATH_MASK says, as with
+			// terraform-plugin-testing; by default nowhere.
+			tf6server.WithLoggingSink(t),
+			tf6server.WithoutLogStderrOverride())
+	}()
+	var cfg *plugin.ReattachConfig
+	select {
+	case cfg = <-reattach:
+	case err := <-served:
+		cancel()
+		t.Fatalf("serving the provider: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-closed
+	})
+	type addr struct{ Network, String string }
+	type entry struct {
+		Protocol        string
+		ProtocolVersion int
+		Pid             int
+		Test            bool
+		Addr            addr
+	}
+	e := entry{Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true,
+		Addr: addr{Network: cfg.Addr.Network(), String: cfg.Addr.String()}}
+	out, err := json.Marshal(map[string]entry{
+		"registry.terraform.io/neon-auth/neon": e,
+		"registry.opentofu.org/neon-auth/neon": e,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// write puts a file into the working directory.
+func (c *cliDir) write(name, content string) {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, name), []byte(content), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// requiredProviders names this provider by its registry address, as user
+// configurations do (terraform-plugin-testing serves it as hashicorp/neon).
+const requiredProviders = `
+terraform {
+  required_providers {
+    neon = {
+      source = "neon-auth/neon"
+    }
+  }
+}
+`
+
+// read returns a file of the working directory.
+func (c *cliDir) read(name string) string {
+	c.t.Helper()
+	data, err := os.ReadFile(filepath.Join(c.dir, name))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return string(data)
+}
+
+// run runs one CLI command and returns its exit code and combined output;
+// a CLI that cannot be started fails the test.
+func (c *cliDir) run(args ...string) (int, string) {
+	c.t.Helper()
+	cmd := exec.CommandContext(c.t.Context(), c.cli, append([]string{args[0], "-no-color"}, args[1:]...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), c.env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), out.String()
+	case err != nil:
+		c.t.Fatalf("%s %s: %v", filepath.Base(c.cli), strings.Join(args, " "), err)
+	}
+	return 0, out.String()
+}
+
+// must runs a command that has to exit with want, or fails with its output.
+func (c *cliDir) must(want int, args ...string) string {
+	c.t.Helper()
+	code, out := c.run(args...)
+	if code != want {
+		c.t.Fatalf("%s %s exited %d, want %d:\n%s", filepath.Base(c.cli), strings.Join(args, " "), code, want, out)
+	}
+	return out
+}
