@@ -19,14 +19,14 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*authDomainResource)(nil)
-	_ resource.ResourceWithConfigure   = (*authDomainResource)(nil)
 	_ resource.ResourceWithImportState = (*authDomainResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authDomainResource)(nil)
 )
 
 // NewAuthDomainResource is the neon_auth_domain resource.
-func NewAuthDomainResource() resource.Resource { return &authDomainResource{} }
+func NewAuthDomainResource() resource.Resource {
+	return &authDomainResource{configured: named("_auth_domain")}
+}
 
 type authDomainResource struct {
 	configured
@@ -36,10 +36,6 @@ type authDomainModel struct {
 	scopeModel
 	ID     types.String `tfsdk:"id"`
 	Domain types.String `tfsdk:"domain"`
-}
-
-func (r *authDomainResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_domain"
 }
 
 func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -53,7 +49,7 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 					"`https://app.example.com`. Compared in canonical form. Changing it to another origin replaces the resource.",
 				Required:      true,
 				PlanModifiers: []planmodifier.String{canonicalDomainPlanModifier{}, stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{originValidator{}},
+				Validators:    []validator.String{originValidator()},
 			},
 		}),
 	}
@@ -87,15 +83,8 @@ func (d *providerData) listedDomain(s authScope, domain string) func(context.Con
 }
 
 func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, ok := begin[authDomainModel](ctx, r.data, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Create Auth Domain"
-	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
-	if ok {
-		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
-	}
+	plan, s, ok := beginIn[authDomainModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -126,15 +115,8 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := begin[authDomainModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Read Auth Domain"
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
-	if ok && s.AuthProvider == "" {
-		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
-	}
+	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -158,12 +140,8 @@ func (r *authDomainResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := begin[authDomainModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Delete Auth Domain"
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -8,13 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var (
-	_ datasource.DataSource              = (*authDomainsDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*authDomainsDataSource)(nil)
-)
-
 // NewAuthDomainsDataSource is the neon_auth_domains data source.
-func NewAuthDomainsDataSource() datasource.DataSource { return &authDomainsDataSource{} }
+func NewAuthDomainsDataSource() datasource.DataSource {
+	return &authDomainsDataSource{configuredDataSource: namedDataSource("_auth_domains")}
+}
 
 type authDomainsDataSource struct {
 	configuredDataSource
@@ -29,10 +26,6 @@ type authDomainsDataModel struct {
 type authDomainItemModel struct {
 	Domain       types.String `tfsdk:"domain"`
 	AuthProvider types.String `tfsdk:"auth_provider"`
-}
-
-func (d *authDomainsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_domains"
 }
 
 func (d *authDomainsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

@@ -22,14 +22,14 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*authDomainsResource)(nil)
-	_ resource.ResourceWithConfigure   = (*authDomainsResource)(nil)
 	_ resource.ResourceWithImportState = (*authDomainsResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authDomainsResource)(nil)
 )
 
 // NewAuthDomainsResource is the neon_auth_domains resource.
-func NewAuthDomainsResource() resource.Resource { return &authDomainsResource{} }
+func NewAuthDomainsResource() resource.Resource {
+	return &authDomainsResource{configured: named("_auth_domains")}
+}
 
 type authDomainsResource struct {
 	configured
@@ -39,10 +39,6 @@ type authDomainsModel struct {
 	scopeModel
 	ID      types.String `tfsdk:"id"`
 	Domains types.Set    `tfsdk:"domains"`
-}
-
-func (r *authDomainsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_domains"
 }
 
 func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -58,7 +54,7 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 				ElementType:   types.StringType,
 				Required:      true,
 				PlanModifiers: []planmodifier.Set{canonicalDomainsPlanModifier{}},
-				Validators:    []validator.Set{setvalidator.ValueStringsAre(originValidator{})},
+				Validators:    []validator.Set{setvalidator.ValueStringsAre(originValidator())},
 			},
 		}),
 	}
@@ -126,15 +122,8 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	Set(context.Context, any) diag.Diagnostics
 }, diags *diag.Diagnostics, op string,
 ) {
-	plan, ok := begin[authDomainsModel](ctx, r.data, planned, diags)
 	summary := "Unable to " + op + " Auth Domains"
-	if !ok {
-		return
-	}
-	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, diags)
-	if ok {
-		s, ok = r.data.withIntegrationProvider(ctx, s, summary, diags)
-	}
+	plan, s, ok := beginIn[authDomainsModel](ctx, r.data, planned, summary, orIntegrations, diags)
 	if !ok {
 		return
 	}
@@ -182,15 +171,8 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 }
 
 func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := begin[authDomainsModel](ctx, r.data, req.State, &resp.Diagnostics)
 	const summary = "Unable to Read Auth Domains"
-	if !ok {
-		return
-	}
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
-	if ok && s.AuthProvider == "" {
-		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
-	}
+	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -235,12 +217,8 @@ func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest
 
 // Delete removes the domains this resource holds, in one request.
 func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := begin[authDomainsModel](ctx, r.data, req.State, &resp.Diagnostics)
 	const summary = "Unable to Delete Auth Domains"
-	if !ok {
-		return
-	}
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	domains := canonicalSet(state.Domains)
 	if !ok || len(domains) == 0 {
 		return

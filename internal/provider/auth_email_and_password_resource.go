@@ -11,7 +11,6 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*authEmailAndPasswordResource)(nil)
 	_ resource.ResourceWithImportState = (*authEmailAndPasswordResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authEmailAndPasswordResource)(nil)
 )

@@ -8,13 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var (
-	_ datasource.DataSource              = (*authEmailServerDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*authEmailServerDataSource)(nil)
-)
-
 // NewAuthEmailServerDataSource is the neon_auth_email_server data source.
-func NewAuthEmailServerDataSource() datasource.DataSource { return &authEmailServerDataSource{} }
+func NewAuthEmailServerDataSource() datasource.DataSource {
+	return &authEmailServerDataSource{configuredDataSource: namedDataSource("_auth_email_server")}
+}
 
 type authEmailServerDataSource struct {
 	configuredDataSource
@@ -29,10 +26,6 @@ type authEmailServerDataModel struct {
 	Username    types.String `tfsdk:"username"`
 	SenderEmail types.String `tfsdk:"sender_email"`
 	SenderName  types.String `tfsdk:"sender_name"`
-}
-
-func (d *authEmailServerDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_email_server"
 }
 
 func (d *authEmailServerDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

@@ -19,15 +19,15 @@ import (
 )
 
 var (
-	_ resource.Resource                   = (*authEmailServerResource)(nil)
-	_ resource.ResourceWithConfigure      = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithImportState    = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authEmailServerResource)(nil)
 )
 
 // NewAuthEmailServerResource is the neon_auth_email_server resource.
-func NewAuthEmailServerResource() resource.Resource { return &authEmailServerResource{} }
+func NewAuthEmailServerResource() resource.Resource {
+	return &authEmailServerResource{configured: named("_auth_email_server")}
+}
 
 type authEmailServerResource struct {
 	configured
@@ -45,10 +45,6 @@ type authEmailServerModel struct {
 	PasswordWOVersion types.Int64  `tfsdk:"password_wo_version"`
 	SenderEmail       types.String `tfsdk:"sender_email"`
 	SenderName        types.String `tfsdk:"sender_name"`
-}
-
-func (r *authEmailServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_email_server"
 }
 
 func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -106,7 +102,7 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 			"sender_email": schema.StringAttribute{
 				MarkdownDescription: standardOnly("Address the mails are sent from, such as `noreply@example.com`."),
 				Optional:            true,
-				Validators:          []validator.String{emailAddressValidator{}},
+				Validators:          []validator.String{emailAddressValidator()},
 			},
 			"sender_name": schema.StringAttribute{
 				MarkdownDescription: standardOnly("Name shown as the sender."),
@@ -193,12 +189,6 @@ func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resour
 // emailImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
 var emailImport = importFormat{resourceType: "neon_auth_email_server", withBranch: true, example: "autumn-frost-12345678"}
 
-// emailScope is the scope of a branch's email configuration, which belongs
-// to its integration, whatever the auth provider.
-func (r *authEmailServerResource) emailScope(ctx context.Context, m branchModel, summary string, diags *diag.Diagnostics) (authScope, bool) {
-	return r.data.resolveScope(ctx, scopeModel{branchModel: m}, summary, diags)
-}
-
 // send sends the whole planned configuration (a PATCH, harmless to repeat),
 // the write-only password read from the configuration.
 func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
@@ -235,13 +225,12 @@ func (r *authEmailServerResource) Update(ctx context.Context, req resource.Updat
 func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan, cfg tfsdk.Config, state *tfsdk.State,
 	diags *diag.Diagnostics, summary string,
 ) {
-	plan, ok := begin[authEmailServerModel](ctx, r.data, planned, diags)
+	plan, s, ok := beginIn[authEmailServerModel](ctx, r.data, planned, summary, asModeled, diags)
 	if !ok {
 		return
 	}
 	password := writeOnlyString(ctx, cfg, path.Root("password_wo"), diags)
-	s, ok := r.emailScope(ctx, plan.branchModel, summary, diags)
-	if !ok || diags.HasError() {
+	if diags.HasError() {
 		return
 	}
 	if ok, detail := r.send(ctx, s, &plan, password); !ok {
@@ -252,12 +241,8 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 }
 
 func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := begin[authEmailServerModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Read Auth Email Server"
-	s, ok := r.emailScope(ctx, state.branchModel, summary, &resp.Diagnostics)
+	state, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -299,12 +284,8 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 // documented way back. An integration that is already gone took its
 // configuration with it: that is success.
 func (r *authEmailServerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := begin[authEmailServerModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Delete Auth Email Server"
-	s, ok := r.emailScope(ctx, state.branchModel, summary, &resp.Diagnostics)
+	_, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}

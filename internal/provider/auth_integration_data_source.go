@@ -8,13 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var (
-	_ datasource.DataSource              = (*authIntegrationDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*authIntegrationDataSource)(nil)
-)
-
 // NewAuthIntegrationDataSource is the neon_auth_integration data source.
-func NewAuthIntegrationDataSource() datasource.DataSource { return &authIntegrationDataSource{} }
+func NewAuthIntegrationDataSource() datasource.DataSource {
+	return &authIntegrationDataSource{configuredDataSource: namedDataSource("_auth_integration")}
+}
 
 type authIntegrationDataSource struct {
 	configuredDataSource
@@ -24,10 +21,6 @@ type authIntegrationDataModel struct {
 	ProjectID types.String `tfsdk:"project_id"`
 	ID        types.String `tfsdk:"id"`
 	authIntegrationsItemModel
-}
-
-func (d *authIntegrationDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_integration"
 }
 
 func (d *authIntegrationDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

@@ -21,14 +21,14 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*authIntegrationResource)(nil)
-	_ resource.ResourceWithConfigure   = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithImportState = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authIntegrationResource)(nil)
 )
 
 // NewAuthIntegrationResource is the neon_auth_integration resource.
-func NewAuthIntegrationResource() resource.Resource { return &authIntegrationResource{} }
+func NewAuthIntegrationResource() resource.Resource {
+	return &authIntegrationResource{configured: named("_auth_integration")}
+}
 
 type authIntegrationResource struct {
 	configured
@@ -53,10 +53,6 @@ type authIntegrationModel struct {
 	CreatedAt             types.String `tfsdk:"created_at"`
 	OwnedBy               types.String `tfsdk:"owned_by"`
 	TransferStatus        types.String `tfsdk:"transfer_status"`
-}
-
-func (r *authIntegrationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_integration"
 }
 
 // integrationRules: name and allow_localhost exist only in the branch-scoped
@@ -124,12 +120,8 @@ var integrationImport = importFormat{
 }
 
 func (r *authIntegrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, ok := begin[authIntegrationModel](ctx, r.data, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Create Auth Integration"
-	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
+	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -261,16 +253,9 @@ func nullUnknowns(m *authIntegrationModel) {
 }
 
 func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := begin[authIntegrationModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Read Auth Integration"
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
-	if ok && s.AuthProvider == "" {
-		// Imported without naming it: the scope's integration tells.
-		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
-	}
+	// Imported without naming the auth provider: the scope's integration tells.
+	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -307,14 +292,10 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 // what needs no API call: delete_data_on_destroy, and role_name after an
 // import (the API does not list it). Everything else forces replacement.
 func (r *authIntegrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, ok := begin[authIntegrationModel](ctx, r.data, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	const summary = "Unable to Update Auth Integration"
+	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	var prior authIntegrationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	const summary = "Unable to Update Auth Integration"
-	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
 	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
@@ -332,12 +313,8 @@ func (r *authIntegrationResource) Update(ctx context.Context, req resource.Updat
 }
 
 func (r *authIntegrationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := begin[authIntegrationModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Delete Auth Integration"
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}

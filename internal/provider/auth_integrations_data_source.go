@@ -10,13 +10,10 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-var (
-	_ datasource.DataSource              = (*authIntegrationsDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*authIntegrationsDataSource)(nil)
-)
-
 // NewAuthIntegrationsDataSource is the neon_auth_integrations data source.
-func NewAuthIntegrationsDataSource() datasource.DataSource { return &authIntegrationsDataSource{} }
+func NewAuthIntegrationsDataSource() datasource.DataSource {
+	return &authIntegrationsDataSource{configuredDataSource: namedDataSource("_auth_integrations")}
+}
 
 type authIntegrationsDataSource struct {
 	configuredDataSource
@@ -39,10 +36,6 @@ type authIntegrationsItemModel struct {
 	JWKSURL               types.String `tfsdk:"jwks_url"`
 	BaseURL               types.String `tfsdk:"base_url"`
 	Name                  types.String `tfsdk:"name"`
-}
-
-func (d *authIntegrationsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_integrations"
 }
 
 func (d *authIntegrationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

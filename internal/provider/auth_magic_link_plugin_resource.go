@@ -11,7 +11,6 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*authMagicLinkPluginResource)(nil)
 	_ resource.ResourceWithImportState = (*authMagicLinkPluginResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authMagicLinkPluginResource)(nil)
 )

@@ -23,15 +23,15 @@ import (
 )
 
 var (
-	_ resource.Resource                   = (*authOAuthProviderResource)(nil)
-	_ resource.ResourceWithConfigure      = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithImportState    = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authOAuthProviderResource)(nil)
 )
 
 // NewAuthOAuthProviderResource is the neon_auth_oauth_provider resource.
-func NewAuthOAuthProviderResource() resource.Resource { return &authOAuthProviderResource{} }
+func NewAuthOAuthProviderResource() resource.Resource {
+	return &authOAuthProviderResource{configured: named("_auth_oauth_provider")}
+}
 
 type authOAuthProviderResource struct {
 	configured
@@ -47,10 +47,6 @@ type authOAuthProviderModel struct {
 	ClientSecretWOVersion types.Int64  `tfsdk:"client_secret_wo_version"`
 	MicrosoftTenantID     types.String `tfsdk:"microsoft_tenant_id"`
 	Type                  types.String `tfsdk:"type"`
-}
-
-func (r *authOAuthProviderResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_oauth_provider"
 }
 
 func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -227,17 +223,13 @@ func oauthRequest(ctx context.Context, plan authOAuthProviderModel, cfg attribut
 }
 
 func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, ok := begin[authOAuthProviderModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	const summary = "Unable to Create Auth OAuth Provider"
+	plan, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	body, withCreds := oauthRequest(ctx, plan, req.Config, &resp.Diagnostics)
-	const summary = "Unable to Create Auth OAuth Provider"
-	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
-	if ok {
-		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
-	}
-	if !ok || resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	id := plan.ProviderID.ValueString()
@@ -291,15 +283,8 @@ func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authS
 }
 
 func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := begin[authOAuthProviderModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Read Auth OAuth Provider"
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
-	if ok && s.AuthProvider == "" {
-		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
-	}
+	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -323,14 +308,13 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 // that drifted back to shared. Without them nothing reaches the API
 // (removing the credentials replaces the resource).
 func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, ok := begin[authOAuthProviderModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	const summary = "Unable to Update Auth OAuth Provider"
+	plan, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	body, withCreds := oauthRequest(ctx, plan, req.Config, &resp.Diagnostics)
-	const summary = "Unable to Update Auth OAuth Provider"
-	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
-	if !ok || resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	id := plan.ProviderID.ValueString()
@@ -353,12 +337,8 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 }
 
 func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := begin[authOAuthProviderModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Delete Auth OAuth Provider"
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}

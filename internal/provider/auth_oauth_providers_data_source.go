@@ -10,13 +10,10 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-var (
-	_ datasource.DataSource              = (*authOAuthProvidersDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*authOAuthProvidersDataSource)(nil)
-)
-
 // NewAuthOAuthProvidersDataSource is the neon_auth_oauth_providers data source.
-func NewAuthOAuthProvidersDataSource() datasource.DataSource { return &authOAuthProvidersDataSource{} }
+func NewAuthOAuthProvidersDataSource() datasource.DataSource {
+	return &authOAuthProvidersDataSource{configuredDataSource: namedDataSource("_auth_oauth_providers")}
+}
 
 type authOAuthProvidersDataSource struct {
 	configuredDataSource
@@ -31,10 +28,6 @@ type authOAuthProvidersDataModel struct {
 type authOAuthProviderItemModel struct {
 	ID   types.String `tfsdk:"id"`
 	Type types.String `tfsdk:"type"`
-}
-
-func (d *authOAuthProvidersDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_oauth_providers"
 }
 
 func (d *authOAuthProvidersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

@@ -12,7 +12,6 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*authOrganizationPluginResource)(nil)
 	_ resource.ResourceWithImportState = (*authOrganizationPluginResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authOrganizationPluginResource)(nil)
 )

@@ -11,13 +11,13 @@ import (
 )
 
 var (
-	_ resource.Resource               = (*authOwnershipTransferResource)(nil)
-	_ resource.ResourceWithConfigure  = (*authOwnershipTransferResource)(nil)
 	_ resource.ResourceWithModifyPlan = (*authOwnershipTransferResource)(nil)
 )
 
 // NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
-func NewAuthOwnershipTransferResource() resource.Resource { return &authOwnershipTransferResource{} }
+func NewAuthOwnershipTransferResource() resource.Resource {
+	return &authOwnershipTransferResource{configured: named("_auth_ownership_transfer")}
+}
 
 type authOwnershipTransferResource struct {
 	configured
@@ -29,10 +29,6 @@ type authOwnershipTransferModel struct {
 	URL         types.String `tfsdk:"url"`
 	OwnedBy     types.String `tfsdk:"owned_by"`
 	Transferred types.Bool   `tfsdk:"transferred"`
-}
-
-func (r *authOwnershipTransferResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_ownership_transfer"
 }
 
 func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -110,11 +106,7 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 // itself cannot be read: if the integration is gone or was re-created, the
 // request went with it.
 func (r *authOwnershipTransferResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := begin[authOwnershipTransferModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, "Unable to Read Auth Ownership Transfer", &resp.Diagnostics)
+	state, s, ok := beginIn[authOwnershipTransferModel](ctx, r.data, req.State, "Unable to Read Auth Ownership Transfer", asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -11,7 +11,6 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*authPhoneNumberPluginResource)(nil)
 	_ resource.ResourceWithImportState = (*authPhoneNumberPluginResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authPhoneNumberPluginResource)(nil)
 )

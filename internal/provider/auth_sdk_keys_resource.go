@@ -18,13 +18,13 @@ import (
 )
 
 var (
-	_ resource.Resource               = (*authSDKKeysResource)(nil)
-	_ resource.ResourceWithConfigure  = (*authSDKKeysResource)(nil)
 	_ resource.ResourceWithModifyPlan = (*authSDKKeysResource)(nil)
 )
 
 // NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
-func NewAuthSDKKeysResource() resource.Resource { return &authSDKKeysResource{} }
+func NewAuthSDKKeysResource() resource.Resource {
+	return &authSDKKeysResource{configured: named("_auth_sdk_keys")}
+}
 
 type authSDKKeysResource struct {
 	configured
@@ -41,10 +41,6 @@ type authSDKKeysModel struct {
 	SchemaName            types.String `tfsdk:"schema_name"`
 	TableName             types.String `tfsdk:"table_name"`
 	CreatedAt             types.String `tfsdk:"created_at"`
-}
-
-func (r *authSDKKeysResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_sdk_keys"
 }
 
 func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -114,11 +110,7 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 // Read keeps the keys (the API cannot return them) and drops the resource
 // when the integration that minted them is gone or was replaced.
 func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := begin[authSDKKeysModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, "Unable to Read Auth SDK Keys", &resp.Diagnostics)
+	state, s, ok := beginIn[authSDKKeysModel](ctx, r.data, req.State, "Unable to Read Auth SDK Keys", asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}

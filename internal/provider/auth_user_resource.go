@@ -21,14 +21,14 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*authUserResource)(nil)
-	_ resource.ResourceWithConfigure   = (*authUserResource)(nil)
 	_ resource.ResourceWithImportState = (*authUserResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authUserResource)(nil)
 )
 
 // NewAuthUserResource is the neon_auth_user resource.
-func NewAuthUserResource() resource.Resource { return &authUserResource{} }
+func NewAuthUserResource() resource.Resource {
+	return &authUserResource{configured: named("_auth_user")}
+}
 
 type authUserResource struct {
 	configured
@@ -40,10 +40,6 @@ type authUserModel struct {
 	Email types.String `tfsdk:"email"`
 	Name  types.String `tfsdk:"name"`
 	Roles types.List   `tfsdk:"roles"`
-}
-
-func (r *authUserResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_auth_user"
 }
 
 func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -59,7 +55,7 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"configuration supplies it (adopted without replacing the user).",
 				Optional:      true,
 				PlanModifiers: []planmodifier.String{replaceUnlessImported()},
-				Validators:    []validator.String{emailAddressValidator{}},
+				Validators:    []validator.String{emailAddressValidator()},
 			},
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Display name, 1 to 255 characters. Changing it replaces the user (the API cannot update " +
@@ -115,15 +111,8 @@ var userImport = importFormat{
 }
 
 func (r *authUserResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, ok := begin[authUserModel](ctx, r.data, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Create Auth User"
-	s, ok := r.data.resolveScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
-	if ok {
-		s, ok = r.data.withIntegrationProvider(ctx, s, summary, &resp.Diagnostics)
-	}
+	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -199,14 +188,7 @@ func userImportHint(projectID, email string) string {
 // integration can be checked; if it is gone, or was deleted and created
 // again, its users went with it.
 func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := begin[authUserModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, "Unable to Read Auth User", &resp.Diagnostics)
-	if ok && s.AuthProvider == "" {
-		s, ok = r.data.withIntegrationProvider(ctx, s, "Unable to Read Auth User", &resp.Diagnostics)
-	}
+	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, "Unable to Read Auth User", orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -225,13 +207,9 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 // Update sets changed roles (in place) and adopts the configured email and
 // name after an import (any other change of them forces replacement).
 func (r *authUserResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, ok := begin[authUserModel](ctx, r.data, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, "Unable to Update Auth User", asModeled, &resp.Diagnostics)
 	var prior authUserModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	s, ok := r.data.resolveScope(ctx, plan.scopeModel, "Unable to Update Auth User", &resp.Diagnostics)
 	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
@@ -246,12 +224,8 @@ func (r *authUserResource) Update(ctx context.Context, req resource.UpdateReques
 // project or the key's view of it, the integration, or the user); absence
 // does: an integration that is there means the user is already deleted.
 func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := begin[authUserModel](ctx, r.data, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	const summary = "Unable to Delete Auth User"
-	s, ok := r.data.resolveScope(ctx, state.scopeModel, summary, &resp.Diagnostics)
+	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}

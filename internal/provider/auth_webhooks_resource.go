@@ -16,7 +16,6 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*authWebhooksResource)(nil)
 	_ resource.ResourceWithImportState = (*authWebhooksResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authWebhooksResource)(nil)
 )
@@ -51,7 +50,7 @@ var webhooksKind = settingsKind[apiclient.Webhooks, authWebhooksModel]{
 			MarkdownDescription: "The `https://` URL the events are posted to.",
 			Optional:            true, Computed: true,
 			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}},
-			Validators:    []validator.String{httpsURLValidator{}},
+			Validators:    []validator.String{httpsURLValidator()},
 		},
 		"enabled_events": schema.SetAttribute{
 			MarkdownDescription: "The events sent: any of `user.before_create`, `user.created`, `send.otp`, `send.magic_link`, " +

@@ -14,13 +14,10 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-var (
-	_ datasource.DataSource              = (*projectsDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*projectsDataSource)(nil)
-)
-
 // NewProjectsDataSource is the neon_projects data source.
-func NewProjectsDataSource() datasource.DataSource { return &projectsDataSource{} }
+func NewProjectsDataSource() datasource.DataSource {
+	return &projectsDataSource{configuredDataSource: namedDataSource("_projects")}
+}
 
 type projectsDataSource struct {
 	configuredDataSource
@@ -48,10 +45,6 @@ type projectsItemModel struct {
 	UpdatedAt              types.String `tfsdk:"updated_at"`
 	ProxyHost              types.String `tfsdk:"proxy_host"`
 	BranchLogicalSizeLimit types.Int64  `tfsdk:"branch_logical_size_limit"`
-}
-
-func (d *projectsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_projects"
 }
 
 func (d *projectsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

@@ -93,7 +93,7 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 					"`, then to `" + apiclient.DefaultBaseURL + "`. Plain `http://` is accepted only for loopback hosts " +
 					"(a local emulator), so that the API key never travels in clear.",
 				Optional:   true,
-				Validators: []validator.String{baseURLValidator{}},
+				Validators: []validator.String{baseURLValidator()},
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How many requests one operation may send again after its first: after a 423 or "+
@@ -107,7 +107,7 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 				MarkdownDescription: fmt.Sprintf("How long one operation may take with its retries and waits, as a duration such as "+
 					"`90s` or `10m`. No retry starts that would end later. Falls back to `%s`, then `%s`.", envRetryTimeout, apiclient.DefaultTimeout),
 				Optional:   true,
-				Validators: []validator.String{durationValidator{min: time.Second, max: 24 * time.Hour}},
+				Validators: []validator.String{durationValidator(time.Second, 24*time.Hour)},
 			},
 			"requests_per_minute": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Client-side cap on requests per minute for the account. Default `%d`, "+

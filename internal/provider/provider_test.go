@@ -11,9 +11,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -238,5 +240,40 @@ func TestUnitSharedRateLimitFromTheEnvironment(t *testing.T) {
 	}
 	if resp.ResourceData != nil {
 		t.Error("a client was configured despite the error")
+	}
+}
+
+// Every resource and data source takes the provider's client (Configure)
+// and has a distinct type name under the provider's.
+func TestUnitEveryTypeIsConfiguredAndNamed(t *testing.T) {
+	ctx := context.Background()
+	p := New("test")()
+	seen := map[string]bool{}
+	name := func(kind, n string) {
+		if !strings.HasPrefix(n, "neon_") || seen[kind+n] {
+			t.Errorf("%s type name %q: want a distinct neon_… name", kind, n)
+		}
+		seen[kind+n] = true
+	}
+	for _, f := range p.Resources(ctx) {
+		r := f()
+		var md fwresource.MetadataResponse
+		r.Metadata(ctx, fwresource.MetadataRequest{ProviderTypeName: "neon"}, &md)
+		name("resource", md.TypeName)
+		if _, ok := r.(fwresource.ResourceWithConfigure); !ok {
+			t.Errorf("resource %s does not take the provider's client", md.TypeName)
+		}
+	}
+	for _, f := range p.DataSources(ctx) {
+		d := f()
+		var md datasource.MetadataResponse
+		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: "neon"}, &md)
+		name("data source", md.TypeName)
+		if _, ok := d.(datasource.DataSourceWithConfigure); !ok {
+			t.Errorf("data source %s does not take the provider's client", md.TypeName)
+		}
+	}
+	if want := len(p.Resources(ctx)) + len(p.DataSources(ctx)); len(seen) != want || want < 19 {
+		t.Errorf("%d distinct type names for %d types", len(seen), want)
 	}
 }

@@ -13,9 +13,18 @@ import (
 // same way: the data Configure handed over, the scope of a Neon Auth object,
 // and the outcomes of reading and deleting something found by listing.
 
-// configured is embedded by every resource and data source.
+// configured is embedded by every resource: its type name and the data
+// Configure hands over.
 type configured struct {
 	data *providerData
+	name string // after the provider's name: "_auth_domain"
+}
+
+// named is the configured of the resource type neon<name>.
+func named(name string) configured { return configured{name: name} }
+
+func (c *configured) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + c.name
 }
 
 // Configure keeps what the provider's Configure handed over.
@@ -26,6 +35,14 @@ func (c *configured) Configure(_ context.Context, req resource.ConfigureRequest,
 // configuredDataSource is configured for data sources.
 type configuredDataSource struct {
 	data *providerData
+	name string
+}
+
+// namedDataSource is the configuredDataSource of the data source neon<name>.
+func namedDataSource(name string) configuredDataSource { return configuredDataSource{name: name} }
+
+func (c *configuredDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + c.name
 }
 
 // Configure keeps what the provider's Configure handed over.
@@ -104,4 +121,33 @@ func begin[M any](ctx context.Context, d *providerData, from stateGetter, diags 
 	}
 	diags.Append(from.Get(ctx, &m)...)
 	return m, !diags.HasError()
+}
+
+// located is a model that names where its object lives.
+type located interface{ where() scopeModel }
+
+// authProvider says whether beginIn leaves an auth provider the model does
+// not name open (asModeled) or takes the scope's integration's
+// (orIntegrations).
+type authProvider bool
+
+const (
+	asModeled      authProvider = false
+	orIntegrations authProvider = true
+)
+
+// beginIn is begin for an object under Neon Auth: it also resolves the
+// object's scope (the production branch when the model names none) and,
+// with orIntegrations, the integration's auth provider when the model has
+// none.
+func beginIn[M located](ctx context.Context, d *providerData, from stateGetter, summary string, provider authProvider, diags *diag.Diagnostics) (M, authScope, bool) {
+	m, ok := begin[M](ctx, d, from, diags)
+	if !ok {
+		return m, authScope{}, false
+	}
+	s, ok := d.resolveScope(ctx, m.where(), summary, diags)
+	if ok && provider == orIntegrations {
+		s, ok = d.withIntegrationProvider(ctx, s, summary, diags)
+	}
+	return m, s, ok
 }

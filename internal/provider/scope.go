@@ -46,6 +46,10 @@ type branchModel struct {
 	BranchID  types.String `tfsdk:"branch_id"`
 }
 
+// where is the scope a model names (see beginIn).
+func (m scopeModel) where() scopeModel  { return m }
+func (m branchModel) where() scopeModel { return scopeModel{branchModel: m} }
+
 // Provider setting auth_api: which family of endpoints the provider uses.
 const (
 	authAPIProject = "project"
