@@ -57,7 +57,7 @@ case $rc in
 esac
 
 # The summary (Markdown) to stdout, the errors' details to $work/details.
-awk -v status="$status" -v rc="$rc" -v dir="$dir" -v details="$work/details" '
+awk -v status="$status" -v rc="$rc" -v dir="$dir" -v cli="${tf##*/}" -v details="$work/details" '
   # The unescaped string value of the first "key":"..." in s ("" if none).
   # A JSON string never holds an unescaped quote, so the first match is a key.
   function jstr(s, key,    i, n, c, out) {
@@ -112,19 +112,19 @@ awk -v status="$status" -v rc="$rc" -v dir="$dir" -v details="$work/details" '
     where = (dir == ".") ? "" : " of " cell(dir)
     if (status == 0) {
       printf "### Drift check%s: no changes\n\n", where
-      print "`terraform plan -detailed-exitcode` exited 0: the infrastructure matches the configuration.\n"
+      printf "`%s plan -detailed-exitcode` exited 0: the infrastructure matches the configuration.\n\n", cli
       table("Changed outside Terraform in attributes the configuration does not set, so nothing is planned:",
         "Change found", nd, daddr, dact)
     } else if (status == 2) {
       printf "### Drift check%s: changes found\n\n", where
-      printf "`terraform plan -detailed-exitcode` exited 2%s\n\n", (total != "" ? ". " total : ".")
+      printf "`%s plan -detailed-exitcode` exited 2%s\n\n", cli, (total != "" ? ". " total : ".")
       table("Planned changes:", "Action", nc, caddr, cact)
       table("Changed outside Terraform since the last apply:", "Change found", nd, daddr, dact)
-      print "Run `terraform plan` with the same configuration and state to see the attributes. Apply to put the " \
-        "configuration back, or change the configuration to keep what was changed."
+      printf "Run `%s plan` with the same configuration and state to see the attributes. Apply to put the " \
+        "configuration back, or change the configuration to keep what was changed.\n", cli
     } else {
       printf "### Drift check%s: the plan failed\n\n", where
-      printf "`terraform plan` exited %d.", rc
+      printf "`%s plan` exited %d.", cli, rc
       if (ne > 0) {
         print " Errors:\n"
         for (k = 1; k <= ne; k++) printf "- %s%s\n", esum[k], (eaddr[k] != "" ? " (" cell(eaddr[k]) ")" : "")

@@ -31,8 +31,12 @@ variable "project_id" {
   type        = string
 }
 
+# Settings left out of the configuration are not managed: a change to them
+# is reported, but plans nothing. allow_localhost is set so that a
+# development setting switched on in production shows as drift.
 resource "neon_auth_integration" "this" {
-  project_id = var.project_id
+  project_id      = var.project_id
+  allow_localhost = false
 }
 
 # The whole redirect whitelist: an origin added or removed outside Terraform
