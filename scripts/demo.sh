@@ -2,11 +2,12 @@
 # make demo: a guided tour of the provider on the local emulator.
 #
 # Builds the provider, starts the emulator on a free loopback port, applies
-# examples/quickstart with a dev_overrides CLI config (no `terraform init`,
-# no registry), shows that a re-plan is clean, changes something behind
-# Terraform's back and shows the plan catching it, then destroys. Everything
-# lives in a temporary directory that is removed at the end; the emulator is
-# stopped on success, failure or Ctrl-C.
+# examples/quickstart to the first project the emulator created (project_id
+# and made-up secrets as TF_VAR_ variables) with a dev_overrides CLI config
+# (no `terraform init`, no registry), shows that a re-plan is clean, changes
+# something behind Terraform's back and shows the plan catching it, then
+# destroys. Everything lives in a temporary directory that is removed at the
+# end; the emulator is stopped on success, failure or Ctrl-C.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -62,6 +63,12 @@ source "$WORK/ready" # NEON_API_BASE_URL and NEON_API_KEY (the bootstrap persona
 set +a
 CONTROL="${NEON_API_BASE_URL%/api/v2/}/_emulator"
 ok "listening on $NEON_API_BASE_URL (pid $EMU_PID); the key is in NEON_API_KEY, never printed"
+# examples/quickstart needs a project id: the first project the emulator made.
+PROJECT_ID=$("$EMU" call GET "${NEON_API_BASE_URL}projects" | sed -n '/"id":/{s/.*"id": *"\([^"]*\)".*/\1/p;q;}')
+[[ -n "$PROJECT_ID" ]] || fail "the emulator lists no project"
+# Made-up secrets for the emulator; against the real API they are your own.
+export TF_VAR_project_id="$PROJECT_ID" TF_VAR_google_client_secret=demo-google-client-secret TF_VAR_smtp_password=demo-smtp-password
+ok "the quick start goes to project $PROJECT_ID (TF_VAR_project_id, with made-up secrets)"
 
 step "Point Terraform at the local build" "dev_overrides in a CLI config inside the temporary directory: no terraform init, no registry, nothing in your home"
 cat >"$WORK/terraformrc" <<EOF
@@ -87,7 +94,6 @@ ok "applied"
 
 step "What it made" "outputs, and the seed user's row in users_sync read from the emulator"
 tf output -no-color | sed 's/^/    /'
-PROJECT_ID=$(terraform output -raw project_id)
 printf '    users_sync rows of %s:\n' "$PROJECT_ID"
 "$EMU" call GET "$CONTROL/projects/$PROJECT_ID/users_sync" | sed 's/^/    /'
 ok "the user created through the API appears in the synchronized users table"
@@ -123,7 +129,8 @@ left=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$PROJECT_ID/auth/integratio
 ok "the emulator holds no integration for $PROJECT_ID"
 
 step "Stop the emulator"
-kill -TERM "$EMU_PID" && wait "$EMU_PID" 2>/dev/null || true
+kill -TERM "$EMU_PID" 2>/dev/null || true
+wait "$EMU_PID" 2>/dev/null || true
 EMU_PID=""
 ok "stopped; $WORK removed"
 printf '\n%sDemo complete.%s Next: make test\n' "$B" "$N"

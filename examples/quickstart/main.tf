@@ -1,11 +1,15 @@
 # Quick start: the auth integration of one Neon project, with everything the
-# provider manages around it. `make demo` applies it against the local
-# emulator; against the real API, export NEON_API_KEY and set project_id.
+# provider manages around it. Against the real API, export NEON_API_KEY, set
+# project_id (terraform apply -var project_id=...) and give the two secrets
+# (TF_VAR_google_client_secret, TF_VAR_smtp_password). `make demo` applies it
+# to the local emulator, with the project the emulator created and made-up
+# secrets.
 
 terraform {
   required_providers {
     neon = {
-      source = "neon-auth/neon"
+      source  = "neon-auth/neon"
+      version = "~> 0.1" # the auth API is in beta: pin the provider
     }
   }
 }
@@ -16,9 +20,8 @@ provider "neon" {
 }
 
 variable "project_id" {
-  description = "Neon project to integrate. Default: the first project the API key can see."
+  description = "Neon project to integrate, such as autumn-frost-12345678."
   type        = string
-  default     = null
 }
 
 variable "google_client_secret" {
@@ -26,7 +29,6 @@ variable "google_client_secret" {
   type        = string
   sensitive   = true
   ephemeral   = true
-  default     = "demo-google-client-secret"
 }
 
 variable "smtp_password" {
@@ -34,18 +36,11 @@ variable "smtp_password" {
   type        = string
   sensitive   = true
   ephemeral   = true
-  default     = "demo-smtp-password"
-}
-
-data "neon_projects" "all" {}
-
-locals {
-  project_id = coalesce(var.project_id, data.neon_projects.all.projects[0].id)
 }
 
 # The managed auth project, on the project's production branch.
 resource "neon_auth_integration" "this" {
-  project_id = local.project_id
+  project_id = var.project_id
 }
 
 # A key pair for the SDKs, rotated by changing the trigger.
@@ -101,3 +96,5 @@ resource "neon_auth_user" "seed" {
 data "neon_auth_integrations" "all" {
   project_id = neon_auth_integration.this.project_id
 }
+
+data "neon_projects" "all" {}

@@ -1,6 +1,6 @@
 output "project_id" {
   description = "The integrated project."
-  value       = local.project_id
+  value       = neon_auth_integration.this.project_id
 }
 
 output "jwks_url" {

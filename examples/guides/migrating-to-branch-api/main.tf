@@ -1,0 +1,41 @@
+# A configuration written for the project-level endpoints, after the switch:
+# the only change is auth_api = "branch" in the provider block.
+
+terraform {
+  required_providers {
+    neon = {
+      source  = "neon-auth/neon"
+      version = "~> 0.1"
+    }
+  }
+}
+
+provider "neon" {
+  auth_api = "branch" # was omitted, that is "project"
+}
+
+variable "project_id" {
+  description = "The Neon project, such as autumn-frost-12345678."
+  type        = string
+}
+
+# Created in project mode: Stack Auth on the production branch.
+resource "neon_auth_integration" "this" {
+  project_id = var.project_id
+}
+
+resource "neon_auth_domain" "app" {
+  project_id = neon_auth_integration.this.project_id
+  domain     = "https://app.example.com"
+}
+
+resource "neon_auth_oauth_provider" "github" {
+  project_id  = neon_auth_integration.this.project_id
+  provider_id = "github"
+}
+
+resource "neon_auth_user" "ci_bot" {
+  project_id = neon_auth_integration.this.project_id
+  email      = "ci-bot@example.com"
+  name       = "CI Bot"
+}

@@ -1,0 +1,4 @@
+// Package workflows tests the CI recipes in examples/ci and the script they
+// call, scripts/drift-check.sh, by running them for real: the provider and
+// neon-emulator built from this repository, the Terraform CLI from PATH.
+package workflows
