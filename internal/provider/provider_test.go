@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -58,7 +57,7 @@ data "neon_projects" "all" {}
 		Check: func(*terraform.State) error {
 			mu.Lock()
 			defer mu.Unlock()
-			want := regexp.MustCompile(`^terraform-provider-neon/test \(terraform/\d+\.\d+\.\d+\)$`)
+			want := userAgentPattern
 			if len(agents) != 1 {
 				return fmt.Errorf("user agents seen: %v, want exactly one", agents)
 			}
