@@ -148,12 +148,17 @@ func (e *accEnv) authRoute(method, suffix string) string {
 	return method + " /projects/{project_id}/auth" + suffix
 }
 
-// testCase fills what every acceptance test shares.
+// testCase fills what every acceptance test shares. The CLI under test is
+// Terraform or OpenTofu (see cli_test.go); a test that needs a newer language
+// feature appends its capability to TerraformVersionChecks.
 func (e *accEnv) testCase(steps ...resource.TestStep) resource.TestCase {
 	return resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		Steps:                    steps,
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{
+			tfversion.SkipBelow(tfversion.Version1_8_0),
+			openTofuProviderHost{},
+		},
+		Steps: steps,
 	}
 }
 

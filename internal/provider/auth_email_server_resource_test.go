@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -217,7 +216,7 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"password_wo_version"},
 		},
 	)
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, tfversion.SkipBelow(tfversion.Version1_11_0))
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
 	tc.CheckDestroy = emailResetToShared(env)
 	resource.ParallelTest(t, tc)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -226,7 +225,7 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"client_id", "client_secret_wo_version"},
 		},
 	)
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, tfversion.SkipBelow(tfversion.Version1_11_0))
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
 	tc.CheckDestroy = oauthDestroyed(env)
 	resource.ParallelTest(t, tc)
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -65,7 +64,7 @@ data "neon_projects" "all" {}
 		Check: func(*terraform.State) error {
 			mu.Lock()
 			defer mu.Unlock()
-			want := regexp.MustCompile(`^terraform-provider-neon/test \(terraform/\d+\.\d+\.\d+\)$`)
+			want := userAgentPattern
 			if len(agents) != 1 {
 				return fmt.Errorf("user agents seen: %v, want exactly one", agents)
 			}

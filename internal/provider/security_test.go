@@ -147,7 +147,7 @@ resource "neon_auth_ownership_transfer" "test" {
 }
 `, env.BaseURL, env.ProjectID)
 
-	resource.Test(t, env.testCase(
+	tc := env.testCase(
 		resource.TestStep{
 			Config: cfg,
 			Check: func(s *terraform.State) error {
@@ -174,7 +174,11 @@ resource "neon_auth_ownership_transfer" "test" {
 			PreConfig: func() { t.Setenv(envAPIKey, env.Key) },
 			Config:    cfg,
 		},
-	))
+	)
+	// The GitHub client secret reaches its write-only argument through an
+	// ephemeral variable.
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, ephemeralVariables, writeOnlyArguments)
+	resource.Test(t, tc)
 
 	data, err := os.ReadFile(logPath)
 	if err != nil {
@@ -266,7 +270,7 @@ resource "neon_auth_email_server" "test" {
   sender_name         = "Example"
 }
 `, env.ProjectID))
-	resource.Test(t, env.testCase(resource.TestStep{
+	tc := env.testCase(resource.TestStep{
 		Config: cfg,
 		ConfigPlanChecks: resource.ConfigPlanChecks{
 			PreApply:             []plancheck.PlanCheck{check},
@@ -290,7 +294,9 @@ resource "neon_auth_email_server" "test" {
 				return nil
 			}),
 		},
-	}))
+	})
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, ephemeralVariables, writeOnlyArguments)
+	resource.Test(t, tc)
 }
 
 // responseRewriter answers chosen API reads with broken bodies, as a faulty

@@ -1,0 +1,154 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+// The CLI under test: Terraform or OpenTofu. The acceptance tests drive
+// whichever binary terraform-plugin-testing selects (TF_ACC_TERRAFORM_PATH,
+// else terraform on PATH). The two CLIs number their releases independently,
+// so a feature is gated on what the CLI can do, never on a bare version
+// number.
+
+// providerHostOpenTofu is the registry host OpenTofu resolves the provider's
+// short name "neon" on; terraform-plugin-testing must serve the provider
+// under that address (TF_ACC_PROVIDER_HOST) for OpenTofu to use it.
+const providerHostOpenTofu = "registry.opentofu.org"
+
+// cliIsOpenTofu asks the binary under test what it is, once per test run.
+var cliIsOpenTofu = sync.OnceValues(func() (bool, error) {
+	path := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if path == "" {
+		if os.Getenv("TF_ACC_TERRAFORM_VERSION") != "" {
+			return false, nil // terraform-plugin-testing installs that Terraform release
+		}
+		var err error
+		if path, err = exec.LookPath("terraform"); err != nil {
+			return false, fmt.Errorf("finding the CLI under test: %w", err)
+		}
+	}
+	cmd := exec.Command(path, "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return false, fmt.Errorf("asking %s for its version: %w", path, err)
+	}
+	// "OpenTofu v1.12.6" or "Terraform v1.11.4" on the first line.
+	return strings.HasPrefix(string(out), "OpenTofu v"), nil
+})
+
+// capability is a language feature of the CLI, with the first Terraform and
+// the first OpenTofu release that have it. As a tfversion check it skips the
+// test, saying why, on a CLI without it.
+type capability struct {
+	name                string
+	terraform, openTofu *version.Version
+}
+
+var (
+	// `ephemeral = true` on an input variable: Terraform 1.10, OpenTofu 1.11.
+	ephemeralVariables = capability{"ephemeral input variables", tfversion.Version1_10_0, tfversion.Version1_11_0}
+	// Write-only arguments such as client_secret_wo: Terraform 1.11,
+	// OpenTofu 1.11.
+	writeOnlyArguments = capability{"write-only arguments", tfversion.Version1_11_0, tfversion.Version1_11_0}
+)
+
+func (c capability) CheckTerraformVersion(_ context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
+	openTofu, err := cliIsOpenTofu()
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	resp.Skip = c.missing(openTofu, req.TerraformVersion)
+}
+
+// missing says why a CLI lacks the capability, or is empty when it has it.
+// Pre-releases count as the release they lead to, as in tfversion.
+func (c capability) missing(openTofu bool, v *version.Version) string {
+	cli, first := "Terraform", c.terraform
+	if openTofu {
+		cli, first = "OpenTofu", c.openTofu
+	}
+	if v.Core().LessThan(first) {
+		return fmt.Sprintf("%s %s lacks %s (%s %s or later): skipping test", cli, v, c.name, cli, first)
+	}
+	return ""
+}
+
+// openTofuProviderHost fails a test at once, with the fix, when OpenTofu is
+// driven without TF_ACC_PROVIDER_HOST=registry.opentofu.org; otherwise
+// `tofu init` fails on the provider address with a message that names neither.
+type openTofuProviderHost struct{}
+
+func (openTofuProviderHost) CheckTerraformVersion(_ context.Context, _ tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
+	openTofu, err := cliIsOpenTofu()
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	if host := os.Getenv("TF_ACC_PROVIDER_HOST"); openTofu && host != providerHostOpenTofu {
+		resp.Error = fmt.Errorf("the CLI under test is OpenTofu: set TF_ACC_PROVIDER_HOST=%s (it is %q), as make test-tofu does", providerHostOpenTofu, host)
+	}
+}
+
+// userAgentPattern is the User-Agent the provider sends under test: its
+// version, then the version the CLI gives providers. That is a release or
+// pre-release number (1.11.4, 1.12.0-rc1, 1.10.7-dev from a source build).
+// OpenTofu 1.12.6 gives 1.13.0 there, the Terraform release whose provider
+// features it matches, rather than its own version.
+var userAgentPattern = regexp.MustCompile(`^terraform-provider-neon/test \(terraform/\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?\)$`)
+
+func TestUnitUserAgentPattern(t *testing.T) {
+	for _, v := range []string{"1.11.4", "1.13.0", "1.10.7", "1.10.7-dev", "1.12.0-rc1", "1.14.0-alpha20250911", "1.11.0-beta.2"} {
+		if ua := fmt.Sprintf("%s/test (terraform/%s)", userAgentComponent, v); !userAgentPattern.MatchString(ua) {
+			t.Errorf("%q rejected", ua)
+		}
+	}
+	for _, v := range []string{"", "1.11", "v1.11.4", "1.11.4-", "1.11.4-rc1.", "1.11.4 ", "1.11.4\n", "latest", "1.11.4-dev) (x", "1.11.4-dev/x"} {
+		if ua := fmt.Sprintf("%s/test (terraform/%s)", userAgentComponent, v); userAgentPattern.MatchString(ua) {
+			t.Errorf("%q accepted", ua)
+		}
+	}
+	for _, ua := range []string{"terraform-provider-neon/test (tofu/1.12.6)", "terraform-provider-neon/test (terraform/1.11.4) extra", "Go-http-client/1.1"} {
+		if userAgentPattern.MatchString(ua) {
+			t.Errorf("%q accepted", ua)
+		}
+	}
+}
+
+func TestUnitCapabilityByCLI(t *testing.T) {
+	v := func(s string) *version.Version { return version.Must(version.NewVersion(s)) }
+	for _, tc := range []struct {
+		c        capability
+		openTofu bool
+		version  string
+		skip     bool
+	}{
+		{ephemeralVariables, false, "1.10.0", false},
+		{ephemeralVariables, false, "1.9.8", true},
+		{ephemeralVariables, true, "1.10.7", true},
+		{ephemeralVariables, true, "1.11.0", false},
+		{writeOnlyArguments, false, "1.10.5", true},
+		{writeOnlyArguments, false, "1.11.0-rc1", false},
+		{writeOnlyArguments, true, "1.10.7-dev", true},
+		{writeOnlyArguments, true, "1.12.6", false},
+	} {
+		got := tc.c.missing(tc.openTofu, v(tc.version))
+		if (got != "") != tc.skip {
+			t.Errorf("%s on version %s (OpenTofu: %t): skip reason %q, want skip %t", tc.c.name, tc.version, tc.openTofu, got, tc.skip)
+		}
+	}
+	if got := ephemeralVariables.missing(true, v("1.10.7")); got != "OpenTofu 1.10.7 lacks ephemeral input variables (OpenTofu 1.11.0 or later): skipping test" {
+		t.Errorf("skip reason %q", got)
+	}
+}
