@@ -75,16 +75,7 @@ type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (realClock) Sleep(ctx context.Context, d time.Duration) error { return sleep(ctx, d) }
 
 // errWouldPassDeadline is returned at once when the wait for a token would
 // end after the context's deadline (as rate.Limiter.Wait does).
