@@ -312,3 +312,28 @@ func conformant(t *testing.T, emu http.Handler) http.Handler {
 	})
 	return v.Middleware(emu)
 }
+
+// Configuration fixtures the scenarios share, on the integration "test".
+
+// standardEmailServer is neon_auth_email_server "test": a standard server
+// with every setting, and the given password.
+func standardEmailServer(password string) string {
+	return fmt.Sprintf(`resource "neon_auth_email_server" "test" {
+  project_id   = neon_auth_integration.test.project_id
+  type         = "standard"
+  host         = "smtp.example.com"
+  port         = 587
+  username     = "mailer"
+  password     = %q
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"
+}
+`, password)
+}
+
+// appDomain is neon_auth_domain "app": https://app.example.com.
+const appDomain = `resource "neon_auth_domain" "app" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://app.example.com"
+}
+`

@@ -227,17 +227,7 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 func TestAccAuthEmailServer_integrationDeleted(t *testing.T) {
 	env := newAccEnv(t)
 	cfg := env.config(integrationConfig(env.ProjectID, "") + `
-resource "neon_auth_email_server" "test" {
-  project_id   = neon_auth_integration.test.project_id
-  type         = "standard"
-  host         = "smtp.example.com"
-  port         = 587
-  username     = "mailer"
-  password     = "smtp-secret-1"
-  sender_email = "noreply@example.com"
-  sender_name  = "Example"
-}
-`)
+` + standardEmailServer("smtp-secret-1"))
 	tc := env.testCase(
 		resource.TestStep{
 			Config:            cfg,

@@ -23,22 +23,8 @@ resource "neon_auth_oauth_provider" "google" {
   client_secret = "google-secret"
 }
 
-resource "neon_auth_domain" "app" {
-  project_id = neon_auth_integration.test.project_id
-  domain     = "https://app.example.com"
-}
-
-resource "neon_auth_email_server" "test" {
-  project_id   = neon_auth_integration.test.project_id
-  type         = "standard"
-  host         = "smtp.example.com"
-  port         = 587
-  username     = "mailer"
-  password     = "smtp-secret"
-  sender_email = "noreply@example.com"
-  sender_name  = "Example"
-}
-
+` + appDomain + `
+` + standardEmailServer("smtp-secret") + `
 resource "neon_auth_user" "seed" {
   project_id = neon_auth_integration.test.project_id
   email      = "seed@example.com"
