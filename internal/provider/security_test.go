@@ -352,7 +352,7 @@ resource "neon_auth_oauth_provider" "google" {
   provider_id = "google"
 }
 
-` + appDomain + `
+`+appDomain+`
 resource "neon_auth_email_server" "test" {
   project_id = neon_auth_integration.test.project_id
   type       = "shared"
