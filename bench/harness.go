@@ -38,15 +38,20 @@ func buildProvider(work, dir, ldflags string) (string, error) {
 `, filepath.Join(work, dir))), 0o600)
 }
 
-// server is an emulator on a loopback port.
+// server is an emulator on a loopback port, behind an observer that sees
+// what the emulator's own counters (by route template) do not.
 type server struct {
 	emu     *emulator.Emulator
 	srv     *http.Server
 	baseURL string
+	seen    observer
 }
 
-// resetStats sets the emulator's counters to zero.
-func (s *server) resetStats() { s.emu.ResetStats() }
+// resetStats sets the emulator's counters and the observer's to zero.
+func (s *server) resetStats() {
+	s.emu.ResetStats()
+	s.seen.reset()
+}
 
 // startEmulator serves an emulator with the given seed projects and the
 // bench's key, at the documented limits when limited and without limits
@@ -65,7 +70,8 @@ func startEmulator(projects int, limited bool, stateFile string) (*server, error
 		return nil, err
 	}
 	s := &server{emu: emu, baseURL: "http://" + ln.Addr().String() + "/api/v2/"}
-	s.srv = &http.Server{Handler: emu, ReadHeaderTimeout: 10 * time.Second}
+	s.seen.reset()
+	s.srv = &http.Server{Handler: s.seen.wrap(emu), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
 }
@@ -88,6 +94,7 @@ type phase struct {
 	wall     time.Duration
 	exit     int
 	requests emulator.Stats
+	seen     observation
 }
 
 func (p phase) total() int { return p.requests.Total }
@@ -110,7 +117,7 @@ func terraform(dir, rc string, env []string, s *server, name string, args []stri
 	if run.err != nil {
 		return phase{}, run.err
 	}
-	p := phase{name: name, wall: run.wall, exit: run.exit, requests: s.emu.Stats()}
+	p := phase{name: name, wall: run.wall, exit: run.exit, requests: s.emu.Stats(), seen: s.seen.snapshot()}
 	fmt.Fprintf(os.Stderr, "  %-40s %8.1fs  %5d requests  exit %d\n", name, run.wall.Seconds(), p.total(), run.exit)
 	ok := false
 	for _, c := range okExit {

@@ -12,6 +12,8 @@
 //     list sharing switched off (a second provider binary built with
 //     -X …/internal/provider.sharedReadsSwitch=off); the refresh comparison
 //     again with the limits lifted, where the limiter is not the bound.
+//   - modes: the same mix at one size (-modes-n) applied and refreshed with
+//     auth_api = "project" and with auth_api = "branch".
 //
 // It prints tables with wall times, API requests by route and status from the
 // emulator's counters, requests per refreshed resource and 429s, and writes
@@ -41,7 +43,7 @@ func main() {
 }
 
 // sections in the order they run and are reported.
-var sections = []string{"refresh"}
+var sections = []string{"refresh", "modes"}
 
 type options struct {
 	only        []string
@@ -51,6 +53,7 @@ type options struct {
 	out         string
 	keep        bool
 	repeat      int
+	modesN      int
 }
 
 func (o options) runs(section string) bool { return slices.Contains(o.only, section) }
@@ -59,11 +62,12 @@ func parseFlags() (options, error) {
 	var o options
 	only := flag.String("only", strings.Join(sections, ","), "comma-separated sections to run: "+strings.Join(sections, ", "))
 	sizes := flag.String("n", "100,500,1000", "refresh: comma-separated numbers of resources")
-	flag.IntVar(&o.projects, "projects", 10, "refresh: projects the resources are spread over")
+	flag.IntVar(&o.projects, "projects", 10, "refresh, modes: projects the resources are spread over")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	flag.StringVar(&o.out, "out", "bench/results/latest.md", "file the results are written to (also printed)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working directory")
 	flag.IntVar(&o.repeat, "repeat", 3, "refresh: runs of each limits-lifted plan (the median is reported)")
+	flag.IntVar(&o.modesN, "modes-n", 100, "modes: number of resources")
 	flag.Parse()
 
 	for _, s := range strings.Split(*only, ",") {
@@ -82,6 +86,9 @@ func parseFlags() (options, error) {
 			return o, fmt.Errorf("-n %q: each size must be a number ≥ 5 × projects (%d)", s, 5*o.projects)
 		}
 		o.sizes = append(o.sizes, n)
+	}
+	if o.modesN < 5*o.projects {
+		return o, fmt.Errorf("-modes-n %d: must be ≥ 5 × projects (%d)", o.modesN, 5*o.projects)
 	}
 	if o.repeat < 1 {
 		return o, errors.New("-repeat must be ≥ 1")
@@ -141,22 +148,32 @@ func run() error {
 
 // runSection measures one section and appends its report.
 func runSection(report *strings.Builder, section, work, rc string, o options) error {
-	if section != "refresh" {
-		return fmt.Errorf("unknown section %q", section)
-	}
-	rcUnshared, err := buildProvider(work, "bin-unshared", "-X github.com/neon-auth/terraform-provider-neon/internal/provider.sharedReadsSwitch=off")
-	if err != nil {
-		return err
-	}
-	var results []result
-	for _, n := range o.sizes {
-		fmt.Fprintf(os.Stderr, "-- N = %d --\n", n)
-		r, err := benchSize(work, rc, rcUnshared, n, o)
+	switch section {
+	case "refresh":
+		rcUnshared, err := buildProvider(work, "bin-unshared", "-X github.com/neon-auth/terraform-provider-neon/internal/provider.sharedReadsSwitch=off")
 		if err != nil {
-			return fmt.Errorf("size %d: %w", n, err)
+			return err
 		}
-		results = append(results, r)
+		var results []result
+		for _, n := range o.sizes {
+			fmt.Fprintf(os.Stderr, "-- N = %d --\n", n)
+			r, err := benchSize(work, rc, rcUnshared, n, o)
+			if err != nil {
+				return fmt.Errorf("size %d: %w", n, err)
+			}
+			results = append(results, r)
+		}
+		writeRefreshReport(report, results, o)
+	case "modes":
+		var results []modeResult
+		for _, api := range []string{"project", "branch"} {
+			r, err := benchMode(work, rc, api, o.modesN, o)
+			if err != nil {
+				return fmt.Errorf("auth_api = %q: %w", api, err)
+			}
+			results = append(results, r)
+		}
+		writeModesReport(report, results)
 	}
-	writeRefreshReport(report, results, o)
 	return nil
 }

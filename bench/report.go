@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -49,4 +50,47 @@ func routes(s emulator.Stats) string {
 		return "—"
 	}
 	return strings.Join(parts, "<br>")
+}
+
+// reads summarises the GET requests of a phase by actual path: how many
+// distinct (project, branch, endpoint) paths were read, the most reads of
+// one, and the paths read more than once with their counts.
+type reads struct {
+	distinct, most int
+	repeated       []string
+}
+
+func readsOf(p phase) reads {
+	var r reads
+	keys := make([]string, 0, len(p.seen.paths))
+	for k := range p.seen.paths {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		n := p.seen.paths[k]
+		if !strings.HasPrefix(k, http.MethodGet+" ") {
+			continue
+		}
+		r.distinct++
+		r.most = max(r.most, n)
+		if n > 1 {
+			r.repeated = append(r.repeated, fmt.Sprintf("`%s` ×%d", k, n))
+		}
+	}
+	return r
+}
+
+// ratio is the phase's requests per distinct path read.
+func (r reads) ratio(p phase) float64 { return float64(p.total()) / float64(max(1, r.distinct)) }
+
+// getRoutes is how many GET routes (endpoint templates) a phase used.
+func getRoutes(s emulator.Stats) int {
+	n := 0
+	for k := range s.Requests {
+		if strings.HasPrefix(k, http.MethodGet+" ") {
+			n++
+		}
+	}
+	return n
 }
