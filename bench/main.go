@@ -14,6 +14,9 @@
 //     again with the limits lifted, where the limiter is not the bound.
 //   - modes: the same mix at one size (-modes-n) applied and refreshed with
 //     auth_api = "project" and with auth_api = "branch".
+//   - settings: every Better Auth settings resource of one production branch
+//     in branch mode, with a few domains, OAuth providers and an email
+//     server, and the requests of its refresh by route.
 //
 // It prints tables with wall times, API requests by route and status from the
 // emulator's counters, requests per refreshed resource and 429s, and writes
@@ -43,7 +46,7 @@ func main() {
 }
 
 // sections in the order they run and are reported.
-var sections = []string{"refresh", "modes"}
+var sections = []string{"refresh", "modes", "settings"}
 
 type options struct {
 	only        []string
@@ -174,6 +177,12 @@ func runSection(report *strings.Builder, section, work, rc string, o options) er
 			results = append(results, r)
 		}
 		writeModesReport(report, results)
+	case "settings":
+		r, err := benchSettings(work, rc, o)
+		if err != nil {
+			return err
+		}
+		writeSettingsReport(report, r)
 	}
 	return nil
 }

@@ -31,6 +31,15 @@ func sortedRoutes(s emulator.Stats) []string {
 	return keys
 }
 
+// routeTotal is the number of requests of one route, whatever their status.
+func routeTotal(s emulator.Stats, key string) int {
+	n := 0
+	for _, c := range s.Requests[key] {
+		n += c
+	}
+	return n
+}
+
 // routes lists the requests by route and status, one route a line.
 func routes(s emulator.Stats) string {
 	var parts []string
