@@ -17,12 +17,16 @@
 //   - settings: every Better Auth settings resource of one production branch
 //     in branch mode, with a few domains, OAuth providers and an email
 //     server, and the requests of its refresh by route.
+//   - concurrent: K simultaneous applies, then K simultaneous destroys, of one
+//     integration and N domains each, each run on its own project, all on one
+//     account (-concurrent, and -concurrent-shared with shared_rate_limit).
 //
 // It prints tables with wall times, API requests by route and status from the
 // emulator's counters, requests per refreshed resource and 429s, and writes
 // the same to a file.
 //
 //	go run ./bench -only refresh -n 100,500 -out bench/results/latest.md
+//	go run ./bench -only concurrent -concurrent 4x100 -concurrent-shared ""
 package main
 
 import (
@@ -46,7 +50,7 @@ func main() {
 }
 
 // sections in the order they run and are reported.
-var sections = []string{"refresh", "modes", "settings"}
+var sections = []string{"refresh", "modes", "settings", "concurrent"}
 
 type options struct {
 	only        []string
@@ -57,6 +61,7 @@ type options struct {
 	keep        bool
 	repeat      int
 	modesN      int
+	concurrent  []concCase
 }
 
 func (o options) runs(section string) bool { return slices.Contains(o.only, section) }
@@ -71,6 +76,8 @@ func parseFlags() (options, error) {
 	flag.BoolVar(&o.keep, "keep", false, "keep the working directory")
 	flag.IntVar(&o.repeat, "repeat", 3, "refresh: runs of each limits-lifted plan (the median is reported)")
 	flag.IntVar(&o.modesN, "modes-n", 100, "modes: number of resources")
+	cases := flag.String("concurrent", "1x100,2x100,4x100,8x100,8x50,1x500", "concurrent: KxN cases with provider defaults")
+	sharedCases := flag.String("concurrent-shared", "4x100,8x50", "concurrent: KxN cases with shared_rate_limit = true")
 	flag.Parse()
 
 	for _, s := range strings.Split(*only, ",") {
@@ -95,6 +102,18 @@ func parseFlags() (options, error) {
 	}
 	if o.repeat < 1 {
 		return o, errors.New("-repeat must be ≥ 1")
+	}
+	plain, err := parseCases(*cases, false)
+	if err != nil {
+		return o, fmt.Errorf("-concurrent: %w", err)
+	}
+	shared, err := parseCases(*sharedCases, true)
+	if err != nil {
+		return o, fmt.Errorf("-concurrent-shared: %w", err)
+	}
+	o.concurrent = slices.Concat(plain, shared)
+	if o.runs("concurrent") && len(o.concurrent) == 0 {
+		return o, errNoCases
 	}
 	return o, nil
 }
@@ -183,6 +202,17 @@ func runSection(report *strings.Builder, section, work, rc string, o options) er
 			return err
 		}
 		writeSettingsReport(report, r)
+	case "concurrent":
+		var results []concResult
+		for _, c := range o.concurrent {
+			fmt.Fprintf(os.Stderr, "-- %s, %s --\n", c, c.limit())
+			r, err := benchConcurrent(work, rc, c, o)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", c, c.limit(), err)
+			}
+			results = append(results, r)
+		}
+		writeConcurrentReport(report, results, o)
 	}
 	return nil
 }

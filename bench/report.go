@@ -12,6 +12,14 @@ import (
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
+// pct is part ÷ whole in percent, 0 when whole is 0.
+func pct(part, whole float64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return 100 * part / whole
+}
+
 // writePhases writes a table of phases with their requests by route.
 func writePhases(b *strings.Builder, phases ...phase) {
 	fmt.Fprintln(b, "| phase | wall | requests | by route and status |")
@@ -59,6 +67,22 @@ func routes(s emulator.Stats) string {
 		return "—"
 	}
 	return strings.Join(parts, "<br>")
+}
+
+// verdict is one target checked against a measurement.
+type verdict struct {
+	ok   bool
+	what string
+}
+
+func writeVerdicts(b *strings.Builder, vs []verdict) {
+	for _, v := range vs {
+		word := "FAIL"
+		if v.ok {
+			word = "PASS"
+		}
+		fmt.Fprintf(b, "- %s: %s\n", word, v.what)
+	}
 }
 
 // reads summarises the GET requests of a phase by actual path: how many
