@@ -36,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,7 +143,7 @@ func run() error {
 
 	var report strings.Builder
 	fmt.Fprintf(&report, "# Benchmark — %s\n\n", time.Now().UTC().Format(time.RFC3339))
-	fmt.Fprintf(&report, "Sections: %s.\n\n", strings.Join(o.only, ", "))
+	fmt.Fprintf(&report, "Sections: %s. Machine: %d CPUs, load average %s at the start.\n\n", strings.Join(o.only, ", "), runtime.NumCPU(), loadAverage())
 	for _, section := range sections {
 		if !o.runs(section) {
 			continue
@@ -153,7 +154,7 @@ func run() error {
 		}
 	}
 	elapsed := time.Since(start)
-	fmt.Fprintf(&report, "\nTotal bench wall time: %s.\n", elapsed.Round(time.Second))
+	fmt.Fprintf(&report, "\nTotal bench wall time: %s; load average %s at the end.\n", elapsed.Round(time.Second), loadAverage())
 
 	fmt.Print(report.String())
 	if o.out != "" {
@@ -166,6 +167,21 @@ func run() error {
 		fmt.Fprintf(os.Stderr, "\nresults written to %s\n", o.out)
 	}
 	return nil
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages of the machine, or
+// "unknown" where /proc/loadavg cannot be read. Other processes on a small
+// machine make wall times longer and batches of deletes smaller.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " / ")
 }
 
 // runSection measures one section and appends its report.
