@@ -90,6 +90,7 @@ func (p concPhase) runWallRange() string {
 
 type concResult struct {
 	c              concCase
+	load           string // the machine's load average when the case started
 	apply, destroy concPhase
 }
 
@@ -125,7 +126,7 @@ func (p concPhase) timeline() string {
 }
 
 func benchConcurrent(work, rc string, c concCase, o options) (concResult, error) {
-	r := concResult{c: c}
+	r := concResult{c: c, load: loadAverage()}
 	dir := filepath.Join(work, fmt.Sprintf("concurrent-%dx%d-%s", c.k, c.n, c.limit()))
 	cache := filepath.Join(dir, "cache")
 	if err := os.MkdirAll(cache, 0o755); err != nil {
@@ -255,12 +256,12 @@ func writeConcurrentReport(b *strings.Builder, results []concResult, o options) 
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "### Concurrent runs by route")
 	fmt.Fprintln(b)
-	fmt.Fprintf(b, "| K×N | rate limit | phase | requests served per %.0f s (700/min = %.0f) | by route and status |\n",
+	fmt.Fprintf(b, "| K×N | rate limit | load average at the start | phase | requests served per %.0f s (700/min = %.0f) | by route and status |\n",
 		servedWindow.Seconds(), accountRPM*servedWindow.Minutes())
-	fmt.Fprintln(b, "|---|---|---|---|---|")
+	fmt.Fprintln(b, "|---|---|---|---|---|---|")
 	for _, r := range results {
-		fmt.Fprintf(b, "| %s | %s | apply | %s | %s |\n", r.c, r.c.limit(), r.apply.timeline(), routes(r.apply.requests))
-		fmt.Fprintf(b, "| %s | %s | destroy | %s | %s |\n", r.c, r.c.limit(), r.destroy.timeline(), routes(r.destroy.requests))
+		fmt.Fprintf(b, "| %s | %s | %s | apply | %s | %s |\n", r.c, r.c.limit(), r.load, r.apply.timeline(), routes(r.apply.requests))
+		fmt.Fprintf(b, "| %s | %s | %s | destroy | %s | %s |\n", r.c, r.c.limit(), r.load, r.destroy.timeline(), routes(r.destroy.requests))
 	}
 }
 
