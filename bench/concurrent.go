@@ -75,6 +75,21 @@ func (p concPhase) servedPerMin() float64 {
 	return float64(p.requests.Total-p.n429()) / p.wall.Minutes()
 }
 
+// pacedPerMin is the requests that passed the rate limit per minute between
+// the first answer and the last: the pace once requests flow, without
+// Terraform's own start (reading the configuration, planning) and end.
+func (p concPhase) pacedPerMin() float64 {
+	t := p.seen.served
+	if len(t) < 2 {
+		return 0
+	}
+	first, last := slices.Min(t), slices.Max(t)
+	if last <= first {
+		return 0
+	}
+	return float64(len(t)-1) / (last - first).Minutes()
+}
+
 func (p concPhase) share429() float64 { return pct(float64(p.n429()), float64(p.requests.Total)) }
 
 func (p concPhase) runWallRange() string {
@@ -219,8 +234,8 @@ func writeConcurrentReport(b *strings.Builder, results []concResult, o options) 
 		"on its own project with one integration and N neon_auth_domain; one emulator at the documented limits "+
 		"(700 requests/min per account, 40/s per route); terraform -parallelism=%d. \"defaults\": provider defaults; "+
 		"\"shared_rate_limit\": `shared_rate_limit = true`, the K runs sharing one cache directory (XDG_CACHE_HOME).\n\n", o.parallelism)
-	fmt.Fprintln(b, "| K×N | rate limit | phase | wall | per-run wall | requests | served req/min (% of 700) | 429s (% of requests) | failed runs | `DELETE …/auth/domains` | per domain | domains per DELETE, mean (min–max) |")
-	fmt.Fprintln(b, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(b, "| K×N | rate limit | phase | wall | per-run wall | requests | served req/min (% of 700) | first to last answer | 429s (% of requests) | failed runs | `DELETE …/auth/domains` | per domain | domains per DELETE, mean (min–max) |")
+	fmt.Fprintln(b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range results {
 		for _, ph := range []struct {
 			name string
@@ -233,9 +248,11 @@ func writeConcurrentReport(b *strings.Builder, results []concResult, o options) 
 				sizes = ph.p.batchSizes()
 			}
 			served := ph.p.servedPerMin()
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %.0f (%.0f%%) | %d (%.1f%%) | %d | %s | %s | %s |\n",
+			paced := ph.p.pacedPerMin()
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %.0f (%.0f%%) | %.0f (%.0f%%) | %d (%.1f%%) | %d | %s | %s | %s |\n",
 				r.c, r.c.limit(), ph.name, secs(ph.p.wall), ph.p.runWallRange(), ph.p.requests.Total,
-				served, pct(served, accountRPM), ph.p.n429(), ph.p.share429(), ph.p.failed, deletes, perDomain, sizes)
+				served, pct(served, accountRPM), paced, pct(paced, accountRPM),
+				ph.p.n429(), ph.p.share429(), ph.p.failed, deletes, perDomain, sizes)
 		}
 	}
 	fmt.Fprintln(b)
@@ -249,7 +266,9 @@ func writeConcurrentReport(b *strings.Builder, results []concResult, o options) 
 	}
 	fmt.Fprintln(b, "\nNotes: wall is from the start of the first run to the end of the last (the runs start together). "+
 		"Served req/min = (requests − 429s) ÷ wall, the requests the account's budget let through, compared with 700/min; "+
-		"requests counts every request the emulator answered, 429s included. 429 share = 429s ÷ requests of the phase. "+
+		"requests counts every request the emulator answered, 429s included. First to last answer = (served requests − 1) ÷ "+
+		"the time from the first served answer to the last: the pace without Terraform's own start and end, informative only "+
+		"(the targets use served req/min). 429 share = 429s ÷ requests of the phase. "+
 		"Per domain = `DELETE /projects/{project_id}/auth/domains` requests of the destroy ÷ (K × N); domains per DELETE is "+
 		"read from the bodies of the successful ones. "+
 		"A failed run is a terraform process that exited non-zero. Targets on the 429 share are checked per phase.")
