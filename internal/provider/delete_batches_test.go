@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,12 +19,20 @@ type recordedSends struct {
 	batches map[batchKey][][]string
 	err     error
 	release chan struct{} // when set, sends block until it is closed
+	delay   time.Duration // how long a request takes (a rate-limited one waits)
+	flying  atomic.Int32  // requests in flight now
+	most    atomic.Int32  // the most requests in flight at once
 }
 
 func (r *recordedSends) send(_ context.Context, k batchKey, domains []string) error {
+	n := r.flying.Add(1)
+	defer r.flying.Add(-1)
+	for m := r.most.Load(); n > m && !r.most.CompareAndSwap(m, n); m = r.most.Load() {
+	}
 	if r.release != nil {
 		<-r.release
 	}
+	time.Sleep(r.delay)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.batches == nil {
@@ -187,8 +196,8 @@ func TestUnitDeleteBatches_aCancelledMemberStopsWaitingAlone(t *testing.T) {
 func (b *deleteBatches) gathering(k batchKey) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	_, open := b.pending[k]
-	return open
+	sc := b.scopes[k]
+	return sc != nil && sc.pending != nil
 }
 
 // waitFor polls cond until it holds; a failure after 10 s.
@@ -199,4 +208,87 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached in 10 s")
 		}
 	}
+}
+
+// A scope has one request in flight at a time: deletes that arrive while it
+// flies wait for its answer however long it takes, then go as one batch.
+func TestUnitDeleteBatches_oneRequestInFlightPerScope(t *testing.T) {
+	r := &recordedSends{release: make(chan struct{})}
+	b := newDeleteBatches(r.send)
+	b.quiet, b.maxGather = 20*time.Millisecond, 50*time.Millisecond
+	first := make(chan []error, 1)
+	go func() { first <- deleteAll(context.Background(), b, batchKeyA, domainNames(3, "first")) }()
+	waitFor(t, func() bool { return r.flying.Load() == 1 })
+	second := make(chan []error, 1)
+	go func() { second <- deleteAll(context.Background(), b, batchKeyA, domainNames(4, "second")) }()
+	waitFor(t, func() bool { return b.gathering(batchKeyA) })
+	time.Sleep(4 * b.maxGather) // far past the gathering window
+	if n := r.flying.Load(); n != 1 {
+		t.Fatalf("%d requests in flight while the first is unanswered, want 1", n)
+	}
+	close(r.release)
+	for _, errs := range [][]error{<-first, <-second} {
+		for _, err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if got := r.batches[batchKeyA]; len(got) != 2 || len(got[0]) != 3 || len(got[1]) != 4 {
+		t.Fatalf("requests %v, want the 3 first domains, then the 4 that waited", got)
+	}
+	if m := r.most.Load(); m != 1 {
+		t.Fatalf("%d requests in flight at once, want 1", m)
+	}
+}
+
+// Terraform at -parallelism=10 destroying 50 domains, with requests slower
+// than the gathering window (they wait for the rate limit), and a first wave
+// that split (6 deletes, then 4 more once the 6 had gone out). Each delete
+// that returns lets Terraform start the next one, and those join the batch
+// that waited for the answer, so the waves merge again: 6 requests for 50
+// domains, not two half-size waves to the end.
+func TestUnitDeleteBatches_splitWavesMergeAgain(t *testing.T) {
+	r := &recordedSends{delay: 300 * time.Millisecond}
+	b := newDeleteBatches(r.send)
+	b.quiet = 100 * time.Millisecond // generous for a loaded machine
+	queue := make(chan string, 50)
+	for _, d := range domainNames(50, "wave") {
+		queue <- d
+	}
+	close(queue)
+	var wg sync.WaitGroup
+	worker := func() {
+		defer wg.Done()
+		for d := range queue {
+			if err := b.delete(context.Background(), batchKeyA, d); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	wg.Add(10)
+	for range 6 {
+		go worker()
+	}
+	waitFor(t, func() bool { return r.flying.Load() == 1 }) // the first 6 are on their way
+	for range 4 {
+		go worker()
+	}
+	wg.Wait()
+	got := r.batches[batchKeyA]
+	total := 0
+	for _, batch := range got {
+		total += len(batch)
+	}
+	if total != 50 || len(got) > 6 {
+		t.Fatalf("%d requests for %d domains (sizes %v), want at most 6 for 50", len(got), total, sizes(got))
+	}
+}
+
+func sizes(batches [][]string) []int {
+	out := make([]int, len(batches))
+	for i, b := range batches {
+		out[i] = len(b)
+	}
+	return out
 }
