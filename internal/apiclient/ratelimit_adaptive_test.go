@@ -89,6 +89,35 @@ func TestAccountLimitBacksOffOn429(t *testing.T) {
 	}
 }
 
+// A cut that comes before the rate regained its previous peak means more
+// processes share the account than when that peak was found: the curve then
+// levels off lower, at (1+β)/2 of the rate before the cut, leaving them
+// room (fast convergence), instead of climbing straight back to it.
+func TestAccountLimitAimsLowerWhenCutBeforeRecovering(t *testing.T) {
+	clk := newSteppingClock()
+	a := accountAt(t, 700, clk)
+	a.observe(http.StatusTooManyRequests, 0)
+	clk.advance(throttleHold)
+	beforeSecondCut := perMinute(a) // still the first cut's rate: no success yet
+	a.observe(http.StatusTooManyRequests, 0)
+	if got, want := perMinute(a), beforeSecondCut*throttleBeta; math.Abs(got-want) > 1e-9 {
+		t.Fatalf("after the second cut: %.2f/min, want %.2f (× %.1f)", got, want, throttleBeta)
+	}
+	// Where the curve levels off: K seconds of successes after the cut.
+	aim := beforeSecondCut * (1 + throttleBeta) / 2
+	k := math.Cbrt((aim - beforeSecondCut*throttleBeta) / 60 / a.p.cubicC)
+	steps := int(k * 10)
+	for range steps {
+		clk.advance(100 * time.Millisecond)
+		a.observe(http.StatusOK, 0)
+	}
+	clk.advance(time.Duration((k - float64(steps)/10) * float64(time.Second)))
+	a.observe(http.StatusOK, 0)
+	if got := perMinute(a); math.Abs(got-aim) > 0.01*aim {
+		t.Errorf("%.1f s after the second cut the rate is %.1f/min, want it level at %.1f (not back at %.1f)", k, got, aim, beforeSecondCut)
+	}
+}
+
 func TestAccountLimitRecoversOnSuccess(t *testing.T) {
 	clk := newSteppingClock()
 	a := accountAt(t, 700, clk)

@@ -146,9 +146,10 @@ func (f *fileStore) update(ctx context.Context, fn func(*bucketState) bool) erro
 
 // encodeState writes s as a fixed-size line ending in a CRC-32 of the rest.
 func encodeState(s bucketState) []byte {
-	body := fmt.Sprintf("v1 %s %d %d %d %s %d %d",
+	body := fmt.Sprintf("v2 %s %d %d %d %s %d %d %s",
 		strconv.FormatFloat(s.Tokens, 'g', -1, 64), unixNano(s.Last), unixNano(s.NotBefore),
-		unixNano(s.Cut), strconv.FormatFloat(s.WMax, 'g', -1, 64), unixNano(s.Confirmed), s.Epoch)
+		unixNano(s.Cut), strconv.FormatFloat(s.WMax, 'g', -1, 64), unixNano(s.Confirmed), s.Epoch,
+		strconv.FormatFloat(s.Start, 'g', -1, 64))
 	line := fmt.Sprintf("%s %08x", body, crc32.ChecksumIEEE([]byte(body)))
 	buf := bytes.Repeat([]byte{' '}, stateRecordSize)
 	copy(buf, line)
@@ -175,7 +176,7 @@ func decodeState(b []byte, now time.Time) (bucketState, error) {
 		return bucketState{}, errBrokenState
 	}
 	fields := strings.Fields(body)
-	if len(fields) != 8 || fields[0] != "v1" {
+	if len(fields) != 9 || fields[0] != "v2" {
 		return bucketState{}, errBrokenState
 	}
 	var s bucketState
@@ -194,9 +195,14 @@ func decodeState(b []byte, now time.Time) (bucketState, error) {
 	if err != nil || math.IsNaN(s.Tokens) || math.Abs(s.Tokens) > maxStoredTokens {
 		return bucketState{}, errBrokenState
 	}
-	s.WMax, err = strconv.ParseFloat(fields[5], 64)
-	if err != nil || math.IsNaN(s.WMax) || s.WMax < 0 || math.IsInf(s.WMax, 0) {
-		return bucketState{}, errBrokenState
+	for _, f := range []struct {
+		dst *float64
+		at  int
+	}{{&s.WMax, 5}, {&s.Start, 8}} {
+		*f.dst, err = strconv.ParseFloat(fields[f.at], 64)
+		if err != nil || math.IsNaN(*f.dst) || *f.dst < 0 || math.IsInf(*f.dst, 0) {
+			return bucketState{}, errBrokenState
+		}
 	}
 	// Only a pause lies ahead of now, and the bucket's count with it.
 	if s.NotBefore.After(now.Add(maxPause+clockSlack)) || s.Last.After(maxTime(now, s.NotBefore).Add(clockSlack)) ||

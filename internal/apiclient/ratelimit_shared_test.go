@@ -117,7 +117,8 @@ func TestSharedBucketRepairsACorruptStateFile(t *testing.T) {
 	for name, content := range map[string]string{
 		"garbage":          "\x00\x17not a state line at all\n",
 		"torn line":        good[:40],
-		"checksum":         strings.Replace(good, "v1 3 ", "v1 9 ", 1),
+		"checksum":         strings.Replace(good, "v2 3 ", "v2 9 ", 1),
+		"older format":     strings.Replace(good, "v2 ", "v1 ", 1),
 		"not a number":     string(encodeState(bucketState{Tokens: math.NaN(), Last: now})),
 		"pause for a year": string(encodeState(bucketState{Last: now, NotBefore: now.Add(365 * 24 * time.Hour)})),
 		"clock ahead":      string(encodeState(bucketState{Last: now.Add(time.Hour)})),
