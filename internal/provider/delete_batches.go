@@ -18,15 +18,18 @@ import (
 //
 // A scope has at most one request in flight. Deletes that arrive meanwhile
 // gather in the next batch, which goes out once the request in flight is
-// answered and no delete has joined for quiet (at most maxGather after that
-// answer): the deletes Terraform starts when the previous batch's members
-// return join it, so batches stay as large as Terraform's parallelism even
-// when requests wait for the rate limit. The first delete of a batch leads
-// it; every member gets the outcome of the request. A member whose context
+// answered and the deletes Terraform starts when that request's members
+// return have joined: as many as were in flight or waiting (Terraform had
+// them all running at once), or fewer once none has joined for
+// quietAfterFlight (the destroy is ending), at most maxGather after the
+// answer. So batches stay as large as Terraform's parallelism even when
+// requests wait for the rate limit, and a full batch leaves at once. The
+// first batch goes when no delete has joined for quiet. The first delete of
+// a batch leads it; every member gets the outcome of the request. A member whose context
 // ends stops waiting, the leader included; the batch still goes out for the
 // others, within the retry budget of one operation.
 type deleteBatches struct {
-	quiet, maxGather time.Duration
+	quiet, quietAfterFlight, maxGather time.Duration
 	send             func(ctx context.Context, key batchKey, domains []string) error
 
 	mu     sync.Mutex
@@ -43,24 +46,34 @@ type batchKey struct {
 type scopeBatches struct {
 	pending *deleteBatch
 	flight  chan struct{} // closed when the request in flight is answered; nil when none
+	// expect is how many deletes the batch after the last answered request
+	// should hold: that request's and those that waited for it; answered is
+	// when that answer came.
+	expect   int
+	answered time.Time
 }
 
 type deleteBatch struct {
 	domains []string
-	joined  time.Time // when the last member joined
+	joined  time.Time     // when the last member joined
+	wake    chan struct{} // a member joined (buffered: one signal is enough)
 	done    chan struct{}
 	err     error
 }
 
 // Gather windows: Terraform starts the deletes of one wave within a few
-// milliseconds of each other; a lone delete waits quiet once.
+// milliseconds of each other; a lone delete waits quiet once. After an
+// answer, the deletes it releases come back within Terraform's turnaround,
+// which a busy machine stretches.
 const (
-	deleteBatchQuiet     = 30 * time.Millisecond
-	deleteBatchMaxGather = 300 * time.Millisecond
+	deleteBatchQuiet            = 30 * time.Millisecond
+	deleteBatchQuietAfterFlight = 100 * time.Millisecond
+	deleteBatchMaxGather        = 300 * time.Millisecond
 )
 
 func newDeleteBatches(send func(ctx context.Context, key batchKey, domains []string) error) *deleteBatches {
-	return &deleteBatches{quiet: deleteBatchQuiet, maxGather: deleteBatchMaxGather, send: send, scopes: map[batchKey]*scopeBatches{}}
+	return &deleteBatches{quiet: deleteBatchQuiet, quietAfterFlight: deleteBatchQuietAfterFlight, maxGather: deleteBatchMaxGather,
+		send: send, scopes: map[batchKey]*scopeBatches{}}
 }
 
 // delete removes domain (canonical) with whichever others of its scope are
@@ -75,12 +88,16 @@ func (b *deleteBatches) delete(ctx context.Context, key batchKey, domain string)
 	batch := sc.pending
 	leader := batch == nil
 	if leader {
-		batch = &deleteBatch{done: make(chan struct{})}
+		batch = &deleteBatch{wake: make(chan struct{}, 1), done: make(chan struct{})}
 		sc.pending = batch
 	}
 	batch.domains = append(batch.domains, domain)
 	batch.joined = time.Now()
 	b.mu.Unlock()
+	select {
+	case batch.wake <- struct{}{}:
+	default:
+	}
 
 	if leader {
 		go b.lead(context.WithoutCancel(ctx), key, sc, batch)
@@ -97,11 +114,20 @@ func (b *deleteBatches) delete(ctx context.Context, key batchKey, domain string)
 // closes the batch to newcomers, sends it and hands its outcome over.
 func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches, batch *deleteBatch) {
 	opened := time.Now() // the gathering began: the batch opened, or the previous request was answered
+	quiet, expect := b.quiet, 0
+	b.mu.Lock()
+	if time.Since(sc.answered) < b.maxGather { // opened by a delete the last answer released
+		opened, quiet, expect = sc.answered, b.quietAfterFlight, sc.expect
+	}
+	b.mu.Unlock()
 	for {
 		b.mu.Lock()
 		if f := sc.flight; f != nil {
 			b.mu.Unlock()
 			<-f
+			b.mu.Lock()
+			quiet, expect = b.quietAfterFlight, sc.expect
+			b.mu.Unlock()
 			opened = time.Now()
 			continue
 		}
@@ -110,9 +136,15 @@ func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches
 			since = opened
 		}
 		quietFor, gathering := time.Since(since), time.Since(opened)
-		if quietFor < b.quiet && gathering < b.maxGather {
+		full := expect > 0 && len(batch.domains) >= expect
+		if !full && quietFor < quiet && gathering < b.maxGather {
 			b.mu.Unlock()
-			time.Sleep(min(b.quiet-quietFor, b.maxGather-gathering))
+			t := time.NewTimer(min(quiet-quietFor, b.maxGather-gathering))
+			select {
+			case <-t.C:
+			case <-batch.wake:
+				t.Stop()
+			}
 			continue
 		}
 		sc.pending = nil
@@ -125,14 +157,14 @@ func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches
 				"project_id": key.scope.ProjectID, "branch_id": key.scope.BranchID, "domains": len(batch.domains)})
 		}
 		batch.err = b.send(ctx, key, batch.domains)
-		close(batch.done)
 
 		b.mu.Lock()
-		sc.flight = nil
-		if sc.pending == nil {
-			delete(b.scopes, key)
+		sc.flight, sc.answered, sc.expect = nil, time.Now(), len(batch.domains)
+		if sc.pending != nil {
+			sc.expect += len(sc.pending.domains)
 		}
 		b.mu.Unlock()
+		close(batch.done)
 		close(flight)
 		return
 	}

@@ -292,3 +292,27 @@ func sizes(batches [][]string) []int {
 	}
 	return out
 }
+
+// After an answer, the next batch expects as many deletes as that request
+// carried (Terraform starts one for each that returned): once they have all
+// joined it leaves at once, without waiting out the quiet window kept for
+// stragglers.
+func TestUnitDeleteBatches_aFullBatchLeavesAtOnce(t *testing.T) {
+	r := &recordedSends{}
+	b := newDeleteBatches(r.send)
+	b.quiet, b.quietAfterFlight, b.maxGather = 20*time.Millisecond, 10*time.Second, 20*time.Second
+	start := time.Now()
+	for wave := range 3 {
+		for _, err := range deleteAll(context.Background(), b, batchKeyA, domainNames(4, fmt.Sprintf("w%d-", wave))) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("three full waves took %v: a full batch waited for stragglers", d)
+	}
+	if got := r.batches[batchKeyA]; len(got) != 3 {
+		t.Fatalf("requests %v, want one per wave", sizes(got))
+	}
+}
