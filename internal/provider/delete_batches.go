@@ -64,11 +64,13 @@ type deleteBatch struct {
 // Gather windows: Terraform starts the deletes of one wave within a few
 // milliseconds of each other; a lone delete waits quiet once. After an
 // answer, the deletes it releases come back within Terraform's turnaround,
-// which a busy machine stretches.
+// which a busy machine stretches (eight runs on two cores: well over 100 ms).
+// A full batch leaves at once, so the longer window costs only at the end of
+// a destroy.
 const (
 	deleteBatchQuiet            = 30 * time.Millisecond
-	deleteBatchQuietAfterFlight = 100 * time.Millisecond
-	deleteBatchMaxGather        = 300 * time.Millisecond
+	deleteBatchQuietAfterFlight = 250 * time.Millisecond
+	deleteBatchMaxGather        = time.Second
 )
 
 func newDeleteBatches(send func(ctx context.Context, key batchKey, domains []string) error) *deleteBatches {
