@@ -30,7 +30,7 @@ import (
 // others, within the retry budget of one operation.
 type deleteBatches struct {
 	quiet, quietAfterFlight, maxGather time.Duration
-	send             func(ctx context.Context, key batchKey, domains []string) error
+	send                               func(ctx context.Context, key batchKey, domains []string) error
 
 	mu     sync.Mutex
 	scopes map[batchKey]*scopeBatches
