@@ -43,10 +43,9 @@ resource "neon_auth_magic_link_plugin" "this" {
 }
 
 resource "neon_auth_phone_number_plugin" "this" {
-  project_id       = neon_auth_integration.this.project_id
-  enabled          = true
-  otp_expires_in   = 300
-  allowed_attempts = 3
+  project_id     = neon_auth_integration.this.project_id
+  enabled        = true
+  otp_expires_in = 300
 }
 
 resource "neon_auth_webhooks" "this" {

@@ -63,12 +63,18 @@ type MagicLinkPluginUpdate struct {
 	DisableSignUp *bool  `json:"disable_sign_up,omitempty"`
 }
 
-// PhoneNumberPlugin is the phone number plugin's configuration; PUT replaces
-// all of it.
+// PhoneNumberPlugin is the phone number plugin's configuration
+// (NeonAuthPhoneNumberConfig; Neon dropped allowed_attempts in June 2026).
 type PhoneNumberPlugin struct {
-	Enabled         bool   `json:"enabled"`
-	OTPExpiresIn    *int64 `json:"otp_expires_in,omitempty"`
-	AllowedAttempts *int64 `json:"allowed_attempts,omitempty"`
+	Enabled      bool   `json:"enabled"`
+	OTPExpiresIn *int64 `json:"otp_expires_in,omitempty"`
+}
+
+// PhoneNumberPluginUpdate is the body of PATCH …/auth/plugins/phone-number
+// (NeonAuthPhoneNumberConfigUpdate): nil fields keep their stored values.
+type PhoneNumberPluginUpdate struct {
+	Enabled      *bool  `json:"enabled,omitempty"`
+	OTPExpiresIn *int64 `json:"otp_expires_in,omitempty"`
 }
 
 // Plugins is GET …/auth/plugins: every plugin's configuration at once. A
@@ -127,17 +133,18 @@ func (c *Client) UpdateMagicLinkPlugin(ctx context.Context, s Scope, u MagicLink
 	return &out, c.setBranchOnly(ctx, s, "The magic link plugin", http.MethodPatch, s.auth().sub("plugins").sub("magic-link"), u, &out)
 }
 
-// GetPhoneNumberPlugin reads GET …/auth/plugins/phone_number.
+// GetPhoneNumberPlugin reads GET …/auth/plugins/phone-number (the path of
+// June 2026; GET/PUT …/plugins/phone_number are gone).
 func (c *Client) GetPhoneNumberPlugin(ctx context.Context, s Scope) (*PhoneNumberPlugin, error) {
 	var out PhoneNumberPlugin
-	return &out, c.getBranchOnly(ctx, s, "The phone number plugin", s.auth().sub("plugins").sub("phone_number"), &out)
+	return &out, c.getBranchOnly(ctx, s, "The phone number plugin", s.auth().sub("plugins").sub("phone-number"), &out)
 }
 
-// PutPhoneNumberPlugin sends PUT …/auth/plugins/phone_number, which replaces
-// the whole configuration.
-func (c *Client) PutPhoneNumberPlugin(ctx context.Context, s Scope, p PhoneNumberPlugin) (*PhoneNumberPlugin, error) {
+// UpdatePhoneNumberPlugin sends PATCH …/auth/plugins/phone-number, which
+// changes only the fields given.
+func (c *Client) UpdatePhoneNumberPlugin(ctx context.Context, s Scope, u PhoneNumberPluginUpdate) (*PhoneNumberPlugin, error) {
 	var out PhoneNumberPlugin
-	return &out, c.setBranchOnly(ctx, s, "The phone number plugin", http.MethodPut, s.auth().sub("plugins").sub("phone_number"), p, &out)
+	return &out, c.setBranchOnly(ctx, s, "The phone number plugin", http.MethodPatch, s.auth().sub("plugins").sub("phone-number"), u, &out)
 }
 
 // GetWebhooks reads GET …/auth/webhooks.

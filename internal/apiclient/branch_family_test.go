@@ -76,14 +76,14 @@ func TestClientDrivesTheBranchFamily(t *testing.T) {
 		t.Fatalf("ListDomains = %v, %v", ds, err)
 	}
 
-	// The email provider: the password comes back masked; none is a 404.
+	// The email provider: the password comes back blank; none is a 404.
 	smtp := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",
 		Password: "branch-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Acme"}
 	if _, err := c.UpdateEmailServer(ctx, s, smtp); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := c.GetEmailServer(ctx, s); err != nil || got.Host != smtp.Host || got.Password == smtp.Password {
-		t.Fatalf("GetEmailServer = %v, %v; want the host, and the password masked", got, err)
+	if got, err := c.GetEmailServer(ctx, s); err != nil || got.Host != smtp.Host || got.Password != "" {
+		t.Fatalf("GetEmailServer = %v, %v; want the host, and the password blank", got, err)
 	}
 	if err := f.emu.RemoveEmailProvider(projectID, branch.ID); err != nil {
 		t.Fatal(err)
@@ -122,8 +122,12 @@ func TestClientDrivesTheBranchFamily(t *testing.T) {
 	if ml, err := c.UpdateMagicLinkPlugin(ctx, s, apiclient.MagicLinkPluginUpdate{ExpiresIn: &minutes}); err != nil || ml.ExpiresIn != 30 {
 		t.Fatalf("UpdateMagicLinkPlugin = %+v, %v", ml, err)
 	}
-	if pn, err := c.PutPhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPlugin{Enabled: true}); err != nil || !pn.Enabled {
-		t.Fatalf("PutPhoneNumberPlugin = %+v, %v", pn, err)
+	seconds, on := int64(120), true
+	if pn, err := c.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{OTPExpiresIn: &seconds}); err != nil || pn.Enabled || *pn.OTPExpiresIn != 120 {
+		t.Fatalf("UpdatePhoneNumberPlugin(otp_expires_in) = %+v, %v", pn, err)
+	}
+	if pn, err := c.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &on}); err != nil || !pn.Enabled || *pn.OTPExpiresIn != 120 {
+		t.Fatalf("UpdatePhoneNumberPlugin(enabled) = %+v, %v; want the expiry kept", pn, err)
 	}
 	hooks := apiclient.Webhooks{Enabled: true, WebhookURL: "https://hooks.example.com/x", EnabledEvents: []string{"user.created"}}
 	if wh, err := c.PutWebhooks(ctx, s, hooks); err != nil || wh.WebhookURL != hooks.WebhookURL {
@@ -170,5 +174,58 @@ func TestClientDrivesTheBranchFamily(t *testing.T) {
 		if strings.Contains(logs, secret) {
 			t.Errorf("a secret (%d chars) appears in the client's logs", len(secret))
 		}
+	}
+}
+
+// The two test email endpoints: the saved provider's (Better Auth, standard
+// only) and the deprecated one with a whole configuration (any provider).
+func TestClientSendsTestEmails(t *testing.T) {
+	f := newValidatedFixture(t, unlimited())
+	ctx := context.Background()
+	c := f.client(t, f.emu.BootstrapKey())
+	projectID := f.emu.ProjectIDs()[0]
+	branch, err := c.CreateBranch(ctx, projectID, apiclient.CreateBranchRequest{Name: "mail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID, Family: apiclient.FamilyBranch}
+	if _, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: "better_auth"}); err != nil {
+		t.Fatal(err)
+	}
+	var apiErr *apiclient.Error
+	if _, err := c.SendTestEmail(ctx, s, "ops@example.com"); !errors.As(err, &apiErr) || apiErr.StatusCode != 400 {
+		t.Fatalf("SendTestEmail with nothing configured: %v, want a 400", err)
+	}
+	smtp := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",
+		Password: "test-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Acme"}
+	if _, err := c.UpdateEmailServer(ctx, s, smtp); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.SendTestEmail(ctx, s, "ops@example.com"); err != nil || !res.Success {
+		t.Fatalf("SendTestEmail = %+v, %v", res, err)
+	}
+	other := smtp
+	other.Host = "smtp.unsaved.example"
+	if res, err := c.SendTestEmailWith(ctx, s, other, "dev@example.com"); err != nil || !res.Success {
+		t.Fatalf("SendTestEmailWith = %+v, %v", res, err)
+	}
+	a, _ := f.emu.BranchAuth(projectID, branch.ID)
+	if len(a.TestEmails) != 2 || a.TestEmails[0].Host != "smtp.example.com" || a.TestEmails[0].Recipient != "ops@example.com" ||
+		a.TestEmails[1].Host != "smtp.unsaved.example" || a.TestEmails[1].Recipient != "dev@example.com" {
+		t.Fatalf("test emails on the emulator = %+v", a.TestEmails)
+	}
+	ps := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID}
+	before := f.emu.Stats().Total
+	if _, err := c.SendTestEmail(ctx, ps, "ops@example.com"); !errors.Is(err, apiclient.ErrNotInFamily) {
+		t.Errorf("SendTestEmail through the project family: %v, want ErrNotInFamily", err)
+	}
+	if _, err := c.SendTestEmailWith(ctx, ps, smtp, "ops@example.com"); !errors.Is(err, apiclient.ErrNotInFamily) {
+		t.Errorf("SendTestEmailWith through the project family: %v, want ErrNotInFamily", err)
+	}
+	if n := f.emu.Stats().Total - before; n != 0 {
+		t.Errorf("%d requests were sent for calls the family does not offer", n)
+	}
+	if strings.Contains(f.log.all(), "test-smtp-secret") {
+		t.Error("the SMTP password appears in the client's logs")
 	}
 }

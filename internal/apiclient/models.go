@@ -9,12 +9,12 @@ package apiclient
 const (
 	AuthProviderStack      = "stack"       // Stack Auth (deprecated by Neon; the only one of the project-level API at first)
 	AuthProviderBetterAuth = "better_auth" // Better Auth, recommended by Neon
-	AuthProviderMock       = "mock"        // for testing
-	AuthProviderStackV2    = "stack_v2"
+	AuthProviderMock       = "mock"        // for testing only
 )
 
-// AuthProviders are the auth providers the API documents.
-var AuthProviders = []string{AuthProviderMock, AuthProviderStack, AuthProviderStackV2, AuthProviderBetterAuth}
+// AuthProviders are the auth providers the API documents
+// (NeonAuthSupportedAuthProvider; Neon removed stack_v2 in June 2026).
+var AuthProviders = []string{AuthProviderMock, AuthProviderStack, AuthProviderBetterAuth}
 
 // Email server and OAuth provider types.
 const (

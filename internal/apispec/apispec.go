@@ -1,9 +1,17 @@
 // Package apispec holds the API reference of the platform API v2 in the
 // repository and checks HTTP traffic against it.
 //
-//   - neon-api-v2-2026-04-25.openapi.json: the OpenAPI 3 document, authoritative
-//     for the branch-scoped Neon Auth endpoints and for everything
-//     auth-api.md does not show. It is embedded and loaded once (Document).
+//   - neon-api-v2-2026-07-13.openapi.json: Neon's published OpenAPI 3
+//     document of 2026-07-13 (@neondatabase/api-client 2.7.3), vendored
+//     unmodified.
+//   - overlays/*.json: the later changes to it (an operation added, one
+//     deprecated, the email server shapes split, the discriminator gap),
+//     each a JSON Merge Patch (RFC 7386) with the source it comes from. They
+//     are applied in name order to the document before it is loaded.
+//
+// The document with its overlays is the reference: authoritative for the
+// branch-scoped Neon Auth endpoints and for everything auth-api.md does not
+// show. It is embedded and loaded once (Document).
 //   - auth-api.md: the description of the project-level Neon Auth endpoints
 //     (deprecated in the OpenAPI document, still served), authoritative for
 //     their behaviour.
@@ -17,7 +25,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	_ "embed" // the OpenAPI document
+	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -32,16 +40,23 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 )
 
-//go:embed neon-api-v2-2026-04-25.openapi.json
+//go:embed neon-api-v2-2026-07-13.openapi.json
 var openAPIDocument []byte
+
+//go:embed overlays/*.json
+var overlayFiles embed.FS
 
 // BasePath is the path under which the API is served; the document's paths
 // are relative to it.
 const BasePath = "/api/v2"
 
 var loadDocument = sync.OnceValues(func() (*openapi3.T, error) {
+	data, err := withOverlays(openAPIDocument, overlayFiles)
+	if err != nil {
+		return nil, err
+	}
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(openAPIDocument)
+	doc, err := loader.LoadFromData(data)
 	if err != nil {
 		return nil, fmt.Errorf("apispec: load the OpenAPI document: %w", err)
 	}

@@ -174,6 +174,11 @@ func authzRoutes() map[string]authzRoute {
 			request: path("GET", "/projects/{p}/branches/{branch}/auth/email_provider")},
 		"PATCH /projects/{project_id}/branches/{branch_id}/auth/email_provider": {scope: scopeProject, request: withBody("PATCH",
 			"/projects/{p}/branches/{branch}/auth/email_provider", fixed(map[string]any{"type": "shared"}))},
+		"POST /projects/{project_id}/branches/{branch_id}/auth/email_provider/test": {scope: scopeProject, request: withBody("POST",
+			"/projects/{p}/branches/{dev}/auth/email_provider/test", fixed(map[string]any{"recipient_email": "to@example.com"}))},
+		"POST /projects/{project_id}/branches/{branch_id}/auth/send_test_email": {scope: scopeProject, request: withBody("POST",
+			"/projects/{p}/branches/{branch}/auth/send_test_email", fixed(map[string]any{"host": "smtp.example.com", "port": 587,
+				"username": "u", "password": "p", "sender_email": "from@example.com", "sender_name": "A", "recipient_email": "to@example.com"}))},
 		"POST /projects/{project_id}/branches/{branch_id}/auth/users": {scope: scopeProject, request: withBody("POST",
 			"/projects/{p}/branches/{branch}/auth/users", fixed(map[string]any{"email": "new-user@example.com"}))},
 		"DELETE /projects/{project_id}/branches/{branch_id}/auth/users/{auth_user_id}": {scope: scopeProject,
@@ -197,10 +202,10 @@ func authzRoutes() map[string]authzRoute {
 			"/projects/{p}/branches/{branch}/auth/plugins/organization", fixed(map[string]any{"membership_limit": 5}))},
 		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/magic-link": {scope: scopeProject, request: withBody("PATCH",
 			"/projects/{p}/branches/{branch}/auth/plugins/magic-link", fixed(map[string]any{"enabled": true}))},
-		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins/phone_number": {scope: scopeProject,
-			request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins/phone_number")},
-		"PUT /projects/{project_id}/branches/{branch_id}/auth/plugins/phone_number": {scope: scopeProject, request: withBody("PUT",
-			"/projects/{p}/branches/{branch}/auth/plugins/phone_number", fixed(map[string]any{"enabled": true}))},
+		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins/phone-number": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins/phone-number")},
+		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/phone-number": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{branch}/auth/plugins/phone-number", fixed(map[string]any{"enabled": true}))},
 		"GET /projects/{project_id}/branches/{branch_id}/auth/webhooks": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/webhooks")},
 		"PUT /projects/{project_id}/branches/{branch_id}/auth/webhooks": {scope: scopeProject, request: withBody("PUT",
 			"/projects/{p}/branches/{branch}/auth/webhooks", fixed(map[string]any{"enabled": true, "webhook_url": "https://hooks.example.com"}))},
@@ -269,7 +274,8 @@ func expectedAuthzOutcome(scope authzScope, kind string) (authzOutcome, string) 
 // authzFixture is a fresh emulator with two projects A and B set up alike:
 // a branch "dev", and on the production branch a stack integration (unless
 // the route creates it) holding a user, the OAuth provider "google" and the
-// domain https://app.example.com.
+// domain https://app.example.com; then on dev a Better Auth integration with
+// a standard email provider.
 type authzFixture struct {
 	v        *env
 	a, b     string
@@ -300,6 +306,11 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 		if err := v.e.AddDomain(p, "https://app.example.com"); err != nil {
 			t.Fatal(err)
 		}
+		// dev has a Better Auth integration with a standard email provider,
+		// which POST …/email_provider/test needs.
+		wantStatus(t, v.do("POST", "/projects/"+p+"/branches/"+fx.devs[p]+"/auth", map[string]any{"auth_provider": "better_auth"}), http.StatusCreated)
+		wantStatus(t, v.do("PATCH", "/projects/"+p+"/branches/"+fx.devs[p]+"/auth/email_provider", map[string]any{"type": "standard",
+			"host": "smtp.example.com", "port": 587, "username": "u", "password": "p", "sender_email": "from@example.com", "sender_name": "A"}), http.StatusOK)
 	}
 	mustKey := func(kind KeyKind, project string) string {
 		k, err := v.e.CreateKey(kind, project)

@@ -20,6 +20,8 @@ type BranchAuth struct {
 	Users          []UserRow    `json:"users"`
 	AllowLocalhost bool         `json:"allow_localhost"`
 	Settings
+	// TestEmails are the test emails "sent" (none really is), oldest first.
+	TestEmails []TestEmail `json:"test_emails,omitempty"`
 }
 
 // Settings is the Better Auth configuration surface of a branch's Neon Auth
@@ -60,11 +62,11 @@ type MagicLinkPlugin struct {
 	DisableSignUp bool `json:"disable_sign_up"`
 }
 
-// PhoneNumberPlugin is NeonAuthPhoneNumberConfig.
+// PhoneNumberPlugin is NeonAuthPhoneNumberConfig (allowed_attempts was
+// dropped in June 2026; a state file that still has it loads without it).
 type PhoneNumberPlugin struct {
-	Enabled         bool `json:"enabled"`
-	OTPExpiresIn    int  `json:"otp_expires_in"`   // seconds, 60 to 600
-	AllowedAttempts int  `json:"allowed_attempts"` // 1 to 10
+	Enabled      bool `json:"enabled"`
+	OTPExpiresIn int  `json:"otp_expires_in"` // seconds, 60 to 600
 }
 
 // Webhooks is NeonAuthWebhookConfig.
@@ -76,7 +78,7 @@ type Webhooks struct {
 }
 
 // defaultSettings are the settings of a new integration. The plugins take
-// the defaults of internal/apispec/neon-api-v2-2026-04-25.openapi.json.
+// the defaults of internal/apispec/neon-api-v2-2026-07-13.openapi.json.
 // The spec gives none for email and password, nor for webhooks never
 // configured; the emulator's: sign-up and sign-in with email and password
 // work at once, without verification (no mail needs to be delivered for a
@@ -96,7 +98,7 @@ func defaultSettings() Settings {
 }
 
 func defaultPhoneNumber() PhoneNumberPlugin {
-	return PhoneNumberPlugin{OTPExpiresIn: 300, AllowedAttempts: 3}
+	return PhoneNumberPlugin{OTPExpiresIn: 300}
 }
 
 func defaultWebhooks() Webhooks {
@@ -104,8 +106,9 @@ func defaultWebhooks() Webhooks {
 }
 
 // authProviders are the values of NeonAuthSupportedAuthProvider in
-// internal/apispec/neon-api-v2-2026-04-25.openapi.json.
-var authProviders = []string{authProviderMock, authProviderStack, authProviderStackV2, authProviderBetterAuth}
+// internal/apispec/neon-api-v2-2026-07-13.openapi.json (stack_v2 was removed
+// in June 2026). stack is deprecated; mock is for testing only.
+var authProviders = []string{authProviderMock, authProviderStack, authProviderBetterAuth}
 
 // hostedByNeon reports whether the provider runs inside Neon (Better Auth):
 // no SDK keys, no provider project to transfer.
@@ -135,10 +138,15 @@ func newBranchAuth(p *projectState, b *branchState, provider, db, role string, a
 		},
 		OAuthProviders: []OAuthProvider{},
 		Domains:        []Domain{},
-		EmailProvider:  &EmailServer{Type: emailShared},
 		Users:          []UserRow{},
 		AllowLocalhost: defaultAllowLocalhost,
 		Settings:       defaultSettings(),
+	}
+	// A Better Auth integration starts with no email provider configured:
+	// GET …/auth/email_provider answers 404 on a fresh branch (the MCP
+	// server's neon-auth-settings-snapshot.ts). The others start shared.
+	if provider != authProviderBetterAuth {
+		a.EmailProvider = &EmailServer{Type: emailShared}
 	}
 	a.BaseURL = authBaseURL(p, b, provider, apid, db)
 	a.JWKSURL = a.BaseURL + "/.well-known/jwks.json"
@@ -186,6 +194,7 @@ func (a *BranchAuth) clone() BranchAuth {
 		c.Users[i] = u
 	}
 	c.Webhooks.EnabledEvents = slices.Clone(a.Webhooks.EnabledEvents)
+	c.TestEmails = slices.Clone(a.TestEmails)
 	return c
 }
 

@@ -173,24 +173,37 @@ func TestEmailProviderOnABranch(t *testing.T) {
 	path := v.branchAuthPath(v.branch) + "/email_provider"
 	legacy := "/projects/" + v.project + "/auth/email_server"
 
-	if got := strings.TrimSpace(string(v.do("GET", path, nil).Body)); got != `{"type":"shared"}` {
-		t.Errorf("a new integration's email provider = %s", got)
-	}
+	// A fresh branch has none configured: 404 means "nothing configured".
+	wantError(t, v.do("GET", path, nil), http.StatusNotFound, "no email provider is configured")
 	r := v.do("PATCH", path, map[string]any{"type": "shared", "sender_email": "noreply@example.com", "sender_name": "Example"})
 	wantStatus(t, r, http.StatusOK)
 	if got := strings.TrimSpace(string(r.Body)); got != `{"type":"shared","sender_email":"noreply@example.com","sender_name":"Example"}` {
 		t.Errorf("shared with sender = %s", got)
 	}
+	// From shared, a standard configuration needs all six fields.
 	wantError(t, v.do("PATCH", path, map[string]any{"type": "standard", "host": "smtp.example.com"}), http.StatusBadRequest, "port: is required")
-	wantStatus(t, v.do("PATCH", path, map[string]any{
+	r = v.do("PATCH", path, map[string]any{
 		"type": "standard", "host": "smtp.example.com", "port": 465, "username": "u",
 		"password": "smtp-secret", "sender_email": "a@example.com", "sender_name": "A",
-	}), http.StatusOK)
+	})
+	wantStatus(t, r, http.StatusOK)
+	if got := r.JSON(); got["password"] != "" || got["host"] != "smtp.example.com" {
+		t.Errorf("PATCH answered %v, want the password blank", got)
+	}
 	for _, p := range []string{path, legacy} {
 		got := v.do("GET", p, nil).JSON()
-		if got["password"] != "********" || got["host"] != "smtp.example.com" {
-			t.Errorf("GET %s = %v, want the password masked", p, got)
+		if got["password"] != "" || got["host"] != "smtp.example.com" {
+			t.Errorf("GET %s = %v, want the password blank", p, got)
 		}
+	}
+	// Better Auth merges a partial standard update: the password is kept.
+	r = v.do("PATCH", path, map[string]any{"type": "standard", "sender_name": "Shop"})
+	wantStatus(t, r, http.StatusOK)
+	if got := r.JSON(); got["sender_name"] != "Shop" || got["host"] != "smtp.example.com" || got["port"] != float64(465) {
+		t.Errorf("a partial update answered %v", got)
+	}
+	if a, _ := v.e.BranchAuth(v.project, v.branch); a.EmailProvider.Password != "smtp-secret" || a.EmailProvider.SenderName != "Shop" {
+		t.Errorf("stored after a partial update = %+v", a.EmailProvider)
 	}
 
 	if err := v.e.RemoveEmailProvider(v.project, v.branch); err != nil {
@@ -198,6 +211,8 @@ func TestEmailProviderOnABranch(t *testing.T) {
 	}
 	wantError(t, v.do("GET", path, nil), http.StatusNotFound, "no email provider is configured")
 	wantError(t, v.do("GET", legacy, nil), http.StatusNotFound, "no email provider is configured")
+	// With nothing configured, a partial standard update is not enough.
+	wantError(t, v.do("PATCH", path, map[string]any{"type": "standard", "sender_name": "Shop"}), http.StatusBadRequest, "host: is required")
 	if _, err := v.e.EmailServer(v.project); !errors.Is(err, ErrNotFound) {
 		t.Errorf("EmailServer without a provider: %v, want ErrNotFound", err)
 	}
@@ -344,4 +359,67 @@ func TestBranchAuthGoAPI(t *testing.T) {
 			t.Errorf("Integrations = %d", n)
 		}
 	})
+}
+
+// Stack Auth does not merge: a standard update needs all six fields, even
+// over a stored standard configuration.
+func TestEmailProviderOfStackAuthNeedsTheWholeConfiguration(t *testing.T) {
+	v := newEnv(t, Options{})
+	v.enableOn(v.branch, "stack")
+	path := v.branchAuthPath(v.branch) + "/email_provider"
+	full := map[string]any{"type": "standard", "host": "smtp.example.com", "port": 465, "username": "u",
+		"password": "smtp-secret", "sender_email": "a@example.com", "sender_name": "A"}
+	wantStatus(t, v.do("PATCH", path, full), http.StatusOK)
+	wantError(t, v.do("PATCH", path, map[string]any{"type": "standard", "sender_name": "Shop"}), http.StatusBadRequest,
+		"host: is required: stack integrations take the whole standard configuration")
+	if a, _ := v.e.BranchAuth(v.project, v.branch); a.EmailProvider.SenderName != "A" {
+		t.Errorf("a refused update changed the configuration: %+v", a.EmailProvider)
+	}
+}
+
+// POST …/email_provider/test sends through the saved configuration, and only
+// a Better Auth integration's standard one; the deprecated send_test_email
+// takes a whole configuration, for any provider. Both are recorded.
+func TestTestEmails(t *testing.T) {
+	v := newEnv(t, Options{})
+	base := v.branchAuthPath(v.branch)
+	test := base + "/email_provider/test"
+	to := map[string]any{"recipient_email": "ops@example.com"}
+	wantError(t, v.do("POST", test, map[string]any{"recipient_email": "nobody"}), http.StatusBadRequest, "recipient_email: must be an email address")
+	wantError(t, v.do("POST", test, to), http.StatusNotFound, "Neon Auth is not enabled")
+
+	v.enableOn(v.branch, "better_auth")
+	wantError(t, v.do("POST", test, to), http.StatusBadRequest, "email_provider: no email provider is configured")
+	wantStatus(t, v.do("PATCH", base+"/email_provider", map[string]any{"type": "shared"}), http.StatusOK)
+	wantError(t, v.do("POST", test, to), http.StatusBadRequest, "email_provider: the shared email provider cannot be tested")
+	wantStatus(t, v.do("PATCH", base+"/email_provider", map[string]any{"type": "standard", "host": "smtp.example.com", "port": 465,
+		"username": "u", "password": "smtp-secret", "sender_email": "a@example.com", "sender_name": "A"}), http.StatusOK)
+	r := v.do("POST", test, to)
+	wantStatus(t, r, http.StatusOK)
+	if got := strings.TrimSpace(string(r.Body)); got != `{"success":true}` {
+		t.Errorf("test answered %s", got)
+	}
+
+	legacy := map[string]any{"host": "smtp.other.example", "port": 587, "username": "v", "password": "other-secret",
+		"sender_email": "b@example.com", "sender_name": "B", "recipient_email": "dev@example.com"}
+	wantError(t, v.do("POST", base+"/send_test_email", map[string]any{"host": "smtp.other.example", "recipient_email": "dev@example.com"}),
+		http.StatusBadRequest, "port: is required")
+	wantStatus(t, v.do("POST", base+"/send_test_email", legacy), http.StatusOK)
+
+	a, _ := v.e.BranchAuth(v.project, v.branch)
+	if len(a.TestEmails) != 2 || a.TestEmails[0].Recipient != "ops@example.com" || !a.TestEmails[0].Saved || a.TestEmails[0].Host != "smtp.example.com" ||
+		a.TestEmails[1].Recipient != "dev@example.com" || a.TestEmails[1].Saved || a.TestEmails[1].Host != "smtp.other.example" {
+		t.Errorf("test emails = %+v", a.TestEmails)
+	}
+	if a.EmailProvider.Host != "smtp.example.com" {
+		t.Errorf("send_test_email changed the saved configuration: %+v", a.EmailProvider)
+	}
+
+	other, err := v.e.AddBranch(v.project, "stack-branch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.enableOn(other, "stack")
+	wantError(t, v.do("POST", v.branchAuthPath(other)+"/email_provider/test", to), http.StatusBadRequest, "auth_provider: testing the saved email provider needs a better_auth integration")
+	wantStatus(t, v.do("POST", v.branchAuthPath(other)+"/send_test_email", legacy), http.StatusOK)
 }

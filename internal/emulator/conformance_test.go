@@ -12,7 +12,7 @@ import (
 // router, in both Neon Auth families, through the whole lifecycle with valid
 // requests, behind the validator of internal/apispec: no request and no
 // response (errors included) may break
-// internal/apispec/neon-api-v2-2026-04-25.openapi.json.
+// internal/apispec/neon-api-v2-2026-07-13.openapi.json.
 func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 	validator, err := apispec.NewValidator(nil)
 	if err != nil {
@@ -111,9 +111,13 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 			map[string]any{"domain": "https://app.example.com"}, map[string]any{"domain": "https://admin.example.com"},
 		}}, http.StatusOK)
 
-		step(t, "GET", b+"/email_provider", nil, http.StatusOK)
+		step(t, "GET", b+"/email_provider", nil, http.StatusNotFound)
 		step(t, "PATCH", b+"/email_provider", standardEmail(), http.StatusOK)
+		step(t, "PATCH", b+"/email_provider", map[string]any{"type": "standard", "sender_name": "Shop"}, http.StatusOK)
 		step(t, "GET", b+"/email_provider", nil, http.StatusOK)
+		step(t, "POST", b+"/email_provider/test", map[string]any{"recipient_email": "ops@example.com"}, http.StatusOK)
+		step(t, "POST", b+"/send_test_email", map[string]any{"host": "smtp.example.com", "port": 587, "username": "u", "password": "p",
+			"sender_email": "from@example.com", "sender_name": "A", "recipient_email": "ops@example.com"}, http.StatusOK)
 		if err := v.e.RemoveEmailProvider(v.project, dev); err != nil {
 			t.Fatal(err)
 		}
@@ -133,8 +137,8 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "GET", b+"/plugins", nil, http.StatusOK)
 		step(t, "PATCH", b+"/plugins/organization", map[string]any{"organization_limit": 3, "creator_role": "admin"}, http.StatusOK)
 		step(t, "PATCH", b+"/plugins/magic-link", map[string]any{"enabled": true, "expires_in": 15}, http.StatusOK)
-		step(t, "GET", b+"/plugins/phone_number", nil, http.StatusOK)
-		step(t, "PUT", b+"/plugins/phone_number", map[string]any{"enabled": true, "otp_expires_in": 120}, http.StatusOK)
+		step(t, "GET", b+"/plugins/phone-number", nil, http.StatusOK)
+		step(t, "PATCH", b+"/plugins/phone-number", map[string]any{"otp_expires_in": 120}, http.StatusOK)
 		step(t, "GET", b+"/webhooks", nil, http.StatusOK)
 		step(t, "PUT", b+"/webhooks", map[string]any{"enabled": true, "webhook_url": "https://hooks.example.com/neon",
 			"enabled_events": []string{"user.created"}, "timeout_seconds": 3}, http.StatusOK)

@@ -2,7 +2,7 @@
 // API), limited to what the Terraform provider needs: projects, branches,
 // API keys and Neon Auth, through both the project-level endpoints of
 // internal/apispec/auth-api.md and their branch-scoped successors of
-// internal/apispec/neon-api-v2-2026-04-25.openapi.json. Neon Auth state lives
+// internal/apispec/neon-api-v2-2026-07-13.openapi.json. Neon Auth state lives
 // on branches (at most one integration per branch); the project-level
 // endpoints act on the production (default) branch.
 //

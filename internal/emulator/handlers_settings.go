@@ -180,13 +180,12 @@ func requireField(o object, name string) error {
 	return nil
 }
 
-// PUT .../auth/plugins/phone_number: enabled is required.
+// PATCH .../auth/plugins/phone-number (NeonAuthPhoneNumberConfigUpdate):
+// partial; omitted fields keep their stored values.
 func parsePhoneNumber(o object, d *PhoneNumberPlugin) error {
 	return firstError(
-		requireField(o, "enabled"),
 		o.optBool("enabled", &d.Enabled),
 		o.optInt("otp_expires_in", 60, 600, &d.OTPExpiresIn),
-		o.optInt("allowed_attempts", 1, 10, &d.AllowedAttempts),
 	)
 }
 
@@ -240,7 +239,7 @@ type pluginConfigs struct {
 	Organization     OrganizationPlugin `json:"organization"`
 	MagicLink        MagicLinkPlugin    `json:"magic_link"`
 	PhoneNumber      PhoneNumberPlugin  `json:"phone_number"`
-	EmailProvider    *EmailServer       `json:"email_provider,omitempty"`
+	EmailProvider    any                `json:"email_provider,omitempty"`
 	EmailAndPassword EmailAndPassword   `json:"email_and_password"`
 	OAuthProviders   []oauthListItem    `json:"oauth_providers"`
 	AllowLocalhost   bool               `json:"allow_localhost"`
@@ -258,8 +257,7 @@ func (e *Emulator) getPlugins(c *call) error {
 			AllowLocalhost:   a.AllowLocalhost,
 		}
 		if a.EmailProvider != nil {
-			masked := maskedEmail(*a.EmailProvider)
-			p.EmailProvider = &masked
+			p.EmailProvider = redacted(*a.EmailProvider)
 		}
 		return p, nil
 	})

@@ -77,7 +77,8 @@ func newAPIRouter() *router {
 	rt.handle(http.MethodGet, "/projects/{project_id}/auth/email_server", (*Emulator).getEmailProvider)
 	rt.handle(http.MethodPatch, "/projects/{project_id}/auth/email_server", (*Emulator).updateEmailProvider)
 
-	// Neon Auth, branch-scoped (internal/apispec/neon-api-v2-2026-04-25.openapi.json).
+	// Neon Auth, branch-scoped (internal/apispec/neon-api-v2-2026-07-13.openapi.json
+	// with internal/apispec/overlays).
 	const ba = "/projects/{project_id}/branches/{branch_id}/auth"
 	rt.handle(http.MethodGet, ba, (*Emulator).getAuth)
 	rt.handle(http.MethodPost, ba, (*Emulator).enableAuth)
@@ -91,6 +92,8 @@ func newAPIRouter() *router {
 	rt.handle(http.MethodDelete, ba+"/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider)
 	rt.handle(http.MethodGet, ba+"/email_provider", (*Emulator).getEmailProvider)
 	rt.handle(http.MethodPatch, ba+"/email_provider", (*Emulator).updateEmailProvider)
+	rt.handle(http.MethodPost, ba+"/email_provider/test", (*Emulator).testEmailProvider)
+	rt.handle(http.MethodPost, ba+"/send_test_email", (*Emulator).sendTestEmail)
 	rt.handle(http.MethodPost, ba+"/users", (*Emulator).createUser)
 	rt.handle(http.MethodDelete, ba+"/users/{auth_user_id}", (*Emulator).deleteUser)
 	rt.handle(http.MethodPut, ba+"/users/{auth_user_id}/role", (*Emulator).setUserRoles)
@@ -105,9 +108,8 @@ func newAPIRouter() *router {
 	rt.handle(http.MethodPatch, ba+"/plugins/organization", patchSetting(organizationOf, parseOrganization,
 		"enabled", "organization_limit", "membership_limit", "creator_role", "send_invitation_email"))
 	rt.handle(http.MethodPatch, ba+"/plugins/magic-link", patchSetting(magicLinkOf, parseMagicLink, "enabled", "expires_in", "disable_sign_up"))
-	rt.handle(http.MethodGet, ba+"/plugins/phone_number", getSetting(phoneNumberOf))
-	rt.handle(http.MethodPut, ba+"/plugins/phone_number", putSetting(phoneNumberOf, defaultPhoneNumber, parsePhoneNumber,
-		"enabled", "otp_expires_in", "allowed_attempts"))
+	rt.handle(http.MethodGet, ba+"/plugins/phone-number", getSetting(phoneNumberOf))
+	rt.handle(http.MethodPatch, ba+"/plugins/phone-number", patchSetting(phoneNumberOf, parsePhoneNumber, "enabled", "otp_expires_in"))
 	rt.handle(http.MethodGet, ba+"/webhooks", getSetting(webhooksOf))
 	rt.handle(http.MethodPut, ba+"/webhooks", putSetting(webhooksOf, defaultWebhooks, parseWebhooks,
 		"enabled", "webhook_url", "enabled_events", "timeout_seconds"))

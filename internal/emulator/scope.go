@@ -9,7 +9,7 @@ import (
 //
 //   - the project-level endpoints of internal/apispec/auth-api.md
 //     (/projects/auth/..., /projects/{project_id}/auth/...; deprecated in
-//     internal/apispec/neon-api-v2-2026-04-25.openapi.json), which act on
+//     internal/apispec/neon-api-v2-2026-07-13.openapi.json), which act on
 //     the project's production (default) branch;
 //   - their branch-scoped successors under
 //     /projects/{project_id}/branches/{branch_id}/auth, on any branch.

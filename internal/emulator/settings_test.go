@@ -15,14 +15,14 @@ func TestSettingsOfANewIntegration(t *testing.T) {
 	const emailAndPassword = `{"enabled":true,"email_verification_method":"otp","require_email_verification":false,` +
 		`"auto_sign_in_after_verification":true,"send_verification_email_on_sign_up":false,` +
 		`"send_verification_email_on_sign_in":false,"disable_sign_up":false}`
-	const phoneNumber = `{"enabled":false,"otp_expires_in":300,"allowed_attempts":3}`
+	const phoneNumber = `{"enabled":false,"otp_expires_in":300}`
 	want := map[string]string{
 		"/email_and_password":   emailAndPassword,
-		"/plugins/phone_number": phoneNumber,
+		"/plugins/phone-number": phoneNumber,
 		"/webhooks":             `{"enabled":false,"enabled_events":[],"timeout_seconds":5}`,
 		"/plugins": `{"organization":{"enabled":true,"organization_limit":10,"membership_limit":100,"creator_role":"owner","send_invitation_email":false},` +
 			`"magic_link":{"enabled":false,"expires_in":5,"disable_sign_up":false},` +
-			`"phone_number":` + phoneNumber + `,"email_provider":{"type":"shared"},"email_and_password":` + emailAndPassword +
+			`"phone_number":` + phoneNumber + `,"email_and_password":` + emailAndPassword +
 			`,"oauth_providers":[],"allow_localhost":true}`,
 	}
 	for path, body := range want {
@@ -32,6 +32,8 @@ func TestSettingsOfANewIntegration(t *testing.T) {
 			t.Errorf("GET %s =\n  %s\nwant\n  %s", path, got, body)
 		}
 	}
+	// A fresh Better Auth integration has no email provider configured.
+	wantError(t, v.do("GET", base+"/email_provider", nil), http.StatusNotFound, "no email provider is configured")
 }
 
 func TestPluginsAggregateEverySettingWithoutSecrets(t *testing.T) {
@@ -52,9 +54,12 @@ func TestPluginsAggregateEverySettingWithoutSecrets(t *testing.T) {
 			t.Errorf("GET .../plugins shows %q: %s", secret, r.Body)
 		}
 	}
-	var got pluginConfigs
+	var got struct {
+		pluginConfigs
+		EmailProvider *EmailServer `json:"email_provider"`
+	}
 	r.Decode(&got)
-	if got.AllowLocalhost || got.EmailProvider == nil || got.EmailProvider.Password != maskedPassword ||
+	if got.AllowLocalhost || got.EmailProvider == nil || got.EmailProvider.Password != "" || got.EmailProvider.Host != "smtp.example.com" ||
 		len(got.OAuthProviders) != 1 || got.OAuthProviders[0] != (oauthListItem{ID: "google", Type: "standard"}) {
 		t.Errorf("plugins = %+v", got)
 	}
@@ -157,16 +162,15 @@ func TestMagicLinkPluginPatch(t *testing.T) {
 	})
 }
 
-func TestPhoneNumberPluginPutReplacesTheWholeObject(t *testing.T) {
-	runSettingSteps(t, "PUT", "/plugins/phone_number", "/plugins/phone_number", "", []settingStep{
-		{name: "all fields", body: map[string]any{"enabled": true, "otp_expires_in": 600, "allowed_attempts": 10},
-			want: `{"enabled":true,"otp_expires_in":600,"allowed_attempts":10}`},
-		{name: "omitted fields go back to their defaults", body: map[string]any{"enabled": true},
-			want: `{"enabled":true,"otp_expires_in":300,"allowed_attempts":3}`},
-		{name: "enabled is required", body: map[string]any{"otp_expires_in": 60}, error: "enabled: is required"},
+func TestPhoneNumberPluginPatchIsPartial(t *testing.T) {
+	runSettingSteps(t, "PATCH", "/plugins/phone-number", "/plugins/phone-number", "", []settingStep{
+		{name: "all fields", body: map[string]any{"enabled": true, "otp_expires_in": 600},
+			want: `{"enabled":true,"otp_expires_in":600}`},
+		{name: "omitted fields keep their values", body: map[string]any{"enabled": false},
+			want: `{"enabled":false,"otp_expires_in":600}`},
+		{name: "expiry alone", body: map[string]any{"otp_expires_in": 60}, want: `{"enabled":false,"otp_expires_in":60}`},
 		{name: "expiry below a minute", body: map[string]any{"enabled": true, "otp_expires_in": 59}, error: "otp_expires_in: must be from 60 to 600"},
-		{name: "no attempts", body: map[string]any{"enabled": true, "allowed_attempts": 0}, error: "allowed_attempts: must be from 1 to 10"},
-		{name: "too many attempts", body: map[string]any{"enabled": true, "allowed_attempts": 11}, error: "allowed_attempts: must be from 1 to 10"},
+		{name: "allowed_attempts is gone", body: map[string]any{"enabled": true, "allowed_attempts": 3}, error: "allowed_attempts: unknown field"},
 	})
 }
 
@@ -200,8 +204,8 @@ func TestSettingsNeedNeonAuthAndGoWithIt(t *testing.T) {
 		{"GET", "/plugins", nil},
 		{"PATCH", "/plugins/organization", map[string]any{"enabled": false}},
 		{"PATCH", "/plugins/magic-link", map[string]any{"enabled": true}},
-		{"GET", "/plugins/phone_number", nil},
-		{"PUT", "/plugins/phone_number", map[string]any{"enabled": true}},
+		{"GET", "/plugins/phone-number", nil},
+		{"PATCH", "/plugins/phone-number", map[string]any{"enabled": true}},
 		{"GET", "/webhooks", nil},
 		{"PUT", "/webhooks", map[string]any{"enabled": false}},
 	}

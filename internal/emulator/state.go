@@ -10,7 +10,6 @@ import (
 const (
 	authProviderMock       = "mock"
 	authProviderStack      = "stack"
-	authProviderStackV2    = "stack_v2"
 	authProviderBetterAuth = "better_auth"
 
 	defaultBranchName   = "main"
@@ -79,7 +78,7 @@ type Database struct {
 // credentials minted last.
 type Integration struct {
 	ProjectID             string    `json:"project_id"`
-	AuthProvider          string    `json:"auth_provider"` // mock, stack, stack_v2 or better_auth
+	AuthProvider          string    `json:"auth_provider"` // mock, stack or better_auth
 	AuthProviderProjectID string    `json:"auth_provider_project_id"`
 	BranchID              string    `json:"branch_id"`
 	DBName                string    `json:"db_name"`

@@ -200,7 +200,12 @@ func TestAccGenerateConfig_branchMode(t *testing.T) {
 		return err
 	})
 	mustDo(t, func() error {
-		_, err := c.PutPhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPlugin{Enabled: true, AllowedAttempts: &limit})
+		// A fresh Better Auth branch has no email provider: set the shared one.
+		_, err := c.UpdateEmailServer(ctx, s, apiclient.EmailServer{Type: apiclient.TypeShared})
+		return err
+	})
+	mustDo(t, func() error {
+		_, err := c.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &on})
 		return err
 	})
 	mustDo(t, func() error {

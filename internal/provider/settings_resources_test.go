@@ -58,11 +58,11 @@ var settingsCases = []settingsCase{
 	{
 		typeName: "neon_auth_phone_number_plugin",
 		create:   "  enabled = true\n  otp_expires_in = 120",
-		update:   "  enabled = true\n  otp_expires_in = 120\n  allowed_attempts = 5",
-		created:  map[string]knownvalue.Check{"otp_expires_in": knownvalue.Int64Exact(120), "allowed_attempts": knownvalue.Int64Exact(3)},
-		updated:  map[string]knownvalue.Check{"allowed_attempts": knownvalue.Int64Exact(5)},
+		update:   "  enabled = false\n  otp_expires_in = 600",
+		created:  map[string]knownvalue.Check{"otp_expires_in": knownvalue.Int64Exact(120), "allowed_attempts": knownvalue.Null()},
+		updated:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(false), "otp_expires_in": knownvalue.Int64Exact(600)},
 		emu:      func(a emulator.BranchAuth) string { return fmt.Sprintf("%+v", a.PhoneNumber) },
-		drift:    func(a *emulator.BranchAuth) { a.PhoneNumber.OTPExpiresIn = 600 },
+		drift:    func(a *emulator.BranchAuth) { a.PhoneNumber.OTPExpiresIn = 300 },
 	},
 	{
 		typeName: "neon_auth_webhooks",

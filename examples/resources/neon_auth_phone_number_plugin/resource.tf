@@ -4,10 +4,9 @@ resource "neon_auth_integration" "this" {
 
 # Sign-in with codes sent by SMS through the send.otp webhook event.
 resource "neon_auth_phone_number_plugin" "this" {
-  project_id       = neon_auth_integration.this.project_id
-  enabled          = true
-  otp_expires_in   = 300
-  allowed_attempts = 3
+  project_id     = neon_auth_integration.this.project_id
+  enabled        = true
+  otp_expires_in = 300
 }
 
 resource "neon_auth_webhooks" "this" {
