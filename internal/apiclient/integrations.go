@@ -13,7 +13,9 @@ import (
 //
 // When the answer is lost, a fresh list decides: an integration of that auth
 // provider that is now there is adopted, and returned with Recovered set and
-// without keys.
+// without keys. So is one that a re-send finds there (409) because the read
+// had not shown it yet. A 409 to the first attempt is returned: the branch
+// had Neon Auth before.
 func (c *Client) CreateIntegration(ctx context.Context, s Scope, req CreateIntegrationRequest) (*IntegrationCredentials, error) {
 	body := createIntegrationBody{AuthProvider: req.AuthProvider, DatabaseName: req.DatabaseName}
 	ep := s.auth()
@@ -36,6 +38,14 @@ func (c *Client) CreateIntegration(ctx context.Context, s Scope, req CreateInteg
 		return nil, err
 	}
 	if recovered {
+		if found == nil {
+			// Adopted on a 409 to a re-send: read it once more for what an
+			// integration lists (a failure leaves that to the caller's read).
+			found, _ = c.findIntegration(ctx, s, req.AuthProvider)
+		}
+		if found == nil {
+			return &IntegrationCredentials{AuthProvider: req.AuthProvider, Recovered: true}, nil
+		}
 		return &IntegrationCredentials{
 			AuthProvider: found.AuthProvider, AuthProviderProjectID: found.AuthProviderProjectID,
 			JWKSURL: found.JWKSURL, BaseURL: found.BaseURL, Recovered: true,

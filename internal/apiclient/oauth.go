@@ -40,6 +40,10 @@ func (c *Client) AddOAuthProvider(ctx context.Context, s Scope, req AddOAuthProv
 		return nil, err
 	}
 	if recovered {
+		if listed == nil {
+			// Adopted on a 409 to a re-send.
+			listed = &OAuthProvider{ID: req.ID}
+		}
 		listed.Recovered = true
 		return listed, nil
 	}

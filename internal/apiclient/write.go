@@ -21,7 +21,9 @@ const (
 	// finds it gone), or asks for a fresh link.
 	resendFreely
 	// resendUnlessApplied: a fresh read decides. Applied: the write is done
-	// (and reported as recovered). Not applied: it is sent again.
+	// (and reported as recovered). Not applied: it is sent again; a 409 to
+	// that re-send means the earlier attempt was applied after all (recovered
+	// too). A 409 to the first attempt is the caller's to explain.
 	resendUnlessApplied
 )
 
@@ -41,6 +43,15 @@ func (c *Client) write(ctx context.Context, w writeCall) (recovered bool, err er
 	ctx, b := c.withBudget(ctx)
 	for attempt := 1; ; attempt++ {
 		err = c.do(ctx, w.call)
+		if attempt > 1 && w.rule == resendUnlessApplied && errors.Is(err, ErrConflict) {
+			// Sent again because an earlier attempt's outcome was unknown,
+			// and the read-back did not show it yet (the API's reads can lag
+			// its writes): a 409 now says the thing exists, and the write
+			// that made it was this one's own lost attempt.
+			c.log(ctx, "write sent again after an unknown outcome answered 409: the earlier attempt was applied",
+				map[string]any{"route": w.method + " /" + w.ep.route, "attempt": attempt})
+			return true, nil
+		}
 		if err == nil || !errors.Is(err, ErrOutcomeUnknown) {
 			return false, err
 		}

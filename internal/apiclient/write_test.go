@@ -54,6 +54,8 @@ func (s *script) count(method string) int {
 }
 
 const (
+	stackIntegration = `{"auth_provider":"stack","auth_provider_project_id":"apid-1","branch_id":"br-1","db_name":"neondb",` +
+		`"created_at":"2026-01-01T00:00:00Z","owned_by":"neon","jwks_url":"https://x/jwks.json"}`
 	noDomain  = `{"domains":[]}`
 	theDomain = `{"domains":[{"domain":"https://a.example","auth_provider":"stack"}]}`
 )
@@ -72,6 +74,16 @@ func TestWriteWithUnknownOutcome(t *testing.T) {
 	mintKeys := func(c *Client) (bool, error) {
 		_, err := c.CreateSDKKeys(context.Background(), stubScope, "stack")
 		return false, err
+	}
+	createIntegration := func(c *Client) (bool, error) {
+		creds, err := c.CreateIntegration(context.Background(), stubScope, CreateIntegrationRequest{AuthProvider: "stack"})
+		if err != nil {
+			return false, err
+		}
+		if creds.AuthProviderProjectID != "apid-1" {
+			return creds.Recovered, errors.New("the adopted integration was not read back: " + creds.String())
+		}
+		return creds.Recovered, nil
 	}
 	setEmail := func(c *Client) (bool, error) {
 		_, err := c.UpdateEmailServer(context.Background(), stubScope, EmailServer{Type: "shared"})
@@ -97,6 +109,18 @@ func TestWriteWithUnknownOutcome(t *testing.T) {
 		{name: "a lost add that was applied is adopted after one read-back", op: addDomain,
 			steps:    map[string][]string{"POST": {"lose"}, "GET": {theDomain}},
 			wantSent: map[string]int{"POST": 1, "GET": 1}, recovered: true},
+		{name: "a re-send answered 409 after a lost add whose read-back lagged is the lost add, adopted", op: addDomain,
+			steps:    map[string][]string{"POST": {"lose", "409"}, "GET": {noDomain}},
+			wantSent: map[string]int{"POST": 2, "GET": 1}, recovered: true},
+		{name: "a 409 to the first attempt is not adopted", op: addDomain,
+			steps:    map[string][]string{"POST": {"409"}, "GET": {theDomain}},
+			wantSent: map[string]int{"POST": 1, "GET": 0}, wantErr: []error{ErrConflict}},
+		{name: "a second enable after a lost one is adopted, read back", op: createIntegration,
+			steps:    map[string][]string{"POST": {"lose", "409"}, "GET": {`{"data":[]}`, `{"data":[` + stackIntegration + `]}`}},
+			wantSent: map[string]int{"POST": 2, "GET": 2}, recovered: true},
+		{name: "a second enable without a lost one is refused", op: createIntegration,
+			steps:    map[string][]string{"POST": {"409"}, "GET": {`{"data":[` + stackIntegration + `]}`}},
+			wantSent: map[string]int{"POST": 1, "GET": 0}, wantErr: []error{ErrConflict}},
 		{name: "an add answered 500 and not applied is sent again", op: addDomain,
 			steps:    map[string][]string{"POST": {"500", `{}`}, "GET": {noDomain}},
 			wantSent: map[string]int{"POST": 2, "GET": 1}},

@@ -118,22 +118,46 @@ func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.M
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	// Every write sends the whole configuration, password included. A plan
-	// that writes nothing needs none: after an import (the API never returns
-	// the password) the configuration -generate-config-out wrote, with
-	// password = null, plans no change.
+	// A write sends the whole configuration, the password included when the
+	// configuration has it. A plan that writes nothing needs none: after an
+	// import (the API returns the password blank) the configuration
+	// -generate-config-out wrote, with password = null, plans no change.
 	writes := req.State.Raw.IsNull() || !req.Plan.Raw.Equal(req.State.Raw)
 	var cfg authEmailServerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if !writes || resp.Diagnostics.HasError() || !isKnownSet(cfg.Type) || cfg.Type.ValueString() != apiclient.TypeStandard {
 		return
 	}
-	if !isSet(cfg.Password) && !isSet(cfg.PasswordWO) {
-		resp.Diagnostics.AddAttributeError(path.Root("password"), "Missing argument for a standard email server",
-			"`password` (or the write-only `password_wo` with `password_wo_version`) is required when `type` is \"standard\" "+
-				"and the plan sends the configuration: the API needs the password with every change, and never returns it. "+
-				"After an import, supply it before changing anything else.")
+	if isSet(cfg.Password) || isSet(cfg.PasswordWO) || r.keepsStoredPassword(ctx, req) {
+		return
 	}
+	resp.Diagnostics.AddAttributeError(path.Root("password"), "Missing argument for a standard email server",
+		"`password` (or the write-only `password_wo` with `password_wo_version`) is required when `type` is \"standard\" "+
+			"and the plan sends the configuration: a Stack Auth integration needs all six fields (host, port, username, "+
+			"password, sender_email, sender_name) with every change, and the API never returns the password. (A Better Auth "+
+			"integration keeps its stored password, but only once a standard server is configured.) After an import, "+
+			"supply it before changing anything else.")
+}
+
+// keepsStoredPassword reports whether a write without the password keeps the
+// one stored: Better Auth merges a partial standard update into a standard
+// configuration already there (Stack Auth needs all six fields, and a switch
+// from shared has nothing to keep). The password read back is blank, so it
+// is never sent back.
+func (r *authEmailServerResource) keepsStoredPassword(ctx context.Context, req resource.ModifyPlanRequest) bool {
+	if r.data == nil || req.State.Raw.IsNull() {
+		return false
+	}
+	var state authEmailServerModel
+	if d := req.State.Get(ctx, &state); d.HasError() || state.Type.ValueString() != apiclient.TypeStandard {
+		return false
+	}
+	s, err := r.data.scopeOf(ctx, scopeModel{branchModel: state.branchModel})
+	if err != nil {
+		return false
+	}
+	it, err := r.data.integration(ctx, s)
+	return err == nil && it != nil && it.AuthProvider == apiclient.AuthProviderBetterAuth
 }
 
 // ValidateConfig: a standard server needs five settings, a shared one none.

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -249,4 +250,50 @@ func TestAccAuthEmailServer_integrationDeleted(t *testing.T) {
 	)
 	tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
 	resource.ParallelTest(t, tc)
+}
+
+// A configuration without the password, after a standard server is set:
+// Better Auth merges the partial update and keeps its stored password (the
+// blank one read back is never sent); Stack Auth needs all six fields, so
+// the plan is refused on password.
+func TestAccAuthEmailServer_partialUpdateKeepsThePasswordOnBetterAuth(t *testing.T) {
+	for _, provider := range []string{"better_auth", "stack"} {
+		t.Run(provider, func(t *testing.T) {
+			env := newAccEnv(t)
+			env.Mode = authAPIBranch
+			withIntegrationOf(t, env, provider)
+			cfg := func(password, senderName string) string {
+				return env.config(fmt.Sprintf(`
+resource "neon_auth_email_server" "test" {
+  project_id   = %[1]q
+  type         = "standard"
+  host         = "smtp.example.com"
+  port         = 587
+  username     = "mailer"
+%[2]s
+  sender_email = "noreply@example.com"
+  sender_name  = %[3]q
+}
+`, env.ProjectID, password, senderName))
+			}
+			second := resource.TestStep{Config: cfg("", "Shop")}
+			if provider == "better_auth" {
+				renamed := standardEmail("smtp.example.com", "smtp-secret-1")
+				renamed.SenderName = "Shop"
+				second.ConfigPlanChecks = plans(emailAddr, plancheck.ResourceActionUpdate)
+				second.ConfigStateChecks = []statecheck.StateCheck{has(emailAddr, "password", knownvalue.Null()), expectEmuEmail(env, renamed)}
+			} else {
+				second.ExpectError = regexp.MustCompile(`(?s)Missing argument for a standard email server.*Stack Auth integration needs\s+all six fields`)
+			}
+			tc := env.testCase(
+				resource.TestStep{
+					Config:            cfg(`  password     = "smtp-secret-1"`, "Example"),
+					ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+				},
+				second,
+			)
+			tc.CheckDestroy = emailResetToShared(env)
+			resource.ParallelTest(t, tc)
+		})
+	}
 }

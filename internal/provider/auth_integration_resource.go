@@ -69,7 +69,8 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 			"`POST /projects/{project_id}/branches/{branch_id}/auth`, depending on the provider's `auth_api`. " +
 			"Import with `<project_id>`, `<project_id>/<auth_provider>` or `<project_id>/<branch_id>`.",
 		Attributes: withAttributes(scopeAttributes("gets Neon Auth",
-			"Auth provider: `stack`, `better_auth` or `mock`. Omitted: at creation `stack` with `auth_api = \"project\"` "+
+			"Auth provider: `better_auth`, `stack` (deprecated by Neon; creating one with `auth_api = \"branch\"` warns) or "+
+				"`mock` (for tests only). Omitted: at creation `stack` with `auth_api = \"project\"` "+
 				"and `better_auth` with `auth_api = \"branch\"`; for an existing integration, the one it has."),
 			map[string]schema.Attribute{
 				"id": computedString("`<project_id>/<auth_provider>`.", false),
@@ -111,6 +112,17 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, "neon_auth_integration", integrationRules, req, resp)
+	if r.data == nil || r.data.family != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	var provider types.String
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("auth_provider"), &provider)...)
+	if provider.ValueString() == apiclient.AuthProviderStack {
+		resp.Diagnostics.AddAttributeWarning(path.Root("auth_provider"), "Stack Auth is deprecated",
+			"Neon deprecated the `stack` auth provider: this creates a new Stack Auth integration. New integrations should use "+
+				"`auth_provider = \"better_auth\"` (the branch-scoped API's default: remove the `auth_provider` line). Existing "+
+				"Stack Auth integrations keep working.")
+	}
 }
 
 // integrationImport is the import id.

@@ -2,7 +2,10 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -266,4 +269,79 @@ func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
 			resource.TestStep{Config: env.config(body), ConfigPlanChecks: noChanges()},
 		))
 	})
+}
+
+// loseThenLag loses the response of the first POST to a path ending in
+// suffix (after the emulator applied it), then answers the next GET of that
+// path 404, as a read that lags the write: the read-back does not show the
+// write, the re-send meets it (409).
+func loseThenLag(suffix string, posts *atomic.Int32) func(http.Handler) http.Handler {
+	var lagged atomic.Bool
+	lose := loseFirstResponse(suffix, true, posts)
+	return func(next http.Handler) http.Handler {
+		lost := lose(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, suffix) && posts.Load() == 1 && lagged.CompareAndSwap(false, true) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write([]byte(`{"code":"","message":"Neon Auth is not enabled on this branch","request_id":"lagging-read"}`))
+				return
+			}
+			lost.ServeHTTP(w, r)
+		})
+	}
+}
+
+// An enable whose response was lost, whose read-back lagged, and whose
+// re-send got 409: the integration is the provider's own, adopted and read
+// back, not refused with the import hint of a second enable.
+func TestAccAuthIntegration_lostEnableAnsweredConflictIsAdopted(t *testing.T) {
+	var posts atomic.Int32
+	env := newAccEnvWith(t, loseThenLag("/auth", &posts))
+	env.Mode = authAPIBranch
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: env.config(integrationConfig(env.ProjectID, "")),
+		Check: func(s *terraform.State) error {
+			its := env.Emu.Integrations(env.ProjectID)
+			if len(its) != 1 {
+				return fmt.Errorf("emulator has %d integrations, want 1", len(its))
+			}
+			if n := posts.Load(); n != 2 {
+				return fmt.Errorf("%d enables were sent, want the lost one and its re-send", n)
+			}
+			if n := env.Emu.Stats().Requests["POST /projects/{project_id}/branches/{branch_id}/auth"][409]; n != 1 {
+				return fmt.Errorf("the re-send was answered 409 %d times, want once", n)
+			}
+			got := s.RootModule().Resources[integrationAddr].Primary.Attributes
+			if got["auth_provider_project_id"] != its[0].AuthProviderProjectID || got["jwks_url"] == "" {
+				return fmt.Errorf("state %v does not hold the adopted integration %+v", got, its[0])
+			}
+			return nil
+		},
+	}))
+}
+
+// Creating a Stack Auth integration in branch mode warns that Neon
+// deprecated it; Better Auth, and project mode (made for Stack Auth), do not.
+func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
+	env := newAccEnv(t)
+	cli := newCLIDir(t)
+	const warning = "Stack Auth is deprecated"
+	for _, tc := range []struct {
+		mode, extra string
+		warns       bool
+	}{
+		{authAPIBranch, `  auth_provider = "stack"`, true},
+		{authAPIBranch, `  auth_provider = "better_auth"`, false},
+		{authAPIProject, "", false},
+	} {
+		cli.write("main.tf", requiredProviders+env.configIn(tc.mode, integrationConfig(env.ProjectID, tc.extra)))
+		if tc.mode == authAPIBranch && tc.warns {
+			cli.must(0, "init")
+		}
+		out := cli.must(0, "plan", "-input=false")
+		if got := strings.Contains(out, warning); got != tc.warns {
+			t.Errorf("%s mode, %q: warning shown = %v, want %v:\n%s", tc.mode, tc.extra, got, tc.warns, out)
+		}
+	}
 }

@@ -109,7 +109,8 @@ func stackAttributes(what, authProviderDescription, branchDescription string) ma
 }
 
 // fromIntegration describes an auth_provider taken from the integration.
-const fromIntegration = "Auth provider of the integration: `stack`, `better_auth` or `mock`. Omitted: the integration's."
+const fromIntegration = "Auth provider of the integration: `better_auth`, `stack` (deprecated by Neon) or `mock` (for tests " +
+	"only). Omitted: the integration's."
 
 // withAttributes merges attribute maps (the shared ones and a type's own) of
 // a resource or a data source schema.
