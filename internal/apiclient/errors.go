@@ -32,7 +32,15 @@ var (
 	// ErrNotInFamily: the call exists only in the other API family (see
 	// Family); nothing was sent.
 	ErrNotInFamily = errors.New("not offered by this API family")
+	// ErrNoSharedOAuthKeys: 400 with code INVALID_SHARED_OAUTH_PROVIDER, an
+	// OAuth provider added without client credentials that has no shared
+	// keys on the platform.
+	ErrNoSharedOAuthKeys = errors.New("the OAuth provider has no shared credentials")
 )
+
+// CodeInvalidSharedOAuthProvider is the API's error code behind
+// ErrNoSharedOAuthKeys.
+const CodeInvalidSharedOAuthProvider = "INVALID_SHARED_OAUTH_PROVIDER"
 
 // BudgetLimit names the limit of an operation's budget that ran out.
 type BudgetLimit string
@@ -106,6 +114,8 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusConflict
 	case ErrBadRequest:
 		return e.StatusCode == http.StatusBadRequest
+	case ErrNoSharedOAuthKeys:
+		return e.StatusCode == http.StatusBadRequest && e.Code == CodeInvalidSharedOAuthProvider
 	case ErrOutcomeUnknown:
 		return e.outcomeUnknown()
 	}

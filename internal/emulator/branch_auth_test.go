@@ -158,13 +158,40 @@ func TestOAuthProvidersOnABranch(t *testing.T) {
 	if i := a.oauthProvider("microsoft"); i < 0 || a.OAuthProviders[i].MicrosoftTenantID != "tenant-2" || a.OAuthProviders[i].ClientID != "cid" {
 		t.Errorf("stored providers = %+v", a.OAuthProviders)
 	}
-	if got := strings.TrimSpace(string(v.do("GET", base, nil).Body)); got != `{"providers":[{"id":"microsoft","type":"standard"},{"id":"vercel","type":"shared"}]}` {
+	// The branch-scoped list can carry a standard provider's credentials.
+	if got := strings.TrimSpace(string(v.do("GET", base, nil).Body)); got != `{"providers":[{"id":"microsoft","type":"standard","client_id":"cid","client_secret":"cs"},{"id":"vercel","type":"shared"}]}` {
 		t.Errorf("list = %s", got)
 	}
+	// A re-add of the same settings answers 200; other settings 409.
+	r = v.do("POST", base, map[string]any{"id": "vercel"})
+	wantStatus(t, r, http.StatusOK)
+	if got := strings.TrimSpace(string(r.Body)); got != `{"id":"vercel","type":"shared"}` {
+		t.Errorf("re-add = %s", got)
+	}
+	wantError(t, v.do("POST", base, map[string]any{"id": "vercel", "client_id": "c", "client_secret": "s"}), http.StatusConflict, "OAuth provider vercel already exists")
 	r = v.do("DELETE", base+"/vercel", nil)
 	wantStatus(t, r, http.StatusOK)
 	wantNoBody(t, r)
-	wantError(t, v.do("DELETE", base+"/vercel", nil), http.StatusNotFound, "OAuth provider not found")
+	// Deleting a provider that is not there succeeds.
+	r = v.do("DELETE", base+"/vercel", nil)
+	wantStatus(t, r, http.StatusOK)
+	wantNoBody(t, r)
+}
+
+// A provider without shared keys refuses an add without credentials, with
+// the code the CLI turns into advice.
+func TestOAuthProviderWithoutSharedKeys(t *testing.T) {
+	v := newEnv(t, Options{})
+	v.enableOn(v.branch, "better_auth")
+	v.e.SetSharedOAuthProviders("google", "github", "vercel")
+	base := v.branchAuthPath(v.branch) + "/oauth_providers"
+	r := v.do("POST", base, map[string]any{"id": "microsoft"})
+	wantStatus(t, r, http.StatusBadRequest)
+	if body := r.JSON(); body["code"] != "INVALID_SHARED_OAUTH_PROVIDER" || !strings.HasPrefix(body["message"].(string), "microsoft has no shared OAuth credentials") {
+		t.Errorf("refusal = %v", body)
+	}
+	wantStatus(t, v.do("POST", base, map[string]any{"id": "microsoft", "client_id": "c", "client_secret": "s"}), http.StatusOK)
+	wantStatus(t, v.do("POST", base, map[string]any{"id": "google"}), http.StatusOK)
 }
 
 func TestEmailProviderOnABranch(t *testing.T) {

@@ -88,8 +88,9 @@ type Emulator struct {
 	bootstrapKey string
 	log          *slog.Logger
 
-	mu sync.Mutex // guards st
-	st *state
+	mu          sync.Mutex // guards st and sharedOAuth
+	st          *state
+	sharedOAuth []string // OAuth provider ids with shared keys; none: all
 
 	api     *router
 	limiter *rateLimiter

@@ -81,17 +81,57 @@ func parseOAuthSettings(o object, providerID string) (oauthSettings, error) {
 
 var errOAuthProviderNotFound = &apiError{status: http.StatusNotFound, msg: "OAuth provider not found"}
 
-// listOAuthProviders serves GET .../auth/oauth_providers of both families;
-// credentials are never listed.
+// listOAuthProviders serves GET .../auth/oauth_providers of both families.
+// The project-level list never shows credentials; the branch-scoped one
+// shows a standard provider's client_id and client_secret, as the live
+// service can (the MCP server redacts them from what it lists).
 func (e *Emulator) listOAuthProviders(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
-		return map[string]any{"providers": oauthList(a)}, nil
+		if !branchFamily(c) {
+			return map[string]any{"providers": oauthList(a)}, nil
+		}
+		out := make([]oauthProviderView, 0, len(a.OAuthProviders))
+		for _, p := range a.OAuthProviders {
+			out = append(out, oauthProviderViewOf(p))
+		}
+		return map[string]any{"providers": out}, nil
 	})
 }
 
+// codeInvalidSharedOAuthProvider is the API's error code for a provider
+// added without credentials that has no shared keys (neon CLI 5.0.1).
+const codeInvalidSharedOAuthProvider = "INVALID_SHARED_OAUTH_PROVIDER"
+
+// SetSharedOAuthProviders names the OAuth providers that have the platform's
+// shared keys; adding another without client credentials is refused (400,
+// code INVALID_SHARED_OAUTH_PROVIDER). With no ids, every provider has them
+// (the default).
+func (e *Emulator) SetSharedOAuthProviders(ids ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sharedOAuth = slices.Clone(ids)
+}
+
+func (e *Emulator) hasSharedKeys(id string) bool {
+	return len(e.sharedOAuth) == 0 || slices.Contains(e.sharedOAuth, id)
+}
+
+// sameOAuthProvider reports whether an add asks for what is stored: the
+// branch-scoped API answers such a re-add 200, idempotently.
+func sameOAuthProvider(p OAuthProvider, set oauthSettings) bool {
+	if p.MicrosoftTenantID != set.tenant {
+		return false
+	}
+	if !set.credentials {
+		return p.Type == oauthShared
+	}
+	return p.Type == oauthStandard && p.ClientID == set.clientID && p.ClientSecret == set.secret
+}
+
 // addOAuthProvider serves POST .../auth/oauth_providers. Without credentials
-// the provider uses shared keys (type "shared"), with them "standard".
-// Answers 200.
+// the provider uses shared keys (type "shared"; 400 INVALID_SHARED_OAUTH_PROVIDER
+// for one without), with them "standard". Answers 200; a branch-scoped
+// re-add of the same settings answers 200 again, other settings 409.
 func (e *Emulator) addOAuthProvider(c *call) error {
 	o, err := readBody(c, false, "id", "client_id", "client_secret", "microsoft_tenant_id")
 	if err != nil {
@@ -109,8 +149,15 @@ func (e *Emulator) addOAuthProvider(c *call) error {
 		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-		if a.oauthProvider(id) >= 0 {
+		if i := a.oauthProvider(id); i >= 0 {
+			if branchFamily(c) && sameOAuthProvider(a.OAuthProviders[i], set) {
+				return oauthProviderViewOf(a.OAuthProviders[i]), nil
+			}
 			return nil, conflict("OAuth provider %s already exists", id)
+		}
+		if !set.credentials && !e.hasSharedKeys(id) {
+			return nil, &apiError{status: http.StatusBadRequest, code: codeInvalidSharedOAuthProvider,
+				msg: id + " has no shared OAuth credentials: provide client_id and client_secret of your own OAuth app"}
 		}
 		p := OAuthProvider{ID: id, Type: oauthShared, MicrosoftTenantID: set.tenant}
 		if set.credentials {
@@ -154,10 +201,14 @@ func (e *Emulator) updateOAuthProvider(c *call) error {
 }
 
 // deleteOAuthProvider serves DELETE .../auth/oauth_providers/{oauth_provider_id}:
-// 200 without body.
+// 200 without body. The branch-scoped API answers 200 for a provider that is
+// not there too (the project-level one 404).
 func (e *Emulator) deleteOAuthProvider(c *call) error {
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		i := a.oauthProvider(c.param("oauth_provider_id"))
+		if i < 0 && branchFamily(c) {
+			return nil, nil
+		}
 		if i < 0 {
 			return nil, errOAuthProviderNotFound
 		}

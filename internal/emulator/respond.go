@@ -15,6 +15,7 @@ import (
 // {"code":"","message":...,"request_id":...}.
 type apiError struct {
 	status     int
+	code       string // the API's error code, "" for most errors
 	msg        string
 	retryAfter time.Duration // sent as Retry-After (whole seconds, ≥1) when > 0
 }
@@ -54,7 +55,7 @@ func writeError(w http.ResponseWriter, reqID string, e *apiError) {
 	if e.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(e.retryAfter)))
 	}
-	writeJSON(w, e.status, errorBody{Code: "", Message: e.msg, RequestID: reqID})
+	writeJSON(w, e.status, errorBody{Code: e.code, Message: e.msg, RequestID: reqID})
 }
 
 // retryAfterSeconds rounds d up to whole seconds, at least 1.

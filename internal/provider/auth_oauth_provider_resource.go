@@ -233,11 +233,27 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	id := plan.ProviderID.ValueString()
+	// The branch-scoped API answers a re-add of the same settings 200, as if
+	// it had added it: a provider already listed is refused here instead, so
+	// that Terraform never takes over (and later deletes) one it did not add.
+	if listed, err := r.data.listedOAuthProvider(s, id, nil)(ctx); err == nil && listed {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("Adding the %s OAuth provider to %s: it is already there.", id, s.Scope)+
+			importHint(fmt.Sprintf("The %s already has the %s OAuth provider.", s.Scope, id),
+				oauthImport.resourceType, compositeID(s.ProjectID, s.BranchID, id)))
+		return
+	}
 	created, err := r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{
 		ID: id, ClientID: body.ClientID, ClientSecret: body.ClientSecret, MicrosoftTenantID: body.MicrosoftTenantID})
 	r.data.wroteOAuthProviders(s.Scope)
 	if err == nil && created.Recovered {
 		created, err = r.adoptLostCreate(ctx, s, created, id, body, withCreds, &resp.Diagnostics)
+	}
+	if errors.Is(err, apiclient.ErrNoSharedOAuthKeys) {
+		resp.Diagnostics.AddAttributeError(path.Root("client_id"), "No shared credentials for this OAuth provider",
+			fmt.Sprintf("Neon has no shared OAuth credentials for %s, so it needs your own OAuth app: set `client_id` "+
+				"and a secret, `client_secret` or the write-only `client_secret_wo` with `client_secret_wo_version`. %s",
+				id, apiErrorDetail(fmt.Sprintf("Adding the %s OAuth provider to %s", id, s.Scope), err)))
+		return
 	}
 	if err != nil {
 		detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the %s OAuth provider to %s", id, s.Scope), err)

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -336,4 +337,60 @@ func TestAccAuthOAuthProvider_conflictSuggestsImport(t *testing.T) {
 			ExpectError: matchInOrder("already has the google OAuth provider", "terraform import", env.ProjectID+"/"+env.branch()+"/google"),
 		}))
 	})
+}
+
+// A provider without shared keys, added without credentials: the API's
+// INVALID_SHARED_OAUTH_PROVIDER becomes advice on client_id.
+func TestAccAuthOAuthProvider_noSharedKeysGivesGuidance(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	withIntegration(t, env)
+	env.Emu.SetSharedOAuthProviders("google", "github", "vercel")
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: env.config(oauthConfig(env.ProjectID, "microsoft", "")),
+		ExpectError: matchInOrder("No shared credentials for this OAuth provider", "set `client_id` and a secret",
+			"`client_secret`", "client_secret_wo", "INVALID_SHARED_OAUTH_PROVIDER"),
+	}))
+}
+
+// The branch-scoped list can carry a standard provider's client_secret: a
+// refresh never puts it into state when the configuration did not set it
+// (here the secret is write-only), and an import never does either.
+func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	withIntegration(t, env)
+	cfg := env.config(oauthConfig(env.ProjectID, "google",
+		"  client_id = \"google-client\"\n  client_secret_wo = \"listed-secret\"\n  client_secret_wo_version = 1"))
+	noSecret := []statecheck.StateCheck{has(oauthAddr, "client_secret", knownvalue.Null()), has(oauthAddr, "client_secret_wo", knownvalue.Null())}
+	tc := env.testCase(
+		resource.TestStep{Config: cfg, ConfigStateChecks: noSecret},
+		resource.TestStep{
+			PreConfig: func() {
+				ps, err := env.client().ListOAuthProviders(context.Background(), env.scope())
+				if err != nil || len(ps) != 1 || ps[0].ClientSecret != "listed-secret" {
+					t.Fatalf("the list does not carry the secret, so this test proves nothing: %v, %v", ps, err)
+				}
+			},
+			RefreshState: true,
+			Check: func(s *terraform.State) error {
+				if v, ok := s.RootModule().Resources[oauthAddr].Primary.Attributes["client_secret"]; ok && v != "" {
+					return fmt.Errorf("the refreshed state holds a client secret (%d chars)", len(v))
+				}
+				return nil
+			},
+		},
+		resource.TestStep{Config: cfg, ConfigPlanChecks: noChanges(), ConfigStateChecks: noSecret},
+		resource.TestStep{
+			ResourceName: oauthAddr, ImportState: true, ImportStateId: env.ProjectID + "/" + env.branch() + "/google",
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				if v := states[0].Attributes["client_secret"]; v != "" {
+					return fmt.Errorf("the imported state holds a client secret (%d chars)", len(v))
+				}
+				return nil
+			},
+		},
+	)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
+	resource.ParallelTest(t, tc)
 }

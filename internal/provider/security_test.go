@@ -321,6 +321,7 @@ func (rw *responseRewriter) wrap(next http.Handler) http.Handler {
 			_, _ = w.Write([]byte(`{"domains":[{"domain":"https://app.exa`))
 		case mode == "html-502" && strings.HasSuffix(path, "/auth/oauth_providers"):
 			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("X-Request-Id", "proxy-req-502")
 			w.WriteHeader(http.StatusBadGateway)
 			_, _ = w.Write([]byte("<html><head><title>502</title></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"))
 		case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/oauth_providers"):
@@ -384,7 +385,11 @@ resource "neon_auth_email_server" "test" {
 			},
 		},
 		step("truncated-json", "could not be decoded"),
-		step("html-502", "non-JSON response body (text/html): 502 502 Bad Gateway nginx"),
+		// The error names the operation, the status and the request id;
+		// never a JSON decode error.
+		resource.TestStep{PreConfig: func() { rw.set("html-502") }, Config: cfg,
+			ExpectError: matchInOrder("Reading the google OAuth provider", "HTTP 502", "non-JSON response body (text/html): 502 502 Bad Gateway nginx",
+				"Request id: proxy-req-502")},
 		resource.TestStep{
 			PreConfig:          func() { rw.set("unknown-enum") },
 			RefreshState:       true,
