@@ -24,6 +24,23 @@ func TestUnitCanonicalOrigin(t *testing.T) {
 		"https://app .example.com":       "",
 		"":                               "",
 		"https://app.example.com:65535/": "https://app.example.com:65535",
+		// Wildcard hosts, native apps' own schemes, no trailing slash.
+		"https://*.Preview.example.com/":   "https://*.preview.example.com",
+		"https://**.example.com":           "https://**.example.com",
+		"https://pr-*.example.com:8443":    "https://pr-*.example.com:8443",
+		"myapp://callback":                 "myapp://callback",
+		"MyApp://Callback/":                "myapp://Callback",
+		"com.example.app://oauth/redirect": "com.example.app://oauth/redirect",
+		"myapp://":                         "myapp://",
+		"javascript://alert(1)":            "",
+		"data://text":                      "",
+		"file:///etc/passwd":               "",
+		"1app://x":                         "",
+		"https://app_x.example.com":        "",
+		"https://a..example.com":           "",
+		"https://[::1":                     "",
+		"http://localhost:3000/":           "http://localhost:3000",
+		"localhost:3000":                   "",
 	} {
 		got, err := CanonicalOrigin(in)
 		if want == "" {

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,6 +105,23 @@ func TestDomains(t *testing.T) {
 			t.Errorf("list = %s\nwant   %s", got, want)
 		}
 	})
+	t.Run("wildcard hosts and native apps' own schemes are accepted", func(t *testing.T) {
+		for in, stored := range map[string]string{
+			"https://*.Preview.example.com/": "https://*.preview.example.com",
+			"MyApp://callback/":              "myapp://callback",
+			"com.example.app://oauth/cb":     "com.example.app://oauth/cb",
+		} {
+			wantStatus(t, add(in), http.StatusCreated)
+			if !slices.ContainsFunc(v.e.Domains(v.project), func(d Domain) bool { return d.Domain == stored }) {
+				t.Errorf("%q is not stored as %q: %+v", in, stored, v.e.Domains(v.project))
+			}
+			wantError(t, add(stored), http.StatusConflict, "domain "+stored+" is already")
+			wantStatus(t, v.do("DELETE", base, map[string]any{"auth_provider": "stack", "domains": []any{map[string]any{"domain": in}}}), http.StatusOK)
+		}
+		for _, bad := range []string{"javascript://alert(1)", "data://x", "https://a_b.example.com", "https://a..example.com", "https://example.com:"} {
+			wantError(t, add(bad), http.StatusBadRequest, "domain: ")
+		}
+	})
 	t.Run("a domain already present conflicts", func(t *testing.T) {
 		wantError(t, add("https://APP.example.com"), http.StatusConflict, "")
 	})
@@ -111,7 +129,7 @@ func TestDomains(t *testing.T) {
 		bad := []string{
 			"app.example.com", "ftp://example.com", "https://example.com/path", "https://example.com/?q=1",
 			"https://example.com#frag", "https://user:pw@example.com", "https://", "https://example.com:0",
-			"https://example.com:99999", "https://exa mple.com", "mailto:a@example.com", "",
+			"https://example.com:99999", "https://exa mple.com", "mailto:a@example.com", "", "myapp:callback",
 		}
 		for _, d := range bad {
 			wantError(t, add(d), http.StatusBadRequest, "domain: ")

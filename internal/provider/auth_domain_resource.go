@@ -45,8 +45,9 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		Attributes: withAttributes(scopeAttributes("whitelists the domain", fromIntegration), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<canonical domain>`.", false),
 			"domain": schema.StringAttribute{
-				MarkdownDescription: "The origin to whitelist: `https://` or `http://`, a host and an optional port, such as " +
-					"`https://app.example.com`. Compared in canonical form. Changing it to another origin replaces the resource.",
+				MarkdownDescription: "The domain to whitelist: an origin (`https://app.example.com`), a wildcard host " +
+					"(`https://*.preview.example.com`) or a native app's own scheme (`myapp://callback`). Compared in canonical " +
+					"form. Changing it to another domain replaces the resource.",
 				Required:      true,
 				PlanModifiers: []planmodifier.String{canonicalDomainPlanModifier{}, stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{originValidator()},

@@ -2,7 +2,9 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -192,4 +194,60 @@ func TestAccAuthDomain_lostCreateResponseIsAdopted(t *testing.T) {
 		tc.CheckDestroy = domainsDestroyed(env)
 		resource.ParallelTest(t, tc)
 	})
+}
+
+// Wildcard hosts and native apps' own schemes, as Neon accepts them: planned
+// and applied, stored canonical, no diff after, destroyed; in both families.
+func TestAccAuthDomain_wildcardAndNativeAppSchemes(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		withIntegration(t, env)
+		cfg := env.config(domainConfig(env.ProjectID, "https://*.Preview.example.com/") + `
+resource "neon_auth_domain" "app" {
+  project_id = ` + fmt.Sprintf("%q", env.ProjectID) + `
+  domain     = "myapp://callback"
+}
+`)
+		tc := env.testCase(
+			resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{
+				stateCheckFunc(func() error {
+					var got []string
+					for _, d := range env.Emu.Domains(env.ProjectID) {
+						got = append(got, d.Domain)
+					}
+					slices.Sort(got)
+					if want := []string{"https://*.preview.example.com", "myapp://callback"}; !slices.Equal(got, want) {
+						return fmt.Errorf("emulator whitelist = %q, want %q", got, want)
+					}
+					return nil
+				}),
+			}},
+			resource.TestStep{Config: cfg, ConfigPlanChecks: noChanges()},
+		)
+		tc.CheckDestroy = domainsDestroyed(env)
+		resource.ParallelTest(t, tc)
+	})
+}
+
+// An add whose response was lost and whose read-back lagged: the re-send's
+// 409 is the provider's own write, adopted. Without a lost write a 409 is
+// refused with the import hint (TestAccAuthDomain_conflictSuggestsImport).
+func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
+	var posts atomic.Int32
+	env := newAccEnvWith(t, loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
+	env.Mode = authAPIBranch
+	withIntegration(t, env)
+	tc := env.testCase(resource.TestStep{
+		Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
+		ConfigStateChecks: []statecheck.StateCheck{
+			expectEmuDomains(env, "https://app.example.com"),
+			stateCheckFunc(func() error {
+				if n := env.Emu.Stats().Requests["POST /projects/{project_id}/branches/{branch_id}/auth/domains"][409]; n != 1 || posts.Load() != 2 {
+					return fmt.Errorf("%d adds, %d answered 409: want the lost one and a re-send answered 409", posts.Load(), n)
+				}
+				return nil
+			}),
+		},
+	})
+	tc.CheckDestroy = domainsDestroyed(env)
+	resource.ParallelTest(t, tc)
 }

@@ -49,8 +49,9 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 		Attributes: withAttributes(scopeAttributes("owns the whitelist", fromIntegration), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"domains": schema.SetAttribute{
-				MarkdownDescription: "Every origin the whitelist may hold: `https://` or `http://`, a host and an optional port. " +
-					"Compared in canonical form. Any other origin is removed.",
+				MarkdownDescription: "Every domain the whitelist may hold: origins (`https://app.example.com`), wildcard hosts " +
+					"(`https://*.preview.example.com`) or native apps' own schemes (`myapp://callback`). Compared in canonical form. " +
+					"Any other entry is removed.",
 				ElementType:   types.StringType,
 				Required:      true,
 				PlanModifiers: []planmodifier.Set{canonicalDomainsPlanModifier{}},

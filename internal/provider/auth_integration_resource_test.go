@@ -273,9 +273,9 @@ func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
 
 // loseThenLag loses the response of the first POST to a path ending in
 // suffix (after the emulator applied it), then answers the next GET of that
-// path 404, as a read that lags the write: the read-back does not show the
-// write, the re-send meets it (409).
-func loseThenLag(suffix string, posts *atomic.Int32) func(http.Handler) http.Handler {
+// path with status and body, as a read that lags the write: the read-back
+// does not show the write, the re-send meets it (409).
+func loseThenLag(suffix string, status int, body string, posts *atomic.Int32) func(http.Handler) http.Handler {
 	var lagged atomic.Bool
 	lose := loseFirstResponse(suffix, true, posts)
 	return func(next http.Handler) http.Handler {
@@ -283,8 +283,8 @@ func loseThenLag(suffix string, posts *atomic.Int32) func(http.Handler) http.Han
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, suffix) && posts.Load() == 1 && lagged.CompareAndSwap(false, true) {
 				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusNotFound)
-				_, _ = w.Write([]byte(`{"code":"","message":"Neon Auth is not enabled on this branch","request_id":"lagging-read"}`))
+				w.WriteHeader(status)
+				_, _ = w.Write([]byte(body))
 				return
 			}
 			lost.ServeHTTP(w, r)
@@ -297,7 +297,8 @@ func loseThenLag(suffix string, posts *atomic.Int32) func(http.Handler) http.Han
 // back, not refused with the import hint of a second enable.
 func TestAccAuthIntegration_lostEnableAnsweredConflictIsAdopted(t *testing.T) {
 	var posts atomic.Int32
-	env := newAccEnvWith(t, loseThenLag("/auth", &posts))
+	env := newAccEnvWith(t, loseThenLag("/auth", http.StatusNotFound,
+		`{"code":"","message":"Neon Auth is not enabled on this branch","request_id":"lagging-read"}`, &posts))
 	env.Mode = authAPIBranch
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
 		Config: env.config(integrationConfig(env.ProjectID, "")),

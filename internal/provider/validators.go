@@ -85,16 +85,19 @@ func httpsURLValidator() validator.String {
 	}
 }
 
-// originValidator refuses a domain that is not an origin.
+// originValidator refuses a value that is not a trusted domain (see
+// apiclient.CanonicalOrigin).
 func originValidator() validator.String {
 	return stringCheck{
-		description: "must be an origin: scheme http or https, a host and an optional port, without path, query, " +
-			"fragment or user information, such as https://app.example.com",
+		description: "must be a trusted domain: an origin (scheme http or https, a host whose labels may be wildcards, an " +
+			"optional port; no path, query, fragment or user information), such as https://app.example.com or " +
+			"https://*.preview.example.com, or a native app's own scheme such as myapp://callback",
 		summary: "Invalid domain",
 		problem: func(attr, v string) string {
 			if _, err := apiclient.CanonicalOrigin(v); err != nil {
-				return fmt.Sprintf("`%s` must be an origin: `https://` or `http://`, a host and an optional port, nothing else "+
-					"(for example `https://app.example.com` or `http://localhost:3000`). The value %q %s.", attr, v, err)
+				return fmt.Sprintf("`%s` must be an origin — `https://` or `http://`, a host (wildcard labels allowed) and an "+
+					"optional port, nothing else, such as `https://app.example.com`, `https://*.preview.example.com` or "+
+					"`http://localhost:3000` — or a native app's own scheme such as `myapp://callback`. The value %q %s.", attr, v, err)
 			}
 			return ""
 		},
