@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 const integrationAddr = "neon_auth_integration.test"
@@ -345,4 +347,61 @@ func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
 			t.Errorf("%s mode, %q: warning shown = %v, want %v:\n%s", tc.mode, tc.extra, got, tc.warns, out)
 		}
 	}
+}
+
+// 423 Locked on enable and on disable (the project has a conflicting
+// operation running) is a refusal: retried with back-off within
+// retry_timeout, and the apply and the destroy succeed. A 423 that outlasts
+// retry_timeout is reported, naming the status.
+func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	enable, disable := env.authRoute("POST", ""), env.authRoute("DELETE", "")
+	locked := func(route string) int { return env.Emu.Stats().Requests[route][http.StatusLocked] }
+	block := func(retryTimeout string) string {
+		return fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  auth_api = \"branch\"\n  requests_per_minute = 100000\n"+
+			"  max_retries = 20\n  retry_timeout = %q\n}\n", env.Key, env.BaseURL, retryTimeout)
+	}
+	cfg := block("2m") + integrationConfig(env.ProjectID, "")
+	// About every other request of the two routes is refused 423, with
+	// Retry-After: 1s; the checks below prove some were.
+	faults := emulator.Faults{Rate: 0.5, Statuses: []int{http.StatusLocked}, Routes: []string{enable, disable}, Seed: 7}
+	tc := env.testCase(
+		resource.TestStep{
+			PreConfig: func() { env.Emu.SetFaults(faults) },
+			Config:    cfg,
+			Check: func(*terraform.State) error {
+				if locked(enable) == 0 {
+					return fmt.Errorf("no enable was refused 423: the retry was not exercised")
+				}
+				if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
+					return fmt.Errorf("%d integrations after the apply", n)
+				}
+				return nil
+			},
+		},
+		resource.TestStep{
+			// Locked for longer than retry_timeout: reported with its status.
+			PreConfig: func() {
+				env.Emu.SetFaults(emulator.Faults{Rate: 1, Statuses: []int{http.StatusLocked}, Routes: []string{disable}})
+			},
+			Config:      block("2s") + integrationConfig(env.ProjectID, `  delete_data_on_destroy = true`),
+			Destroy:     true,
+			ExpectError: matchInOrder("HTTP 423"),
+		},
+	)
+	var lockedBefore int
+	tc.CheckDestroy = func(*terraform.State) error {
+		if locked(disable) == lockedBefore {
+			return fmt.Errorf("no disable of the destroy was refused 423: the retry was not exercised")
+		}
+		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
+			return fmt.Errorf("%d integrations after destroy", n)
+		}
+		return nil
+	}
+	// The final destroy runs under the faults of the first step again.
+	tc.Steps = append(tc.Steps, resource.TestStep{PreConfig: func() { env.Emu.SetFaults(faults) }, Config: cfg,
+		Check: func(*terraform.State) error { lockedBefore = locked(disable); return nil }})
+	resource.ParallelTest(t, tc)
 }
