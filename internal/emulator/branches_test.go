@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // createBranch creates a branch through the API and returns its id.
@@ -67,9 +68,15 @@ func TestCreateBranch(t *testing.T) {
 			{"an unknown parent", map[string]any{"branch": map[string]any{"parent_id": "br-nope"}}, 404, "branch.parent_id: "},
 			{"an empty name", map[string]any{"branch": map[string]any{"name": ""}}, 400, "branch.name: "},
 			{"a long name", map[string]any{"branch": map[string]any{"name": strings.Repeat("b", 257)}}, 400, "branch.name: "},
-			{"endpoints", map[string]any{"endpoints": []any{map[string]any{"type": "read_write"}}}, 400, "endpoints: the emulator has no computes"},
-			{"a point in time", map[string]any{"branch": map[string]any{"parent_lsn": "0/1F00000"}}, 400, "branch.parent_lsn: is not supported"},
-			{"annotations", map[string]any{"annotation_value": map[string]string{"k": "v"}}, 400, "annotation_value: "},
+			{"an endpoint without type", map[string]any{"endpoints": []any{map[string]any{}}}, 400, "endpoints[0].type: is required"},
+			{"an endpoint of an unknown type", map[string]any{"endpoints": []any{map[string]any{"type": "primary"}}}, 400, "endpoints[0].type: must be"},
+			{"a malformed LSN", map[string]any{"branch": map[string]any{"parent_lsn": "yesterday"}}, 400, "branch.parent_lsn: "},
+			{"a malformed timestamp", map[string]any{"branch": map[string]any{"parent_timestamp": "26/02/2024"}}, 400, "branch.parent_timestamp: "},
+			{"an LSN and a timestamp", map[string]any{"branch": map[string]any{"parent_lsn": "0/1F00000", "parent_timestamp": "2024-02-26T12:00:00Z"}}, 400, "branch.parent_timestamp: give either"},
+			{"an unknown init source", map[string]any{"branch": map[string]any{"init_source": "empty"}}, 400, "branch.init_source: "},
+			{"an expiry in the past", map[string]any{"branch": map[string]any{"expires_at": "2020-01-01T00:00:00Z"}}, 400, "branch.expires_at: must be in the future"},
+			{"archived not a boolean", map[string]any{"branch": map[string]any{"archived": "yes"}}, 400, "branch.archived: "},
+			{"an annotation value not a string", map[string]any{"annotation_value": map[string]any{"k": 1}}, 400, "annotation_value: "},
 			{"an unknown field", map[string]any{"branch": map[string]any{"colour": "red"}}, 400, "branch.colour: unknown field"},
 			{"branch not an object", map[string]any{"branch": "dev"}, 400, "branch: must be a JSON object"},
 		}
@@ -83,6 +90,40 @@ func TestCreateBranch(t *testing.T) {
 			t.Errorf("refused requests created %d branches", after-before)
 		}
 	})
+}
+
+// What neon CLI sends (branches create: a read_write endpoint, an
+// annotation) and the other fields of BranchCreateRequest are accepted:
+// annotation_value, init_source and expires_at are stored and returned as
+// the OpenAPI describes; the rest is ignored.
+func TestCreateBranchAcceptsEveryFieldOfTheRequest(t *testing.T) {
+	v := newEnv(t, Options{})
+	path := "/projects/" + v.project + "/branches"
+	expires := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Second).Format(time.RFC3339)
+	r := v.do("POST", path, map[string]any{
+		"branch": map[string]any{"name": "preview", "parent_lsn": "0/1F00000", "archived": false, "init_source": "schema-only",
+			"expires_at": expires, "protected": false},
+		"endpoints":        []any{map[string]any{"type": "read_write", "autoscaling_limit_min_cu": 0.25, "suspend_timeout_seconds": 300}},
+		"annotation_value": map[string]string{"github-commit-ref": "feature/x", "created-by": "neonctl"},
+	})
+	wantStatus(t, r, http.StatusCreated)
+	id := digString(t, r.JSON(), "branch", "id")
+	got := v.do("GET", path+"/"+id, nil).JSON()
+	branch, _ := got["branch"].(map[string]any)
+	if branch["init_source"] != "schema-only" || branch["expires_at"] != expires {
+		t.Errorf("branch = %v", branch)
+	}
+	ann, _ := got["annotation"].(map[string]any)
+	if value, _ := ann["value"].(map[string]any); value["github-commit-ref"] != "feature/x" || value["created-by"] != "neonctl" {
+		t.Errorf("annotation = %v", ann)
+	}
+	list := v.do("GET", path, nil).JSON()
+	anns, _ := list["annotations"].(map[string]any)
+	if a, _ := anns[id].(map[string]any); a == nil || a["value"].(map[string]any)["github-commit-ref"] != "feature/x" {
+		t.Errorf("annotations of the list = %v", anns)
+	}
+	r = v.do("POST", path, map[string]any{"branch": map[string]any{"name": "at-a-time", "parent_timestamp": "2024-02-26T12:00:00Z"}})
+	wantStatus(t, r, http.StatusCreated)
 }
 
 func TestDeleteBranch(t *testing.T) {

@@ -91,8 +91,11 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 	})
 
 	t.Run("branch family", func(t *testing.T) {
-		created := step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "dev"}}, http.StatusCreated)
+		created := step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "dev", "init_source": "parent-data"},
+			"endpoints": []any{map[string]any{"type": "read_write"}}, "annotation_value": map[string]string{"created-by": "neonctl"}}, http.StatusCreated)
 		dev := digString(t, created.JSON(), "branch", "id")
+		step(t, "GET", p+"/branches/"+dev, nil, http.StatusOK)
+		step(t, "GET", p+"/branches", nil, http.StatusOK)
 		b := p + "/branches/" + dev + "/auth"
 		step(t, "GET", b, nil, http.StatusNotFound)
 		step(t, "POST", b, map[string]any{"auth_provider": "better_auth", "database_name": "neondb"}, http.StatusCreated)

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,25 +16,26 @@ import (
 
 // branchView is a Branch as the API shows it.
 type branchView struct {
-	ID                 string    `json:"id"`
-	ProjectID          string    `json:"project_id"`
-	ParentID           string    `json:"parent_id,omitempty"`
-	Name               string    `json:"name"`
-	CurrentState       string    `json:"current_state"`
-	StateChangedAt     time.Time `json:"state_changed_at"`
-	LogicalSize        int64     `json:"logical_size"`
-	CreationSource     string    `json:"creation_source"`
-	Primary            bool      `json:"primary"`
-	Default            bool      `json:"default"`
-	Protected          bool      `json:"protected"`
-	CPUUsedSec         int64     `json:"cpu_used_sec"`
-	ComputeTimeSeconds int64     `json:"compute_time_seconds"`
-	ActiveTimeSeconds  int64     `json:"active_time_seconds"`
-	WrittenDataBytes   int64     `json:"written_data_bytes"`
-	DataTransferBytes  int64     `json:"data_transfer_bytes"`
-	InitSource         string    `json:"init_source"`
-	CreatedAt          time.Time `json:"created_at"`
-	UpdatedAt          time.Time `json:"updated_at"`
+	ID                 string     `json:"id"`
+	ProjectID          string     `json:"project_id"`
+	ParentID           string     `json:"parent_id,omitempty"`
+	Name               string     `json:"name"`
+	CurrentState       string     `json:"current_state"`
+	StateChangedAt     time.Time  `json:"state_changed_at"`
+	LogicalSize        int64      `json:"logical_size"`
+	CreationSource     string     `json:"creation_source"`
+	Primary            bool       `json:"primary"`
+	Default            bool       `json:"default"`
+	Protected          bool       `json:"protected"`
+	CPUUsedSec         int64      `json:"cpu_used_sec"`
+	ComputeTimeSeconds int64      `json:"compute_time_seconds"`
+	ActiveTimeSeconds  int64      `json:"active_time_seconds"`
+	WrittenDataBytes   int64      `json:"written_data_bytes"`
+	DataTransferBytes  int64      `json:"data_transfer_bytes"`
+	InitSource         string     `json:"init_source"`
+	ExpiresAt          *time.Time `json:"expires_at,omitempty"`
+	CreatedAt          time.Time  `json:"created_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
 }
 
 func newBranchView(b *Branch) branchView {
@@ -48,26 +51,48 @@ func newBranchView(b *Branch) branchView {
 		Primary:        b.Default,
 		Default:        b.Default,
 		Protected:      b.Protected,
-		InitSource:     "parent-data",
+		InitSource:     cmp.Or(b.InitSource, initParentData),
+		ExpiresAt:      b.ExpiresAt,
 		CreatedAt:      b.CreatedAt,
 		UpdatedAt:      b.UpdatedAt,
 	}
 }
 
-// annotation is AnnotationData: the emulator keeps no annotation values.
+// annotation is AnnotationData: the values given with annotation_value when
+// the branch was created (none: an empty value).
 type annotation struct {
 	Object struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
 	} `json:"object"`
-	Value map[string]string `json:"value"`
+	Value     map[string]string `json:"value"`
+	CreatedAt *time.Time        `json:"created_at,omitempty"`
+	UpdatedAt *time.Time        `json:"updated_at,omitempty"`
 }
 
 func branchAnnotation(b *Branch) annotation {
 	var a annotation
 	a.Object.Type, a.Object.ID = "console/branch", b.ID
 	a.Value = map[string]string{}
+	for k, v := range b.Annotation {
+		a.Value[k] = v
+	}
+	if len(b.Annotation) > 0 {
+		a.CreatedAt, a.UpdatedAt = &b.CreatedAt, &b.CreatedAt
+	}
 	return a
+}
+
+// branchAnnotations is AnnotationsMapResponse: the annotations of the
+// branches that have one, by branch id.
+func branchAnnotations(bs []*branchState) map[string]annotation {
+	out := map[string]annotation{}
+	for _, b := range bs {
+		if len(b.Annotation) > 0 {
+			out[b.ID] = branchAnnotation(&b.Branch)
+		}
+	}
+	return out
 }
 
 // role is Role: a role of a branch (the emulator keeps only names).
@@ -260,7 +285,7 @@ func (e *Emulator) listBranches(c *call) error {
 	for _, b := range page {
 		out = append(out, newBranchView(&b.Branch))
 	}
-	resp := map[string]any{"branches": out, "annotations": map[string]annotation{}}
+	resp := map[string]any{"branches": out, "annotations": branchAnnotations(page)}
 	if bq.limit > 0 || bq.after != nil {
 		pg := map[string]string{"sort_by": bq.sortBy, "sort_order": bq.order}
 		if len(page) < len(matching) {
@@ -283,60 +308,162 @@ func (e *Emulator) getBranch(c *call) error {
 	return c.json(http.StatusOK, map[string]any{"branch": newBranchView(&b.Branch), "annotation": branchAnnotation(&b.Branch)})
 }
 
-// branchFieldsUnsupported are fields of BranchCreateRequest the emulator
-// does not model: it refuses them rather than ignore them.
-var branchFieldsUnsupported = []string{"parent_lsn", "parent_timestamp", "archived", "init_source", "expires_at"}
+// Initialisation sources of a branch (BranchCreateRequest.branch.init_source).
+const (
+	initParentData = "parent-data"
+	initSchemaOnly = "schema-only"
+)
+
+// maxAnnotationValues is maxProperties of AnnotationValueData.
+const maxAnnotationValues = 50
+
+// branchCreate is what the emulator keeps of a valid BranchCreateRequest
+// with its annotation_value. Fields it does not model (parent_lsn,
+// parent_timestamp, archived, the endpoints: it has no computes) are
+// checked and then ignored.
+type branchCreate struct {
+	name, parentID, initSource string
+	protected                  bool
+	expiresAt                  *time.Time
+	annotation                 map[string]string
+}
+
+// parseBranchCreate validates the body of POST /projects/{project_id}/branches
+// as the OpenAPI describes it (the fields neon CLI sends included): only
+// invalid values are refused.
+func parseBranchCreate(o object) (branchCreate, error) {
+	var bc branchCreate
+	if err := parseEndpointOptions(o); err != nil {
+		return bc, err
+	}
+	if raw, ok := o["annotation_value"]; ok {
+		var values map[string]string
+		if err := json.Unmarshal(raw, &values); err != nil || values == nil {
+			return bc, invalid("annotation_value", "must be an object whose values are strings")
+		}
+		if len(values) > maxAnnotationValues {
+			return bc, invalid("annotation_value", "must have at most %d properties, got %d", maxAnnotationValues, len(values))
+		}
+		bc.annotation = values
+	}
+	raw, ok := o["branch"]
+	if !ok {
+		return bc, nil
+	}
+	bo, err := parseObject(raw, "branch.", []string{"name", "parent_id", "protected", "parent_lsn", "parent_timestamp",
+		"archived", "init_source", "expires_at"})
+	if err != nil {
+		return bc, err
+	}
+	var hasName bool
+	if bc.name, hasName, err = bo.str("name"); err != nil {
+		return bc, invalid("branch.name", "must be a string")
+	}
+	if n := runeCount(bc.name); hasName && (n < 1 || n > 256) {
+		return bc, invalid("branch.name", "must be 1 to 256 characters")
+	}
+	if bc.parentID, _, err = bo.str("parent_id"); err != nil {
+		return bc, invalid("branch.parent_id", "must be a string")
+	}
+	if bc.protected, _, err = bo.boolean("protected"); err != nil {
+		return bc, invalid("branch.protected", "must be a boolean")
+	}
+	if _, _, err = bo.boolean("archived"); err != nil {
+		return bc, invalid("branch.archived", "must be a boolean")
+	}
+	lsn, hasLSN, err := bo.str("parent_lsn")
+	if err != nil || hasLSN && !lsnPattern.MatchString(lsn) {
+		return bc, invalid("branch.parent_lsn", "must be a Log Sequence Number such as 0/1F2E3D4")
+	}
+	ts, hasTS, err := bo.str("parent_timestamp")
+	if err != nil {
+		return bc, invalid("branch.parent_timestamp", "must be a string")
+	}
+	if hasTS {
+		at, perr := time.Parse(time.RFC3339, ts)
+		if perr != nil {
+			return bc, invalid("branch.parent_timestamp", "must be an ISO 8601 time such as 2024-02-26T12:00:00Z")
+		}
+		if at.After(now()) {
+			return bc, invalid("branch.parent_timestamp", "must not be in the future")
+		}
+	}
+	if hasLSN && hasTS {
+		return bc, invalid("branch.parent_timestamp", "give either parent_lsn or parent_timestamp, not both")
+	}
+	if err := bo.optEnum("init_source", []string{initParentData, initSchemaOnly}, &bc.initSource); err != nil {
+		return bc, invalid("branch.init_source", "must be %s or %s", initParentData, initSchemaOnly)
+	}
+	expires, hasExpires, err := bo.str("expires_at")
+	if err != nil {
+		return bc, invalid("branch.expires_at", "must be a string")
+	}
+	if hasExpires {
+		at, perr := time.Parse(time.RFC3339, expires)
+		if perr != nil {
+			return bc, invalid("branch.expires_at", "must be an RFC 3339 time such as 2025-06-09T18:02:16Z")
+		}
+		if !at.After(now()) {
+			return bc, invalid("branch.expires_at", "must be in the future")
+		}
+		at = at.UTC().Truncate(time.Second)
+		bc.expiresAt = &at
+	}
+	return bc, nil
+}
+
+// lsnPattern is a PostgreSQL Log Sequence Number, "X/Y" in hexadecimal.
+var lsnPattern = regexp.MustCompile(`^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$`)
+
+// endpointTypes are the values of EndpointType.
+var endpointTypes = []string{"read_only", "read_write"}
+
+// parseEndpointOptions checks the endpoints of a BranchCreateRequest: each an
+// object with a valid type. The emulator has no computes: they are then
+// ignored (no endpoint is created).
+func parseEndpointOptions(o object) error {
+	items, _, err := o.array("endpoints")
+	if err != nil {
+		return err
+	}
+	for i, raw := range items {
+		prefix := fmt.Sprintf("endpoints[%d].", i)
+		item, err := parseObject(raw, prefix, []string{"type", "settings", "autoscaling_limit_min_cu",
+			"autoscaling_limit_max_cu", "provisioner", "suspend_timeout_seconds"})
+		if err != nil {
+			return err
+		}
+		typ, err := item.requiredStr("type")
+		if err != nil {
+			return invalid(prefix+"type", "is required")
+		}
+		if !slices.Contains(endpointTypes, typ) {
+			return invalid(prefix+"type", "must be read_write or read_only")
+		}
+	}
+	return nil
+}
 
 // createBranch serves POST /projects/{project_id}/branches. The body is
-// optional: {"branch": {"name", "parent_id", "protected"}, "endpoints": []}.
-// The new branch is a child of parent_id (default: the production branch)
-// with copies of its databases and roles. It starts without Neon Auth, even
-// when its parent has it: Neon Auth state is per branch, so enable it on the
-// new branch with POST .../branches/{branch_id}/auth. The emulator has no
-// computes: endpoints must be empty. Names are unique in a project (409).
-// Answers 201 with the branch, its roles and databases, no endpoints and one
-// finished create_branch operation.
+// optional: BranchCreateRequest with annotation_value. The new branch is a
+// child of parent_id (default: the production branch) with copies of its
+// databases and roles. It starts without Neon Auth, even when its parent has
+// it: Neon Auth state is per branch, so enable it on the new branch with
+// POST .../branches/{branch_id}/auth. annotation_value, init_source and
+// expires_at are stored and returned; the fields the emulator does not model
+// are checked, then ignored (it has no computes: no endpoint is created).
+// Names are unique in a project (409). Answers 201 with the branch, its roles
+// and databases, no endpoints and one finished create_branch operation.
 func (e *Emulator) createBranch(c *call) error {
 	o, err := readBody(c, true, "branch", "endpoints", "annotation_value")
 	if err != nil {
 		return err
 	}
-	if o.has("annotation_value") {
-		return invalid("annotation_value", "is not supported by the emulator (it keeps no annotations)")
-	}
-	endpoints, _, err := o.array("endpoints")
+	bc, err := parseBranchCreate(o)
 	if err != nil {
 		return err
 	}
-	if len(endpoints) > 0 {
-		return invalid("endpoints", "the emulator has no computes: create the branch without endpoints")
-	}
-	var name, parentID string
-	var protected bool
-	if raw, ok := o["branch"]; ok {
-		bo, err := parseObject(raw, "branch.", append([]string{"name", "parent_id", "protected"}, branchFieldsUnsupported...))
-		if err != nil {
-			return err
-		}
-		for _, f := range branchFieldsUnsupported {
-			if bo.has(f) {
-				return invalid("branch."+f, "is not supported by the emulator")
-			}
-		}
-		var hasName bool
-		if name, hasName, err = bo.str("name"); err != nil {
-			return invalid("branch.name", "must be a string")
-		}
-		if n := runeCount(name); hasName && (n < 1 || n > 256) {
-			return invalid("branch.name", "must be 1 to 256 characters")
-		}
-		if parentID, _, err = bo.str("parent_id"); err != nil {
-			return invalid("branch.parent_id", "must be a string")
-		}
-		if protected, _, err = bo.boolean("protected"); err != nil {
-			return invalid("branch.protected", "must be a boolean")
-		}
-	}
+	name, parentID := bc.name, bc.parentID
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -354,7 +481,7 @@ func (e *Emulator) createBranch(c *call) error {
 		return conflict("a branch named %q already exists in project %s", name, p.Project.ID)
 	}
 	b := e.st.addBranch(p, parent, name, now())
-	b.Protected = protected
+	b.Protected, b.InitSource, b.ExpiresAt, b.Annotation = bc.protected, bc.initSource, bc.expiresAt, bc.annotation
 	if err := e.saveLocked(); err != nil {
 		return err
 	}

@@ -56,16 +56,21 @@ type Project struct {
 
 // Branch is a branch of a project with its databases and roles.
 type Branch struct {
-	ID        string     `json:"id"`
-	ProjectID string     `json:"project_id"`
-	ParentID  string     `json:"parent_id,omitempty"`
-	Name      string     `json:"name"`
-	Default   bool       `json:"default"`
-	Protected bool       `json:"protected,omitempty"` // cannot be deleted
-	CreatedAt time.Time  `json:"created_at"`
-	UpdatedAt time.Time  `json:"updated_at"`
-	Databases []Database `json:"databases"`
-	Roles     []string   `json:"roles"`
+	ID        string `json:"id"`
+	ProjectID string `json:"project_id"`
+	ParentID  string `json:"parent_id,omitempty"`
+	Name      string `json:"name"`
+	Default   bool   `json:"default"`
+	Protected bool   `json:"protected,omitempty"` // cannot be deleted
+	// InitSource ("" = parent-data), ExpiresAt and Annotation are as given
+	// at creation (POST .../branches).
+	InitSource string            `json:"init_source,omitempty"`
+	ExpiresAt  *time.Time        `json:"expires_at,omitempty"`
+	Annotation map[string]string `json:"annotation,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	UpdatedAt  time.Time         `json:"updated_at"`
+	Databases  []Database        `json:"databases"`
+	Roles      []string          `json:"roles"`
 }
 
 // Database is a database on a branch.
