@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -61,6 +62,28 @@ func (d *providerData) absence(ctx context.Context, s authScope, listed func(con
 	case err == nil:
 		// The integration is there, yet its list answered 404.
 		return unknown, listErr
+	case isNotFound(err):
+		return notVisible, err
+	default:
+		return unknown, err
+	}
+}
+
+// singletonAbsence decides what a 404 means for a singleton that exists
+// whenever the scope's Neon Auth does (the sign-in settings, the plugins):
+// only the integration read (GET …/auth, the one endpoint whose 404 means
+// "Neon Auth not enabled") tells. Other auth endpoints answer 404 for their
+// own reasons — an unknown OAuth provider, or a path Neon moved — so while
+// the integration is there, the singleton's 404 is not absence: it is
+// returned as unknown with notFound, and state must not change.
+func (d *providerData) singletonAbsence(ctx context.Context, s authScope, notFound error) (presence, error) {
+	it, err := d.integration(ctx, s)
+	switch {
+	case err == nil && it == nil:
+		return gone, nil
+	case err == nil:
+		return unknown, fmt.Errorf("%w (Neon Auth is enabled on the %s, so this 404 is the endpoint's own answer, not the "+
+			"settings' absence; an endpoint Neon moved answers so: check for a newer release of the provider)", notFound, s.Scope)
 	case isNotFound(err):
 		return notVisible, err
 	default:

@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -107,4 +111,44 @@ resource "neon_auth_phone_number_plugin" "this" {
 	if n := env.routeCount(patch); n != 0 {
 		t.Errorf("%d writes were sent", n)
 	}
+}
+
+// Only GET …/auth answering 404 means "Neon Auth not enabled". The plugin's
+// own endpoint answering 404 while Neon Auth is there (as a path Neon moved
+// does) is reported, and the state is kept: never read as "the settings are
+// gone", which would plan to create them again and again.
+func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
+	var moved atomic.Bool
+	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if moved.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/auth/plugins/phone-number") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write([]byte(`{"code":"","message":"not found","request_id":"moved-path"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	env.Mode = authAPIBranch
+	withIntegration(t, env)
+	cfg := env.config(fmt.Sprintf(`
+resource "neon_auth_phone_number_plugin" "test" {
+  project_id = %q
+  enabled    = true
+}
+`, env.ProjectID))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: cfg},
+		resource.TestStep{
+			PreConfig:   func() { moved.Store(true) },
+			Config:      cfg,
+			ExpectError: matchInOrder("Unable to Read Auth Phone Number Plugin", "HTTP 404", "Neon Auth is enabled on the", "not the settings' absence"),
+		},
+		resource.TestStep{
+			PreConfig:        func() { moved.Store(false) },
+			Config:           cfg,
+			ConfigPlanChecks: noChanges(),
+		},
+	))
 }

@@ -115,9 +115,19 @@ func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.Read
 	if err != nil {
 		if isNotFound(err) {
 			// Neon Auth disabled on the branch (or the branch gone) took
-			// these settings with it; absence tells that from a project
-			// this key cannot see.
-			r.data.readListed(ctx, s, nil, r.summary("Read"), r.what(s), resp)
+			// these settings with it; the integration read tells that from
+			// a project this key cannot see, and from the endpoint's own
+			// 404 while Neon Auth is there.
+			switch p, perr := r.data.singletonAbsence(ctx, s, err); p {
+			case gone:
+				tflog.Warn(ctx, r.what(s)+" went with the branch's Neon Auth; removing it from state",
+					map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
+				resp.State.RemoveResource(ctx)
+			case notVisible:
+				resp.Diagnostics.AddError(r.summary("Read"), projectNotVisibleDetail(s.ProjectID, perr))
+			default:
+				resp.Diagnostics.AddError(r.summary("Read"), apiErrorDetail("Reading the "+r.what(s), perr))
+			}
 			return
 		}
 		resp.Diagnostics.AddError(r.summary("Read"), apiErrorDetail("Reading the "+r.what(s), err))
