@@ -204,7 +204,7 @@ func stateMatchesEmulator(env *accEnv, projects []string, s *terraform.State) er
 			ids[r.ID] = true
 		}
 		for j := range faultUsersPer {
-			if id := attr(fmt.Sprintf("neon_auth_user.p%d.%d", i, j), "id"); !ids[id] {
+			if id := attr(fmt.Sprintf("neon_auth_user.p%d.%d", i, j), "user_id"); !ids[id] {
 				return fmt.Errorf("project %s: user %d has id %s in state, not in users_sync", pid, j, id)
 			}
 		}
