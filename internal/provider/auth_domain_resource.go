@@ -19,8 +19,8 @@ import (
 )
 
 var (
-	_ resource.ResourceWithImportState = (*authDomainResource)(nil)
-	_ resource.ResourceWithModifyPlan    = (*authDomainResource)(nil)
+	_ resource.ResourceWithImportState  = (*authDomainResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*authDomainResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authDomainResource)(nil)
 )
 

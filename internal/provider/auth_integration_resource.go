@@ -21,8 +21,8 @@ import (
 )
 
 var (
-	_ resource.ResourceWithImportState = (*authIntegrationResource)(nil)
-	_ resource.ResourceWithModifyPlan    = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithImportState  = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authIntegrationResource)(nil)
 )
 

@@ -22,8 +22,8 @@ import (
 )
 
 var (
-	_ resource.ResourceWithImportState = (*authUserResource)(nil)
-	_ resource.ResourceWithModifyPlan    = (*authUserResource)(nil)
+	_ resource.ResourceWithImportState  = (*authUserResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*authUserResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authUserResource)(nil)
 )
 
@@ -41,8 +41,8 @@ type authUserModel struct {
 	ID     types.String `tfsdk:"id"`
 	UserID types.String `tfsdk:"user_id"`
 	Email  types.String `tfsdk:"email"`
-	Name  types.String `tfsdk:"name"`
-	Roles types.List   `tfsdk:"roles"`
+	Name   types.String `tfsdk:"name"`
+	Roles  types.List   `tfsdk:"roles"`
 }
 
 func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
