@@ -87,9 +87,12 @@ func TestAccSecurity_traceLogsHoldNoSecret(t *testing.T) {
 	secrets.add("write-only OAuth client secret", "oauth-wo-secret-1b2d4e")
 	secrets.add("SMTP password", "smtp-password-5e6f7a")
 
+	// Project mode, named: SDK keys and the ownership transfer need the
+	// Stack Auth integration that mode creates by default.
 	cfg := fmt.Sprintf(`
 provider "neon" {
   base_url = %[1]q
+  auth_api = "project"
 }
 
 variable "google_secret" {
