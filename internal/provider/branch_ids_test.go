@@ -106,8 +106,9 @@ func productionIntact(env *accEnv, userID string) error {
 }
 
 // A branch_id of another project is refused at plan, naming branch_id; when
-// it is not known until apply, the create fails naming it too. Neither
-// advises `terraform state rm` (there is nothing in state to remove).
+// it is not known until apply, the create fails naming it too, and so does
+// the integration data source. None advises `terraform state rm` (there is
+// nothing in state to remove).
 func TestAccBranchIDs_branchOfAnotherProject(t *testing.T) {
 	env := newAccEnv(t)
 	env.Mode = authAPIBranch
@@ -143,6 +144,16 @@ resource "neon_auth_integration" "x" {
 	if its := env.Emu.Integrations(other); len(its) != 0 {
 		t.Fatalf("the other project got an integration: %v", its)
 	}
+
+	// A data source reading it.
+	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
+data "neon_auth_integration" "x" {
+  project_id = %[1]q
+  branch_id  = %[2]q
+}
+`, env.ProjectID, otherBranch)))
+	_, out = cli.run("plan", "-input=false")
+	checkBranchOfAnotherProject(t, "data source", out, env.ProjectID, otherBranch, 1)
 }
 
 func checkBranchOfAnotherProject(t *testing.T, what, out, projectID, branchID string, want int) {
