@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # make demo: a guided tour of the provider on the local emulator.
 #
-# Builds the provider, starts the emulator on a free loopback port, applies
-# examples/quickstart to the first project the emulator created (project_id
+# Builds the provider, starts the emulator on a free loopback port, creates a
+# preview branch in the first project the emulator made, applies
+# examples/quickstart there (Better Auth on the preview branch in branch mode,
+# the default; Stack Auth with SDK keys, a users_sync row and an ownership
+# transfer on the production branch in project mode; project_id, branch_id
 # and made-up secrets as TF_VAR_ variables) with a dev_overrides CLI config
 # (no `terraform init`, no registry), shows that a re-plan is clean, changes
 # something behind Terraform's back and shows the plan catching it, then
@@ -42,10 +45,20 @@ done
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 unset TF_LOG NEON_API_KEY NEON_API_BASE_URL
 
-step "Build the provider and the emulator" "go build → $WORK/bin"
+step "Build the provider and the emulator" "go build → $WORK/bin" \
+  "The first build compiles the provider and its dependencies (the Terraform plugin framework, gRPC, the OpenAPI" \
+  "validator): about 4 minutes on 2 cores, less on more. Go caches the result; later runs take seconds."
+started=$SECONDS
 (cd "$ROOT" && go build -o "$WORK/bin/terraform-provider-neon" -ldflags "-X main.version=demo" . \
-  && go build -o "$WORK/bin/neon-emulator" ./cmd/neon-emulator)
-ok "built terraform-provider-neon and neon-emulator"
+  && go build -o "$WORK/bin/neon-emulator" ./cmd/neon-emulator) &
+BUILD_PID=$!
+while kill -0 "$BUILD_PID" 2>/dev/null; do
+  sleep 1
+  elapsed=$((SECONDS - started))
+  if ((elapsed % 15 == 0)); then printf '    … still compiling (%d s)\n' "$elapsed"; fi
+done
+wait "$BUILD_PID" || fail "go build failed"
+ok "built terraform-provider-neon and neon-emulator in $((SECONDS - started)) s"
 EMU="$WORK/bin/neon-emulator"
 
 step "Start the Neon API emulator" "a faithful local platform API v2: keys, scopes, rate limits (700/min, 40/s per route), error statuses"
@@ -66,9 +79,15 @@ ok "listening on $NEON_API_BASE_URL (pid $EMU_PID); the key is in NEON_API_KEY, 
 # examples/quickstart needs a project id: the first project the emulator made.
 PROJECT_ID=$("$EMU" call GET "${NEON_API_BASE_URL}projects" | sed -n '/"id":/{s/.*"id": *"\([^"]*\)".*/\1/p;q;}')
 [[ -n "$PROJECT_ID" ]] || fail "the emulator lists no project"
+# …and a branch for Better Auth: a preview branch, made through the API as a
+# CI job would for a pull request.
+BRANCH_ID=$("$EMU" call POST "${NEON_API_BASE_URL}projects/$PROJECT_ID/branches" '{"branch":{"name":"preview"}}' |
+  sed -n '/"id": *"br-/{s/.*"id": *"\([^"]*\)".*/\1/p;q;}')
+[[ -n "$BRANCH_ID" ]] || fail "the emulator created no branch"
 # Made-up secrets for the emulator; against the real API they are your own.
-export TF_VAR_project_id="$PROJECT_ID" TF_VAR_google_client_secret=demo-google-client-secret TF_VAR_smtp_password=demo-smtp-password
-ok "the quick start goes to project $PROJECT_ID (TF_VAR_project_id, with made-up secrets)"
+export TF_VAR_project_id="$PROJECT_ID" TF_VAR_branch_id="$BRANCH_ID" \
+  TF_VAR_google_client_secret=demo-google-client-secret TF_VAR_smtp_password=demo-smtp-password
+ok "the quick start goes to project $PROJECT_ID and its preview branch $BRANCH_ID (TF_VAR_ variables, made-up secrets)"
 
 step "Point Terraform at the local build" "dev_overrides in a CLI config inside the temporary directory: no terraform init, no registry, nothing in your home"
 cat >"$WORK/terraformrc" <<EOF
@@ -87,12 +106,14 @@ ok "examples/quickstart copied to $WORK/tf"
 
 tf() { terraform "$@" 2> >(grep -v -e 'Provider development overrides are in effect' -e 'The following provider development overrides' -e 'neon-auth/neon in' -e 'The behavior may therefore not match' -e 'published releases.' -e 'Warning:' -e '^[│╷╵ ]*$' >&2); }
 
-step "terraform apply" "an integration on the production branch, SDK keys, two OAuth providers (shared; own credentials via a write-only secret), three domains, a custom email server, a user, two data sources"
+step "terraform apply" \
+  "Better Auth on the preview branch (branch mode, the default): the integration, its domains, two OAuth providers (shared; own credentials via a write-only secret), a custom email server, email-and-password and magic-link sign-in, a user with a role" \
+  "Stack Auth on the production branch (project mode, auth_api = \"project\"): the integration, SDK keys, a seed user, an ownership transfer; two data sources"
 tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/apply.log" || { cat "$WORK/apply.log"; fail "apply failed"; }
 grep -E '^Apply complete' "$WORK/apply.log" | sed 's/^/    /'
 ok "applied"
 
-step "What it made" "outputs, and the seed user's row in users_sync read from the emulator"
+step "What it made" "outputs (ids name their branch), and the seed user's row in users_sync read from the emulator"
 tf output -no-color | sed 's/^/    /'
 printf '    users_sync rows of %s:\n' "$PROJECT_ID"
 "$EMU" call GET "$CONTROL/projects/$PROJECT_ID/users_sync" | sed 's/^/    /'
@@ -107,26 +128,29 @@ set -e
 grep -E 'No changes' "$WORK/plan1.log" | sed 's/^/    /' || true
 ok "plan exited 0: nothing to do"
 
-step "Drift: remove a domain behind Terraform's back" "DELETE /projects/$PROJECT_ID/auth/domains through the public API, as a colleague in the console would"
-"$EMU" call DELETE "${NEON_API_BASE_URL}projects/$PROJECT_ID/auth/domains" \
-  '{"auth_provider":"stack","domains":[{"domain":"https://staging.example.com"}]}' >/dev/null
+step "Drift: remove a domain behind Terraform's back" "DELETE /projects/$PROJECT_ID/branches/$BRANCH_ID/auth/domains through the public API, as a colleague in the console would"
+"$EMU" call DELETE "${NEON_API_BASE_URL}projects/$PROJECT_ID/branches/$BRANCH_ID/auth/domains" \
+  '{"auth_provider":"better_auth","domains":[{"domain":"https://staging.example.com"}]}' >/dev/null
 set +e
 tf plan -detailed-exitcode -input=false -compact-warnings -no-color >"$WORK/plan2.log"
 rc=$?
 set -e
 [[ $rc -eq 2 ]] || { cat "$WORK/plan2.log"; fail "plan exited $rc, want 2"; }
-grep -E '# neon_auth_domain.* will be created|^Plan:' "$WORK/plan2.log" | sed 's/^ */    /'
-ok "plan exited 2: the missing domain is caught and would be re-created"
+grep -E '# neon_auth_domains.* will be updated in-place|^Plan:' "$WORK/plan2.log" | sed 's/^ */    /'
+ok "plan exited 2: the missing domain is caught and would be added back"
 
 step "API traffic so far" "requests by route and status, counted by the emulator; no 429 reached Terraform"
 "$EMU" call GET "$CONTROL/stats" | sed 's/^/    /'
 
-step "terraform destroy" "every resource removed; the email server reset to shared, SDK keys forgotten (the API cannot revoke them)"
+step "terraform destroy" "every resource removed; the settings and email server put back, SDK keys and the transfer request forgotten (the API can revoke neither)"
 tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/destroy.log" || { cat "$WORK/destroy.log"; fail "destroy failed"; }
 grep -E '^Destroy complete' "$WORK/destroy.log" | sed 's/^/    /'
 left=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$PROJECT_ID/auth/integrations")
-[[ "$(tr -d ' \n' <<<"$left")" == *'"data":[]'* ]] || fail "an integration is left on the emulator: $left"
-ok "the emulator holds no integration for $PROJECT_ID"
+[[ "$(tr -d ' \n' <<<"$left")" == *'"data":[]'* ]] || fail "an integration is left on the production branch: $left"
+if "$EMU" call GET "${NEON_API_BASE_URL}projects/$PROJECT_ID/branches/$BRANCH_ID/auth" >/dev/null 2>&1; then
+  fail "an integration is left on the preview branch $BRANCH_ID"
+fi
+ok "the emulator holds no integration for $PROJECT_ID, on either branch"
 
 step "Stop the emulator"
 kill -TERM "$EMU_PID" 2>/dev/null || true

@@ -11,10 +11,10 @@ terraform {
 provider "neon" {
   # api_key = var.neon_api_key   # or NEON_API_KEY
 
-  # "branch": Neon Auth on any branch through the branch-scoped endpoints
-  # (recommended for new configurations); "project" (default): the
-  # deprecated project-level endpoints, production branch only.
-  auth_api = "branch"
+  # "branch" (default): Neon Auth on any branch through the branch-scoped
+  # endpoints; "project": the deprecated project-level endpoints, production
+  # branch only (the default of 0.1).
+  # auth_api = "branch"
 
   # Defaults shown; lower requests_per_minute when other clients share the
   # account's 700 requests/minute.

@@ -1,26 +1,43 @@
-# Quick start: the auth integration of one Neon project, with everything the
-# provider manages around it. Against the real API, export NEON_API_KEY, set
-# project_id (terraform apply -var project_id=...) and give the two secrets
-# (TF_VAR_google_client_secret, TF_VAR_smtp_password). `make demo` applies it
-# to the local emulator, with the project the emulator created and made-up
-# secrets.
+# Quick start: Neon Auth on a branch with Better Auth — the integration, its
+# redirect domains, OAuth providers, email server, sign-in settings and a
+# user — and, on the production branch through the deprecated project-level
+# API, a Stack Auth integration with its SDK keys, a user in users_sync and
+# an ownership transfer. Against the real API, export NEON_API_KEY, set
+# project_id and branch_id (terraform apply -var project_id=... -var
+# branch_id=...) and give the two secrets (TF_VAR_google_client_secret,
+# TF_VAR_smtp_password). `make demo` applies it to the local emulator, on a
+# preview branch it creates, with made-up secrets.
 
 terraform {
   required_providers {
     neon = {
       source  = "neon-auth/neon"
-      version = "~> 0.1" # the auth API is in beta: pin the provider
+      version = "~> 0.2" # the auth API is in beta: pin the provider
     }
   }
 }
 
+# Branch mode, the default: the branch-scoped endpoints, any branch.
 provider "neon" {
   # api_key  from NEON_API_KEY
   # base_url from NEON_API_BASE_URL (the demo points it at the emulator)
 }
 
+# Project mode: the deprecated project-level endpoints, for the Stack Auth
+# integration of the production branch (SDK keys and ownership transfers
+# have no branch-scoped successor).
+provider "neon" {
+  alias    = "project"
+  auth_api = "project"
+}
+
 variable "project_id" {
-  description = "Neon project to integrate, such as autumn-frost-12345678."
+  description = "Neon project, such as autumn-frost-12345678."
+  type        = string
+}
+
+variable "branch_id" {
+  description = "Branch that gets Better Auth, such as a preview branch br-quiet-leaf-12345678. Not the production branch, which gets Stack Auth below."
   type        = string
 }
 
@@ -38,44 +55,45 @@ variable "smtp_password" {
   ephemeral   = true
 }
 
-# The managed auth project, on the project's production branch.
+# ---- Better Auth on a branch (branch mode) ----
+
+# Neon Auth on the branch; better_auth is the default auth provider.
 resource "neon_auth_integration" "this" {
-  project_id = var.project_id
+  project_id      = var.project_id
+  branch_id       = var.branch_id
+  name            = "Example App" # shown in auth emails
+  allow_localhost = true          # development redirects
 }
 
-# A key pair for the SDKs, rotated by changing the trigger.
-resource "neon_auth_sdk_keys" "app" {
+# Origins allowed as redirect targets after sign-in: the whole whitelist, so
+# an origin added elsewhere shows as drift.
+resource "neon_auth_domains" "all" {
   project_id = neon_auth_integration.this.project_id
-  rotation_triggers = {
-    rotated = "2026-11"
-  }
+  branch_id  = neon_auth_integration.this.branch_id
+  domains    = ["https://app.example.com", "https://staging.example.com"]
 }
 
 # GitHub sign-in with the platform's shared OAuth app.
 resource "neon_auth_oauth_provider" "github" {
   project_id  = neon_auth_integration.this.project_id
+  branch_id   = neon_auth_integration.this.branch_id
   provider_id = "github"
 }
 
 # Google sign-in with our own OAuth app; the secret is write-only.
 resource "neon_auth_oauth_provider" "google" {
   project_id               = neon_auth_integration.this.project_id
+  branch_id                = neon_auth_integration.this.branch_id
   provider_id              = "google"
   client_id                = "demo-google-client.apps.googleusercontent.com"
   client_secret_wo         = var.google_client_secret
   client_secret_wo_version = 1
 }
 
-# Origins allowed as redirect targets after sign-in.
-resource "neon_auth_domain" "app" {
-  for_each   = toset(["https://app.example.com", "https://staging.example.com", "http://localhost:3000"])
-  project_id = neon_auth_integration.this.project_id
-  domain     = each.value
-}
-
 # Our own SMTP server for sign-up and password-reset mail.
 resource "neon_auth_email_server" "smtp" {
   project_id          = neon_auth_integration.this.project_id
+  branch_id           = neon_auth_integration.this.branch_id
   type                = "standard"
   host                = "smtp.example.com"
   port                = 587
@@ -86,15 +104,66 @@ resource "neon_auth_email_server" "smtp" {
   sender_name         = "Example App"
 }
 
+# Sign-in settings: email and password with one-time codes, and magic links.
+resource "neon_auth_email_and_password" "this" {
+  project_id                 = neon_auth_integration.this.project_id
+  branch_id                  = neon_auth_integration.this.branch_id
+  enabled                    = true
+  email_verification_method  = "otp"
+  require_email_verification = true
+}
+
+resource "neon_auth_magic_link_plugin" "this" {
+  project_id = neon_auth_integration.this.project_id
+  branch_id  = neon_auth_integration.this.branch_id
+  enabled    = true
+  expires_in = 15
+}
+
+# A user of the branch, with a role.
+resource "neon_auth_user" "admin" {
+  project_id = neon_auth_integration.this.project_id
+  branch_id  = neon_auth_integration.this.branch_id
+  email      = "admin@example.com"
+  name       = "Admin"
+  roles      = ["admin"]
+}
+
+# ---- Stack Auth on the production branch (project mode) ----
+
+# The managed Stack Auth project of the production branch.
+resource "neon_auth_integration" "stack" {
+  provider   = neon.project
+  project_id = var.project_id
+}
+
+# A key pair for the Stack Auth SDKs, rotated by changing the trigger.
+resource "neon_auth_sdk_keys" "app" {
+  provider   = neon.project
+  project_id = neon_auth_integration.stack.project_id
+  rotation_triggers = {
+    rotated = "2026-11"
+  }
+}
+
 # A seed user; it appears in the neon_auth.users_sync table.
 resource "neon_auth_user" "seed" {
-  project_id = neon_auth_integration.this.project_id
+  provider   = neon.project
+  project_id = neon_auth_integration.stack.project_id
   email      = "seed@example.com"
   name       = "Seed User"
 }
 
-data "neon_auth_integrations" "all" {
-  project_id = neon_auth_integration.this.project_id
+# Step 1 of moving the managed auth project to our own Stack Auth account:
+# open the URL (sensitive) in a browser to confirm.
+resource "neon_auth_ownership_transfer" "this" {
+  provider   = neon.project
+  project_id = neon_auth_integration.stack.project_id
+}
+
+data "neon_auth_integrations" "production" {
+  provider   = neon.project
+  project_id = neon_auth_integration.stack.project_id
 }
 
 data "neon_projects" "all" {}

@@ -1,21 +1,15 @@
 output "project_id" {
-  description = "The integrated project."
+  description = "The project."
   value       = neon_auth_integration.this.project_id
 }
 
-output "jwks_url" {
-  description = "Verify the auth provider's tokens with this key set."
-  value       = neon_auth_integration.this.jwks_url
-}
-
-output "users_table" {
-  description = "Where the synchronized users live in the project database."
-  value       = "${neon_auth_integration.this.schema_name}.${neon_auth_integration.this.table_name}"
-}
-
-output "seed_user_id" {
-  description = "Id of the seed user at the auth provider."
-  value       = neon_auth_user.seed.id
+output "better_auth" {
+  description = "The Better Auth integration of the branch: its id names the branch; clients talk to base_url and verify tokens with the JWKS."
+  value = {
+    id       = neon_auth_integration.this.id
+    base_url = neon_auth_integration.this.base_url
+    jwks_url = neon_auth_integration.this.jwks_url
+  }
 }
 
 output "oauth_provider_types" {
@@ -26,9 +20,29 @@ output "oauth_provider_types" {
   }
 }
 
+output "admin_user_id" {
+  description = "Id of the branch's admin user at the auth provider."
+  value       = neon_auth_user.admin.user_id
+}
+
+output "stack_users_table" {
+  description = "Where the production branch's synchronized users live in the project database."
+  value       = "${neon_auth_integration.stack.schema_name}.${neon_auth_integration.stack.table_name}"
+}
+
+output "seed_user_id" {
+  description = "Id of the seed user at Stack Auth (a row of users_sync)."
+  value       = neon_auth_user.seed.user_id
+}
+
+output "ownership_transferred" {
+  description = "true once the transfer has been confirmed in a browser."
+  value       = neon_auth_ownership_transfer.this.transferred
+}
+
 output "integrations" {
-  description = "What the API lists for the project."
-  value       = data.neon_auth_integrations.all.integrations
+  description = "What the project-level API lists for the project."
+  value       = data.neon_auth_integrations.production.integrations
 }
 
 output "projects_visible" {
@@ -37,7 +51,7 @@ output "projects_visible" {
 }
 
 output "publishable_client_key" {
-  description = "Public client key for the frontend SDK (print with terraform output -raw)."
+  description = "Public client key for the Stack Auth frontend SDK (print with terraform output -raw)."
   value       = neon_auth_sdk_keys.app.pub_client_key
   sensitive   = true
 }

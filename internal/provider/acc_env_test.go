@@ -40,7 +40,10 @@ type accEnv struct {
 	BaseURL   string
 	Key       string
 	ProjectID string
-	// Mode is the provider's auth_api: "project" (the default) or "branch".
+	// Mode is the provider's auth_api, always written into the provider
+	// block: "project" unless a test sets "branch" (the provider's own
+	// default, which TestAccUpgrade_from01 and TestAccProvider_defaultIsBranchMode
+	// run without naming it).
 	Mode string
 }
 

@@ -19,8 +19,9 @@ import (
 )
 
 var (
-	_ resource.ResourceWithImportState = (*authDomainResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*authDomainResource)(nil)
+	_ resource.ResourceWithImportState  = (*authDomainResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*authDomainResource)(nil)
+	_ resource.ResourceWithUpgradeState = (*authDomainResource)(nil)
 )
 
 // NewAuthDomainResource is the neon_auth_domain resource.
@@ -40,10 +41,11 @@ type authDomainModel struct {
 
 func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: branchIDVersion,
 		MarkdownDescription: "One origin of the redirect URI whitelist of a branch's Neon Auth (`…/auth/domains`). " +
-			"Import with `<project_id>/<domain>` or `<project_id>/<branch_id>/<domain>`.",
+			"Import with `<project_id>/<branch_id>/<domain>`; `<project_id>/<domain>` is the production branch's.",
 		Attributes: withAttributes(scopeAttributes("whitelists the domain", fromIntegration), map[string]schema.Attribute{
-			"id": computedString("`<project_id>/<canonical domain>`.", false),
+			"id": computedString("`<project_id>/<branch_id>/<canonical domain>`.", false),
 			"domain": schema.StringAttribute{
 				MarkdownDescription: "The domain to whitelist: an origin (`https://app.example.com`), a wildcard host " +
 					"(`https://*.preview.example.com`) or a native app's own scheme (`myapp://callback`). Compared in canonical " +
@@ -56,6 +58,11 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	}
 }
 
+// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<domain>`).
+func (r *authDomainResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeToBranchID(r, nil)
+}
+
 func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, "neon_auth_domain", scopeRules{}, req, resp)
 	r.data.planWhitelist(ctx, "neon_auth_domain", req, &resp.Diagnostics)
@@ -65,7 +72,7 @@ func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.Modify
 // is split at the first slashes only.
 var domainImport = importFormat{
 	resourceType: "neon_auth_domain", parts: []string{"domain"}, lastMaySlash: true, withBranch: true,
-	example: "autumn-frost-12345678/https://app.example.com",
+	example: "autumn-frost-12345678/br-quiet-leaf-12345678/https://app.example.com",
 }
 
 // listedDomain reports whether the scope's whitelist lists the domain, read
@@ -110,7 +117,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 			fmt.Sprintf("The response to whitelisting %s on %s was lost in transit, but the domain is listed, so it was adopted into the state.", canonical, s.Scope))
 	}
 	plan.recordScope(s)
-	plan.ID = types.StringValue(compositeID(s.ProjectID, canonical))
+	plan.ID = types.StringValue(branchObjectID(s, canonical))
 	tflog.Debug(ctx, "whitelisted domain", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "domain": canonical})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -127,7 +134,7 @@ func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	// The state keeps its own spelling of the domain; the id is canonical.
 	if canonical, cerr := apiclient.CanonicalOrigin(domain); cerr == nil {
-		state.ID = types.StringValue(compositeID(s.ProjectID, canonical))
+		state.ID = types.StringValue(branchObjectID(s, canonical))
 	}
 	state.recordScope(s)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -170,6 +177,6 @@ func (r *authDomainResource) ImportState(ctx context.Context, req resource.Impor
 		return
 	}
 	r.data.checkImportBranch(ctx, v, resp)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], canonical))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, canonical))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domain"), canonical)...)
 }

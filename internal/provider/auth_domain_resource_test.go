@@ -64,7 +64,7 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				Config:           env.config(domainConfig(env.ProjectID, first)),
 				ConfigPlanChecks: plans(domainAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
-					has(domainAddr, "id", str(env.ProjectID+"/"+first)),
+					has(domainAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+first)),
 					has(domainAddr, "domain", str(first)),
 					has(domainAddr, "auth_provider", str(env.authProvider())),
 					has(domainAddr, "branch_id", str(env.branch())),
@@ -79,7 +79,7 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				// The API has no update: another domain replaces this one.
 				Config:            env.config(domainConfig(env.ProjectID, second)),
 				ConfigPlanChecks:  plans(domainAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				ConfigStateChecks: []statecheck.StateCheck{has(domainAddr, "id", str(env.ProjectID+"/"+second)), expectEmuDomains(env, second)},
+				ConfigStateChecks: []statecheck.StateCheck{has(domainAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+second)), expectEmuDomains(env, second)},
 			},
 			resource.TestStep{
 				// Drift: removed from the whitelist behind Terraform's back.
@@ -122,7 +122,7 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{
 				// The configured spelling stays in state; the id is canonical.
 				has(domainAddr, "domain", str(written)),
-				has(domainAddr, "id", str(env.ProjectID+"/"+canonical)),
+				has(domainAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+canonical)),
 				expectEmuDomains(env, canonical),
 			},
 		},
@@ -147,8 +147,9 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			ImportState:   true,
 			ImportStateId: env.ProjectID + "/HTTPS://APP.example.com/",
 			ImportStateCheck: func(states []*terraform.InstanceState) error {
-				if len(states) != 1 || states[0].ID != env.ProjectID+"/"+canonical || states[0].Attributes["domain"] != canonical {
-					return fmt.Errorf("imported %v, want one instance with id %s/%s and domain %s", states, env.ProjectID, canonical, canonical)
+				// The id names the branch that the import id left to the default.
+				if want := env.ProjectID + "/" + env.branch() + "/" + canonical; len(states) != 1 || states[0].ID != want || states[0].Attributes["domain"] != canonical {
+					return fmt.Errorf("imported %v, want one instance with id %s and domain %s", states, want, canonical)
 				}
 				return nil
 			},

@@ -22,6 +22,7 @@ var (
 	_ resource.ResourceWithImportState    = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authEmailServerResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*authEmailServerResource)(nil)
 )
 
 // NewAuthEmailServerResource is the neon_auth_email_server resource.
@@ -52,11 +53,12 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 		return what + " Required when `type` is `standard`; not allowed when it is `shared`."
 	}
 	resp.Schema = schema.Schema{
+		Version: branchIDVersion,
 		MarkdownDescription: "The email server a branch's Neon Auth sends its mails through: the platform's shared server or " +
 			"your own SMTP server (`…/auth/email_server`, or `…/auth/email_provider` with `auth_api = \"branch\"`). " +
-			"Destroy resets it to the shared server. Import with `<project_id>` or `<project_id>/<branch_id>`.",
+			"Destroy resets it to the shared server. Import with `<project_id>/<branch_id>`; `<project_id>` is the production branch's.",
 		Attributes: withAttributes(branchAttributes("sends its mails through the server"), map[string]schema.Attribute{
-			"id": computedString("The project id.", false),
+			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"type": schema.StringAttribute{
 				MarkdownDescription: "`shared` (the platform's mail server) or `standard` (your own SMTP server, configured by the other arguments).",
 				Required:            true,
@@ -111,6 +113,11 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 			},
 		}),
 	}
+}
+
+// UpgradeState rewrites the ids of release 0.1 (`<project_id>`).
+func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeToBranchID(r, nil)
 }
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -211,7 +218,7 @@ func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resour
 }
 
 // emailImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
-var emailImport = importFormat{resourceType: "neon_auth_email_server", withBranch: true, example: "autumn-frost-12345678"}
+var emailImport = importFormat{resourceType: "neon_auth_email_server", withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
 
 // send sends the whole planned configuration (a PATCH, harmless to repeat),
 // the write-only password read from the configuration.
@@ -231,7 +238,7 @@ func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *a
 	if _, err := r.data.client.UpdateEmailServer(ctx, s.Scope, body); err != nil {
 		return false, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the %s email server of %s", body.Type, s.Scope), err)
 	}
-	plan.ID = types.StringValue(s.ProjectID)
+	plan.ID = types.StringValue(branchObjectID(s))
 	plan.recordBranch(s)
 	plan.PasswordWO = types.StringNull()
 	return true, ""
@@ -282,7 +289,7 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	warnUnknownValue(&resp.Diagnostics, "The email server type of "+s.String(), got.Type, apiclient.TypeShared, apiclient.TypeStandard)
-	state.ID = types.StringValue(s.ProjectID)
+	state.ID = types.StringValue(branchObjectID(s))
 	state.recordBranch(s)
 	state.Type = types.StringValue(got.Type)
 	state.Host = optionalString(got.Host)

@@ -100,7 +100,7 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionCreate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID)),
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.branch())),
 					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
 					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("port"), knownvalue.Int64Exact(587)),
 					statecheck.ExpectSensitiveValue(emailAddr, tfjsonpath.New("password")),

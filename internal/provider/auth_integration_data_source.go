@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -42,6 +43,10 @@ func (d *authIntegrationDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	it, err := d.data.integration(ctx, s)
 	if err == nil && it == nil {
+		if detail, outside := d.data.branchOutside(ctx, s); outside {
+			resp.Diagnostics.AddAttributeError(path.Root("branch_id"), summary, detail)
+			return
+		}
 		resp.Diagnostics.AddError(summary, "The "+s.String()+" has no Neon Auth integration.")
 		return
 	}

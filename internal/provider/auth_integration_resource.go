@@ -21,8 +21,9 @@ import (
 )
 
 var (
-	_ resource.ResourceWithImportState = (*authIntegrationResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithImportState  = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithUpgradeState = (*authIntegrationResource)(nil)
 )
 
 // NewAuthIntegrationResource is the neon_auth_integration resource.
@@ -65,15 +66,16 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()}, Validators: v}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Neon Auth on a branch of a Neon project: `POST /projects/auth/create` or " +
-			"`POST /projects/{project_id}/branches/{branch_id}/auth`, depending on the provider's `auth_api`. " +
-			"Import with `<project_id>`, `<project_id>/<auth_provider>` or `<project_id>/<branch_id>`.",
+		Version: branchIDVersion,
+		MarkdownDescription: "Neon Auth on a branch of a Neon project: `POST /projects/{project_id}/branches/{branch_id}/auth` or " +
+			"`POST /projects/auth/create`, depending on the provider's `auth_api`. " +
+			"Import with `<project_id>/<branch_id>/<auth_provider>` or `<project_id>/<branch_id>`; without the branch, the production branch's.",
 		Attributes: withAttributes(scopeAttributes("gets Neon Auth",
 			"Auth provider: `better_auth`, `stack` (deprecated by Neon; creating one with `auth_api = \"branch\"` warns) or "+
 				"`mock` (for tests only). Omitted: at creation `stack` with `auth_api = \"project\"` "+
 				"and `better_auth` with `auth_api = \"branch\"`; for an existing integration, the one it has."),
 			map[string]schema.Attribute{
-				"id": computedString("`<project_id>/<auth_provider>`.", false),
+				"id": computedString("`<project_id>/<branch_id>/<auth_provider>`.", false),
 				"database_name": optionalComputed("Database whose `neon_auth` schema holds the users. Omitted: the API's default, "+
 					"the branch's default database.", stringvalidator.LengthAtLeast(1)),
 				"role_name": optionalComputed("Database role for authenticated users; sent only with `auth_api = \"project\"`. "+
@@ -110,6 +112,11 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 	}
 }
 
+// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<auth_provider>`).
+func (r *authIntegrationResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeToBranchID(r, nil)
+}
+
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, "neon_auth_integration", integrationRules, req, resp)
 	if r.data == nil || r.data.family != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
@@ -128,7 +135,7 @@ func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.M
 // integrationImport is the import id.
 var integrationImport = importFormat{
 	resourceType: "neon_auth_integration", parts: []string{"auth_provider"}, optional: 1, withBranch: true,
-	example: "autumn-frost-12345678/stack",
+	example: "autumn-frost-12345678/br-quiet-leaf-12345678/better_auth",
 }
 
 func (r *authIntegrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -154,11 +161,11 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 				"neon_auth_integration", compositeID(s.ProjectID, s.BranchID)))
 			return
 		}
-		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, what, err))
+		resp.Diagnostics.AddError(summary, r.data.explainProjectFailure(ctx, s, what, err))
 		return
 	}
 	plan.recordScope(s)
-	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider))
+	plan.ID = types.StringValue(branchObjectID(s, s.AuthProvider))
 	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
 	plan.PubClientKey = optionalString(creds.PubClientKey)
 	plan.SecretServerKey = optionalString(creds.SecretServerKey)
@@ -293,7 +300,7 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 	}
 	warnUnknownValue(&resp.Diagnostics, "owned_by", it.OwnedBy, apiclient.OwnedByNeon, apiclient.OwnedByUser)
 	warnUnknownValue(&resp.Diagnostics, "auth_provider", it.AuthProvider, apiclient.AuthProviders...)
-	state.ID = types.StringValue(compositeID(s.ProjectID, state.AuthProvider.ValueString()))
+	state.ID = types.StringValue(branchObjectID(s, state.AuthProvider.ValueString()))
 	if state.DeleteDataOnDestroy.IsNull() {
 		state.DeleteDataOnDestroy = types.BoolValue(false)
 	}
@@ -335,8 +342,8 @@ func (r *authIntegrationResource) Delete(ctx context.Context, req resource.Delet
 	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Disabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope), &resp.Diagnostics)
 }
 
-// ImportState takes `<project_id>`, `<project_id>/<auth_provider>` or
-// `<project_id>/<branch_id>`; the first refresh reads the rest.
+// ImportState takes `<project_id>[/<branch_id>][/<auth_provider>]` (no
+// branch: the production branch); the first refresh reads the rest.
 func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	v, ok := integrationImport.importState(ctx, req, resp)
 	if !ok {

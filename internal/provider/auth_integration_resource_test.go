@@ -58,7 +58,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 		branch := env.branch()
 		cfg := env.config(integrationConfig(env.ProjectID, ""))
 		created := []statecheck.StateCheck{
-			has(integrationAddr, "id", str(env.ProjectID+"/"+env.authProvider())),
+			has(integrationAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+env.authProvider())),
 			has(integrationAddr, "auth_provider", str(env.authProvider())),
 			has(integrationAddr, "branch_id", str(branch)),
 			has(integrationAddr, "database_name", str("neondb")),

@@ -26,6 +26,7 @@ var (
 	_ resource.ResourceWithImportState    = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authOAuthProviderResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*authOAuthProviderResource)(nil)
 )
 
 // NewAuthOAuthProviderResource is the neon_auth_oauth_provider resource.
@@ -51,11 +52,12 @@ type authOAuthProviderModel struct {
 
 func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: branchIDVersion,
 		MarkdownDescription: "An OAuth sign-in provider (Google, GitHub, Microsoft or Vercel) of a branch's Neon Auth " +
 			"(`…/auth/oauth_providers`), with the platform's shared keys or your own OAuth app. " +
-			"Import with `<project_id>/<provider_id>` or `<project_id>/<branch_id>/<provider_id>`.",
+			"Import with `<project_id>/<branch_id>/<provider_id>`; `<project_id>/<provider_id>` is the production branch's.",
 		Attributes: withAttributes(scopeAttributes("gets the OAuth provider", fromIntegration), map[string]schema.Attribute{
-			"id": computedString("`<project_id>/<provider_id>`.", false),
+			"id": computedString("`<project_id>/<branch_id>/<provider_id>`.", false),
 			"provider_id": schema.StringAttribute{
 				MarkdownDescription: "Which OAuth provider: `google`, `github`, `microsoft` or `vercel`. Changing it replaces the resource.",
 				Required:            true,
@@ -103,6 +105,11 @@ func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaR
 			},
 		}),
 	}
+}
+
+// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<provider_id>`).
+func (r *authOAuthProviderResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeToBranchID(r, nil)
 }
 
 func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -190,7 +197,7 @@ func (r *authOAuthProviderResource) ValidateConfig(ctx context.Context, req reso
 // oauthImport is the import id.
 var oauthImport = importFormat{
 	resourceType: "neon_auth_oauth_provider", parts: []string{"provider_id"}, withBranch: true,
-	example: "autumn-frost-12345678/google",
+	example: "autumn-frost-12345678/br-quiet-leaf-12345678/google",
 }
 
 // listedOAuthProvider finds an OAuth provider in the scope's shared list; it
@@ -265,7 +272,7 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.recordScope(s)
-	plan.ID = types.StringValue(compositeID(s.ProjectID, id))
+	plan.ID = types.StringValue(branchObjectID(s, id))
 	plan.Type = types.StringValue(created.Type)
 	plan.ClientSecretWO = types.StringNull()
 	tflog.Debug(ctx, "created OAuth provider", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id, "type": created.Type})
@@ -310,7 +317,7 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	warnUnknownValue(&resp.Diagnostics, fmt.Sprintf("The type of the %s OAuth provider of %s", id, s.Scope), found.Type, apiclient.TypeShared, apiclient.TypeStandard)
-	state.ID = types.StringValue(compositeID(s.ProjectID, id))
+	state.ID = types.StringValue(branchObjectID(s, id))
 	state.recordScope(s)
 	state.Type = types.StringValue(found.Type)
 	state.ClientSecretWO = types.StringNull()
@@ -334,7 +341,7 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 		return
 	}
 	id := plan.ProviderID.ValueString()
-	plan.ID = types.StringValue(compositeID(s.ProjectID, id))
+	plan.ID = types.StringValue(branchObjectID(s, id))
 	plan.ClientSecretWO = types.StringNull()
 	if withCreds || body.MicrosoftTenantID != "" {
 		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
@@ -377,5 +384,5 @@ func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resourc
 		return
 	}
 	r.data.checkImportBranch(ctx, v, resp)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], v["provider_id"]))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, v["provider_id"]))...)
 }

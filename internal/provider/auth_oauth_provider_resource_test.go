@@ -91,7 +91,7 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 					plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/google")),
+					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.branch()+"/google")),
 					has(oauthAddr, "auth_provider", str(env.authProvider())),
 					typeIs("shared"),
 					expectEmuOAuth(env, "google", "shared", "", ""),

@@ -11,7 +11,8 @@ import (
 )
 
 var (
-	_ resource.ResourceWithModifyPlan = (*authOwnershipTransferResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*authOwnershipTransferResource)(nil)
+	_ resource.ResourceWithUpgradeState = (*authOwnershipTransferResource)(nil)
 )
 
 // NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
@@ -33,11 +34,12 @@ type authOwnershipTransferModel struct {
 
 func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: branchIDVersion,
 		MarkdownDescription: "Requests the transfer of the platform-managed Stack Auth project of the production branch to your " +
 			"own account at the auth provider: `POST /projects/auth/transfer_ownership`. Confirm it in a browser with `url`; " +
 			"`transferred` shows the result. Destroy only forgets the request. Not importable.",
 		Attributes: withAttributes(stackAttributes("has the managed auth project", "`stack`, the only auth provider whose project can be transferred. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose managed auth project can be transferred; recorded at creation."), map[string]schema.Attribute{
-			"id": computedString("`<project_id>/<auth_provider>`.", false),
+			"id": computedString("`<project_id>/<branch_id>/<auth_provider>`.", false),
 			"url": computedString("Confirmation link to open in a browser to complete the transfer. Sensitive: anyone "+
 				"with it can claim the auth project. Print it with an output marked sensitive and `terraform output -raw`.", true),
 			"owned_by": schema.StringAttribute{
@@ -51,6 +53,11 @@ func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.Sch
 			},
 		}),
 	}
+}
+
+// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<auth_provider>`).
+func (r *authOwnershipTransferResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeToBranchID(r, nil)
 }
 
 func (r *authOwnershipTransferResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -93,7 +100,7 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 	}
 
 	plan.recordScope(s)
-	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider))
+	plan.ID = types.StringValue(branchObjectID(s, s.AuthProvider))
 	plan.URL = types.StringValue(transfer.URL)
 	plan.OwnedBy = types.StringValue(it.OwnedBy)
 	plan.Transferred = types.BoolValue(false)

@@ -65,7 +65,7 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
 				}},
 				ConfigStateChecks: append(transferState("neon", false),
-					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/stack")),
+					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.branch()+"/stack")),
 					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
 					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://\S+code=\S+`))),
 					statecheck.ExpectSensitiveValue(transferAddr, tfjsonpath.New("url")),

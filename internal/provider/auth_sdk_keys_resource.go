@@ -18,7 +18,8 @@ import (
 )
 
 var (
-	_ resource.ResourceWithModifyPlan = (*authSDKKeysResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*authSDKKeysResource)(nil)
+	_ resource.ResourceWithUpgradeState = (*authSDKKeysResource)(nil)
 )
 
 // NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
@@ -45,11 +46,12 @@ type authSDKKeysModel struct {
 
 func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: branchIDVersion,
 		MarkdownDescription: "A new key pair for the Stack Auth SDKs of the production branch's integration: " +
 			"`POST /projects/auth/keys`. Change `rotation_triggers` to mint another; earlier pairs stay valid (the API cannot " +
 			"revoke them). Not importable.",
 		Attributes: withAttributes(stackAttributes("mints the keys", "`stack`, the only auth provider with SDK keys. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose integration has SDK keys; recorded at creation."), map[string]schema.Attribute{
-			"id": computedString("`<project_id>/<auth_provider>/<created_at>`.", false),
+			"id": computedString("`<project_id>/<branch_id>/<auth_provider>/<created_at>`.", false),
 			"rotation_triggers": schema.MapAttribute{
 				MarkdownDescription: "Arbitrary strings; any change mints a new key pair (replacement). For example a date, " +
 					"or the id of a secret-store version.",
@@ -66,6 +68,11 @@ func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"created_at":               computedString("When this pair was minted (RFC 3339, UTC).", false),
 		}),
 	}
+}
+
+// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<auth_provider>/<created_at>`).
+func (r *authSDKKeysResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeToBranchID(r, nil)
 }
 
 func (r *authSDKKeysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -96,7 +103,7 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	created := time.Now().UTC().Format(time.RFC3339Nano)
 	plan.recordScope(s)
-	plan.ID = types.StringValue(compositeID(s.ProjectID, s.AuthProvider, created))
+	plan.ID = types.StringValue(branchObjectID(s, s.AuthProvider, created))
 	plan.CreatedAt = types.StringValue(created)
 	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
 	plan.PubClientKey = types.StringValue(creds.PubClientKey)

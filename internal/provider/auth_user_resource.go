@@ -15,14 +15,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 var (
-	_ resource.ResourceWithImportState = (*authUserResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*authUserResource)(nil)
+	_ resource.ResourceWithImportState  = (*authUserResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*authUserResource)(nil)
+	_ resource.ResourceWithUpgradeState = (*authUserResource)(nil)
 )
 
 // NewAuthUserResource is the neon_auth_user resource.
@@ -36,19 +38,22 @@ type authUserResource struct {
 
 type authUserModel struct {
 	scopeModel
-	ID    types.String `tfsdk:"id"`
-	Email types.String `tfsdk:"email"`
-	Name  types.String `tfsdk:"name"`
-	Roles types.List   `tfsdk:"roles"`
+	ID     types.String `tfsdk:"id"`
+	UserID types.String `tfsdk:"user_id"`
+	Email  types.String `tfsdk:"email"`
+	Name   types.String `tfsdk:"name"`
+	Roles  types.List   `tfsdk:"roles"`
 }
 
 func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A user of a branch's Neon Auth, for seed, test and service accounts: `POST /projects/auth/user` " +
-			"or `POST …/branches/{branch_id}/auth/users`. No endpoint reads a user back. " +
-			"Import with `<project_id>/<user_id>` or `<project_id>/<branch_id>/<user_id>`.",
+		Version: branchIDVersion,
+		MarkdownDescription: "A user of a branch's Neon Auth, for seed, test and service accounts: `POST …/branches/{branch_id}/auth/users` " +
+			"or `POST /projects/auth/user`. No endpoint reads a user back. " +
+			"Import with `<project_id>/<branch_id>/<user_id>`; `<project_id>/<user_id>` is the production branch's.",
 		Attributes: withAttributes(scopeAttributes("holds the user", fromIntegration), map[string]schema.Attribute{
-			"id": computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),
+			"id":      computedString("`<project_id>/<branch_id>/<user_id>`.", false),
+			"user_id": computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),
 			"email": schema.StringAttribute{
 				MarkdownDescription: "Email address of the user. Unique within the auth project. Required to create a user; " +
 					"changing it replaces the user. No endpoint reads users back, so after an import it is null until the " +
@@ -78,6 +83,14 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 // userRules: roles exist only in the branch-scoped API.
 var userRules = scopeRules{branchAttrs: []string{"roles"}}
 
+// UpgradeState rewrites the ids of release 0.1, which were the user's id
+// alone; that id moves to user_id.
+func (r *authUserResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeToBranchID(r, func(attrs map[string]tftypes.Value, userID string) {
+		attrs["user_id"] = tftypes.NewValue(tftypes.String, userID)
+	})
+}
+
 func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, "neon_auth_user", userRules, req, resp)
 	// email is optional only so that an imported user (whose email no
@@ -105,8 +118,8 @@ func replaceUnlessImported() planmodifier.String {
 
 // userImport is the import id.
 var userImport = importFormat{
-	resourceType: "neon_auth_user", parts: []string{"user_id"}, attrs: map[string]string{"user_id": "id"}, withBranch: true,
-	example: "autumn-frost-12345678/1f0c5a2e-9b7d-4c1e-8a3f-2d6b7c8e9f01",
+	resourceType: "neon_auth_user", parts: []string{"user_id"}, withBranch: true,
+	example: "autumn-frost-12345678/br-quiet-leaf-12345678/1f0c5a2e-9b7d-4c1e-8a3f-2d6b7c8e9f01",
 	note:    "The user id is the `id` column of the users_sync table.",
 }
 
@@ -127,22 +140,23 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
 			"The response was lost in transit, so the user may or may not have been created; the request was not sent again, "+
 			"since no endpoint can read a user back. Run apply again: if it then fails because the email already exists, "+
-			"the user was created. "+userImportHint(s.ProjectID, email))
+			"the user was created. "+userImportHint(branchObjectID(s), email))
 		return
 	case errors.Is(err, apiclient.ErrConflict):
 		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
-			"A user with this email already exists in the auth project. "+userImportHint(s.ProjectID, email))
+			"A user with this email already exists in the auth project. "+userImportHint(branchObjectID(s), email))
 		return
 	case err != nil:
 		resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, what, err))
 		return
 	}
 	if user.ID == "" {
-		resp.Diagnostics.AddError(summary, what+": the API answered without a user id. "+userImportHint(s.ProjectID, email))
+		resp.Diagnostics.AddError(summary, what+": the API answered without a user id. "+userImportHint(branchObjectID(s), email))
 		return
 	}
 
-	plan.ID = types.StringValue(user.ID)
+	plan.ID = types.StringValue(branchObjectID(s, user.ID))
+	plan.UserID = types.StringValue(user.ID)
 	plan.recordScope(s)
 	roles := plan.Roles
 	plan.Roles = types.ListNull(types.StringType)
@@ -174,14 +188,14 @@ func (r *authUserResource) setRoles(ctx context.Context, s authScope, userID str
 }
 
 // userImportHint tells how to adopt a user that exists at the auth provider
-// but not in Terraform's state.
-func userImportHint(projectID, email string) string {
+// but not in Terraform's state; branch is `<project_id>/<branch_id>`.
+func userImportHint(branch, email string) string {
 	return fmt.Sprintf("The user with email %[2]s exists at the auth provider. Find its id in the project database:\n\n"+
 		"  SELECT id FROM <schema_name>.users_sync WHERE email = '%[2]s';\n\n"+
 		"(<schema_name> is the schema_name attribute of the neon_auth_integration), then import it:\n\n"+
 		"  terraform import <resource address, e.g. neon_auth_user.this> %[1]s/<user_id>\n\n"+
 		"or add an import block with id = \"%[1]s/<user_id>\". Alternatively delete that user at the auth provider and apply again.",
-		projectID, email)
+		branch, email)
 }
 
 // Read keeps the state as it is: the API cannot read a user. Only the
@@ -194,12 +208,14 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	if outlived, ok := r.data.integrationOutlived(ctx, req.Private, resp.Private, s, "Unable to Read Auth User", &resp.Diagnostics); ok && outlived {
 		tflog.Warn(ctx, "the integration of this auth user is gone, and the user with it; removing the user from state",
-			map[string]any{"project_id": s.ProjectID, "user_id": state.ID.ValueString()})
+			map[string]any{"project_id": s.ProjectID, "user_id": state.UserID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	if (s.BranchID != "" && state.BranchID.IsNull()) || state.AuthProvider.IsNull() {
+	if id := types.StringValue(branchObjectID(s, state.UserID.ValueString())); (s.BranchID != "" && state.BranchID.IsNull()) ||
+		state.AuthProvider.IsNull() || !state.ID.Equal(id) {
 		state.recordScope(s)
+		state.ID = id
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
 }
@@ -213,7 +229,7 @@ func (r *authUserResource) Update(ctx context.Context, req resource.UpdateReques
 	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	if !plan.Roles.Equal(prior.Roles) && !r.setRoles(ctx, s, plan.ID.ValueString(), plan.Roles, &resp.Diagnostics) {
+	if !plan.Roles.Equal(prior.Roles) && !r.setRoles(ctx, s, plan.UserID.ValueString(), plan.Roles, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -229,7 +245,7 @@ func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteReques
 	if !ok {
 		return
 	}
-	userID := state.ID.ValueString()
+	userID := state.UserID.ValueString()
 	err := r.data.client.DeleteUser(ctx, s.Scope, userID)
 	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Deleting the user %s of %s", userID, s.Scope), &resp.Diagnostics)
 }
@@ -240,6 +256,7 @@ func (r *authUserResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	r.data.checkImportBranch(ctx, v, resp)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, v["user_id"]))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("email"), types.StringNull())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), types.StringNull())...)
 	setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics)

@@ -54,7 +54,7 @@ type expectUserRow struct {
 }
 
 func (c expectUserRow) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	id, err := stateString(req, userAddr, "id")
+	id, err := stateString(req, userAddr, "user_id")
 	if err != nil {
 		resp.Error = err
 		return
@@ -87,13 +87,14 @@ func stateString(req statecheck.CheckStateRequest, address, attr string) (string
 	return "", fmt.Errorf("resource %s not in state", address)
 }
 
-// userImportID builds `<project_id>/<user_id>` from the state.
+// userImportID is the user's id in state, `<project_id>/<branch_id>/<user_id>`:
+// the id it is imported by.
 func userImportID(s *terraform.State) (string, error) {
 	rs, ok := s.RootModule().Resources[userAddr]
 	if !ok {
 		return "", fmt.Errorf("%s not in state", userAddr)
 	}
-	return rs.Primary.Attributes["project_id"] + "/" + rs.Primary.ID, nil
+	return rs.Primary.ID, nil
 }
 
 // checkUsersAndIntegrationsGone is CheckDestroy: nothing left on the emulator.
@@ -126,7 +127,8 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 					plancheck.ExpectUnknownValue(userAddr, tfjsonpath.New("id")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("id"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^`+regexp.QuoteMeta(env.ProjectID+"/"+env.branch()+"/")+`[0-9a-f-]{36}$`))),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("project_id"), knownvalue.StringExact(env.ProjectID)),
 					has(userAddr, "auth_provider", str(env.authProvider())),
 					has(userAddr, "branch_id", str(env.branch())),
@@ -242,12 +244,17 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 				ImportStateIdFunc:  func(*terraform.State) (string, error) { return env.ProjectID + "/" + userID, nil },
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					// The states of the whole configuration: find the user.
+					// Imported by the short id, it gets the id that names the
+					// production branch.
 					for _, st := range states {
-						if st.ID != userID {
+						if st.Attributes["user_id"] != userID {
 							continue
 						}
 						if a := st.Attributes; a["email"] != "" || a["name"] != "" || a["project_id"] != env.ProjectID {
 							return fmt.Errorf("after import email/name/project_id = %q/%q/%q, want null/null/%s", a["email"], a["name"], a["project_id"], env.ProjectID)
+						}
+						if want := env.ProjectID + "/" + env.branch() + "/" + userID; st.ID != want {
+							return fmt.Errorf("after import id = %q, want %q", st.ID, want)
 						}
 						return nil
 					}
@@ -288,7 +295,7 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 				ResourceName:  userAddr,
 				ImportState:   true,
 				ImportStateId: env.ProjectID,
-				ExpectError:   mustMatch("Expected `<project_id>/<user_id>`"),
+				ExpectError:   mustMatch("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
 			},
 		)
 		tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
@@ -376,7 +383,7 @@ func TestAccAuthUser_conflictSuggestsImport(t *testing.T) {
 				Config: env.config(userConfig(env.ProjectID, "taken@example.com", "")),
 				ExpectError: matchInOrder("A user with this email already exists",
 					"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'",
-					"terraform import", env.ProjectID+"/<user_id>"),
+					"terraform import", env.ProjectID+"/"+env.branch()+"/<user_id>"),
 			},
 		))
 	})
@@ -392,7 +399,7 @@ func lostUserGuidance(env *accEnv, email string) *regexp.Regexp {
 		"the request was not sent again, since no endpoint can read a user back",
 		"Run apply again: if it then fails because the email already exists, the user was created",
 		"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
-		"terraform import", env.ProjectID+"/<user_id>")
+		"terraform import", env.ProjectID+"/"+env.branch()+"/<user_id>")
 }
 
 // expectPosts checks how many user creation requests were sent so far.
@@ -453,7 +460,7 @@ func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
 					Config:    cfg,
 					ExpectError: matchInOrder("A user with this email already exists",
 						"SELECT id FROM <schema_name>.users_sync WHERE email = 'seed@example.com'",
-						"terraform import", env.ProjectID+"/<user_id>"),
+						"terraform import", env.ProjectID+"/"+env.branch()+"/<user_id>"),
 				},
 				resource.TestStep{
 					// Exactly one user exists (the first request), then the fix the

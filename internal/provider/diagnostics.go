@@ -65,9 +65,12 @@ func apiErrorDetail(what string, err error) string {
 func projectNotVisibleDetail(projectID string, err error) string {
 	return apiErrorDetail(fmt.Sprintf("Project %s", projectID), err) +
 		" The project was not found. Either it does not exist (any more), or the API key cannot see it: a project-scoped key " +
-		"only sees its own project, and a personal key only the organizations its user belongs to. Terraform state was left unchanged. " +
-		"Check project_id and the key; if the project was really deleted, remove the resource with `terraform state rm`."
+		"only sees its own project, and a personal key only the organizations its user belongs to. Check project_id and the key."
 }
+
+// stateRmWhenGone completes projectNotVisibleDetail for an object in state
+// (never for a create, which has nothing in state to remove).
+const stateRmWhenGone = " Terraform state was left unchanged; if the project was really deleted, remove the resource with `terraform state rm`."
 
 // projectErrorDetail explains an API failure on a project path: a 404 gets
 // the "not found or not visible to this key" explanation, anything else the

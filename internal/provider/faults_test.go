@@ -108,7 +108,8 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 	}
 	// More retries than the default: with one response in five faulted, a
 	// read fails for good only after 11 faults in a row (p ≈ 2·10⁻⁸).
-	cfg := fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  requests_per_minute = 100000\n  max_retries = 10\n}\n",
+	// Project mode, named: the suite mints Stack Auth SDK keys.
+	cfg := fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  auth_api = \"project\"\n  requests_per_minute = 100000\n  max_retries = 10\n}\n",
 		env.Key, env.BaseURL) + faultSuiteConfig(projects)
 	tc := env.testCase(resource.TestStep{
 		PreConfig: func() { env.Emu.SetFaults(faults) },
@@ -204,7 +205,7 @@ func stateMatchesEmulator(env *accEnv, projects []string, s *terraform.State) er
 			ids[r.ID] = true
 		}
 		for j := range faultUsersPer {
-			if id := attr(fmt.Sprintf("neon_auth_user.p%d.%d", i, j), "id"); !ids[id] {
+			if id := attr(fmt.Sprintf("neon_auth_user.p%d.%d", i, j), "user_id"); !ids[id] {
 				return fmt.Errorf("project %s: user %d has id %s in state, not in users_sync", pid, j, id)
 			}
 		}

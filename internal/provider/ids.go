@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // compositeID joins the parts of a resource id with "/".
@@ -14,8 +16,9 @@ func compositeID(parts ...string) string { return strings.Join(parts, "/") }
 
 // importFormat is the import id of a resource type:
 // `<project_id>[/<branch_id>]/<part>/…`, each part stored in the attribute of
-// the same name. The branch id is optional (it names a branch other than the
-// production one) and recognized by Neon's `br-` prefix.
+// the same name. The branch id is what the resource's own id names; it is
+// recognized by Neon's `br-` prefix. Left out (the short form that release
+// 0.1 wrote), it means the project's production branch.
 type importFormat struct {
 	resourceType string
 	// parts are the names of the parts after project_id (and branch_id):
@@ -43,12 +46,16 @@ func (f importFormat) usage() string {
 		for _, p := range f.parts[:n] {
 			form += "/<" + p + ">"
 		}
-		forms = append(forms, "`"+form+"`")
 		if f.withBranch {
 			forms = append(forms, "`"+strings.Replace(form, "<project_id>", "<project_id>/<branch_id>", 1)+"`")
 		}
+		forms = append(forms, "`"+form+"`")
 	}
-	return strings.Join(forms, " or ")
+	usage := strings.Join(forms, " or ")
+	if f.withBranch {
+		usage += " (without a branch id: the production branch)"
+	}
+	return usage
 }
 
 // parse splits id into attribute values; branch_id is "" when the id does
@@ -116,4 +123,93 @@ func (f importFormat) importState(ctx context.Context, req resource.ImportStateR
 		}
 	}
 	return values, !resp.Diagnostics.HasError()
+}
+
+// branchObjectID is the id of an object that lives on a branch:
+// `<project_id>/<branch_id>/<part>/…`. It names the branch, so that no id of
+// one branch's object can be mistaken for another branch's.
+func branchObjectID(s authScope, parts ...string) string {
+	return compositeID(append([]string{s.ProjectID, s.BranchID}, parts...)...)
+}
+
+// importedID is the id an import sets before the first refresh: the parts
+// of the import id, the branch only where the id named one (the refresh
+// writes the id with the branch it resolved).
+func importedID(v map[string]string, parts ...string) string {
+	head := []string{v["project_id"]}
+	if v["branch_id"] != "" {
+		head = append(head, v["branch_id"])
+	}
+	return compositeID(append(head, parts...)...)
+}
+
+// branchIDVersion is the schema version of the resources whose ids name
+// their branch; release 0.1 wrote version 0, whose ids did not.
+const branchIDVersion = 1
+
+// upgradeToBranchID is the state upgrader from version 0 of a resource on a
+// branch: the id gains the state's own branch_id (`<project_id>/<rest>` →
+// `<project_id>/<branch_id>/<rest>`; an id without the project id, such as a
+// user's, is the rest). fill, when set, writes attributes the version added
+// from the old id. Nothing else changes and nothing is sent: the state
+// already recorded the branch. A state without a branch_id (written before
+// it existed) keeps its id until the next refresh, which resolves the
+// production branch.
+func upgradeToBranchID(r resource.Resource, fill func(attrs map[string]tftypes.Value, oldRest string)) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: {StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+		var sr resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &sr)
+		typ := sr.Schema.Type().TerraformType(ctx)
+		fail := func(err error) {
+			resp.Diagnostics.AddError("Unable to Upgrade Resource State",
+				"Reading the state that release 0.1 wrote: "+err.Error()+". This is a bug in the provider; please report it.")
+		}
+		if req.RawState == nil {
+			fail(fmt.Errorf("no prior state"))
+			return
+		}
+		// Attributes that a later version dropped are left behind; those it
+		// added are null.
+		raw, err := req.RawState.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{
+			ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
+		if err != nil {
+			fail(err)
+			return
+		}
+		attrs := map[string]tftypes.Value{}
+		if err := raw.As(&attrs); err != nil {
+			fail(err)
+			return
+		}
+		get := func(name string) string {
+			var s string
+			if v, ok := attrs[name]; ok && v.IsKnown() && !v.IsNull() {
+				_ = v.As(&s)
+			}
+			return s
+		}
+		projectID, branchID, id := get("project_id"), get("branch_id"), get("id")
+		rest := id
+		if id == projectID {
+			rest = ""
+		} else if after, ok := strings.CutPrefix(id, projectID+"/"); ok {
+			rest = after
+		}
+		if fill != nil {
+			fill(attrs, rest)
+		}
+		if branchID != "" && projectID != "" {
+			parts := []string{projectID, branchID}
+			if rest != "" {
+				parts = append(parts, rest)
+			}
+			attrs["id"] = tftypes.NewValue(tftypes.String, compositeID(parts...))
+		}
+		dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+		if err != nil {
+			fail(err)
+			return
+		}
+		resp.DynamicValue = &dv
+	}}}
 }

@@ -70,15 +70,16 @@ func (p *neonProvider) Metadata(_ context.Context, _ provider.MetadataRequest, r
 
 func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Manages the auth integration of Neon projects (the platform-managed Stack Auth project, " +
-			"its SDK keys, users, OAuth providers, redirect domains and email server) through the Neon platform API v2. " +
+		MarkdownDescription: "Manages Neon Auth on the branches of Neon projects through the Neon platform API v2: Better Auth " +
+			"integrations with their sign-in methods, plugins, webhooks, OAuth providers, redirect domains, email server and users; " +
+			"and the Stack Auth integrations of the project-level API with their SDK keys and ownership transfer. " +
 			"The auth feature is in beta.",
 		Attributes: map[string]schema.Attribute{
 			"auth_api": schema.StringAttribute{
-				MarkdownDescription: "Which generation of Neon Auth endpoints to use: `\"project\"` (default), the project-level " +
-					"endpoints Neon has deprecated, which reach only the production branch; or `\"branch\"`, their branch-scoped " +
-					"successors, which reach any branch and are where new features are. Falls back to `" + envAuthAPI + "`. " +
-					"Switching a configuration from one to the other replaces nothing.",
+				MarkdownDescription: "Which generation of Neon Auth endpoints to use: `\"branch\"` (default since 0.2), the " +
+					"branch-scoped endpoints, which reach any branch and are where new features are; or `\"project\"`, the project-level " +
+					"endpoints Neon has deprecated, which reach only the production branch (the default of 0.1). Falls back to `" +
+					envAuthAPI + "`. Switching a configuration from one to the other replaces nothing.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(authAPIProject, authAPIBranch)},
 			},
@@ -168,11 +169,11 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Neon API base URL", err.Error())
 		return
 	}
-	family := apiclient.FamilyProject
+	family := apiclient.FamilyBranch
 	switch api := stringOrEnv(cfg.AuthAPI, envAuthAPI); api {
-	case "", authAPIProject:
-	case authAPIBranch:
-		family = apiclient.FamilyBranch
+	case "", authAPIBranch:
+	case authAPIProject:
+		family = apiclient.FamilyProject
 	default:
 		resp.Diagnostics.AddAttributeError(path.Root("auth_api"), "Invalid "+envAuthAPI,
 			fmt.Sprintf("%s must be %q or %q, got %q.", envAuthAPI, authAPIProject, authAPIBranch, api))

@@ -22,6 +22,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 func TestProviderSchemaIsValid(t *testing.T) {
@@ -275,4 +277,36 @@ func TestUnitEveryTypeIsConfiguredAndNamed(t *testing.T) {
 	if want := len(p.Resources(ctx)) + len(p.DataSources(ctx)); len(seen) != want || want < 19 {
 		t.Errorf("%d distinct type names for %d types", len(seen), want)
 	}
+}
+
+// A provider block without auth_api is in branch mode (since 0.2): a new
+// integration goes through the branch-scoped endpoint and, its auth_provider
+// omitted, is Better Auth; the project-level endpoints see no request.
+func TestAccProvider_defaultIsBranchMode(t *testing.T) {
+	env := newAccEnv(t)
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: fmt.Sprintf(`
+provider "neon" {
+  api_key  = %[1]q
+  base_url = %[2]q
+}
+
+resource "neon_auth_integration" "test" {
+  project_id = %[3]q
+}
+`, env.Key, env.BaseURL, env.ProjectID),
+		ConfigStateChecks: []statecheck.StateCheck{
+			has(integrationAddr, "auth_provider", str(apiclient.AuthProviderBetterAuth)),
+			has(integrationAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+apiclient.AuthProviderBetterAuth)),
+			stateCheckFunc(func() error {
+				if n := env.routeCount("POST /projects/{project_id}/branches/{branch_id}/auth"); n != 1 {
+					return fmt.Errorf("%d requests to the branch-scoped enable, want 1", n)
+				}
+				if n := env.routeCount("POST /projects/auth/create"); n != 0 {
+					return fmt.Errorf("%d requests to the project-level enable, want none", n)
+				}
+				return nil
+			}),
+		},
+	}))
 }

@@ -2,11 +2,14 @@ package provider
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // What every resource and data source of this provider holds and does the
@@ -57,8 +60,36 @@ func (d *providerData) explainFailure(ctx context.Context, s authScope, what str
 	if !isNotFound(err) {
 		return apiErrorDetail(what, err)
 	}
+	if detail, outside := d.branchOutside(ctx, s); outside {
+		return apiErrorDetail(what, err) + " " + detail
+	}
 	p, perr := d.absence(ctx, s, nil)
 	return scopeErrorDetail(s, what, err, p, perr)
+}
+
+// explainProjectFailure is explainFailure for a request on the scope itself
+// (enabling Neon Auth): a 404 is a branch of another project, or a project
+// this key cannot see.
+func (d *providerData) explainProjectFailure(ctx context.Context, s authScope, what string, err error) string {
+	if detail, outside := d.branchOutside(ctx, s); isNotFound(err) && outside {
+		return apiErrorDetail(what, err) + " " + detail
+	}
+	return projectErrorDetail(s.ProjectID, what, err)
+}
+
+// branchOutside reports, after a 404 of the branch-scoped API, whether the
+// scope's branch is missing from a fresh list of its project's branches (a
+// branch of another project), and explains it naming branch_id.
+func (d *providerData) branchOutside(ctx context.Context, s authScope) (string, bool) {
+	if s.Family != apiclient.FamilyBranch || s.BranchID == "" {
+		return "", false
+	}
+	d.reads.branches.invalidate(readKey{projectID: s.ProjectID})
+	branches, err := d.branches(ctx, s.ProjectID)
+	if err != nil || slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == s.BranchID }) {
+		return "", false
+	}
+	return branchNotInProject(s.ProjectID, s.BranchID), true
 }
 
 // readListed is the Read of a thing found by listing: true when it is
@@ -74,7 +105,7 @@ func (d *providerData) readListed(ctx context.Context, s authScope, listed func(
 		tflog.Warn(ctx, what+" no longer exists; removing it from state", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 		resp.State.RemoveResource(ctx)
 	case notVisible:
-		resp.Diagnostics.AddError(summary, projectNotVisibleDetail(s.ProjectID, err))
+		resp.Diagnostics.AddError(summary, projectNotVisibleDetail(s.ProjectID, err)+stateRmWhenGone)
 	default:
 		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading "+what, err))
 	}
@@ -97,7 +128,7 @@ func (d *providerData) settleDelete(ctx context.Context, s authScope, err error,
 	case gone:
 		tflog.Debug(ctx, what+": already gone", map[string]any{"project_id": s.ProjectID})
 	case notVisible:
-		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, perr))
+		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, perr)+stateRmWhenGone)
 	case present:
 		diags.AddError(summary, apiErrorDetail(what, err)+" Yet it is still listed; run apply again.")
 	default:

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -334,8 +335,8 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 	needBranch := func(p path.Path, what string) {
 		resp.Diagnostics.AddAttributeError(p, "Needs the branch-scoped API",
 			fmt.Sprintf("%s is only offered by Neon's branch-scoped endpoints (/projects/{project_id}/branches/{branch_id}/auth…), "+
-				"and the provider uses the project-level ones (auth_api = %q). Set auth_api = %q in the provider block "+
-				"(or NEON_AUTH_API=%s); a configuration applied in project mode switches without replacing anything.",
+				"and the provider uses the project-level ones (auth_api = %q). Remove auth_api from the provider block (%q is the "+
+				"default) or set it to %q; a configuration applied in project mode switches without replacing anything.",
 				what, authAPIProject, authAPIBranch, authAPIBranch))
 	}
 	if !branchMode {
@@ -362,7 +363,28 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 	if !isKnownSet(cfg.BranchID) || !isKnownSet(cfg.ProjectID) {
 		return
 	}
+	if !creating && isKnownSet(state.BranchID) {
+		// The object's branch is known without a request: never replace it
+		// by one on another branch.
+		if !cfg.BranchID.Equal(state.BranchID) || !cfg.ProjectID.Equal(state.ProjectID) {
+			onOtherBranch(&resp.Diagnostics, typeName, state.branchModel, cfg.branchModel)
+			return
+		}
+	}
 	legacy := !creating && state.BranchID.IsNull() // recorded before branch_id existed: the production branch
+	if branchMode && !rules.productionStack && !legacy && !creating {
+		return
+	}
+	branches, err := d.branches(ctx, cfg.ProjectID.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to check branch_id", projectErrorDetail(cfg.ProjectID.ValueString(),
+			"Listing the branches of project "+cfg.ProjectID.ValueString(), err))
+		return
+	}
+	if !slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == cfg.BranchID.ValueString() }) {
+		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not in the project", branchNotInProject(cfg.ProjectID.ValueString(), cfg.BranchID.ValueString()))
+		return
+	}
 	if branchMode && !rules.productionStack && !legacy {
 		return
 	}
@@ -374,6 +396,8 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 	}
 	other := cfg.BranchID.ValueString() != prod
 	switch {
+	case other && legacy:
+		onOtherBranch(&resp.Diagnostics, typeName, branchModel{ProjectID: state.ProjectID, BranchID: types.StringValue(prod)}, cfg.branchModel)
 	case other && !branchMode:
 		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
 			fmt.Sprintf("Branch %s is not the production branch (%s) of project %s. The project-level endpoints (auth_api = %q) "+
@@ -381,9 +405,31 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 				"other branches, or remove branch_id.", cfg.BranchID.ValueString(), prod, cfg.ProjectID.ValueString(), authAPIProject, authAPIBranch))
 	case other && rules.productionStack:
 		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(typeName))
-	case other && legacy:
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("branch_id"))
 	}
+}
+
+// onOtherBranch refuses a plan whose configuration names another branch than
+// the one the object in state lives on: replacing it would delete an object
+// on a branch that the configuration does not name (such as production's
+// Google sign-in, imported by an id that named no branch into a resource
+// configured for a preview branch).
+func onOtherBranch(diags *diag.Diagnostics, typeName string, object, configured branchModel) {
+	diags.AddAttributeError(path.Root("branch_id"), "Object on another branch",
+		fmt.Sprintf("This %[1]s in the state lives on branch %[2]s of project %[3]s, but the configuration names branch %[4]s of project %[5]s. "+
+			"The provider never replaces an object across branches: that would delete the one on %[2]s, which this configuration "+
+			"does not name. If it was imported with the wrong id (an id without a branch, such as `%[3]s/…`, means the production "+
+			"branch), remove it from the state (`terraform state rm`, or drop the import block) and import it with an id that names "+
+			"%[4]s: `%[5]s/%[4]s/…`. To move it on purpose, first remove the resource from the configuration and apply (that deletes "+
+			"it on %[2]s), then add it back with the new branch_id.",
+			typeName, object.BranchID.ValueString(), object.ProjectID.ValueString(), configured.BranchID.ValueString(), configured.ProjectID.ValueString()))
+}
+
+// branchNotInProject explains a branch_id that the project's branch list
+// lacks: a branch of another project, or one that no longer exists.
+func branchNotInProject(projectID, branchID string) string {
+	return fmt.Sprintf("branch_id %s is not a branch of project %s: it belongs to another project, or it does not exist (any "+
+		"more). Set branch_id to a branch of project %s (its production branch when omitted), or set project_id to the project "+
+		"that has branch %s.", branchID, projectID, projectID, branchID)
 }
 
 // isConfigured reports whether a top-level attribute of a configuration is

@@ -87,9 +87,12 @@ func TestAccSecurity_traceLogsHoldNoSecret(t *testing.T) {
 	secrets.add("write-only OAuth client secret", "oauth-wo-secret-1b2d4e")
 	secrets.add("SMTP password", "smtp-password-5e6f7a")
 
+	// Project mode, named: SDK keys and the ownership transfer need the
+	// Stack Auth integration that mode creates by default.
 	cfg := fmt.Sprintf(`
 provider "neon" {
   base_url = %[1]q
+  auth_api = "project"
 }
 
 variable "google_secret" {
@@ -360,7 +363,8 @@ resource "neon_auth_email_server" "test" {
 }
 `, env.ProjectID)
 	// Few retries: the HTML 502 is retried as a read should be, then reported.
-	cfg := fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  max_retries = 1\n}\n", env.Key, env.BaseURL) + body
+	// Project mode, named: the rewritten reads are its endpoints.
+	cfg := fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  auth_api = \"project\"\n  max_retries = 1\n}\n", env.Key, env.BaseURL) + body
 	var before string
 	snapshot := func(s *terraform.State) string {
 		var b strings.Builder

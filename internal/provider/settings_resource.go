@@ -181,7 +181,7 @@ func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.De
 func (r *settingsResource[A, M, PM]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	f := importFormat{resourceType: r.kind.typeName, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
 	if v, ok := f.importState(ctx, req, resp); ok {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], v["branch_id"]))...)
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v))...)
 	}
 }
 

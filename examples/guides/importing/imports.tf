@@ -1,6 +1,7 @@
 # Step 1 (with providers.tf): one import block per object that exists already,
 # and the two ids they take. The ids are those of the resource pages' Import
-# sections; the user id is the id column of neon_auth.users_sync. After the
+# sections without the branch id, which means the production branch; the user
+# id is the id column of neon_auth.users_sync. After the
 # import has been applied the blocks can go, or stay: they do nothing more.
 
 import {

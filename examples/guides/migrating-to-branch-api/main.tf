@@ -1,17 +1,18 @@
 # A configuration written for the project-level endpoints, after the switch:
-# the only change is auth_api = "branch" in the provider block.
+# the provider block names no auth_api, so it is in branch mode (the default
+# since 0.2); with 0.1 the same block meant "project".
 
 terraform {
   required_providers {
     neon = {
       source  = "neon-auth/neon"
-      version = "~> 0.1"
+      version = "~> 0.2"
     }
   }
 }
 
 provider "neon" {
-  auth_api = "branch" # was omitted, that is "project"
+  # auth_api = "project" would keep the deprecated project-level endpoints.
 }
 
 variable "project_id" {

@@ -12,5 +12,5 @@ resource "neon_auth_user" "ci_bot" {
 }
 
 output "ci_bot_user_id" {
-  value = neon_auth_user.ci_bot.id
+  value = neon_auth_user.ci_bot.user_id
 }

@@ -1,0 +1,168 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+// Ids that name their branch, and no plan that deletes an object on a branch
+// the configuration does not name.
+
+// crossBranchImports are, per resource type on a branch, a body configured
+// for the branch branchID and the id release 0.1 printed for the production
+// branch's object (`<project_id>/…`, no branch).
+func crossBranchImports(projectID, branchID, userID string) []struct{ typ, body, id string } {
+	on := fmt.Sprintf("  project_id = %q\n  branch_id  = %q\n", projectID, branchID)
+	return []struct{ typ, body, id string }{
+		{"neon_auth_integration", on, projectID + "/better_auth"},
+		{"neon_auth_domain", on + `  domain = "https://app.example.com"` + "\n", projectID + "/https://app.example.com"},
+		{"neon_auth_oauth_provider", on + `  provider_id = "google"` + "\n", projectID + "/google"},
+		{"neon_auth_user", on + `  email = "seed@example.com"` + "\n", projectID + "/" + userID},
+		{"neon_auth_email_server", on + `  type = "shared"` + "\n", projectID},
+		{"neon_auth_email_and_password", on + "  enabled = true\n", projectID},
+		{"neon_auth_magic_link_plugin", on + "  enabled = true\n", projectID},
+		{"neon_auth_domains", on + `  domains = ["https://app.example.com"]` + "\n", projectID},
+	}
+}
+
+// Production's objects imported by the ids 0.1 printed (which name no branch,
+// so mean the production branch) into resources configured for a preview
+// branch: each plan fails naming both branches, for the integration, a
+// domain, an OAuth provider, a user and the singletons (email server,
+// settings, the whole whitelist) — never a replacement, which would delete
+// production's object. Changing branch_id of a resource in state fails the
+// same way. Production keeps everything.
+func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	withIntegration(t, env)
+	ctx, c, prod := context.Background(), env.client(), env.scope()
+	if _, err := c.AddOAuthProvider(ctx, prod, apiclient.AddOAuthProviderRequest{ID: "google"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddDomain(ctx, prod, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: env.authProvider()}); err != nil {
+		t.Fatal(err)
+	}
+	user, err := c.CreateUser(ctx, prod, apiclient.CreateUserRequest{AuthProvider: env.authProvider(), Email: "seed@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var steps []resource.TestStep
+	for _, imp := range crossBranchImports(env.ProjectID, preview, user.ID) {
+		steps = append(steps, resource.TestStep{
+			Config: env.config(fmt.Sprintf("resource %[1]q \"x\" {\n%[2]s}\n\nimport {\n  to = %[1]s.x\n  id = %[3]q\n}\n", imp.typ, imp.body, imp.id)),
+			ExpectError: matchInOrder("Object on another branch", "This "+imp.typ+" in the state lives on branch "+env.branch(),
+				"configuration names branch "+preview),
+		})
+	}
+	// A resource in state whose configuration moves to another branch.
+	moved := func(branchLine string) string {
+		return env.config(fmt.Sprintf("resource \"neon_auth_domain\" \"admin\" {\n  project_id = %q\n%s  domain = \"https://admin.example.com\"\n}\n",
+			env.ProjectID, branchLine))
+	}
+	steps = append(steps,
+		resource.TestStep{Config: moved("")},
+		resource.TestStep{Config: moved(fmt.Sprintf("  branch_id = %q\n", preview)),
+			ExpectError: matchInOrder("Object on another branch", "lives on branch "+env.branch(), "names branch "+preview)},
+		resource.TestStep{Config: moved(""), ConfigPlanChecks: noChanges(), Check: func(*terraform.State) error {
+			return productionIntact(env, user.ID)
+		}},
+	)
+	resource.ParallelTest(t, env.testCase(steps...))
+}
+
+// productionIntact checks that production's Neon Auth still has what the
+// refused plans would have deleted.
+func productionIntact(env *accEnv, userID string) error {
+	ctx, c, prod := context.Background(), env.client(), env.scope()
+	if its, err := c.ListIntegrations(ctx, prod); err != nil || len(its) != 1 {
+		return fmt.Errorf("production's integrations: %v, %v; want the one it had", its, err)
+	}
+	if ps, err := c.ListOAuthProviders(ctx, prod); err != nil || !slices.ContainsFunc(ps, func(p apiclient.OAuthProvider) bool { return p.ID == "google" }) {
+		return fmt.Errorf("production's OAuth providers: %v, %v; want google among them", ps, err)
+	}
+	ds, err := c.ListDomains(ctx, prod)
+	if err != nil || !slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return d.Domain == "https://app.example.com" }) {
+		return fmt.Errorf("production's domains: %v, %v; want https://app.example.com among them", ds, err)
+	}
+	if !slices.ContainsFunc(env.Emu.UsersSync(env.ProjectID), func(r emulator.UserRow) bool { return r.ID == userID }) {
+		return fmt.Errorf("production's user %s is gone", userID)
+	}
+	return nil
+}
+
+// A branch_id of another project is refused at plan, naming branch_id; when
+// it is not known until apply, the create fails naming it too, and so does
+// the integration data source. None advises `terraform state rm` (there is
+// nothing in state to remove).
+func TestAccBranchIDs_branchOfAnotherProject(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	other := env.Emu.ProjectIDs()[1]
+	otherBranch, err := env.Emu.DefaultBranchID(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := newCLIDir(t)
+	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
+resource "neon_auth_integration" "x" {
+  project_id = %[1]q
+  branch_id  = %[2]q
+}
+`, env.ProjectID, otherBranch)))
+	cli.must(0, "init", "-input=false")
+	_, out := cli.run("plan", "-input=false")
+	checkBranchOfAnotherProject(t, "plan", out, env.ProjectID, otherBranch, 1)
+
+	// Known only at apply: the create gets the 404 and explains it.
+	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
+resource "terraform_data" "branch" {
+  input = %[2]q
+}
+
+resource "neon_auth_integration" "x" {
+  project_id = %[1]q
+  branch_id  = terraform_data.branch.output
+}
+`, env.ProjectID, otherBranch)))
+	_, out = cli.run("apply", "-auto-approve", "-input=false")
+	checkBranchOfAnotherProject(t, "apply", out, env.ProjectID, otherBranch, 1)
+	if its := env.Emu.Integrations(other); len(its) != 0 {
+		t.Fatalf("the other project got an integration: %v", its)
+	}
+
+	// A data source reading it.
+	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
+data "neon_auth_integration" "x" {
+  project_id = %[1]q
+  branch_id  = %[2]q
+}
+`, env.ProjectID, otherBranch)))
+	_, out = cli.run("plan", "-input=false")
+	checkBranchOfAnotherProject(t, "data source", out, env.ProjectID, otherBranch, 1)
+}
+
+func checkBranchOfAnotherProject(t *testing.T, what, out, projectID, branchID string, want int) {
+	t.Helper()
+	flat := strings.Join(strings.Fields(out), " ")
+	if n := strings.Count(flat, fmt.Sprintf("branch_id %s is not a branch of project %s", branchID, projectID)); n < want {
+		t.Fatalf("%s: %d diagnoses naming branch_id %s, want %d:\n%s", what, n, branchID, want, out)
+	}
+	if strings.Contains(flat, "state rm") {
+		t.Fatalf("%s: advises `terraform state rm` for something that is not in state:\n%s", what, out)
+	}
+}

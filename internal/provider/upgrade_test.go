@@ -1,0 +1,231 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+// Upgrades from release 0.1, through the Terraform CLI, from the states that
+// release wrote: testdata/upgrade-0.1 holds its terraform.tfstate files, the
+// emulator state they describe and the configurations, as generate.sh wrote
+// them with the 0.1 binary (commit 426f609).
+
+const (
+	upgradeFixtures   = "testdata/upgrade-0.1"
+	upgradeFixtureKey = "upgrade-fixture-key" // the bootstrap key generate.sh gave the emulator
+)
+
+// upgradeEnv is the emulator of the fixtures, on a copy of their state, and a
+// working directory holding a fixture's configuration and 0.1 state.
+type upgradeEnv struct {
+	emu *emulator.Emulator
+	cli *cliDir
+}
+
+func newUpgradeEnv(t *testing.T, fixture, authAPI string) *upgradeEnv {
+	t.Helper()
+	cli := newCLIDir(t)
+	stateFile := filepath.Join(t.TempDir(), "emulator.json")
+	copyFile(t, filepath.Join(upgradeFixtures, "emulator.json"), stateFile)
+	emu, err := emulator.New(emulator.Options{StateFile: stateFile, BootstrapKey: upgradeFixtureKey,
+		AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1})
+	if err != nil {
+		t.Fatalf("loading the emulator state of 0.1: %v", err)
+	}
+	srv := httptest.NewServer(conformant(t, emu))
+	t.Cleanup(func() {
+		srv.Close()
+		_ = emu.Close()
+	})
+	for _, f := range []string{"main.tf", "project.auto.tfvars", "terraform.tfstate"} {
+		copyFile(t, filepath.Join(upgradeFixtures, fixture, f), filepath.Join(cli.dir, f))
+	}
+	authAPILine := ""
+	if authAPI != "" {
+		authAPILine = fmt.Sprintf("  auth_api = %q\n", authAPI)
+	}
+	cli.write("provider.tf", fmt.Sprintf(`
+provider "neon" {
+  api_key             = %[1]q
+  base_url            = %[2]q
+  requests_per_minute = 100000
+%[3]s}
+`, upgradeFixtureKey, srv.URL+"/api/v2/", authAPILine))
+	return &upgradeEnv{emu: emu, cli: cli}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stateFile is the part of a terraform.tfstate the upgrade tests read.
+type stateFile struct {
+	Resources []struct {
+		Type      string `json:"type"`
+		Name      string `json:"name"`
+		Instances []struct {
+			SchemaVersion int            `json:"schema_version"`
+			Attributes    map[string]any `json:"attributes"`
+		} `json:"instances"`
+	} `json:"resources"`
+}
+
+func readStateFile(t *testing.T, path string) stateFile {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s stateFile
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// idAfterUpgrade is the id a resource on a branch has from 0.2 on, built
+// from its attributes: `<project_id>/<branch_id>`, then what names the object
+// on its branch.
+func idAfterUpgrade(typ string, a map[string]any) string {
+	s := func(k string) string { v, _ := a[k].(string); return v }
+	id := s("project_id") + "/" + s("branch_id")
+	switch typ {
+	case "neon_auth_integration", "neon_auth_ownership_transfer":
+		id += "/" + s("auth_provider")
+	case "neon_auth_sdk_keys":
+		id += "/" + s("auth_provider") + "/" + s("created_at")
+	case "neon_auth_domain":
+		id += "/" + s("domain")
+	case "neon_auth_oauth_provider":
+		id += "/" + s("provider_id")
+	case "neon_auth_user":
+		id += "/" + s("user_id")
+	}
+	return id
+}
+
+// Every resource type, as 0.1 left it, upgrades in place: the new provider
+// plans nothing — without sending a request when the plan does not refresh,
+// and without a change when it does — both in the new default mode (branch,
+// no auth_api in the configuration) and with the mode the state was written
+// in named. Applying without a refresh writes the upgraded state, still
+// without a request: each id names its branch (the user's own id is also in
+// user_id), nothing else changed. A refreshing plan and apply are empty, and
+// the refresh goes through the endpoints of the mode in effect.
+func TestAccUpgrade_from01(t *testing.T) {
+	for _, c := range []struct {
+		fixture, authAPI string
+		// branchRoutes: whether the refresh goes through the branch-scoped
+		// endpoints (the mode actually used).
+		branchRoutes bool
+	}{
+		{fixture: "project", authAPI: "", branchRoutes: true},
+		{fixture: "project", authAPI: authAPIProject, branchRoutes: false},
+		{fixture: "branch", authAPI: "", branchRoutes: true},
+		{fixture: "branch", authAPI: authAPIBranch, branchRoutes: true},
+	} {
+		name := c.fixture + "/" + c.authAPI
+		if c.authAPI == "" {
+			name = c.fixture + "/default"
+		}
+		t.Run(name, func(t *testing.T) {
+			u := newUpgradeEnv(t, c.fixture, c.authAPI)
+			u.cli.must(0, "init", "-input=false")
+			old := readStateFile(t, filepath.Join(u.cli.dir, "terraform.tfstate"))
+
+			before := u.emu.Stats().Total
+			u.cli.must(0, "plan", "-detailed-exitcode", "-refresh=false", "-input=false")
+			if n := u.emu.Stats().Total - before; n != 0 {
+				t.Fatalf("plan -refresh=false of the 0.1 state sent %d requests, want none: %v", n, u.emu.Stats().Requests)
+			}
+			// The upgrade alone, written to the state without a refresh.
+			u.cli.must(0, "apply", "-auto-approve", "-refresh=false", "-input=false")
+			if n := u.emu.Stats().Total - before; n != 0 {
+				t.Fatalf("apply -refresh=false of the 0.1 state sent %d requests, want none: %v", n, u.emu.Stats().Requests)
+			}
+			checkUpgradedState(t, old, readStateFile(t, filepath.Join(u.cli.dir, "terraform.tfstate")))
+
+			u.cli.must(0, "plan", "-detailed-exitcode", "-input=false")
+			branchRoute := "GET /projects/{project_id}/branches/{branch_id}/auth"
+			if got := len(u.emu.Stats().Requests[branchRoute]) > 0; got != c.branchRoutes {
+				t.Fatalf("refresh used %s: %v, want %v (auth_api %q)", branchRoute, got, c.branchRoutes, c.authAPI)
+			}
+			u.cli.must(0, "apply", "-auto-approve", "-input=false")
+			u.cli.must(0, "plan", "-detailed-exitcode", "-input=false")
+		})
+	}
+}
+
+// checkUpgradedState compares the state 0.1 wrote with the one the upgrade
+// made of it: the same resources, each id naming its branch, the user's id
+// also in user_id, and nothing else changed.
+func checkUpgradedState(t *testing.T, old, upgraded stateFile) {
+	t.Helper()
+	if len(old.Resources) != len(upgraded.Resources) {
+		t.Fatalf("%d resources after the upgrade, %d before", len(upgraded.Resources), len(old.Resources))
+	}
+	for i, r := range upgraded.Resources {
+		o := old.Resources[i]
+		addr := r.Type + "." + r.Name
+		if o.Type+"."+o.Name != addr {
+			t.Fatalf("resource %d is %s after the upgrade, %s.%s before", i, addr, o.Type, o.Name)
+		}
+		now, was := r.Instances[0].Attributes, o.Instances[0].Attributes
+		if want := idAfterUpgrade(r.Type, now); now["id"] != want {
+			t.Errorf("%s: id %q after the upgrade, want %q (0.1: %q)", addr, now["id"], want, was["id"])
+		}
+		if !strings.HasPrefix(now["id"].(string), fmt.Sprintf("%s/%s", was["project_id"], was["branch_id"])) {
+			t.Errorf("%s: id %q does not name the branch %s that 0.1 recorded", addr, now["id"], was["branch_id"])
+		}
+		if r.Type == "neon_auth_user" && now["user_id"] != was["id"] {
+			t.Errorf("%s: user_id %q, want the id 0.1 stored, %q", addr, now["user_id"], was["id"])
+		}
+		for k, v := range was {
+			if k == "id" {
+				continue
+			}
+			if nv, ok := now[k]; ok && fmt.Sprint(nv) != fmt.Sprint(v) {
+				t.Errorf("%s: %s changed in the upgrade: %v → %v", addr, k, v, nv)
+			}
+		}
+	}
+}
+
+// The two fixtures hold every resource type of the provider, so that
+// TestAccUpgrade_from01 upgrades each.
+func TestUnitUpgradeFixturesCoverEveryResourceType(t *testing.T) {
+	inFixtures := map[string]bool{}
+	for _, f := range []string{"project", "branch"} {
+		for _, r := range readStateFile(t, filepath.Join(upgradeFixtures, f, "terraform.tfstate")).Resources {
+			inFixtures[r.Type] = true
+		}
+	}
+	p, ok := New("test")().(*neonProvider)
+	if !ok {
+		t.Fatal("New does not return *neonProvider")
+	}
+	for _, newResource := range p.Resources(context.Background()) {
+		var md resource.MetadataResponse
+		newResource().Metadata(context.Background(), resource.MetadataRequest{ProviderTypeName: "neon"}, &md)
+		if !inFixtures[md.TypeName] {
+			t.Errorf("%s is in no state of %s: add it to a configuration there and run generate.sh", md.TypeName, upgradeFixtures)
+		}
+	}
+}
