@@ -56,6 +56,11 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A fresh Better Auth branch has no email provider (GET answers 404):
+	// production's is configured so that there is one to import.
+	if _, err := c.UpdateEmailServer(ctx, prod, apiclient.EmailServer{Type: "shared"}); err != nil {
+		t.Fatal(err)
+	}
 	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")
 	if err != nil {
 		t.Fatal(err)
