@@ -159,7 +159,7 @@ func timesOf(ss []sent, route string) []time.Time {
 // to 100 ms late. With 429s thrown in (which cut the pace and void the turns
 // handed out for later) it still does.
 func TestLimiterScheduleKeepsEveryReadingOfTheLimits(t *testing.T) {
-	const patterns = 300
+	const patterns = 120
 	for seed := range patterns {
 		rng := rand.New(rand.NewPCG(uint64(seed), 24))
 		arrivals := randomArrivals(rng, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -210,7 +210,7 @@ func TestLimiterScheduleKeepsEveryReadingOfTheLimits(t *testing.T) {
 // (the emulator's, burstMargin tokens smaller) or the pace of a burst
 // (peakBurst at once, then documentedBurst per second).
 func TestLimiterWaitsForNothingButTheLimits(t *testing.T) {
-	for seed := range 100 {
+	for seed := range 40 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 42))
 		arrivals := randomArrivals(rng, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 		if len(arrivals) > 400 {

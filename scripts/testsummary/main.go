@@ -117,7 +117,14 @@ func (s *summary) line(b []byte) {
 			s.packages[e.Package] = e.Elapsed
 			s.pkgFailed = true
 			// A package that failed outside its tests (build, panic,
-			// timeout) says why in its own output.
+			// timeout, killed) says why in its own output, or in that of
+			// the tests it was running, which never finished.
+			for ok, o := range s.output {
+				if ok.pkg == e.Package && ok.test != "" {
+					fmt.Fprintf(s.out, "--- %s did not finish:\n%s", ok.test, o.String())
+					delete(s.output, ok)
+				}
+			}
 			if o := s.output[k]; o != nil && !s.failedIn(e.Package) {
 				fmt.Fprint(s.out, o.String())
 			}
