@@ -32,8 +32,9 @@ import (
 // bucket, applies of 600 requests with parallelism 10), the account stays
 // near 700/min, with ~3% of answers 429 for 4 processes and ~7% for 8
 // (pacing each process to the whole limit without adapting: 72% and 85%);
-// for short applies started at once (8 × 63 requests) ~11%, most of them in
-// the first seconds, before the processes have found their shares. Sharing
+// for short applies started at once ~6% (4 × 110 requests) and ~17%
+// (8 × 63; 11% with the previous burst of 10), most of them in the first
+// seconds, before the processes have found their shares. Sharing
 // one bucket on a machine (ratelimit_shared.go) avoids them altogether.
 //
 // Its growth is driven by success: the curve advances only to the time of the
