@@ -5,12 +5,18 @@
 //
 // Sections (-only selects some; all run by default):
 //
+//   - quick: quick-start-sized configurations applied, re-planned and
+//     destroyed with the emulator's limits lifted, by the provider as shipped
+//     and by a build with list sharing, delete batching and pacing switched
+//     off (-X …/internal/provider.machineryOff=sharing,batching,pacing).
+//   - creates: an apply of N domain creates (-creates) at the documented
+//     limits and with them lifted, against the emulator model's ideal.
 //   - refresh: for each size N, a configuration of N resources spread over
 //     several projects (per project one integration, three OAuth providers,
 //     the rest redirect domains): apply from nothing; a no-change plan (with
 //     refresh) and the same plan with -refresh=false; the same refresh with
 //     list sharing switched off (a second provider binary built with
-//     -X …/internal/provider.sharedReadsSwitch=off); the refresh comparison
+//     -X …/internal/provider.machineryOff=sharing); the refresh comparison
 //     again with the limits lifted, where the limiter is not the bound.
 //   - modes: the same mix at one size (-modes-n) applied and refreshed with
 //     auth_api = "project" and with auth_api = "branch".
@@ -51,7 +57,7 @@ func main() {
 }
 
 // sections in the order they run and are reported.
-var sections = []string{"refresh", "modes", "settings", "concurrent"}
+var sections = []string{"quick", "creates", "refresh", "modes", "settings", "concurrent"}
 
 type options struct {
 	only        []string
@@ -63,6 +69,7 @@ type options struct {
 	repeat      int
 	modesN      int
 	concurrent  []concCase
+	creates     []int
 }
 
 func (o options) runs(section string) bool { return slices.Contains(o.only, section) }
@@ -77,6 +84,7 @@ func parseFlags() (options, error) {
 	flag.BoolVar(&o.keep, "keep", false, "keep the working directory")
 	flag.IntVar(&o.repeat, "repeat", 3, "refresh: runs of each limits-lifted plan (the median is reported)")
 	flag.IntVar(&o.modesN, "modes-n", 100, "modes: number of resources")
+	creates := flag.String("creates", "10,50,200,1000", "creates: comma-separated numbers of domains created by one apply")
 	cases := flag.String("concurrent", "1x100,2x100,4x100,8x100,8x50,1x500", "concurrent: KxN cases with provider defaults")
 	sharedCases := flag.String("concurrent-shared", "4x100,8x50", "concurrent: KxN cases with shared_rate_limit = true")
 	flag.Parse()
@@ -97,6 +105,13 @@ func parseFlags() (options, error) {
 			return o, fmt.Errorf("-n %q: each size must be a number ≥ 5 × projects (%d)", s, 5*o.projects)
 		}
 		o.sizes = append(o.sizes, n)
+	}
+	for _, s := range strings.Split(*creates, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-creates %q: each size must be a number ≥ 1", s)
+		}
+		o.creates = append(o.creates, n)
 	}
 	if o.modesN < 5*o.projects {
 		return o, fmt.Errorf("-modes-n %d: must be ≥ 5 × projects (%d)", o.modesN, 5*o.projects)
@@ -187,8 +202,24 @@ func loadAverage() string {
 // runSection measures one section and appends its report.
 func runSection(report *strings.Builder, section, work, rc string, o options) error {
 	switch section {
+	case "quick":
+		rcOff, err := buildProvider(work, "bin-off", machineryOff("sharing,batching,pacing"))
+		if err != nil {
+			return err
+		}
+		results, err := benchQuick(work, rc, rcOff, o)
+		if err != nil {
+			return err
+		}
+		writeQuickReport(report, results, o)
+	case "creates":
+		results, err := benchCreates(work, rc, o)
+		if err != nil {
+			return err
+		}
+		writeCreatesReport(report, results, o)
 	case "refresh":
-		rcUnshared, err := buildProvider(work, "bin-unshared", "-X github.com/neon-auth/terraform-provider-neon/internal/provider.sharedReadsSwitch=off")
+		rcUnshared, err := buildProvider(work, "bin-unshared", machineryOff("sharing"))
 		if err != nil {
 			return err
 		}

@@ -32,8 +32,9 @@ import (
 // bucket, applies of 600 requests with parallelism 10), the account stays
 // near 700/min, with ~3% of answers 429 for 4 processes and ~7% for 8
 // (pacing each process to the whole limit without adapting: 72% and 85%);
-// for short applies started at once (8 × 63 requests) ~11%, most of them in
-// the first seconds, before the processes have found their shares. Sharing
+// for short applies started at once ~6% (4 × 110 requests) and ~17%
+// (8 × 63; 11% with the previous burst of 10), most of them in the first
+// seconds, before the processes have found their shares. Sharing
 // one bucket on a machine (ratelimit_shared.go) avoids them altogether.
 //
 // Its growth is driven by success: the curve advances only to the time of the
@@ -83,7 +84,7 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) error { return slee
 
 // errWouldPassDeadline is returned at once when the wait for a token would
 // end after the context's deadline (as rate.Limiter.Wait does).
-var errWouldPassDeadline = fmt.Errorf("waiting for the client-side account rate limit would pass the context deadline: %w", context.DeadlineExceeded)
+var errWouldPassDeadline = fmt.Errorf("waiting for the client-side rate limit would pass the context deadline: %w", context.DeadlineExceeded)
 
 // bucketParams are one process's view of the account limit.
 type bucketParams struct {
@@ -144,19 +145,37 @@ func (s *bucketState) advance(p bucketParams, now time.Time) {
 		s.Last = now
 	}
 	// Another process sharing the bucket may be configured with a larger burst.
-	s.Tokens = min(s.Tokens, p.burst)
+	s.Tokens = min(s.Tokens, s.burst(p))
 }
 
-// reserve takes one token and returns when it is due. With a deadline, a
-// token due after it is not taken (ok false).
-func (s *bucketState) reserve(p bucketParams, now, deadline time.Time) (at time.Time, ok bool) {
+// burst is how many tokens the bucket holds at most at the current rate: the
+// configured burst at the configured rate; after a cut, until the rate is
+// whole again, a share of sharedBurst proportional to the rate (at least
+// one). A process that found its share of a crowded account thus sends no
+// larger bursts than its share (simulated 8 short applies: 18 % → 17 % 429s).
+func (s *bucketState) burst(p bucketParams) float64 {
+	if s.Cut.IsZero() {
+		return p.burst
+	}
+	return max(1, min(p.burst, sharedBurst)*s.rate(p)/p.maxRate)
+}
+
+// reserve takes one token, not before notBefore, and returns when it is due.
+// With a deadline, a token due after it is not taken (ok false).
+func (s *bucketState) reserve(p bucketParams, now, notBefore, deadline time.Time) (at time.Time, ok bool) {
 	s.advance(p, now)
+	r := s.rate(p)
+	if ahead := notBefore.Sub(s.Last).Seconds(); ahead > 0 {
+		// Counted as of notBefore (capped there, as advance would), kept
+		// as of Last: a state file holds no count far ahead of now.
+		s.Tokens = min(s.Tokens+r*ahead, s.burst(p)) - r*ahead
+	}
 	s.Tokens--
 	at = s.Last
 	if s.Tokens < 0 {
-		at = at.Add(time.Duration(-s.Tokens / s.rate(p) * float64(time.Second)))
+		at = at.Add(time.Duration(-s.Tokens / r * float64(time.Second)))
 	}
-	at = maxTime(at, s.NotBefore, now)
+	at = maxTime(at, s.NotBefore, now, notBefore)
 	if !deadline.IsZero() && at.After(deadline) {
 		s.Tokens++
 		return at, false
@@ -253,10 +272,16 @@ type accountLimiter struct {
 	bindOnce  sync.Once
 	shared    atomic.Pointer[fileStore]
 	shareErr  atomic.Pointer[error]
+
+	// win keeps this process's requests within the account's 60-second
+	// window (nil: none); peak paces the burst (nil: none).
+	winMu chanMutex
+	win   *slidingWindow
+	peak  *pace
 }
 
 func newAccountLimiter(rps float64, burst int, clk clock) *accountLimiter {
-	a := &accountLimiter{p: newBucketParams(rps, burst), clock: clk}
+	a := &accountLimiter{p: newBucketParams(rps, burst), clock: clk, winMu: newChanMutex()}
 	a.mem.s = freshState(a.p, clk.Now())
 	return a
 }
@@ -301,53 +326,72 @@ func (a *accountLimiter) fallBack(err error) {
 // context is done, or it is clear that the token would come after the
 // context's deadline (then it returns at once, taking nothing).
 func (a *accountLimiter) wait(ctx context.Context) error {
+	return (&limiter{account: a, clock: a.clock, mu: newChanMutex()}).wait(ctx, "")
+}
+
+// reserve takes one token and a place in the account window, not before
+// notBefore, and returns the time it was taken at, when the request may
+// leave and the bucket's epoch. A turn that would come after the context's
+// deadline is not taken (errWouldPassDeadline).
+//
+// The token is taken at the time the request leaves, whatever delays it (the
+// window, the pace, its route): a bucket counts requests when they arrive,
+// and requests that waited for something else would otherwise leave bunched
+// together.
+func (a *accountLimiter) reserve(ctx context.Context, notBefore time.Time) (now, at time.Time, epoch uint64, err error) {
 	deadline, _ := ctx.Deadline()
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var now, at time.Time
-		var epoch uint64
-		ok := true
-		err := a.update(ctx, func(s *bucketState) bool {
-			now = a.clock.Now()
-			at, ok = s.reserve(a.p, now, deadline)
-			epoch = s.Epoch
-			return true
-		})
-		switch {
-		case err != nil:
-			return err
-		case !ok:
-			return errWouldPassDeadline
-		case !at.After(now):
-			return nil
-		}
-		if err := a.clock.Sleep(ctx, at.Sub(now)); err != nil {
-			// Hand the token back: the next caller may use it.
-			bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalWait)
-			defer cancel()
-			_ = a.update(bg, func(s *bucketState) bool {
-				if s.Epoch != epoch {
-					return false
-				}
-				s.Tokens = min(s.Tokens+1, a.p.burst)
-				return true
-			})
-			return err
-		}
-		valid := false
-		if err := a.update(ctx, func(s *bucketState) bool {
-			valid = s.Epoch == epoch && !a.clock.Now().Before(s.NotBefore)
-			return false
-		}); err != nil {
-			return err
-		}
-		if valid {
-			return nil
-		}
-		// A 429 came while this caller slept: take a token on the new terms.
+	a.winMu.Lock()
+	defer a.winMu.Unlock()
+	notBefore = a.peak.earliest(a.win.earliest(notBefore))
+	ok := true
+	err = a.update(ctx, func(s *bucketState) bool {
+		now = a.clock.Now()
+		at, ok = s.reserve(a.p, now, notBefore, deadline)
+		epoch = s.Epoch
+		return true
+	})
+	switch {
+	case err != nil:
+		return now, at, epoch, err
+	case !ok:
+		return now, at, epoch, errWouldPassDeadline
 	}
+	a.win.add(at, now)
+	a.peak.add(at)
+	return now, at, epoch, nil
+}
+
+// giveBack returns a token taken in epoch and not used: the next caller may
+// use it.
+func (a *accountLimiter) giveBack(ctx context.Context, epoch uint64) {
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalWait)
+	defer cancel()
+	_ = a.update(bg, func(s *bucketState) bool {
+		if s.Epoch != epoch {
+			return false
+		}
+		s.Tokens = min(s.Tokens+1, s.burst(a.p))
+		return true
+	})
+}
+
+// stillValid reports whether a token taken in epoch may be used now: no 429
+// voided it and no Retry-After pause is running.
+func (a *accountLimiter) stillValid(ctx context.Context, epoch uint64) (bool, error) {
+	valid := false
+	err := a.update(ctx, func(s *bucketState) bool {
+		valid = s.Epoch == epoch && !a.clock.Now().Before(s.NotBefore)
+		return false
+	})
+	return valid, err
+}
+
+// dropAfter gives up the places in the account window of the turns handed
+// out for after now (voided by a 429).
+func (a *accountLimiter) dropAfter(now time.Time) {
+	a.winMu.Lock()
+	defer a.winMu.Unlock()
+	a.win.dropAfter(now)
 }
 
 // observe takes the answer to one HTTP attempt on the account:
@@ -360,18 +404,46 @@ func (a *accountLimiter) wait(ctx context.Context) error {
 //   - 5xx, and 0 for an attempt without an answer: neutral.
 //
 // It never blocks for long: a shared bucket that cannot be had within
-// signalWait drops the signal.
-func (a *accountLimiter) observe(status int, retryAfter time.Duration) {
+// signalWait drops the signal. It reports whether a 429 voided the tokens
+// handed out before it.
+func (a *accountLimiter) observe(status int, retryAfter time.Duration) (voided bool) {
 	var f func(*bucketState) bool
 	switch {
 	case status == http.StatusTooManyRequests:
-		f = func(s *bucketState) bool { return s.throttle(a.p, a.clock.Now(), retryAfter) }
+		f = func(s *bucketState) bool {
+			voided = s.throttle(a.p, a.clock.Now(), retryAfter)
+			return voided
+		}
 	case status >= 200 && status < 500:
 		f = func(s *bucketState) bool { return s.succeed(a.p, a.clock.Now()) }
 	default:
-		return
+		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), signalWait)
 	defer cancel()
-	_ = a.update(ctx, f)
+	if a.update(ctx, f) != nil {
+		return false
+	}
+	return voided
+}
+
+// pace lets a burst of up to size requests go at once, and those after it at
+// most rate per second (the virtual scheduling form of a token bucket).
+type pace struct {
+	interval time.Duration // 1 / rate
+	size     int
+	due      time.Time // the theoretical time of the next request
+}
+
+func (p *pace) earliest(t time.Time) time.Time {
+	if p == nil {
+		return t
+	}
+	return maxTime(t, p.due.Add(-time.Duration(p.size-1)*p.interval))
+}
+
+func (p *pace) add(t time.Time) {
+	if p != nil {
+		p.due = maxTime(p.due, t).Add(p.interval)
+	}
 }

@@ -60,8 +60,8 @@ func TestAccountLimitBacksOffOn429(t *testing.T) {
 	clk := newSteppingClock()
 	a := accountAt(t, 700, clk)
 	full := perMinute(a)
-	if full != 690 {
-		t.Fatalf("untouched rate %.1f/min, want 690 (700 less the burst of 10)", full)
+	if full != 700 {
+		t.Fatalf("untouched rate %.1f/min, want 700 (the account window, not the rate, keeps each minute within the limit)", full)
 	}
 
 	a.observe(http.StatusTooManyRequests, 0)
@@ -350,7 +350,7 @@ func TestTransportFeedsAnswersToTheLimit(t *testing.T) {
 		if send() != http.StatusOK || send() != http.StatusTooManyRequests {
 			t.Fatal("want 200 then 429 from a server at 1/s")
 		}
-		if got, want := perMinute(tr.limiter.account), (6000-accountBurst)*throttleBeta; math.Abs(got-want) > 1e-9 {
+		if got, want := perMinute(tr.limiter.account), 6000*throttleBeta; math.Abs(got-want) > 1e-9 {
 			t.Errorf("after the 429 the limit is %.0f/min, want %.0f", got, want)
 		}
 		if send() != http.StatusOK {

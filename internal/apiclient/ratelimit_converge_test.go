@@ -179,7 +179,7 @@ func TestProcessesOnOneAccountSettleOnShares(t *testing.T) {
 	}{{2, 0.05}, {4, 0.08}, {8, 0.15}} {
 		c := runConvergence(t, tc.processes, 600, RateLimit{}, nil)
 		fixed := runConvergence(t, tc.processes, 600, RateLimit{}, func(next http.RoundTripper) http.RoundTripper {
-			return &fixedPacing{next: next, account: rate.NewLimiter(rate.Limit(float64(DefaultAccountRequestsPerMinute-accountBurst)/60), accountBurst)}
+			return &fixedPacing{next: next, account: rate.NewLimiter(rate.Limit(float64(DefaultAccountRequestsPerMinute-sharedBurst)/60), sharedBurst)}
 		})
 		t.Logf("%d processes × 600 requests: adaptive: %v; fixed pacing: %v", tc.processes, c, fixed)
 		if c.share429 > tc.max429 {

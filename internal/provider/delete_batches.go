@@ -31,6 +31,9 @@ import (
 type deleteBatches struct {
 	quiet, quietAfterFlight, maxGather time.Duration
 	send                               func(ctx context.Context, key batchKey, domains []string) error
+	// alone sends every delete at once in its own request (the benchmark's
+	// batching switched off, see machineryOff).
+	alone bool
 
 	mu     sync.Mutex
 	scopes map[batchKey]*scopeBatches
@@ -81,6 +84,9 @@ func newDeleteBatches(send func(ctx context.Context, key batchKey, domains []str
 // delete removes domain (canonical) with whichever others of its scope are
 // being deleted at the same time, and returns the outcome of their request.
 func (b *deleteBatches) delete(ctx context.Context, key batchKey, domain string) error {
+	if b.alone {
+		return b.send(ctx, key, []string{domain})
+	}
 	b.mu.Lock()
 	sc := b.scopes[key]
 	if sc == nil {

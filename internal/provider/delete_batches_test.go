@@ -316,3 +316,41 @@ func TestUnitDeleteBatches_aFullBatchLeavesAtOnce(t *testing.T) {
 		t.Fatalf("requests %v, want one per wave", sizes(got))
 	}
 }
+
+// With batching switched off (the benchmark's machineryOff=batching), every
+// delete is its own request, sent at once, in parallel with the others.
+func TestUnitDeleteBatches_switchedOffSendsEachAlone(t *testing.T) {
+	r := &recordedSends{delay: 50 * time.Millisecond}
+	b := testBatches(r)
+	b.alone = true
+	start := time.Now()
+	for _, err := range deleteAll(context.Background(), b, batchKeyA, domainNames(5, "d")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sizes(r.batches[batchKeyA]); !slices.Equal(got, []int{1, 1, 1, 1, 1}) {
+		t.Errorf("requests of %v domains, want five of one", got)
+	}
+	// Gathering alone would take the 200 ms quiet window of testBatches.
+	if d := time.Since(start); d >= 200*time.Millisecond {
+		t.Errorf("the deletes took %v: they waited to gather", d)
+	}
+	if r.most.Load() < 2 {
+		t.Errorf("at most %d request in flight, want them in parallel", r.most.Load())
+	}
+}
+
+func TestUnitMachineryOffNamesItsParts(t *testing.T) {
+	old := machineryOff
+	t.Cleanup(func() { machineryOff = old })
+	machineryOff = "sharing,pacing"
+	for part, want := range map[string]bool{"sharing": true, "pacing": true, "batching": false, "": false} {
+		if got := machineryIsOff(part); got != want {
+			t.Errorf("machineryIsOff(%q) = %v with %q, want %v", part, got, machineryOff, want)
+		}
+	}
+	if rl := rateLimit(neonProviderModel{}, true); rl.RequestsPerMinute >= 0 || rl.RouteRequestsPerSecond >= 0 || rl.Shared {
+		t.Errorf("pacing off: rate limit %+v, want none", rl)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,10 +35,17 @@ const (
 	userAgentComponent = "terraform-provider-neon"
 )
 
-// sharedReadsSwitch turns the sharing of list reads off when set to "off" at build
-// time (-ldflags "-X …/internal/provider.sharedReadsSwitch=off"). Only the
-// benchmark does, to measure what sharing saves; it is no setting of users.
-var sharedReadsSwitch = "on"
+// machineryOff turns parts of the provider's request machinery off when set
+// at build time (-ldflags "-X …/internal/provider.machineryOff=sharing,batching,pacing"):
+// "sharing" of list reads, "batching" of domain deletes, client-side
+// "pacing" (no rate limit at all). Only the benchmark does, to measure what
+// each saves and what it costs a small run; it is no setting of users.
+var machineryOff = ""
+
+// machineryIsOff reports whether part was switched off (see machineryOff).
+func machineryIsOff(part string) bool {
+	return slices.Contains(strings.Split(machineryOff, ","), part)
+}
 
 var _ provider.Provider = (*neonProvider)(nil)
 
@@ -195,12 +203,8 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 		APIKey:    apiKey,
 		UserAgent: fmt.Sprintf("%s/%s (terraform/%s)", userAgentComponent, p.version, req.TerraformVersion),
 		Retry:     apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries), Timeout: retryTimeout},
-		RateLimit: apiclient.RateLimit{
-			RequestsPerMinute:      int(cfg.RequestsPerMinute.ValueInt64()),
-			RouteRequestsPerSecond: int(cfg.RouteRequestsPerSecond.ValueInt64()),
-			Shared:                 shared,
-		},
-		Logger: tflogLogger{secrets: []string{apiKey}},
+		RateLimit: rateLimit(cfg, shared),
+		Logger:    tflogLogger{secrets: []string{apiKey}},
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create Neon API client", err.Error())
@@ -212,12 +216,25 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 				"Other runs on this machine are not counted, so together they may meet 429s (which are retried).")
 	}
 	maxAge := defaultReadMaxAge
-	if sharedReadsSwitch == "off" {
+	if machineryIsOff("sharing") {
 		maxAge = 0
 	}
 	data := newProviderData(client, family, maxAge)
+	data.domainDeletes.alone = machineryIsOff("batching")
 	resp.ResourceData = data
 	resp.DataSourceData = data
+}
+
+// rateLimit is the client's pacing from the provider block.
+func rateLimit(cfg neonProviderModel, shared bool) apiclient.RateLimit {
+	if machineryIsOff("pacing") {
+		return apiclient.RateLimit{RequestsPerMinute: -1, RouteRequestsPerSecond: -1}
+	}
+	return apiclient.RateLimit{
+		RequestsPerMinute:      int(cfg.RequestsPerMinute.ValueInt64()),
+		RouteRequestsPerSecond: int(cfg.RouteRequestsPerSecond.ValueInt64()),
+		Shared:                 shared,
+	}
 }
 
 // retriesFromConfig maps the optional max_retries to the client's policy,
