@@ -172,7 +172,9 @@ func (e *KeyRefusedError) Error() string {
 }
 
 // Is makes a KeyRefusedError an ErrUnauthorized.
-func (e *KeyRefusedError) Is(target error) bool { return target == ErrUnauthorized || target == errKeyRefused }
+func (e *KeyRefusedError) Is(target error) bool {
+	return target == ErrUnauthorized || target == errKeyRefused
+}
 
 // keyGate sits between the rate limits and the network: once an answer was
 // 401 it sends nothing more, so requests waiting for the rate limit when the

@@ -127,7 +127,7 @@ type callState struct {
 	// refusedSince is when a connection was first refused (zero: never);
 	// refused connections are retried only for refusedRetryWindow.
 	refusedSince time.Time
-	sentFlag atomic.Bool
+	sentFlag     atomic.Bool
 	// exhausted names the limit that stopped the retries ("" when none did).
 	exhausted BudgetLimit
 }

@@ -86,7 +86,7 @@ resource "neon_auth_integration" "each" {
 					t.Errorf("%d creates were sent for %d resources; those after the first 401 must not be", n, projects)
 				}
 			},
-			Config:           env.config(body),
+			Config: env.config(body),
 		},
 	))
 }
