@@ -101,7 +101,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	tlsCAFile := fs.String("tls-ca-file", "", "file for the generated CA certificate (default <temp dir>/neon-emulator-<port>-ca.pem)")
 	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this certificate (PEM, with its chain) instead of a generated one; needs -tls-key")
 	tlsKey := fs.String("tls-key", "", "private key (PEM) of -tls-cert")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		_, err := fmt.Fprintln(stdout, "neon-emulator", version)
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -212,6 +217,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 const controlTokenEnv = "NEON_EMULATOR_CONTROL_TOKEN"
+
+// version is set by the release build (-ldflags "-X main.version=…").
+var version = "dev"
 
 // orEnv sets an empty flag value from the environment variable.
 func orEnv(v *string, name string) {
