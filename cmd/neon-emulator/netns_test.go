@@ -30,26 +30,11 @@ const (
 	netnsPort       = "8443"
 )
 
-const ciSeed = `
-project "ci" {
-  id = "ci-project-00000001"
-  branch "main" {}
-  branch "preview" {
-    id = "br-preview-00000002"
-    neon_auth {
-      auth_provider = "better_auth"
-      domains       = ["https://preview.example.com"]
-    }
-  }
-}
+// ciSeedFile is the seed of the CI recipes (examples/ci), so that what they
+// start from is what this test runs.
+const ciSeedFile = "../../examples/ci/emulator-seed.hcl"
 
-api_key "ci" {
-  token   = "sfbt1y7wimr2ao3bgf50b61wdncxlnxxsuf4l42kll8u7mhfg1crrvgxs8t39nqj"
-  type    = "project"
-  project = "ci"
-}
-`
-
+// ciKey is the API key ciSeedFile gives the CI job.
 const ciKey = "sfbt1y7wimr2ao3bgf50b61wdncxlnxxsuf4l42kll8u7mhfg1crrvgxs8t39nqj"
 
 // ciConfig is what a CI job applies: Neon Auth on the seeded project's
@@ -68,7 +53,7 @@ provider "neon" {
 }
 
 resource "neon_auth_integration" "ci" {
-  project_id = "ci-project-00000001"
+  project_id = "app-ci-00000001"
 }
 
 resource "neon_auth_domain" "app" {
@@ -78,8 +63,8 @@ resource "neon_auth_domain" "app" {
 }
 
 data "neon_auth_integration" "preview" {
-  project_id = "ci-project-00000001"
-  branch_id  = "br-preview-00000002"
+  project_id = "app-ci-00000001"
+  branch_id  = "br-app-preview-00000002"
 }
 
 output "preview_auth_provider" {
@@ -128,9 +113,15 @@ func TestTerraformInAnotherNamespaceOverTLSFromASeed(t *testing.T) {
 	if !strings.HasPrefix(remote, want) {
 		t.Fatalf("NEON_EMULATOR_REMOTE_BASE_URLS=%s; want %s first", remote, want)
 	}
-	// The emulator's own namespace cannot be reached from here: the
-	// client's namespace is the only way in.
-	applyPlanDestroy(t, tf, []string{"ip", "netns", "exec", tfNS}, bins, want, emu["SSL_CERT_FILE"])
+	// As in the CI recipes, the client takes the CA from the emulator over
+	// the link (neon-emulator ca), not from the emulator's file.
+	inClient := []string{"ip", "netns", "exec", tfNS}
+	fetched := filepath.Join(bins.work, "fetched-ca.pem")
+	mustRun(t, inClient[0], append(inClient[1:], bins.emulator, "ca", "-o", fetched, "https://neon-emulator:"+netnsPort+"/")...)
+	if readFile(t, fetched) != readFile(t, emu["SSL_CERT_FILE"]) {
+		t.Fatalf("neon-emulator ca fetched another certificate than the emulator's CA file")
+	}
+	applyPlanDestroy(t, tf, inClient, bins, want, fetched)
 }
 
 func TestTerraformOverTLSWithAHostNameOnLoopback(t *testing.T) {
@@ -171,6 +162,15 @@ func netnsUnavailable() string {
 	}
 	_ = exec.Command("ip", "netns", "del", probe).Run()
 	return ""
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func mustRun(t *testing.T, name string, args ...string) {
@@ -227,11 +227,11 @@ func TestMain(m *testing.M) {
 }
 
 // startEmulatorIn runs the built emulator (behind prefix, such as ip netns
-// exec) from ciSeed and returns its ready lines once it serves.
+// exec) from ciSeedFile and returns its ready lines once it serves.
 func startEmulatorIn(t *testing.T, prefix []string, b binaries, args ...string) map[string]string {
 	t.Helper()
-	seed := filepath.Join(b.work, "seed.hcl")
-	if err := os.WriteFile(seed, []byte(ciSeed), 0o600); err != nil {
+	seed, err := filepath.Abs(ciSeedFile)
+	if err != nil {
 		t.Fatal(err)
 	}
 	argv := append(append(append([]string{}, prefix...), b.emulator, "-seed", seed, "-tls-ca-file", filepath.Join(b.work, "ca.pem")), args...)
