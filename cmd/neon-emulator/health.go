@@ -42,7 +42,11 @@ func health(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return fmt.Errorf("%q is not an http(s) URL such as https://127.0.0.1:8080/", fs.Arg(0))
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	dt, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return fmt.Errorf("http.DefaultTransport is a %T", http.DefaultTransport)
+	}
+	tr := dt.Clone()
 	if *caFile != "" {
 		pool, err := x509.SystemCertPool()
 		if err != nil {
@@ -113,7 +117,12 @@ func fetchCA(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("connecting to %s: %w", host, err)
 	}
-	chain := conn.(*tls.Conn).ConnectionState().PeerCertificates
+	tc, ok := conn.(*tls.Conn)
+	if !ok {
+		_ = conn.Close()
+		return fmt.Errorf("connecting to %s: not a TLS connection (%T)", host, conn)
+	}
+	chain := tc.ConnectionState().PeerCertificates
 	_ = conn.Close()
 	if len(chain) < 2 || !chain[len(chain)-1].IsCA {
 		return fmt.Errorf("%s sent no CA certificate with its own: it is not a neon-emulator with a generated certificate "+

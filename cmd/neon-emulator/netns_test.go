@@ -190,7 +190,7 @@ type binaries struct{ dir, emulator, work string }
 func buildBinaries(t *testing.T) binaries {
 	t.Helper()
 	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "neon-emulator-bins-")
+		dir, err := os.MkdirTemp("", "neon-emulator-bins-") //nolint:usetesting // shared by the tests of this binary; TestMain removes it
 		if err != nil {
 			built.err = err
 			return

@@ -30,7 +30,11 @@ func clientTrusting(t *testing.T, baseURL, key, caFile string) *apiclient.Client
 			t.Fatalf("%s holds no certificate", caFile)
 		}
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	dt, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		t.Fatalf("http.DefaultTransport is a %T", http.DefaultTransport)
+	}
+	tr := dt.Clone()
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	c, err := apiclient.New(apiclient.Options{BaseURL: baseURL, APIKey: key, HTTPClient: &http.Client{Transport: tr},
 		RateLimit: apiclient.RateLimit{RequestsPerMinute: -1, RouteRequestsPerSecond: -1}})

@@ -67,7 +67,7 @@ func TestUntrustedCertificateFailsAtOnceNamingSSLCertFile(t *testing.T) {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	c := newFailFastClient(t, srv.URL+"/api/v2/", nil) // the machine's roots: the test CA is not among them
-	expectFastFailure(t, ErrCertificate, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
+	_ = expectFastFailure(t, ErrCertificate, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
 		"set SSL_CERT_FILE to the emulator's CA")
 	if n := handshakes.Load(); n != 1 {
 		t.Errorf("%d connections; a certificate error must not be retried", n)
@@ -82,7 +82,7 @@ func TestCertificateForAnotherHostFailsAtOnceNamingTheHost(t *testing.T) {
 	// Trusted, but made for 127.0.0.1, ::1 and example.com: not "localhost".
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	c := newFailFastClient(t, "https://localhost:"+port+"/api/v2/", srv.Client())
-	expectFastFailure(t, ErrCertificate, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
+	_ = expectFastFailure(t, ErrCertificate, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
 		`not valid for "localhost"`, "-tls-name localhost")
 }
 
@@ -92,10 +92,10 @@ func TestUnresolvableHostFailsAtOnce(t *testing.T) {
 		Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "udp", dns)
 		}}}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := cloneTransport(t, http.DefaultTransport)
 	tr.DialContext = dialer.DialContext
 	c := newFailFastClient(t, "https://neon-emulator.test:8443/api/v2/", &http.Client{Transport: tr})
-	expectFastFailure(t, ErrNoSuchHost, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
+	_ = expectFastFailure(t, ErrNoSuchHost, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
 		`"neon-emulator.test" does not resolve`)
 }
 
@@ -104,7 +104,7 @@ func TestHTTPSToAPlainHTTPServerFailsAtOnce(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { requests.Add(1) }))
 	t.Cleanup(srv.Close)
 	c := newFailFastClient(t, strings.Replace(srv.URL, "http://", "https://", 1)+"/api/v2/", nil)
-	expectFastFailure(t, ErrTLSHandshake, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
+	_ = expectFastFailure(t, ErrTLSHandshake, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
 		"is it serving HTTPS?")
 }
 
@@ -115,10 +115,10 @@ func TestTLSAlertFailsAtOnce(t *testing.T) {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	hc := srv.Client()
-	tr := hc.Transport.(*http.Transport).Clone()
+	tr := cloneTransport(t, hc.Transport)
 	tr.TLSClientConfig.MaxVersion = tls.VersionTLS12
 	c := newFailFastClient(t, srv.URL+"/api/v2/", &http.Client{Transport: tr})
-	expectFastFailure(t, ErrTLSHandshake, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
+	_ = expectFastFailure(t, ErrTLSHandshake, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
 		"did not complete a TLS handshake")
 }
 
@@ -131,7 +131,7 @@ func TestRefusedConnectionIsRetriedForTwoSecondsAtMost(t *testing.T) {
 	_ = ln.Close() // nothing listens there now
 	c := newFailFastClient(t, "http://"+addr+"/api/v2/", nil)
 	start := time.Now()
-	expectFastFailure(t, ErrConnectionRefused, func() error {
+	_ = expectFastFailure(t, ErrConnectionRefused, func() error {
 		_, err := c.AddDomain(context.Background(), stubScope, AddDomainRequest{Domain: "https://a.example", AuthProvider: "stack"})
 		return err
 	}, "is the emulator or API running at http://"+addr+"/api/v2/?")
@@ -149,7 +149,7 @@ func TestRejectedKeyFailsOnTheFirstAttemptAndLaterRequestsAreNotSent(t *testing.
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = w.Write([]byte(`{"code":"","message":"authorization failed"}`))
 	})
-	expectFastFailure(t, ErrUnauthorized, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
+	_ = expectFastFailure(t, ErrUnauthorized, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
 		"HTTP 401", "req-401")
 	if n := requests.Load(); n != 1 {
 		t.Fatalf("%d requests; a 401 must not be retried", n)
@@ -179,7 +179,7 @@ func TestForbiddenFailsOnTheFirstAttempt(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	c := newFailFastClient(t, srv.URL+"/api/v2/", nil)
-	expectFastFailure(t, ErrForbidden, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
+	_ = expectFastFailure(t, ErrForbidden, func() error { _, err := c.ListDomains(context.Background(), stubScope); return err },
 		"HTTP 403", "may not access this project")
 	// 403 is about one project: other requests are still sent.
 	_, _ = c.ListDomains(context.Background(), stubScope)
@@ -230,11 +230,20 @@ func TestInterruptDuringARetryWaitEndsAtOnce(t *testing.T) {
 	c := newFailFastClient(t, srv.URL+"/api/v2/", nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	expectFastFailure(t, ErrInterrupted, func() error { _, err := c.ListDomains(ctx, stubScope); return err },
+	_ = expectFastFailure(t, ErrInterrupted, func() error { _, err := c.ListDomains(ctx, stubScope); return err },
 		"GET /projects/p/auth/domains: interrupted")
 	if n := requests.Load(); n != 1 {
 		t.Errorf("%d requests; want 1 (the wait for the retry is cut short)", n)
 	}
+}
+
+func cloneTransport(t *testing.T, rt http.RoundTripper) *http.Transport {
+	t.Helper()
+	tr, ok := rt.(*http.Transport)
+	if !ok {
+		t.Fatalf("transport is a %T", rt)
+	}
+	return tr.Clone()
 }
 
 func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -183,7 +183,7 @@ func (d *seedDecoder) strList(c *hcl.BodyContent, name string) ([]string, hcl.Ra
 	if diags.HasErrors() {
 		return nil, a.Expr.Range()
 	}
-	if v.IsNull() || !(v.Type().IsTupleType() || v.Type().IsListType()) {
+	if v.IsNull() || !v.Type().IsTupleType() && !v.Type().IsListType() {
 		d.errorf(a.Expr.Range(), "Invalid "+name, "%s must be a list of strings", name)
 		return nil, a.Expr.Range()
 	}

@@ -180,7 +180,7 @@ func TestSeedLoadedAtRunTimeBecomesTheResetPoint(t *testing.T) {
 
 // putSeed sends a seed as it is (not JSON-encoded) to PUT /_emulator/seed.
 func (v *env) putSeed(src string) *response {
-	req := httptest.NewRequest("PUT", "http://emulator"+controlPrefix+"/seed", strings.NewReader(src))
+	req := httptest.NewRequest(http.MethodPut, "http://emulator"+controlPrefix+"/seed", strings.NewReader(src))
 	rec := httptest.NewRecorder()
 	v.e.ServeHTTP(rec, req)
 	return &response{t: v.t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
