@@ -24,22 +24,36 @@ type reach struct {
 
 const apiPath = "/api/v2/"
 
-func reachOf(addr net.Addr) reach {
+// reachOf tells how clients reach addr with scheme ("http" or "https");
+// names (-tls-name) come first among the URLs for other hosts.
+func reachOf(addr net.Addr, scheme string, names []string) reach {
 	tcp, ok := addr.(*net.TCPAddr)
 	if !ok {
-		return reach{baseURL: "http://" + addr.String() + apiPath}
+		return reach{baseURL: scheme + "://" + addr.String() + apiPath}
 	}
 	port := strconv.Itoa(tcp.Port)
-	if !tcp.IP.IsUnspecified() {
-		return reach{baseURL: "http://" + net.JoinHostPort(tcp.IP.String(), port) + apiPath, loopbackOnly: tcp.IP.IsLoopback()}
+	url := func(host string) string { return scheme + "://" + net.JoinHostPort(host, port) + apiPath }
+	var r reach
+	if tcp.IP.IsUnspecified() {
+		r = reach{baseURL: url("127.0.0.1"), wildcard: true}
+	} else {
+		r = reach{baseURL: url(tcp.IP.String()), loopbackOnly: tcp.IP.IsLoopback()}
 	}
-	r := reach{baseURL: "http://" + net.JoinHostPort("127.0.0.1", port) + apiPath, wildcard: true}
+	if r.loopbackOnly {
+		return r
+	}
+	for _, n := range names {
+		r.remoteBaseURLs = append(r.remoteBaseURLs, url(n))
+	}
+	if !r.wildcard {
+		return r
+	}
 	ipv4Only := tcp.IP.To4() != nil
 	for _, ip := range hostAddresses() {
 		if ip.IsLoopback() || ip.IsLinkLocalUnicast() || (ipv4Only && ip.To4() == nil) {
 			continue
 		}
-		r.remoteBaseURLs = append(r.remoteBaseURLs, "http://"+net.JoinHostPort(ip.String(), port)+apiPath)
+		r.remoteBaseURLs = append(r.remoteBaseURLs, url(ip.String()))
 	}
 	return r
 }
@@ -68,16 +82,19 @@ func newControlToken() string {
 
 // readyLines are the KEY=value lines printed (and written to the ready
 // file) once the emulator serves.
-func readyLines(r reach, generatedKey, generatedToken string) string {
+func readyLines(r reach, caFile, generatedKey, generatedToken string) string {
 	var b strings.Builder
 	b.WriteString("NEON_API_BASE_URL=" + r.baseURL + "\n")
+	if caFile != "" {
+		b.WriteString("SSL_CERT_FILE=" + caFile + "\n")
+	}
 	if generatedKey != "" {
 		b.WriteString("NEON_API_KEY=" + generatedKey + "\n")
 	}
 	if generatedToken != "" {
 		b.WriteString("NEON_EMULATOR_CONTROL_TOKEN=" + generatedToken + "\n")
 	}
-	if r.wildcard {
+	if r.wildcard || len(r.remoteBaseURLs) > 0 {
 		// From other hosts: one of these, comma-separated (empty when this
 		// host has no other address).
 		b.WriteString("NEON_EMULATOR_REMOTE_BASE_URLS=" + strings.Join(r.remoteBaseURLs, ",") + "\n")

@@ -2,7 +2,8 @@
 // for demos, users' CI and manual checks. `neon-emulator -help` says it all;
 // in short, once it listens it prints to stdout
 //
-//	NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/
+//	NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/   (https:// with -tls)
+//	SSL_CERT_FILE=<file>                     (with -tls: the generated CA certificate)
 //	NEON_API_KEY=<key>                       (only when the key was generated)
 //	NEON_EMULATOR_CONTROL_TOKEN=<token>      (only when the token was generated)
 //	NEON_EMULATOR_REMOTE_BASE_URLS=<urls>    (only for a wildcard listen address)
@@ -16,6 +17,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,13 +48,23 @@ func mainErr() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	run, args := run, os.Args[1:]
-	if len(args) > 0 && args[0] == "call" {
-		run, args = call, args[1:]
+	if len(args) > 0 {
+		if sub, ok := subcommands[args[0]]; ok {
+			run, args = sub, args[1:]
+		}
 	}
 	if err := run(ctx, args, os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
 		return err
 	}
 	return nil
+}
+
+// subcommands are the clients built into the binary, so that scripts and
+// container health checks need no curl.
+var subcommands = map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+	"call":   call,
+	"health": health,
+	"ca":     fetchCA,
 }
 
 // run serves the emulator until ctx is done.
@@ -78,21 +91,69 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log one line per API request to stderr (never keys or secrets)")
 	validate := fs.Bool("validate", false, "check every API request and response against the OpenAPI document of the\n"+
 		"platform API (internal/apispec) and log each violation to stderr: where and which rule, never a value")
+	seedFile := fs.String("seed", "", "start from this seed file (HCL, or JSON when it ends in .json): projects, branches, API keys\n"+
+		"with fixed tokens, Neon Auth per branch. With -state-file only when the state file is new.\n"+
+		"POST /_emulator/reset returns to it")
+	useTLS := fs.Bool("tls", false, "serve HTTPS with a certificate made at start for every name of the listener and -tls-name;\n"+
+		"its CA certificate goes to -tls-ca-file, printed as SSL_CERT_FILE=<file>")
+	tlsNames := fs.String("tls-name", "", "more names for the generated certificate, comma-separated (such as neon-emulator,\n"+
+		"the name of a CI service container); they also head NEON_EMULATOR_REMOTE_BASE_URLS")
+	tlsCAFile := fs.String("tls-ca-file", "", "file for the generated CA certificate (default <temp dir>/neon-emulator-<port>-ca.pem)")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this certificate (PEM, with its chain) instead of a generated one; needs -tls-key")
+	tlsKey := fs.String("tls-key", "", "private key (PEM) of -tls-cert")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		_, err := fmt.Fprintln(stdout, "neon-emulator", version)
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-	orEnv(bootstrapKey, "NEON_EMULATOR_BOOTSTRAP_KEY")
-	orEnv(controlToken, controlTokenEnv)
+	if err := flagsFromEnv(fs); err != nil {
+		return err
+	}
+	var seed *emulator.Seed
+	if *seedFile != "" {
+		src, err := os.ReadFile(*seedFile)
+		if err != nil {
+			return fmt.Errorf("reading -seed: %w", err)
+		}
+		if seed, err = emulator.ParseSeed(*seedFile, src); err != nil {
+			return err
+		}
+	}
+	if *tlsCert != "" || *tlsKey != "" {
+		*useTLS = true
+	}
 
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	where := reachOf(ln.Addr())
+	scheme, caFile := "http", ""
+	if *useTLS {
+		tcp, _ := ln.Addr().(*net.TCPAddr)
+		if tcp == nil {
+			return fmt.Errorf("-tls needs a TCP listener, got %s", ln.Addr())
+		}
+		if *tlsCAFile == "" {
+			*tlsCAFile = defaultCAFile(tcp.Port)
+		}
+		ts, err := setupTLS(*tlsCert, *tlsKey, *tlsCAFile, certificateNames(tcp, splitNames(*tlsNames)))
+		if err != nil {
+			return err
+		}
+		if ts.caFile != "" {
+			defer os.Remove(ts.caFile)
+		}
+		scheme, caFile = "https", ts.caFile
+		ln = tls.NewListener(ln, ts.config)
+	}
+	where := reachOf(ln.Addr(), scheme, splitNames(*tlsNames))
 	baseURL := where.baseURL
 	generatedToken := ""
 	if *controlToken == "" && !where.loopbackOnly {
@@ -106,6 +167,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		AccountRequestsPerMinute: *accountRPM,
 		RouteRequestsPerSecond:   *routeRPS,
 		StateFile:                *stateFile,
+		Seed:                     seed,
 		BaseURL:                  baseURL,
 		ControlToken:             *controlToken,
 	}
@@ -131,7 +193,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *bootstrapKey == "" {
 		generatedKey = em.BootstrapKey()
 	}
-	ready := readyLines(where, generatedKey, generatedToken)
+	ready := readyLines(where, caFile, generatedKey, generatedToken)
 	// The ready file first, so that it exists once stdout says ready.
 	if *readyFile != "" {
 		if err := writeFileAtomic(*readyFile, []byte(ready)); err != nil {
@@ -156,6 +218,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 const controlTokenEnv = "NEON_EMULATOR_CONTROL_TOKEN"
 
+// version is set by the release build (-ldflags "-X main.version=…").
+var version = "dev"
+
 // orEnv sets an empty flag value from the environment variable.
 func orEnv(v *string, name string) {
 	if *v == "" {
@@ -163,18 +228,47 @@ func orEnv(v *string, name string) {
 	}
 }
 
+// envName is the environment variable of a flag: -tls-name is
+// NEON_EMULATOR_TLS_NAME.
+func envName(flagName string) string {
+	return "NEON_EMULATOR_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// flagsFromEnv sets every flag not given on the command line from its
+// environment variable, if set: containers (a CI service cannot pass
+// arguments) are configured through the environment. Values from the
+// environment are read after parsing, so that -help never prints them.
+func flagsFromEnv(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		v, ok := os.LookupEnv(envName(f.Name))
+		if given[f.Name] || !ok || v == "" {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q (for -%s): %w", envName(f.Name), v, f.Name, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
 const usage = `Usage:
   neon-emulator [flags]
   neon-emulator call [-key KEY] [-control-token TOKEN] METHOD URL [JSON-BODY]
+  neon-emulator health [-ca FILE] URL       exit 0 when the emulator at URL answers
+  neon-emulator ca [-o FILE] https://HOST:PORT/   fetch the CA of an emulator started with -tls
 
 Runs an in-memory emulator of the Neon platform API v2 (projects, branches,
 API keys, Neon Auth) until SIGINT or SIGTERM. Once it listens it prints, and
 writes to -ready-file:
 
-  NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/
+  NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/   (https:// with -tls)
+  SSL_CERT_FILE=...                     with -tls: the CA certificate to trust
   NEON_API_KEY=...                      only when the key was generated
   NEON_EMULATOR_CONTROL_TOKEN=...       only when the control token was generated
-  NEON_EMULATOR_REMOTE_BASE_URLS=...    only for a wildcard -listen address
+  NEON_EMULATOR_REMOTE_BASE_URLS=...    for a wildcard -listen address or -tls-name
 
 A wildcard -listen address (0.0.0.0:PORT, [::]:PORT, :PORT) accepts other
 hosts: NEON_API_BASE_URL then names 127.0.0.1 (usable on this host) and
@@ -189,6 +283,16 @@ given token, or a random one printed as NEON_EMULATOR_CONTROL_TOKEN. Control
 requests must then send "Authorization: Bearer <control token>"; without it,
 or with a wrong one, they get 401. "neon-emulator call" sends
 $NEON_EMULATOR_CONTROL_TOKEN to /_emulator/ URLs and $NEON_API_KEY to the API.
+
+The provider refuses plain http:// on any host but loopback. For clients on
+other hosts (a CI service container), start with -tls (and -tls-name with the
+name they use); they trust the CA by SSL_CERT_FILE=<the printed file>, or,
+on another host, by the file "neon-emulator ca -o FILE URL" writes.
+
+Every flag can also be set by an environment variable, NEON_EMULATOR_ and
+the flag's name in capitals with _ for -: NEON_EMULATOR_TLS=true,
+NEON_EMULATOR_TLS_NAME=neon-emulator, NEON_EMULATOR_SEED=/seed.hcl. A flag
+on the command line wins.
 
 Flags:
 `

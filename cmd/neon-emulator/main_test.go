@@ -59,7 +59,7 @@ func start(t *testing.T, wantLines int, args ...string) *instance {
 	}
 	t.Cleanup(func() { _ = stop() })
 	base, ok := strings.CutPrefix(lines[0], "NEON_API_BASE_URL=")
-	if !ok || !regexp.MustCompile(`^http://127\.0\.0\.1:[0-9]+/api/v2/$`).MatchString(base) {
+	if !ok || !regexp.MustCompile(`^https?://127\.0\.0\.1:[0-9]+/api/v2/$`).MatchString(base) {
 		t.Fatalf("first line = %q", lines[0])
 	}
 	return &instance{t: t, baseURL: base, lines: lines, stderr: stderr, stop: stop}

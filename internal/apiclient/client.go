@@ -22,6 +22,9 @@ import (
 // DefaultBaseURL is the public platform API v2.
 const DefaultBaseURL = "https://console.neon.tech/api/v2/"
 
+// apiPath ends every base URL.
+const apiPath = "/api/v2/"
+
 // Documented limits of the platform API.
 const (
 	DefaultAccountRequestsPerMinute = 700
@@ -90,7 +93,8 @@ func New(opts Options) (*Client, error) {
 		hc.Transport = t.Clone()
 	}
 	lim := newLimiter(opts.RateLimit)
-	hc.Transport = &limitedTransport{next: hc.Transport, limiter: lim}
+	gate := &keyGate{next: hc.Transport, basePath: base.Path}
+	hc.Transport = &limitedTransport{next: gate, limiter: lim}
 	ua := opts.UserAgent
 	if ua == "" {
 		ua = "terraform-provider-neon"
@@ -123,10 +127,19 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("base URL %q must not carry credentials, a query or a fragment", raw)
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
-		return nil, fmt.Errorf("base URL %q uses plain http:// on a non-loopback host; the API key would travel in clear. Use https://, or http:// only with localhost/127.0.0.1/[::1]", raw)
+		return nil, fmt.Errorf("base URL %q uses plain http:// on a non-loopback host; the API key would travel in clear. "+
+			"Use https:// (a neon-emulator serves it with -tls), or http:// only on a loopback host: localhost, 127.0.0.0/8 or [::1]", raw)
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
+	}
+	if !strings.HasSuffix(u.Path, apiPath) {
+		fixed := *u
+		fixed.Path = strings.TrimSuffix(u.Path, "/") + apiPath
+		if i := strings.Index(u.Path, apiPath); i >= 0 {
+			fixed.Path = u.Path[:i] + apiPath // a path below the API's
+		}
+		return nil, fmt.Errorf("base URL %q must end in %s, the path of the platform API v2; did you mean %q?", raw, apiPath, fixed.String())
 	}
 	return u, nil
 }
@@ -200,10 +213,17 @@ func (c *Client) exchange(ctx context.Context, req *retryablehttp.Request, st *c
 	displayPath := "/" + cl.ep.path
 	resp, err := c.retryClient(st).Do(req)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return fmt.Errorf("%s %s: %w", cl.method, displayPath, ctxErr)
+		if ctx.Err() != nil {
+			return interrupted(ctx, cl.method, displayPath, st.sent)
 		}
-		return &TransportError{Method: cl.method, Path: displayPath, Sent: st.sent, Err: unwrapURLError(err)}
+		var refused *KeyRefusedError
+		if errors.As(err, &refused) {
+			return refused
+		}
+		err = unwrapURLError(err)
+		cause := classifyTransport(err)
+		return &TransportError{Method: cl.method, Path: displayPath, Sent: st.sent, Err: err,
+			Cause: cause, Hint: transportHint(cause, c.baseURL, err)}
 	}
 	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))

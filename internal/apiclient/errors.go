@@ -144,19 +144,31 @@ type TransportError struct {
 	// may have been applied.
 	Sent bool
 	Err  error
+	// Cause and Hint (the fix, naming the address) are set for failures the
+	// client tells apart; see failfast.go.
+	Cause TransportCause
+	Hint  string
 }
 
 func (e *TransportError) Error() string {
-	if e.Sent && e.Method != http.MethodGet {
-		return fmt.Sprintf("%s %s: %v (%v)", e.Method, e.Path, e.Err, ErrOutcomeUnknown)
+	s := fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
+	if e.Hint != "" {
+		s += "; " + e.Hint
 	}
-	return fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
+	if e.Sent && e.Method != http.MethodGet {
+		s += fmt.Sprintf(" (%v)", ErrOutcomeUnknown)
+	}
+	return s
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }
 
-// Is reports ErrOutcomeUnknown for writes whose response was lost.
+// Is reports ErrOutcomeUnknown for writes whose response was lost, and the
+// sentinel of its Cause (ErrCertificate, ErrNoSuchHost, …).
 func (e *TransportError) Is(target error) bool {
+	if s := e.Cause.sentinel(); s != nil && target == s {
+		return true
+	}
 	return target == ErrOutcomeUnknown && e.Sent && e.Method != http.MethodGet
 }
 

@@ -124,7 +124,10 @@ type callState struct {
 	attempt  int
 	nextWait time.Duration
 	sent     bool // the last attempt wrote its request to a connection
-	sentFlag atomic.Bool
+	// refusedSince is when a connection was first refused (zero: never);
+	// refused connections are retried only for refusedRetryWindow.
+	refusedSince time.Time
+	sentFlag     atomic.Bool
 	// exhausted names the limit that stopped the retries ("" when none did).
 	exhausted BudgetLimit
 }
@@ -152,7 +155,8 @@ func shouldRetry(st *callState, resp *http.Response, err error) bool {
 		// A read is safe to repeat. A write that never reached the server
 		// (refused connection) is too; one that may have been applied is
 		// left to the write layer, which knows whether it can be repeated.
-		return st.method == http.MethodGet || !st.sent
+		// Failures no retry can fix are not repeated (failfast.go).
+		return retryTransport(st, err)
 	case retryableStatus(resp.StatusCode):
 		return true
 	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
@@ -192,6 +196,10 @@ func (c *Client) retryClient(st *callState) *retryablehttp.Client {
 				return false, nil
 			}
 			wait := backoff(st.budget.policy, st.attempt, resp)
+			if !st.refusedWindowLeft(wait) {
+				c.log(ctx, "neon API connection refused; not retried past the refused-connection window", fields)
+				return false, nil
+			}
 			if !st.budget.fits(wait) {
 				st.exhausted = LimitTime
 				fields["wait_ms"] = wait.Milliseconds()

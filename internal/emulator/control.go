@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,7 +19,9 @@ import (
 // "Authorization: Bearer <control token>"; without it, or with another
 // token, it is refused with 401.
 //
-//	GET  /_emulator/healthz                      → 200 {"status":"ok","base_url":"..."}
+//	GET  /_emulator/healthz                      → 200 {"status":"ok","base_url":"..."} (needs no control token)
+//	POST /_emulator/reset                        → 204; the state goes back to the seed (or the start projects)
+//	PUT  /_emulator/seed <seed, HCL or JSON>     → 204; the seed becomes the start and the state is reset to it
 //	POST /_emulator/keys {"type":"personal|organization|project","project_id":"..."}
 //	                                              → 201 {"key":"<token>"}
 //	POST /_emulator/keys/revoke {"key":"<token>"} → 204
@@ -39,7 +42,9 @@ import (
 // whole configuration).
 
 func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID string) {
-	if !e.controlAuthorized(r) {
+	// Health tells nothing secret, and container health checks have no token.
+	open := r.URL.Path == controlPrefix+"/healthz" && r.Method == http.MethodGet
+	if !open && !e.controlAuthorized(r) {
 		writeError(w, reqID, errControlUnauthorized)
 		return
 	}
@@ -92,6 +97,8 @@ func (e *Emulator) control(w http.ResponseWriter, r *http.Request, path string) 
 		"/stats":            {http.MethodGet, e.controlStats},
 		"/stats/reset":      {http.MethodPost, e.controlResetStats},
 		"/state":            {http.MethodGet, e.controlState},
+		"/reset":            {http.MethodPost, e.controlReset},
+		"/seed":             {http.MethodPut, e.controlSeed},
 	}
 	if path == "/faults" {
 		switch r.Method {
@@ -201,6 +208,36 @@ func (e *Emulator) controlConfirmTransfer(w http.ResponseWriter, r *http.Request
 	}
 	if err := e.ConfirmTransfer(req.ProjectID, req.AuthProvider); err != nil {
 		return goAPIError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (e *Emulator) controlReset(w http.ResponseWriter, _ *http.Request) error {
+	if err := e.Reset(); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// controlSeed loads a seed sent as the body: JSON when it starts with "{",
+// HCL otherwise. Its mistakes come back as a 400 naming each line.
+func (e *Emulator) controlSeed(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		return &apiError{status: http.StatusBadRequest, msg: "reading the seed: " + err.Error()}
+	}
+	name := "seed.hcl"
+	if strings.HasPrefix(strings.TrimSpace(string(body)), "{") {
+		name = "seed.json"
+	}
+	s, err := ParseSeed(name, body)
+	if err != nil {
+		return &apiError{status: http.StatusBadRequest, msg: err.Error()}
+	}
+	if err := e.LoadSeed(s); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -64,6 +64,10 @@ type Options struct {
 	// Logger receives one line per API request (method, route, status,
 	// request id; never keys or secrets). nil → no logs.
 	Logger *slog.Logger
+	// Seed, when not nil, is the starting state instead of SeedProjects
+	// projects (see ParseSeed). With StateFile it applies only when the
+	// file does not exist yet. POST /_emulator/reset returns to it.
+	Seed *Seed
 	// ControlToken, when not empty, protects the control surface: its
 	// requests must carry "Authorization: Bearer <ControlToken>" (401
 	// otherwise). Empty: the control surface is open, which is only safe on
@@ -91,6 +95,8 @@ type Emulator struct {
 	mu          sync.Mutex // guards st and sharedOAuth
 	st          *state
 	sharedOAuth []string // OAuth provider ids with shared keys; none: all
+
+	seedMu sync.Mutex // guards opts.Seed
 
 	api     *router
 	limiter *rateLimiter
@@ -135,10 +141,7 @@ func New(opts Options) (*Emulator, error) {
 		st = loaded
 	}
 	if st == nil {
-		st = newState()
-		for i := 1; i <= opts.SeedProjects; i++ {
-			st.addProject(fmt.Sprintf("seed-project-%d", i), now())
-		}
+		st = e.initialState()
 	}
 	e.st = st
 
@@ -151,6 +154,41 @@ func New(opts Options) (*Emulator, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// initialState is the state of a fresh start: the seed, or SeedProjects
+// projects.
+func (e *Emulator) initialState() *state {
+	e.seedMu.Lock()
+	seed := e.opts.Seed
+	e.seedMu.Unlock()
+	if seed != nil {
+		return seedState(seed, now())
+	}
+	st := newState()
+	for i := 1; i <= e.opts.SeedProjects; i++ {
+		st.addProject(fmt.Sprintf("seed-project-%d", i), now())
+	}
+	return st
+}
+
+// Reset replaces the whole state with the starting one (the seed, or the
+// start projects), keeping the bootstrap key. Keys created since are gone.
+func (e *Emulator) Reset() error {
+	st := e.initialState()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.st = st
+	e.st.ensureKey(e.bootstrapKey, KeyPersonal, "", now())
+	return e.saveLocked()
+}
+
+// LoadSeed makes s the starting state and resets to it.
+func (e *Emulator) LoadSeed(s *Seed) error {
+	e.seedMu.Lock()
+	e.opts.Seed = s
+	e.seedMu.Unlock()
+	return e.Reset()
 }
 
 // BootstrapKey returns the token of the admin's personal key.

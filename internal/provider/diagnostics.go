@@ -45,7 +45,11 @@ func apiErrorDetail(what string, err error) string {
 		b.WriteString(".")
 	}
 	var budget *apiclient.BudgetError
+	var refused *apiclient.KeyRefusedError
 	switch {
+	case errors.As(err, &refused), errors.Is(err, apiclient.ErrInterrupted):
+		// Short on purpose: the first 401 of the run has the whole story,
+		// and an interrupt needs none.
 	case errors.Is(err, apiclient.ErrUnauthorized):
 		b.WriteString(" The API key is missing, invalid or revoked: set a valid key in the provider's api_key or NEON_API_KEY.")
 	case errors.Is(err, apiclient.ErrForbidden):

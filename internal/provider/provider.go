@@ -99,8 +99,10 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 			},
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "Base URL of the platform API, ending in `/api/v2/`. Falls back to `" + envBaseURL +
-					"`, then to `" + apiclient.DefaultBaseURL + "`. Plain `http://` is accepted only for loopback hosts " +
-					"(a local emulator), so that the API key never travels in clear.",
+					"`, then to `" + apiclient.DefaultBaseURL + "`. A URL whose path does not end in `/api/v2/` is refused. Plain " +
+					"`http://` is accepted only for loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`: a local emulator), so that " +
+					"the API key never travels in clear; an emulator on another host serves `https://` (`neon-emulator -tls`), " +
+					"trusted through `SSL_CERT_FILE`.",
 				Optional:   true,
 				Validators: []validator.String{baseURLValidator()},
 			},

@@ -1,0 +1,219 @@
+package emulator
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const seedHCL = `
+project "app" {
+  id = "app-project-00000001"
+  branch "main" {
+    neon_auth {
+      domains = ["https://App.Example.com/"]
+    }
+  }
+  branch "preview" {
+    id     = "br-preview-00000002"
+    parent = "main"
+    neon_auth {
+      auth_provider = "stack"
+    }
+  }
+}
+
+project "other" {}
+
+api_key "ci" {
+  token   = "ciprojectkeyciprojectkey0001"
+  type    = "project"
+  project = "app"
+}
+
+api_key "admin" {
+  token = "adminkeyadminkeyadminkey0001"
+  type  = "organization"
+}
+`
+
+// The same seed in HCL's JSON form.
+const seedJSON = `{
+  "project": {
+    "app": {
+      "id": "app-project-00000001",
+      "branch": {
+        "main": {"neon_auth": {"domains": ["https://App.Example.com/"]}},
+        "preview": {"id": "br-preview-00000002", "parent": "main", "neon_auth": {"auth_provider": "stack"}}
+      }
+    },
+    "other": {}
+  },
+  "api_key": {
+    "ci": {"token": "ciprojectkeyciprojectkey0001", "type": "project", "project": "app"},
+    "admin": {"token": "adminkeyadminkeyadminkey0001", "type": "organization"}
+  }
+}`
+
+func TestSeedInHCLOrJSONIsTheStartingState(t *testing.T) {
+	for name, src := range map[string]string{"seed.hcl": seedHCL, "seed.json": seedJSON} {
+		t.Run(name, func(t *testing.T) {
+			s, err := ParseSeed(name, []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := newEnv(t, Options{Seed: s})
+			checkSeededState(t, v)
+		})
+	}
+}
+
+// checkSeededState checks the state seedHCL describes, through the API.
+func checkSeededState(t *testing.T, v *env) {
+	t.Helper()
+	if got := v.e.ProjectIDs(); len(got) != 2 || got[0] != "app-project-00000001" {
+		t.Fatalf("projects = %v; want app-project-00000001 and one generated id", got)
+	}
+	// The project key sees its project only; the organization key both.
+	for key, want := range map[string]int{"ciprojectkeyciprojectkey0001": 1, "adminkeyadminkeyadminkey0001": 2} {
+		r := v.call(key, "GET", "/projects", nil)
+		projects, _ := r.JSON()["projects"].([]any)
+		if r.Status != http.StatusOK || len(projects) != want {
+			t.Errorf("GET /projects with the seeded key = %d, %d projects; want 200, %d", r.Status, len(projects), want)
+		}
+	}
+	branches := v.e.Branches("app-project-00000001")
+	if len(branches) != 2 || branches[1].ID != "br-preview-00000002" || branches[1].ParentID != branches[0].ID || branches[1].Name != "preview" {
+		t.Fatalf("branches = %+v", branches)
+	}
+	main, ok := v.e.BranchAuth("app-project-00000001", branches[0].ID)
+	if !ok || main.AuthProvider != authProviderBetterAuth || len(main.Domains) != 1 || main.Domains[0].Domain != "https://app.example.com" {
+		t.Errorf("Neon Auth of main = %+v, %v; want better_auth with the canonical domain", main.Integration, main.Domains)
+	}
+	preview, ok := v.e.BranchAuth("app-project-00000001", "br-preview-00000002")
+	if !ok || preview.AuthProvider != authProviderStack || preview.PubClientKey == "" {
+		t.Errorf("Neon Auth of preview = %+v; want stack with SDK keys", preview.Integration)
+	}
+	r := v.call("ciprojectkeyciprojectkey0001", "GET", "/projects/app-project-00000001/branches/br-preview-00000002/auth", nil)
+	if r.Status != http.StatusOK || r.JSON()["auth_provider"] != authProviderStack {
+		t.Errorf("GET branch auth = %d %s", r.Status, r.Body)
+	}
+}
+
+func TestSeedMistakesAreReportedWithTheirLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"syntax.hcl", "project \"a\" {\n  id = \n}\n", []string{"syntax.hcl:2:"}},
+		{"unknown.hcl", "project \"a\" {\n  region = \"x\"\n}\n", []string{"unknown.hcl:2:3", `"region"`}},
+		{"dup.hcl", "project \"a\" {}\n\nproject \"a\" {}\n", []string{"dup.hcl:3:", `project "a" is already defined at line 1`}},
+		{"provider.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {\n      auth_provider = \"okta\"\n    }\n  }\n}\n",
+			[]string{"provider.hcl:4:23", `auth_provider must be one of mock, stack, stack_v2, better_auth, got "okta"`}},
+		{"domain.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {\n      domains = [\"ftp://x\"]\n    }\n  }\n}\n",
+			[]string{"domain.hcl:4:", `domain "ftp://x"`}},
+		{"parent.hcl", "project \"a\" {\n  branch \"b\" {\n    parent = \"nope\"\n  }\n}\n", []string{"parent.hcl:3:14", `parent "nope" must be "main" or a branch defined above it`}},
+		{"keytype.hcl", "api_key \"k\" {\n  token = \"0123456789abcdef0\"\n  type  = \"admin\"\n}\n", []string{"keytype.hcl:3:11", `type must be "personal", "organization" or "project"`}},
+		{"short.hcl", "api_key \"k\" {\n  token = \"short\"\n  type  = \"personal\"\n}\n", []string{"short.hcl:2:11", "at least 16 characters"}},
+		{"keyproject.hcl", "project \"a\" {}\napi_key \"k\" {\n  token   = \"0123456789abcdef0\"\n  type    = \"project\"\n  project = \"b\"\n}\n",
+			[]string{"keyproject.hcl:5:13", `needs project = the label of a project block ("a")`}},
+		{"missing.hcl", "api_key \"k\" {\n  type = \"personal\"\n}\n", []string{"missing.hcl:1:", `"token" is required`}},
+		{"dupid.hcl", "project \"a\" {\n  id = \"same\"\n}\nproject \"b\" {\n  id = \"same\"\n}\n", []string{"dupid.hcl:5:8", "already used at line 2"}},
+		{"bad.json", "{\n  \"project\": {\n    \"a\": {\"size\": 3}\n  }\n}", []string{"bad.json:3:", `"size"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSeed(tc.name, []byte(tc.src))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error = %q; want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestResetGoesBackToTheSeed(t *testing.T) {
+	s, err := ParseSeed("seed.hcl", []byte(seedHCL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newEnv(t, Options{Seed: s})
+	if _, err := v.e.CreateProject("later"); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.e.RevokeKey("ciprojectkeyciprojectkey0001"); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.e.DisableBranchAuth("app-project-00000001", "br-preview-00000002"); err != nil {
+		t.Fatal(err)
+	}
+	if r := v.control("POST", "/reset", nil); r.Status != http.StatusNoContent {
+		t.Fatalf("POST /_emulator/reset = %d %s", r.Status, r.Body)
+	}
+	checkSeededState(t, v)
+	if r := v.call(v.key, "GET", "/projects", nil); r.Status != http.StatusOK {
+		t.Errorf("the bootstrap key after a reset: %d", r.Status)
+	}
+}
+
+func TestSeedLoadedAtRunTimeBecomesTheResetPoint(t *testing.T) {
+	v := newEnv(t, Options{})
+	if r := v.putSeed(seedHCL); r.Status != http.StatusNoContent {
+		t.Fatalf("PUT /_emulator/seed = %d %s", r.Status, r.Body)
+	}
+	checkSeededState(t, v)
+	r := v.putSeed("project \"a\" {\n  nope = 1\n}\n")
+	if r.Status != http.StatusBadRequest || !strings.Contains(r.Message(), "seed.hcl:2:3") {
+		t.Errorf("PUT of a bad seed = %d %q; want 400 naming line 2", r.Status, r.Body)
+	}
+	if _, err := v.e.CreateProject("later"); err != nil {
+		t.Fatal(err)
+	}
+	v.control("POST", "/reset", nil)
+	checkSeededState(t, v)
+}
+
+// putSeed sends a seed as it is (not JSON-encoded) to PUT /_emulator/seed.
+func (v *env) putSeed(src string) *response {
+	req := httptest.NewRequest(http.MethodPut, "http://emulator"+controlPrefix+"/seed", strings.NewReader(src))
+	rec := httptest.NewRecorder()
+	v.e.ServeHTTP(rec, req)
+	return &response{t: v.t, Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+}
+
+func TestSeedAppliesOnlyToANewStateFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s, err := ParseSeed("seed.hcl", []byte(seedHCL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := New(Options{StateFile: path, Seed: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := first.CreateProject("added-after-the-seed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	other, err := ParseSeed("other.hcl", []byte(`project "different" {}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := New(Options{StateFile: path, Seed: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	ids := second.ProjectIDs()
+	if len(ids) != 3 || ids[0] != "app-project-00000001" || ids[2] != p.ID {
+		t.Errorf("projects after a restart with another seed = %v; want the state file's three", ids)
+	}
+}

@@ -1,0 +1,141 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+)
+
+// A key revoked in the middle of a 40-resource apply: the requests in flight
+// at that moment get their 401, and from the first 401 on the provider sends
+// nothing more; every later resource fails at once with a short message
+// pointing at the first error.
+func TestAccProvider_revokedKeyStopsSendingAfterTheFirst401(t *testing.T) {
+	const projects = 40
+	var env *accEnv
+	var (
+		key         string
+		creates     atomic.Int32
+		revoked     atomic.Bool
+		firstRefuse atomic.Bool
+		late        atomic.Int32 // requests arriving after a 401 was answered
+		refusals    atomic.Int32
+	)
+	env = newAccEnvWith(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if firstRefuse.Load() {
+				late.Add(1)
+			}
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/auth/create") && creates.Add(1) == 5 {
+				if err := env.Emu.RevokeKey(key); err != nil {
+					t.Error(err)
+				}
+				revoked.Store(true)
+			}
+			if revoked.Load() && strings.HasSuffix(r.Header.Get("Authorization"), " "+key) {
+				// Hold refusals back, so that every request sent before
+				// any 401 reached the provider has arrived when the
+				// first one is answered: a later arrival was sent after.
+				time.Sleep(300 * time.Millisecond)
+			}
+			sw := &statusRecorder{ResponseWriter: w}
+			h.ServeHTTP(sw, r)
+			if sw.status == http.StatusUnauthorized {
+				refusals.Add(1)
+				firstRefuse.Store(true)
+			}
+		})
+	}, func(o *emulator.Options) { o.SeedProjects = projects })
+	var err error
+	if key, err = env.Emu.CreateKey(emulator.KeyPersonal, ""); err != nil {
+		t.Fatal(err)
+	}
+	ids := env.Emu.ProjectIDs()
+	body := fmt.Sprintf(`
+locals {
+  project_ids = %[1]s
+}
+resource "neon_auth_integration" "each" {
+  count      = length(local.project_ids)
+  project_id = local.project_ids[count.index]
+}
+`, hclList(ids))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{
+			Config:      env.providerBlockWithKey(key) + body,
+			ExpectError: mustMatch("not sent, the API refused the API key earlier in this run (HTTP 401 on"),
+		},
+		resource.TestStep{
+			// The refusals are counted before a valid key finishes the job.
+			PreConfig: func() {
+				t.Logf("%d creates sent for %d resources, %d refused with 401, %d requests after the first 401", creates.Load(), projects, refusals.Load(), late.Load())
+				if n := late.Load(); n != 0 {
+					t.Errorf("%d requests reached the API after the first 401 was answered; want none", n)
+				}
+				if n := refusals.Load(); n < 1 || n > 10 {
+					t.Errorf("%d requests were refused with 401; want those in flight at the revocation only (1 to 10, Terraform's parallelism)", n)
+				}
+				if n := creates.Load(); n >= projects {
+					t.Errorf("%d creates were sent for %d resources; those after the first 401 must not be", n, projects)
+				}
+			},
+			Config: env.config(body),
+		},
+	))
+}
+
+func TestAccProvider_baseURLWithoutAPIPathIsRefusedWithTheCorrectedURL(t *testing.T) {
+	env := newAccEnv(t)
+	root := strings.TrimSuffix(env.BaseURL, "/api/v2/")
+	start := time.Now()
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: fmt.Sprintf(`
+provider "neon" {
+  api_key  = %[1]q
+  base_url = %[2]q
+}
+data "neon_projects" "all" {}
+`, env.Key, root),
+		ExpectError: matchInOrder("must end in /api/v2/", fmt.Sprintf("did you mean %q?", root+"/api/v2/")),
+	}))
+	if n := env.requests(); n != 0 {
+		t.Errorf("%d requests sent with a refused base_url; want none", n)
+	}
+	t.Logf("refused in %v", time.Since(start))
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// hclList writes strings as an HCL list literal.
+func hclList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = fmt.Sprintf("%q", s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
