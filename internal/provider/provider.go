@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -39,7 +40,10 @@ const (
 // benchmark does, to measure what sharing saves; it is no setting of users.
 var sharedReadsSwitch = "on"
 
-var _ provider.Provider = (*neonProvider)(nil)
+var (
+	_ provider.Provider              = (*neonProvider)(nil)
+	_ provider.ProviderWithFunctions = (*neonProvider)(nil)
+)
 
 // New returns the provider factory for a given version.
 func New(version string) func() provider.Provider {
@@ -302,6 +306,12 @@ func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSo
 		NewAuthOAuthProvidersDataSource,
 		NewAuthEmailServerDataSource,
 		NewProjectsDataSource,
+	}
+}
+
+func (p *neonProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewCanonicalOriginFunction,
 	}
 }
 
