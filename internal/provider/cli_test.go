@@ -67,6 +67,9 @@ var (
 	// Resource identity (import blocks with `identity = {…}`): Terraform
 	// 1.12, OpenTofu 1.12.
 	resourceIdentity = capability{"resource identity", tfversion.Version1_12_0, tfversion.Version1_12_0}
+	// List resources (`terraform query`): Terraform 1.14; no OpenTofu
+	// release has them.
+	listResources = capability{"list resources (terraform query)", tfversion.Version1_14_0, nil}
 )
 
 func (c capability) CheckTerraformVersion(_ context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
@@ -84,6 +87,9 @@ func (c capability) missing(openTofu bool, v *version.Version) string {
 	cli, first := "Terraform", c.terraform
 	if openTofu {
 		cli, first = "OpenTofu", c.openTofu
+	}
+	if first == nil {
+		return fmt.Sprintf("%s %s lacks %s (no %s release has it): skipping test", cli, v, c.name, cli)
 	}
 	if v.Core().LessThan(first) {
 		return fmt.Sprintf("%s %s lacks %s (%s %s or later): skipping test", cli, v, c.name, cli, first)
@@ -185,6 +191,9 @@ func TestUnitCapabilityByCLI(t *testing.T) {
 		{resourceIdentity, false, "1.12.0", false},
 		{resourceIdentity, true, "1.10.7", true},
 		{resourceIdentity, true, "1.12.6", false},
+		{listResources, false, "1.13.5", true},
+		{listResources, false, "1.14.0", false},
+		{listResources, true, "1.12.6", true},
 	} {
 		got := tc.c.missing(tc.openTofu, v(tc.version))
 		if (got != "") != tc.skip {

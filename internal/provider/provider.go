@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -41,8 +42,9 @@ const (
 var sharedReadsSwitch = "on"
 
 var (
-	_ provider.Provider              = (*neonProvider)(nil)
-	_ provider.ProviderWithFunctions = (*neonProvider)(nil)
+	_ provider.Provider                  = (*neonProvider)(nil)
+	_ provider.ProviderWithFunctions     = (*neonProvider)(nil)
+	_ provider.ProviderWithListResources = (*neonProvider)(nil)
 )
 
 // New returns the provider factory for a given version.
@@ -221,6 +223,7 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	data := newProviderData(client, family, maxAge)
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ListResourceData = data
 }
 
 // retriesFromConfig maps the optional max_retries to the client's policy,
@@ -306,6 +309,22 @@ func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSo
 		NewAuthOAuthProvidersDataSource,
 		NewAuthEmailServerDataSource,
 		NewProjectsDataSource,
+	}
+}
+
+// ListResources are what `terraform query` searches. Users cannot be
+// listed: Neon has no endpoint for it.
+func (p *neonProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewAuthIntegrationList,
+		NewAuthDomainList,
+		NewAuthOAuthProviderList,
+		NewAuthEmailServerList,
+		NewAuthEmailAndPasswordList,
+		NewAuthOrganizationPluginList,
+		NewAuthMagicLinkPluginList,
+		NewAuthPhoneNumberPluginList,
+		NewAuthWebhooksList,
 	}
 }
 
