@@ -26,17 +26,11 @@ func (l *authDomainList) ListResourceConfigSchema(_ context.Context, _ list.List
 func (l *authDomainList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	l.data.list(ctx, &l.authDomainResource, domainImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]found, error) {
 		ds, err := l.data.domains(ctx, s.Scope)
-		if isNotFound(err) {
-			return nil, nil // no Neon Auth on the branch
-		}
-		var out []found
-		for _, d := range ds {
-			domain := d.Domain
-			if c, cerr := apiclient.CanonicalOrigin(domain); cerr == nil {
-				domain = c
+		return keyed(s, ds, err, func(d apiclient.Domain) string {
+			if c, cerr := apiclient.CanonicalOrigin(d.Domain); cerr == nil {
+				return c
 			}
-			out = append(out, found{compositeID(s.ProjectID, s.BranchID, domain), domain + " (" + s.name + ")"})
-		}
-		return out, err
+			return d.Domain
+		})
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 var _ list.ListResourceWithConfigure = (*authOAuthProviderList)(nil)
@@ -25,13 +27,6 @@ func (l *authOAuthProviderList) ListResourceConfigSchema(_ context.Context, _ li
 func (l *authOAuthProviderList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	l.data.list(ctx, &l.authOAuthProviderResource, oauthImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]found, error) {
 		ps, err := l.data.oauthProviders(ctx, s.Scope)
-		if isNotFound(err) {
-			return nil, nil // no Neon Auth on the branch
-		}
-		var out []found
-		for _, p := range ps {
-			out = append(out, found{compositeID(s.ProjectID, s.BranchID, p.ID), p.ID + " (" + s.name + ")"})
-		}
-		return out, err
+		return keyed(s, ps, err, func(p apiclient.OAuthProvider) string { return p.ID })
 	})
 }

@@ -157,6 +157,21 @@ func (d *providerData) withNeonAuth(ctx context.Context, s listScope) ([]apiclie
 	return its, err
 }
 
+// keyed is what a scope's shared list of objects holds, each found by its
+// key (id `<project_id>/<branch_id>/<key>`, named "<key> (<branch>)"). A
+// branch without Neon Auth (a 404) has none.
+func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]found, error) {
+	if isNotFound(err) {
+		return nil, nil
+	}
+	out := make([]found, 0, len(items))
+	for _, it := range items {
+		k := key(it)
+		out = append(out, found{compositeID(s.ProjectID, s.BranchID, k), k + " (" + s.name + ")"})
+	}
+	return out, err
+}
+
 // importAndRead is the result for one object: what the resource's
 // ImportState and then its Read make of its import id. ok is false when
 // the object is gone.
