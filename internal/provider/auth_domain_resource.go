@@ -20,6 +20,7 @@ import (
 
 var (
 	_ resource.ResourceWithImportState  = (*authDomainResource)(nil)
+	_ resource.ResourceWithIdentity     = (*authDomainResource)(nil)
 	_ resource.ResourceWithModifyPlan   = (*authDomainResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authDomainResource)(nil)
 )
@@ -91,6 +92,7 @@ func (d *providerData) listedDomain(s authScope, domain string) func(context.Con
 }
 
 func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer domainImport.identifyCreated(ctx, resp)
 	const summary = "Unable to Create Auth Domain"
 	plan, s, ok := beginIn[authDomainModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
@@ -123,6 +125,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer domainImport.identifyRead(ctx, req, resp)
 	const summary = "Unable to Read Auth Domain"
 	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
@@ -144,6 +147,7 @@ func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest,
 // replacement, and a domain written differently plans no change. It keeps
 // the plan.
 func (r *authDomainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer domainImport.identifyUpdated(ctx, resp)
 	resp.State.Raw = req.Plan.Raw
 }
 
@@ -163,10 +167,14 @@ func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequ
 		fmt.Sprintf("Removing the domain %s from the redirect URI whitelist of %s", domain, s.Scope), &resp.Diagnostics)
 }
 
+func (r *authDomainResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = domainImport.identitySchema()
+}
+
 // ImportState stores the domain canonical; a configuration that writes it
 // differently plans no change.
 func (r *authDomainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	v, ok := domainImport.importState(ctx, req, resp)
+	v, ok := domainImport.importState(ctx, &req, resp)
 	if !ok {
 		return
 	}

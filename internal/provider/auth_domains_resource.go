@@ -23,6 +23,7 @@ import (
 
 var (
 	_ resource.ResourceWithImportState = (*authDomainsResource)(nil)
+	_ resource.ResourceWithIdentity    = (*authDomainsResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authDomainsResource)(nil)
 )
 
@@ -110,10 +111,12 @@ func canonicalSet(v types.Set) []string {
 var domainsImport = importFormat{resourceType: "neon_auth_domains", withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
 
 func (r *authDomainsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer domainsImport.identifyCreated(ctx, resp)
 	r.converge(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Create")
 }
 
 func (r *authDomainsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer domainsImport.identifyUpdated(ctx, resp)
 	r.converge(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Update")
 }
 
@@ -172,6 +175,7 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 }
 
 func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer domainsImport.identifyRead(ctx, req, resp)
 	const summary = "Unable to Read Auth Domains"
 	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
@@ -229,8 +233,12 @@ func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteReq
 	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(domains), s.Scope), &resp.Diagnostics)
 }
 
+func (r *authDomainsResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = domainsImport.identitySchema()
+}
+
 func (r *authDomainsResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if v, ok := domainsImport.importState(ctx, req, resp); ok {
+	if v, ok := domainsImport.importState(ctx, &req, resp); ok {
 		r.data.checkImportBranch(ctx, v, resp)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domains"), types.SetValueMust(types.StringType, nil))...)
 	}

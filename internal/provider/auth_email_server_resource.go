@@ -20,6 +20,7 @@ import (
 
 var (
 	_ resource.ResourceWithImportState    = (*authEmailServerResource)(nil)
+	_ resource.ResourceWithIdentity       = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithUpgradeState   = (*authEmailServerResource)(nil)
@@ -245,10 +246,12 @@ func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *a
 }
 
 func (r *authEmailServerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer emailImport.identifyCreated(ctx, resp)
 	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Create Auth Email Server")
 }
 
 func (r *authEmailServerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer emailImport.identifyUpdated(ctx, resp)
 	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Update Auth Email Server")
 }
 
@@ -272,6 +275,7 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 }
 
 func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer emailImport.identifyRead(ctx, req, resp)
 	const summary = "Unable to Read Auth Email Server"
 	state, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
@@ -324,8 +328,12 @@ func (r *authEmailServerResource) Delete(ctx context.Context, req resource.Delet
 	r.data.settleDelete(ctx, s, err, nil, summary, "Resetting the email server of "+s.String()+" to the shared server", &resp.Diagnostics)
 }
 
+func (r *authEmailServerResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = emailImport.identitySchema()
+}
+
 func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if v, ok := emailImport.importState(ctx, req, resp); ok {
+	if v, ok := emailImport.importState(ctx, &req, resp); ok {
 		r.data.checkImportBranch(ctx, v, resp)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), v["project_id"])...)
 	}

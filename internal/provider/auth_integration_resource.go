@@ -22,6 +22,7 @@ import (
 
 var (
 	_ resource.ResourceWithImportState  = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithIdentity     = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithModifyPlan   = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authIntegrationResource)(nil)
 )
@@ -139,6 +140,7 @@ var integrationImport = importFormat{
 }
 
 func (r *authIntegrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer integrationImport.identifyCreated(ctx, resp)
 	const summary = "Unable to Create Auth Integration"
 	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	if !ok {
@@ -272,6 +274,7 @@ func nullUnknowns(m *authIntegrationModel) {
 }
 
 func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer integrationImport.identifyRead(ctx, req, resp)
 	const summary = "Unable to Read Auth Integration"
 	// Imported without naming the auth provider: the scope's integration tells.
 	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
@@ -311,6 +314,7 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 // what needs no API call: delete_data_on_destroy, and role_name after an
 // import (the API does not list it). Everything else forces replacement.
 func (r *authIntegrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer integrationImport.identifyUpdated(ctx, resp)
 	const summary = "Unable to Update Auth Integration"
 	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	var prior authIntegrationModel
@@ -342,10 +346,14 @@ func (r *authIntegrationResource) Delete(ctx context.Context, req resource.Delet
 	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Disabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope), &resp.Diagnostics)
 }
 
+func (r *authIntegrationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = integrationImport.identitySchema()
+}
+
 // ImportState takes `<project_id>[/<branch_id>][/<auth_provider>]` (no
 // branch: the production branch); the first refresh reads the rest.
 func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	v, ok := integrationImport.importState(ctx, req, resp)
+	v, ok := integrationImport.importState(ctx, &req, resp)
 	if !ok {
 		return
 	}

@@ -24,6 +24,7 @@ import (
 
 var (
 	_ resource.ResourceWithImportState    = (*authOAuthProviderResource)(nil)
+	_ resource.ResourceWithIdentity       = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithUpgradeState   = (*authOAuthProviderResource)(nil)
@@ -230,6 +231,7 @@ func oauthRequest(ctx context.Context, plan authOAuthProviderModel, cfg attribut
 }
 
 func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer oauthImport.identifyCreated(ctx, resp)
 	const summary = "Unable to Create Auth OAuth Provider"
 	plan, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
@@ -306,6 +308,7 @@ func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authS
 }
 
 func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer oauthImport.identifyRead(ctx, req, resp)
 	const summary = "Unable to Read Auth OAuth Provider"
 	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
@@ -331,6 +334,7 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 // that drifted back to shared. Without them nothing reaches the API
 // (removing the credentials replaces the resource).
 func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer oauthImport.identifyUpdated(ctx, resp)
 	const summary = "Unable to Update Auth OAuth Provider"
 	plan, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	if !ok {
@@ -372,8 +376,12 @@ func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.Del
 		fmt.Sprintf("Deleting the %s OAuth provider of %s", id, s.Scope), &resp.Diagnostics)
 }
 
+func (r *authOAuthProviderResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = oauthImport.identitySchema()
+}
+
 func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	v, ok := oauthImport.importState(ctx, req, resp)
+	v, ok := oauthImport.importState(ctx, &req, resp)
 	if !ok {
 		return
 	}

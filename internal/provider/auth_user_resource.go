@@ -23,6 +23,7 @@ import (
 
 var (
 	_ resource.ResourceWithImportState  = (*authUserResource)(nil)
+	_ resource.ResourceWithIdentity     = (*authUserResource)(nil)
 	_ resource.ResourceWithModifyPlan   = (*authUserResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authUserResource)(nil)
 )
@@ -124,6 +125,7 @@ var userImport = importFormat{
 }
 
 func (r *authUserResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer userImport.identifyCreated(ctx, resp)
 	const summary = "Unable to Create Auth User"
 	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
@@ -202,6 +204,7 @@ func userImportHint(branch, email string) string {
 // integration can be checked; if it is gone, or was deleted and created
 // again, its users went with it.
 func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer userImport.identifyRead(ctx, req, resp)
 	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, "Unable to Read Auth User", orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
@@ -223,6 +226,7 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 // Update sets changed roles (in place) and adopts the configured email and
 // name after an import (any other change of them forces replacement).
 func (r *authUserResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer userImport.identifyUpdated(ctx, resp)
 	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, "Unable to Update Auth User", asModeled, &resp.Diagnostics)
 	var prior authUserModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -250,8 +254,12 @@ func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteReques
 	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Deleting the user %s of %s", userID, s.Scope), &resp.Diagnostics)
 }
 
+func (r *authUserResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = userImport.identitySchema()
+}
+
 func (r *authUserResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	v, ok := userImport.importState(ctx, req, resp)
+	v, ok := userImport.importState(ctx, &req, resp)
 	if !ok {
 		return
 	}

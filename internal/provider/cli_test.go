@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -61,6 +62,14 @@ var (
 	// Write-only arguments such as client_secret_wo: Terraform 1.11,
 	// OpenTofu 1.11.
 	writeOnlyArguments = capability{"write-only arguments", tfversion.Version1_11_0, tfversion.Version1_11_0}
+	// provider::neon::… functions: Terraform 1.8, OpenTofu 1.7.
+	providerFunctions = capability{"provider-defined functions", tfversion.Version1_8_0, tfversion.Version1_7_0}
+	// Resource identity (import blocks with `identity = {…}`): Terraform
+	// 1.12, OpenTofu 1.12.
+	resourceIdentity = capability{"resource identity", tfversion.Version1_12_0, tfversion.Version1_12_0}
+	// List resources (`terraform query`): Terraform 1.14; no OpenTofu
+	// release has them.
+	listResources = capability{"list resources (terraform query)", tfversion.Version1_14_0, nil}
 )
 
 func (c capability) CheckTerraformVersion(_ context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
@@ -79,10 +88,42 @@ func (c capability) missing(openTofu bool, v *version.Version) string {
 	if openTofu {
 		cli, first = "OpenTofu", c.openTofu
 	}
+	if first == nil {
+		return fmt.Sprintf("%s %s lacks %s (no %s release has it): skipping test", cli, v, c.name, cli)
+	}
 	if v.Core().LessThan(first) {
 		return fmt.Sprintf("%s %s lacks %s (%s %s or later): skipping test", cli, v, c.name, cli, first)
 	}
 	return ""
+}
+
+// skipUnless skips a test that drives the CLI directly (cliDir) when that CLI
+// lacks a capability, saying which release has it.
+func skipUnless(t *testing.T, cli *cliDir, c capability) {
+	t.Helper()
+	cmd := exec.Command(cli.cli, "version", "-json")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("asking %s for its version: %v", cli.cli, err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("reading the version of %s: %v", cli.cli, err)
+	}
+	parsed, err := version.NewVersion(v.Version)
+	if err != nil {
+		t.Fatalf("version %q of %s: %v", v.Version, cli.cli, err)
+	}
+	openTofu, err := cliIsOpenTofu()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := c.missing(openTofu, parsed); why != "" {
+		t.Skip(why)
+	}
 }
 
 // openTofuProviderHost fails a test at once, with the fix, when OpenTofu is
@@ -142,6 +183,17 @@ func TestUnitCapabilityByCLI(t *testing.T) {
 		{writeOnlyArguments, false, "1.11.0-rc1", false},
 		{writeOnlyArguments, true, "1.10.7-dev", true},
 		{writeOnlyArguments, true, "1.12.6", false},
+		{providerFunctions, false, "1.7.5", true},
+		{providerFunctions, false, "1.8.0", false},
+		{providerFunctions, true, "1.7.0", false},
+		{providerFunctions, true, "1.6.2", true},
+		{resourceIdentity, false, "1.11.4", true},
+		{resourceIdentity, false, "1.12.0", false},
+		{resourceIdentity, true, "1.10.7", true},
+		{resourceIdentity, true, "1.12.6", false},
+		{listResources, false, "1.13.5", true},
+		{listResources, false, "1.14.0", false},
+		{listResources, true, "1.12.6", true},
 	} {
 		got := tc.c.missing(tc.openTofu, v(tc.version))
 		if (got != "") != tc.skip {

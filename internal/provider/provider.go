@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -47,7 +49,11 @@ func machineryIsOff(part string) bool {
 	return slices.Contains(strings.Split(machineryOff, ","), part)
 }
 
-var _ provider.Provider = (*neonProvider)(nil)
+var (
+	_ provider.Provider                  = (*neonProvider)(nil)
+	_ provider.ProviderWithFunctions     = (*neonProvider)(nil)
+	_ provider.ProviderWithListResources = (*neonProvider)(nil)
+)
 
 // New returns the provider factory for a given version.
 func New(version string) func() provider.Provider {
@@ -225,6 +231,7 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	data.domainDeletes.alone = machineryIsOff("batching")
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ListResourceData = data
 }
 
 // rateLimit is the client's pacing from the provider block.
@@ -322,6 +329,28 @@ func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSo
 		NewAuthOAuthProvidersDataSource,
 		NewAuthEmailServerDataSource,
 		NewProjectsDataSource,
+	}
+}
+
+// ListResources are what `terraform query` searches. Users cannot be
+// listed: Neon has no endpoint for it.
+func (p *neonProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewAuthIntegrationList,
+		NewAuthDomainList,
+		NewAuthOAuthProviderList,
+		NewAuthEmailServerList,
+		NewAuthEmailAndPasswordList,
+		NewAuthOrganizationPluginList,
+		NewAuthMagicLinkPluginList,
+		NewAuthPhoneNumberPluginList,
+		NewAuthWebhooksList,
+	}
+}
+
+func (p *neonProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewCanonicalOriginFunction,
 	}
 }
 

@@ -85,6 +85,7 @@ func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resourc
 const privateFound = "found"
 
 func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer r.importFormat().identifyCreated(ctx, resp)
 	plan, s, ok := r.begin(ctx, req.Plan, "Create", &resp.Diagnostics)
 	if !ok {
 		return
@@ -107,6 +108,7 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 }
 
 func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer r.importFormat().identifyRead(ctx, req, resp)
 	state, s, ok := r.begin(ctx, req.State, "Read", &resp.Diagnostics)
 	if !ok {
 		return
@@ -138,6 +140,7 @@ func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.Read
 }
 
 func (r *settingsResource[A, M, PM]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer r.importFormat().identifyUpdated(ctx, resp)
 	plan, s, ok := r.begin(ctx, req.Plan, "Update", &resp.Diagnostics)
 	if !ok {
 		return
@@ -178,9 +181,17 @@ func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.De
 	r.data.settleDelete(ctx, s, err, nil, r.summary("Delete"), "Putting back the "+r.what(s)+" found at creation", &resp.Diagnostics)
 }
 
+// importFormat is the import id of a settings type: its scope.
+func (r *settingsResource[A, M, PM]) importFormat() importFormat {
+	return importFormat{resourceType: r.kind.typeName, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
+}
+
+func (r *settingsResource[A, M, PM]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = r.importFormat().identitySchema()
+}
+
 func (r *settingsResource[A, M, PM]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	f := importFormat{resourceType: r.kind.typeName, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
-	if v, ok := f.importState(ctx, req, resp); ok {
+	if v, ok := r.importFormat().importState(ctx, &req, resp); ok {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v))...)
 	}
 }

@@ -115,6 +115,7 @@ type harness struct {
 	root     string
 	work     string
 	emulator string // the neon-emulator binary
+	cli      string // the Terraform CLI
 	baseURL  string
 	key      string
 	env      []string // the environment of every command
@@ -123,7 +124,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, root: repoRoot(t), work: t.TempDir()}
-	lookPath(t, "terraform")
+	h.cli = terraformCLI(t)
 	bin := filepath.Join(h.work, "bin")
 	h.goBuild(filepath.Join(bin, "terraform-provider-neon"), ".")
 	h.emulator = filepath.Join(bin, "neon-emulator")
@@ -145,6 +146,8 @@ func newHarness(t *testing.T) *harness {
 	writeFile(t, filepath.Join(h.work, "tf", "main.tf"), string(example))
 
 	h.env = append(inheritedEnv(),
+		// The script runs `terraform`: the same CLI as the test.
+		"PATH="+filepath.Dir(h.cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"CI=true",
 		"CHECKPOINT_DISABLE=1",
 		"TF_IN_AUTOMATION=1",
@@ -291,7 +294,7 @@ func (h *harness) driftCheck(planArgs ...string) checkRun {
 // terraform runs the CLI in tf/ and fails the test unless it succeeds.
 func (h *harness) terraform(args ...string) {
 	h.t.Helper()
-	h.mustRun("terraform", append([]string{"-chdir=tf"}, args...)...)
+	h.mustRun(h.cli, append([]string{"-chdir=tf"}, args...)...)
 }
 
 // emulatorCall sends a request with `neon-emulator call`, as a script would.
@@ -351,6 +354,17 @@ func repoRoot(t *testing.T) string {
 		t.Fatalf("no go.mod at %s: %v", root, err)
 	}
 	return root
+}
+
+// terraformCLI is the CLI the acceptance tests use: TF_ACC_TERRAFORM_PATH
+// when it names a terraform binary (make test's pinned Terraform), else
+// terraform on PATH.
+func terraformCLI(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" && filepath.Base(p) == "terraform" {
+		return p
+	}
+	return lookPath(t, "terraform")
 }
 
 func lookPath(t *testing.T, name string) string {

@@ -1,0 +1,8 @@
+# Needs auth_api = "branch" in the provider block.
+list "neon_auth_webhooks" "all" {
+  provider = neon
+
+  config {
+    project_id = "autumn-frost-12345678"
+  }
+}

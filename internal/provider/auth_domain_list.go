@@ -1,0 +1,36 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/list"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+var _ list.ListResourceWithConfigure = (*authDomainList)(nil)
+
+// NewAuthDomainList finds the neon_auth_domain objects of a project.
+func NewAuthDomainList() list.ListResource {
+	return &authDomainList{authDomainResource{configured: named("_auth_domain")}}
+}
+
+// authDomainList is the list resource of neon_auth_domain: every whitelisted
+// origin, canonical, named by itself and its branch.
+type authDomainList struct{ authDomainResource }
+
+func (l *authDomainList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listConfigSchema("the whitelisted domains")
+}
+
+func (l *authDomainList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	l.data.list(ctx, &l.authDomainResource, domainImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]found, error) {
+		ds, err := l.data.domains(ctx, s.Scope)
+		return keyed(s, ds, err, func(d apiclient.Domain) string {
+			if c, cerr := apiclient.CanonicalOrigin(d.Domain); cerr == nil {
+				return c
+			}
+			return d.Domain
+		})
+	})
+}

@@ -1,0 +1,39 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/list"
+)
+
+var _ list.ListResourceWithConfigure = (*authEmailServerList)(nil)
+
+// NewAuthEmailServerList finds the neon_auth_email_server objects of a
+// project.
+func NewAuthEmailServerList() list.ListResource {
+	return &authEmailServerList{authEmailServerResource{configured: named("_auth_email_server")}}
+}
+
+// authEmailServerList is the list resource of neon_auth_email_server: the
+// email server of every branch with Neon Auth, named by the branch.
+type authEmailServerList struct{ authEmailServerResource }
+
+func (l *authEmailServerList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listConfigSchema("the email servers")
+}
+
+func (l *authEmailServerList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	l.data.list(ctx, &l.authEmailServerResource, emailImport.resourceType, req, stream, singletonOf(l.data))
+}
+
+// singletonOf finds the one object of each branch with Neon Auth (the email
+// server, the settings), named by the branch.
+func singletonOf(d *providerData) func(context.Context, listScope) ([]found, error) {
+	return func(ctx context.Context, s listScope) ([]found, error) {
+		its, err := d.withNeonAuth(ctx, s)
+		if err != nil || len(its) == 0 {
+			return nil, err
+		}
+		return []found{{compositeID(s.ProjectID, s.BranchID), s.name}}, nil
+	}
+}

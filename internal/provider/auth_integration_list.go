@@ -1,0 +1,34 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/list"
+)
+
+var _ list.ListResourceWithConfigure = (*authIntegrationList)(nil)
+
+// NewAuthIntegrationList finds the neon_auth_integration objects of a project.
+func NewAuthIntegrationList() list.ListResource {
+	return &authIntegrationList{authIntegrationResource{configured: named("_auth_integration")}}
+}
+
+// authIntegrationList is the list resource of neon_auth_integration: every
+// branch's integration, named by the branch and its auth provider.
+type authIntegrationList struct{ authIntegrationResource }
+
+func (l *authIntegrationList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listConfigSchema("the Neon Auth integrations")
+}
+
+func (l *authIntegrationList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	l.data.list(ctx, &l.authIntegrationResource, integrationImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]found, error) {
+		its, err := l.data.withNeonAuth(ctx, s)
+		var out []found
+		for _, it := range its {
+			out = append(out, found{compositeID(s.ProjectID, s.BranchID, it.AuthProvider), fmt.Sprintf("%s (%s)", s.name, it.AuthProvider)})
+		}
+		return out, err
+	})
+}

@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+)
+
+// provider::neon::canonical_origin through the CLI: the canonical form of
+// each spelling, with no provider block (a function needs no API key).
+func TestAccFunctionCanonicalOrigin_values(t *testing.T) {
+	env := &accEnv{t: t}
+	cases := []struct{ in, want string }{
+		{"https://app.example.com", "https://app.example.com"},
+		{"HTTPS://App.Example.COM/", "https://app.example.com"},
+		{"http://localhost:3000", "http://localhost:3000"},
+		{"http://[::1]:8080/", "http://[::1]:8080"},
+	}
+	cfg := ""
+	var checks []statecheck.StateCheck
+	for i, c := range cases {
+		cfg += fmt.Sprintf("output \"o%d\" {\n  value = provider::neon::canonical_origin(%q)\n}\n", i, c.in)
+		checks = append(checks, statecheck.ExpectKnownOutputValue(fmt.Sprintf("o%d", i), knownvalue.StringExact(c.want)))
+	}
+	tc := env.testCase(resource.TestStep{Config: cfg, ConfigStateChecks: checks})
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, providerFunctions)
+	resource.Test(t, tc)
+}
+
+// What is not an origin fails at plan, with the argument named and the
+// reason given.
+func TestAccFunctionCanonicalOrigin_invalid(t *testing.T) {
+	env := &accEnv{t: t}
+	var steps []resource.TestStep
+	for in, why := range map[string]string{
+		"ftp://files.example.com":      `has the scheme "ftp"`,
+		"https://app.example.com/home": `must not have a path (found "/home")`,
+		"app.example.com":              "has no scheme",
+		"":                             "must not be empty",
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      fmt.Sprintf("output \"o\" {\n  value = provider::neon::canonical_origin(%q)\n}\n", in),
+			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(`"url"`) + `.*` + mustMatch(fmt.Sprintf("The url argument %q %s", in, why)).String()),
+		})
+	}
+	tc := env.testCase(steps...)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, providerFunctions)
+	resource.Test(t, tc)
+}
+
+// examples/functions/canonical_origin, applied as written: keying for_each
+// by the function folds two spellings of one origin into one
+// neon_auth_domain, and the keys are the domains the emulator lists (the
+// function gives the form the API stores). The variable's validation refuses
+// what is not an origin. Driven with the CLI directly, since
+// terraform-plugin-testing cannot read for_each instances with string keys.
+func TestAccFunctionCanonicalOrigin_example(t *testing.T) {
+	env := newAccEnv(t)
+	cli := newCLIDir(t)
+	skipUnless(t, cli, providerFunctions)
+	withIntegration(t, env)
+	cli.write("main.tf", requiredProviders+env.config(exampleBody(t, "functions/canonical_origin"))+`
+output "keys" {
+  value = keys(neon_auth_domain.each)
+}
+`)
+	cli.must(0, "init")
+	project := "-var=project_id=" + env.ProjectID
+	if out := cli.must(1, "plan", "-input=false", project, `-var=origins=["https://app.example.com/login"]`); !strings.Contains(strings.Join(strings.Fields(out), " "),
+		"Each origin must be https:// or http://, a host and an optional port, with no path.") {
+		t.Errorf("an origin with a path passed the variable's validation:\n%s", out)
+	}
+	if out := cli.must(0, "apply", "-auto-approve", "-input=false", project); !strings.Contains(out, "2 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply did not create two domains:\n%s", out)
+	}
+	var keys []string
+	if err := json.Unmarshal([]byte(cli.must(0, "output", "-json", "keys")), &keys); err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, d := range env.Emu.Domains(env.ProjectID) {
+		listed = append(listed, d.Domain)
+	}
+	// Created in parallel: listed in any order.
+	if want := []string{"http://localhost:3000", "https://app.example.com"}; !slices.Equal(keys, want) ||
+		!slices.Equal(slices.Sorted(slices.Values(listed)), want) {
+		t.Fatalf("for_each keys %q, emulator whitelist %q; want both %q", keys, listed, want)
+	}
+	cli.must(0, "plan", "-detailed-exitcode", "-input=false", project)
+	cli.must(0, "destroy", "-auto-approve", "-input=false", project)
+	if ds := env.Emu.Domains(env.ProjectID); len(ds) != 0 {
+		t.Errorf("destroy left domains on the emulator: %v", ds)
+	}
+}

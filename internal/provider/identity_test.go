@@ -1,0 +1,428 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// Every resource that can be imported has an identity, made of the same
+// parts as its import id, and every identity attribute is one that forces
+// replacement (identity never changes for an object).
+func TestUnitIdentityOfEveryImportableResource(t *testing.T) {
+	ctx := context.Background()
+	importable := 0
+	defer func() {
+		// domain, domains, email server, integration, OAuth provider, user
+		// and the five settings types.
+		if importable < 11 {
+			t.Errorf("%d importable resource types checked, want at least 11", importable)
+		}
+	}()
+	for _, newResource := range New("test")().Resources(ctx) {
+		r := newResource()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "neon"}, &meta)
+		if _, ok := r.(resource.ResourceWithImportState); !ok {
+			continue
+		}
+		importable++
+		withIdentity, ok := r.(resource.ResourceWithIdentity)
+		if !ok {
+			t.Errorf("%s can be imported but has no identity", meta.TypeName)
+			continue
+		}
+		var id resource.IdentitySchemaResponse
+		withIdentity.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &id)
+		var sch resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &sch)
+		names := slices.Sorted(maps.Keys(id.IdentitySchema.Attributes))
+		if !slices.Contains(names, "project_id") {
+			t.Errorf("%s: identity %v has no project_id", meta.TypeName, names)
+		}
+		for _, name := range names {
+			a := id.IdentitySchema.Attributes[name].(identityschema.StringAttribute)
+			if a.Description == "" {
+				t.Errorf("%s: identity attribute %s has no description", meta.TypeName, name)
+			}
+			if name == "project_id" && !a.RequiredForImport {
+				t.Errorf("%s: project_id must be required at import", meta.TypeName)
+			}
+			attr := name
+			if name == "user_id" {
+				attr = "id"
+			}
+			sa, ok := sch.Schema.Attributes[attr]
+			if !ok {
+				t.Errorf("%s: identity attribute %s is no attribute of the resource", meta.TypeName, name)
+				continue
+			}
+			if !forcesReplacement(ctx, sa) {
+				t.Errorf("%s: identity attribute %s does not force replacement", meta.TypeName, name)
+			}
+		}
+	}
+}
+
+// forcesReplacement reports whether a string attribute cannot change for an
+// object: the API sets it (computed only), or a plan modifier replaces the
+// object when it changes.
+func forcesReplacement(ctx context.Context, a schema.Attribute) bool {
+	sa, ok := a.(schema.StringAttribute)
+	if !ok {
+		return false
+	}
+	if sa.Computed && !sa.Optional && !sa.Required {
+		return true
+	}
+	return slices.ContainsFunc(sa.PlanModifiers, func(m planmodifier.String) bool {
+		d := strings.ToLower(m.Description(ctx))
+		return strings.Contains(d, "replaces the resource") || strings.Contains(d, "destroy and recreate")
+	})
+}
+
+// The import id an identity makes, and what is refused, naming the
+// attribute.
+func TestUnitImportIDFromIdentity(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		format   importFormat
+		identity map[string]string
+		want     string // the id, or the error's text
+		ok       bool
+	}{
+		{domainImport, map[string]string{"project_id": "autumn-frost-12345678", "domain": "https://app.example.com"},
+			"autumn-frost-12345678/https://app.example.com", true},
+		{domainImport, map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "br-quiet-leaf-12345678", "domain": "http://localhost:3000"},
+			"autumn-frost-12345678/br-quiet-leaf-12345678/http://localhost:3000", true},
+		{oauthImport, map[string]string{"project_id": "autumn-frost-12345678", "provider_id": "google"}, "autumn-frost-12345678/google", true},
+		{userImport, map[string]string{"project_id": "autumn-frost-12345678", "user_id": "u-1"}, "autumn-frost-12345678/u-1", true},
+		{integrationImport, map[string]string{"project_id": "autumn-frost-12345678"}, "autumn-frost-12345678", true},
+		{integrationImport, map[string]string{"project_id": "autumn-frost-12345678", "auth_provider": "stack"}, "autumn-frost-12345678/stack", true},
+		{emailImport, map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "br-quiet-leaf-12345678"},
+			"autumn-frost-12345678/br-quiet-leaf-12345678", true},
+		{oauthImport, map[string]string{"project_id": "autumn-frost-12345678"}, "The identity has no provider_id.", false},
+		{oauthImport, map[string]string{"project_id": "autumn-frost-12345678", "provider_id": "a/b"}, `The identity's provider_id "a/b" contains a slash.`, false},
+		{domainImport, map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "main", "domain": "https://a.example.com"},
+			`The identity's branch_id "main" is not a Neon branch id`, false},
+	} {
+		t.Run(tc.format.resourceType+"/"+tc.want, func(t *testing.T) {
+			schema := tc.format.identitySchema()
+			typ := schema.Type().TerraformType(ctx).(tftypes.Object)
+			vals := map[string]tftypes.Value{}
+			for name := range typ.AttributeTypes {
+				var v any
+				if s, ok := tc.identity[name]; ok {
+					v = s
+				}
+				vals[name] = tftypes.NewValue(tftypes.String, v)
+			}
+			req := resource.ImportStateRequest{Identity: &tfsdk.ResourceIdentity{Schema: schema, Raw: tftypes.NewValue(typ, vals)}}
+			var diags diag.Diagnostics
+			id, ok := tc.format.importID(ctx, req, &diags)
+			if ok != tc.ok {
+				t.Fatalf("ok = %t, want %t (id %q, %v)", ok, tc.ok, id, diags)
+			}
+			if ok && id != tc.want {
+				t.Errorf("id %q, want %q", id, tc.want)
+			}
+			if !ok && (len(diags) != 1 || !strings.Contains(diags[0].Detail(), tc.want)) {
+				t.Errorf("diagnostics %v, want one saying %q", diags, tc.want)
+			}
+		})
+	}
+}
+
+// identityConfig is one resource of every importable type: in branch mode
+// every settings singleton and a domain spelled otherwise than the API
+// stores it; in project mode (no settings resources there) the whole
+// whitelist instead.
+func identityConfig(env *accEnv) string {
+	cfg := integrationConfig(env.ProjectID, "") + `
+resource "neon_auth_oauth_provider" "google" {
+  project_id  = neon_auth_integration.test.project_id
+  provider_id = "google"
+}
+
+resource "neon_auth_user" "test" {
+  project_id = neon_auth_integration.test.project_id
+  email      = "ada@example.com"
+}
+
+resource "neon_auth_email_server" "test" {
+  project_id = neon_auth_integration.test.project_id
+  type       = "shared"
+}
+`
+	if env.Mode == authAPIProject {
+		return cfg + `
+resource "neon_auth_domains" "test" {
+  project_id = neon_auth_integration.test.project_id
+  domains    = ["https://app.example.com"]
+}
+`
+	}
+	cfg += `
+resource "neon_auth_domain" "app" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "HTTPS://App.Example.com/"
+}
+`
+	for _, c := range settingsCases {
+		cfg += fmt.Sprintf("\nresource %q \"test\" {\n  project_id = neon_auth_integration.test.project_id\n%s\n}\n", c.typeName, c.create)
+	}
+	return cfg
+}
+
+// identities is what identityConfig's resources are identified by: the
+// scope (the branch resolved) and each one's own key, canonical.
+func identities(env *accEnv) map[string]map[string]knownvalue.Check {
+	scope := map[string]knownvalue.Check{"project_id": str(env.ProjectID), "branch_id": str(env.branch())}
+	with := func(extra map[string]knownvalue.Check) map[string]knownvalue.Check {
+		m := maps.Clone(scope)
+		maps.Copy(m, extra)
+		return m
+	}
+	want := map[string]map[string]knownvalue.Check{
+		"neon_auth_integration.test":      with(map[string]knownvalue.Check{"auth_provider": str(env.authProvider())}),
+		"neon_auth_oauth_provider.google": with(map[string]knownvalue.Check{"provider_id": str("google")}),
+		"neon_auth_user.test":             with(map[string]knownvalue.Check{"user_id": anything}),
+		"neon_auth_email_server.test":     scope,
+	}
+	if env.Mode == authAPIProject {
+		want["neon_auth_domains.test"] = scope
+		return want
+	}
+	want["neon_auth_domain.app"] = with(map[string]knownvalue.Check{"domain": str("https://app.example.com")})
+	for _, c := range settingsCases {
+		want[c.typeName+".test"] = scope
+	}
+	return want
+}
+
+func identityChecks(env *accEnv) []statecheck.StateCheck {
+	var checks []statecheck.StateCheck
+	for addr, want := range identities(env) {
+		checks = append(checks, statecheck.ExpectIdentity(addr, want))
+	}
+	return checks
+}
+
+// Every importable resource gets its identity at creation (the branch
+// resolved, the domain canonical), and an import block with that identity
+// imports it with nothing to change, in both API families.
+func TestAccIdentity_importBlocks(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		steps := []tfresource.TestStep{{Config: env.config(identityConfig(env)), ConfigStateChecks: identityChecks(env)}}
+		for _, addr := range slices.Sorted(maps.Keys(identities(env))) {
+			step := importByIdentity(addr)
+			if addr == "neon_auth_user.test" {
+				// No endpoint reads a user: the import leaves email null,
+				// and the plan adopts the configured one in place (see
+				// TestAccAuthUser_importAdoptsConfiguration).
+				step.ExpectNonEmptyPlan = true
+				step.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("email"), str("ada@example.com")),
+				}
+			}
+			steps = append(steps, step)
+		}
+		tc := env.testCase(steps...)
+		tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, resourceIdentity)
+		tfresource.Test(t, tc)
+	})
+}
+
+// A state written before the provider had identity (the provider of step 1
+// declares none) gets every identity on the next refresh, with an empty
+// plan and nothing written to the API.
+func TestAccIdentity_filledInOnRefresh(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	cfg := env.config(identityConfig(env))
+	var writes int
+	tc := env.testCase(
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: withoutIdentity,
+			Config:                   cfg,
+			ConfigStateChecks:        []statecheck.StateCheck{noIdentities{}},
+		},
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: protoV6Factories,
+			PreConfig:                func() { writes = writesTo(env) },
+			Config:                   cfg,
+			ConfigPlanChecks:         noChanges(),
+			ConfigStateChecks: append(identityChecks(env), stateCheckFunc(func() error {
+				if n := writesTo(env) - writes; n != 0 {
+					return fmt.Errorf("filling in the identities sent %d writes to the API, want none", n)
+				}
+				return nil
+			})),
+		},
+	)
+	tc.ProtoV6ProviderFactories = nil
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, resourceIdentity)
+	tfresource.Test(t, tc)
+}
+
+// writesTo is how many requests other than GET the emulator has answered.
+func writesTo(env *accEnv) int {
+	n := 0
+	for route, byStatus := range env.Emu.Stats().Requests {
+		if !strings.HasPrefix(route, "GET ") {
+			for _, c := range byStatus {
+				n += c
+			}
+		}
+	}
+	return n
+}
+
+// noIdentities checks that no resource in state has an identity.
+type noIdentities struct{}
+
+func (noIdentities) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	for _, r := range req.State.Values.RootModule.Resources {
+		if len(r.IdentityValues) != 0 {
+			resp.Error = fmt.Errorf("%s has the identity %v; the provider of this step declares none", r.Address, r.IdentityValues)
+			return
+		}
+	}
+}
+
+// withoutIdentity serves the provider as it was before it declared any
+// resource identity.
+var withoutIdentity = map[string]func() (tfprotov6.ProviderServer, error){
+	"neon": func() (tfprotov6.ProviderServer, error) {
+		s, err := protoV6Factories["neon"]()
+		return noIdentityServer{s}, err
+	},
+}
+
+// noIdentityServer hides the identity schemas and every identity in the
+// provider's answers.
+type noIdentityServer struct{ tfprotov6.ProviderServer }
+
+func (s noIdentityServer) GetResourceIdentitySchemas(ctx context.Context, req *tfprotov6.GetResourceIdentitySchemasRequest) (*tfprotov6.GetResourceIdentitySchemasResponse, error) {
+	resp, err := s.ProviderServer.GetResourceIdentitySchemas(ctx, req)
+	if resp != nil {
+		resp.IdentitySchemas = map[string]*tfprotov6.ResourceIdentitySchema{}
+	}
+	return resp, err
+}
+
+func (s noIdentityServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	if resp != nil {
+		resp.PlannedIdentity = nil
+	}
+	return resp, err
+}
+
+func (s noIdentityServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
+	if resp != nil {
+		resp.NewIdentity = nil
+	}
+	return resp, err
+}
+
+func (s noIdentityServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	resp, err := s.ProviderServer.ReadResource(ctx, req)
+	if resp != nil {
+		resp.NewIdentity = nil
+	}
+	return resp, err
+}
+
+// importByIdentity is a step that imports the resource with an import block
+// whose identity is the one recorded for it, and expects nothing to change.
+func importByIdentity(addr string) tfresource.TestStep {
+	return tfresource.TestStep{ResourceName: addr, ImportState: true, ImportStateKind: tfresource.ImportBlockWithResourceIdentity}
+}
+
+// Adopting what was set up outside Terraform with import blocks that give an
+// identity instead of an id, through the CLI: `plan -generate-config-out`
+// writes every block, the generated configuration applies as it is, and the
+// next plan is empty. In project mode the identities leave the branch out
+// (the production branch); in branch mode they name it.
+func TestAccIdentity_generateConfig(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		cli := newCLIDir(t)
+		skipUnless(t, cli, resourceIdentity)
+		ctx := context.Background()
+		c, s := env.client(), env.scope()
+		withIntegration(t, env)
+		mustDo(t, func() error {
+			_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
+			return err
+		})
+		mustDo(t, func() error {
+			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: env.authProvider()})
+			return err
+		})
+		scope := fmt.Sprintf("project_id = %q", env.ProjectID)
+		if env.Mode == authAPIBranch {
+			scope += fmt.Sprintf(", branch_id = %q", env.branch())
+		}
+		imports := map[string]string{
+			"neon_auth_integration.this":      scope,
+			"neon_auth_oauth_provider.google": scope + `, provider_id = "google"`,
+			"neon_auth_domain.app":            scope + `, domain = "https://app.example.com"`,
+		}
+		if env.Mode == authAPIBranch {
+			on := true
+			mustDo(t, func() error {
+				_, err := c.UpdateMagicLinkPlugin(ctx, s, apiclient.MagicLinkPluginUpdate{Enabled: &on})
+				return err
+			})
+			imports["neon_auth_magic_link_plugin.this"] = scope
+		}
+		var blocks strings.Builder
+		for to, identity := range imports {
+			fmt.Fprintf(&blocks, "\nimport {\n  to       = %s\n  identity = { %s }\n}\n", to, identity)
+		}
+		cli.write("main.tf", requiredProviders+env.providerBlock()+blocks.String())
+		cli.must(0, "init")
+		out := cli.must(0, "plan", "-generate-config-out=generated.tf", "-out=import.tfplan")
+		generated := cli.read("generated.tf")
+		if want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", len(imports)); !strings.Contains(out, want) {
+			t.Fatalf("the import plan is not %q:\n%s\ngenerated.tf:\n%s", want, out, generated)
+		}
+		for to := range imports {
+			typ, name, _ := strings.Cut(to, ".")
+			if !strings.Contains(generated, fmt.Sprintf("resource %q %q {", typ, name)) {
+				t.Errorf("generated.tf has no block for %s:\n%s", to, generated)
+			}
+		}
+		cli.must(0, "apply", "import.tfplan")
+		if code, out := cli.run("plan", "-detailed-exitcode"); code != 0 {
+			t.Fatalf("the plan after applying the generated configuration exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
+		}
+		// The state records the identity, the branch resolved.
+		state := cli.must(0, "show", "-json")
+		if !strings.Contains(state, fmt.Sprintf(`"identity":{"branch_id":%q,"domain":"https://app.example.com","project_id":%q}`, env.branch(), env.ProjectID)) {
+			t.Errorf("the state does not record the domain's identity with its branch:\n%s", state)
+		}
+	})
+}

@@ -1,0 +1,203 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// What every list resource (`terraform query`, Terraform ≥ 1.14) shares:
+// its configuration (a project, optionally a branch), the scopes it searches
+// and how a found object becomes a result. A result is what importing the
+// object gives: the resource's own ImportState then its Read, so that the
+// configuration `terraform query -generate-config-out` writes is the one an
+// import block generates, and reads go through the same shared lists as a
+// refresh (one request per branch and list endpoint).
+
+// listConfigModel is the configuration of every list resource.
+type listConfigModel struct {
+	ProjectID types.String `tfsdk:"project_id"`
+	BranchID  types.String `tfsdk:"branch_id"`
+}
+
+// listConfigSchema is the configuration schema of a list resource that finds
+// what.
+func listConfigSchema(what string) listschema.Schema {
+	return listschema.Schema{
+		MarkdownDescription: "Finds " + what + " of a Neon project: on every branch with Neon Auth (`auth_api = \"branch\"`; " +
+			"the project-level endpoints reach only the production branch), or on one branch.",
+		Attributes: map[string]listschema.Attribute{
+			"project_id": listschema.StringAttribute{
+				MarkdownDescription: "Id of the Neon project to search.",
+				Required:            true,
+			},
+			"branch_id": listschema.StringAttribute{
+				MarkdownDescription: "Id of the one branch to search. Omitted: every branch with Neon Auth in branch mode, " +
+					"the production branch in project mode.",
+				Optional: true,
+			},
+		},
+	}
+}
+
+// listScope is a branch a list resource searches, with its name.
+type listScope struct {
+	apiclient.Scope
+	name string
+}
+
+// found is an object a list resource found: its import id and the name a
+// person recognises it by.
+type found struct{ id, name string }
+
+// importReader is a resource whose objects a list resource returns.
+type importReader interface {
+	resource.ResourceWithImportState
+}
+
+// list streams the objects that find returns on each scope of the request's
+// configuration, each as the resource imports and reads it.
+func (d *providerData) list(ctx context.Context, r importReader, typeName string, req list.ListRequest, stream *list.ListResultsStream,
+	find func(context.Context, listScope) ([]found, error),
+) {
+	var diags diag.Diagnostics
+	if !requireClient(d, &diags) {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	var cfg listConfigModel
+	if diags.Append(req.Config.Get(ctx, &cfg)...); diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	scopes, err := d.listScopes(ctx, cfg)
+	if err != nil {
+		diags.AddError("Unable to List "+typeName, err.Error())
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	stream.Results = func(push func(list.ListResult) bool) {
+		sent := int64(0)
+		for _, s := range scopes {
+			objects, err := find(ctx, s)
+			if err != nil {
+				var d diag.Diagnostics
+				d.AddError("Unable to List "+typeName, apiErrorDetail("Listing the "+typeName+" objects of "+s.String(), err))
+				push(list.ListResult{Diagnostics: d})
+				return
+			}
+			for _, o := range objects {
+				res, ok := importAndRead(ctx, r, req, o)
+				if !ok {
+					continue // gone between the list and the read
+				}
+				if !push(res) {
+					return
+				}
+				if sent++; req.Limit > 0 && sent >= req.Limit {
+					return
+				}
+			}
+		}
+	}
+}
+
+// listScopes are the branches a list configuration names: the branch given;
+// else in branch mode every branch of the project, in project mode its
+// production branch. A branch other than the production one needs branch
+// mode.
+func (d *providerData) listScopes(ctx context.Context, cfg listConfigModel) ([]listScope, error) {
+	projectID := cfg.ProjectID.ValueString()
+	branches, err := d.branches(ctx, projectID)
+	if err != nil {
+		return nil, errors.New(projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
+	}
+	prod, err := apiclient.ProductionBranch(projectID, branches)
+	if err != nil {
+		return nil, err
+	}
+	var scopes []listScope
+	for _, b := range branches {
+		switch {
+		case !cfg.BranchID.IsNull() && b.ID != cfg.BranchID.ValueString():
+			continue
+		case d.family == apiclient.FamilyProject && b.ID != prod.ID:
+			if !cfg.BranchID.IsNull() {
+				return nil, fmt.Errorf("branch %s is not the production branch (%s) of project %s. The project-level endpoints "+
+					"(auth_api = %q) reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to "+
+					"search other branches.", b.ID, prod.ID, projectID, authAPIProject, authAPIBranch)
+			}
+			continue
+		}
+		scopes = append(scopes, listScope{Scope: apiclient.Scope{ProjectID: projectID, BranchID: b.ID, Family: d.family}, name: b.Name})
+	}
+	if len(scopes) == 0 && !cfg.BranchID.IsNull() {
+		return nil, fmt.Errorf("project %s has no branch %s", projectID, cfg.BranchID.ValueString())
+	}
+	return scopes, nil
+}
+
+// withNeonAuth is the integrations of a scope; none when Neon Auth is not
+// enabled on the branch.
+func (d *providerData) withNeonAuth(ctx context.Context, s listScope) ([]apiclient.Integration, error) {
+	its, err := d.integrations(ctx, s.Scope)
+	if isNotFound(err) {
+		return nil, nil
+	}
+	return its, err
+}
+
+// keyed is what a scope's shared list of objects holds, each found by its
+// key (id `<project_id>/<branch_id>/<key>`, named "<key> (<branch>)"). A
+// branch without Neon Auth (a 404) has none.
+func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]found, error) {
+	if isNotFound(err) {
+		return nil, nil
+	}
+	out := make([]found, 0, len(items))
+	for _, it := range items {
+		k := key(it)
+		out = append(out, found{compositeID(s.ProjectID, s.BranchID, k), k + " (" + s.name + ")"})
+	}
+	return out, err
+}
+
+// importAndRead is the result for one object: what the resource's
+// ImportState and then its Read make of its import id. ok is false when
+// the object is gone.
+func importAndRead(ctx context.Context, r importReader, req list.ListRequest, o found) (list.ListResult, bool) {
+	res := req.NewListResult(ctx)
+	res.DisplayName = o.name
+	empty := tfsdk.State{Schema: req.ResourceSchema, Raw: tftypes.NewValue(req.ResourceSchema.Type().TerraformType(ctx), nil)}
+	imported := resource.ImportStateResponse{State: empty, Identity: res.Identity}
+	r.ImportState(ctx, resource.ImportStateRequest{ID: o.id}, &imported)
+	if res.Diagnostics.Append(imported.Diagnostics...); res.Diagnostics.HasError() {
+		return res, true
+	}
+	identity := *res.Identity
+	read := resource.ReadResponse{State: imported.State, Identity: &identity}
+	r.Read(ctx, resource.ReadRequest{State: imported.State, Identity: res.Identity}, &read)
+	if res.Diagnostics.Append(read.Diagnostics...); res.Diagnostics.HasError() {
+		return res, true
+	}
+	if read.State.Raw.IsNull() {
+		return res, false
+	}
+	res.Identity = read.Identity
+	if req.IncludeResource {
+		res.Resource = &tfsdk.Resource{Schema: req.ResourceSchema, Raw: read.State.Raw}
+	} else {
+		res.Resource = nil
+	}
+	return res, true
+}

@@ -1,0 +1,204 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// consoleSetup is Neon Auth made outside Terraform, through the API as the
+// console or Neon's CLI would: in branch mode on the production branch and
+// on a second branch ("preview"), in project mode on the production branch.
+// Each branch gets its integration, two domains and an OAuth provider; in
+// branch mode the production branch also gets plugin settings. It returns
+// the preview branch ("" in project mode).
+func consoleSetup(t *testing.T, env *accEnv) string {
+	t.Helper()
+	ctx := context.Background()
+	c := env.client()
+	scopes := []apiclient.Scope{env.scope()}
+	var preview string
+	if env.Mode == authAPIBranch {
+		b, err := c.CreateBranch(ctx, env.ProjectID, apiclient.CreateBranchRequest{Name: "preview"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		preview = b.ID
+		scopes = append(scopes, apiclient.Scope{ProjectID: env.ProjectID, BranchID: preview, Family: apiclient.FamilyBranch})
+	}
+	for i, s := range scopes {
+		mustDo(t, func() error {
+			_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.authProvider()})
+			return err
+		})
+		for _, d := range []string{fmt.Sprintf("https://app%d.example.com", i), fmt.Sprintf("https://Admin%d.example.com/", i)} {
+			mustDo(t, func() error {
+				_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: env.authProvider()})
+				return err
+			})
+		}
+		mustDo(t, func() error {
+			_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
+			return err
+		})
+	}
+	if env.Mode == authAPIBranch {
+		on, limit := true, int64(4)
+		mustDo(t, func() error {
+			_, err := c.UpdateOrganizationPlugin(ctx, env.scope(), apiclient.OrganizationPluginUpdate{Enabled: &on, OrganizationLimit: &limit})
+			return err
+		})
+	}
+	return preview
+}
+
+// listBlock is a list block of a .tfquery.hcl file over the project.
+func listBlock(typeName, name, projectID string) string {
+	return fmt.Sprintf("\nlist %q %q {\n  provider = neon\n  config {\n    project_id = %q\n  }\n}\n", typeName, name, projectID)
+}
+
+// `terraform query` finds what the console made, on every branch with Neon
+// Auth in branch mode: identities with the branch, canonical domains,
+// display names a person recognises, and the resources' own values.
+func TestAccQuery_findsWhatExists(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	preview := consoleSetup(t, env)
+	prod := env.branch()
+	// The provider block is the configuration's (step 1).
+	query := listBlock("neon_auth_integration", "all", env.ProjectID) +
+		listBlock("neon_auth_domain", "all", env.ProjectID) +
+		listBlock("neon_auth_oauth_provider", "all", env.ProjectID) +
+		strings.Replace(listBlock("neon_auth_organization_plugin", "all", env.ProjectID), "provider = neon", "provider         = neon\n  include_resource = true", 1)
+	scope := func(branch string, extra ...string) map[string]knownvalue.Check {
+		m := map[string]knownvalue.Check{"project_id": str(env.ProjectID), "branch_id": str(branch)}
+		for i := 0; i < len(extra); i += 2 {
+			m[extra[i]] = str(extra[i+1])
+		}
+		return m
+	}
+	tc := env.testCase(
+		resource.TestStep{Config: env.config("")},
+		resource.TestStep{
+			Query:  true,
+			Config: query,
+			QueryResultChecks: []querycheck.QueryResultCheck{
+				querycheck.ExpectLength("neon_auth_integration.all", 2),
+				querycheck.ExpectIdentity("neon_auth_integration.all", scope(prod, "auth_provider", "better_auth")),
+				querycheck.ExpectIdentity("neon_auth_integration.all", scope(preview, "auth_provider", "better_auth")),
+				querycheck.ExpectLength("neon_auth_domain.all", 4),
+				querycheck.ExpectIdentity("neon_auth_domain.all", scope(prod, "domain", "https://admin0.example.com")),
+				querycheck.ExpectIdentity("neon_auth_domain.all", scope(preview, "domain", "https://app1.example.com")),
+				querycheck.ExpectResourceDisplayName("neon_auth_domain.all",
+					queryfilter.ByResourceIdentity(scope(preview, "domain", "https://admin1.example.com")),
+					str("https://admin1.example.com (preview)")),
+				querycheck.ExpectLength("neon_auth_oauth_provider.all", 2),
+				querycheck.ExpectResourceDisplayName("neon_auth_oauth_provider.all",
+					queryfilter.ByResourceIdentity(scope(preview, "provider_id", "google")), str("google (preview)")),
+				querycheck.ExpectLength("neon_auth_organization_plugin.all", 2),
+				querycheck.ExpectResourceKnownValues("neon_auth_organization_plugin.all", queryfilter.ByResourceIdentity(scope(prod)),
+					[]querycheck.KnownValueCheck{{Path: tfjsonpath.New("organization_limit"), KnownValue: knownvalue.Int64Exact(4)}}),
+			},
+		},
+	)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, listResources)
+	resource.Test(t, tc)
+}
+
+// In project mode settings have no endpoint: listing them says so.
+func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
+	env := newAccEnv(t)
+	withIntegration(t, env)
+	tc := env.testCase(
+		resource.TestStep{Config: env.config("")},
+		resource.TestStep{
+			Query:       true,
+			Config:      listBlock("neon_auth_webhooks", "all", env.ProjectID),
+			ExpectError: regexp.MustCompile("only offered by Neon's branch-scoped"),
+		},
+	)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, listResources)
+	resource.Test(t, tc)
+}
+
+// The whole adoption flow through the CLI, in both API families: Neon Auth
+// made outside Terraform, `terraform query -generate-config-out` writes
+// import and resource blocks for everything found, the generated file
+// applies as it is (everything imported, nothing created or destroyed), and
+// the next plan is empty.
+func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		cli := newCLIDir(t)
+		skipUnless(t, cli, listResources)
+		consoleSetup(t, env)
+		types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server"}
+		want := 1 + 2 + 1 + 1 // on the production branch
+		if env.Mode == authAPIBranch {
+			types = append(types, "neon_auth_email_and_password", "neon_auth_organization_plugin", "neon_auth_magic_link_plugin",
+				"neon_auth_phone_number_plugin", "neon_auth_webhooks")
+			want = 2 * (want + 5) // and on the preview branch
+		}
+		var query strings.Builder
+		for _, typ := range types {
+			query.WriteString(listBlock(typ, "all", env.ProjectID))
+		}
+		cli.write("main.tf", requiredProviders+env.providerBlock())
+		cli.write("search.tfquery.hcl", query.String())
+		cli.must(0, "init")
+		before := writesTo(env)
+		out := cli.must(0, "query", "-generate-config-out=generated.tf")
+		generated := cli.read("generated.tf")
+		if n := strings.Count(generated, "import {"); n != want {
+			t.Fatalf("generated.tf has %d import blocks, want %d:\n%s\nquery output:\n%s", n, want, generated, out)
+		}
+		plan := cli.must(0, "plan", "-out=adopt.tfplan", "-input=false")
+		if w := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", want); !strings.Contains(plan, w) {
+			t.Fatalf("the plan of the generated configuration is not %q:\n%s\ngenerated.tf:\n%s", w, plan, generated)
+		}
+		cli.must(0, "apply", "adopt.tfplan")
+		if code, out := cli.run("plan", "-detailed-exitcode", "-input=false"); code != 0 {
+			t.Fatalf("the plan after adopting exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
+		}
+		if n := writesTo(env) - before; n != 0 {
+			t.Errorf("query, import and the empty plans sent %d writes to the API, want none", n)
+		}
+	})
+}
+
+// A project with hundreds of domains is listed with one request per list
+// endpoint, as a refresh reads them: every result is read from the shared
+// list.
+func TestAccQuery_oneRequestPerList(t *testing.T) {
+	env := newAccEnv(t)
+	cli := newCLIDir(t)
+	skipUnless(t, cli, listResources)
+	withIntegration(t, env)
+	const n = 300
+	for i := range n {
+		if err := env.Emu.AddDomain(env.ProjectID, fmt.Sprintf("https://app%03d.example.com", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cli.write("main.tf", requiredProviders+env.providerBlock())
+	// Terraform shows 100 results unless the list block asks for more.
+	cli.write("search.tfquery.hcl", strings.Replace(listBlock("neon_auth_domain", "all", env.ProjectID), "provider = neon", "provider = neon\n  limit    = 1000", 1))
+	cli.must(0, "init")
+	env.Emu.ResetStats()
+	out := cli.must(0, "query", "-no-color")
+	if got := strings.Count(out, "https://app") / 2; got != n { // in the identity and in the display name
+		t.Errorf("the query shows %d domains, want %d:\n%s", got, n, out)
+	}
+	if got := env.routeCount(env.authRoute("GET", "/domains")); got != 1 {
+		t.Errorf("%d GET …/auth/domains requests for %d domains, want 1", got, n)
+	}
+}

@@ -1,0 +1,54 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// settingsList is the list resource of a settings type: the settings of
+// every branch with Neon Auth, named by the branch. Only the branch-scoped
+// API has them.
+type settingsList[A any, M any, PM settingsModel[M]] struct {
+	settingsResource[A, M, PM]
+}
+
+func (l *settingsList[A, M, PM]) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listConfigSchema("the " + l.kind.typeName + " settings")
+	resp.Schema.MarkdownDescription += " Needs `auth_api = \"branch\"`."
+}
+
+func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	if l.data != nil && l.data.family != apiclient.FamilyBranch {
+		var diags diag.Diagnostics
+		diags.AddError("Needs the branch-scoped API", "`"+l.kind.typeName+"` is only offered by Neon's branch-scoped endpoints; "+
+			"set auth_api = \"branch\" in the provider block (or NEON_AUTH_API=branch) to list it.")
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	l.data.list(ctx, &l.settingsResource, l.kind.typeName, req, stream, singletonOf(l.data))
+}
+
+// The list resources of the settings types.
+func NewAuthEmailAndPasswordList() list.ListResource {
+	return &settingsList[apiclient.EmailAndPassword, authEmailAndPasswordModel, *authEmailAndPasswordModel]{authEmailAndPasswordResource{kind: emailAndPasswordKind}}
+}
+
+func NewAuthOrganizationPluginList() list.ListResource {
+	return &settingsList[apiclient.OrganizationPlugin, authOrganizationPluginModel, *authOrganizationPluginModel]{authOrganizationPluginResource{kind: organizationPluginKind}}
+}
+
+func NewAuthMagicLinkPluginList() list.ListResource {
+	return &settingsList[apiclient.MagicLinkPlugin, authMagicLinkPluginModel, *authMagicLinkPluginModel]{authMagicLinkPluginResource{kind: magicLinkPluginKind}}
+}
+
+func NewAuthPhoneNumberPluginList() list.ListResource {
+	return &settingsList[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel, *authPhoneNumberPluginModel]{NewAuthPhoneNumberPluginResource().(*authPhoneNumberPluginResource).settingsResource}
+}
+
+func NewAuthWebhooksList() list.ListResource {
+	return &settingsList[apiclient.Webhooks, authWebhooksModel, *authWebhooksModel]{authWebhooksResource{kind: webhooksKind}}
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds a pinned Terraform from the Go module proxy into a cached tools
+# directory outside the repository, once, and prints the binary's path.
+#
+# Terraform's go.mod replaces its separately versioned remote-state backends
+# (azure, consul, cos, gcs, kubernetes, oci, oss, pg, s3) and internal/legacy
+# with directories that the published module does not contain, so
+# `go install …@version` refuses it. The module is downloaded instead, those
+# backends are dropped from a writable copy (from go.mod and from
+# internal/backend/init), and the rest is built as a release (version.dev=no).
+# The local, remote, http, inmem and cloud backends stay.
+# About 4 minutes on 2 cores the first time; instant afterwards.
+#
+#   TERRAFORM_VERSION  version to build (default 1.16.4)
+#   NEON_TOOLS_DIR     cache directory (default ${XDG_CACHE_HOME:-~/.cache}/terraform-provider-neon/tools)
+set -euo pipefail
+
+version="${TERRAFORM_VERSION:-1.16.4}"
+tools="${NEON_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-neon/tools}"
+bin="$tools/terraform-$version/terraform"
+# `terraform version` below: no update check, no warning about a missing CLI config.
+export CHECKPOINT_DISABLE=1 TF_CLI_CONFIG_FILE=/dev/null
+
+if [[ -x "$bin" ]] && "$bin" version >/dev/null 2>&1; then
+  echo "$bin"
+  exit 0
+fi
+
+fail() { echo "install-terraform.sh: $*" >&2; exit 1; }
+command -v go >/dev/null || fail "the Go toolchain is needed to build Terraform $version (go not found on PATH)"
+
+export GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOFLAGS="${GOFLAGS:-} -mod=mod"
+echo "building Terraform $version into $bin (first time only, several minutes)" >&2
+module="github.com/hashicorp/terraform@v$version"
+src=$(go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') || true
+[[ -n "$src" && -d "$src" ]] || fail "could not download $module from the Go module proxy (GOPROXY=$(go env GOPROXY))"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/terraform-build.XXXXXX")
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+cp -R "$src/." "$work/"
+chmod -R u+w "$work"
+
+cd "$work"
+edits=()
+for b in azure consul cos gcs kubernetes oci oss pg s3; do
+  m="github.com/hashicorp/terraform/internal/backend/remote-state/$b"
+  edits+=("-dropreplace=$m" "-droprequire=$m")
+done
+edits+=("-dropreplace=github.com/hashicorp/terraform/internal/legacy" "-droprequire=github.com/hashicorp/terraform/internal/legacy")
+go mod edit "${edits[@]}"
+init=internal/backend/init/init.go
+dropped='backend(Azure|Consul|Cos|GCS|Kubernetes|OCI|OSS|Pg|S3)\b'
+[[ $(grep -cE "$dropped" "$init") -eq 18 ]] ||
+  fail "$init of Terraform $version does not list the nine separate remote-state backends as 1.16 does; adapt this script"
+sed -i -E "/$dropped/d" "$init"
+if grep -rqsE --include='*.go' --exclude='*_test.go' 'internal/legacy"|remote-state/(azure|consul|cos|gcs|kubernetes|oci|oss|pg|s3)"' .; then
+  fail "Terraform $version imports a dropped module outside $init; adapt this script"
+fi
+
+mkdir -p "$(dirname "$bin")"
+go build -trimpath -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" -o "$bin.tmp" . ||
+  fail "go build of Terraform $version failed (see above)"
+mv "$bin.tmp" "$bin"
+"$bin" version >&2
+echo "$bin"
