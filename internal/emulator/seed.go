@@ -21,7 +21,7 @@ import (
 //	  id = "app-project-00000001"        # optional; generated otherwise
 //	  branch "main" {                     # the default branch (always "main")
 //	    neon_auth {
-//	      auth_provider = "better_auth"    # default; also stack, stack_v2, mock
+//	      auth_provider = "better_auth"    # default; also stack (deprecated) and mock (tests only)
 //	      domains       = ["https://app.example.com"]
 //	    }
 //	  }

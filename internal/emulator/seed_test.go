@@ -111,7 +111,7 @@ func TestSeedMistakesAreReportedWithTheirLine(t *testing.T) {
 		{"unknown.hcl", "project \"a\" {\n  region = \"x\"\n}\n", []string{"unknown.hcl:2:3", `"region"`}},
 		{"dup.hcl", "project \"a\" {}\n\nproject \"a\" {}\n", []string{"dup.hcl:3:", `project "a" is already defined at line 1`}},
 		{"provider.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {\n      auth_provider = \"okta\"\n    }\n  }\n}\n",
-			[]string{"provider.hcl:4:23", `auth_provider must be one of mock, stack, stack_v2, better_auth, got "okta"`}},
+			[]string{"provider.hcl:4:23", `auth_provider must be one of mock, stack, better_auth, got "okta"`}},
 		{"domain.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {\n      domains = [\"ftp://x\"]\n    }\n  }\n}\n",
 			[]string{"domain.hcl:4:", `domain "ftp://x"`}},
 		{"parent.hcl", "project \"a\" {\n  branch \"b\" {\n    parent = \"nope\"\n  }\n}\n", []string{"parent.hcl:3:14", `parent "nope" must be "main" or a branch defined above it`}},
