@@ -3,6 +3,7 @@ package apiclient_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -193,7 +194,7 @@ func TestClientSendsTestEmails(t *testing.T) {
 		t.Fatal(err)
 	}
 	var apiErr *apiclient.Error
-	if _, err := c.SendTestEmail(ctx, s, "ops@example.com"); !errors.As(err, &apiErr) || apiErr.StatusCode != 400 {
+	if _, err := c.SendTestEmail(ctx, s, "ops@example.com"); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
 		t.Fatalf("SendTestEmail with nothing configured: %v, want a 400", err)
 	}
 	smtp := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",

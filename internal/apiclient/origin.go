@@ -90,11 +90,12 @@ func webOrigin(scheme, rest string) (string, error) {
 	case strings.Contains(rest, "@"):
 		return "", errors.New("must not contain user information (`user@`)")
 	case strings.Contains(rest, "/"):
-		return "", fmt.Errorf("must not have a path (found %q)", rest[strings.Index(rest, "/"):])
+		_, p, _ := strings.Cut(rest, "/")
+		return "", fmt.Errorf("must not have a path (found %q)", "/"+p)
 	case rest == "":
 		return "", errors.New("has no host")
 	}
-	host, port := rest, ""
+	var host, port string
 	if strings.HasPrefix(rest, "[") {
 		end := strings.Index(rest, "]")
 		if end < 0 || net.ParseIP(rest[1:end]) == nil {

@@ -43,7 +43,11 @@ func withOverlays(doc []byte, fsys fs.FS) ([]byte, error) {
 		if o.Source == "" || len(o.Facts) == 0 || len(o.Patch) == 0 {
 			return nil, fmt.Errorf("apispec: overlay %s needs a source, its facts and a patch", path.Base(name))
 		}
-		target = mergePatch(target, o.Patch).(map[string]any)
+		patched, ok := mergePatch(target, o.Patch).(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("apispec: overlay %s does not leave the document an object", path.Base(name))
+		}
+		target = patched
 	}
 	return json.Marshal(target)
 }

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -187,7 +188,7 @@ func TestOAuthProviderWithoutSharedKeys(t *testing.T) {
 	base := v.branchAuthPath(v.branch) + "/oauth_providers"
 	r := v.do("POST", base, map[string]any{"id": "microsoft"})
 	wantStatus(t, r, http.StatusBadRequest)
-	if body := r.JSON(); body["code"] != "INVALID_SHARED_OAUTH_PROVIDER" || !strings.HasPrefix(body["message"].(string), "microsoft has no shared OAuth credentials") {
+	if body := r.JSON(); body["code"] != "INVALID_SHARED_OAUTH_PROVIDER" || !strings.HasPrefix(fmt.Sprint(body["message"]), "microsoft has no shared OAuth credentials") {
 		t.Errorf("refusal = %v", body)
 	}
 	wantStatus(t, v.do("POST", base, map[string]any{"id": "microsoft", "client_id": "c", "client_secret": "s"}), http.StatusOK)

@@ -19,7 +19,9 @@ var (
 )
 
 // NewAuthPhoneNumberPluginResource is the neon_auth_phone_number_plugin resource.
-func NewAuthPhoneNumberPluginResource() resource.Resource {
+func NewAuthPhoneNumberPluginResource() resource.Resource { return newAuthPhoneNumberPluginResource() }
+
+func newAuthPhoneNumberPluginResource() *authPhoneNumberPluginResource {
 	return &authPhoneNumberPluginResource{settingsResource: settingsResource[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel,
 		*authPhoneNumberPluginModel]{kind: phoneNumberPluginKind}}
 }

@@ -95,14 +95,14 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 func productionIntact(env *accEnv, userID string) error {
 	ctx, c, prod := context.Background(), env.client(), env.scope()
 	if its, err := c.ListIntegrations(ctx, prod); err != nil || len(its) != 1 {
-		return fmt.Errorf("production's integrations: %v, %v; want the one it had", its, err)
+		return fmt.Errorf("production's integrations: %v, %w; want the one it had", its, err)
 	}
 	if ps, err := c.ListOAuthProviders(ctx, prod); err != nil || !slices.ContainsFunc(ps, func(p apiclient.OAuthProvider) bool { return p.ID == "google" }) {
-		return fmt.Errorf("production's OAuth providers: %v, %v; want google among them", ps, err)
+		return fmt.Errorf("production's OAuth providers: %v, %w; want google among them", ps, err)
 	}
 	ds, err := c.ListDomains(ctx, prod)
 	if err != nil || !slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return d.Domain == "https://app.example.com" }) {
-		return fmt.Errorf("production's domains: %v, %v; want https://app.example.com among them", ds, err)
+		return fmt.Errorf("production's domains: %v, %w; want https://app.example.com among them", ds, err)
 	}
 	if !slices.ContainsFunc(env.Emu.UsersSync(env.ProjectID), func(r emulator.UserRow) bool { return r.ID == userID }) {
 		return fmt.Errorf("production's user %s is gone", userID)

@@ -107,7 +107,7 @@ func (f importFormat) importID(ctx context.Context, req resource.ImportStateRequ
 			return bad(fmt.Sprintf("The identity has no %s.", name))
 		case v == "":
 			continue
-		case strings.Contains(v, "/") && !(f.lastMaySlash && i == len(f.parts)-1):
+		case strings.Contains(v, "/") && (!f.lastMaySlash || i != len(f.parts)-1):
 			return bad(fmt.Sprintf("The identity's %s %q contains a slash.", name, v))
 		}
 		parts = append(parts, v)

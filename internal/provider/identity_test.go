@@ -60,7 +60,10 @@ func TestUnitIdentityOfEveryImportableResource(t *testing.T) {
 			t.Errorf("%s: identity %v has no project_id", meta.TypeName, names)
 		}
 		for _, name := range names {
-			a := id.IdentitySchema.Attributes[name].(identityschema.StringAttribute)
+			a, ok := id.IdentitySchema.Attributes[name].(identityschema.StringAttribute)
+			if !ok {
+				t.Fatalf("%s: identity attribute %s is not a string", meta.TypeName, name)
+			}
 			if a.Description == "" {
 				t.Errorf("%s: identity attribute %s has no description", meta.TypeName, name)
 			}
@@ -127,7 +130,10 @@ func TestUnitImportIDFromIdentity(t *testing.T) {
 	} {
 		t.Run(tc.format.resourceType+"/"+tc.want, func(t *testing.T) {
 			schema := tc.format.identitySchema()
-			typ := schema.Type().TerraformType(ctx).(tftypes.Object)
+			typ, ok := schema.Type().TerraformType(ctx).(tftypes.Object)
+			if !ok {
+				t.Fatal("the identity schema is not an object")
+			}
 			vals := map[string]tftypes.Value{}
 			for name := range typ.AttributeTypes {
 				var v any

@@ -135,7 +135,7 @@ func (d *providerData) listScopes(ctx context.Context, cfg listConfigModel) ([]l
 			if !cfg.BranchID.IsNull() {
 				return nil, fmt.Errorf("branch %s is not the production branch (%s) of project %s. The project-level endpoints "+
 					"(auth_api = %q) reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to "+
-					"search other branches.", b.ID, prod.ID, projectID, authAPIProject, authAPIBranch)
+					"search other branches", b.ID, prod.ID, projectID, authAPIProject, authAPIBranch)
 			}
 			continue
 		}

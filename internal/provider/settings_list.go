@@ -46,7 +46,7 @@ func NewAuthMagicLinkPluginList() list.ListResource {
 }
 
 func NewAuthPhoneNumberPluginList() list.ListResource {
-	return &settingsList[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel, *authPhoneNumberPluginModel]{NewAuthPhoneNumberPluginResource().(*authPhoneNumberPluginResource).settingsResource}
+	return &settingsList[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel, *authPhoneNumberPluginModel]{newAuthPhoneNumberPluginResource().settingsResource}
 }
 
 func NewAuthWebhooksList() list.ListResource {

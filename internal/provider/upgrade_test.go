@@ -200,7 +200,7 @@ func checkUpgradedState(t *testing.T, old, upgraded stateFile) {
 		if want := idAfterUpgrade(r.Type, now); now["id"] != want {
 			t.Errorf("%s: id %q after the upgrade, want %q (0.1: %q)", addr, now["id"], want, was["id"])
 		}
-		if !strings.HasPrefix(now["id"].(string), fmt.Sprintf("%s/%s", was["project_id"], was["branch_id"])) {
+		if !strings.HasPrefix(fmt.Sprint(now["id"]), fmt.Sprintf("%s/%s", was["project_id"], was["branch_id"])) {
 			t.Errorf("%s: id %q does not name the branch %s that 0.1 recorded", addr, now["id"], was["branch_id"])
 		}
 		if r.Type == "neon_auth_user" && now["user_id"] != was["id"] {

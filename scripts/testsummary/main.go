@@ -10,6 +10,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -73,7 +74,7 @@ func cliLine() string {
 		path = p
 	}
 	version := "version unknown"
-	if out, err := exec.Command(path, "version").Output(); err == nil {
+	if out, err := exec.CommandContext(context.Background(), path, "version").Output(); err == nil {
 		version, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
 	}
 	return fmt.Sprintf("Acceptance tests drive %s (%s)", path, version)
