@@ -120,7 +120,7 @@ func TestCreateBranchAcceptsEveryFieldOfTheRequest(t *testing.T) {
 	}
 	list := v.do("GET", path, nil).JSON()
 	anns, _ := list["annotations"].(map[string]any)
-	if a, _ := anns[id].(map[string]any); a == nil || fmt.Sprint(a["value"]) != fmt.Sprint(map[string]any{"github-commit-ref": "feature/x"}) {
+	if a, _ := anns[id].(map[string]any); a == nil || fmt.Sprint(a["value"]) != fmt.Sprint(map[string]any{"created-by": "neonctl", "github-commit-ref": "feature/x"}) {
 		t.Errorf("annotations of the list = %v", anns)
 	}
 	r = v.do("POST", path, map[string]any{"branch": map[string]any{"name": "at-a-time", "parent_timestamp": "2024-02-26T12:00:00Z"}})
