@@ -100,6 +100,25 @@ func (m chanMutex) Lock() { m <- struct{}{} }
 
 func (m chanMutex) Unlock() { <-m }
 
+// durableOnce is sync.Once built on a chanMutex: callers that wait for the
+// first one to finish count as durably blocked in a testing/synctest bubble
+// (with sync.Once they do not, and simulated time stops while the first
+// caller waits for a turn on the bucket).
+type durableOnce struct {
+	mu   chanMutex
+	done bool
+}
+
+// Do runs f once; later callers wait until it has returned.
+func (o *durableOnce) Do(f func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.done {
+		o.done = true
+		f()
+	}
+}
+
 func newLimiter(rl RateLimit) *limiter {
 	return newLimiterWithClock(rl, realClock{})
 }

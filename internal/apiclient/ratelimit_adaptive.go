@@ -269,7 +269,7 @@ type accountLimiter struct {
 	// the in-process bucket on failure (fallBack).
 	share     bool
 	sharedDir string
-	bindOnce  sync.Once
+	bindOnce  durableOnce
 	shared    atomic.Pointer[fileStore]
 	shareErr  atomic.Pointer[error]
 
@@ -281,7 +281,7 @@ type accountLimiter struct {
 }
 
 func newAccountLimiter(rps float64, burst int, clk clock) *accountLimiter {
-	a := &accountLimiter{p: newBucketParams(rps, burst), clock: clk, winMu: newChanMutex()}
+	a := &accountLimiter{p: newBucketParams(rps, burst), clock: clk, winMu: newChanMutex(), bindOnce: durableOnce{mu: newChanMutex()}}
 	a.mem.s = freshState(a.p, clk.Now())
 	return a
 }
