@@ -19,7 +19,8 @@ import (
 // consoleSetup is Neon Auth made outside Terraform, through the API as the
 // console or Neon's CLI would: in branch mode on the production branch and
 // on a second branch ("preview"), in project mode on the production branch.
-// Each branch gets its integration, two domains and an OAuth provider; in
+// Each branch gets its integration, two domains, an OAuth provider and the
+// shared email server; in
 // branch mode the production branch also gets plugin settings. It returns
 // the preview branch ("" in project mode).
 func consoleSetup(t *testing.T, env *accEnv) string {
@@ -49,6 +50,12 @@ func consoleSetup(t *testing.T, env *accEnv) string {
 		}
 		mustDo(t, func() error {
 			_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
+			return err
+		})
+		// A new Better Auth branch has no email provider until one is
+		// saved (GET answers 404); the console saves Neon's shared one.
+		mustDo(t, func() error {
+			_, err := c.UpdateEmailServer(ctx, s, apiclient.EmailServer{Type: "shared"})
 			return err
 		})
 	}
