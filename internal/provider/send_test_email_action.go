@@ -127,8 +127,8 @@ func (a *sendTestEmailAction) Schema(_ context.Context, _ action.SchemaRequest, 
 			"password": schema.StringAttribute{
 				MarkdownDescription: unsaved("SMTP password. Never in progress messages or logs; an action's arguments are not " +
 					"stored in state. Pass it from a `sensitive` (or `ephemeral`) variable so that plans do not show it."),
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"sender_email": schema.StringAttribute{
 				MarkdownDescription: unsaved("Address the test email is sent from, such as `noreply@example.com`."),

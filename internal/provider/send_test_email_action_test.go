@@ -120,7 +120,7 @@ func TestAccActionSendTestEmail_refusesSharedServer(t *testing.T) {
 		},
 		resource.TestStep{
 			// Nothing was sent: the refusal came before any request.
-			Config:            env.config(triggeredEmailServer(env.ProjectID, "shared", "")),
+			Config: env.config(triggeredEmailServer(env.ProjectID, "shared", "")),
 			ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
 				if n := len(testEmails(env)); n != 0 {
 					return fmt.Errorf("%d test emails sent through a shared server", n)
@@ -140,6 +140,26 @@ func TestAccActionSendTestEmail_refusesProjectModeAtPlan(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ExpectError:        matchInOrder("Unable to plan the test email", `auth_api = "project"`, `auth_api = "branch"`),
+		},
+	))
+}
+
+func TestAccActionSendTestEmail_smtpSettingsAllOrNone(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	resource.Test(t, actionTestCase(env,
+		resource.TestStep{
+			Config: env.config(fmt.Sprintf(`
+action "neon_auth_send_test_email" "partial" {
+  config {
+    project_id      = %q
+    recipient_email = "ops@example.com"
+    host            = "smtp.example.com"
+  }
+}
+`, env.ProjectID)),
+			PlanOnly:    true,
+			ExpectError: matchInOrder("Missing SMTP setting for the test email", "`port` is required when any SMTP setting is given"),
 		},
 	))
 }
