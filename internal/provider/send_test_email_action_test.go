@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
@@ -164,6 +165,25 @@ action "neon_auth_send_test_email" "partial" {
 	))
 }
 
+func TestAccActionSendTestEmail_refusesStackAuthAtPlan(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	withIntegrationOf(t, env, apiclient.AuthProviderStack)
+	resource.Test(t, actionTestCase(env,
+		resource.TestStep{
+			// The action's arguments are known at plan (not taken from the
+			// email server, whose branch_id is computed at creation).
+			Config: env.config(strings.NewReplacer(
+				"neon_auth_email_server.test.project_id", fmt.Sprintf("%q", env.ProjectID),
+				"    branch_id       = neon_auth_email_server.test.branch_id\n", "",
+			).Replace(triggeredEmailServer(env.ProjectID, "standard", "Example"))),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ExpectError:        matchInOrder("Unable to plan the test email", "is stack; only a better_auth integration", "SMTP settings"),
+		},
+	))
+}
+
 // failingMailServer answers every POST …/email_provider/test as a mail server
 // that rejects the login would: success false, with its complaint.
 func failingMailServer(next http.Handler) http.Handler {
@@ -215,7 +235,7 @@ resource "neon_auth_email_server" "test" {
 
 action "neon_auth_send_test_email" "saved" {
   config {
-    project_id      = neon_auth_email_server.test.project_id
+    project_id      = %[1]q
     recipient_email = "ops@example.com"
   }
 }
@@ -242,12 +262,21 @@ action "neon_auth_send_test_email" "unsaved" {
 }
 `, env.ProjectID, unsavedPassword))
 	cli.must(0, "init", "-input=false")
+	// Before the email server exists: nothing configured, refused before any
+	// request.
+	out := cli.must(1, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
+	if !matchInOrder("No email server configured yet", "Unable to send the test email", "has no email server configured").MatchString(out) {
+		t.Errorf("-invoke with no email server:\n%s", out)
+	}
+	if got := env.routeCount(env.authRoute(http.MethodPost, "/email_provider/test")); got != 0 {
+		t.Errorf("%d requests to email_provider/test with no email server, want none", got)
+	}
 	cli.must(0, "apply", "-input=false", "-auto-approve")
 	if n := len(testEmails(env)); n != 0 {
 		t.Fatalf("%d test emails sent by a plain apply, want none (no trigger)", n)
 	}
 
-	out := cli.must(0, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
+	out = cli.must(0, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
 	for _, want := range []string{"Sending a test email to ops@example.com", "Test email to ops@example.com sent through the saved email server"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("-invoke output lacks %q:\n%s", want, out)
@@ -255,6 +284,9 @@ action "neon_auth_send_test_email" "unsaved" {
 	}
 	if got := testEmails(env); len(got) != 1 || got[0].Recipient != "ops@example.com" || !got[0].Saved {
 		t.Fatalf("test emails after -invoke = %+v, want one to ops@example.com through the saved server", got)
+	}
+	if got := env.routeCount(env.authRoute(http.MethodPost, "/email_provider/test")); got != 1 {
+		t.Errorf("%d requests to email_provider/test after one -invoke, want 1", got)
 	}
 
 	out = cli.must(0, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.unsaved")
