@@ -248,7 +248,7 @@ func (a *sendTestEmailAction) Invoke(ctx context.Context, req action.InvokeReque
 		result, err = a.data.client.SendTestEmail(ctx, s.Scope, to)
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(summary, a.data.explainFailure(ctx, s, "Sending a test email to "+to+" on the "+s.Scope.String(), err))
+		resp.Diagnostics.AddError(summary, a.data.explainFailure(ctx, s, "Sending a test email to "+to+" on the "+s.String(), err))
 		return
 	}
 	if !result.Success {
@@ -277,7 +277,7 @@ func (a *sendTestEmailAction) savedServerUsable(ctx context.Context, s authScope
 	it, err := a.data.integration(ctx, s)
 	switch {
 	case err != nil:
-		diags.AddError(summary, a.data.explainFailure(ctx, s, "Reading the integration of the "+s.Scope.String(), err))
+		diags.AddError(summary, a.data.explainFailure(ctx, s, "Reading the integration of the "+s.String(), err))
 		return false
 	case it == nil:
 		diags.AddError(summary, fmt.Sprintf("The %s has no Neon Auth integration, so it has no email server to test. "+
@@ -294,7 +294,7 @@ func (a *sendTestEmailAction) savedServerUsable(ctx context.Context, s authScope
 			"neon_auth_email_server first (and trigger this action from it), or give the SMTP settings to the action.", s.Scope))
 		return false
 	case err != nil:
-		diags.AddError(summary, a.data.explainFailure(ctx, s, "Reading the email server of the "+s.Scope.String(), err))
+		diags.AddError(summary, a.data.explainFailure(ctx, s, "Reading the email server of the "+s.String(), err))
 		return false
 	case got.Type != apiclient.TypeStandard:
 		diags.AddError(summary, fmt.Sprintf("The %s uses the shared email server, which cannot be tested. Set type = "+
