@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -53,6 +54,7 @@ var (
 	_ provider.Provider                  = (*neonProvider)(nil)
 	_ provider.ProviderWithFunctions     = (*neonProvider)(nil)
 	_ provider.ProviderWithListResources = (*neonProvider)(nil)
+	_ provider.ProviderWithActions       = (*neonProvider)(nil)
 )
 
 // New returns the provider factory for a given version.
@@ -232,6 +234,7 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data
+	resp.ActionData = data
 }
 
 // rateLimit is the client's pacing from the provider block.
@@ -345,6 +348,14 @@ func (p *neonProvider) ListResources(_ context.Context) []func() list.ListResour
 		NewAuthMagicLinkPluginList,
 		NewAuthPhoneNumberPluginList,
 		NewAuthWebhooksList,
+	}
+}
+
+// Actions are what `action_trigger` and `terraform apply -invoke` run
+// (Terraform ≥ 1.14).
+func (p *neonProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewSendTestEmailAction,
 	}
 }
 
