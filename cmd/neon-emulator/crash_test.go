@@ -45,13 +45,11 @@ const (
 	crashBootstrap  = "crash-test-bootstrap-key"
 )
 
-// TestCrashHelperProcess is not a test on its own: it is the emulator process
-// that TestStateFileSurvivesSIGKILLAtAnyMoment starts (re-executing the test
-// binary with crashHelperEnv=1) and kills. Its arguments follow "--".
-func TestCrashHelperProcess(t *testing.T) {
-	if os.Getenv(crashHelperEnv) != "1" {
-		t.Skip("the emulator process of TestStateFileSurvivesSIGKILLAtAnyMoment; runs only when started by it")
-	}
+// crashHelperProcess is the emulator process that
+// TestStateFileSurvivesSIGKILLAtAnyMoment starts (re-executing the test
+// binary with crashHelperEnv=1; TestMain runs this instead of the tests) and
+// kills. Its arguments follow "--".
+func crashHelperProcess() {
 	args := os.Args
 	if i := slices.Index(args, "--"); i >= 0 {
 		args = args[i+1:]
@@ -97,7 +95,7 @@ func (b *lockedBuffer) String() string {
 // for its readiness line; the ready file must hold the same line.
 func startEmulatorProcess(t *testing.T, stateFile, readyFile string) *emulatorProcess {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelperProcess$", "--",
+	cmd := exec.Command(os.Args[0], "--",
 		"-listen", "127.0.0.1:0", "-bootstrap-key", crashBootstrap, "-state-file", stateFile,
 		"-ready-file", readyFile, "-account-rpm", "-1", "-route-rps", "-1")
 	cmd.Env = append(os.Environ(), crashHelperEnv+"=1")

@@ -138,9 +138,12 @@ func requireTerraform(t *testing.T) string {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("drives the Terraform CLI: set TF_ACC=1")
 	}
+	if tf := os.Getenv("TF_ACC_TERRAFORM_PATH"); tf != "" {
+		return tf
+	}
 	tf, err := exec.LookPath("terraform")
 	if err != nil {
-		t.Skip("terraform is not on PATH")
+		t.Skip("terraform is not on PATH and TF_ACC_TERRAFORM_PATH is unset")
 	}
 	return tf
 }
@@ -219,6 +222,9 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(crashHelperEnv) == "1" {
+		crashHelperProcess()
+	}
 	code := m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"os"
@@ -157,26 +158,32 @@ func TestSharedBucketRepairsACorruptStateFile(t *testing.T) {
 
 const sharedHolderEnv = "NEON_APICLIENT_SHARED_HOLDER"
 
-// TestSharedBucketHolderProcess is not a test on its own: it is the process
-// that TestSharedBucketSurvivesAHolderKilledMidWrite starts (re-executing the
-// test binary with sharedHolderEnv set to the bucket's directory) and kills.
-// It takes the bucket's lock, writes half a line, says so and waits.
-func TestSharedBucketHolderProcess(t *testing.T) {
-	dir := os.Getenv(sharedHolderEnv)
-	if dir == "" {
-		t.Skip("the lock holder of TestSharedBucketSurvivesAHolderKilledMidWrite; runs only when started by it")
-	}
+// sharedBucketHolderProcess is the process that
+// TestSharedBucketSurvivesAHolderKilledMidWrite starts (re-executing the test
+// binary with sharedHolderEnv set to the bucket's directory; TestMain runs
+// this instead of the tests) and kills. It takes the bucket's lock, writes
+// half a line, says so and waits.
+func sharedBucketHolderProcess(dir string) {
 	f, err := openFileStore(context.Background(), dir, "acct", newBucketParams(10, 10), realClock{})
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	_ = f.update(context.Background(), func(*bucketState) bool {
 		if _, err := f.state.WriteAt([]byte("v1 -4 17"), 0); err != nil {
-			t.Fatal(err)
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
 		}
 		os.Stdout.WriteString("holding\n")
 		select {}
 	})
+}
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(sharedHolderEnv); dir != "" {
+		sharedBucketHolderProcess(dir)
+	}
+	os.Exit(m.Run())
 }
 
 // A process killed with SIGKILL while it holds the bucket's lock, half-way
@@ -189,7 +196,7 @@ func TestSharedBucketSurvivesAHolderKilledMidWrite(t *testing.T) {
 	dir := t.TempDir()
 	a := sharedAccount(t, dir, "acct", 600, realClock{})
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSharedBucketHolderProcess$")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), sharedHolderEnv+"="+dir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
