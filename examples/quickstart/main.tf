@@ -164,6 +164,8 @@ resource "neon_auth_ownership_transfer" "this" {
 data "neon_auth_integrations" "production" {
   provider   = neon.project
   project_id = neon_auth_integration.stack.project_id
+  # Read after the transfer starts, so that its status is in the first apply.
+  depends_on = [neon_auth_ownership_transfer.this]
 }
 
 data "neon_projects" "all" {}
