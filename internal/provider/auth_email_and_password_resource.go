@@ -34,8 +34,8 @@ type authEmailAndPasswordModel struct {
 }
 
 var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAndPasswordModel]{
-	typeName:    "neon_auth_email_and_password",
-	title:       "Auth Email And Password",
+	typeName: "neon_auth_email_and_password",
+	title:    "Auth Email And Password",
 	description: "Email-and-password sign-in of a branch's Neon Auth: read with `GET …/auth/plugins` (shared with the other " +
 		"settings of the branch), written with `PATCH …/auth/email_and_password`.",
 	attributes: map[string]schema.Attribute{
@@ -49,7 +49,9 @@ var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAnd
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.EmailAndPassword, error) {
 		return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.EmailAndPassword { return p.EmailAndPassword }),
-			func(ctx context.Context) (apiclient.EmailAndPassword, error) { return deref(d.client.GetEmailAndPassword(ctx, s)) })
+			func(ctx context.Context) (apiclient.EmailAndPassword, error) {
+				return deref(d.client.GetEmailAndPassword(ctx, s))
+			})
 	},
 	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.EmailAndPassword) (apiclient.EmailAndPassword, error) {
 		return deref(d.client.UpdateEmailAndPassword(ctx, s, apiclient.EmailAndPasswordUpdate{

@@ -57,7 +57,9 @@ var phoneNumberPluginKind = settingsKind[apiclient.PhoneNumberPlugin, authPhoneN
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.PhoneNumberPlugin, error) {
 		return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.PhoneNumberPlugin { return p.PhoneNumber }),
-			func(ctx context.Context) (apiclient.PhoneNumberPlugin, error) { return deref(d.client.GetPhoneNumberPlugin(ctx, s)) })
+			func(ctx context.Context) (apiclient.PhoneNumberPlugin, error) {
+				return deref(d.client.GetPhoneNumberPlugin(ctx, s))
+			})
 	},
 	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.PhoneNumberPlugin) (apiclient.PhoneNumberPlugin, error) {
 		return deref(d.client.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &v.Enabled, OTPExpiresIn: v.OTPExpiresIn}))

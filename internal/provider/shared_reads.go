@@ -158,7 +158,9 @@ func part[T any](of func(*apiclient.Plugins) *T) func(*apiclient.Plugins) (T, bo
 // endpoint, whose 404 is documented, rather than taken on trust.
 func (d *providerData) emailServer(ctx context.Context, s apiclient.Scope) (apiclient.EmailServer, error) {
 	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.EmailServer { return p.EmailProvider }),
-		func(ctx context.Context) (apiclient.EmailServer, error) { return deref(d.client.GetEmailServer(ctx, s)) })
+		func(ctx context.Context) (apiclient.EmailServer, error) {
+			return deref(d.client.GetEmailServer(ctx, s))
+		})
 }
 
 // allowLocalhost is whether the branch's Neon Auth allows localhost origins
