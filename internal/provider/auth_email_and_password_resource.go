@@ -48,10 +48,7 @@ var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAnd
 		"disable_sign_up":                    settingBool("Whether new users cannot sign up."),
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.EmailAndPassword, error) {
-		return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.EmailAndPassword { return p.EmailAndPassword }),
-			func(ctx context.Context) (apiclient.EmailAndPassword, error) {
-				return deref(d.client.GetEmailAndPassword(ctx, s))
-			})
+		return d.emailAndPassword(ctx, s)
 	},
 	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.EmailAndPassword) (apiclient.EmailAndPassword, error) {
 		return deref(d.client.UpdateEmailAndPassword(ctx, s, apiclient.EmailAndPasswordUpdate{

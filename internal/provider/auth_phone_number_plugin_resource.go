@@ -56,10 +56,7 @@ var phoneNumberPluginKind = settingsKind[apiclient.PhoneNumberPlugin, authPhoneN
 		"allowed_attempts": removedInt64(removedAllowedAttempts),
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.PhoneNumberPlugin, error) {
-		return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.PhoneNumberPlugin { return p.PhoneNumber }),
-			func(ctx context.Context) (apiclient.PhoneNumberPlugin, error) {
-				return deref(d.client.GetPhoneNumberPlugin(ctx, s))
-			})
+		return d.phoneNumberPlugin(ctx, s)
 	},
 	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.PhoneNumberPlugin) (apiclient.PhoneNumberPlugin, error) {
 		return deref(d.client.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &v.Enabled, OTPExpiresIn: v.OTPExpiresIn}))

@@ -96,19 +96,6 @@ func (d *providerData) integrations(ctx context.Context, s apiclient.Scope) ([]a
 	})
 }
 
-// oauthProviders are the scope's OAuth providers: from the bundle in branch
-// mode (see bundled), else GET …/auth/oauth_providers.
-func (d *providerData) oauthProviders(ctx context.Context, s apiclient.Scope) ([]apiclient.OAuthProvider, error) {
-	return bundled(ctx, d, s, func(p *apiclient.Plugins) ([]apiclient.OAuthProvider, bool) {
-		return p.OAuthProviders, p.OAuthProviders != nil
-	},
-		func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
-			return d.reads.oauth.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
-				return d.client.ListOAuthProviders(ctx, s)
-			})
-		})
-}
-
 func (d *providerData) domains(ctx context.Context, s apiclient.Scope) ([]apiclient.Domain, error) {
 	return d.reads.domains.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.Domain, error) {
 		return d.client.ListDomains(ctx, s)

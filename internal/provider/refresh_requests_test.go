@@ -9,6 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"text/template"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
 
 // How many requests a refresh costs: the API requests of a no-change plan
@@ -109,171 +114,26 @@ func mapsEqual(a, b map[string]int) bool {
 	return true
 }
 
-// betterAuthBranch is every resource type a Better Auth branch can hold, on
-// the branch branchRef (an HCL expression or a quoted id; "" for the
-// production branch) of the project, named by suffix, and the data sources
-// that read the same endpoints. domains chooses neon_auth_domains (the whole
-// whitelist) over neon_auth_domain, which must not manage the same list.
-func betterAuthBranch(suffix, projectID, branchID string, domains bool) string {
-	branch := ""
-	if branchID != "" {
-		branch = fmt.Sprintf("\n  branch_id  = %q", branchID)
+// everyType renders a template of testdata/every_resource_type.tf.tmpl:
+// "better_auth" (every resource type and data source on a Better Auth
+// branch), "stack" (a Stack Auth production branch with the SDK keys and
+// the ownership transfer) or "stack_email_server".
+func everyType(t *testing.T, name string, data everyTypeData) string {
+	t.Helper()
+	tmpl, err := template.ParseFiles("testdata/every_resource_type.tf.tmpl")
+	if err != nil {
+		t.Fatal(err)
 	}
-	on := fmt.Sprintf("project_id = neon_auth_integration.%[1]s.project_id\n  branch_id  = neon_auth_integration.%[1]s.branch_id", suffix)
-	whitelist := fmt.Sprintf(`
-resource "neon_auth_domain" "%[1]s" {
-  for_each   = toset(["https://app.example.com", "https://admin.example.com"])
-  %[2]s
-  domain     = each.value
-}
-`, suffix, on)
-	if domains {
-		whitelist = fmt.Sprintf(`
-resource "neon_auth_domains" "%[1]s" {
-  %[2]s
-  domains    = ["https://app.example.com", "https://admin.example.com"]
-}
-`, suffix, on)
+	var b strings.Builder
+	if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		t.Fatal(err)
 	}
-	return fmt.Sprintf(`
-resource "neon_auth_integration" "%[1]s" {
-  project_id      = %[2]q%[3]s
-  auth_provider   = "better_auth"
-  name            = "Refresh %[1]s"
-  allow_localhost = true
+	return b.String()
 }
 
-resource "neon_auth_email_and_password" "%[1]s" {
-  %[4]s
-  enabled                    = true
-  email_verification_method  = "otp"
-  require_email_verification = true
-}
-
-resource "neon_auth_organization_plugin" "%[1]s" {
-  %[4]s
-  enabled            = true
-  organization_limit = 5
-  creator_role       = "owner"
-}
-
-resource "neon_auth_magic_link_plugin" "%[1]s" {
-  %[4]s
-  enabled    = true
-  expires_in = 15
-}
-
-resource "neon_auth_phone_number_plugin" "%[1]s" {
-  %[4]s
-  enabled        = true
-  otp_expires_in = 120
-}
-
-resource "neon_auth_webhooks" "%[1]s" {
-  %[4]s
-  enabled        = true
-  webhook_url    = "https://hooks.example.com/%[1]s"
-  enabled_events = ["user.created", "send.otp"]
-}
-
-resource "neon_auth_oauth_provider" "%[1]s_github" {
-  %[4]s
-  provider_id = "github"
-}
-
-resource "neon_auth_oauth_provider" "%[1]s_google" {
-  %[4]s
-  provider_id   = "google"
-  client_id     = "client-%[1]s"
-  client_secret = "secret-%[1]s"
-}
-
-resource "neon_auth_email_server" "%[1]s" {
-  %[4]s
-  type         = "standard"
-  host         = "smtp.example.com"
-  port         = 587
-  username     = "mailer"
-  password     = "smtp-password"
-  sender_email = "noreply@example.com"
-  sender_name  = "Example"
-}
-
-resource "neon_auth_user" "%[1]s" {
-  %[4]s
-  email = "%[1]s@example.com"
-}
-%[5]s
-data "neon_auth_integration" "%[1]s" {
-  %[4]s
-}
-
-data "neon_auth_domains" "%[1]s" {
-  %[4]s
-}
-
-data "neon_auth_oauth_providers" "%[1]s" {
-  %[4]s
-  depends_on = [neon_auth_oauth_provider.%[1]s_github, neon_auth_oauth_provider.%[1]s_google]
-}
-
-data "neon_auth_email_server" "%[1]s" {
-  %[4]s
-  depends_on = [neon_auth_email_server.%[1]s]
-}
-`, suffix, projectID, branch, on, whitelist)
-}
-
-// stackBranch is every resource type of a Stack Auth integration on the
-// production branch of the project: the SDK keys and the ownership transfer
-// exist only there (no Better Auth settings: those configure Better Auth).
-func stackBranch(suffix, projectID string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_integration" "%[1]s" {
-  project_id    = %[2]q
-  auth_provider = "stack"
-}
-
-resource "neon_auth_sdk_keys" "%[1]s" {
-  project_id        = neon_auth_integration.%[1]s.project_id
-  rotation_triggers = { rotated = "2026-11" }
-}
-
-resource "neon_auth_ownership_transfer" "%[1]s" {
-  project_id = neon_auth_integration.%[1]s.project_id
-}
-
-resource "neon_auth_user" "%[1]s" {
-  project_id = neon_auth_integration.%[1]s.project_id
-  email      = "%[1]s@example.com"
-}
-
-resource "neon_auth_oauth_provider" "%[1]s" {
-  project_id  = neon_auth_integration.%[1]s.project_id
-  provider_id = "github"
-}
-
-resource "neon_auth_domain" "%[1]s" {
-  project_id = neon_auth_integration.%[1]s.project_id
-  domain     = "https://stack.example.com"
-}
-`, suffix, projectID)
-}
-
-// stackEmailServer is a standard email server on the integration suffix.
-func stackEmailServer(suffix string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_email_server" "%[1]s" {
-  project_id   = neon_auth_integration.%[1]s.project_id
-  type         = "standard"
-  host         = "smtp.example.com"
-  port         = 587
-  username     = "mailer"
-  password     = "smtp-password"
-  sender_email = "noreply@example.com"
-  sender_name  = "Example"
-}
-`, suffix)
+type everyTypeData struct {
+	Name, ProjectID, BranchID string
+	Domains                   bool
 }
 
 // refreshRequests applies body and returns the requests of the no-change
@@ -313,9 +173,10 @@ func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := betterAuthBranch("prod", env.ProjectID, "", false) +
-		betterAuthBranch("preview", env.ProjectID, preview, true) +
-		stackBranch("stack", stackProject) + stackEmailServer("stack")
+	stack := everyTypeData{Name: "stack", ProjectID: stackProject}
+	body := everyType(t, "better_auth", everyTypeData{Name: "prod", ProjectID: env.ProjectID}) +
+		everyType(t, "better_auth", everyTypeData{Name: "preview", ProjectID: env.ProjectID, BranchID: preview, Domains: true}) +
+		everyType(t, "stack", stack) + everyType(t, "stack_email_server", stack)
 	counted := refreshRequests(t, env, &log, body)
 
 	expectReads(t, counted, env.ProjectID+"/"+env.branch(), "Better Auth, production branch", branchReads...)
@@ -338,7 +199,9 @@ func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 	env := newAccEnvWith(t, log.wrap)
 	env.Mode = authAPIProject
 	second := env.Emu.ProjectIDs()[1]
-	counted := refreshRequests(t, env, &log, stackBranch("one", env.ProjectID)+stackBranch("two", second)+stackEmailServer("two"))
+	two := everyTypeData{Name: "two", ProjectID: second}
+	counted := refreshRequests(t, env, &log, everyType(t, "stack", everyTypeData{Name: "one", ProjectID: env.ProjectID})+
+		everyType(t, "stack", two)+everyType(t, "stack_email_server", two))
 
 	projectReads := []string{"GET …/auth/integrations", "GET …/auth/domains", "GET …/auth/oauth_providers"}
 	expectReads(t, counted, env.ProjectID, "project without an email server", projectReads...)
@@ -346,4 +209,127 @@ func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 	if len(counted) != 2 {
 		t.Errorf("requests outside the two projects: %v", counted)
 	}
+}
+
+// A write is seen by every read that follows it in the same run, although
+// the bundle was read (and shared) just before. In one apply, one after the
+// other: the data sources "before" read the branch's bundle; the email
+// server changes from shared to standard, and a data source reads it; an
+// OAuth provider is added, and a data source lists it; allow_localhost is
+// switched on, and the integration reads it back. Each read sees the write
+// before it.
+func TestAccRefresh_writeThenReadSeesTheWrite(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	const (
+		emailBefore = "data.neon_auth_email_server.before"
+		emailAfter  = "data.neon_auth_email_server.after"
+		oauthBefore = "data.neon_auth_oauth_providers.before"
+		oauthAfter  = "data.neon_auth_oauth_providers.after"
+	)
+	step1 := fmt.Sprintf(`
+resource "neon_auth_integration" "test" {
+  project_id      = %[1]q
+  allow_localhost = false
+}
+
+resource "neon_auth_domain" "a" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://a.example.com"
+}
+
+resource "neon_auth_email_server" "smtp" {
+  project_id = neon_auth_integration.test.project_id
+  type       = "shared"
+}
+`, env.ProjectID)
+	// The domain b is created first; the data sources "before" wait for it,
+	// so they are read during the apply, and the writes wait for them.
+	step2 := fmt.Sprintf(`
+resource "neon_auth_domain" "a" {
+  project_id = %[1]q
+  domain     = "https://a.example.com"
+}
+
+resource "neon_auth_domain" "b" {
+  project_id = %[1]q
+  domain     = "https://b.example.com"
+}
+
+data "neon_auth_oauth_providers" "before" {
+  project_id = %[1]q
+  depends_on = [neon_auth_domain.b]
+}
+
+data "neon_auth_email_server" "before" {
+  project_id = %[1]q
+  depends_on = [neon_auth_domain.b]
+}
+
+resource "neon_auth_email_server" "smtp" {
+  project_id   = %[1]q
+  type         = "standard"
+  host         = "smtp.example.com"
+  port         = 587
+  username     = "mailer"
+  password     = "smtp-password"
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"
+  depends_on   = [data.neon_auth_oauth_providers.before, data.neon_auth_email_server.before]
+}
+
+data "neon_auth_email_server" "after" {
+  project_id = %[1]q
+  depends_on = [neon_auth_email_server.smtp]
+}
+
+resource "neon_auth_oauth_provider" "github" {
+  project_id  = %[1]q
+  provider_id = "github"
+  depends_on  = [data.neon_auth_email_server.after]
+}
+
+data "neon_auth_oauth_providers" "after" {
+  project_id = %[1]q
+  depends_on = [neon_auth_oauth_provider.github]
+}
+
+resource "neon_auth_integration" "test" {
+  project_id      = %[1]q
+  allow_localhost = true
+  depends_on      = [data.neon_auth_oauth_providers.after]
+}
+`, env.ProjectID)
+	providers := func(ids ...string) knownvalue.Check {
+		var items []knownvalue.Check
+		for _, id := range ids {
+			items = append(items, knownvalue.ObjectExact(map[string]knownvalue.Check{"id": str(id), "type": str("shared")}))
+		}
+		return knownvalue.ListExact(items)
+	}
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: env.config(step1)},
+		resource.TestStep{
+			PreConfig: func() { env.Emu.ResetStats() },
+			Config:    env.config(step2),
+			ConfigStateChecks: []statecheck.StateCheck{
+				has(emailBefore, "type", str("shared")),
+				has(oauthBefore, "providers", providers()),
+				has(emailAfter, "type", str("standard")),
+				has(emailAfter, "host", str("smtp.example.com")),
+				has(oauthAfter, "providers", providers("github")),
+				has(integrationAddr, "allow_localhost", knownvalue.Bool(true)),
+				// Each read came from the bundle, none from the parts' own
+				// endpoints: the sharing is what is under test.
+				stateCheckFunc(func() error {
+					for _, own := range []string{"/email_provider", "/oauth_providers", "/allow_localhost"} {
+						if n := env.routeCount(env.authRoute("GET", own)); n != 0 {
+							return fmt.Errorf("%d GET …/auth%s, want the bundle read instead", n, own)
+						}
+					}
+					return nil
+				}),
+			},
+		},
+	))
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -153,6 +154,40 @@ func part[T any](of func(*apiclient.Plugins) *T) func(*apiclient.Plugins) (T, bo
 	}
 }
 
+// errPluginNotReported: GET …/auth/plugins answered without a plugin that
+// has no endpoint of its own to read.
+var errPluginNotReported = errors.New("the API's plugin settings do not include this plugin")
+
+// notReported is the own read of a part only the bundle has.
+func notReported[T any](context.Context) (T, error) {
+	var zero T
+	return zero, errPluginNotReported
+}
+
+func (d *providerData) organizationPlugin(ctx context.Context, s apiclient.Scope) (apiclient.OrganizationPlugin, error) {
+	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.OrganizationPlugin { return p.Organization }),
+		notReported[apiclient.OrganizationPlugin])
+}
+
+func (d *providerData) magicLinkPlugin(ctx context.Context, s apiclient.Scope) (apiclient.MagicLinkPlugin, error) {
+	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.MagicLinkPlugin { return p.MagicLink }),
+		notReported[apiclient.MagicLinkPlugin])
+}
+
+func (d *providerData) phoneNumberPlugin(ctx context.Context, s apiclient.Scope) (apiclient.PhoneNumberPlugin, error) {
+	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.PhoneNumberPlugin { return p.PhoneNumber }),
+		func(ctx context.Context) (apiclient.PhoneNumberPlugin, error) {
+			return deref(d.client.GetPhoneNumberPlugin(ctx, s))
+		})
+}
+
+func (d *providerData) emailAndPassword(ctx context.Context, s apiclient.Scope) (apiclient.EmailAndPassword, error) {
+	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.EmailAndPassword { return p.EmailAndPassword }),
+		func(ctx context.Context) (apiclient.EmailAndPassword, error) {
+			return deref(d.client.GetEmailAndPassword(ctx, s))
+		})
+}
+
 // emailServer is the scope's email server (provider). The bundle leaves it
 // out when none is configured; that absence is confirmed by the dedicated
 // endpoint, whose 404 is documented, rather than taken on trust.
@@ -168,4 +203,17 @@ func (d *providerData) emailServer(ctx context.Context, s apiclient.Scope) (apic
 func (d *providerData) allowLocalhost(ctx context.Context, s apiclient.Scope) (bool, error) {
 	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *bool { return p.AllowLocalhost }),
 		func(ctx context.Context) (bool, error) { return d.client.GetAllowLocalhost(ctx, s) })
+}
+
+// oauthProviders are the scope's OAuth providers (id and type): from the
+// bundle in branch mode, else the shared GET …/auth/oauth_providers.
+func (d *providerData) oauthProviders(ctx context.Context, s apiclient.Scope) ([]apiclient.OAuthProvider, error) {
+	listed := func(p *apiclient.Plugins) ([]apiclient.OAuthProvider, bool) {
+		return p.OAuthProviders, p.OAuthProviders != nil
+	}
+	return bundled(ctx, d, s, listed, func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
+		return d.reads.oauth.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
+			return d.client.ListOAuthProviders(ctx, s)
+		})
+	})
 }
