@@ -40,16 +40,24 @@ func expectEmuDomains(env *accEnv, want ...string) statecheck.StateCheck {
 	})
 }
 
-func domainsDestroyed(env *accEnv) func(*terraform.State) error {
+// goneIntegrationKept checks after destroy that the emulator holds none of
+// what left lists (the things the configuration managed) and still holds the
+// one integration the test made outside Terraform.
+func goneIntegrationKept[T any](env *accEnv, what string, left func() []T) func(*terraform.State) error {
 	return func(*terraform.State) error {
 		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-			return fmt.Errorf("the integration must outlive the domain; emulator has %d integrations", n)
+			return fmt.Errorf("the integration must outlive the %s; emulator has %d integrations", what, n)
 		}
-		if ds := env.Emu.Domains(env.ProjectID); len(ds) != 0 {
-			return fmt.Errorf("destroy left domains on the emulator: %v", ds)
+		if l := left(); len(l) != 0 {
+			return fmt.Errorf("destroy left %s on the emulator: %v", what, l)
 		}
 		return nil
 	}
+}
+
+// domainsGoneIntegrationKept: no domain is left and the integration is.
+func domainsGoneIntegrationKept(env *accEnv) func(*terraform.State) error {
+	return goneIntegrationKept(env, "domains", func() []emulator.Domain { return env.Emu.Domains(env.ProjectID) })
 }
 
 // The life of a whitelisted domain, in both API families: create, import,
@@ -102,7 +110,7 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
 			},
 		)
-		tc.CheckDestroy = domainsDestroyed(env)
+		tc.CheckDestroy = domainsGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -155,7 +163,7 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			},
 		},
 	)
-	tc.CheckDestroy = domainsDestroyed(env)
+	tc.CheckDestroy = domainsGoneIntegrationKept(env)
 	resource.ParallelTest(t, tc)
 }
 
@@ -192,7 +200,7 @@ func TestAccAuthDomain_lostCreateResponseIsAdopted(t *testing.T) {
 				}),
 			},
 		})
-		tc.CheckDestroy = domainsDestroyed(env)
+		tc.CheckDestroy = domainsGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -224,7 +232,7 @@ resource "neon_auth_domain" "app" {
 			}},
 			resource.TestStep{Config: cfg, ConfigPlanChecks: noChanges()},
 		)
-		tc.CheckDestroy = domainsDestroyed(env)
+		tc.CheckDestroy = domainsGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -249,6 +257,6 @@ func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
 			}),
 		},
 	})
-	tc.CheckDestroy = domainsDestroyed(env)
+	tc.CheckDestroy = domainsGoneIntegrationKept(env)
 	resource.ParallelTest(t, tc)
 }

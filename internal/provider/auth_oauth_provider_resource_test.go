@@ -56,16 +56,9 @@ func expectEmuOAuth(env *accEnv, id, typ, clientID, secret string) statecheck.St
 	})
 }
 
-func oauthDestroyed(env *accEnv) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-			return fmt.Errorf("the integration must outlive the OAuth provider; emulator has %d integrations", n)
-		}
-		if ps := env.Emu.OAuthProviders(env.ProjectID); len(ps) != 0 {
-			return fmt.Errorf("destroy left OAuth providers on the emulator: %v", ps)
-		}
-		return nil
-	}
+// oauthGoneIntegrationKept: no OAuth provider is left and the integration is.
+func oauthGoneIntegrationKept(env *accEnv) func(*terraform.State) error {
+	return goneIntegrationKept(env, "OAuth providers", func() []emulator.OAuthProvider { return env.Emu.OAuthProviders(env.ProjectID) })
 }
 
 // The life of an OAuth provider: shared → standard in place, a new client id
@@ -174,7 +167,7 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				},
 			},
 		)
-		tc.CheckDestroy = oauthDestroyed(env)
+		tc.CheckDestroy = oauthGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -227,7 +220,7 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 		},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-	tc.CheckDestroy = oauthDestroyed(env)
+	tc.CheckDestroy = oauthGoneIntegrationKept(env)
 	resource.ParallelTest(t, tc)
 }
 
@@ -293,7 +286,7 @@ func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"client_id", "client_secret", "microsoft_tenant_id"}},
 		resource.TestStep{ResourceName: "neon_auth_oauth_provider.vercel", ImportState: true, ImportStateVerify: true},
 	)
-	tc.CheckDestroy = oauthDestroyed(env)
+	tc.CheckDestroy = oauthGoneIntegrationKept(env)
 	resource.ParallelTest(t, tc)
 }
 
@@ -320,7 +313,7 @@ func TestAccAuthOAuthProvider_lostCreateResponseIsAdopted(t *testing.T) {
 				}),
 			},
 		})
-		tc.CheckDestroy = oauthDestroyed(env)
+		tc.CheckDestroy = oauthGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }
