@@ -48,7 +48,7 @@ var settingsCases = []settingsCase{
 		onUpdate: func(a *emulator.BranchAuth) {
 			a.EmailAndPassword.RequireEmailVerification, a.EmailAndPassword.DisableSignUp = false, true
 		},
-		drift:    func(a *emulator.BranchAuth) { a.EmailAndPassword.EmailVerificationMethod = "link" },
+		drift: func(a *emulator.BranchAuth) { a.EmailAndPassword.EmailVerificationMethod = "link" },
 	},
 	{
 		typeName: "neon_auth_organization_plugin",
@@ -63,7 +63,7 @@ var settingsCases = []settingsCase{
 		onUpdate: func(a *emulator.BranchAuth) {
 			a.Organization.OrganizationLimit, a.Organization.SendInvitationEmail = 5, true
 		},
-		drift:    func(a *emulator.BranchAuth) { a.Organization.OrganizationLimit = 1 },
+		drift: func(a *emulator.BranchAuth) { a.Organization.OrganizationLimit = 1 },
 	},
 	{
 		typeName: "neon_auth_magic_link_plugin",
@@ -107,7 +107,7 @@ var settingsCases = []settingsCase{
 		onUpdate: func(a *emulator.BranchAuth) {
 			a.Webhooks.EnabledEvents, a.Webhooks.TimeoutSeconds = []string{"user.created"}, 9
 		},
-		drift:   func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = "https://attacker.example.com/" },
+		drift: func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = "https://attacker.example.com/" },
 	},
 }
 
@@ -175,8 +175,8 @@ func TestAccSettings_lifecycle(t *testing.T) {
 							t.Fatal(err)
 						}
 					},
-					Config:           cfg(c.update),
-					ConfigPlanChecks: plans(addr, plancheck.ResourceActionUpdate),
+					Config:            cfg(c.update),
+					ConfigPlanChecks:  plans(addr, plancheck.ResourceActionUpdate),
 					ConfigStateChecks: []statecheck.StateCheck{emuHolds("after repairing drift", updated)},
 				},
 			)
