@@ -167,44 +167,6 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 	resource.ParallelTest(t, tc)
 }
 
-// A domain already whitelisted (here in another spelling) is a 409: the error
-// gives the exact import id.
-func TestAccAuthDomain_conflictSuggestsImport(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		if err := env.Emu.AddDomain(env.ProjectID, "https://app.example.com"); err != nil {
-			t.Fatal(err)
-		}
-		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(domainConfig(env.ProjectID, "https://APP.example.com")),
-			ExpectError: matchInOrder("Unable to Create Auth Domain", "already whitelisted", "terraform import",
-				env.ProjectID+"/"+env.branch()+"/https://app.example.com"),
-		}))
-	})
-}
-
-// A create whose response is lost: the domain is listed, so it is adopted.
-func TestAccAuthDomain_lostCreateResponseIsAdopted(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{env.authRoute("POST", "/domains")}})
-		tc := env.testCase(resource.TestStep{
-			Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
-			ConfigStateChecks: []statecheck.StateCheck{
-				expectEmuDomains(env, "https://app.example.com"),
-				stateCheckFunc(func() error {
-					if n := env.Emu.Stats().Lost; n != 1 {
-						return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
-					}
-					return nil
-				}),
-			},
-		})
-		tc.CheckDestroy = domainsGoneIntegrationKept(env)
-		resource.ParallelTest(t, tc)
-	})
-}
-
 // Wildcard hosts and native apps' own schemes, as Neon accepts them: planned
 // and applied, stored canonical, no diff after, destroyed; in both families.
 func TestAccAuthDomain_wildcardAndNativeAppSchemes(t *testing.T) {

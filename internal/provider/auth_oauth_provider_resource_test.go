@@ -290,48 +290,6 @@ func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
 	resource.ParallelTest(t, tc)
 }
 
-// A create whose response is lost: the provider exists, so it is adopted
-// (with a warning) instead of failing or being created twice.
-func TestAccAuthOAuthProvider_lostCreateResponseIsAdopted(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		route := env.authRoute("POST", "/oauth_providers")
-		env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{route}})
-		tc := env.testCase(resource.TestStep{
-			Config: env.config(oauthConfig(env.ProjectID, "google", "  client_id     = \"c\"\n  client_secret = \"s\"")),
-			ConfigStateChecks: []statecheck.StateCheck{
-				has(oauthAddr, "type", str("standard")),
-				expectEmuOAuth(env, "google", "standard", "c", "s"),
-				stateCheckFunc(func() error {
-					if n := env.routeCount(route); n != 1 {
-						return fmt.Errorf("the create was sent %d times, want 1 (the lost one, then adopted)", n)
-					}
-					if n := env.Emu.Stats().Lost; n != 1 {
-						return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
-					}
-					return nil
-				}),
-			},
-		})
-		tc.CheckDestroy = oauthGoneIntegrationKept(env)
-		resource.ParallelTest(t, tc)
-	})
-}
-
-// Adding a provider that already exists suggests the exact import id.
-func TestAccAuthOAuthProvider_conflictSuggestsImport(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
-			t.Fatal(err)
-		}
-		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config:      env.config(oauthConfig(env.ProjectID, "google", "")),
-			ExpectError: matchInOrder("already has the google OAuth provider", "terraform import", env.ProjectID+"/"+env.branch()+"/google"),
-		}))
-	})
-}
-
 // A provider without shared keys, added without credentials: the API's
 // INVALID_SHARED_OAUTH_PROVIDER becomes advice on client_id.
 func TestAccAuthOAuthProvider_noSharedKeysGivesGuidance(t *testing.T) {
