@@ -107,11 +107,8 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// Destroying the request only forgets it: the integration stays,
 				// and so does the confirmed transfer.
-				Config: env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
-					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-				}},
+				Config:           env.config(integrationConfig(env.ProjectID, "")),
+				ConfigPlanChecks: plansIntegrationKept(transferAddr, plancheck.ResourceActionDestroy),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
 					stateCheckFunc(func() error {

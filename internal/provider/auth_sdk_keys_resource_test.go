@@ -67,11 +67,8 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 				},
 			},
 			resource.TestStep{
-				Config: env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionDestroyBeforeCreate),
-					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-				}},
+				Config:           env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
+				ConfigPlanChecks: plansIntegrationKept(sdkKeysAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					rotation.AddStateValue(sdkKeysAddr, tfjsonpath.New("secret_server_key")),
 					secretDiffers,

@@ -175,11 +175,8 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 			},
 			resource.TestStep{
 				// Destroying the user alone deletes its row; the integration stays.
-				Config: env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
-					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-				}},
+				Config:           env.config(integrationConfig(env.ProjectID, "")),
+				ConfigPlanChecks: plansIntegrationKept(userAddr, plancheck.ResourceActionDestroy),
 				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
 					if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
 						return fmt.Errorf("users_sync still holds %+v after the user was destroyed", rows)

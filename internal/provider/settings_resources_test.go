@@ -205,18 +205,8 @@ resource "neon_auth_magic_link_plugin" "test" {
   enabled    = true
 }
 `, env.ProjectID))
-	route := env.authRoute("GET", "/plugins")
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{Config: cfg},
-		resource.TestStep{
-			PreConfig:    env.Emu.ResetStats,
-			RefreshState: true,
-			Check: func(*terraform.State) error {
-				if n := env.routeCount(route); n != 1 {
-					return fmt.Errorf("refreshing two plugin resources of one branch made %d plugin reads, want 1", n)
-				}
-				return nil
-			},
-		},
+		refreshRequests(env, "two plugin resources of one branch", map[string]int{env.authRoute("GET", "/plugins"): 1}),
 	))
 }

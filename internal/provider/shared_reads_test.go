@@ -225,21 +225,9 @@ resource "neon_auth_domain" "many" {
 `)
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{Config: cfg},
-		resource.TestStep{
-			PreConfig:    env.Emu.ResetStats,
-			RefreshState: true,
-			// Check runs after `terraform refresh` and before the step's
-			// follow-up plan, so the counter holds that one refresh.
-			Check: func(*terraform.State) error {
-				if n := env.routeCount(listDomainsRoute); n != 1 {
-					return fmt.Errorf("refreshing 50 domains made %d list requests, want 1", n)
-				}
-				if n := env.routeCount("GET /projects/{project_id}/auth/integrations"); n != 1 {
-					return fmt.Errorf("refreshing the integration and 50 domains made %d integration list requests, want 1", n)
-				}
-				return nil
-			},
-		},
+		refreshRequests(env, "the integration and 50 domains", map[string]int{
+			listDomainsRoute: 1, "GET /projects/{project_id}/auth/integrations": 1,
+		}),
 		resource.TestStep{
 			PreConfig: env.Emu.ResetStats,
 			Config:    env.config(integration),
