@@ -201,7 +201,7 @@ resource "neon_auth_domain" "app" {
 
 // An add whose response was lost and whose read-back lagged: the re-send's
 // 409 is the provider's own write, adopted. Without a lost write a 409 is
-// refused with the import hint (TestAccAuthDomain_conflictSuggestsImport).
+// refused with the import hint (TestAccConflictSuggestsImport/neon_auth_domain).
 func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
 	var posts atomic.Int32
 	env := newAccEnvWith(t, loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
