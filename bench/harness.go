@@ -16,6 +16,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
+// This file holds what every section shares: building the provider, starting the emulator and running Terraform.
+
 // bootstrapKey is the emulator's admin key in every measurement.
 const bootstrapKey = "napi_bench_bootstrap_key"
 

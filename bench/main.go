@@ -52,6 +52,8 @@ import (
 	"time"
 )
 
+// This file holds the bench's flags and runs the sections they select into one report.
+
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

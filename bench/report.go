@@ -10,6 +10,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
+// This file holds the helpers that format measurements into the report's tables and verdicts.
+
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 // pct is part ÷ whole in percent, 0 when whole is 0.

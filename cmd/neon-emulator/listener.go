@@ -8,6 +8,8 @@ import (
 	"strings"
 )
 
+// This file holds how clients reach the listener and the ready lines that tell them.
+
 // reach tells how clients reach a listener.
 type reach struct {
 	// baseURL works from this host: for a wildcard listen (0.0.0.0, [::],

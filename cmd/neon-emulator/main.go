@@ -36,6 +36,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
+// This file holds the program's flags, its start (listener, TLS, emulator,
+// ready lines) and its graceful shutdown.
+
 func main() {
 	if err := mainErr(); err != nil {
 		fmt.Fprintln(os.Stderr, "neon-emulator:", err)
@@ -69,120 +72,35 @@ var subcommands = map[string]func(context.Context, []string, io.Writer, io.Write
 
 // run serves the emulator until ctx is done.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("neon-emulator", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
-	}
-	listen := fs.String("listen", "127.0.0.1:0", "address to listen on (port 0: any free port; 0.0.0.0:PORT, [::]:PORT or\n"+
-		":PORT for other hosts too, which puts the control surface behind the control token)")
-	controlToken := fs.String("control-token", "",
-		"bearer token the control surface requires (default $"+controlTokenEnv+"; when neither is set:\n"+
-			"none on a loopback-only listener, a random one, printed, on any other)")
-	// Secrets from the environment are read after parsing, so that -help
-	// never prints them as defaults.
-	bootstrapKey := fs.String("bootstrap-key", "", "token of the admin's personal API key (default $NEON_EMULATOR_BOOTSTRAP_KEY, else random)")
-	projects := fs.Int("projects", 1, "number of projects created at start (fresh state only)")
-	accountRPM := fs.Int("account-rpm", 700, "account-wide requests per minute (negative: unlimited)")
-	routeRPS := fs.Int("route-rps", 40, "requests per second per route (negative: unlimited)")
-	stateFile := fs.String("state-file", "", "file to load the state from and save it to after every change")
-	readyFile := fs.String("ready-file", "", "file to write the ready lines to (mode 0600), removed on shutdown")
-	verbose := fs.Bool("v", false, "log one line per API request to stderr (never keys or secrets)")
-	validate := fs.Bool("validate", false, "check every API request and response against the OpenAPI document of the\n"+
-		"platform API (internal/apispec) and log each violation to stderr: where and which rule, never a value")
-	seedFile := fs.String("seed", "", "start from this seed file (HCL, or JSON when it ends in .json): projects, branches, API keys\n"+
-		"with fixed tokens, Neon Auth per branch. With -state-file only when the state file is new.\n"+
-		"POST /_emulator/reset returns to it")
-	useTLS := fs.Bool("tls", false, "serve HTTPS with a certificate made at start for every name of the listener and -tls-name;\n"+
-		"its CA certificate goes to -tls-ca-file, printed as SSL_CERT_FILE=<file>")
-	tlsNames := fs.String("tls-name", "", "more names for the generated certificate, comma-separated (such as neon-emulator,\n"+
-		"the name of a CI service container); they also head NEON_EMULATOR_REMOTE_BASE_URLS")
-	tlsCAFile := fs.String("tls-ca-file", "", "file for the generated CA certificate (default <temp dir>/neon-emulator-<port>-ca.pem)")
-	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this certificate (PEM, with its chain) instead of a generated one; needs -tls-key")
-	tlsKey := fs.String("tls-key", "", "private key (PEM) of -tls-cert")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
 		return err
 	}
-	if *showVersion {
+	if cfg.showVersion {
 		_, err := fmt.Fprintln(stdout, "neon-emulator", version)
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments: %v", fs.Args())
-	}
-	if err := flagsFromEnv(fs); err != nil {
-		return err
-	}
-	var seed *emulator.Seed
-	if *seedFile != "" {
-		src, err := os.ReadFile(*seedFile)
-		if err != nil {
-			return fmt.Errorf("reading -seed: %w", err)
-		}
-		if seed, err = emulator.ParseSeed(*seedFile, src); err != nil {
-			return err
-		}
-	}
-	if *tlsCert != "" || *tlsKey != "" {
-		*useTLS = true
-	}
-
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *listen)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	scheme, caFile := "http", ""
-	if *useTLS {
-		tcp, _ := ln.Addr().(*net.TCPAddr)
-		if tcp == nil {
-			return fmt.Errorf("-tls needs a TCP listener, got %s", ln.Addr())
-		}
-		if *tlsCAFile == "" {
-			*tlsCAFile = defaultCAFile(tcp.Port)
-		}
-		ts, err := setupTLS(*tlsCert, *tlsKey, *tlsCAFile, certificateNames(tcp, splitNames(*tlsNames)))
-		if err != nil {
-			return err
-		}
-		if ts.caFile != "" {
-			defer os.Remove(ts.caFile)
-		}
-		scheme, caFile = "https", ts.caFile
-		ln = tls.NewListener(ln, ts.config)
-	}
-	where := reachOf(ln.Addr(), scheme, splitNames(*tlsNames))
-	baseURL := where.baseURL
-	generatedToken := ""
-	if *controlToken == "" && !where.loopbackOnly {
-		generatedToken = newControlToken()
-		*controlToken = generatedToken
-	}
-
-	opts := emulator.Options{
-		BootstrapKey:             *bootstrapKey,
-		SeedProjects:             *projects,
-		AccountRequestsPerMinute: *accountRPM,
-		RouteRequestsPerSecond:   *routeRPS,
-		StateFile:                *stateFile,
-		Seed:                     seed,
-		BaseURL:                  baseURL,
-		ControlToken:             *controlToken,
-	}
-	if *verbose {
-		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
-	}
-	em, err := emulator.New(opts)
+	ln, scheme, caFile, err := secure(ln, cfg)
 	if err != nil {
 		return err
 	}
-	var handler http.Handler = em
-	if *validate {
-		if handler, err = validating(em, stderr); err != nil {
-			return errors.Join(err, em.Close())
-		}
+	if caFile != "" {
+		defer os.Remove(caFile)
+	}
+	where := reachOf(ln.Addr(), scheme, splitNames(cfg.tlsNames))
+	generatedToken := ""
+	if cfg.controlToken == "" && !where.loopbackOnly {
+		generatedToken = newControlToken()
+		cfg.controlToken = generatedToken
+	}
+	em, handler, err := startEmulator(cfg, where.baseURL, stderr)
+	if err != nil {
+		return err
 	}
 
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
@@ -190,22 +108,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go func() { served <- srv.Serve(ln) }()
 
 	generatedKey := ""
-	if *bootstrapKey == "" {
+	if cfg.bootstrapKey == "" {
 		generatedKey = em.BootstrapKey()
 	}
 	ready := readyLines(where, caFile, generatedKey, generatedToken)
-	// The ready file first, so that it exists once stdout says ready.
-	if *readyFile != "" {
-		if err := writeFileAtomic(*readyFile, []byte(ready)); err != nil {
-			return shutdown(srv, em, err)
-		}
-		defer os.Remove(*readyFile)
-	}
-	if _, err := io.WriteString(stdout, ready); err != nil {
+	if err := announce(ready, cfg.readyFile, stdout); err != nil {
 		return shutdown(srv, em, err)
 	}
-	if f, ok := stdout.(interface{ Sync() error }); ok {
-		_ = f.Sync() // best effort: pipes cannot be synced
+	if cfg.readyFile != "" {
+		defer os.Remove(cfg.readyFile)
 	}
 
 	select {
@@ -214,6 +125,153 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case err := <-served:
 		return shutdown(srv, em, err)
 	}
+}
+
+// config is the emulator program's flags, after the environment filled in
+// those not given (flagsFromEnv).
+type config struct {
+	listen, controlToken, bootstrapKey   string
+	projects, accountRPM, routeRPS       int
+	stateFile, readyFile                 string
+	verbose, validate, useTLS            bool
+	seed                                 *emulator.Seed
+	tlsNames, tlsCAFile, tlsCert, tlsKey string
+	showVersion                          bool
+}
+
+// parseFlags reads the flags, then the environment for those not given, and
+// the -seed file.
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	var cfg config
+	var seedFile string
+	fs := flag.NewFlagSet("neon-emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:0", "address to listen on (port 0: any free port; 0.0.0.0:PORT, [::]:PORT or\n"+
+		":PORT for other hosts too, which puts the control surface behind the control token)")
+	fs.StringVar(&cfg.controlToken, "control-token", "",
+		"bearer token the control surface requires (default $"+controlTokenEnv+"; when neither is set:\n"+
+			"none on a loopback-only listener, a random one, printed, on any other)")
+	// Secrets from the environment are read after parsing, so that -help
+	// never prints them as defaults.
+	fs.StringVar(&cfg.bootstrapKey, "bootstrap-key", "", "token of the admin's personal API key (default $NEON_EMULATOR_BOOTSTRAP_KEY, else random)")
+	fs.IntVar(&cfg.projects, "projects", 1, "number of projects created at start (fresh state only)")
+	fs.IntVar(&cfg.accountRPM, "account-rpm", 700, "account-wide requests per minute (negative: unlimited)")
+	fs.IntVar(&cfg.routeRPS, "route-rps", 40, "requests per second per route (negative: unlimited)")
+	fs.StringVar(&cfg.stateFile, "state-file", "", "file to load the state from and save it to after every change")
+	fs.StringVar(&cfg.readyFile, "ready-file", "", "file to write the ready lines to (mode 0600), removed on shutdown")
+	fs.BoolVar(&cfg.verbose, "v", false, "log one line per API request to stderr (never keys or secrets)")
+	fs.BoolVar(&cfg.validate, "validate", false, "check every API request and response against the OpenAPI document of the\n"+
+		"platform API (internal/apispec) and log each violation to stderr: where and which rule, never a value")
+	fs.StringVar(&seedFile, "seed", "", "start from this seed file (HCL, or JSON when it ends in .json): projects, branches, API keys\n"+
+		"with fixed tokens, Neon Auth per branch. With -state-file only when the state file is new.\n"+
+		"POST /_emulator/reset returns to it")
+	fs.BoolVar(&cfg.useTLS, "tls", false, "serve HTTPS with a certificate made at start for every name of the listener and -tls-name;\n"+
+		"its CA certificate goes to -tls-ca-file, printed as SSL_CERT_FILE=<file>")
+	fs.StringVar(&cfg.tlsNames, "tls-name", "", "more names for the generated certificate, comma-separated (such as neon-emulator,\n"+
+		"the name of a CI service container); they also head NEON_EMULATOR_REMOTE_BASE_URLS")
+	fs.StringVar(&cfg.tlsCAFile, "tls-ca-file", "", "file for the generated CA certificate (default <temp dir>/neon-emulator-<port>-ca.pem)")
+	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM, with its chain) instead of a generated one; needs -tls-key")
+	fs.StringVar(&cfg.tlsKey, "tls-key", "", "private key (PEM) of -tls-cert")
+	fs.BoolVar(&cfg.showVersion, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if cfg.showVersion {
+		return &cfg, nil
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if err := flagsFromEnv(fs); err != nil {
+		return nil, err
+	}
+	if seedFile != "" {
+		src, err := os.ReadFile(seedFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading -seed: %w", err)
+		}
+		if cfg.seed, err = emulator.ParseSeed(seedFile, src); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.tlsCert != "" || cfg.tlsKey != "" {
+		cfg.useTLS = true
+	}
+	return &cfg, nil
+}
+
+// secure wraps ln in TLS when cfg asks for it, returning the scheme clients
+// use and the CA certificate file it wrote ("" when none).
+func secure(ln net.Listener, cfg *config) (_ net.Listener, scheme, caFile string, _ error) {
+	if !cfg.useTLS {
+		return ln, "http", "", nil
+	}
+	tcp, _ := ln.Addr().(*net.TCPAddr)
+	if tcp == nil {
+		return nil, "", "", fmt.Errorf("-tls needs a TCP listener, got %s", ln.Addr())
+	}
+	if cfg.tlsCAFile == "" {
+		cfg.tlsCAFile = defaultCAFile(tcp.Port)
+	}
+	ts, err := setupTLS(cfg.tlsCert, cfg.tlsKey, cfg.tlsCAFile, certificateNames(tcp, splitNames(cfg.tlsNames)))
+	if err != nil {
+		return nil, "", "", err
+	}
+	return tls.NewListener(ln, ts.config), "https", ts.caFile, nil
+}
+
+// startEmulator makes the emulator cfg describes, and the handler that serves
+// it (behind the OpenAPI validator with -validate).
+func startEmulator(cfg *config, baseURL string, stderr io.Writer) (*emulator.Emulator, http.Handler, error) {
+	opts := emulator.Options{
+		BootstrapKey:             cfg.bootstrapKey,
+		SeedProjects:             cfg.projects,
+		AccountRequestsPerMinute: cfg.accountRPM,
+		RouteRequestsPerSecond:   cfg.routeRPS,
+		StateFile:                cfg.stateFile,
+		Seed:                     cfg.seed,
+		BaseURL:                  baseURL,
+		ControlToken:             cfg.controlToken,
+	}
+	if cfg.verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	em, err := emulator.New(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !cfg.validate {
+		return em, em, nil
+	}
+	handler, err := validating(em, stderr)
+	if err != nil {
+		return nil, nil, errors.Join(err, em.Close())
+	}
+	return em, handler, nil
+}
+
+// announce writes the ready lines: to the ready file first, so that it
+// exists once stdout says ready, then to stdout.
+func announce(ready, readyFile string, stdout io.Writer) error {
+	if readyFile != "" {
+		if err := writeFileAtomic(readyFile, []byte(ready)); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(stdout, ready); err != nil {
+		if readyFile != "" {
+			_ = os.Remove(readyFile)
+		}
+		return err
+	}
+	if f, ok := stdout.(interface{ Sync() error }); ok {
+		_ = f.Sync() // best effort: pipes cannot be synced
+	}
+	return nil
 }
 
 const controlTokenEnv = "NEON_EMULATOR_CONTROL_TOKEN"

@@ -122,18 +122,10 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-// outcomeUnknown: a write answered by a server error that does not say
-// whether it was applied (500, 502, 504). 503, 423 and 429 are refusals of
-// a request that was not processed; they are retried by the client.
+// outcomeUnknown: a write answered by a status that does not say whether it
+// was applied (500, 502, 504: the status rules in status.go).
 func (e *Error) outcomeUnknown() bool {
-	if e.Method == http.MethodGet {
-		return false
-	}
-	switch e.StatusCode {
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
+	return ruleForStatus(e.StatusCode).unknownFor(e.Method)
 }
 
 // TransportError is a request that got no HTTP response at all.
@@ -155,7 +147,7 @@ func (e *TransportError) Error() string {
 	if e.Hint != "" {
 		s += "; " + e.Hint
 	}
-	if e.Sent && e.Method != http.MethodGet {
+	if e.outcomeUnknown() {
 		s += fmt.Sprintf(" (%v)", ErrOutcomeUnknown)
 	}
 	return s
@@ -169,7 +161,13 @@ func (e *TransportError) Is(target error) bool {
 	if s := e.Cause.sentinel(); s != nil && target == s {
 		return true
 	}
-	return target == ErrOutcomeUnknown && e.Sent && e.Method != http.MethodGet
+	return target == ErrOutcomeUnknown && e.outcomeUnknown()
+}
+
+// outcomeUnknown: a write that was sent and got no answer (transportSent in
+// status.go), whatever the cause of the failure.
+func (e *TransportError) outcomeUnknown() bool {
+	return e.Sent && transportRules[transportSent].unknownFor(e.Method)
 }
 
 // DecodeError is a 2xx response whose body could not be understood.

@@ -89,11 +89,6 @@ func classifyTransport(err error) TransportCause {
 	return CauseOther
 }
 
-// permanent reports a cause that no retry can fix.
-func (c TransportCause) permanent() bool {
-	return c == CauseCertificate || c == CauseNoSuchHost || c == CauseTLSHandshake
-}
-
 // transportHint is the fix for a transport failure, naming the address.
 func transportHint(cause TransportCause, base *url.URL, err error) string {
 	host := base.Host
@@ -122,20 +117,16 @@ func transportHint(cause TransportCause, base *url.URL, err error) string {
 	return ""
 }
 
-// retryTransport decides whether a request without a response is sent again:
-// never for a cause no retry can fix, a refused connection only within
-// refusedRetryWindow of the first refusal, anything else as before.
+// retryTransport decides whether a request without a response is sent again,
+// by its row of transportRules (status.go): never for a cause no retry can
+// fix, a refused connection only within refusedRetryWindow of the first
+// refusal, a request that was sent only when it is a read.
 func retryTransport(st *callState, err error) bool {
-	switch cause := classifyTransport(err); {
-	case cause.permanent(), errors.Is(err, errKeyRefused):
-		return false
-	case cause == CauseRefused:
-		if st.refusedSince.IsZero() {
-			st.refusedSince = time.Now()
-		}
-		return true
+	kind := kindOfTransport(classifyTransport(err), errors.Is(err, errKeyRefused), st.sent)
+	if kind == transportRefused && st.refusedSince.IsZero() {
+		st.refusedSince = time.Now()
 	}
-	return st.method == http.MethodGet || !st.sent
+	return transportRules[kind].retries(st.method)
 }
 
 // refusedWindowLeft reports whether a retry after wait still ends within the

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"net/http"
-	"net/http/httptrace"
 	"strings"
 	"time"
 )
@@ -317,10 +316,7 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, err
 	}
 	if st != nil {
-		trace := &httptrace.ClientTrace{
-			WroteHeaders: func() { st.sentFlag.Store(true) },
-		}
-		req = req.WithContext(httptrace.WithClientTrace(ctx, trace))
+		req = req.WithContext(withSentHook(ctx, st))
 	}
 	resp, err := t.next.RoundTrip(req)
 	if acct != nil && err == nil {

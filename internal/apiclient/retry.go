@@ -18,11 +18,11 @@ import (
 // read-backs that find out whether it took effect and the re-sends that
 // follow. Everything an operation does draws on one budget.
 //
-//   - 429, 423 and 503 are retried for every method: the API refused the
-//     request without applying it. Retry-After (seconds or HTTP date) is
-//     honoured.
-//   - Other 5xx and transport errors are retried for reads. A write that may
-//     have been applied is re-sent only as its endpoint allows (see write.go).
+//   - What is retried is the status rules' to say (status.go): 429, 423 and
+//     503 for every method, as refusals of a request that was not applied;
+//     other 5xx but 501, and lost answers, for reads. A write that may have
+//     been applied is re-sent only as its endpoint allows (see write.go).
+//     Retry-After (seconds or HTTP date) is honoured.
 //   - Waits grow exponentially from WaitMin to WaitMax with jitter.
 //   - MaxRetries caps the requests sent again after the first, except those
 //     after a 429: the account is busy, not failing, so a 429 is retried for
@@ -143,26 +143,17 @@ func callStateFrom(ctx context.Context) *callState {
 	return st
 }
 
-// retryableStatus reports whether a status is retried regardless of method.
-func retryableStatus(code int) bool {
-	return code == http.StatusTooManyRequests || code == http.StatusLocked || code == http.StatusServiceUnavailable
-}
-
-// shouldRetry decides whether an attempt is repeated at the HTTP level.
+// shouldRetry decides whether an attempt is repeated at the HTTP level, by
+// the status rules (status.go): an answer by its status, a request without
+// one by its kind of transport failure (failfast.go).
 func shouldRetry(st *callState, resp *http.Response, err error) bool {
 	switch {
 	case err != nil:
-		// A read is safe to repeat. A write that never reached the server
-		// (refused connection) is too; one that may have been applied is
-		// left to the write layer, which knows whether it can be repeated.
-		// Failures no retry can fix are not repeated (failfast.go).
 		return retryTransport(st, err)
-	case retryableStatus(resp.StatusCode):
-		return true
-	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-		return st.method == http.MethodGet
+	case resp.StatusCode < 400:
+		return false
 	}
-	return false
+	return ruleForStatus(resp.StatusCode).retries(st.method)
 }
 
 // retryClient builds the per-exchange retrying client. It is cheap: it shares
@@ -206,7 +197,7 @@ func (c *Client) retryClient(st *callState) *retryablehttp.Client {
 				c.log(ctx, "neon API response; retry would end after the operation's time budget", fields)
 				return false, nil
 			}
-			if !st.budget.take(resp != nil && resp.StatusCode == http.StatusTooManyRequests) {
+			if !st.budget.take(resp != nil && ruleForStatus(resp.StatusCode).uncounted) {
 				st.exhausted = LimitRetries
 				c.log(ctx, "neon API response; retries exhausted", fields)
 				return false, nil

@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// Validation order in every handler: the request body and fields (400), then
-// the resources they name (404), then conflicts (409).
+// The handlers of an integration's lifecycle: enabling Neon Auth on a branch,
+// reading it, SDK keys, users and the ownership transfer. Validation order in
+// every handler: the request body and fields (400), then the resources they
+// name (404), then conflicts (409).
 
 // credentials is NeonAuthCreateIntegrationResponse: the body of
 // POST /projects/auth/create, POST .../branches/{branch_id}/auth and
@@ -73,36 +75,14 @@ func (e *Emulator) enableAuth(c *call) error {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var s authScope
-	if branchFamily(c) {
-		if s, err = e.pathScope(c); err != nil {
-			return err
-		}
-	} else {
-		p, err := e.visibleProject(c, projectID)
-		if err != nil {
-			return err
-		}
-		b := p.branch(branchID)
-		if b == nil {
-			return invalid("branch_id", "branch %s does not exist in project %s", branchID, projectID)
-		}
-		if !b.Default {
-			return invalid("branch_id", "branch %s is not the default (production) branch of project %s", branchID, projectID)
-		}
-		s = authScope{p: p, b: b, projectLevel: true}
+	s, err := e.enableAuthScope(c, projectID, branchID)
+	if err != nil {
+		return err
 	}
 	b := s.b
-	var db *Database
-	switch {
-	case hasDB:
-		if db = b.database(dbName); db == nil {
-			return invalid("database_name", "database %q does not exist on branch %s", dbName, b.ID)
-		}
-	case len(b.Databases) > 0:
-		db = &b.Databases[0]
-	default:
-		return invalid("database_name", "branch %s has no database", b.ID)
+	db, err := authDatabase(b, dbName, hasDB)
+	if err != nil {
+		return err
 	}
 	if !hasRole {
 		roleName = db.OwnerName
@@ -120,6 +100,43 @@ func (e *Emulator) enableAuth(c *call) error {
 		return err
 	}
 	return c.json(http.StatusCreated, credentialsOf(b.Auth))
+}
+
+// enableAuthScope is the branch Neon Auth is enabled on: the path's in the
+// branch family, else the body's, which must be the project's default
+// (production) branch. e.mu is held.
+func (e *Emulator) enableAuthScope(c *call, projectID, branchID string) (authScope, error) {
+	if branchFamily(c) {
+		return e.pathScope(c)
+	}
+	p, err := e.visibleProject(c, projectID)
+	if err != nil {
+		return authScope{}, err
+	}
+	b := p.branch(branchID)
+	if b == nil {
+		return authScope{}, invalid("branch_id", "branch %s does not exist in project %s", branchID, projectID)
+	}
+	if !b.Default {
+		return authScope{}, invalid("branch_id", "branch %s is not the default (production) branch of project %s", branchID, projectID)
+	}
+	return authScope{p: p, b: b, projectLevel: true}, nil
+}
+
+// authDatabase is the database Neon Auth is enabled in: the one named, else
+// the branch's first.
+func authDatabase(b *branchState, dbName string, named bool) (*Database, error) {
+	switch {
+	case named:
+		db := b.database(dbName)
+		if db == nil {
+			return nil, invalid("database_name", "database %q does not exist on branch %s", dbName, b.ID)
+		}
+		return db, nil
+	case len(b.Databases) > 0:
+		return &b.Databases[0], nil
+	}
+	return nil, invalid("database_name", "branch %s has no database", b.ID)
 }
 
 // integrationView is NeonAuthIntegration: an item of
@@ -177,18 +194,24 @@ func (e *Emulator) getAuth(c *call) error {
 	})
 }
 
+// readProjectProvider reads a body of exactly project_id and auth_provider,
+// both required.
+func readProjectProvider(c *call) (projectID, provider string, err error) {
+	o, err := readBody(c, false, "project_id", "auth_provider")
+	if err != nil {
+		return "", "", err
+	}
+	if projectID, err = o.requiredStr("project_id"); err != nil {
+		return "", "", err
+	}
+	provider, err = o.authProvider()
+	return projectID, provider, err
+}
+
 // createSDKKeys serves POST /projects/auth/keys: a new distinct key pair
 // every call. Better Auth has no SDK keys (400).
 func (e *Emulator) createSDKKeys(c *call) error {
-	o, err := readBody(c, false, "project_id", "auth_provider")
-	if err != nil {
-		return err
-	}
-	projectID, err := o.requiredStr("project_id")
-	if err != nil {
-		return err
-	}
-	provider, err := o.authProvider()
+	projectID, provider, err := readProjectProvider(c)
 	if err != nil {
 		return err
 	}
@@ -318,15 +341,7 @@ func (e *Emulator) setUserRoles(c *call) error {
 // transfer completes only when confirmed (ConfirmTransfer). Better Auth runs
 // inside Neon: there is no provider project to transfer (400).
 func (e *Emulator) transferOwnership(c *call) error {
-	o, err := readBody(c, false, "project_id", "auth_provider")
-	if err != nil {
-		return err
-	}
-	projectID, err := o.requiredStr("project_id")
-	if err != nil {
-		return err
-	}
-	provider, err := o.authProvider()
+	projectID, provider, err := readProjectProvider(c)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 )
 
+// The project endpoints: who may see a project, listing with cursor
+// pagination, creating, reading and deleting one.
+
 const (
 	defaultPageLimit = 10
 	maxPageLimit     = 400

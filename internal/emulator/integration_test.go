@@ -29,18 +29,20 @@ func TestCreateIntegrationReturnsCredentials(t *testing.T) {
 	}
 }
 
+// withField is body b with field k set to val, or removed when val is nil.
+func withField(b map[string]any, k string, val any) map[string]any {
+	if val == nil {
+		delete(b, k)
+	} else {
+		b[k] = val
+	}
+	return b
+}
+
 func TestCreateIntegrationValidation(t *testing.T) {
 	v := newEnv(t, Options{})
 	dev, _ := v.e.AddBranch(v.project, "dev")
-	with := func(k string, val any) map[string]any {
-		b := v.createBody(v.project)
-		if val == nil {
-			delete(b, k)
-		} else {
-			b[k] = val
-		}
-		return b
-	}
+	with := func(k string, val any) map[string]any { return withField(v.createBody(v.project), k, val) }
 	cases := []struct {
 		name   string
 		body   any

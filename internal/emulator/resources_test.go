@@ -212,15 +212,7 @@ func TestEmailServer(t *testing.T) {
 		}
 	})
 	t.Run("validation names the first bad field", func(t *testing.T) {
-		with := func(k string, val any) map[string]any {
-			b := standard()
-			if val == nil {
-				delete(b, k)
-			} else {
-				b[k] = val
-			}
-			return b
-		}
+		with := func(k string, val any) map[string]any { return withField(standard(), k, val) }
 		cases := []struct {
 			name   string
 			body   map[string]any

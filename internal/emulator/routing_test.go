@@ -39,23 +39,21 @@ func TestRequestBodyRules(t *testing.T) {
 	v := newEnv(t, Options{})
 	v.integrate()
 	path := "/projects/" + v.project + "/auth/domains"
-	t.Run("JSON content type is required", func(t *testing.T) {
-		req := httptest.NewRequest(http.MethodPost, "http://emulator/api/v2"+path, strings.NewReader("domain=https://a.example.com&auth_provider=stack"))
+	postAs := func(contentType, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "http://emulator/api/v2"+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+v.key)
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Content-Type", contentType)
 		rec := httptest.NewRecorder()
 		v.e.ServeHTTP(rec, req)
-		if rec.Code != http.StatusUnsupportedMediaType {
+		return rec
+	}
+	t.Run("JSON content type is required", func(t *testing.T) {
+		if rec := postAs("application/x-www-form-urlencoded", "domain=https://a.example.com&auth_provider=stack"); rec.Code != http.StatusUnsupportedMediaType {
 			t.Errorf("status = %d, body %s", rec.Code, rec.Body)
 		}
 	})
 	t.Run("charset parameter is fine", func(t *testing.T) {
-		req := httptest.NewRequest(http.MethodPost, "http://emulator/api/v2"+path, strings.NewReader(`{"domain":"https://a.example.com","auth_provider":"stack"}`))
-		req.Header.Set("Authorization", "Bearer "+v.key)
-		req.Header.Set("Content-Type", "application/json; charset=utf-8")
-		rec := httptest.NewRecorder()
-		v.e.ServeHTTP(rec, req)
-		if rec.Code != http.StatusCreated {
+		if rec := postAs("application/json; charset=utf-8", `{"domain":"https://a.example.com","auth_provider":"stack"}`); rec.Code != http.StatusCreated {
 			t.Errorf("status = %d, body %s", rec.Code, rec.Body)
 		}
 	})

@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
@@ -267,6 +270,33 @@ func nulls(addr string, attrs ...string) []statecheck.StateCheck {
 // plans expects the plan to take action on the resource.
 func plans(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, action)}}
+}
+
+// plansIntegrationKept expects action on addr and none on the integration.
+func plansIntegrationKept(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(addr, action),
+		plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+	}}
+}
+
+// refreshRequests is a step that refreshes the state alone and checks the
+// requests of that one refresh, by route (its Check runs after `terraform
+// refresh` and before the step's follow-up plan). what names what is
+// refreshed, for the error.
+func refreshRequests(env *accEnv, what string, want map[string]int) resource.TestStep {
+	return resource.TestStep{
+		PreConfig:    env.Emu.ResetStats,
+		RefreshState: true,
+		Check: func(*terraform.State) error {
+			for _, route := range slices.Sorted(maps.Keys(want)) {
+				if n := env.routeCount(route); n != want[route] {
+					return fmt.Errorf("refreshing %s made %d %s requests, want %d", what, n, route, want[route])
+				}
+			}
+			return nil
+		},
+	}
 }
 
 // noChanges expects an empty plan.

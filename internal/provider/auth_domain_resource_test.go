@@ -40,16 +40,24 @@ func expectEmuDomains(env *accEnv, want ...string) statecheck.StateCheck {
 	})
 }
 
-func domainsDestroyed(env *accEnv) func(*terraform.State) error {
+// goneIntegrationKept checks after destroy that the emulator holds none of
+// what left lists (the things the configuration managed) and still holds the
+// one integration the test made outside Terraform.
+func goneIntegrationKept[T any](env *accEnv, what string, left func() []T) func(*terraform.State) error {
 	return func(*terraform.State) error {
 		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-			return fmt.Errorf("the integration must outlive the domain; emulator has %d integrations", n)
+			return fmt.Errorf("the integration must outlive the %s; emulator has %d integrations", what, n)
 		}
-		if ds := env.Emu.Domains(env.ProjectID); len(ds) != 0 {
-			return fmt.Errorf("destroy left domains on the emulator: %v", ds)
+		if l := left(); len(l) != 0 {
+			return fmt.Errorf("destroy left %s on the emulator: %v", what, l)
 		}
 		return nil
 	}
+}
+
+// domainsGoneIntegrationKept: no domain is left and the integration is.
+func domainsGoneIntegrationKept(env *accEnv) func(*terraform.State) error {
+	return goneIntegrationKept(env, "domains", func() []emulator.Domain { return env.Emu.Domains(env.ProjectID) })
 }
 
 // The life of a whitelisted domain, in both API families: create, import,
@@ -102,7 +110,7 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
 			},
 		)
-		tc.CheckDestroy = domainsDestroyed(env)
+		tc.CheckDestroy = domainsGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -155,46 +163,8 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			},
 		},
 	)
-	tc.CheckDestroy = domainsDestroyed(env)
+	tc.CheckDestroy = domainsGoneIntegrationKept(env)
 	resource.ParallelTest(t, tc)
-}
-
-// A domain already whitelisted (here in another spelling) is a 409: the error
-// gives the exact import id.
-func TestAccAuthDomain_conflictSuggestsImport(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		if err := env.Emu.AddDomain(env.ProjectID, "https://app.example.com"); err != nil {
-			t.Fatal(err)
-		}
-		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(domainConfig(env.ProjectID, "https://APP.example.com")),
-			ExpectError: matchInOrder("Unable to Create Auth Domain", "already whitelisted", "terraform import",
-				env.ProjectID+"/"+env.branch()+"/https://app.example.com"),
-		}))
-	})
-}
-
-// A create whose response is lost: the domain is listed, so it is adopted.
-func TestAccAuthDomain_lostCreateResponseIsAdopted(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{env.authRoute("POST", "/domains")}})
-		tc := env.testCase(resource.TestStep{
-			Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
-			ConfigStateChecks: []statecheck.StateCheck{
-				expectEmuDomains(env, "https://app.example.com"),
-				stateCheckFunc(func() error {
-					if n := env.Emu.Stats().Lost; n != 1 {
-						return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
-					}
-					return nil
-				}),
-			},
-		})
-		tc.CheckDestroy = domainsDestroyed(env)
-		resource.ParallelTest(t, tc)
-	})
 }
 
 // Wildcard hosts and native apps' own schemes, as Neon accepts them: planned
@@ -224,14 +194,14 @@ resource "neon_auth_domain" "app" {
 			}},
 			resource.TestStep{Config: cfg, ConfigPlanChecks: noChanges()},
 		)
-		tc.CheckDestroy = domainsDestroyed(env)
+		tc.CheckDestroy = domainsGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }
 
 // An add whose response was lost and whose read-back lagged: the re-send's
 // 409 is the provider's own write, adopted. Without a lost write a 409 is
-// refused with the import hint (TestAccAuthDomain_conflictSuggestsImport).
+// refused with the import hint (TestAccConflictSuggestsImport/neon_auth_domain).
 func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
 	var posts atomic.Int32
 	env := newAccEnvWith(t, loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
@@ -249,6 +219,6 @@ func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
 			}),
 		},
 	})
-	tc.CheckDestroy = domainsDestroyed(env)
+	tc.CheckDestroy = domainsGoneIntegrationKept(env)
 	resource.ParallelTest(t, tc)
 }

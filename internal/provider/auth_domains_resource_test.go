@@ -86,7 +86,7 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 				},
 			},
 		)
-		tc.CheckDestroy = domainsDestroyed(env)
+		tc.CheckDestroy = domainsGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }

@@ -198,19 +198,6 @@ func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
 	))
 }
 
-// A second integration on the same branch is refused by the API with 409;
-// the error tells the user how to import the existing one.
-func TestAccAuthIntegration_conflictSuggestsImport(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(integrationConfig(env.ProjectID, "")),
-			ExpectError: matchInOrder("already has Neon Auth", "terraform import",
-				fmt.Sprintf("%s/%s", env.ProjectID, env.branch())),
-		}))
-	})
-}
-
 // A revoked key fails with a clear message and leaves the state unchanged.
 func TestAccAuthIntegration_revokedKey(t *testing.T) {
 	env := newAccEnv(t)

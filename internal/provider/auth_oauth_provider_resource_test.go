@@ -56,16 +56,9 @@ func expectEmuOAuth(env *accEnv, id, typ, clientID, secret string) statecheck.St
 	})
 }
 
-func oauthDestroyed(env *accEnv) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-			return fmt.Errorf("the integration must outlive the OAuth provider; emulator has %d integrations", n)
-		}
-		if ps := env.Emu.OAuthProviders(env.ProjectID); len(ps) != 0 {
-			return fmt.Errorf("destroy left OAuth providers on the emulator: %v", ps)
-		}
-		return nil
-	}
+// oauthGoneIntegrationKept: no OAuth provider is left and the integration is.
+func oauthGoneIntegrationKept(env *accEnv) func(*terraform.State) error {
+	return goneIntegrationKept(env, "OAuth providers", func() []emulator.OAuthProvider { return env.Emu.OAuthProviders(env.ProjectID) })
 }
 
 // The life of an OAuth provider: shared → standard in place, a new client id
@@ -174,7 +167,7 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				},
 			},
 		)
-		tc.CheckDestroy = oauthDestroyed(env)
+		tc.CheckDestroy = oauthGoneIntegrationKept(env)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -227,7 +220,7 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 		},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-	tc.CheckDestroy = oauthDestroyed(env)
+	tc.CheckDestroy = oauthGoneIntegrationKept(env)
 	resource.ParallelTest(t, tc)
 }
 
@@ -293,50 +286,8 @@ func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"client_id", "client_secret", "microsoft_tenant_id"}},
 		resource.TestStep{ResourceName: "neon_auth_oauth_provider.vercel", ImportState: true, ImportStateVerify: true},
 	)
-	tc.CheckDestroy = oauthDestroyed(env)
+	tc.CheckDestroy = oauthGoneIntegrationKept(env)
 	resource.ParallelTest(t, tc)
-}
-
-// A create whose response is lost: the provider exists, so it is adopted
-// (with a warning) instead of failing or being created twice.
-func TestAccAuthOAuthProvider_lostCreateResponseIsAdopted(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		route := env.authRoute("POST", "/oauth_providers")
-		env.Emu.SetFaults(emulator.Faults{LostResponseRate: 1, Routes: []string{route}})
-		tc := env.testCase(resource.TestStep{
-			Config: env.config(oauthConfig(env.ProjectID, "google", "  client_id     = \"c\"\n  client_secret = \"s\"")),
-			ConfigStateChecks: []statecheck.StateCheck{
-				has(oauthAddr, "type", str("standard")),
-				expectEmuOAuth(env, "google", "standard", "c", "s"),
-				stateCheckFunc(func() error {
-					if n := env.routeCount(route); n != 1 {
-						return fmt.Errorf("the create was sent %d times, want 1 (the lost one, then adopted)", n)
-					}
-					if n := env.Emu.Stats().Lost; n != 1 {
-						return fmt.Errorf("the emulator lost %d responses, want 1: the recovery path was not exercised", n)
-					}
-					return nil
-				}),
-			},
-		})
-		tc.CheckDestroy = oauthDestroyed(env)
-		resource.ParallelTest(t, tc)
-	})
-}
-
-// Adding a provider that already exists suggests the exact import id.
-func TestAccAuthOAuthProvider_conflictSuggestsImport(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
-			t.Fatal(err)
-		}
-		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config:      env.config(oauthConfig(env.ProjectID, "google", "")),
-			ExpectError: matchInOrder("already has the google OAuth provider", "terraform import", env.ProjectID+"/"+env.branch()+"/google"),
-		}))
-	})
 }
 
 // A provider without shared keys, added without credentials: the API's

@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"regexp"
-	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -108,11 +107,8 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// Destroying the request only forgets it: the integration stays,
 				// and so does the confirmed transfer.
-				Config: env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
-					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-				}},
+				Config:           env.config(integrationConfig(env.ProjectID, "")),
+				ConfigPlanChecks: plansIntegrationKept(transferAddr, plancheck.ResourceActionDestroy),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
 					stateCheckFunc(func() error {
@@ -173,36 +169,6 @@ func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
 	})
 }
 
-// A transfer request whose response is lost is sent once more: a second link
-// request is harmless.
-func TestAccAuthOwnershipTransfer_lostCreateResponse(t *testing.T) {
-	var posts atomic.Int32
-	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/transfer_ownership", true, &posts))
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{
-			Config: env.config(transferConfig(env.ProjectID)),
-			ConfigStateChecks: append(transferState("neon", false),
-				statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://`))),
-				stateCheckFunc(func() error {
-					if n := posts.Load(); n != 2 {
-						return fmt.Errorf("%d transfer requests, want 2 (the lost one and one more)", n)
-					}
-					return nil
-				})),
-		},
-		resource.TestStep{
-			// The recorded platform owner is right: a confirmation shows as usual.
-			PreConfig: func() {
-				if err := env.Emu.ConfirmTransfer(env.ProjectID, "stack"); err != nil {
-					t.Fatal(err)
-				}
-			},
-			RefreshState: true,
-			Check:        transferAttrs("user", true),
-		},
-	))
-}
-
 // Without an integration the API answers 404; the error says to create one
 // first (and is not mistaken for a project the key cannot see).
 func TestAccAuthOwnershipTransfer_withoutIntegration(t *testing.T) {
@@ -216,23 +182,5 @@ resource "neon_auth_ownership_transfer" "test" {
 `, env.ProjectID)),
 			ExpectError: matchInOrder("has no Neon Auth integration", "Create a neon_auth_integration first"),
 		},
-	))
-}
-
-// Better Auth integrations have no managed project to transfer: asking for a
-// transfer of one is refused at plan when auth_provider says so, and at
-// apply when it is taken from the integration; both say what to use instead.
-func TestAccAuthOwnershipTransfer_notForBetterAuth(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	withIntegration(t, env) // better_auth, the branch API's default
-	transfer := func(extra string) string {
-		return env.config(fmt.Sprintf("resource \"neon_auth_ownership_transfer\" \"test\" {\n  project_id = %q\n%s\n}\n", env.ProjectID, extra))
-	}
-	explained := matchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
-		"Better Auth integrations", "`base_url`", "`jwks_url`")
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: transfer(`  auth_provider = "better_auth"`), PlanOnly: true, ExpectError: explained},
-		resource.TestStep{Config: transfer(""), ExpectError: explained},
 	))
 }

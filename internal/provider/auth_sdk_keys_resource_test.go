@@ -2,12 +2,10 @@ package provider
 
 import (
 	"fmt"
-	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -69,11 +67,8 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 				},
 			},
 			resource.TestStep{
-				Config: env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionDestroyBeforeCreate),
-					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-				}},
+				Config:           env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
+				ConfigPlanChecks: plansIntegrationKept(sdkKeysAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					rotation.AddStateValue(sdkKeysAddr, tfjsonpath.New("secret_server_key")),
 					secretDiffers,
@@ -113,52 +108,4 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 			},
 		))
 	})
-}
-
-// Minting cannot be read back, so a mint whose answer was lost is not sent
-// again: the apply stops and says a pair may exist that no one has seen; the
-// next apply mints the pair Terraform keeps.
-func TestAccAuthSDKKeys_lostMintIsNotSentAgain(t *testing.T) {
-	var posts atomic.Int32
-	env := newAccEnvWith(t, loseFirstResponse("/projects/auth/keys", true, &posts))
-	withIntegrationOf(t, env, "stack")
-	cfg := env.config(fmt.Sprintf("resource \"neon_auth_sdk_keys\" \"test\" {\n  project_id = %q\n}\n", env.ProjectID))
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{
-			Config: cfg,
-			ExpectError: matchInOrder("Unable to Create Auth SDK Keys", "A key pair may have been minted that no one has seen",
-				"Run apply again"),
-		},
-		resource.TestStep{
-			PreConfig: expectPosts(t, &posts, 1),
-			Config:    cfg,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(sdkKeysAddr, tfjsonpath.New("secret_server_key"), knownvalue.NotNull()),
-				stateCheckFunc(func() error {
-					if n := posts.Load(); n != 2 {
-						return fmt.Errorf("%d mint requests, want 2 (the lost one, and the one of the second apply)", n)
-					}
-					return nil
-				}),
-			},
-		},
-	))
-}
-
-// Better Auth integrations have no SDK keys: asking for keys of one is
-// refused at plan when auth_provider says so, and at apply when it is taken
-// from the integration; both say what to use instead.
-func TestAccAuthSDKKeys_notForBetterAuth(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	withIntegration(t, env) // better_auth, the branch API's default
-	keys := func(extra string) string {
-		return env.config(fmt.Sprintf("resource \"neon_auth_sdk_keys\" \"test\" {\n  project_id = %q\n%s\n}\n", env.ProjectID, extra))
-	}
-	explained := matchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
-		"Better Auth integrations have no SDK keys", "`base_url`", "`jwks_url`")
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: keys(`  auth_provider = "better_auth"`), PlanOnly: true, ExpectError: explained},
-		resource.TestStep{Config: keys(""), ExpectError: explained},
-	))
 }

@@ -175,11 +175,8 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 			},
 			resource.TestStep{
 				// Destroying the user alone deletes its row; the integration stays.
-				Config: env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
-					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-				}},
+				Config:           env.config(integrationConfig(env.ProjectID, "")),
+				ConfigPlanChecks: plansIntegrationKept(userAddr, plancheck.ResourceActionDestroy),
 				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
 					if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
 						return fmt.Errorf("users_sync still holds %+v after the user was destroyed", rows)
@@ -366,29 +363,6 @@ func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
 	})
 }
 
-// An email that already exists is refused by the API with 409; the error
-// tells how to find the user's id and import it.
-func TestAccAuthUser_conflictSuggestsImport(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		resource.ParallelTest(t, env.testCase(
-			resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
-			resource.TestStep{
-				PreConfig: func() {
-					if _, err := env.client().CreateUser(context.Background(), env.scope(), apiclient.CreateUserRequest{
-						AuthProvider: env.authProvider(), Email: "taken@example.com",
-					}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: env.config(userConfig(env.ProjectID, "taken@example.com", "")),
-				ExpectError: matchInOrder("A user with this email already exists",
-					"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'",
-					"terraform import", env.ProjectID+"/"+env.branch()+"/<user_id>"),
-			},
-		))
-	})
-}
-
 // userCreateSuffix is the end of the path that creates users, per family.
 var userCreateSuffix = map[string]string{authAPIProject: "/projects/auth/user", authAPIBranch: "/auth/users"}
 
@@ -409,87 +383,6 @@ func expectPosts(t *testing.T, posts *atomic.Int32, want int32) func() {
 		if n := posts.Load(); n != want {
 			t.Fatalf("%d user creation requests so far, want %d", n, want)
 		}
-	}
-}
-
-// A create whose response is lost is never sent again blindly: the API cannot
-// read a user back. When the lost request was not applied, the error says
-// how to tell, and running apply again creates the user normally.
-func TestAccAuthUser_lostCreateResponseNotApplied(t *testing.T) {
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
-			var posts atomic.Int32
-			env := newAccEnvWith(t, loseFirstResponse(userCreateSuffix[mode], false, &posts))
-			env.Mode = mode
-			const email = "seed@example.com"
-			cfg := env.config(userConfig(env.ProjectID, email, ""))
-			resource.ParallelTest(t, env.testCase(
-				resource.TestStep{Config: cfg, ExpectError: lostUserGuidance(env, email)},
-				resource.TestStep{
-					PreConfig: expectPosts(t, &posts, 1),
-					Config:    cfg,
-					ConfigStateChecks: []statecheck.StateCheck{
-						expectUserRow{env, email, ""},
-						stateCheckFunc(func() error {
-							if n := posts.Load(); n != 2 {
-								return fmt.Errorf("%d user creation requests, want 2 (the lost one, and the one of the second apply)", n)
-							}
-							return nil
-						}),
-					},
-				},
-			))
-		})
-	}
-}
-
-// When the lost request was applied, the next apply's request answers 409:
-// the error says how to import the user; importing it as told then adopts it.
-func TestAccAuthUser_lostCreateResponseApplied(t *testing.T) {
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
-			var posts atomic.Int32
-			env := newAccEnvWith(t, loseFirstResponse(userCreateSuffix[mode], true, &posts))
-			env.Mode = mode
-			const email = "seed@example.com"
-			cfg := env.config(userConfig(env.ProjectID, email, nameLine("Seed")))
-			tc := env.testCase(
-				resource.TestStep{Config: cfg, ExpectError: lostUserGuidance(env, email)},
-				resource.TestStep{
-					PreConfig: expectPosts(t, &posts, 1),
-					Config:    cfg,
-					ExpectError: matchInOrder("A user with this email already exists",
-						"SELECT id FROM <schema_name>.users_sync WHERE email = 'seed@example.com'",
-						"terraform import", env.ProjectID+"/"+env.branch()+"/<user_id>"),
-				},
-				resource.TestStep{
-					// Exactly one user exists (the first request), then the fix the
-					// error describes.
-					PreConfig: func() {
-						expectPosts(t, &posts, 2)()
-						if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 1 || rows[0].Email != email {
-							t.Fatalf("users_sync = %+v, want the one user of the lost response", rows)
-						}
-					},
-					Config:             cfg,
-					ResourceName:       userAddr,
-					ImportState:        true,
-					ImportStatePersist: true,
-					ImportStateIdFunc: func(*terraform.State) (string, error) {
-						return env.ProjectID + "/" + env.Emu.UsersSync(env.ProjectID)[0].ID, nil
-					},
-				},
-				resource.TestStep{
-					Config: cfg,
-					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
-					}},
-					ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Seed"}},
-				},
-			)
-			tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
-			resource.ParallelTest(t, tc)
-		})
 	}
 }
 

@@ -1,13 +1,11 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
@@ -40,17 +38,8 @@ data "neon_projects" "all" {
 				statecheck.ExpectKnownValue("data.neon_projects.all", tfjsonpath.New("projects"), knownvalue.ListExact(checks)),
 			},
 		},
-		resource.TestStep{
-			PreConfig:    env.Emu.ResetStats,
-			RefreshState: true,
-			// Check runs after `terraform refresh` alone: one read.
-			Check: func(*terraform.State) error {
-				if n := env.routeCount("GET /projects"); n != 4 {
-					return fmt.Errorf("one read made %d GET /projects requests; want 4 (pages of 10, 10, 5, then the empty end)", n)
-				}
-				return nil
-			},
-		},
+		// One read: pages of 10, 10, 5, then the empty end.
+		refreshRequests(env, "the projects", map[string]int{"GET /projects": 4}),
 	))
 }
 

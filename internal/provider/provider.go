@@ -115,16 +115,18 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 				Validators: []validator.String{baseURLValidator()},
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How many requests one operation may send again after its first: after a 423 or "+
-					"503, a server error or lost response of a read, or a write sent again after reading back that it was not applied. "+
-					"A 429 (the account's rate limit) is not counted: it is retried, at a pace the provider lowers until the API stops "+
-					"refusing, for as long as `retry_timeout` lasts. Default `%d`; `0` sends every request once.", apiclient.DefaultMaxRetries),
+				MarkdownDescription: fmt.Sprintf("How many requests one operation may send again after its first: after a %s, "+
+					"a server error or lost response of a read, or a write sent again after reading back that it was not applied. "+
+					"A %s (the account's rate limit) is not counted: it is retried, at a pace the provider lowers until the API stops "+
+					"refusing, for as long as `retry_timeout` lasts. Default `%d`; `0` sends every request once.",
+					apiclient.RetriedStatuses(false, "or"), apiclient.RetriedStatuses(true, "or"), apiclient.DefaultMaxRetries),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(0, 20)},
 			},
 			"retry_timeout": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("How long one operation may take with its retries and waits, as a duration such as "+
-					"`90s` or `10m`. No retry starts that would end later. Falls back to `%s`, then `%s`.", envRetryTimeout, apiclient.DefaultTimeout),
+					"`90s` or `10m`. No retry starts that would end later; a %s is retried until it runs out. Falls back to `%s`, then `%s`.",
+					apiclient.RetriedStatuses(true, "or"), envRetryTimeout, apiclient.DefaultTimeout),
 				Optional:   true,
 				Validators: []validator.String{durationValidator(time.Second, 24*time.Hour)},
 			},

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -21,8 +23,13 @@ type settingsCase struct {
 	create, update string // HCL attributes
 	// created and updated are checks of the state after each apply.
 	created, updated map[string]knownvalue.Check
-	// emu is the emulator's value of the settings, for comparison.
-	emu func(a emulator.BranchAuth) string
+	// emu is the emulator's value of the settings.
+	emu func(a emulator.BranchAuth) any
+	// onCreate and onUpdate set what create and update write: applied to
+	// the settings found before create, they give the values the emulator
+	// must hold after each apply (what the configuration omits keeps the
+	// branch's value).
+	onCreate, onUpdate func(a *emulator.BranchAuth)
 	// drift changes them outside Terraform.
 	drift func(a *emulator.BranchAuth)
 }
@@ -34,8 +41,14 @@ var settingsCases = []settingsCase{
 		update:   "  email_verification_method = \"otp\"\n  require_email_verification = false\n  disable_sign_up = true",
 		created:  map[string]knownvalue.Check{"email_verification_method": str("otp"), "require_email_verification": knownvalue.Bool(true), "enabled": knownvalue.NotNull()},
 		updated:  map[string]knownvalue.Check{"disable_sign_up": knownvalue.Bool(true), "require_email_verification": knownvalue.Bool(false)},
-		emu:      func(a emulator.BranchAuth) string { return fmt.Sprintf("%+v", a.EmailAndPassword) },
-		drift:    func(a *emulator.BranchAuth) { a.EmailAndPassword.EmailVerificationMethod = "link" },
+		emu:      func(a emulator.BranchAuth) any { return a.EmailAndPassword },
+		onCreate: func(a *emulator.BranchAuth) {
+			a.EmailAndPassword.EmailVerificationMethod, a.EmailAndPassword.RequireEmailVerification = "otp", true
+		},
+		onUpdate: func(a *emulator.BranchAuth) {
+			a.EmailAndPassword.RequireEmailVerification, a.EmailAndPassword.DisableSignUp = false, true
+		},
+		drift: func(a *emulator.BranchAuth) { a.EmailAndPassword.EmailVerificationMethod = "link" },
 	},
 	{
 		typeName: "neon_auth_organization_plugin",
@@ -43,8 +56,14 @@ var settingsCases = []settingsCase{
 		update:   "  enabled = true\n  organization_limit = 5\n  creator_role = \"admin\"\n  send_invitation_email = true",
 		created:  map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(3), "creator_role": str("admin"), "membership_limit": knownvalue.NotNull()},
 		updated:  map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(5), "send_invitation_email": knownvalue.Bool(true)},
-		emu:      func(a emulator.BranchAuth) string { return fmt.Sprintf("%+v", a.Organization) },
-		drift:    func(a *emulator.BranchAuth) { a.Organization.OrganizationLimit = 1 },
+		emu:      func(a emulator.BranchAuth) any { return a.Organization },
+		onCreate: func(a *emulator.BranchAuth) {
+			a.Organization.Enabled, a.Organization.OrganizationLimit, a.Organization.CreatorRole = true, 3, "admin"
+		},
+		onUpdate: func(a *emulator.BranchAuth) {
+			a.Organization.OrganizationLimit, a.Organization.SendInvitationEmail = 5, true
+		},
+		drift: func(a *emulator.BranchAuth) { a.Organization.OrganizationLimit = 1 },
 	},
 	{
 		typeName: "neon_auth_magic_link_plugin",
@@ -52,7 +71,9 @@ var settingsCases = []settingsCase{
 		update:   "  enabled = true\n  expires_in = 60",
 		created:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(true), "expires_in": knownvalue.Int64Exact(15), "disable_sign_up": knownvalue.NotNull()},
 		updated:  map[string]knownvalue.Check{"expires_in": knownvalue.Int64Exact(60)},
-		emu:      func(a emulator.BranchAuth) string { return fmt.Sprintf("%+v", a.MagicLink) },
+		emu:      func(a emulator.BranchAuth) any { return a.MagicLink },
+		onCreate: func(a *emulator.BranchAuth) { a.MagicLink.Enabled, a.MagicLink.ExpiresIn = true, 15 },
+		onUpdate: func(a *emulator.BranchAuth) { a.MagicLink.ExpiresIn = 60 },
 		drift:    func(a *emulator.BranchAuth) { a.MagicLink.Enabled = false },
 	},
 	{
@@ -61,7 +82,9 @@ var settingsCases = []settingsCase{
 		update:   "  enabled = false\n  otp_expires_in = 600",
 		created:  map[string]knownvalue.Check{"otp_expires_in": knownvalue.Int64Exact(120), "allowed_attempts": knownvalue.Null()},
 		updated:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(false), "otp_expires_in": knownvalue.Int64Exact(600)},
-		emu:      func(a emulator.BranchAuth) string { return fmt.Sprintf("%+v", a.PhoneNumber) },
+		emu:      func(a emulator.BranchAuth) any { return a.PhoneNumber },
+		onCreate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = true, 120 },
+		onUpdate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = false, 600 },
 		drift:    func(a *emulator.BranchAuth) { a.PhoneNumber.OTPExpiresIn = 300 },
 	},
 	{
@@ -71,8 +94,20 @@ var settingsCases = []settingsCase{
 		created: map[string]knownvalue.Check{"webhook_url": str("https://hooks.example.com/auth"), "timeout_seconds": knownvalue.Int64Exact(5),
 			"enabled_events": knownvalue.SetExact([]knownvalue.Check{str("user.created"), str("send.otp")})},
 		updated: map[string]knownvalue.Check{"timeout_seconds": knownvalue.Int64Exact(9), "enabled_events": knownvalue.SetExact([]knownvalue.Check{str("user.created")})},
-		emu:     func(a emulator.BranchAuth) string { return fmt.Sprintf("%+v", a.Webhooks) },
-		drift:   func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = "https://attacker.example.com/" },
+		// The events are a set: compared in order.
+		emu: func(a emulator.BranchAuth) any {
+			w := a.Webhooks
+			w.EnabledEvents = slices.Sorted(slices.Values(w.EnabledEvents))
+			return w
+		},
+		onCreate: func(a *emulator.BranchAuth) {
+			a.Webhooks.Enabled, a.Webhooks.WebhookURL = true, "https://hooks.example.com/auth"
+			a.Webhooks.EnabledEvents = []string{"user.created", "send.otp"}
+		},
+		onUpdate: func(a *emulator.BranchAuth) {
+			a.Webhooks.EnabledEvents, a.Webhooks.TimeoutSeconds = []string{"user.created"}, 9
+		},
+		drift: func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = "https://attacker.example.com/" },
 	},
 }
 
@@ -83,6 +118,18 @@ func checksOf(addr string, want map[string]knownvalue.Check) []statecheck.StateC
 		checks = append(checks, has(addr, attr, v))
 	}
 	return checks
+}
+
+// expectSettings checks that the emulator holds want as c's settings.
+func expectSettings(env *accEnv, c settingsCase, when string, want any) error {
+	a, ok := env.Emu.BranchAuth(env.ProjectID, env.branch())
+	if !ok {
+		return fmt.Errorf("%s the branch has no Neon Auth", when)
+	}
+	if got := c.emu(a); !reflect.DeepEqual(got, want) {
+		return fmt.Errorf("%s the emulator holds %+v, want %+v", when, got, want)
+	}
+	return nil
 }
 
 // The life of every Better Auth settings resource on a branch: create (the
@@ -100,31 +147,27 @@ func TestAccSettings_lifecycle(t *testing.T) {
 			cfg := func(attrs string) string {
 				return env.config(fmt.Sprintf("resource %q \"test\" {\n  project_id = %q\n%s\n}\n", c.typeName, env.ProjectID, attrs))
 			}
-			emu := func() string {
-				a, _ := env.Emu.BranchAuth(env.ProjectID, branch)
-				return c.emu(a)
+			a, _ := env.Emu.BranchAuth(env.ProjectID, branch)
+			found := c.emu(a)
+			c.onCreate(&a)
+			created := c.emu(a)
+			c.onUpdate(&a)
+			updated := c.emu(a)
+			emuHolds := func(when string, want any) statecheck.StateCheck {
+				return stateCheckFunc(func() error { return expectSettings(env, c, when, want) })
 			}
-			found := emu()
-			var afterUpdate string
 			tc := env.testCase(
 				resource.TestStep{
 					Config:           cfg(c.create),
 					ConfigPlanChecks: plans(addr, plancheck.ResourceActionCreate),
 					ConfigStateChecks: append(checksOf(addr, c.created), has(addr, "id", str(env.ProjectID+"/"+branch)),
-						has(addr, "branch_id", str(branch)),
-						stateCheckFunc(func() error {
-							if emu() == found {
-								return fmt.Errorf("the emulator still holds the settings found before: %s", found)
-							}
-							return nil
-						})),
+						has(addr, "branch_id", str(branch)), emuHolds("after create", created)),
 				},
 				resource.TestStep{ResourceName: addr, ImportState: true, ImportStateVerify: true, ImportStateId: env.ProjectID + "/" + branch},
 				resource.TestStep{
 					Config:            cfg(c.update),
 					ConfigPlanChecks:  plans(addr, plancheck.ResourceActionUpdate),
-					ConfigStateChecks: checksOf(addr, c.updated),
-					Check:             func(*terraform.State) error { afterUpdate = emu(); return nil },
+					ConfigStateChecks: append(checksOf(addr, c.updated), emuHolds("after update", updated)),
 				},
 				resource.TestStep{
 					PreConfig: func() {
@@ -132,21 +175,13 @@ func TestAccSettings_lifecycle(t *testing.T) {
 							t.Fatal(err)
 						}
 					},
-					Config:           cfg(c.update),
-					ConfigPlanChecks: plans(addr, plancheck.ResourceActionUpdate),
-					ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
-						if got := emu(); got != afterUpdate {
-							return fmt.Errorf("after repairing drift the emulator holds %s, want %s", got, afterUpdate)
-						}
-						return nil
-					})},
+					Config:            cfg(c.update),
+					ConfigPlanChecks:  plans(addr, plancheck.ResourceActionUpdate),
+					ConfigStateChecks: []statecheck.StateCheck{emuHolds("after repairing drift", updated)},
 				},
 			)
 			tc.CheckDestroy = func(*terraform.State) error {
-				if got := emu(); got != found {
-					return fmt.Errorf("destroy left %s on the emulator, want the settings found at creation: %s", got, found)
-				}
-				return nil
+				return expectSettings(env, c, "after destroy (the settings found at creation)", found)
 			}
 			resource.ParallelTest(t, tc)
 		})
@@ -170,18 +205,8 @@ resource "neon_auth_magic_link_plugin" "test" {
   enabled    = true
 }
 `, env.ProjectID))
-	route := env.authRoute("GET", "/plugins")
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{Config: cfg},
-		resource.TestStep{
-			PreConfig:    env.Emu.ResetStats,
-			RefreshState: true,
-			Check: func(*terraform.State) error {
-				if n := env.routeCount(route); n != 1 {
-					return fmt.Errorf("refreshing two plugin resources of one branch made %d plugin reads, want 1", n)
-				}
-				return nil
-			},
-		},
+		refreshRequests(env, "two plugin resources of one branch", map[string]int{env.authRoute("GET", "/plugins"): 1}),
 	))
 }

@@ -145,7 +145,7 @@ func badInputs(env *accEnv) []badInput {
 
 // Every invalid configuration fails before any API request, with an error
 // that names the attribute and says what is expected.
-func TestAccValidation_badInputTable(t *testing.T) {
+func TestAccValidation_badInputFailsBeforeAnyRequest(t *testing.T) {
 	env := newAccEnv(t)
 	cases := badInputs(env)
 	if len(cases) < 30 {

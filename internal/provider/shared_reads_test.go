@@ -29,7 +29,7 @@ func (e *accEnv) projectScope() apiclient.Scope {
 }
 
 // Fifty readers of one project's domains at once cost one request.
-func TestUnitListCache_concurrentReadersShareOneRequest(t *testing.T) {
+func TestSharedReads_concurrentReadersShareOneRequest(t *testing.T) {
 	env := newAccEnv(t)
 	withIntegration(t, env)
 	for i := range 50 {
@@ -66,7 +66,7 @@ func TestUnitListCache_concurrentReadersShareOneRequest(t *testing.T) {
 
 // With sharing off (maxAge 0) every read is its own request: the switch the
 // benchmark compares against.
-func TestUnitListCache_sharingOff(t *testing.T) {
+func TestSharedReads_sharingOff(t *testing.T) {
 	env := newAccEnv(t)
 	withIntegration(t, env)
 	d := newTestProviderData(env, 0)
@@ -83,7 +83,7 @@ func TestUnitListCache_sharingOff(t *testing.T) {
 
 // A write invalidates the cached list: the next read sees what was written,
 // and until then a read is served from the cache.
-func TestUnitListCache_writeInvalidates(t *testing.T) {
+func TestSharedReads_writeInvalidates(t *testing.T) {
 	env := newAccEnv(t)
 	withIntegration(t, env)
 	d := newTestProviderData(env, time.Hour)
@@ -115,7 +115,7 @@ func TestUnitListCache_writeInvalidates(t *testing.T) {
 
 // A list that was in flight when a write happened is never served to a
 // reader that comes after the write: that reader fetches anew.
-func TestUnitListCache_inFlightListIsNotServedAfterAWrite(t *testing.T) {
+func TestSharedReads_inFlightListIsNotServedAfterAWrite(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	var once sync.Once
@@ -171,7 +171,7 @@ func TestUnitListCache_inFlightListIsNotServedAfterAWrite(t *testing.T) {
 }
 
 // A cached list never outlives its bound.
-func TestUnitListCache_entriesExpire(t *testing.T) {
+func TestSharedReads_entriesExpire(t *testing.T) {
 	env := newAccEnv(t)
 	withIntegration(t, env)
 	d := newTestProviderData(env, time.Hour)
@@ -193,7 +193,7 @@ func TestUnitListCache_entriesExpire(t *testing.T) {
 }
 
 // Errors are shared with the readers already waiting, never kept.
-func TestUnitListCache_errorsAreNotCached(t *testing.T) {
+func TestSharedReads_errorsAreNotCached(t *testing.T) {
 	env := newAccEnv(t) // no integration yet: the domain list is a 404
 	d := newTestProviderData(env, time.Hour)
 	ctx := context.Background()
@@ -225,21 +225,9 @@ resource "neon_auth_domain" "many" {
 `)
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{Config: cfg},
-		resource.TestStep{
-			PreConfig:    env.Emu.ResetStats,
-			RefreshState: true,
-			// Check runs after `terraform refresh` and before the step's
-			// follow-up plan, so the counter holds that one refresh.
-			Check: func(*terraform.State) error {
-				if n := env.routeCount(listDomainsRoute); n != 1 {
-					return fmt.Errorf("refreshing 50 domains made %d list requests, want 1", n)
-				}
-				if n := env.routeCount("GET /projects/{project_id}/auth/integrations"); n != 1 {
-					return fmt.Errorf("refreshing the integration and 50 domains made %d integration list requests, want 1", n)
-				}
-				return nil
-			},
-		},
+		refreshRequests(env, "the integration and 50 domains", map[string]int{
+			listDomainsRoute: 1, "GET /projects/{project_id}/auth/integrations": 1,
+		}),
 		resource.TestStep{
 			PreConfig: env.Emu.ResetStats,
 			Config:    env.config(integration),
