@@ -141,9 +141,9 @@ type everyTypeData struct {
 	Domains                   bool
 }
 
-// refreshRequests applies body and returns the requests of the no-change
+// noChangePlanRequests applies body and returns the requests of the no-change
 // plan that follows, grouped by scope; the plan must be empty.
-func refreshRequests(t *testing.T, env *accEnv, log *requestLog, body string) map[string]map[string]int {
+func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, body string) map[string]map[string]int {
 	t.Helper()
 	cli := newCLIDir(t)
 	cli.write("main.tf", requiredProviders+env.providerBlock()+body)
@@ -182,7 +182,7 @@ func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
 	body := everyType(t, "better_auth", everyTypeData{Name: "prod", ProjectID: env.ProjectID}) +
 		everyType(t, "better_auth", everyTypeData{Name: "preview", ProjectID: env.ProjectID, BranchID: preview, Domains: true}) +
 		everyType(t, "stack", stack) + everyType(t, "stack_email_server", stack)
-	counted := refreshRequests(t, env, &log, body)
+	counted := noChangePlanRequests(t, env, &log, body)
 
 	expectReads(t, counted, env.ProjectID+"/"+env.branch(), "Better Auth, production branch", branchReads...)
 	expectReads(t, counted, env.ProjectID+"/"+preview, "Better Auth, preview branch", branchReads...)
@@ -205,7 +205,7 @@ func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 	env.Mode = authAPIProject
 	second := env.Emu.ProjectIDs()[1]
 	two := everyTypeData{Name: "two", ProjectID: second}
-	counted := refreshRequests(t, env, &log, everyType(t, "stack", everyTypeData{Name: "one", ProjectID: env.ProjectID})+
+	counted := noChangePlanRequests(t, env, &log, everyType(t, "stack", everyTypeData{Name: "one", ProjectID: env.ProjectID})+
 		everyType(t, "stack", two)+everyType(t, "stack_email_server", two))
 
 	projectReads := []string{"GET …/auth/integrations", "GET …/auth/domains", "GET …/auth/oauth_providers"}
