@@ -32,12 +32,20 @@ type event struct {
 
 type testKey struct{ pkg, test string }
 
+// skip is a skipped test and the last line it logged before skipping (its
+// t.Skip message).
+type skip struct {
+	key    testKey
+	reason string
+}
+
 type summary struct {
 	out       io.Writer
 	output    map[testKey]*strings.Builder // output of tests (and packages, test "") not yet passed
 	tests     map[testKey]float64          // elapsed seconds of finished tests
 	packages  map[string]float64           // elapsed seconds of finished packages
 	failed    []testKey
+	skipped   []skip         // top-level tests that skipped, with their reason
 	counts    map[string]int // pass, fail, skip of tests
 	nonJSON   []string
 	pkgFailed bool
@@ -109,6 +117,9 @@ func (s *summary) line(b []byte) {
 		} else {
 			s.tests[k] = e.Elapsed
 			s.counts[e.Action]++
+			if e.Action == "skip" && k == buf {
+				s.skipped = append(s.skipped, skip{k, skipReason(s.output[k])})
+			}
 		}
 		if k == buf {
 			delete(s.output, k)
@@ -178,6 +189,12 @@ func (s *summary) report(wall time.Duration) {
 		fmt.Fprintf(w, "%8.1fs  %s %s\n", s.tests[k], short(k.pkg), k.test)
 	}
 	fmt.Fprintf(w, "tests: %d passed, %d failed, %d skipped\n", s.counts["pass"], s.counts["fail"], s.counts["skip"])
+	if len(s.skipped) > 0 {
+		fmt.Fprintln(w, "skipped, and why:")
+		for _, sk := range s.skipped {
+			fmt.Fprintf(w, "  %s %s: %s\n", short(sk.key.pkg), sk.key.test, sk.reason)
+		}
+	}
 	if len(s.failed) > 0 {
 		fmt.Fprintln(w, "FAILED:")
 		for _, k := range s.failed {
@@ -195,4 +212,24 @@ func short(pkg string) string {
 		return pkg[i+1:]
 	}
 	return pkg
+}
+
+// skipReason is the last line a test logged before "--- SKIP", without its
+// file:line prefix; "(no reason given)" when it logged nothing.
+func skipReason(out *strings.Builder) string {
+	if out == nil {
+		return "(no reason given)"
+	}
+	reason := "(no reason given)"
+	for line := range strings.Lines(out.String()) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "=== ") {
+			continue
+		}
+		if _, msg, ok := strings.Cut(line, ": "); ok && strings.Contains(line[:len(line)-len(msg)], ".go:") {
+			line = msg
+		}
+		reason = line
+	}
+	return reason
 }
