@@ -32,8 +32,8 @@ type event struct {
 
 type testKey struct{ pkg, test string }
 
-// skip is a skipped test and the last line it logged before skipping (its
-// t.Skip message).
+// skip is a skipped test or subtest and the last line logged before it
+// skipped (its t.Skip message; a subtest's output is kept with its parent's).
 type skip struct {
 	key    testKey
 	reason string
@@ -117,8 +117,8 @@ func (s *summary) line(b []byte) {
 		} else {
 			s.tests[k] = e.Elapsed
 			s.counts[e.Action]++
-			if e.Action == "skip" && k == buf {
-				s.skipped = append(s.skipped, skip{k, skipReason(s.output[k])})
+			if e.Action == "skip" {
+				s.skipped = append(s.skipped, skip{k, skipReason(s.output[buf])})
 			}
 		}
 		if k == buf {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// A skipped test is listed with the message it skipped with, so that a run
+// A skipped test or subtest is listed with the message it skipped with, so that a run
 // on an older CLI shows what it did not test and why.
 func TestSkippedTestsAreListedWithTheirReason(t *testing.T) {
 	var out strings.Builder
@@ -16,6 +16,9 @@ func TestSkippedTestsAreListedWithTheirReason(t *testing.T) {
 		`{"Action":"output","Package":"m/internal/provider","Test":"TestAccQuery_findsWhatExists","Output":"    cli_test.go:80: list resources (terraform query) need Terraform 1.14.0 or later; OpenTofu has none\n"}`,
 		`{"Action":"output","Package":"m/internal/provider","Test":"TestAccQuery_findsWhatExists","Output":"--- SKIP: TestAccQuery_findsWhatExists (0.00s)\n"}`,
 		`{"Action":"skip","Package":"m/internal/provider","Test":"TestAccQuery_findsWhatExists","Elapsed":0}`,
+		`{"Action":"output","Package":"m/internal/provider","Test":"TestAccIdentity/domain","Output":"    identity_test.go:40: resource identity needs Terraform 1.12.0 or later\n"}`,
+		`{"Action":"skip","Package":"m/internal/provider","Test":"TestAccIdentity/domain","Elapsed":0}`,
+		`{"Action":"pass","Package":"m/internal/provider","Test":"TestAccIdentity","Elapsed":0.5}`,
 		`{"Action":"pass","Package":"m/internal/provider","Test":"TestAccOther","Elapsed":1.5}`,
 		`{"Action":"pass","Package":"m/internal/provider","Elapsed":2}`,
 	} {
@@ -24,7 +27,8 @@ func TestSkippedTestsAreListedWithTheirReason(t *testing.T) {
 	s.report(0)
 	got := out.String()
 	for _, want := range []string{
-		"tests: 1 passed, 0 failed, 1 skipped",
+		"tests: 2 passed, 0 failed, 2 skipped",
+		"  internal/provider TestAccIdentity/domain: resource identity needs Terraform 1.12.0 or later\n",
 		"skipped, and why:\n  internal/provider TestAccQuery_findsWhatExists: list resources (terraform query) need Terraform 1.14.0 or later; OpenTofu has none\n",
 	} {
 		if !strings.Contains(got, want) {
