@@ -12,7 +12,7 @@ var _ list.ListResourceWithConfigure = (*authDomainList)(nil)
 
 // NewAuthDomainList finds the neon_auth_domain objects of a project.
 func NewAuthDomainList() list.ListResource {
-	return &authDomainList{authDomainResource{configured: named("_auth_domain")}}
+	return &authDomainList{authDomainResource{configured: configuredAs(typeAuthDomain)}}
 }
 
 // authDomainList is the list resource of neon_auth_domain: every whitelisted

@@ -10,7 +10,7 @@ import (
 
 // NewAuthDomainsDataSource is the neon_auth_domains data source.
 func NewAuthDomainsDataSource() datasource.DataSource {
-	return &authDomainsDataSource{configuredDataSource: namedDataSource("_auth_domains")}
+	return &authDomainsDataSource{configuredDataSource: dataSourceAs(typeAuthDomains)}
 }
 
 type authDomainsDataSource struct {
@@ -47,7 +47,7 @@ func (d *authDomainsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 
 func (d *authDomainsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authDomainsDataModel
-	const summary = "Unable to Read Auth Domains"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return

@@ -11,7 +11,7 @@ import (
 
 // NewAuthIntegrationDataSource is the neon_auth_integration data source.
 func NewAuthIntegrationDataSource() datasource.DataSource {
-	return &authIntegrationDataSource{configuredDataSource: namedDataSource("_auth_integration")}
+	return &authIntegrationDataSource{configuredDataSource: dataSourceAs(typeAuthIntegration)}
 }
 
 type authIntegrationDataSource struct {
@@ -36,7 +36,7 @@ func (d *authIntegrationDataSource) Schema(_ context.Context, _ datasource.Schem
 
 func (d *authIntegrationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authIntegrationDataModel
-	const summary = "Unable to Read Auth Integration"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return

@@ -29,7 +29,7 @@ var (
 
 // NewAuthIntegrationResource is the neon_auth_integration resource.
 func NewAuthIntegrationResource() resource.Resource {
-	return &authIntegrationResource{configured: named("_auth_integration")}
+	return &authIntegrationResource{configured: configuredAs(typeAuthIntegration)}
 }
 
 type authIntegrationResource struct {
@@ -119,7 +119,7 @@ func (r *authIntegrationResource) UpgradeState(context.Context) map[int64]resour
 }
 
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_integration", integrationRules, req, resp)
+	r.data.planScope(ctx, r.typeName, integrationRules, req, resp)
 	if r.data == nil || r.data.family != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
@@ -135,13 +135,13 @@ func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.M
 
 // integrationImport is the import id.
 var integrationImport = importFormat{
-	resourceType: "neon_auth_integration", parts: []string{"auth_provider"}, optional: 1, withBranch: true,
+	resourceType: typeAuthIntegration, parts: []string{"auth_provider"}, optional: 1, withBranch: true,
 	example: "autumn-frost-12345678/br-quiet-leaf-12345678/better_auth",
 }
 
 func (r *authIntegrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer integrationImport.identifyCreated(ctx, resp)
-	const summary = "Unable to Create Auth Integration"
+	summary := r.unable("Create")
 	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
@@ -214,12 +214,12 @@ func (r *authIntegrationResource) applySettings(ctx context.Context, s authScope
 	}
 	if isKnownSet(plan.Name) && !plan.Name.Equal(priorName) {
 		if _, err := r.data.client.SetIntegrationName(ctx, s.Scope, plan.Name.ValueString()); err != nil {
-			diags.AddError("Unable to Set Auth Integration Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.String(), err))
+			diags.AddError(r.unable("Set")+" Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.String(), err))
 		}
 	}
 	if isKnownSet(plan.AllowLocalhost) && !plan.AllowLocalhost.Equal(priorAllow) {
 		if _, err := r.data.client.SetAllowLocalhost(ctx, s.Scope, plan.AllowLocalhost.ValueBool()); err != nil {
-			diags.AddError("Unable to Set Auth Integration allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.String(), err))
+			diags.AddError(r.unable("Set")+" allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.String(), err))
 		}
 	}
 }
@@ -275,7 +275,7 @@ func nullUnknowns(m *authIntegrationModel) {
 
 func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer integrationImport.identifyRead(ctx, req, resp)
-	const summary = "Unable to Read Auth Integration"
+	summary := r.unable("Read")
 	// Imported without naming the auth provider: the scope's integration tells.
 	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
@@ -315,7 +315,7 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 // import (the API does not list it). Everything else forces replacement.
 func (r *authIntegrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer integrationImport.identifyUpdated(ctx, resp)
-	const summary = "Unable to Update Auth Integration"
+	summary := r.unable("Update")
 	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	var prior authIntegrationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -336,7 +336,7 @@ func (r *authIntegrationResource) Update(ctx context.Context, req resource.Updat
 }
 
 func (r *authIntegrationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	const summary = "Unable to Delete Auth Integration"
+	summary := r.unable("Delete")
 	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return

@@ -12,7 +12,7 @@ import (
 
 // NewAuthIntegrationsDataSource is the neon_auth_integrations data source.
 func NewAuthIntegrationsDataSource() datasource.DataSource {
-	return &authIntegrationsDataSource{configuredDataSource: namedDataSource("_auth_integrations")}
+	return &authIntegrationsDataSource{configuredDataSource: dataSourceAs(typeAuthIntegrations)}
 }
 
 type authIntegrationsDataSource struct {
@@ -57,7 +57,7 @@ func (d *authIntegrationsDataSource) Schema(_ context.Context, _ datasource.Sche
 
 func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authIntegrationsDataModel
-	const summary = "Unable to Read Auth Integrations"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return

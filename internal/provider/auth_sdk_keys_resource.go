@@ -24,7 +24,7 @@ var (
 
 // NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
 func NewAuthSDKKeysResource() resource.Resource {
-	return &authSDKKeysResource{configured: named("_auth_sdk_keys")}
+	return &authSDKKeysResource{configured: configuredAs(typeAuthSDKKeys)}
 }
 
 type authSDKKeysResource struct {
@@ -76,7 +76,7 @@ func (r *authSDKKeysResource) UpgradeState(context.Context) map[int64]resource.S
 }
 
 func (r *authSDKKeysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_sdk_keys", scopeRules{productionStack: true}, req, resp)
+	r.data.planScope(ctx, r.typeName, scopeRules{productionStack: true}, req, resp)
 }
 
 func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -84,8 +84,8 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 	if !ok {
 		return
 	}
-	const summary = "Unable to Create Auth SDK Keys"
-	s, ok := r.data.stackScope(ctx, plan.scopeModel, "neon_auth_sdk_keys", summary, &resp.Diagnostics)
+	summary := r.unable("Create")
+	s, ok := r.data.stackScope(ctx, plan.scopeModel, r.typeName, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -117,11 +117,11 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 // Read keeps the keys (the API cannot return them) and drops the resource
 // when the integration that minted them is gone or was replaced.
 func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, s, ok := beginIn[authSDKKeysModel](ctx, r.data, req.State, "Unable to Read Auth SDK Keys", asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authSDKKeysModel](ctx, r.data, req.State, r.unable("Read"), asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth SDK Keys", &resp.Diagnostics)
+	it, ok := r.data.readIntegration(ctx, s, r.unable("Read"), &resp.Diagnostics)
 	if !ok {
 		return
 	}

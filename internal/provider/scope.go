@@ -309,7 +309,7 @@ type scopeRules struct {
 // plan time what the chosen API family cannot do. It needs the provider's
 // data; when the provider block is not known yet it checks nothing (apply
 // does).
-func (d *providerData) planScope(ctx context.Context, typeName string, rules scopeRules, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (d *providerData) planScope(ctx context.Context, t typeName, rules scopeRules, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if d == nil || req.Plan.Raw.IsNull() {
 		return
 	}
@@ -341,7 +341,7 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 	}
 	if !branchMode {
 		if rules.branchOnly {
-			needBranch(path.Root("project_id"), "`"+typeName+"`")
+			needBranch(path.Root("project_id"), "`"+string(t)+"`")
 		}
 		// A value the object already has (read back, or written by
 		// -generate-config-out) needs no write; only setting one does.
@@ -357,7 +357,7 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("auth_provider"), plan.AuthProvider)...)
 	}
 	if rules.productionStack && isKnownSet(plan.AuthProvider) && plan.AuthProvider.ValueString() != apiclient.AuthProviderStack {
-		resp.Diagnostics.AddAttributeError(path.Root("auth_provider"), "Only for Stack Auth integrations", productionStackOnly(typeName))
+		resp.Diagnostics.AddAttributeError(path.Root("auth_provider"), "Only for Stack Auth integrations", productionStackOnly(t))
 	}
 
 	if !isKnownSet(cfg.BranchID) || !isKnownSet(cfg.ProjectID) {
@@ -367,7 +367,7 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 		// The object's branch is known without a request: never replace it
 		// by one on another branch.
 		if !cfg.BranchID.Equal(state.BranchID) || !cfg.ProjectID.Equal(state.ProjectID) {
-			onOtherBranch(&resp.Diagnostics, typeName, state.branchModel, cfg.branchModel)
+			onOtherBranch(&resp.Diagnostics, t, state.branchModel, cfg.branchModel)
 			return
 		}
 	}
@@ -397,14 +397,14 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 	other := cfg.BranchID.ValueString() != prod
 	switch {
 	case other && legacy:
-		onOtherBranch(&resp.Diagnostics, typeName, branchModel{ProjectID: state.ProjectID, BranchID: types.StringValue(prod)}, cfg.branchModel)
+		onOtherBranch(&resp.Diagnostics, t, branchModel{ProjectID: state.ProjectID, BranchID: types.StringValue(prod)}, cfg.branchModel)
 	case other && !branchMode:
 		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
 			fmt.Sprintf("Branch %s is not the production branch (%s) of project %s. The project-level endpoints (auth_api = %q) "+
 				"reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to manage Neon Auth on "+
 				"other branches, or remove branch_id.", cfg.BranchID.ValueString(), prod, cfg.ProjectID.ValueString(), authAPIProject, authAPIBranch))
 	case other && rules.productionStack:
-		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(typeName))
+		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(t))
 	}
 }
 
@@ -413,7 +413,7 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 // on a branch that the configuration does not name (such as production's
 // Google sign-in, imported by an id that named no branch into a resource
 // configured for a preview branch).
-func onOtherBranch(diags *diag.Diagnostics, typeName string, object, configured branchModel) {
+func onOtherBranch(diags *diag.Diagnostics, t typeName, object, configured branchModel) {
 	diags.AddAttributeError(path.Root("branch_id"), "Object on another branch",
 		fmt.Sprintf("This %[1]s in the state lives on branch %[2]s of project %[3]s, but the configuration names branch %[4]s of project %[5]s. "+
 			"The provider never replaces an object across branches: that would delete the one on %[2]s, which this configuration "+
@@ -421,7 +421,7 @@ func onOtherBranch(diags *diag.Diagnostics, typeName string, object, configured 
 			"branch), remove it from the state (`terraform state rm`, or drop the import block) and import it with an id that names "+
 			"%[4]s: `%[5]s/%[4]s/…`. To move it on purpose, first remove the resource from the configuration and apply (that deletes "+
 			"it on %[2]s), then add it back with the new branch_id.",
-			typeName, object.BranchID.ValueString(), object.ProjectID.ValueString(), configured.BranchID.ValueString(), configured.ProjectID.ValueString()))
+			t, object.BranchID.ValueString(), object.ProjectID.ValueString(), configured.BranchID.ValueString(), configured.ProjectID.ValueString()))
 }
 
 // branchNotInProject explains a branch_id that the project's branch list
@@ -453,10 +453,10 @@ func sameAttribute(a, b tftypes.Value, name string) bool {
 
 // productionStackOnly explains why SDK keys and ownership transfers exist
 // only for a Stack Auth integration on the production branch.
-func productionStackOnly(typeName string) string {
+func productionStackOnly(t typeName) string {
 	return fmt.Sprintf("`%s` works only for a Stack Auth (`stack`) integration on the project's production branch: its endpoint "+
 		"has no branch-scoped successor. Better Auth integrations have no SDK keys and no managed project to transfer: their "+
-		"clients use the integration's `base_url` and verify tokens with its JWKS (`jwks_url`).", typeName)
+		"clients use the integration's `base_url` and verify tokens with its JWKS (`jwks_url`).", t)
 }
 
 // checkImportBranch refuses, in project mode, an import id that names a
@@ -482,13 +482,13 @@ func (d *providerData) checkImportBranch(ctx context.Context, v map[string]strin
 // stackScope resolves where SDK keys and ownership transfers live: the
 // production branch's Stack Auth integration (their endpoints have no
 // branch-scoped successor).
-func (d *providerData) stackScope(ctx context.Context, m scopeModel, typeName, summary string, diags *diag.Diagnostics) (authScope, bool) {
+func (d *providerData) stackScope(ctx context.Context, m scopeModel, t typeName, summary string, diags *diag.Diagnostics) (authScope, bool) {
 	s, ok := d.resolveScope(ctx, m, summary, diags)
 	if ok {
 		s, ok = d.withIntegrationProvider(ctx, s, summary, diags)
 	}
 	if ok && s.AuthProvider != apiclient.AuthProviderStack {
-		diags.AddError(summary, productionStackOnly(typeName))
+		diags.AddError(summary, productionStackOnly(t))
 		return s, false
 	}
 	return s, ok

@@ -28,12 +28,12 @@ var (
 // ≥ 1.14): a test email through a branch's email server, triggered after a
 // change of neon_auth_email_server or invoked with `terraform apply -invoke`.
 func NewSendTestEmailAction() action.Action {
-	return &sendTestEmailAction{name: "_auth_send_test_email"}
+	return &sendTestEmailAction{typeName: typeAuthSendTestEmail}
 }
 
 type sendTestEmailAction struct {
 	data *providerData
-	name string
+	typeName
 }
 
 type sendTestEmailModel struct {
@@ -70,8 +70,8 @@ func (m sendTestEmailModel) unsaved() bool {
 	return false
 }
 
-func (a *sendTestEmailAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + a.name
+func (a *sendTestEmailAction) Metadata(_ context.Context, _ action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = string(a.typeName)
 }
 
 // Configure keeps what the provider's Configure handed over.

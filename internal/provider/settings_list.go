@@ -29,7 +29,7 @@ func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest,
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	l.data.list(ctx, &l.settingsResource, l.kind.typeName, req, stream, singletonOf(l.data))
+	l.data.list(ctx, &l.settingsResource, typeName(l.kind.typeName), req, stream, singletonOf(l.data))
 }
 
 // The list resources of the settings types.

@@ -78,7 +78,7 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 }
 
 func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.kind.typeName, scopeRules{branchOnly: true}, req, resp)
+	r.data.planScope(ctx, typeName(r.kind.typeName), scopeRules{branchOnly: true}, req, resp)
 }
 
 // privateFound is the private state key of the values found at creation.
@@ -183,7 +183,7 @@ func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.De
 
 // importFormat is the import id of a settings type: its scope.
 func (r *settingsResource[A, M, PM]) importFormat() importFormat {
-	return importFormat{resourceType: r.kind.typeName, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
+	return importFormat{resourceType: typeName(r.kind.typeName), withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
 }
 
 func (r *settingsResource[A, M, PM]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
