@@ -255,7 +255,7 @@ type whitelistClaims struct {
 // planWhitelist is the ModifyPlan step of the two whitelist resources: it
 // claims the configured project and branch for the type.
 func (d *providerData) planWhitelist(ctx context.Context, t typeName, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
-	if d == nil || req.Plan.Raw.IsNull() {
+	if !d.ready() || req.Plan.Raw.IsNull() {
 		return
 	}
 	var project, branch types.String

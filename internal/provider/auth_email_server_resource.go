@@ -153,7 +153,7 @@ func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.M
 // from shared has nothing to keep). The password read back is blank, so it
 // is never sent back.
 func (r *authEmailServerResource) keepsStoredPassword(ctx context.Context, req resource.ModifyPlanRequest) bool {
-	if r.data == nil || req.State.Raw.IsNull() {
+	if !r.data.ready() || req.State.Raw.IsNull() {
 		return false
 	}
 	var state authEmailServerModel

@@ -120,7 +120,7 @@ func (r *authIntegrationResource) UpgradeState(context.Context) map[int64]resour
 
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, r.typeName, integrationRules, req, resp)
-	if r.data == nil || r.data.family != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+	if !r.data.ready() || r.data.family != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
 	var provider types.String

@@ -310,7 +310,7 @@ type scopeRules struct {
 // data; when the provider block is not known yet it checks nothing (apply
 // does).
 func (d *providerData) planScope(ctx context.Context, t typeName, rules scopeRules, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if d == nil || req.Plan.Raw.IsNull() {
+	if !d.ready() || req.Plan.Raw.IsNull() {
 		return
 	}
 	var cfg, plan, state scopeModel
@@ -463,7 +463,7 @@ func productionStackOnly(t typeName) string {
 // branch other than the production one (the project-level endpoints would
 // read the production branch's Neon Auth instead).
 func (d *providerData) checkImportBranch(ctx context.Context, v map[string]string, resp *resource.ImportStateResponse) {
-	if d == nil || d.family == apiclient.FamilyBranch || v["branch_id"] == "" {
+	if !d.ready() || d.family == apiclient.FamilyBranch || v["branch_id"] == "" {
 		return
 	}
 	prod, err := d.productionBranch(ctx, v["project_id"])

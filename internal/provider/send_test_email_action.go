@@ -167,7 +167,7 @@ func (a *sendTestEmailAction) ValidateConfig(ctx context.Context, req action.Val
 // neon_auth_email_server is the usual case), so that is checked when the
 // action runs; the plan only warns.
 func (a *sendTestEmailAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
-	if a.data == nil || a.data.client == nil {
+	if !a.data.ready() {
 		return // the provider is not configured yet; Invoke says so
 	}
 	var cfg sendTestEmailModel
