@@ -5,6 +5,8 @@ import (
 	"time"
 )
 
+// The handlers of Neon Auth integrations: enabling and disabling Neon Auth,
+// listing and reading integrations, SDK keys, users and ownership transfers.
 // Validation order in every handler: the request body and fields (400), then
 // the resources they name (404), then conflicts (409).
 
@@ -41,85 +43,115 @@ func credentialsOf(a *BranchAuth) credentials {
 // database_name defaults to the branch's first database ("neondb" on a new
 // project). 409 when the branch already has Neon Auth, whatever its provider.
 func (e *Emulator) enableAuth(c *call) error {
-	fields := []string{"auth_provider", "database_name"}
-	if !branchFamily(c) {
-		fields = append(fields, "project_id", "branch_id", "role_name")
-	}
-	o, err := readBody(c, false, fields...)
+	r, err := readEnableRequest(c)
 	if err != nil {
 		return err
 	}
-	provider, err := o.authProvider()
-	if err != nil {
-		return err
-	}
-	projectID, branchID := c.param("project_id"), c.param("branch_id")
-	if !branchFamily(c) {
-		if projectID, err = o.requiredStr("project_id"); err != nil {
-			return err
-		}
-		if branchID, err = o.requiredStr("branch_id"); err != nil {
-			return err
-		}
-	}
-	dbName, hasDB, err := o.nonEmptyStr("database_name")
-	if err != nil {
-		return err
-	}
-	roleName, hasRole, err := o.nonEmptyStr("role_name")
-	if err != nil {
-		return err
-	}
-
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var s authScope
-	if branchFamily(c) {
-		if s, err = e.pathScope(c); err != nil {
-			return err
-		}
-	} else {
-		p, err := e.visibleProject(c, projectID)
-		if err != nil {
-			return err
-		}
-		b := p.branch(branchID)
-		if b == nil {
-			return invalid("branch_id", "branch %s does not exist in project %s", branchID, projectID)
-		}
-		if !b.Default {
-			return invalid("branch_id", "branch %s is not the default (production) branch of project %s", branchID, projectID)
-		}
-		s = authScope{p: p, b: b, projectLevel: true}
+	s, err := e.enableScope(c, r)
+	if err != nil {
+		return err
 	}
 	b := s.b
-	var db *Database
-	switch {
-	case hasDB:
-		if db = b.database(dbName); db == nil {
-			return invalid("database_name", "database %q does not exist on branch %s", dbName, b.ID)
-		}
-	case len(b.Databases) > 0:
-		db = &b.Databases[0]
-	default:
-		return invalid("database_name", "branch %s has no database", b.ID)
-	}
-	if !hasRole {
-		roleName = db.OwnerName
-	} else if !b.hasRole(roleName) {
-		return invalid("role_name", "role %q does not exist on branch %s", roleName, b.ID)
+	db, roleName, err := r.databaseAndRole(b)
+	if err != nil {
+		return err
 	}
 	if a := b.Auth; a != nil {
-		if a.AuthProvider == provider {
-			return conflict("integration with auth provider %s already exists %s", provider, s.where())
+		if a.AuthProvider == r.provider {
+			return conflict("integration with auth provider %s already exists %s", r.provider, s.where())
 		}
 		return conflict("Neon Auth is already enabled %s, with auth provider %s", s.where(), a.AuthProvider)
 	}
-	b.Auth = newBranchAuth(s.p, b, provider, db.Name, roleName, now())
+	b.Auth = newBranchAuth(s.p, b, r.provider, db.Name, roleName, now())
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
 	return c.json(http.StatusCreated, credentialsOf(b.Auth))
+}
+
+// enableRequest is the body of a request that enables Neon Auth; the
+// project-level one also names the project, branch and role.
+type enableRequest struct {
+	provider, projectID, branchID string
+	dbName, roleName              string
+	hasDB, hasRole                bool
+}
+
+// readEnableRequest reads and checks the body of a request that enables
+// Neon Auth.
+func readEnableRequest(c *call) (enableRequest, error) {
+	fields := []string{"auth_provider", "database_name"}
+	if !branchFamily(c) {
+		fields = append(fields, "project_id", "branch_id", "role_name")
+	}
+	var r enableRequest
+	o, err := readBody(c, false, fields...)
+	if err != nil {
+		return r, err
+	}
+	if r.provider, err = o.authProvider(); err != nil {
+		return r, err
+	}
+	r.projectID, r.branchID = c.param("project_id"), c.param("branch_id")
+	if !branchFamily(c) {
+		if r.projectID, err = o.requiredStr("project_id"); err != nil {
+			return r, err
+		}
+		if r.branchID, err = o.requiredStr("branch_id"); err != nil {
+			return r, err
+		}
+	}
+	if r.dbName, r.hasDB, err = o.nonEmptyStr("database_name"); err != nil {
+		return r, err
+	}
+	r.roleName, r.hasRole, err = o.nonEmptyStr("role_name")
+	return r, err
+}
+
+// enableScope is the branch a request enables Neon Auth on: the path's, or
+// the body's, which the project-level endpoint needs to be the production
+// branch. e.mu is held.
+func (e *Emulator) enableScope(c *call, r enableRequest) (authScope, error) {
+	if branchFamily(c) {
+		return e.pathScope(c)
+	}
+	p, err := e.visibleProject(c, r.projectID)
+	if err != nil {
+		return authScope{}, err
+	}
+	b := p.branch(r.branchID)
+	if b == nil {
+		return authScope{}, invalid("branch_id", "branch %s does not exist in project %s", r.branchID, r.projectID)
+	}
+	if !b.Default {
+		return authScope{}, invalid("branch_id", "branch %s is not the default (production) branch of project %s", r.branchID, r.projectID)
+	}
+	return authScope{p: p, b: b, projectLevel: true}, nil
+}
+
+// databaseAndRole are the database and role the integration uses: those
+// named, else the branch's first database and its owner.
+func (r enableRequest) databaseAndRole(b *branchState) (*Database, string, error) {
+	var db *Database
+	switch {
+	case r.hasDB:
+		if db = b.database(r.dbName); db == nil {
+			return nil, "", invalid("database_name", "database %q does not exist on branch %s", r.dbName, b.ID)
+		}
+	case len(b.Databases) > 0:
+		db = &b.Databases[0]
+	default:
+		return nil, "", invalid("database_name", "branch %s has no database", b.ID)
+	}
+	if !r.hasRole {
+		return db, db.OwnerName, nil
+	}
+	if !b.hasRole(r.roleName) {
+		return nil, "", invalid("role_name", "role %q does not exist on branch %s", r.roleName, b.ID)
+	}
+	return db, r.roleName, nil
 }
 
 // integrationView is NeonAuthIntegration: an item of

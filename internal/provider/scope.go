@@ -313,98 +313,124 @@ func (d *providerData) planScope(ctx context.Context, t typeName, rules scopeRul
 	if !d.ready() || req.Plan.Raw.IsNull() {
 		return
 	}
-	var cfg, plan, state scopeModel
+	var p scopePlan
 	for _, g := range []struct {
 		from attributeGetter
 		to   *scopeModel
-	}{{req.Config, &cfg}, {req.Plan, &plan}, {req.State, &state}} {
-		if g.from == nil {
-			continue
-		}
-		for name, dst := range map[string]*types.String{"project_id": &g.to.ProjectID, "branch_id": &g.to.BranchID, "auth_provider": &g.to.AuthProvider} {
-			if _, ok := req.Plan.Schema.GetAttributes()[name]; ok {
-				resp.Diagnostics.Append(g.from.GetAttribute(ctx, path.Root(name), dst)...)
-			}
+	}{{req.Config, &p.cfg}, {req.Plan, &p.plan}, {req.State, &p.state}} {
+		if g.from != nil {
+			resp.Diagnostics.Append(getScopeModel(ctx, g.from, req.Plan.Schema.GetAttributes(), g.to)...)
 		}
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	creating := req.State.Raw.IsNull()
-	branchMode := d.family == apiclient.FamilyBranch
-	needBranch := func(p path.Path, what string) {
-		resp.Diagnostics.AddAttributeError(p, "Needs the branch-scoped API",
-			fmt.Sprintf("%s is only offered by Neon's branch-scoped endpoints (/projects/{project_id}/branches/{branch_id}/auth…), "+
-				"and the provider uses the project-level ones (auth_api = %q). Remove auth_api from the provider block (%q is the "+
-				"default) or set it to %q; a configuration applied in project mode switches without replacing anything.",
-				what, authAPIProject, authAPIBranch, authAPIBranch))
+	p.creating = req.State.Raw.IsNull()
+	if d.family != apiclient.FamilyBranch {
+		refuseInProjectMode(t, rules, req, &resp.Diagnostics)
 	}
-	if !branchMode {
-		if rules.branchOnly {
-			needBranch(path.Root("project_id"), "`"+string(t)+"`")
-		}
-		// A value the object already has (read back, or written by
-		// -generate-config-out) needs no write; only setting one does.
-		for _, a := range rules.branchAttrs {
-			if isConfigured(req.Config.Raw, a) && (creating || !sameAttribute(req.Config.Raw, req.State.Raw, a)) {
-				needBranch(path.Root(a), "`"+a+"`")
-			}
-		}
+	if rules.integration && p.creating && p.cfg.AuthProvider.IsNull() {
+		p.plan.AuthProvider = types.StringValue(defaultAuthProvider(d.family))
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("auth_provider"), p.plan.AuthProvider)...)
 	}
-
-	if rules.integration && creating && cfg.AuthProvider.IsNull() {
-		plan.AuthProvider = types.StringValue(defaultAuthProvider(d.family))
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("auth_provider"), plan.AuthProvider)...)
-	}
-	if rules.productionStack && isKnownSet(plan.AuthProvider) && plan.AuthProvider.ValueString() != apiclient.AuthProviderStack {
+	if rules.productionStack && isKnownSet(p.plan.AuthProvider) && p.plan.AuthProvider.ValueString() != apiclient.AuthProviderStack {
 		resp.Diagnostics.AddAttributeError(path.Root("auth_provider"), "Only for Stack Auth integrations", productionStackOnly(t))
 	}
-
-	if !isKnownSet(cfg.BranchID) || !isKnownSet(cfg.ProjectID) {
-		return
+	if isKnownSet(p.cfg.BranchID) && isKnownSet(p.cfg.ProjectID) {
+		d.planBranch(ctx, t, rules, p, &resp.Diagnostics)
 	}
-	if !creating && isKnownSet(state.BranchID) {
+}
+
+// scopePlan is the scope of an object as planScope sees it: configured,
+// planned and in state.
+type scopePlan struct {
+	cfg, plan, state scopeModel
+	creating         bool
+}
+
+// getScopeModel reads the scope attributes a schema has into m.
+func getScopeModel[A any](ctx context.Context, from attributeGetter, attrs map[string]A, m *scopeModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for name, dst := range map[string]*types.String{"project_id": &m.ProjectID, "branch_id": &m.BranchID, "auth_provider": &m.AuthProvider} {
+		if _, ok := attrs[name]; ok {
+			diags.Append(from.GetAttribute(ctx, path.Root(name), dst)...)
+		}
+	}
+	return diags
+}
+
+// refuseInProjectMode refuses, in project mode, a type or an attribute that
+// only the branch-scoped API offers. A value the object already has (read
+// back, or written by -generate-config-out) needs no write; only setting one
+// does.
+func refuseInProjectMode(t typeName, rules scopeRules, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
+	creating := req.State.Raw.IsNull()
+	if rules.branchOnly {
+		needBranchAPI(diags, path.Root("project_id"), "`"+string(t)+"`")
+	}
+	for _, a := range rules.branchAttrs {
+		if isConfigured(req.Config.Raw, a) && (creating || !sameAttribute(req.Config.Raw, req.State.Raw, a)) {
+			needBranchAPI(diags, path.Root(a), "`"+a+"`")
+		}
+	}
+}
+
+// needBranchAPI refuses what only the branch-scoped endpoints offer.
+func needBranchAPI(diags *diag.Diagnostics, p path.Path, what string) {
+	diags.AddAttributeError(p, "Needs the branch-scoped API",
+		fmt.Sprintf("%s is only offered by Neon's branch-scoped endpoints (/projects/{project_id}/branches/{branch_id}/auth…), "+
+			"and the provider uses the project-level ones (auth_api = %q). Remove auth_api from the provider block (%q is the "+
+			"default) or set it to %q; a configuration applied in project mode switches without replacing anything.",
+			what, authAPIProject, authAPIBranch, authAPIBranch))
+}
+
+// planBranch checks a configured branch_id: never another branch than the
+// object's in state, a branch of the project, and the production branch
+// where the API family or the type needs it.
+func (d *providerData) planBranch(ctx context.Context, t typeName, rules scopeRules, p scopePlan, diags *diag.Diagnostics) {
+	cfg, state := p.cfg, p.state
+	if !p.creating && isKnownSet(state.BranchID) {
 		// The object's branch is known without a request: never replace it
 		// by one on another branch.
 		if !cfg.BranchID.Equal(state.BranchID) || !cfg.ProjectID.Equal(state.ProjectID) {
-			onOtherBranch(&resp.Diagnostics, t, state.branchModel, cfg.branchModel)
+			onOtherBranch(diags, t, state.branchModel, cfg.branchModel)
 			return
 		}
 	}
-	legacy := !creating && state.BranchID.IsNull() // recorded before branch_id existed: the production branch
-	if branchMode && !rules.productionStack && !legacy && !creating {
+	legacy := !p.creating && state.BranchID.IsNull() // recorded before branch_id existed: the production branch
+	branchMode := d.family == apiclient.FamilyBranch
+	if branchMode && !rules.productionStack && !legacy && !p.creating {
 		return
 	}
-	branches, err := d.branches(ctx, cfg.ProjectID.ValueString())
+	projectID, branchID := cfg.ProjectID.ValueString(), cfg.BranchID.ValueString()
+	branches, err := d.branches(ctx, projectID)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to check branch_id", projectErrorDetail(cfg.ProjectID.ValueString(),
-			"Listing the branches of project "+cfg.ProjectID.ValueString(), err))
+		diags.AddError("Unable to check branch_id", projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
 		return
 	}
-	if !slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == cfg.BranchID.ValueString() }) {
-		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not in the project", branchNotInProject(cfg.ProjectID.ValueString(), cfg.BranchID.ValueString()))
+	if !slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == branchID }) {
+		diags.AddAttributeError(path.Root("branch_id"), "Branch not in the project", branchNotInProject(projectID, branchID))
 		return
 	}
 	if branchMode && !rules.productionStack && !legacy {
 		return
 	}
-	prod, err := d.productionBranch(ctx, cfg.ProjectID.ValueString())
+	prod, err := d.productionBranch(ctx, projectID)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to check branch_id", projectErrorDetail(cfg.ProjectID.ValueString(),
-			"Looking up the production branch of project "+cfg.ProjectID.ValueString(), err))
+		diags.AddError("Unable to check branch_id", projectErrorDetail(projectID, "Looking up the production branch of project "+projectID, err))
 		return
 	}
-	other := cfg.BranchID.ValueString() != prod
+	other := branchID != prod
 	switch {
 	case other && legacy:
-		onOtherBranch(&resp.Diagnostics, t, branchModel{ProjectID: state.ProjectID, BranchID: types.StringValue(prod)}, cfg.branchModel)
+		onOtherBranch(diags, t, branchModel{ProjectID: state.ProjectID, BranchID: types.StringValue(prod)}, cfg.branchModel)
 	case other && !branchMode:
-		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
+		diags.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
 			fmt.Sprintf("Branch %s is not the production branch (%s) of project %s. The project-level endpoints (auth_api = %q) "+
 				"reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to manage Neon Auth on "+
-				"other branches, or remove branch_id.", cfg.BranchID.ValueString(), prod, cfg.ProjectID.ValueString(), authAPIProject, authAPIBranch))
+				"other branches, or remove branch_id.", branchID, prod, projectID, authAPIProject, authAPIBranch))
 	case other && rules.productionStack:
-		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(t))
+		diags.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(t))
 	}
 }
 
