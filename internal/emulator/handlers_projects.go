@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 )
 
+// The handlers of projects: visibility to the key, listing with cursors,
+// creation and reads.
+
 const (
 	defaultPageLimit = 10
 	maxPageLimit     = 400

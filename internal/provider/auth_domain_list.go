@@ -8,6 +8,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_domain list resource: the whitelisted domains of a project's
+// branches.
+
 var _ list.ListResourceWithConfigure = (*authDomainList)(nil)
 
 // NewAuthDomainList finds the neon_auth_domain objects of a project.

@@ -18,6 +18,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_domain resource: one origin of the redirect URI whitelist of a
+// branch's Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState  = (*authDomainResource)(nil)
 	_ resource.ResourceWithIdentity     = (*authDomainResource)(nil)

@@ -8,6 +8,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// The neon_auth_domains data source: the redirect URI whitelist of a branch's
+// Neon Auth.
+
 // NewAuthDomainsDataSource is the neon_auth_domains data source.
 func NewAuthDomainsDataSource() datasource.DataSource {
 	return &authDomainsDataSource{configuredDataSource: dataSourceAs(typeAuthDomains)}

@@ -21,6 +21,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_domains resource: the whole redirect URI whitelist of a
+// branch's Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState = (*authDomainsResource)(nil)
 	_ resource.ResourceWithIdentity    = (*authDomainsResource)(nil)
@@ -65,27 +68,6 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
 	r.data.planWhitelist(ctx, r.typeName, req, &resp.Diagnostics)
-}
-
-// canonicalDomainsPlanModifier keeps the prior set when the configuration
-// names the same origins in other spellings.
-type canonicalDomainsPlanModifier struct{}
-
-func (canonicalDomainsPlanModifier) Description(context.Context) string {
-	return "Domains that differ only in the case of scheme or host, or in a trailing slash, are the same domain."
-}
-
-func (m canonicalDomainsPlanModifier) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (canonicalDomainsPlanModifier) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
-	if req.StateValue.IsNull() || !isKnownSet(req.ConfigValue) {
-		return
-	}
-	if slices.Equal(canonicalSet(req.ConfigValue), canonicalSet(req.StateValue)) {
-		resp.PlanValue = req.StateValue
-	}
 }
 
 // canonicalSet is a set of domains, canonical and sorted (as written where a

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// The neon_auth_integration data source: the Neon Auth integration of a branch.
+
 // NewAuthIntegrationDataSource is the neon_auth_integration data source.
 func NewAuthIntegrationDataSource() datasource.DataSource {
 	return &authIntegrationDataSource{configuredDataSource: dataSourceAs(typeAuthIntegration)}

@@ -7,6 +7,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 )
 
+// The neon_auth_integration list resource: the Neon Auth integrations of a
+// project's branches.
+
 var _ list.ListResourceWithConfigure = (*authIntegrationList)(nil)
 
 // NewAuthIntegrationList finds the neon_auth_integration objects of a project.

@@ -20,6 +20,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_integration resource: Neon Auth enabled on a branch, with its
+// auth provider.
+
 var (
 	_ resource.ResourceWithImportState  = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithIdentity     = (*authIntegrationResource)(nil)

@@ -10,6 +10,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_integrations data source: the Neon Auth integrations of a
+// branch.
+
 // NewAuthIntegrationsDataSource is the neon_auth_integrations data source.
 func NewAuthIntegrationsDataSource() datasource.DataSource {
 	return &authIntegrationsDataSource{configuredDataSource: dataSourceAs(typeAuthIntegrations)}

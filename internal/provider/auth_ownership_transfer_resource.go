@@ -10,6 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
+// The neon_auth_ownership_transfer resource: the transfer of a Stack Auth
+// project to its owner.
+
 var (
 	_ resource.ResourceWithModifyPlan   = (*authOwnershipTransferResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authOwnershipTransferResource)(nil)

@@ -17,6 +17,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_sdk_keys resource: a key pair of the production branch's Stack
+// Auth integration.
+
 var (
 	_ resource.ResourceWithModifyPlan   = (*authSDKKeysResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authSDKKeysResource)(nil)

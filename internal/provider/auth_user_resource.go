@@ -21,6 +21,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_user resource: a user of a branch's Neon Auth, with its roles.
+
 var (
 	_ resource.ResourceWithImportState  = (*authUserResource)(nil)
 	_ resource.ResourceWithIdentity     = (*authUserResource)(nil)

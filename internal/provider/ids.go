@@ -11,6 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
+// Import ids and composite ids: their formats, parsing, and the upgraders of
+// release 0.1's ids.
+
 // compositeID joins the parts of a resource id with "/".
 func compositeID(parts ...string) string { return strings.Join(parts, "/") }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
+// The provider's private state: its keys and how values are stored there.
+
 // Private state keys. Values are JSON, as the framework requires.
 const (
 	// privateAuthProjectID records the auth_provider_project_id of the

@@ -14,6 +14,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_projects data source: the Neon projects the API key can see.
+
 // NewProjectsDataSource is the neon_projects data source.
 func NewProjectsDataSource() datasource.DataSource {
 	return &projectsDataSource{configuredDataSource: dataSourceAs(typeProjects)}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,18 +37,6 @@ const (
 	envSharedRateLimit = "NEON_SHARED_RATE_LIMIT"
 	userAgentComponent = "terraform-provider-neon"
 )
-
-// machineryOff turns parts of the provider's request machinery off when set
-// at build time (-ldflags "-X …/internal/provider.machineryOff=sharing,batching,pacing"):
-// "sharing" of list reads, "batching" of domain deletes, client-side
-// "pacing" (no rate limit at all). Only the benchmark does, to measure what
-// each saves and what it costs a small run; it is no setting of users.
-var machineryOff = ""
-
-// machineryIsOff reports whether part was switched off (see machineryOff).
-func machineryIsOff(part string) bool {
-	return slices.Contains(strings.Split(machineryOff, ","), part)
-}
 
 var (
 	_ provider.Provider                  = (*neonProvider)(nil)

@@ -10,6 +10,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// What Configure hands to every type: the API client, the API family and the
+// reads they share.
+
 // providerData is what Configure hands to every resource, data source, list
 // resource and action: the API client, the API family the provider uses, and
 // the reads they share. While a provider argument is unknown it holds no

@@ -1,6 +1,3 @@
-// What every resource and data source holds and does the same way: its type
-// name and configured data, the explanation of an API failure, and the
-// outcomes of reading and deleting something found by listing.
 package provider
 
 import (
@@ -14,6 +11,10 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
+
+// What every resource and data source holds and does the same way: its type
+// name and configured data, the explanation of an API failure, and the
+// outcomes of reading and deleting something found by listing.
 
 // configured is embedded by every resource: its type name and the data
 // Configure hands over.

@@ -10,7 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
-// Schema attributes that many resources share.
+// Schema attribute builders that resources share: project and scope
+// attributes, computed strings, and optional settings.
 
 // projectIDPattern is the id format of the platform API (projects, branches).
 var projectIDPattern = regexp.MustCompile(`^[a-z0-9-]{1,60}$`)
@@ -40,4 +41,60 @@ func computedString(description string, sensitive bool) schema.StringAttribute {
 		Sensitive:           sensitive,
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 	}
+}
+
+// branchAttributes are project_id and branch_id; what completes "the branch
+// whose Neon Auth …".
+func branchAttributes(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"project_id": projectIDAttribute("Id of the Neon project."),
+		"branch_id": schema.StringAttribute{
+			MarkdownDescription: "Id of the branch whose Neon Auth " + what + ". Omitted: the project's production branch, " +
+				"recorded at creation. Another branch needs `auth_api = \"branch\"`. Changing it replaces the resource.",
+			Optional:      true,
+			Computed:      true,
+			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
+			Validators:    projectIDValidators(),
+		},
+	}
+}
+
+// scopeAttributes are project_id, branch_id and auth_provider.
+func scopeAttributes(what, authProviderDescription string) map[string]schema.Attribute {
+	return withAttributes(branchAttributes(what), map[string]schema.Attribute{
+		"auth_provider": schema.StringAttribute{
+			MarkdownDescription: authProviderDescription + " Changing it replaces the resource.",
+			Optional:            true,
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
+			Validators:          []validator.String{stringvalidator.OneOf(authProviders...)},
+		},
+	})
+}
+
+// stackAttributes are the scope attributes of the objects that exist only
+// for the production branch's Stack Auth integration.
+func stackAttributes(what, authProviderDescription, branchDescription string) map[string]schema.Attribute {
+	a := scopeAttributes(what, authProviderDescription)
+	if b, ok := a["branch_id"].(schema.StringAttribute); ok {
+		b.MarkdownDescription = branchDescription + " Changing it replaces the resource."
+		a["branch_id"] = b
+	}
+	return a
+}
+
+// fromIntegration describes an auth_provider taken from the integration.
+const fromIntegration = "Auth provider of the integration: `better_auth`, `stack` (deprecated by Neon) or `mock` (for tests " +
+	"only). Omitted: the integration's."
+
+// withAttributes merges attribute maps (the shared ones and a type's own) of
+// a resource or a data source schema.
+func withAttributes[A any](maps ...map[string]A) map[string]A {
+	out := map[string]A{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }

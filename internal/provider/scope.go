@@ -6,16 +6,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -68,124 +61,6 @@ func defaultAuthProvider(f apiclient.Family) string {
 
 // authProviders are the auth providers a configuration may name.
 var authProviders = []string{apiclient.AuthProviderStack, apiclient.AuthProviderBetterAuth, apiclient.AuthProviderMock}
-
-// branchAttributes are project_id and branch_id; what completes "the branch
-// whose Neon Auth …".
-func branchAttributes(what string) map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"project_id": projectIDAttribute("Id of the Neon project."),
-		"branch_id": schema.StringAttribute{
-			MarkdownDescription: "Id of the branch whose Neon Auth " + what + ". Omitted: the project's production branch, " +
-				"recorded at creation. Another branch needs `auth_api = \"branch\"`. Changing it replaces the resource.",
-			Optional:      true,
-			Computed:      true,
-			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
-			Validators:    projectIDValidators(),
-		},
-	}
-}
-
-// scopeAttributes are project_id, branch_id and auth_provider.
-func scopeAttributes(what, authProviderDescription string) map[string]schema.Attribute {
-	return withAttributes(branchAttributes(what), map[string]schema.Attribute{
-		"auth_provider": schema.StringAttribute{
-			MarkdownDescription: authProviderDescription + " Changing it replaces the resource.",
-			Optional:            true,
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
-			Validators:          []validator.String{stringvalidator.OneOf(authProviders...)},
-		},
-	})
-}
-
-// stackAttributes are the scope attributes of the objects that exist only
-// for the production branch's Stack Auth integration.
-func stackAttributes(what, authProviderDescription, branchDescription string) map[string]schema.Attribute {
-	a := scopeAttributes(what, authProviderDescription)
-	if b, ok := a["branch_id"].(schema.StringAttribute); ok {
-		b.MarkdownDescription = branchDescription + " Changing it replaces the resource."
-		a["branch_id"] = b
-	}
-	return a
-}
-
-// fromIntegration describes an auth_provider taken from the integration.
-const fromIntegration = "Auth provider of the integration: `better_auth`, `stack` (deprecated by Neon) or `mock` (for tests " +
-	"only). Omitted: the integration's."
-
-// withAttributes merges attribute maps (the shared ones and a type's own) of
-// a resource or a data source schema.
-func withAttributes[A any](maps ...map[string]A) map[string]A {
-	out := map[string]A{}
-	for _, m := range maps {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// useStateWhenOmitted plans the prior value of an optional and computed
-// attribute that the configuration omits, null included: an omitted value
-// keeps what the object has (a state written before the attribute existed
-// holds null, and must not plan a change). At creation it stays unknown. It
-// modifies string, bool, int64 and set attributes.
-type useStateWhenOmitted struct{}
-
-var (
-	_ planmodifier.String = useStateWhenOmitted{}
-	_ planmodifier.Bool   = useStateWhenOmitted{}
-	_ planmodifier.Int64  = useStateWhenOmitted{}
-	_ planmodifier.Set    = useStateWhenOmitted{}
-)
-
-func (useStateWhenOmitted) Description(context.Context) string {
-	return "When omitted, keeps the value the object has."
-}
-
-func (m useStateWhenOmitted) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-// omitted reports whether an existing object's attribute is left out of the
-// configuration.
-func omitted(config attr.Value, state tfsdk.State) bool {
-	return config.IsNull() && !state.Raw.IsNull()
-}
-
-func (useStateWhenOmitted) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if omitted(req.ConfigValue, req.State) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-func (useStateWhenOmitted) PlanModifyBool(_ context.Context, req planmodifier.BoolRequest, resp *planmodifier.BoolResponse) {
-	if omitted(req.ConfigValue, req.State) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-func (useStateWhenOmitted) PlanModifyInt64(_ context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
-	if omitted(req.ConfigValue, req.State) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-func (useStateWhenOmitted) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
-	if omitted(req.ConfigValue, req.State) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-// requiresReplaceWhenChanged replaces the object when a value it had is
-// changed; a value it never recorded (null) is filled in place.
-func requiresReplaceWhenChanged() planmodifier.String {
-	return stringplanmodifier.RequiresReplaceIf(
-		func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-			resp.RequiresReplace = !req.StateValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
-		},
-		"Changing it replaces the resource.", "Changing it replaces the resource.")
-}
 
 // productionBranches remembers the production branch of each project for
 // the life of the provider process: resolved once per project, shared by

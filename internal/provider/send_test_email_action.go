@@ -18,6 +18,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_send_test_email action: a test email through a branch's email
+// server.
+
 var (
 	_ action.ActionWithConfigure      = (*sendTestEmailAction)(nil)
 	_ action.ActionWithValidateConfig = (*sendTestEmailAction)(nil)

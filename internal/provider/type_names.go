@@ -1,8 +1,9 @@
-// Type names of the provider's resources, data sources, list resources and
-// actions, and the "Unable to …" summaries of their diagnostics.
 package provider
 
 import "strings"
+
+// Type names of the provider's resources, data sources, list resources and
+// actions, and the "Unable to …" summaries of their diagnostics.
 
 // typeName is a type as configurations name it: "neon_auth_domain". One
 // constant per type feeds its Metadata, import format and identity, the
