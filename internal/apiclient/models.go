@@ -13,8 +13,9 @@ const (
 )
 
 // AuthProviders are the auth providers the API documents
-// (NeonAuthSupportedAuthProvider; Neon removed stack_v2 in June 2026).
-var AuthProviders = []string{AuthProviderMock, AuthProviderStack, AuthProviderBetterAuth}
+// (NeonAuthSupportedAuthProvider; Neon removed stack_v2 in June 2026), the
+// recommended one first.
+var AuthProviders = []string{AuthProviderBetterAuth, AuthProviderStack, AuthProviderMock}
 
 // Email server and OAuth provider types.
 const (

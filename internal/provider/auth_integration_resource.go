@@ -75,8 +75,10 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 			"`POST /projects/auth/create`, depending on the provider's `auth_api`. " +
 			"Import with `<project_id>/<branch_id>/<auth_provider>` or `<project_id>/<branch_id>`; without the branch, the production branch's.",
 		Attributes: withAttributes(scopeAttributes("gets Neon Auth",
-			"Auth provider: `better_auth`, `stack` (deprecated by Neon; creating one with `auth_api = \"branch\"` warns) or "+
-				"`mock` (for tests only). Omitted: at creation `stack` with `auth_api = \"project\"` "+
+			"Auth provider: "+enumText(apiclient.AuthProviders, map[string]string{
+				apiclient.AuthProviderStack: "deprecated by Neon; creating one with `auth_api = \"branch\"` warns",
+				apiclient.AuthProviderMock:  authProviderNotes[apiclient.AuthProviderMock],
+			})+". Omitted: at creation `stack` with `auth_api = \"project\"` "+
 				"and `better_auth` with `auth_api = \"branch\"`; for an existing integration, the one it has."),
 			map[string]schema.Attribute{
 				"id": computedString("`<project_id>/<branch_id>/<auth_provider>`.", false),
@@ -360,10 +362,10 @@ func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.
 	if !ok {
 		return
 	}
-	if p := v["auth_provider"]; p != "" && !slices.Contains(authProviders, p) {
+	if p := v["auth_provider"]; p != "" && !slices.Contains(apiclient.AuthProviders, p) {
 		resp.Diagnostics.AddError("Invalid import id",
 			fmt.Sprintf("The auth provider %q is not one of %q. Expected %s, such as `%s`; got %q.",
-				p, authProviders, integrationImport.usage(), integrationImport.example, req.ID))
+				p, apiclient.AuthProviders, integrationImport.usage(), integrationImport.example, req.ID))
 		return
 	}
 	r.data.checkImportBranch(ctx, v, resp)

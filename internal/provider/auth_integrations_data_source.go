@@ -98,7 +98,7 @@ func integrationItem(it apiclient.Integration) authIntegrationsItemModel {
 // source reports it (branch_id aside).
 func integrationItemAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"auth_provider":            computedDataString("Auth provider: `stack`, `better_auth` or `mock`."),
+		"auth_provider":            computedDataString("Auth provider: " + enumText(apiclient.AuthProviders, nil) + "."),
 		"auth_provider_project_id": computedDataString("Id of the project at the auth provider."),
 		"db_name":                  computedDataString("Database name."),
 		"created_at":               computedDataString("Creation time, ISO 8601 UTC."),

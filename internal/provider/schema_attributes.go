@@ -2,12 +2,14 @@ package provider
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // Schema attribute builders that resources share: project and scope
@@ -67,7 +69,7 @@ func scopeAttributes(what, authProviderDescription string) map[string]schema.Att
 			Optional:            true,
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
-			Validators:          []validator.String{stringvalidator.OneOf(authProviders...)},
+			Validators:          []validator.String{stringvalidator.OneOf(apiclient.AuthProviders...)},
 		},
 	})
 }
@@ -84,8 +86,28 @@ func stackAttributes(what, authProviderDescription, branchDescription string) ma
 }
 
 // fromIntegration describes an auth_provider taken from the integration.
-const fromIntegration = "Auth provider of the integration: `better_auth`, `stack` (deprecated by Neon) or `mock` (for tests " +
-	"only). Omitted: the integration's."
+var fromIntegration = "Auth provider of the integration: " + enumText(apiclient.AuthProviders, authProviderNotes) +
+	". Omitted: the integration's."
+
+// enumText lists the values a validator accepts as a description says
+// them: "`a`, `b` (note) or `c`".
+func enumText(values []string, notes map[string]string) string {
+	var b strings.Builder
+	for i, v := range values {
+		switch {
+		case i == 0:
+		case i == len(values)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString("`" + v + "`")
+		if n := notes[v]; n != "" {
+			b.WriteString(" (" + n + ")")
+		}
+	}
+	return b.String()
+}
 
 // withAttributes merges attribute maps (the shared ones and a type's own) of
 // a resource or a data source schema.

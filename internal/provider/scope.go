@@ -59,8 +59,8 @@ func defaultAuthProvider(f apiclient.Family) string {
 	return apiclient.AuthProviderStack
 }
 
-// authProviders are the auth providers a configuration may name.
-var authProviders = []string{apiclient.AuthProviderStack, apiclient.AuthProviderBetterAuth, apiclient.AuthProviderMock}
+// authProviderNotes annotate the auth providers in descriptions.
+var authProviderNotes = map[string]string{apiclient.AuthProviderStack: "deprecated by Neon", apiclient.AuthProviderMock: "for tests only"}
 
 // productionBranches remembers the production branch of each project for
 // the life of the provider process: resolved once per project, shared by
