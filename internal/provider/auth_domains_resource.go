@@ -172,10 +172,16 @@ func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest
 	if !r.data.readListed(ctx, s, read, summary, "the redirect URI whitelist of "+s.String(), resp) {
 		return
 	}
-	// The state keeps its own spellings of the domains still listed; the
-	// others are what the API lists.
+	resp.Diagnostics.Append(state.fromAPI(s, listed)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// fromAPI writes the whitelist of a scope, as the API lists it, into m: the
+// domains of the scope's auth provider, each in m's own spelling when m
+// already holds it (the others as the API lists them).
+func (m *authDomainsModel) fromAPI(s authScope, listed []apiclient.Domain) diag.Diagnostics {
 	kept := map[string]attr.Value{}
-	for _, e := range state.Domains.Elements() {
+	for _, e := range m.Domains.Elements() {
 		if v, ok := e.(types.String); ok {
 			if c, err := apiclient.CanonicalOrigin(v.ValueString()); err == nil {
 				kept[c] = v
@@ -194,12 +200,11 @@ func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 		elems = append(elems, types.StringValue(d.Domain))
 	}
-	set, d := types.SetValue(types.StringType, elems)
-	resp.Diagnostics.Append(d...)
-	state.Domains = set
-	state.recordScope(s)
-	state.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	set, diags := types.SetValue(types.StringType, elems)
+	m.Domains = set
+	m.recordScope(s)
+	m.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	return diags
 }
 
 // Delete removes the domains this resource holds, in one request.

@@ -165,7 +165,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 		if errors.Is(err, apiclient.ErrConflict) {
 			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+importHint(
 				fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration.", s.Scope),
-				"neon_auth_integration", compositeID(s.ProjectID, s.BranchID)))
+				r.typeName, compositeID(s.ProjectID, s.BranchID)))
 			return
 		}
 		resp.Diagnostics.AddError(summary, r.data.explainProjectFailure(ctx, s, what, err))
@@ -235,7 +235,7 @@ func (r *authIntegrationResource) refresh(ctx context.Context, s authScope, m *a
 	if err != nil || it == nil {
 		return err
 	}
-	applyListedIntegration(m, it)
+	m.fromAPI(it)
 	if s.Family == apiclient.FamilyBranch {
 		allow, err := r.data.client.GetAllowLocalhost(ctx, s.Scope)
 		if err != nil {
@@ -246,7 +246,9 @@ func (r *authIntegrationResource) refresh(ctx context.Context, s authScope, m *a
 	return nil
 }
 
-func applyListedIntegration(m *authIntegrationModel, it *apiclient.Integration) {
+// fromAPI writes what the API lists of an integration into m; a name or
+// base URL the API leaves out keeps m's.
+func (m *authIntegrationModel) fromAPI(it *apiclient.Integration) {
 	m.AuthProvider = types.StringValue(it.AuthProvider)
 	m.AuthProviderProjectID = types.StringValue(it.AuthProviderProjectID)
 	m.BranchID = types.StringValue(it.BranchID)

@@ -106,15 +106,21 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	created := time.Now().UTC().Format(time.RFC3339Nano)
 	plan.recordScope(s)
-	plan.ID = types.StringValue(branchObjectID(s, s.AuthProvider, created))
-	plan.CreatedAt = types.StringValue(created)
-	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
-	plan.PubClientKey = types.StringValue(creds.PubClientKey)
-	plan.SecretServerKey = types.StringValue(creds.SecretServerKey)
-	plan.JWKSURL = types.StringValue(creds.JWKSURL)
-	plan.SchemaName = types.StringValue(creds.SchemaName)
-	plan.TableName = types.StringValue(creds.TableName)
+	plan.fromAPI(s, creds, created)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// fromAPI writes a key pair the API minted at time created into m: the
+// only answer that carries the keys.
+func (m *authSDKKeysModel) fromAPI(s authScope, creds *apiclient.IntegrationCredentials, created string) {
+	m.ID = types.StringValue(branchObjectID(s, s.AuthProvider, created))
+	m.CreatedAt = types.StringValue(created)
+	m.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
+	m.PubClientKey = types.StringValue(creds.PubClientKey)
+	m.SecretServerKey = types.StringValue(creds.SecretServerKey)
+	m.JWKSURL = types.StringValue(creds.JWKSURL)
+	m.SchemaName = types.StringValue(creds.SchemaName)
+	m.TableName = types.StringValue(creds.TableName)
 }
 
 // Read keeps the keys (the API cannot return them) and drops the resource
