@@ -63,3 +63,44 @@ func setPrivateString(ctx context.Context, p privateSetter, key, value string, d
 	}
 	diags.Append(p.SetKey(ctx, key, raw)...)
 }
+
+// foundVersion is the version of the record privateFound holds. Version 0,
+// written by the releases up to 0.2, is the bare values object; version 1
+// wraps the same values as {"version":1,"values":{…}}.
+const foundVersion = 1
+
+// foundRecord is what privateFound holds: the values a settings resource
+// found at creation, in a shape of the provider's own (S, a struct with its
+// own JSON tags that mirrors the API value), so that a change of the API
+// client's types never changes how a stored value reads back.
+type foundRecord[S any] struct {
+	Version int `json:"version"`
+	Values  S   `json:"values"`
+}
+
+// encodeFound is the privateFound value of values.
+func encodeFound[S any](values S) ([]byte, error) {
+	return json.Marshal(foundRecord[S]{Version: foundVersion, Values: values})
+}
+
+// decodeFound reads a privateFound value of any version.
+func decodeFound[S any](raw []byte) (S, error) {
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		var zero S
+		return zero, err
+	}
+	switch {
+	case probe.Version == nil: // version 0: the bare values
+		var v S
+		return v, json.Unmarshal(raw, &v)
+	case *probe.Version == foundVersion:
+		var r foundRecord[S]
+		return r.Values, json.Unmarshal(raw, &r)
+	default:
+		var zero S
+		return zero, fmt.Errorf("version %d of the recorded values is newer than this provider reads (%d); upgrade the provider", *probe.Version, foundVersion)
+	}
+}
