@@ -23,6 +23,9 @@
 //   - settings: every Better Auth settings resource of one production branch
 //     in branch mode, with a few domains, OAuth providers and an email
 //     server, and the requests of its refresh by route.
+//   - branches: every resource type on three branches (two Better Auth, one
+//     Stack Auth) in branch mode, and on two projects in project mode; the
+//     refresh plan's requests per (branch, read endpoint).
 //   - concurrent: K simultaneous applies, then K simultaneous destroys, of one
 //     integration and N domains each, each run on its own project, all on one
 //     account (-concurrent, and -concurrent-shared with shared_rate_limit).
@@ -57,7 +60,7 @@ func main() {
 }
 
 // sections in the order they run and are reported.
-var sections = []string{"quick", "creates", "refresh", "modes", "settings", "concurrent"}
+var sections = []string{"quick", "creates", "refresh", "modes", "settings", "branches", "concurrent"}
 
 type options struct {
 	only        []string
@@ -249,6 +252,16 @@ func runSection(report *strings.Builder, section, work, rc string, o options) er
 			return err
 		}
 		writeSettingsReport(report, r)
+	case "branches":
+		var results []branchesResult
+		for _, mode := range []string{"branch", "project"} {
+			r, err := benchBranches(work, rc, mode, o)
+			if err != nil {
+				return fmt.Errorf("auth_api = %q: %w", mode, err)
+			}
+			results = append(results, r)
+		}
+		writeBranchesReport(report, results)
 	case "concurrent":
 		var results []concResult
 		for _, c := range o.concurrent {

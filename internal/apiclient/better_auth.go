@@ -77,8 +77,15 @@ type PhoneNumberPluginUpdate struct {
 	OTPExpiresIn *int64 `json:"otp_expires_in,omitempty"`
 }
 
-// Plugins is GET …/auth/plugins: every plugin's configuration at once. A
-// plugin the API does not report is nil.
+// Plugins is GET …/auth/plugins (NeonAuthPluginConfigs): a branch's Better
+// Auth configuration in one answer — the organization, magic link and phone
+// number plugins, email and password, the email provider (password
+// redacted), the OAuth providers (id and type; client_id/client_secret
+// only when the API includes them) and allow_localhost. Every member is
+// optional in the reference: a part the answer does not carry is nil, so
+// that a caller can tell "not reported" from a value (OAuthProviders is nil
+// when absent and empty, not nil, for "oauth_providers": []). The webhooks,
+// the trusted domains and the integration itself are not part of it.
 type Plugins struct {
 	Organization     *OrganizationPlugin `json:"organization,omitempty"`
 	MagicLink        *MagicLinkPlugin    `json:"magic_link,omitempty"`

@@ -92,12 +92,20 @@ func (e *Emulator) listOAuthProviders(c *call) error {
 		if !branchFamily(c) {
 			return map[string]any{"providers": oauthList(a)}, nil
 		}
-		out := make([]oauthProviderView, 0, len(a.OAuthProviders))
-		for _, p := range a.OAuthProviders {
-			out = append(out, oauthProviderViewOf(p))
-		}
-		return map[string]any{"providers": out}, nil
+		return map[string]any{"providers": oauthViews(a)}, nil
 	})
+}
+
+// oauthViews are the providers as the branch-scoped reads show them (the
+// list and GET .../auth/plugins): with the client credentials, which such
+// answers can carry (see auth-api-changes-since-2026-04-25.md, "OAuth
+// providers").
+func oauthViews(a *BranchAuth) []oauthProviderView {
+	out := make([]oauthProviderView, 0, len(a.OAuthProviders))
+	for _, p := range a.OAuthProviders {
+		out = append(out, oauthProviderViewOf(p))
+	}
+	return out
 }
 
 // codeInvalidSharedOAuthProvider is the API's error code for a provider

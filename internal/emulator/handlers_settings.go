@@ -232,17 +232,19 @@ func parseWebhooks(o object, d *Webhooks) error {
 }
 
 // pluginConfigs is NeonAuthPluginConfigs, the body of GET .../auth/plugins:
-// every plugin, with the email provider (password masked; absent when none
-// is configured), email and password, the OAuth providers (never their
-// credentials) and allow_localhost.
+// every plugin, with the email provider (password redacted; absent when
+// none is configured), email and password, the OAuth providers (as the
+// branch-scoped list shows them: the same NeonAuthOauthProvider, whose
+// answers can carry the client credentials) and allow_localhost. Each part
+// is exactly what the part's own read answers.
 type pluginConfigs struct {
-	Organization     OrganizationPlugin `json:"organization"`
-	MagicLink        MagicLinkPlugin    `json:"magic_link"`
-	PhoneNumber      PhoneNumberPlugin  `json:"phone_number"`
-	EmailProvider    any                `json:"email_provider,omitempty"`
-	EmailAndPassword EmailAndPassword   `json:"email_and_password"`
-	OAuthProviders   []oauthListItem    `json:"oauth_providers"`
-	AllowLocalhost   bool               `json:"allow_localhost"`
+	Organization     OrganizationPlugin  `json:"organization"`
+	MagicLink        MagicLinkPlugin     `json:"magic_link"`
+	PhoneNumber      PhoneNumberPlugin   `json:"phone_number"`
+	EmailProvider    any                 `json:"email_provider,omitempty"`
+	EmailAndPassword EmailAndPassword    `json:"email_and_password"`
+	OAuthProviders   []oauthProviderView `json:"oauth_providers"`
+	AllowLocalhost   bool                `json:"allow_localhost"`
 }
 
 // getPlugins serves GET .../auth/plugins.
@@ -253,7 +255,7 @@ func (e *Emulator) getPlugins(c *call) error {
 			MagicLink:        a.MagicLink,
 			PhoneNumber:      a.PhoneNumber,
 			EmailAndPassword: a.EmailAndPassword,
-			OAuthProviders:   oauthList(a),
+			OAuthProviders:   oauthViews(a),
 			AllowLocalhost:   a.AllowLocalhost,
 		}
 		if a.EmailProvider != nil {

@@ -36,7 +36,9 @@ func TestSettingsOfANewIntegration(t *testing.T) {
 	wantError(t, v.do("GET", base+"/email_provider", nil), http.StatusNotFound, "no email provider is configured")
 }
 
-func TestPluginsAggregateEverySettingWithoutSecrets(t *testing.T) {
+// GET .../plugins never shows the email provider's password; the OAuth
+// providers are as the branch-scoped list shows them.
+func TestPluginsAggregateEverySettingWithoutThePassword(t *testing.T) {
 	v := newEnv(t, Options{})
 	v.enableOn(v.branch, "better_auth")
 	base := v.branchAuthPath(v.branch)
@@ -49,10 +51,8 @@ func TestPluginsAggregateEverySettingWithoutSecrets(t *testing.T) {
 
 	r := v.do("GET", base+"/plugins", nil)
 	wantStatus(t, r, http.StatusOK)
-	for _, secret := range []string{"oauth-client", "oauth-secret", "smtp-secret"} {
-		if strings.Contains(string(r.Body), secret) {
-			t.Errorf("GET .../plugins shows %q: %s", secret, r.Body)
-		}
+	if strings.Contains(string(r.Body), "smtp-secret") {
+		t.Errorf("GET .../plugins shows the SMTP password: %s", r.Body)
 	}
 	var got struct {
 		pluginConfigs
@@ -60,7 +60,7 @@ func TestPluginsAggregateEverySettingWithoutSecrets(t *testing.T) {
 	}
 	r.Decode(&got)
 	if got.AllowLocalhost || got.EmailProvider == nil || got.EmailProvider.Password != "" || got.EmailProvider.Host != "smtp.example.com" ||
-		len(got.OAuthProviders) != 1 || got.OAuthProviders[0] != (oauthListItem{ID: "google", Type: "standard"}) {
+		len(got.OAuthProviders) != 1 || got.OAuthProviders[0] != (oauthProviderView{ID: "google", Type: "standard", ClientID: "oauth-client", ClientSecret: "oauth-secret"}) {
 		t.Errorf("plugins = %+v", got)
 	}
 	if err := v.e.RemoveEmailProvider(v.project, v.branch); err != nil {
@@ -68,6 +68,63 @@ func TestPluginsAggregateEverySettingWithoutSecrets(t *testing.T) {
 	}
 	if body := string(v.do("GET", base+"/plugins", nil).Body); strings.Contains(body, "email_provider") {
 		t.Errorf("plugins without an email provider: %s", body)
+	}
+}
+
+// Each part of GET .../plugins is what the part's own read answers, after
+// every kind of write to it, on a Better Auth and on a Stack Auth branch:
+// the provider reads the parts from the bundle alone (one request per
+// branch), so the two must never disagree.
+func TestPluginsPartsEqualTheirOwnReads(t *testing.T) {
+	for _, provider := range []string{"better_auth", "stack"} {
+		t.Run(provider, func(t *testing.T) {
+			v := newEnv(t, Options{})
+			v.enableOn(v.branch, provider)
+			base := v.branchAuthPath(v.branch)
+			compare := func(when string) {
+				t.Helper()
+				var bundle map[string]json.RawMessage
+				r := v.do("GET", base+"/plugins", nil)
+				wantStatus(t, r, http.StatusOK)
+				r.Decode(&bundle)
+				own := func(path, member string) string {
+					r := v.do("GET", base+path, nil)
+					wantStatus(t, r, http.StatusOK)
+					if member == "" {
+						return strings.TrimSpace(string(r.Body))
+					}
+					var m map[string]json.RawMessage
+					r.Decode(&m)
+					return string(m[member])
+				}
+				for part, got := range map[string]string{
+					"phone_number":       own("/plugins/phone-number", ""),
+					"email_and_password": own("/email_and_password", ""),
+					"email_provider":     own("/email_provider", ""),
+					"oauth_providers":    own("/oauth_providers", "providers"),
+					"allow_localhost":    own("/allow_localhost", "allow_localhost"),
+				} {
+					if string(bundle[part]) != got {
+						t.Errorf("%s: the bundle's %s = %s, its own read = %s", when, part, bundle[part], got)
+					}
+				}
+			}
+			wantStatus(t, v.do("PATCH", base+"/email_provider", map[string]any{"type": "shared"}), http.StatusOK)
+			compare("initially")
+			wantStatus(t, v.do("PATCH", base+"/plugins/phone-number", map[string]any{"enabled": true, "otp_expires_in": 90}), http.StatusOK)
+			wantStatus(t, v.do("PATCH", base+"/email_and_password", map[string]any{"disable_sign_up": true}), http.StatusOK)
+			wantStatus(t, v.do("PATCH", base+"/email_provider", map[string]any{
+				"type": "standard", "host": "smtp.example.com", "port": 465, "username": "u",
+				"password": "smtp-secret", "sender_email": "a@example.com", "sender_name": "A",
+			}), http.StatusOK)
+			wantStatus(t, v.do("POST", base+"/oauth_providers", map[string]any{"id": "github"}), http.StatusOK)
+			wantStatus(t, v.do("POST", base+"/oauth_providers", map[string]any{"id": "google", "client_id": "c", "client_secret": "s"}), http.StatusOK)
+			wantStatus(t, v.do("PATCH", base+"/allow_localhost", map[string]any{"allow_localhost": false}), http.StatusOK)
+			compare("after a write to each part")
+			wantStatus(t, v.do("DELETE", base+"/oauth_providers/github", nil), http.StatusOK)
+			wantStatus(t, v.do("PATCH", base+"/email_provider", map[string]any{"type": "shared"}), http.StatusOK)
+			compare("after a delete and a switch back to shared")
+		})
 	}
 }
 

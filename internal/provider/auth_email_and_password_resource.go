@@ -34,9 +34,10 @@ type authEmailAndPasswordModel struct {
 }
 
 var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAndPasswordModel]{
-	typeName:    "neon_auth_email_and_password",
-	title:       "Auth Email And Password",
-	description: "Email-and-password sign-in of a branch's Neon Auth (`GET/PATCH …/auth/email_and_password`).",
+	typeName: "neon_auth_email_and_password",
+	title:    "Auth Email And Password",
+	description: "Email-and-password sign-in of a branch's Neon Auth: read with `GET …/auth/plugins` (shared with the other " +
+		"settings of the branch), written with `PATCH …/auth/email_and_password`.",
 	attributes: map[string]schema.Attribute{
 		"enabled":                            settingBool("Whether users can sign in with email and password."),
 		"email_verification_method":          settingEnum("How emails are verified: `link` or `otp` (a one-time code).", "link", "otp"),
@@ -47,7 +48,7 @@ var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAnd
 		"disable_sign_up":                    settingBool("Whether new users cannot sign up."),
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.EmailAndPassword, error) {
-		return deref(d.client.GetEmailAndPassword(ctx, s))
+		return d.emailAndPassword(ctx, s)
 	},
 	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.EmailAndPassword) (apiclient.EmailAndPassword, error) {
 		return deref(d.client.UpdateEmailAndPassword(ctx, s, apiclient.EmailAndPasswordUpdate{

@@ -30,7 +30,8 @@ type authEmailServerDataModel struct {
 
 func (d *authEmailServerDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The email server of a branch's Neon Auth (`GET …/auth/email_server` or `…/auth/email_provider`), " +
+		MarkdownDescription: "The email server of a branch's Neon Auth (`GET …/auth/email_server`, or with `auth_api = \"branch\"` " +
+			"the `email_provider` of `GET …/auth/plugins`, shared with the branch's other settings), " +
 			"for audits and checks. The password is never exposed.",
 		Attributes: withAttributes(dataBranchAttributes("whose email server is read"), map[string]schema.Attribute{
 			"id":           computedDataString("`<project_id>/<branch_id>`."),
@@ -53,7 +54,7 @@ func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
 	cfg.recordBranch(s)
-	got, err := d.data.client.GetEmailServer(ctx, s.Scope)
+	got, err := d.data.emailServer(ctx, s.Scope)
 	switch {
 	case isNotFound(err):
 		// No email provider, no integration, or a project this key cannot

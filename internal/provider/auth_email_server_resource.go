@@ -56,7 +56,8 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 	resp.Schema = schema.Schema{
 		Version: branchIDVersion,
 		MarkdownDescription: "The email server a branch's Neon Auth sends its mails through: the platform's shared server or " +
-			"your own SMTP server (`…/auth/email_server`, or `…/auth/email_provider` with `auth_api = \"branch\"`). " +
+			"your own SMTP server (`…/auth/email_server`, or `…/auth/email_provider` with `auth_api = \"branch\"`, read with the " +
+			"branch's other settings from `GET …/auth/plugins`). " +
 			"Destroy resets it to the shared server. Import with `<project_id>/<branch_id>`; `<project_id>` is the production branch's.",
 		Attributes: withAttributes(branchAttributes("sends its mails through the server"), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
@@ -236,7 +237,9 @@ func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *a
 		body.SenderEmail = plan.SenderEmail.ValueString()
 		body.SenderName = plan.SenderName.ValueString()
 	}
-	if _, err := r.data.client.UpdateEmailServer(ctx, s.Scope, body); err != nil {
+	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, body)
+	r.data.wroteSettings(s.Scope)
+	if err != nil {
 		return false, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the %s email server of %s", body.Type, s.Scope), err)
 	}
 	plan.ID = types.StringValue(branchObjectID(s))
@@ -281,7 +284,7 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 	if !ok {
 		return
 	}
-	got, err := r.data.client.GetEmailServer(ctx, s.Scope)
+	got, err := r.data.emailServer(ctx, s.Scope)
 	if err != nil {
 		if isNotFound(err) {
 			// No configuration, no integration, or a project this key cannot
@@ -325,6 +328,7 @@ func (r *authEmailServerResource) Delete(ctx context.Context, req resource.Delet
 		return
 	}
 	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, apiclient.EmailServer{Type: apiclient.TypeShared})
+	r.data.wroteSettings(s.Scope)
 	r.data.settleDelete(ctx, s, err, nil, summary, "Resetting the email server of "+s.String()+" to the shared server", &resp.Diagnostics)
 }
 

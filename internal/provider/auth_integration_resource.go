@@ -223,7 +223,9 @@ func (r *authIntegrationResource) applySettings(ctx context.Context, s authScope
 		}
 	}
 	if isKnownSet(plan.AllowLocalhost) && !plan.AllowLocalhost.Equal(priorAllow) {
-		if _, err := r.data.client.SetAllowLocalhost(ctx, s.Scope, plan.AllowLocalhost.ValueBool()); err != nil {
+		_, err := r.data.client.SetAllowLocalhost(ctx, s.Scope, plan.AllowLocalhost.ValueBool())
+		r.data.wroteSettings(s.Scope)
+		if err != nil {
 			diags.AddError(r.unable("Set")+" allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.String(), err))
 		}
 	}
@@ -237,7 +239,7 @@ func (r *authIntegrationResource) refresh(ctx context.Context, s authScope, m *a
 	}
 	m.fromAPI(it)
 	if s.Family == apiclient.FamilyBranch {
-		allow, err := r.data.client.GetAllowLocalhost(ctx, s.Scope)
+		allow, err := r.data.allowLocalhost(ctx, s.Scope)
 		if err != nil {
 			return err
 		}

@@ -40,14 +40,7 @@ var magicLinkPluginKind = settingsKind[apiclient.MagicLinkPlugin, authMagicLinkP
 		"disable_sign_up": settingBool("Whether a magic link cannot sign up a new user."),
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.MagicLinkPlugin, error) {
-		p, err := d.plugins(ctx, s)
-		if err != nil {
-			return apiclient.MagicLinkPlugin{}, err
-		}
-		if p.MagicLink == nil {
-			return apiclient.MagicLinkPlugin{}, errPluginNotReported
-		}
-		return *p.MagicLink, nil
+		return d.magicLinkPlugin(ctx, s)
 	},
 	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.MagicLinkPlugin) (apiclient.MagicLinkPlugin, error) {
 		return deref(d.client.UpdateMagicLinkPlugin(ctx, s, apiclient.MagicLinkPluginUpdate{

@@ -353,9 +353,10 @@ func TestAccAuthOAuthProvider_noSharedKeysGivesGuidance(t *testing.T) {
 	}))
 }
 
-// The branch-scoped list can carry a standard provider's client_secret: a
-// refresh never puts it into state when the configuration did not set it
-// (here the secret is write-only), and an import never does either.
+// The branch-scoped reads (the list, and the bundle a refresh reads) can
+// carry a standard provider's client_secret: a refresh never puts it into
+// state when the configuration did not set it (here the secret is
+// write-only), and an import never does either.
 func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
 	env := newAccEnv(t)
 	env.Mode = authAPIBranch
@@ -370,6 +371,10 @@ func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
 				ps, err := env.client().ListOAuthProviders(context.Background(), env.scope())
 				if err != nil || len(ps) != 1 || ps[0].ClientSecret != "listed-secret" {
 					t.Fatalf("the list does not carry the secret, so this test proves nothing: %v, %v", ps, err)
+				}
+				bundle, err := env.client().GetPlugins(context.Background(), env.scope())
+				if err != nil || len(bundle.OAuthProviders) != 1 || bundle.OAuthProviders[0].ClientSecret != "listed-secret" {
+					t.Fatalf("the bundle does not carry the secret, so this test proves nothing: %v", err)
 				}
 			},
 			RefreshState: true,

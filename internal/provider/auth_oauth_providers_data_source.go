@@ -32,7 +32,8 @@ type authOAuthProviderItemModel struct {
 
 func (d *authOAuthProvidersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The OAuth providers of a branch's Neon Auth (`GET …/auth/oauth_providers`), for audits and checks " +
+		MarkdownDescription: "The OAuth providers of a branch's Neon Auth (`GET …/auth/oauth_providers`, or with `auth_api = \"branch\"` " +
+			"the `oauth_providers` of `GET …/auth/plugins`, shared with the branch's other settings), for audits and checks " +
 			"such as \"production uses its own OAuth apps\". Client secrets are never exposed.",
 		Attributes: withAttributes(dataBranchAttributes("whose OAuth providers are read"), map[string]schema.Attribute{
 			"id": computedDataString("`<project_id>/<branch_id>`."),

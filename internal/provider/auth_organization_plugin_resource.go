@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -32,9 +31,6 @@ type authOrganizationPluginModel struct {
 	SendInvitationEmail types.Bool   `tfsdk:"send_invitation_email"`
 }
 
-// errPluginNotReported: GET …/auth/plugins answered without this plugin.
-var errPluginNotReported = errors.New("the API's plugin settings do not include this plugin")
-
 var organizationPluginKind = settingsKind[apiclient.OrganizationPlugin, authOrganizationPluginModel]{
 	typeName: "neon_auth_organization_plugin",
 	title:    "Auth Organization Plugin",
@@ -48,14 +44,7 @@ var organizationPluginKind = settingsKind[apiclient.OrganizationPlugin, authOrga
 		"send_invitation_email": settingBool("Whether invitations to an organization are sent by email."),
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.OrganizationPlugin, error) {
-		p, err := d.plugins(ctx, s)
-		if err != nil {
-			return apiclient.OrganizationPlugin{}, err
-		}
-		if p.Organization == nil {
-			return apiclient.OrganizationPlugin{}, errPluginNotReported
-		}
-		return *p.Organization, nil
+		return d.organizationPlugin(ctx, s)
 	},
 	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.OrganizationPlugin) (apiclient.OrganizationPlugin, error) {
 		return deref(d.client.UpdateOrganizationPlugin(ctx, s, apiclient.OrganizationPluginUpdate{

@@ -48,14 +48,15 @@ var phoneNumberPluginKind = settingsKind[apiclient.PhoneNumberPlugin, authPhoneN
 	typeName: "neon_auth_phone_number_plugin",
 	title:    "Auth Phone Number Plugin",
 	description: "Sign-in with one-time codes sent to phone numbers (delivered through the `send.otp` webhook event), on a " +
-		"branch's Neon Auth: `GET/PATCH …/auth/plugins/phone-number`; a write sends only the settings configured.",
+		"branch's Neon Auth: read with `GET …/auth/plugins` (shared with the other settings of the branch), written with " +
+		"`PATCH …/auth/plugins/phone-number`, which sends only the settings configured.",
 	attributes: map[string]schema.Attribute{
 		"enabled":          settingBool("Whether users can sign in with their phone number."),
 		"otp_expires_in":   settingInt("Seconds before a code expires, 60 to 600.", 60, 600),
 		"allowed_attempts": removedInt64(removedAllowedAttempts),
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.PhoneNumberPlugin, error) {
-		return deref(d.client.GetPhoneNumberPlugin(ctx, s))
+		return d.phoneNumberPlugin(ctx, s)
 	},
 	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.PhoneNumberPlugin) (apiclient.PhoneNumberPlugin, error) {
 		return deref(d.client.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &v.Enabled, OTPExpiresIn: v.OTPExpiresIn}))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -113,18 +114,45 @@ resource "neon_auth_phone_number_plugin" "this" {
 	}
 }
 
-// Only GET …/auth answering 404 means "Neon Auth not enabled". The plugin's
-// own endpoint answering 404 while Neon Auth is there (as a path Neon moved
-// does) is reported, and the state is kept: never read as "the settings are
-// gone", which would plan to create them again and again.
+// Only GET …/auth answering 404 means "Neon Auth not enabled". The endpoint
+// the settings are read from answering 404 while Neon Auth is there (as a
+// path Neon moved does) is reported, and the state is kept: never read as
+// "the settings are gone", which would plan to create them again and again.
+// That endpoint is the bundle (GET …/auth/plugins), or the plugin's own
+// GET …/auth/plugins/phone-number when the bundle does not carry it.
 func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
-	var moved atomic.Bool
+	const (
+		healthy = iota
+		bundleMoved
+		ownMoved // the bundle lacks phone_number, and the plugin's own path moved
+	)
+	var fault atomic.Int32
+	notFound := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"code":"","message":"not found","request_id":"moved-path"}`))
+	}
 	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if moved.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/auth/plugins/phone-number") {
+			f := fault.Load()
+			switch {
+			case r.Method != http.MethodGet || f == healthy:
+			case f == bundleMoved && strings.HasSuffix(r.URL.Path, "/auth/plugins"):
+				notFound(w)
+				return
+			case f == ownMoved && strings.HasSuffix(r.URL.Path, "/auth/plugins/phone-number"):
+				notFound(w)
+				return
+			case f == ownMoved && strings.HasSuffix(r.URL.Path, "/auth/plugins"):
+				rec := httptest.NewRecorder()
+				next.ServeHTTP(rec, r)
+				var bundle map[string]json.RawMessage
+				if err := json.Unmarshal(rec.Body.Bytes(), &bundle); err != nil {
+					t.Errorf("decoding the bundle: %v", err)
+				}
+				delete(bundle, "phone_number")
 				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusNotFound)
-				_, _ = w.Write([]byte(`{"code":"","message":"not found","request_id":"moved-path"}`))
+				_ = json.NewEncoder(w).Encode(bundle)
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -138,15 +166,19 @@ resource "neon_auth_phone_number_plugin" "test" {
   enabled    = true
 }
 `, env.ProjectID))
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: cfg},
-		resource.TestStep{
-			PreConfig:   func() { moved.Store(true) },
+	movedStep := func(f int32) resource.TestStep {
+		return resource.TestStep{
+			PreConfig:   func() { fault.Store(f) },
 			Config:      cfg,
 			ExpectError: matchInOrder("Unable to Read Auth Phone Number Plugin", "HTTP 404", "Neon Auth is enabled on the", "not the settings' absence"),
-		},
+		}
+	}
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: cfg},
+		movedStep(bundleMoved),
+		movedStep(ownMoved),
 		resource.TestStep{
-			PreConfig:        func() { moved.Store(false) },
+			PreConfig:        func() { fault.Store(healthy) },
 			Config:           cfg,
 			ConfigPlanChecks: noChanges(),
 		},

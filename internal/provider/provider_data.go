@@ -114,12 +114,6 @@ func (d *providerData) integrations(ctx context.Context, s apiclient.Scope) ([]a
 	})
 }
 
-func (d *providerData) oauthProviders(ctx context.Context, s apiclient.Scope) ([]apiclient.OAuthProvider, error) {
-	return d.reads.oauth.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
-		return d.client.ListOAuthProviders(ctx, s)
-	})
-}
-
 func (d *providerData) domains(ctx context.Context, s apiclient.Scope) ([]apiclient.Domain, error) {
 	return d.reads.domains.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.Domain, error) {
 		return d.client.ListDomains(ctx, s)
@@ -132,8 +126,8 @@ func (d *providerData) branches(ctx context.Context, projectID string) ([]apicli
 	})
 }
 
-// plugins is GET …/auth/plugins: every plugin's settings of a branch at once,
-// shared by the plugin resources of that branch.
+// plugins is GET …/auth/plugins: the Better Auth bundle of a branch, shared
+// by everything that reads a part of it (see bundled).
 func (d *providerData) plugins(ctx context.Context, s apiclient.Scope) (*apiclient.Plugins, error) {
 	return d.reads.plugins.get(ctx, d.key(s), func(ctx context.Context) (*apiclient.Plugins, error) {
 		return d.client.GetPlugins(ctx, s)
@@ -145,9 +139,14 @@ func (d *providerData) plugins(ctx context.Context, s apiclient.Scope) (*apiclie
 
 func (d *providerData) wroteDomains(s apiclient.Scope) { d.reads.domains.invalidate(d.key(s)) }
 
-func (d *providerData) wroteOAuthProviders(s apiclient.Scope) { d.reads.oauth.invalidate(d.key(s)) }
+// wroteOAuthProviders forgets the OAuth providers of a scope, in their list
+// and in the bundle.
+func (d *providerData) wroteOAuthProviders(s apiclient.Scope) {
+	d.reads.oauth.invalidate(d.key(s))
+	d.wroteSettings(s)
+}
 
-// wroteSettings forgets the aggregated settings of a scope.
+// wroteSettings forgets the aggregated settings (the bundle) of a scope.
 func (d *providerData) wroteSettings(s apiclient.Scope) { d.reads.plugins.invalidate(d.key(s)) }
 
 // wroteIntegration forgets everything read of a scope: enabling or disabling

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+// The branches section (issue 24 §3, "a branch refreshes in 4 requests"):
+// every resource type of the provider, and the data sources that read the
+// same endpoints, on three branches in branch mode — the production and a
+// preview branch of one project with Better Auth, and the production branch
+// of another with Stack Auth (the SDK keys and the ownership transfer exist
+// only there) — applied at the documented limits, then a no-change plan
+// (with refresh) counted per (branch, read endpoint). Then the same for
+// project mode, which has no bundle: a project with the Stack Auth
+// resources, and one with an email server as well. The configuration is the
+// acceptance test's (internal/provider/testdata/every_resource_type.tf.tmpl).
+
+// everyTypeTemplate is shared with TestAccRefresh_branchReadsFourEndpoints.
+const everyTypeTemplate = "internal/provider/testdata/every_resource_type.tf.tmpl"
+
+type everyTypeData struct {
+	Name, ProjectID, BranchID string
+	Domains                   bool
+}
+
+// scopeReads are the requests of one Neon Auth scope (a branch, or a
+// project in project mode) by endpoint.
+type scopeReads struct {
+	label, scope string
+	endpoints    map[string]int
+	limit        int // the target: at most this many requests
+}
+
+func (r scopeReads) total() int {
+	n := 0
+	for _, c := range r.endpoints {
+		n += c
+	}
+	return n
+}
+
+type branchesResult struct {
+	mode        string
+	apply, plan phase
+	scopes      []scopeReads
+	elsewhere   []string // requests outside every scope of the table
+}
+
+var (
+	branchScopePath  = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/branches/([^/]+)/auth(/.*)?$`)
+	projectScopePath = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/auth(/.*)?$`)
+)
+
+// endpointsOf groups a phase's requests by scope ("<project>/<branch>" or
+// "<project>") and endpoint ("GET …/auth/plugins"); anything else is
+// returned by path.
+func endpointsOf(p phase) (map[string]map[string]int, []string) {
+	by := map[string]map[string]int{}
+	var other []string
+	for path, n := range p.seen.paths {
+		scope, ep := "", ""
+		if m := branchScopePath.FindStringSubmatch(path); m != nil {
+			scope, ep = m[2]+"/"+m[3], m[1]+" …/auth"+m[4]
+		} else if m := projectScopePath.FindStringSubmatch(path); m != nil {
+			scope, ep = m[2], m[1]+" …/auth"+m[3]
+		} else {
+			other = append(other, fmt.Sprintf("`%s` ×%d", path, n))
+			continue
+		}
+		if by[scope] == nil {
+			by[scope] = map[string]int{}
+		}
+		by[scope][ep] += n
+	}
+	sort.Strings(other)
+	return by, other
+}
+
+// benchBranches measures one mode: "branch" or "project".
+func benchBranches(work, rc, mode string, o options) (branchesResult, error) {
+	r := branchesResult{mode: mode}
+	dir := filepath.Join(work, "branches-"+mode)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return r, err
+	}
+	tmpl, err := template.ParseFiles(everyTypeTemplate)
+	if err != nil {
+		return r, fmt.Errorf("the configuration template (run the bench from the repository root): %w", err)
+	}
+	s, err := startEmulator(2, true, "")
+	if err != nil {
+		return r, err
+	}
+	defer s.stop()
+	p0, p1 := s.emu.ProjectIDs()[0], s.emu.ProjectIDs()[1]
+	prod0, err := s.emu.DefaultBranchID(p0)
+	if err != nil {
+		return r, err
+	}
+	prod1, err := s.emu.DefaultBranchID(p1)
+	if err != nil {
+		return r, err
+	}
+
+	var b strings.Builder
+	b.WriteString(providerBlock(fmt.Sprintf("  auth_api = %q\n", mode)))
+	type part struct {
+		template string
+		data     everyTypeData
+	}
+	var parts []part
+	if mode == "branch" {
+		preview, err := s.emu.AddBranch(p0, "preview")
+		if err != nil {
+			return r, err
+		}
+		stack := everyTypeData{Name: "stack", ProjectID: p1}
+		parts = []part{
+			{"better_auth", everyTypeData{Name: "prod", ProjectID: p0}},
+			{"better_auth", everyTypeData{Name: "preview", ProjectID: p0, BranchID: preview, Domains: true}},
+			{"stack", stack}, {"stack_email_server", stack},
+		}
+		r.scopes = []scopeReads{
+			{label: "Better Auth, production branch: every Better Auth resource type", scope: p0 + "/" + prod0, limit: 4},
+			{label: "Better Auth, preview branch: the same, with neon_auth_domains", scope: p0 + "/" + preview, limit: 4},
+			{label: "Stack Auth, production branch: SDK keys, ownership transfer, user, OAuth, domain, email server", scope: p1 + "/" + prod1, limit: 4},
+		}
+	} else {
+		two := everyTypeData{Name: "two", ProjectID: p1}
+		parts = []part{{"stack", everyTypeData{Name: "one", ProjectID: p0}}, {"stack", two}, {"stack_email_server", two}}
+		r.scopes = []scopeReads{
+			{label: "Stack Auth project: SDK keys, ownership transfer, user, OAuth, domain", scope: p0, limit: 3},
+			{label: "the same with an email server", scope: p1, limit: 4},
+		}
+	}
+	for _, pt := range parts {
+		if err := tmpl.ExecuteTemplate(&b, pt.template, pt.data); err != nil {
+			return r, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(b.String()), 0o644); err != nil {
+		return r, err
+	}
+	par := fmt.Sprintf("-parallelism=%d", o.parallelism)
+	if r.apply, err = terraform(dir, rc, s.env(), s, "every type, "+mode+" mode: apply", []string{"apply", "-auto-approve", "-input=false", par}, []int{0}); err != nil {
+		return r, err
+	}
+	if r.plan, err = terraform(dir, rc, s.env(), s, "every type, "+mode+" mode: plan (refresh)", planArgs(par, true), []int{0}); err != nil {
+		return r, err
+	}
+	by, other := endpointsOf(r.plan)
+	for i := range r.scopes {
+		r.scopes[i].endpoints = by[r.scopes[i].scope]
+		delete(by, r.scopes[i].scope)
+	}
+	r.elsewhere = other
+	for scope, eps := range by {
+		for ep, n := range eps {
+			r.elsewhere = append(r.elsewhere, fmt.Sprintf("%s `%s` ×%d", scope, ep, n))
+		}
+	}
+	return r, nil
+}
+
+func writeBranchesReport(b *strings.Builder, results []branchesResult) {
+	fmt.Fprintln(b, "\n## Requests per (branch, read endpoint): every resource type (issue 24 §3)")
+	fmt.Fprintln(b)
+	fmt.Fprintln(b, "The configuration of `internal/provider/testdata/every_resource_type.tf.tmpl` (also counted by "+
+		"TestAccRefresh_branchReadsFourEndpoints and TestAccRefresh_projectModeReadsThreeEndpoints), applied at the documented "+
+		"limits, then a no-change plan with refresh; requests counted by actual path by the benchmark's handler in front of the emulator.")
+	fmt.Fprintln(b)
+	fmt.Fprintln(b, "| auth_api | scope | plan requests | target | read endpoints (requests) |")
+	fmt.Fprintln(b, "|---|---|---|---|---|")
+	var verdicts []verdict
+	for _, r := range results {
+		for _, sc := range r.scopes {
+			eps := make([]string, 0, len(sc.endpoints))
+			for ep, n := range sc.endpoints {
+				eps = append(eps, fmt.Sprintf("`%s` ×%d", ep, n))
+			}
+			sort.Strings(eps)
+			fmt.Fprintf(b, "| %s | %s | %d | ≤ %d | %s |\n", r.mode, sc.label, sc.total(), sc.limit, strings.Join(eps, "<br>"))
+			verdicts = append(verdicts, verdict{ok: sc.total() <= sc.limit,
+				what: fmt.Sprintf("%s mode, %s: %d requests (target ≤ %d)", r.mode, sc.label, sc.total(), sc.limit)})
+		}
+		if len(r.elsewhere) > 0 {
+			verdicts = append(verdicts, verdict{what: fmt.Sprintf("%s mode: requests outside the scopes above: %s", r.mode, strings.Join(r.elsewhere, ", "))})
+		}
+		verdicts = append(verdicts, verdict{ok: r.plan.exit == 0, what: fmt.Sprintf("%s mode: the plan after apply is empty (exit %d)", r.mode, r.plan.exit)})
+	}
+	fmt.Fprintln(b)
+	writeVerdicts(b, verdicts)
+	fmt.Fprintln(b)
+	var phases []phase
+	for _, r := range results {
+		phases = append(phases, r.apply, r.plan)
+	}
+	writePhases(b, phases...)
+	fmt.Fprintln(b, "\nNotes: in branch mode everything that reads a part of the Better Auth bundle (email and password, the plugins, "+
+		"the email provider, the OAuth providers, allow_localhost) reads the branch's one shared `GET …/auth/plugins`; the "+
+		"webhooks, the domains and the integration (with the SDK keys, users and ownership transfer, which read it) have "+
+		"endpoints of their own. Project mode has no bundle: its email server is a fourth endpoint. 429s: "+
+		fmt.Sprint(sum429(results))+".")
+}
+
+func sum429(results []branchesResult) int {
+	n := 0
+	for _, r := range results {
+		n += r.apply.count429() + r.plan.count429()
+	}
+	return n
+}

@@ -1,0 +1,335 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"text/template"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+)
+
+// How many requests a refresh costs: the API requests of a no-change plan
+// (with refresh) of configurations that hold every resource type, counted
+// per (branch, read endpoint) by a handler in front of the emulator.
+
+// requestLog records the method and path of every API request while on.
+type requestLog struct {
+	mu   sync.Mutex
+	on   bool
+	seen []string // "GET /projects/…"
+}
+
+func (l *requestLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		if l.on {
+			l.seen = append(l.seen, r.Method+" "+strings.TrimPrefix(r.URL.Path, "/api/v2"))
+		}
+		l.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// during records the requests that run sends.
+func (l *requestLog) during(run func()) []string {
+	l.mu.Lock()
+	l.on, l.seen = true, nil
+	l.mu.Unlock()
+	run()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.on = false
+	return slices.Clone(l.seen)
+}
+
+var (
+	branchAuthPath  = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/branches/([^/]+)/auth(/.*)?$`)
+	projectAuthPath = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/auth(/.*)?$`)
+)
+
+// perScope groups requests by the Neon Auth they reach: "<project>/<branch>"
+// for the branch-scoped endpoints, "<project>" for the project-level ones,
+// "other" for anything else; each scope maps "METHOD …/auth<suffix>" to a
+// count.
+func perScope(reqs []string) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	add := func(scope, endpoint string) {
+		if out[scope] == nil {
+			out[scope] = map[string]int{}
+		}
+		out[scope][endpoint]++
+	}
+	for _, r := range reqs {
+		if m := branchAuthPath.FindStringSubmatch(r); m != nil {
+			add(m[2]+"/"+m[3], m[1]+" …/auth"+m[4])
+		} else if m := projectAuthPath.FindStringSubmatch(r); m != nil {
+			add(m[2], m[1]+" …/auth"+m[3])
+		} else {
+			add("other", r)
+		}
+	}
+	return out
+}
+
+// expectReads checks that a scope's refresh read exactly the endpoints
+// want, each once, and reports what it did read.
+func expectReads(t *testing.T, counted map[string]map[string]int, scope, name string, want ...string) {
+	t.Helper()
+	got := counted[scope]
+	total := 0
+	var lines []string
+	for ep, n := range got {
+		total += n
+		lines = append(lines, fmt.Sprintf("%s ×%d", ep, n))
+	}
+	sort.Strings(lines)
+	t.Logf("%s (%s): %d requests: %s", name, scope, total, strings.Join(lines, ", "))
+	wanted := map[string]int{}
+	for _, ep := range want {
+		wanted[ep] = 1
+	}
+	if total != len(want) || !mapsEqual(got, wanted) {
+		t.Errorf("%s (%s) refreshed with %d requests (%s), want %d: %s, each once", name, scope, total,
+			strings.Join(lines, ", "), len(want), strings.Join(want, ", "))
+	}
+}
+
+func mapsEqual(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// everyType renders a template of testdata/every_resource_type.tf.tmpl:
+// "better_auth" (every resource type and data source on a Better Auth
+// branch), "stack" (a Stack Auth production branch with the SDK keys and
+// the ownership transfer) or "stack_email_server".
+func everyType(t *testing.T, name string, data everyTypeData) string {
+	t.Helper()
+	tmpl, err := template.ParseFiles("testdata/every_resource_type.tf.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+type everyTypeData struct {
+	Name, ProjectID, BranchID string
+	Domains                   bool
+}
+
+// refreshRequests applies body and returns the requests of the no-change
+// plan that follows, grouped by scope; the plan must be empty.
+func refreshRequests(t *testing.T, env *accEnv, log *requestLog, body string) map[string]map[string]int {
+	t.Helper()
+	cli := newCLIDir(t)
+	cli.write("main.tf", requiredProviders+env.providerBlock()+body)
+	cli.must(0, "init")
+	cli.must(0, "apply", "-auto-approve", "-input=false")
+	reqs := log.during(func() { cli.must(0, "plan", "-detailed-exitcode", "-input=false") })
+	t.Logf("refresh plan: %d requests", len(reqs))
+	return perScope(reqs)
+}
+
+// The four reads of a branch in branch mode.
+var branchReads = []string{"GET …/auth", "GET …/auth/domains", "GET …/auth/plugins", "GET …/auth/webhooks"}
+
+// A branch refreshes in 4 requests, with no request per resource: every
+// resource type and the data sources that read the same things, on the
+// production and a preview branch of one project (Better Auth) and on the
+// production branch of another (Stack Auth, with the SDK keys and the
+// ownership transfer that exist only there), refresh with one GET of
+// …/auth, …/auth/domains and …/auth/plugins each per branch, plus
+// …/auth/webhooks where neon_auth_webhooks is configured (the bundle does
+// not carry the webhooks). The plan is empty, and nothing else is read.
+func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
+	var log requestLog
+	env := newAccEnvWith(t, log.wrap)
+	env.Mode = authAPIBranch
+	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stackProject := env.Emu.ProjectIDs()[1]
+	stackBranchID, err := env.Emu.DefaultBranchID(stackProject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := everyTypeData{Name: "stack", ProjectID: stackProject}
+	body := everyType(t, "better_auth", everyTypeData{Name: "prod", ProjectID: env.ProjectID}) +
+		everyType(t, "better_auth", everyTypeData{Name: "preview", ProjectID: env.ProjectID, BranchID: preview, Domains: true}) +
+		everyType(t, "stack", stack) + everyType(t, "stack_email_server", stack)
+	counted := refreshRequests(t, env, &log, body)
+
+	expectReads(t, counted, env.ProjectID+"/"+env.branch(), "Better Auth, production branch", branchReads...)
+	expectReads(t, counted, env.ProjectID+"/"+preview, "Better Auth, preview branch", branchReads...)
+	expectReads(t, counted, stackProject+"/"+stackBranchID, "Stack Auth, production branch",
+		"GET …/auth", "GET …/auth/domains", "GET …/auth/plugins")
+	for scope, eps := range counted {
+		if !strings.Contains(scope, "/") {
+			t.Errorf("requests outside the branches: %s %v", scope, eps)
+		}
+	}
+}
+
+// Project mode (the deprecated project-level endpoints) has no bundle: a
+// project refreshes with GET …/auth/integrations, …/auth/domains and
+// …/auth/oauth_providers, whatever the number of resources, plus
+// …/auth/email_server where neon_auth_email_server is configured.
+func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
+	var log requestLog
+	env := newAccEnvWith(t, log.wrap)
+	env.Mode = authAPIProject
+	second := env.Emu.ProjectIDs()[1]
+	two := everyTypeData{Name: "two", ProjectID: second}
+	counted := refreshRequests(t, env, &log, everyType(t, "stack", everyTypeData{Name: "one", ProjectID: env.ProjectID})+
+		everyType(t, "stack", two)+everyType(t, "stack_email_server", two))
+
+	projectReads := []string{"GET …/auth/integrations", "GET …/auth/domains", "GET …/auth/oauth_providers"}
+	expectReads(t, counted, env.ProjectID, "project without an email server", projectReads...)
+	expectReads(t, counted, second, "project with an email server", append(projectReads, "GET …/auth/email_server")...)
+	if len(counted) != 2 {
+		t.Errorf("requests outside the two projects: %v", counted)
+	}
+}
+
+// A write is seen by every read that follows it in the same run, although
+// the bundle was read (and shared) just before. In one apply, one after the
+// other: the data sources "before" read the branch's bundle; the email
+// server changes from shared to standard, and a data source reads it; an
+// OAuth provider is added, and a data source lists it; allow_localhost is
+// switched on, and the integration reads it back. Each read sees the write
+// before it.
+func TestAccRefresh_writeThenReadSeesTheWrite(t *testing.T) {
+	env := newAccEnv(t)
+	env.Mode = authAPIBranch
+	const (
+		emailBefore = "data.neon_auth_email_server.before"
+		emailAfter  = "data.neon_auth_email_server.after"
+		oauthBefore = "data.neon_auth_oauth_providers.before"
+		oauthAfter  = "data.neon_auth_oauth_providers.after"
+	)
+	step1 := fmt.Sprintf(`
+resource "neon_auth_integration" "test" {
+  project_id      = %[1]q
+  allow_localhost = false
+}
+
+resource "neon_auth_domain" "a" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://a.example.com"
+}
+
+resource "neon_auth_email_server" "smtp" {
+  project_id = neon_auth_integration.test.project_id
+  type       = "shared"
+}
+`, env.ProjectID)
+	// The domain b is created first; the data sources "before" wait for it,
+	// so they are read during the apply, and the writes wait for them.
+	step2 := fmt.Sprintf(`
+resource "neon_auth_domain" "a" {
+  project_id = %[1]q
+  domain     = "https://a.example.com"
+}
+
+resource "neon_auth_domain" "b" {
+  project_id = %[1]q
+  domain     = "https://b.example.com"
+}
+
+data "neon_auth_oauth_providers" "before" {
+  project_id = %[1]q
+  depends_on = [neon_auth_domain.b]
+}
+
+data "neon_auth_email_server" "before" {
+  project_id = %[1]q
+  depends_on = [neon_auth_domain.b]
+}
+
+resource "neon_auth_email_server" "smtp" {
+  project_id   = %[1]q
+  type         = "standard"
+  host         = "smtp.example.com"
+  port         = 587
+  username     = "mailer"
+  password     = "smtp-password"
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"
+  depends_on   = [data.neon_auth_oauth_providers.before, data.neon_auth_email_server.before]
+}
+
+data "neon_auth_email_server" "after" {
+  project_id = %[1]q
+  depends_on = [neon_auth_email_server.smtp]
+}
+
+resource "neon_auth_oauth_provider" "github" {
+  project_id  = %[1]q
+  provider_id = "github"
+  depends_on  = [data.neon_auth_email_server.after]
+}
+
+data "neon_auth_oauth_providers" "after" {
+  project_id = %[1]q
+  depends_on = [neon_auth_oauth_provider.github]
+}
+
+resource "neon_auth_integration" "test" {
+  project_id      = %[1]q
+  allow_localhost = true
+  depends_on      = [data.neon_auth_oauth_providers.after]
+}
+`, env.ProjectID)
+	providers := func(ids ...string) knownvalue.Check {
+		var items []knownvalue.Check
+		for _, id := range ids {
+			items = append(items, knownvalue.ObjectExact(map[string]knownvalue.Check{"id": str(id), "type": str("shared")}))
+		}
+		return knownvalue.ListExact(items)
+	}
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: env.config(step1)},
+		resource.TestStep{
+			PreConfig: func() { env.Emu.ResetStats() },
+			Config:    env.config(step2),
+			ConfigStateChecks: []statecheck.StateCheck{
+				has(emailBefore, "type", str("shared")),
+				has(oauthBefore, "providers", providers()),
+				has(emailAfter, "type", str("standard")),
+				has(emailAfter, "host", str("smtp.example.com")),
+				has(oauthAfter, "providers", providers("github")),
+				has(integrationAddr, "allow_localhost", knownvalue.Bool(true)),
+				// Each read came from the bundle, none from the parts' own
+				// endpoints: the sharing is what is under test.
+				stateCheckFunc(func() error {
+					for _, own := range []string{"/email_provider", "/oauth_providers", "/allow_localhost"} {
+						if n := env.routeCount(env.authRoute("GET", own)); n != 0 {
+							return fmt.Errorf("%d GET …/auth%s, want the bundle read instead", n, own)
+						}
+					}
+					return nil
+				}),
+			},
+		},
+	))
+}
