@@ -17,7 +17,8 @@ var (
 
 // NewAuthEmailAndPasswordResource is the neon_auth_email_and_password resource.
 func NewAuthEmailAndPasswordResource() resource.Resource {
-	return &authEmailAndPasswordResource{kind: emailAndPasswordKind}
+	r := settingsOf(emailAndPasswordKind)
+	return &r
 }
 
 type authEmailAndPasswordResource = settingsResource[apiclient.EmailAndPassword, authEmailAndPasswordModel, *authEmailAndPasswordModel]
@@ -34,8 +35,8 @@ type authEmailAndPasswordModel struct {
 }
 
 var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAndPasswordModel]{
-	typeName: "neon_auth_email_and_password",
-	title:    "Auth Email And Password",
+	typeName: typeAuthEmailAndPassword,
+	found:    emailAndPasswordFound,
 	description: "Email-and-password sign-in of a branch's Neon Auth: read with `GET …/auth/plugins` (shared with the other " +
 		"settings of the branch), written with `PATCH …/auth/email_and_password`.",
 	attributes: map[string]schema.Attribute{

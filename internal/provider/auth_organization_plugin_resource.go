@@ -17,7 +17,8 @@ var (
 
 // NewAuthOrganizationPluginResource is the neon_auth_organization_plugin resource.
 func NewAuthOrganizationPluginResource() resource.Resource {
-	return &authOrganizationPluginResource{kind: organizationPluginKind}
+	r := settingsOf(organizationPluginKind)
+	return &r
 }
 
 type authOrganizationPluginResource = settingsResource[apiclient.OrganizationPlugin, authOrganizationPluginModel, *authOrganizationPluginModel]
@@ -32,8 +33,8 @@ type authOrganizationPluginModel struct {
 }
 
 var organizationPluginKind = settingsKind[apiclient.OrganizationPlugin, authOrganizationPluginModel]{
-	typeName: "neon_auth_organization_plugin",
-	title:    "Auth Organization Plugin",
+	typeName: typeAuthOrganizationPlugin,
+	found:    organizationPluginFound,
 	description: "The organization plugin of a branch's Neon Auth, for multi-tenant apps: read with `GET …/auth/plugins` " +
 		"(shared with the other plugins of the branch), written with `PATCH …/auth/plugins/organization`.",
 	attributes: map[string]schema.Attribute{

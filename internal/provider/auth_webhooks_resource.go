@@ -22,7 +22,8 @@ var (
 
 // NewAuthWebhooksResource is the neon_auth_webhooks resource.
 func NewAuthWebhooksResource() resource.Resource {
-	return &authWebhooksResource{kind: webhooksKind}
+	r := settingsOf(webhooksKind)
+	return &r
 }
 
 type authWebhooksResource = settingsResource[apiclient.Webhooks, authWebhooksModel, *authWebhooksModel]
@@ -40,8 +41,8 @@ type authWebhooksModel struct {
 const defaultWebhookTimeout = 5
 
 var webhooksKind = settingsKind[apiclient.Webhooks, authWebhooksModel]{
-	typeName: "neon_auth_webhooks",
-	title:    "Auth Webhooks",
+	typeName: typeAuthWebhooks,
+	found:    webhooksFound,
 	description: "The webhook a branch's Neon Auth calls on auth events (`GET/PUT …/auth/webhooks`); every write sends " +
 		"every field.",
 	attributes: map[string]schema.Attribute{
