@@ -8,9 +8,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// The neon_auth_email_server data source: the email server of a branch's Neon
+// Auth.
+
 // NewAuthEmailServerDataSource is the neon_auth_email_server data source.
 func NewAuthEmailServerDataSource() datasource.DataSource {
-	return &authEmailServerDataSource{configuredDataSource: namedDataSource("_auth_email_server")}
+	return &authEmailServerDataSource{configuredDataSource: dataSourceAs(typeAuthEmailServer)}
 }
 
 type authEmailServerDataSource struct {
@@ -47,7 +50,7 @@ func (d *authEmailServerDataSource) Schema(_ context.Context, _ datasource.Schem
 
 func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authEmailServerDataModel
-	const summary = "Unable to Read Auth Email Server"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return

@@ -18,6 +18,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_email_server resource: the email server a branch's Neon Auth
+// sends through.
+
 var (
 	_ resource.ResourceWithImportState    = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithIdentity       = (*authEmailServerResource)(nil)
@@ -28,7 +31,7 @@ var (
 
 // NewAuthEmailServerResource is the neon_auth_email_server resource.
 func NewAuthEmailServerResource() resource.Resource {
-	return &authEmailServerResource{configured: named("_auth_email_server")}
+	return &authEmailServerResource{configured: configuredAs(typeAuthEmailServer)}
 }
 
 type authEmailServerResource struct {
@@ -123,7 +126,7 @@ func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resour
 }
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_email_server", scopeRules{}, req, resp)
+	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -220,7 +223,7 @@ func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resour
 }
 
 // emailImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
-var emailImport = importFormat{resourceType: "neon_auth_email_server", withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
+var emailImport = importFormat{resourceType: typeAuthEmailServer, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
 
 // send sends the whole planned configuration (a PATCH, harmless to repeat),
 // the write-only password read from the configuration.
@@ -250,12 +253,12 @@ func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *a
 
 func (r *authEmailServerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer emailImport.identifyCreated(ctx, resp)
-	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Create Auth Email Server")
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, r.unable("Create"))
 }
 
 func (r *authEmailServerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer emailImport.identifyUpdated(ctx, resp)
-	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Update Auth Email Server")
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, r.unable("Update"))
 }
 
 // write is Create and Update: both send the whole planned configuration.
@@ -279,7 +282,7 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 
 func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer emailImport.identifyRead(ctx, req, resp)
-	const summary = "Unable to Read Auth Email Server"
+	summary := r.unable("Read")
 	state, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
@@ -296,33 +299,37 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	warnUnknownValue(&resp.Diagnostics, "The email server type of "+s.String(), got.Type, apiclient.TypeShared, apiclient.TypeStandard)
-	state.ID = types.StringValue(branchObjectID(s))
-	state.recordBranch(s)
-	state.Type = types.StringValue(got.Type)
-	state.Host = optionalString(got.Host)
-	state.Username = optionalString(got.Username)
-	state.SenderEmail = optionalString(got.SenderEmail)
-	state.SenderName = optionalString(got.SenderName)
-	state.Port = types.Int64Null()
+	state.fromAPI(s, got)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// fromAPI writes the email server the API reports into m. The password is
+// never returned (or only masked): a standard configuration keeps m's.
+func (m *authEmailServerModel) fromAPI(s authScope, got apiclient.EmailServer) {
+	m.ID = types.StringValue(branchObjectID(s))
+	m.recordBranch(s)
+	m.Type = types.StringValue(got.Type)
+	m.Host = optionalString(got.Host)
+	m.Username = optionalString(got.Username)
+	m.SenderEmail = optionalString(got.SenderEmail)
+	m.SenderName = optionalString(got.SenderName)
+	m.Port = types.Int64Null()
 	if got.Port != 0 {
-		state.Port = types.Int64Value(got.Port)
+		m.Port = types.Int64Value(got.Port)
 	}
 	if got.Type == apiclient.TypeShared {
 		// Nothing of a standard configuration is left.
-		state.Password = types.StringNull()
-		state.PasswordWOVersion = types.Int64Null()
+		m.Password = types.StringNull()
+		m.PasswordWOVersion = types.Int64Null()
 	}
-	// The API never returns the password (or only masked): a standard
-	// configuration keeps the state's, so that it causes no perpetual diff.
-	state.PasswordWO = types.StringNull()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	m.PasswordWO = types.StringNull()
 }
 
 // Delete resets the project to the platform's shared mail server, the
 // documented way back. An integration that is already gone took its
 // configuration with it: that is success.
 func (r *authEmailServerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	const summary = "Unable to Delete Auth Email Server"
+	summary := r.unable("Delete")
 	_, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return

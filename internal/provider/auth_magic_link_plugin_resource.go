@@ -10,6 +10,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_magic_link_plugin resource: magic-link sign-in of a branch's
+// Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState = (*authMagicLinkPluginResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authMagicLinkPluginResource)(nil)

@@ -12,6 +12,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_phone_number_plugin resource: phone-number sign-in of a
+// branch's Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState  = (*authPhoneNumberPluginResource)(nil)
 	_ resource.ResourceWithModifyPlan   = (*authPhoneNumberPluginResource)(nil)

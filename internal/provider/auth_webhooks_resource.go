@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -14,6 +15,9 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
+
+// The neon_auth_webhooks resource: the webhook a branch's Neon Auth calls on
+// auth events.
 
 var (
 	_ resource.ResourceWithImportState = (*authWebhooksResource)(nil)
@@ -54,10 +58,9 @@ var webhooksKind = settingsKind[apiclient.Webhooks, authWebhooksModel]{
 			Validators:    []validator.String{httpsURLValidator()},
 		},
 		"enabled_events": schema.SetAttribute{
-			MarkdownDescription: "The events sent: any of `user.before_create`, `user.created`, `send.otp`, `send.magic_link`, " +
-				"`organization.invitation.created`, `organization.invitation.accepted`, `phone_number.verified`.",
-			ElementType: types.StringType,
-			Optional:    true, Computed: true,
+			MarkdownDescription: "The events sent: any of " + enumText(apiclient.WebhookEvents, nil) + ".",
+			ElementType:         types.StringType,
+			Optional:            true, Computed: true,
 			PlanModifiers: []planmodifier.Set{useStateWhenOmitted{}},
 			Validators:    []validator.Set{setvalidator.ValueStringsAre(stringvalidator.OneOf(apiclient.WebhookEvents...))},
 		},
@@ -72,7 +75,7 @@ var webhooksKind = settingsKind[apiclient.Webhooks, authWebhooksModel]{
 	toModel: func(v apiclient.Webhooks, m *authWebhooksModel) {
 		m.Enabled = types.BoolValue(v.Enabled)
 		m.WebhookURL = optionalString(v.WebhookURL)
-		events := make([]attrValue, 0, len(v.EnabledEvents))
+		events := make([]attr.Value, 0, len(v.EnabledEvents))
 		for _, e := range v.EnabledEvents {
 			events = append(events, types.StringValue(e))
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -119,4 +120,28 @@ func withAttributes[A any](maps ...map[string]A) map[string]A {
 		}
 	}
 	return out
+}
+
+// settingBool is an optional boolean setting; omitted, it keeps the branch's.
+func settingBool(description string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: description, Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.Bool{useStateWhenOmitted{}}}
+}
+
+// settingInt is an optional integer setting within [lo, hi] (hi 0: none).
+func settingInt(description string, lo, hi int64) schema.Int64Attribute {
+	var v validator.Int64 = int64validator.AtLeast(lo)
+	if hi > 0 {
+		v = int64validator.Between(lo, hi)
+	}
+	return schema.Int64Attribute{MarkdownDescription: description, Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.Int64{useStateWhenOmitted{}}, Validators: []validator.Int64{v}}
+}
+
+// settingEnum is an optional string setting with documented values, which
+// its description lists after what ("How emails are verified: `link` or
+// `otp` (a one-time code).").
+func settingEnum(what string, values []string, notes map[string]string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: what + ": " + enumText(values, notes) + ".", Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.String{useStateWhenOmitted{}}, Validators: []validator.String{stringvalidator.OneOf(values...)}}
 }

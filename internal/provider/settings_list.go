@@ -9,6 +9,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The list resources of the settings types: their settings on every branch with
+// Neon Auth.
+
 // settingsList is the list resource of a settings type: the settings of
 // every branch with Neon Auth, named by the branch. Only the branch-scoped
 // API has them.
@@ -22,7 +25,7 @@ func (l *settingsList[A, M, PM]) ListResourceConfigSchema(_ context.Context, _ l
 }
 
 func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	if l.data != nil && l.data.family != apiclient.FamilyBranch {
+	if l.data.ready() && l.data.family != apiclient.FamilyBranch {
 		var diags diag.Diagnostics
 		diags.AddError("Needs the branch-scoped API", "`"+string(l.typeName)+"` is only offered by Neon's branch-scoped endpoints; "+
 			"set auth_api = \"branch\" in the provider block (or NEON_AUTH_API=branch) to list it.")

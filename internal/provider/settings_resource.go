@@ -4,14 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -232,28 +228,6 @@ func (r *settingsResource[A, M, PM]) what(s authScope) string {
 
 // Attributes and conversions of settings.
 
-// settingBool is an optional boolean setting; omitted, it keeps the branch's.
-func settingBool(description string) schema.BoolAttribute {
-	return schema.BoolAttribute{MarkdownDescription: description, Optional: true, Computed: true,
-		PlanModifiers: []planmodifier.Bool{useStateWhenOmitted{}}}
-}
-
-// settingInt is an optional integer setting within [lo, hi] (hi 0: none).
-func settingInt(description string, lo, hi int64) schema.Int64Attribute {
-	var v validator.Int64 = int64validator.AtLeast(lo)
-	if hi > 0 {
-		v = int64validator.Between(lo, hi)
-	}
-	return schema.Int64Attribute{MarkdownDescription: description, Optional: true, Computed: true,
-		PlanModifiers: []planmodifier.Int64{useStateWhenOmitted{}}, Validators: []validator.Int64{v}}
-}
-
-// settingEnum is an optional string setting with documented values.
-func settingEnum(description string, values ...string) schema.StringAttribute {
-	return schema.StringAttribute{MarkdownDescription: description, Optional: true, Computed: true,
-		PlanModifiers: []planmodifier.String{useStateWhenOmitted{}}, Validators: []validator.String{stringvalidator.OneOf(values...)}}
-}
-
 // overlayBool, overlayInt and overlayString put a known planned value over
 // the base value; an omitted (null or unknown) one leaves it.
 func overlayBool(dst *bool, v types.Bool) {
@@ -282,7 +256,8 @@ func intOrNull(v *int64) types.Int64 {
 	return types.Int64Value(*v)
 }
 
-// deref is the value of a client answer, the zero value with an error.
+// deref is the value of a client answer; the zero value with an error
+// (GetEmailServer answers nil then).
 func deref[T any](v *T, err error) (T, error) {
 	if v == nil {
 		var zero T
