@@ -69,7 +69,7 @@ func writeModesReport(b *strings.Builder, results []modeResult) {
 	fmt.Fprintln(b, "\nNotes: pairs are the distinct paths (one project, one branch, one endpoint) the refresh plan read, "+
 		"counted by the benchmark's own handler in front of the emulator; requests ÷ pairs is the plan's requests over "+
 		"that count, 1.00 when no pair is read twice. Project mode reads three endpoints per project: "+
-		"`GET …/auth/integrations`, `…/auth/oauth_providers` and `…/auth/domains`. Branch mode reads four of the production "+
-		"branch: `GET …/branches/{branch_id}/auth`, `…/auth/allow_localhost` (the integration's `allow_localhost`, which "+
-		"`GET …/auth` does not carry), `…/auth/oauth_providers` and `…/auth/domains`.")
+		"`GET …/auth/integrations`, `…/auth/oauth_providers` and `…/auth/domains`. Branch mode reads three of the production "+
+		"branch: `GET …/branches/{branch_id}/auth`, `…/auth/plugins` (the Better Auth bundle, which carries the OAuth providers "+
+		"and the integration's `allow_localhost`) and `…/auth/domains`.")
 }
