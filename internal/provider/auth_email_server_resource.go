@@ -40,16 +40,39 @@ type authEmailServerResource struct {
 
 type authEmailServerModel struct {
 	branchModel
+	emailServerFields
 	ID                types.String `tfsdk:"id"`
-	Type              types.String `tfsdk:"type"`
-	Host              types.String `tfsdk:"host"`
-	Port              types.Int64  `tfsdk:"port"`
-	Username          types.String `tfsdk:"username"`
 	Password          types.String `tfsdk:"password"`
 	PasswordWO        types.String `tfsdk:"password_wo"`
 	PasswordWOVersion types.Int64  `tfsdk:"password_wo_version"`
-	SenderEmail       types.String `tfsdk:"sender_email"`
-	SenderName        types.String `tfsdk:"sender_name"`
+}
+
+// emailServerFields are what the API reports of an email server, in the
+// resource and the data source alike.
+type emailServerFields struct {
+	Type        types.String `tfsdk:"type"`
+	Host        types.String `tfsdk:"host"`
+	Port        types.Int64  `tfsdk:"port"`
+	Username    types.String `tfsdk:"username"`
+	SenderEmail types.String `tfsdk:"sender_email"`
+	SenderName  types.String `tfsdk:"sender_name"`
+}
+
+// fromAPI writes an email server the API reports into f.
+func (f *emailServerFields) fromAPI(got apiclient.EmailServer) {
+	f.Type = types.StringValue(got.Type)
+	f.Host, f.Username = optionalString(got.Host), optionalString(got.Username)
+	f.SenderEmail, f.SenderName = optionalString(got.SenderEmail), optionalString(got.SenderName)
+	f.Port = types.Int64Null()
+	if got.Port != 0 {
+		f.Port = types.Int64Value(got.Port)
+	}
+}
+
+// noEmailServer is a branch without an email provider configured.
+func noEmailServer() emailServerFields {
+	return emailServerFields{Type: types.StringNull(), Host: types.StringNull(), Port: types.Int64Null(), Username: types.StringNull(),
+		SenderEmail: types.StringNull(), SenderName: types.StringNull()}
 }
 
 func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -308,15 +331,7 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 func (m *authEmailServerModel) fromAPI(s authScope, got apiclient.EmailServer) {
 	m.ID = types.StringValue(branchObjectID(s))
 	m.recordBranch(s)
-	m.Type = types.StringValue(got.Type)
-	m.Host = optionalString(got.Host)
-	m.Username = optionalString(got.Username)
-	m.SenderEmail = optionalString(got.SenderEmail)
-	m.SenderName = optionalString(got.SenderName)
-	m.Port = types.Int64Null()
-	if got.Port != 0 {
-		m.Port = types.Int64Value(got.Port)
-	}
+	m.emailServerFields.fromAPI(got)
 	if got.Type == apiclient.TypeShared {
 		// Nothing of a standard configuration is left.
 		m.Password = types.StringNull()

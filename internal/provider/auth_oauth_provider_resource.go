@@ -233,18 +233,37 @@ func oauthRequest(ctx context.Context, plan authOAuthProviderModel, cfg attribut
 	return req, true
 }
 
+// oauthWrite is what Create and Update send: the plan, its scope, and the
+// request body with the credentials (withCreds) when the plan has them.
+type oauthWrite struct {
+	plan      authOAuthProviderModel
+	s         authScope
+	body      apiclient.UpdateOAuthProviderRequest
+	withCreds bool
+}
+
+// beginWrite opens Create and Update: the plan, its scope, and the body
+// from the plan and the configuration's write-only secret.
+func (r *authOAuthProviderResource) beginWrite(ctx context.Context, planned stateGetter, cfg attributeGetter, summary string,
+	provider authProvider, diags *diag.Diagnostics,
+) (oauthWrite, bool) {
+	var w oauthWrite
+	var ok bool
+	if w.plan, w.s, ok = beginIn[authOAuthProviderModel](ctx, r.data, planned, summary, provider, diags); !ok {
+		return w, false
+	}
+	w.body, w.withCreds = oauthRequest(ctx, w.plan, cfg, diags)
+	return w, !diags.HasError()
+}
+
 func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer oauthImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
-	plan, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
+	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	body, withCreds := oauthRequest(ctx, plan, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	id := plan.ProviderID.ValueString()
+	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
 	// The branch-scoped API answers a re-add of the same settings 200, as if
 	// it had added it: a provider already listed is refused here instead, so
 	// that Terraform never takes over (and later deletes) one it did not add.
@@ -343,15 +362,11 @@ func (m *authOAuthProviderModel) fromAPI(s authScope, p *apiclient.OAuthProvider
 func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer oauthImport.identifyUpdated(ctx, resp)
 	summary := r.unable("Update")
-	plan, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
+	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	body, withCreds := oauthRequest(ctx, plan, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	id := plan.ProviderID.ValueString()
+	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
 	var updated *apiclient.OAuthProvider
 	if withCreds || body.MicrosoftTenantID != "" {
 		var err error
