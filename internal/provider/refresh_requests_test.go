@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -8,12 +10,15 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"text/template"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // How many requests a refresh costs: the API requests of a no-change plan
@@ -332,4 +337,110 @@ resource "neon_auth_integration" "test" {
 			},
 		},
 	))
+}
+
+// Every part of a branch's Better Auth configuration, read at once, costs
+// one GET …/auth/plugins. An answer without the parts (every member is
+// optional in the reference) makes each part read from its own endpoint,
+// which says the same; the plugins that have no endpoint of their own are
+// then an error that says so.
+func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
+	var empty atomic.Bool
+	var emptied atomic.Int32 // empty answers given
+	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if empty.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/auth/plugins") {
+				emptied.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte("{}"))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	env.Mode = authAPIBranch
+	withIntegration(t, env)
+	ctx, c, s := context.Background(), env.client(), env.scope()
+	seconds, on := int64(90), true
+	if _, err := c.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &on, OTPExpiresIn: &seconds}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateEmailServer(ctx, s, apiclient.EmailServer{Type: apiclient.TypeShared}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"}); err != nil {
+		t.Fatal(err)
+	}
+
+	env.Emu.ResetStats()
+	bundled := bundledParts(newProviderData(env.client(), apiclient.FamilyBranch, defaultReadMaxAge), s)
+	if n := env.requests(); n != 1 || env.routeCount(env.authRoute("GET", "/plugins")) != 1 {
+		t.Errorf("%d requests %v, want one GET …/auth/plugins", n, env.Emu.Stats().Requests)
+	}
+	for part, v := range bundled {
+		if strings.HasPrefix(v, "error") {
+			t.Errorf("%s from the bundle: %s", part, v)
+		}
+	}
+	if want := `{"enabled":true,"otp_expires_in":90}`; bundled["phone_number"] != want {
+		t.Errorf("phone_number from the bundle = %s, want %s", bundled["phone_number"], want)
+	}
+
+	empty.Store(true)
+	env.Emu.ResetStats()
+	own := bundledParts(newProviderData(env.client(), apiclient.FamilyBranch, defaultReadMaxAge), s)
+	if n := emptied.Load(); n != 1 {
+		t.Errorf("%d GET …/auth/plugins, want 1", n)
+	}
+	for _, ep := range []string{"/plugins/phone-number", "/email_and_password", "/email_provider", "/oauth_providers", "/allow_localhost"} {
+		if n := env.routeCount(env.authRoute("GET", ep)); n != 1 {
+			t.Errorf("%d GET …/auth%s, want 1", n, ep)
+		}
+	}
+	for _, part := range []string{"phone_number", "email_and_password", "email_provider", "oauth_providers", "allow_localhost"} {
+		if own[part] != bundled[part] {
+			t.Errorf("%s: the bundle says %s, its own endpoint %s", part, bundled[part], own[part])
+		}
+	}
+	for _, part := range []string{"organization", "magic_link"} {
+		if want := "error: " + errPluginNotReported.Error(); own[part] != want {
+			t.Errorf("%s missing from the bundle = %s, want %q", part, own[part], want)
+		}
+	}
+}
+
+// bundledParts reads every part of the bundle through d, all at once, and
+// gives each as JSON (or "error: …").
+func bundledParts(d *providerData, s apiclient.Scope) map[string]string {
+	ctx := context.Background()
+	reads := map[string]func() (any, error){
+		"organization":       func() (any, error) { return d.organizationPlugin(ctx, s) },
+		"magic_link":         func() (any, error) { return d.magicLinkPlugin(ctx, s) },
+		"phone_number":       func() (any, error) { return d.phoneNumberPlugin(ctx, s) },
+		"email_and_password": func() (any, error) { return d.emailAndPassword(ctx, s) },
+		"email_provider":     func() (any, error) { return d.emailServer(ctx, s) },
+		"oauth_providers":    func() (any, error) { return d.oauthProviders(ctx, s) },
+		"allow_localhost":    func() (any, error) { return d.allowLocalhost(ctx, s) },
+	}
+	out := map[string]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, read := range reads {
+		wg.Go(func() {
+			v, err := read()
+			text, jerr := json.Marshal(v)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				out[name] = "error: " + err.Error()
+			case jerr != nil:
+				out[name] = "error: " + jerr.Error()
+			default:
+				out[name] = string(text)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
