@@ -70,7 +70,7 @@ func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.Rea
 		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server of "+s.String(), err))
 		return
 	default:
-		cfg.emailServerFields.fromAPI(got)
+		cfg.fromAPI(got)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
