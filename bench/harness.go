@@ -25,7 +25,7 @@ const bootstrapKey = "napi_bench_bootstrap_key"
 // writes a CLI config whose dev_overrides point at it; it returns the
 // config's path.
 func buildProvider(work, dir, ldflags string) (string, error) {
-	build := exec.CommandContext(context.Background(), "go", "build", "-ldflags", ldflags, "-o", filepath.Join(work, dir, "terraform-provider-neon"), ".")
+	build := exec.CommandContext(context.Background(), "go", "build", "-tags", "neonbench", "-ldflags", ldflags, "-o", filepath.Join(work, dir, "terraform-provider-neon"), ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return "", fmt.Errorf("building the provider: %w", err)

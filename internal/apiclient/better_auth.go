@@ -31,6 +31,24 @@ type EmailAndPasswordUpdate struct {
 	DisableSignUp                 *bool   `json:"disable_sign_up,omitempty"`
 }
 
+// Email verification methods of email-and-password sign-in.
+const (
+	EmailVerificationLink = "link"
+	EmailVerificationOTP  = "otp"
+)
+
+// EmailVerificationMethods are the documented email_verification_method values.
+var EmailVerificationMethods = []string{EmailVerificationLink, EmailVerificationOTP}
+
+// Roles of the user who creates an organization.
+const (
+	CreatorRoleAdmin = "admin"
+	CreatorRoleOwner = "owner"
+)
+
+// CreatorRoles are the documented creator_role values.
+var CreatorRoles = []string{CreatorRoleAdmin, CreatorRoleOwner}
+
 // OrganizationPlugin is the organization plugin's configuration.
 type OrganizationPlugin struct {
 	Enabled             bool   `json:"enabled"`

@@ -13,8 +13,9 @@ const (
 )
 
 // AuthProviders are the auth providers the API documents
-// (NeonAuthSupportedAuthProvider; Neon removed stack_v2 in June 2026).
-var AuthProviders = []string{AuthProviderMock, AuthProviderStack, AuthProviderBetterAuth}
+// (NeonAuthSupportedAuthProvider; Neon removed stack_v2 in June 2026), in the
+// order the provider's validators and descriptions name them.
+var AuthProviders = []string{AuthProviderStack, AuthProviderBetterAuth, AuthProviderMock}
 
 // Email server and OAuth provider types.
 const (

@@ -69,10 +69,6 @@ var loadDocument = sync.OnceValues(func() (*openapi3.T, error) {
 	return doc, nil
 })
 
-// Document returns the OpenAPI document, loaded once and shared: callers
-// must not change it.
-func Document() (*openapi3.T, error) { return loadDocument() }
-
 // Violation is a request or a response that does not conform to the
 // document. It never holds a value of the traffic (bodies carry client
 // secrets, SMTP passwords and SDK keys): only where and which rule failed.
@@ -120,7 +116,7 @@ type Validator struct {
 // NewValidator builds a validator. report, when not nil, is called with
 // every violation as it is found (in the request's goroutine).
 func NewValidator(report func(Violation)) (*Validator, error) {
-	doc, err := Document()
+	doc, err := loadDocument()
 	if err != nil {
 		return nil, err
 	}
@@ -165,13 +161,6 @@ func (v *Validator) Violations() []Violation {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return append([]Violation(nil), v.violations...)
-}
-
-// Reset forgets the recorded violations.
-func (v *Validator) Reset() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.violations = nil
 }
 
 func (v *Validator) record(vs ...Violation) {

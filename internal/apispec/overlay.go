@@ -8,6 +8,9 @@ import (
 	"sort"
 )
 
+// Overlays: cited JSON merge patches applied to Neon's OpenAPI document where
+// the live service differs.
+
 // overlay is one file of overlays/: a change to the vendored document that
 // Neon made after publishing it, with where that change is known from.
 type overlay struct {

@@ -9,6 +9,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 )
 
+// How a validation failure against the API reference is explained: one readable
+// problem per violation.
+
 // violations turns a validation error into one Violation per problem.
 func violations(method, route string, status int, kind string, err error) []Violation {
 	var out []Violation

@@ -11,6 +11,9 @@ import (
 	"time"
 )
 
+// API keys of the emulator: their kinds, tokens (stored hashed) and which
+// projects each may see.
+
 // KeyKind is the type of an API key.
 type KeyKind string
 

@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// The Neon Auth of a branch in the emulator's state: its integration, Better
+// Auth settings and their defaults.
+
 // BranchAuth is the whole Neon Auth state of one branch: the integration and
 // everything configured on it. A branch has at most one. The Go API hands out
 // deep copies (see BranchAuth and MutateBranchAuth in inspect.go).

@@ -13,6 +13,9 @@ import (
 	"strings"
 )
 
+// Decoding of request bodies: unknown fields refused, and typed accessors that
+// name the field in every error.
+
 // object is a decoded JSON request body, field by field, so that every
 // validation error can name the field at fault. JSON null counts as absent.
 type object map[string]json.RawMessage

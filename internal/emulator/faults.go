@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// Fault injection: the statuses and lost responses a test asks the emulator to
+// produce, and when.
+
 // Faults describe failures injected into API requests that passed
 // authentication and the rate limiter. The zero value injects nothing.
 type Faults struct {

@@ -14,6 +14,9 @@ import (
 	"time"
 )
 
+// The handlers of branches, their roles and databases, and the auth annotations
+// of branches.
+
 // branchView is a Branch as the API shows it.
 type branchView struct {
 	ID                 string     `json:"id"`

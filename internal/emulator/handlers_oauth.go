@@ -6,6 +6,8 @@ import (
 	"strings"
 )
 
+// The handlers of the OAuth providers of a branch's Neon Auth.
+
 // oauthProviderIDs are the values of NeonAuthOauthProviderId.
 var oauthProviderIDs = []string{"google", "github", "microsoft", "vercel"}
 

@@ -6,6 +6,9 @@ import (
 	"fmt"
 )
 
+// Reading a persisted state file of any version, migrating older shapes to the
+// current one.
+
 // decodeState reads a state file of the current version, or of version 1
 // (Neon Auth per project), which it migrates: a version 1 project's
 // integrations move to their branch_id, always the production branch.

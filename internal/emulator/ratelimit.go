@@ -8,6 +8,9 @@ import (
 	"golang.org/x/time/rate"
 )
 
+// The emulator's rate limits: a per-account budget per minute and a per-route
+// burst per second.
+
 // rateLimiter enforces the documented limits with token buckets: one for the
 // account (all keys of the organization share it; RPM/60 tokens per second,
 // at most 40 stored) and one per route key (RPS per second, burst RPS).

@@ -11,6 +11,8 @@ import (
 	"time"
 )
 
+// API errors and responses: the statuses and error bodies the handlers return.
+
 // apiError is an error answered to the client as
 // {"code":"","message":...,"request_id":...}.
 type apiError struct {

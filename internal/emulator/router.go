@@ -7,6 +7,9 @@ import (
 	"strings"
 )
 
+// The routes of the platform API v2 the emulator serves, and how a request path
+// finds its handler.
+
 // handlerFunc handles one API request. It writes the success response itself
 // and returns an *apiError (or any other error, answered with 500) on failure.
 type handlerFunc func(e *Emulator, c *call) error

@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// The emulator's state: projects, branches, databases, integrations and what
+// Neon Auth holds on them.
+
 // Fixed values of the emulated platform.
 const (
 	authProviderMock       = "mock"

@@ -2,6 +2,9 @@ package emulator
 
 import "sync"
 
+// Request statistics by route template and outcome, read by tests and the
+// benchmark.
+
 // Stats count API requests (never control-surface requests).
 type Stats struct {
 	// Requests counts responses by route key ("METHOD /template", e.g.

@@ -11,6 +11,9 @@ import (
 	"unicode/utf8"
 )
 
+// Validation of field values (emails, URLs, origins, names) as the platform API
+// checks them.
+
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // validEmail accepts a bare address ("a@example.com"), at most 256

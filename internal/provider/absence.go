@@ -9,6 +9,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// Whether a 404 means an object is really gone: a successful list that lacks
+// it, or a scope the key cannot see.
+
 // presence is what the API shows of something a request could not find.
 type presence int
 
@@ -26,7 +29,7 @@ const (
 )
 
 // absence decides whether something under a Neon Auth scope is really gone.
-// A 404 alone never says so (STYLE rule 4): it can mean the thing, its
+// A 404 alone never says so: it can mean the thing, its
 // integration, its branch, or a project this key may not see.
 //
 // listed reports whether the thing is listed by a fresh-enough read. It is

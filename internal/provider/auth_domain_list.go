@@ -8,11 +8,14 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_domain list resource: the whitelisted domains of a project's
+// branches.
+
 var _ list.ListResourceWithConfigure = (*authDomainList)(nil)
 
 // NewAuthDomainList finds the neon_auth_domain objects of a project.
 func NewAuthDomainList() list.ListResource {
-	return &authDomainList{authDomainResource{configured: named("_auth_domain")}}
+	return &authDomainList{authDomainResource{configured: configuredAs(typeAuthDomain)}}
 }
 
 // authDomainList is the list resource of neon_auth_domain: every whitelisted

@@ -18,6 +18,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_domain resource: one origin of the redirect URI whitelist of a
+// branch's Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState  = (*authDomainResource)(nil)
 	_ resource.ResourceWithIdentity     = (*authDomainResource)(nil)
@@ -27,7 +30,7 @@ var (
 
 // NewAuthDomainResource is the neon_auth_domain resource.
 func NewAuthDomainResource() resource.Resource {
-	return &authDomainResource{configured: named("_auth_domain")}
+	return &authDomainResource{configured: configuredAs(typeAuthDomain)}
 }
 
 type authDomainResource struct {
@@ -65,14 +68,14 @@ func (r *authDomainResource) UpgradeState(context.Context) map[int64]resource.St
 }
 
 func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_domain", scopeRules{}, req, resp)
-	r.data.planWhitelist(ctx, "neon_auth_domain", req, &resp.Diagnostics)
+	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
+	r.data.planWhitelist(ctx, r.typeName, req, &resp.Diagnostics)
 }
 
 // domainImport is the import id; the domain itself contains `://`, so the id
 // is split at the first slashes only.
 var domainImport = importFormat{
-	resourceType: "neon_auth_domain", parts: []string{"domain"}, lastMaySlash: true, withBranch: true,
+	resourceType: typeAuthDomain, parts: []string{"domain"}, lastMaySlash: true, withBranch: true,
 	example: "autumn-frost-12345678/br-quiet-leaf-12345678/https://app.example.com",
 }
 
@@ -93,7 +96,7 @@ func (d *providerData) listedDomain(s authScope, domain string) func(context.Con
 
 func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer domainImport.identifyCreated(ctx, resp)
-	const summary = "Unable to Create Auth Domain"
+	summary := r.unable("Create")
 	plan, s, ok := beginIn[authDomainModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
@@ -126,7 +129,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 
 func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer domainImport.identifyRead(ctx, req, resp)
-	const summary = "Unable to Read Auth Domain"
+	summary := r.unable("Read")
 	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
@@ -152,7 +155,7 @@ func (r *authDomainResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	const summary = "Unable to Delete Auth Domain"
+	summary := r.unable("Delete")
 	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return

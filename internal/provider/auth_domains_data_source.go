@@ -8,9 +8,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// The neon_auth_domains data source: the redirect URI whitelist of a branch's
+// Neon Auth.
+
 // NewAuthDomainsDataSource is the neon_auth_domains data source.
 func NewAuthDomainsDataSource() datasource.DataSource {
-	return &authDomainsDataSource{configuredDataSource: namedDataSource("_auth_domains")}
+	return &authDomainsDataSource{configuredDataSource: dataSourceAs(typeAuthDomains)}
 }
 
 type authDomainsDataSource struct {
@@ -47,7 +50,7 @@ func (d *authDomainsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 
 func (d *authDomainsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authDomainsDataModel
-	const summary = "Unable to Read Auth Domains"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return

@@ -21,6 +21,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_domains resource: the whole redirect URI whitelist of a
+// branch's Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState = (*authDomainsResource)(nil)
 	_ resource.ResourceWithIdentity    = (*authDomainsResource)(nil)
@@ -29,7 +32,7 @@ var (
 
 // NewAuthDomainsResource is the neon_auth_domains resource.
 func NewAuthDomainsResource() resource.Resource {
-	return &authDomainsResource{configured: named("_auth_domains")}
+	return &authDomainsResource{configured: configuredAs(typeAuthDomains)}
 }
 
 type authDomainsResource struct {
@@ -63,29 +66,8 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 }
 
 func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_domains", scopeRules{}, req, resp)
-	r.data.planWhitelist(ctx, "neon_auth_domains", req, &resp.Diagnostics)
-}
-
-// canonicalDomainsPlanModifier keeps the prior set when the configuration
-// names the same origins in other spellings.
-type canonicalDomainsPlanModifier struct{}
-
-func (canonicalDomainsPlanModifier) Description(context.Context) string {
-	return "Domains that differ only in the case of scheme or host, or in a trailing slash, are the same domain."
-}
-
-func (m canonicalDomainsPlanModifier) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (canonicalDomainsPlanModifier) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
-	if req.StateValue.IsNull() || !isKnownSet(req.ConfigValue) {
-		return
-	}
-	if slices.Equal(canonicalSet(req.ConfigValue), canonicalSet(req.StateValue)) {
-		resp.PlanValue = req.StateValue
-	}
+	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
+	r.data.planWhitelist(ctx, r.typeName, req, &resp.Diagnostics)
 }
 
 // canonicalSet is a set of domains, canonical and sorted (as written where a
@@ -108,7 +90,7 @@ func canonicalSet(v types.Set) []string {
 }
 
 // domainsImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
-var domainsImport = importFormat{resourceType: "neon_auth_domains", withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
+var domainsImport = importFormat{resourceType: typeAuthDomains, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
 
 func (r *authDomainsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer domainsImport.identifyCreated(ctx, resp)
@@ -126,7 +108,7 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	Set(context.Context, any) diag.Diagnostics
 }, diags *diag.Diagnostics, op string,
 ) {
-	summary := "Unable to " + op + " Auth Domains"
+	summary := r.unable(op)
 	plan, s, ok := beginIn[authDomainsModel](ctx, r.data, planned, summary, orIntegrations, diags)
 	if !ok {
 		return
@@ -176,7 +158,7 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 
 func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer domainsImport.identifyRead(ctx, req, resp)
-	const summary = "Unable to Read Auth Domains"
+	summary := r.unable("Read")
 	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
@@ -190,10 +172,16 @@ func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest
 	if !r.data.readListed(ctx, s, read, summary, "the redirect URI whitelist of "+s.String(), resp) {
 		return
 	}
-	// The state keeps its own spellings of the domains still listed; the
-	// others are what the API lists.
+	resp.Diagnostics.Append(state.fromAPI(s, listed)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// fromAPI writes the whitelist of a scope, as the API lists it, into m: the
+// domains of the scope's auth provider, each in m's own spelling when m
+// already holds it (the others as the API lists them).
+func (m *authDomainsModel) fromAPI(s authScope, listed []apiclient.Domain) diag.Diagnostics {
 	kept := map[string]attr.Value{}
-	for _, e := range state.Domains.Elements() {
+	for _, e := range m.Domains.Elements() {
 		if v, ok := e.(types.String); ok {
 			if c, err := apiclient.CanonicalOrigin(v.ValueString()); err == nil {
 				kept[c] = v
@@ -212,17 +200,16 @@ func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 		elems = append(elems, types.StringValue(d.Domain))
 	}
-	set, d := types.SetValue(types.StringType, elems)
-	resp.Diagnostics.Append(d...)
-	state.Domains = set
-	state.recordScope(s)
-	state.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	set, diags := types.SetValue(types.StringType, elems)
+	m.Domains = set
+	m.recordScope(s)
+	m.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	return diags
 }
 
 // Delete removes the domains this resource holds, in one request.
 func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	const summary = "Unable to Delete Auth Domains"
+	summary := r.unable("Delete")
 	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	domains := canonicalSet(state.Domains)
 	if !ok || len(domains) == 0 {
@@ -249,24 +236,24 @@ func (r *authDomainsResource) ImportState(ctx context.Context, req resource.Impo
 // neon_auth_domains and neon_auth_domain on the same branch are noticed.
 type whitelistClaims struct {
 	mu     sync.Mutex
-	byType map[string]map[string]bool // branch key → resource types
+	byType map[string]map[typeName]bool // branch key → resource types
 }
 
 // planWhitelist is the ModifyPlan step of the two whitelist resources: it
 // claims the configured project and branch for the type.
-func (d *providerData) planWhitelist(ctx context.Context, typeName string, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
-	if d == nil || req.Plan.Raw.IsNull() {
+func (d *providerData) planWhitelist(ctx context.Context, t typeName, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
+	if !d.ready() || req.Plan.Raw.IsNull() {
 		return
 	}
 	var project, branch types.String
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("project_id"), &project)...)
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("branch_id"), &branch)...)
-	d.claimWhitelist(typeName, project, branch, diags)
+	d.claimWhitelist(t, project, branch, diags)
 }
 
 // claimWhitelist records that a resource type plans the whitelist of a
 // project and branch, and warns when the other type does too.
-func (d *providerData) claimWhitelist(typeName string, project, branch types.String, diags *diag.Diagnostics) {
+func (d *providerData) claimWhitelist(t typeName, project, branch types.String, diags *diag.Diagnostics) {
 	if !isKnownSet(project) || branch.IsUnknown() {
 		return
 	}
@@ -274,19 +261,19 @@ func (d *providerData) claimWhitelist(typeName string, project, branch types.Str
 	d.claims.mu.Lock()
 	defer d.claims.mu.Unlock()
 	if d.claims.byType == nil {
-		d.claims.byType = map[string]map[string]bool{}
+		d.claims.byType = map[string]map[typeName]bool{}
 	}
 	if d.claims.byType[key] == nil {
-		d.claims.byType[key] = map[string]bool{}
+		d.claims.byType[key] = map[typeName]bool{}
 	}
-	d.claims.byType[key][typeName] = true
+	d.claims.byType[key][t] = true
 	if len(d.claims.byType[key]) > 1 {
 		diags.AddWarning("Two resource types manage one whitelist",
-			fmt.Sprintf("This configuration has both neon_auth_domains and neon_auth_domain for project %s (branch %s). "+
-				"neon_auth_domains owns the whole whitelist and removes every domain it does not list, including those of "+
-				"neon_auth_domain: each apply would undo the other. List every domain in neon_auth_domains and remove the "+
-				"neon_auth_domain resources (a `removed` block keeps the domains while dropping them from state).",
-				project.ValueString(), orProduction(branch)))
+			fmt.Sprintf("This configuration has both %[1]s and %[2]s for project %[3]s (branch %[4]s). "+
+				"%[1]s owns the whole whitelist and removes every domain it does not list, including those of "+
+				"%[2]s: each apply would undo the other. List every domain in %[1]s and remove the "+
+				"%[2]s resources (a `removed` block keeps the domains while dropping them from state).",
+				typeAuthDomains, typeAuthDomain, project.ValueString(), orProduction(branch)))
 	}
 }
 

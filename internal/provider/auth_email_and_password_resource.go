@@ -10,6 +10,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_email_and_password resource: email-and-password sign-in of a
+// branch's Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState = (*authEmailAndPasswordResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authEmailAndPasswordResource)(nil)
@@ -17,7 +20,8 @@ var (
 
 // NewAuthEmailAndPasswordResource is the neon_auth_email_and_password resource.
 func NewAuthEmailAndPasswordResource() resource.Resource {
-	return &authEmailAndPasswordResource{kind: emailAndPasswordKind}
+	r := settingsOf(emailAndPasswordKind)
+	return &r
 }
 
 type authEmailAndPasswordResource = settingsResource[apiclient.EmailAndPassword, authEmailAndPasswordModel, *authEmailAndPasswordModel]
@@ -34,13 +38,14 @@ type authEmailAndPasswordModel struct {
 }
 
 var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAndPasswordModel]{
-	typeName: "neon_auth_email_and_password",
-	title:    "Auth Email And Password",
+	typeName: typeAuthEmailAndPassword,
+	found:    emailAndPasswordFound,
 	description: "Email-and-password sign-in of a branch's Neon Auth: read with `GET …/auth/plugins` (shared with the other " +
 		"settings of the branch), written with `PATCH …/auth/email_and_password`.",
 	attributes: map[string]schema.Attribute{
-		"enabled":                            settingBool("Whether users can sign in with email and password."),
-		"email_verification_method":          settingEnum("How emails are verified: `link` or `otp` (a one-time code).", "link", "otp"),
+		"enabled": settingBool("Whether users can sign in with email and password."),
+		"email_verification_method": settingEnum("How emails are verified", apiclient.EmailVerificationMethods,
+			map[string]string{apiclient.EmailVerificationOTP: "a one-time code"}),
 		"require_email_verification":         settingBool("Whether an email must be verified before its user can sign in."),
 		"auto_sign_in_after_verification":    settingBool("Whether users are signed in once they verify their email."),
 		"send_verification_email_on_sign_up": settingBool("Whether a verification email is sent at sign-up."),

@@ -8,9 +8,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// The neon_auth_email_server data source: the email server of a branch's Neon
+// Auth.
+
 // NewAuthEmailServerDataSource is the neon_auth_email_server data source.
 func NewAuthEmailServerDataSource() datasource.DataSource {
-	return &authEmailServerDataSource{configuredDataSource: namedDataSource("_auth_email_server")}
+	return &authEmailServerDataSource{configuredDataSource: dataSourceAs(typeAuthEmailServer)}
 }
 
 type authEmailServerDataSource struct {
@@ -19,13 +22,8 @@ type authEmailServerDataSource struct {
 
 type authEmailServerDataModel struct {
 	branchModel
-	ID          types.String `tfsdk:"id"`
-	Type        types.String `tfsdk:"type"`
-	Host        types.String `tfsdk:"host"`
-	Port        types.Int64  `tfsdk:"port"`
-	Username    types.String `tfsdk:"username"`
-	SenderEmail types.String `tfsdk:"sender_email"`
-	SenderName  types.String `tfsdk:"sender_name"`
+	emailServerFields
+	ID types.String `tfsdk:"id"`
 }
 
 func (d *authEmailServerDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -47,7 +45,7 @@ func (d *authEmailServerDataSource) Schema(_ context.Context, _ datasource.Schem
 
 func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authEmailServerDataModel
-	const summary = "Unable to Read Auth Email Server"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return
@@ -67,19 +65,12 @@ func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.Rea
 			resp.Diagnostics.AddError(summary, "The "+s.String()+" has no Neon Auth integration, so no email server.")
 			return
 		}
-		cfg.Type, cfg.Host, cfg.Username, cfg.SenderEmail, cfg.SenderName = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
-		cfg.Port = types.Int64Null()
+		cfg.emailServerFields = noEmailServer()
 	case err != nil:
 		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server of "+s.String(), err))
 		return
 	default:
-		cfg.Type = types.StringValue(got.Type)
-		cfg.Host, cfg.Username = optionalString(got.Host), optionalString(got.Username)
-		cfg.SenderEmail, cfg.SenderName = optionalString(got.SenderEmail), optionalString(got.SenderName)
-		cfg.Port = types.Int64Null()
-		if got.Port != 0 {
-			cfg.Port = types.Int64Value(got.Port)
-		}
+		cfg.fromAPI(got)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

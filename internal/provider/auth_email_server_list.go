@@ -6,12 +6,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 )
 
+// The neon_auth_email_server list resource: the email servers of a project's
+// branches.
+
 var _ list.ListResourceWithConfigure = (*authEmailServerList)(nil)
 
 // NewAuthEmailServerList finds the neon_auth_email_server objects of a
 // project.
 func NewAuthEmailServerList() list.ListResource {
-	return &authEmailServerList{authEmailServerResource{configured: named("_auth_email_server")}}
+	return &authEmailServerList{authEmailServerResource{configured: configuredAs(typeAuthEmailServer)}}
 }
 
 // authEmailServerList is the list resource of neon_auth_email_server: the

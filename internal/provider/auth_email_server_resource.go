@@ -18,6 +18,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_email_server resource: the email server a branch's Neon Auth
+// sends through.
+
 var (
 	_ resource.ResourceWithImportState    = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithIdentity       = (*authEmailServerResource)(nil)
@@ -28,7 +31,7 @@ var (
 
 // NewAuthEmailServerResource is the neon_auth_email_server resource.
 func NewAuthEmailServerResource() resource.Resource {
-	return &authEmailServerResource{configured: named("_auth_email_server")}
+	return &authEmailServerResource{configured: configuredAs(typeAuthEmailServer)}
 }
 
 type authEmailServerResource struct {
@@ -37,16 +40,39 @@ type authEmailServerResource struct {
 
 type authEmailServerModel struct {
 	branchModel
+	emailServerFields
 	ID                types.String `tfsdk:"id"`
-	Type              types.String `tfsdk:"type"`
-	Host              types.String `tfsdk:"host"`
-	Port              types.Int64  `tfsdk:"port"`
-	Username          types.String `tfsdk:"username"`
 	Password          types.String `tfsdk:"password"`
 	PasswordWO        types.String `tfsdk:"password_wo"`
 	PasswordWOVersion types.Int64  `tfsdk:"password_wo_version"`
-	SenderEmail       types.String `tfsdk:"sender_email"`
-	SenderName        types.String `tfsdk:"sender_name"`
+}
+
+// emailServerFields are what the API reports of an email server, in the
+// resource and the data source alike.
+type emailServerFields struct {
+	Type        types.String `tfsdk:"type"`
+	Host        types.String `tfsdk:"host"`
+	Port        types.Int64  `tfsdk:"port"`
+	Username    types.String `tfsdk:"username"`
+	SenderEmail types.String `tfsdk:"sender_email"`
+	SenderName  types.String `tfsdk:"sender_name"`
+}
+
+// fromAPI writes an email server the API reports into f.
+func (f *emailServerFields) fromAPI(got apiclient.EmailServer) {
+	f.Type = types.StringValue(got.Type)
+	f.Host, f.Username = optionalString(got.Host), optionalString(got.Username)
+	f.SenderEmail, f.SenderName = optionalString(got.SenderEmail), optionalString(got.SenderName)
+	f.Port = types.Int64Null()
+	if got.Port != 0 {
+		f.Port = types.Int64Value(got.Port)
+	}
+}
+
+// noEmailServer is a branch without an email provider configured.
+func noEmailServer() emailServerFields {
+	return emailServerFields{Type: types.StringNull(), Host: types.StringNull(), Port: types.Int64Null(), Username: types.StringNull(),
+		SenderEmail: types.StringNull(), SenderName: types.StringNull()}
 }
 
 func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -123,7 +149,7 @@ func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resour
 }
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_email_server", scopeRules{}, req, resp)
+	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -154,7 +180,7 @@ func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.M
 // from shared has nothing to keep). The password read back is blank, so it
 // is never sent back.
 func (r *authEmailServerResource) keepsStoredPassword(ctx context.Context, req resource.ModifyPlanRequest) bool {
-	if r.data == nil || req.State.Raw.IsNull() {
+	if !r.data.ready() || req.State.Raw.IsNull() {
 		return false
 	}
 	var state authEmailServerModel
@@ -220,7 +246,7 @@ func (r *authEmailServerResource) ValidateConfig(ctx context.Context, req resour
 }
 
 // emailImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
-var emailImport = importFormat{resourceType: "neon_auth_email_server", withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
+var emailImport = importFormat{resourceType: typeAuthEmailServer, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
 
 // send sends the whole planned configuration (a PATCH, harmless to repeat),
 // the write-only password read from the configuration.
@@ -250,12 +276,12 @@ func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *a
 
 func (r *authEmailServerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer emailImport.identifyCreated(ctx, resp)
-	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Create Auth Email Server")
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, r.unable("Create"))
 }
 
 func (r *authEmailServerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer emailImport.identifyUpdated(ctx, resp)
-	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, "Unable to Update Auth Email Server")
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, r.unable("Update"))
 }
 
 // write is Create and Update: both send the whole planned configuration.
@@ -279,7 +305,7 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 
 func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer emailImport.identifyRead(ctx, req, resp)
-	const summary = "Unable to Read Auth Email Server"
+	summary := r.unable("Read")
 	state, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
@@ -296,33 +322,29 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	warnUnknownValue(&resp.Diagnostics, "The email server type of "+s.String(), got.Type, apiclient.TypeShared, apiclient.TypeStandard)
-	state.ID = types.StringValue(branchObjectID(s))
-	state.recordBranch(s)
-	state.Type = types.StringValue(got.Type)
-	state.Host = optionalString(got.Host)
-	state.Username = optionalString(got.Username)
-	state.SenderEmail = optionalString(got.SenderEmail)
-	state.SenderName = optionalString(got.SenderName)
-	state.Port = types.Int64Null()
-	if got.Port != 0 {
-		state.Port = types.Int64Value(got.Port)
-	}
+	state.fromAPI(s, got)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// fromAPI writes the email server the API reports into m. The password is
+// never returned (or only masked): a standard configuration keeps m's.
+func (m *authEmailServerModel) fromAPI(s authScope, got apiclient.EmailServer) {
+	m.ID = types.StringValue(branchObjectID(s))
+	m.recordBranch(s)
+	m.emailServerFields.fromAPI(got)
 	if got.Type == apiclient.TypeShared {
 		// Nothing of a standard configuration is left.
-		state.Password = types.StringNull()
-		state.PasswordWOVersion = types.Int64Null()
+		m.Password = types.StringNull()
+		m.PasswordWOVersion = types.Int64Null()
 	}
-	// The API never returns the password (or only masked): a standard
-	// configuration keeps the state's, so that it causes no perpetual diff.
-	state.PasswordWO = types.StringNull()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	m.PasswordWO = types.StringNull()
 }
 
 // Delete resets the project to the platform's shared mail server, the
 // documented way back. An integration that is already gone took its
 // configuration with it: that is success.
 func (r *authEmailServerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	const summary = "Unable to Delete Auth Email Server"
+	summary := r.unable("Delete")
 	_, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return

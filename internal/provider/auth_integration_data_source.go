@@ -9,9 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// The neon_auth_integration data source: the Neon Auth integration of a branch.
+
 // NewAuthIntegrationDataSource is the neon_auth_integration data source.
 func NewAuthIntegrationDataSource() datasource.DataSource {
-	return &authIntegrationDataSource{configuredDataSource: namedDataSource("_auth_integration")}
+	return &authIntegrationDataSource{configuredDataSource: dataSourceAs(typeAuthIntegration)}
 }
 
 type authIntegrationDataSource struct {
@@ -36,7 +38,7 @@ func (d *authIntegrationDataSource) Schema(_ context.Context, _ datasource.Schem
 
 func (d *authIntegrationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authIntegrationDataModel
-	const summary = "Unable to Read Auth Integration"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return

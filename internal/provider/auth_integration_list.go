@@ -7,11 +7,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 )
 
+// The neon_auth_integration list resource: the Neon Auth integrations of a
+// project's branches.
+
 var _ list.ListResourceWithConfigure = (*authIntegrationList)(nil)
 
 // NewAuthIntegrationList finds the neon_auth_integration objects of a project.
 func NewAuthIntegrationList() list.ListResource {
-	return &authIntegrationList{authIntegrationResource{configured: named("_auth_integration")}}
+	return &authIntegrationList{authIntegrationResource{configured: configuredAs(typeAuthIntegration)}}
 }
 
 // authIntegrationList is the list resource of neon_auth_integration: every

@@ -20,6 +20,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_integration resource: Neon Auth enabled on a branch, with its
+// auth provider.
+
 var (
 	_ resource.ResourceWithImportState  = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithIdentity     = (*authIntegrationResource)(nil)
@@ -29,7 +32,7 @@ var (
 
 // NewAuthIntegrationResource is the neon_auth_integration resource.
 func NewAuthIntegrationResource() resource.Resource {
-	return &authIntegrationResource{configured: named("_auth_integration")}
+	return &authIntegrationResource{configured: configuredAs(typeAuthIntegration)}
 }
 
 type authIntegrationResource struct {
@@ -72,8 +75,10 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 			"`POST /projects/auth/create`, depending on the provider's `auth_api`. " +
 			"Import with `<project_id>/<branch_id>/<auth_provider>` or `<project_id>/<branch_id>`; without the branch, the production branch's.",
 		Attributes: withAttributes(scopeAttributes("gets Neon Auth",
-			"Auth provider: `better_auth`, `stack` (deprecated by Neon; creating one with `auth_api = \"branch\"` warns) or "+
-				"`mock` (for tests only). Omitted: at creation `stack` with `auth_api = \"project\"` "+
+			"Auth provider: "+enumText(apiclient.AuthProviders, map[string]string{
+				apiclient.AuthProviderStack: "deprecated by Neon; creating one with `auth_api = \"branch\"` warns",
+				apiclient.AuthProviderMock:  authProviderNotes[apiclient.AuthProviderMock],
+			})+". Omitted: at creation `stack` with `auth_api = \"project\"` "+
 				"and `better_auth` with `auth_api = \"branch\"`; for an existing integration, the one it has."),
 			map[string]schema.Attribute{
 				"id": computedString("`<project_id>/<branch_id>/<auth_provider>`.", false),
@@ -119,8 +124,8 @@ func (r *authIntegrationResource) UpgradeState(context.Context) map[int64]resour
 }
 
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_integration", integrationRules, req, resp)
-	if r.data == nil || r.data.family != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+	r.data.planScope(ctx, r.typeName, integrationRules, req, resp)
+	if !r.data.ready() || r.data.family != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
 	var provider types.String
@@ -135,13 +140,13 @@ func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.M
 
 // integrationImport is the import id.
 var integrationImport = importFormat{
-	resourceType: "neon_auth_integration", parts: []string{"auth_provider"}, optional: 1, withBranch: true,
+	resourceType: typeAuthIntegration, parts: []string{"auth_provider"}, optional: 1, withBranch: true,
 	example: "autumn-frost-12345678/br-quiet-leaf-12345678/better_auth",
 }
 
 func (r *authIntegrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer integrationImport.identifyCreated(ctx, resp)
-	const summary = "Unable to Create Auth Integration"
+	summary := r.unable("Create")
 	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
@@ -160,7 +165,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 		if errors.Is(err, apiclient.ErrConflict) {
 			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+importHint(
 				fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration.", s.Scope),
-				"neon_auth_integration", compositeID(s.ProjectID, s.BranchID)))
+				r.typeName, compositeID(s.ProjectID, s.BranchID)))
 			return
 		}
 		resp.Diagnostics.AddError(summary, r.data.explainProjectFailure(ctx, s, what, err))
@@ -214,14 +219,14 @@ func (r *authIntegrationResource) applySettings(ctx context.Context, s authScope
 	}
 	if isKnownSet(plan.Name) && !plan.Name.Equal(priorName) {
 		if _, err := r.data.client.SetIntegrationName(ctx, s.Scope, plan.Name.ValueString()); err != nil {
-			diags.AddError("Unable to Set Auth Integration Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.String(), err))
+			diags.AddError(r.unable("Set")+" Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.String(), err))
 		}
 	}
 	if isKnownSet(plan.AllowLocalhost) && !plan.AllowLocalhost.Equal(priorAllow) {
 		_, err := r.data.client.SetAllowLocalhost(ctx, s.Scope, plan.AllowLocalhost.ValueBool())
 		r.data.wroteSettings(s.Scope)
 		if err != nil {
-			diags.AddError("Unable to Set Auth Integration allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.String(), err))
+			diags.AddError(r.unable("Set")+" allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.String(), err))
 		}
 	}
 }
@@ -232,7 +237,7 @@ func (r *authIntegrationResource) refresh(ctx context.Context, s authScope, m *a
 	if err != nil || it == nil {
 		return err
 	}
-	applyListedIntegration(m, it)
+	m.fromAPI(it)
 	if s.Family == apiclient.FamilyBranch {
 		allow, err := r.data.allowLocalhost(ctx, s.Scope)
 		if err != nil {
@@ -243,7 +248,9 @@ func (r *authIntegrationResource) refresh(ctx context.Context, s authScope, m *a
 	return nil
 }
 
-func applyListedIntegration(m *authIntegrationModel, it *apiclient.Integration) {
+// fromAPI writes what the API lists of an integration into m; a name or
+// base URL the API leaves out keeps m's.
+func (m *authIntegrationModel) fromAPI(it *apiclient.Integration) {
 	m.AuthProvider = types.StringValue(it.AuthProvider)
 	m.AuthProviderProjectID = types.StringValue(it.AuthProviderProjectID)
 	m.BranchID = types.StringValue(it.BranchID)
@@ -277,7 +284,7 @@ func nullUnknowns(m *authIntegrationModel) {
 
 func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer integrationImport.identifyRead(ctx, req, resp)
-	const summary = "Unable to Read Auth Integration"
+	summary := r.unable("Read")
 	// Imported without naming the auth provider: the scope's integration tells.
 	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
@@ -317,7 +324,7 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 // import (the API does not list it). Everything else forces replacement.
 func (r *authIntegrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer integrationImport.identifyUpdated(ctx, resp)
-	const summary = "Unable to Update Auth Integration"
+	summary := r.unable("Update")
 	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
 	var prior authIntegrationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -338,7 +345,7 @@ func (r *authIntegrationResource) Update(ctx context.Context, req resource.Updat
 }
 
 func (r *authIntegrationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	const summary = "Unable to Delete Auth Integration"
+	summary := r.unable("Delete")
 	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
@@ -359,10 +366,10 @@ func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.
 	if !ok {
 		return
 	}
-	if p := v["auth_provider"]; p != "" && !slices.Contains(authProviders, p) {
+	if p := v["auth_provider"]; p != "" && !slices.Contains(apiclient.AuthProviders, p) {
 		resp.Diagnostics.AddError("Invalid import id",
 			fmt.Sprintf("The auth provider %q is not one of %q. Expected %s, such as `%s`; got %q.",
-				p, authProviders, integrationImport.usage(), integrationImport.example, req.ID))
+				p, apiclient.AuthProviders, integrationImport.usage(), integrationImport.example, req.ID))
 		return
 	}
 	r.data.checkImportBranch(ctx, v, resp)

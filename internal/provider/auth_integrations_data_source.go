@@ -10,9 +10,12 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_integrations data source: the Neon Auth integrations of a
+// branch.
+
 // NewAuthIntegrationsDataSource is the neon_auth_integrations data source.
 func NewAuthIntegrationsDataSource() datasource.DataSource {
-	return &authIntegrationsDataSource{configuredDataSource: namedDataSource("_auth_integrations")}
+	return &authIntegrationsDataSource{configuredDataSource: dataSourceAs(typeAuthIntegrations)}
 }
 
 type authIntegrationsDataSource struct {
@@ -57,7 +60,7 @@ func (d *authIntegrationsDataSource) Schema(_ context.Context, _ datasource.Sche
 
 func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authIntegrationsDataModel
-	const summary = "Unable to Read Auth Integrations"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return
@@ -95,7 +98,7 @@ func integrationItem(it apiclient.Integration) authIntegrationsItemModel {
 // source reports it (branch_id aside).
 func integrationItemAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"auth_provider":            computedDataString("Auth provider: `stack`, `better_auth` or `mock`."),
+		"auth_provider":            computedDataString("Auth provider: " + enumText(apiclient.AuthProviders, nil) + "."),
 		"auth_provider_project_id": computedDataString("Id of the project at the auth provider."),
 		"db_name":                  computedDataString("Database name."),
 		"created_at":               computedDataString("Creation time, ISO 8601 UTC."),

@@ -10,6 +10,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_magic_link_plugin resource: magic-link sign-in of a branch's
+// Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState = (*authMagicLinkPluginResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authMagicLinkPluginResource)(nil)
@@ -17,7 +20,8 @@ var (
 
 // NewAuthMagicLinkPluginResource is the neon_auth_magic_link_plugin resource.
 func NewAuthMagicLinkPluginResource() resource.Resource {
-	return &authMagicLinkPluginResource{kind: magicLinkPluginKind}
+	r := settingsOf(magicLinkPluginKind)
+	return &r
 }
 
 type authMagicLinkPluginResource = settingsResource[apiclient.MagicLinkPlugin, authMagicLinkPluginModel, *authMagicLinkPluginModel]
@@ -30,8 +34,8 @@ type authMagicLinkPluginModel struct {
 }
 
 var magicLinkPluginKind = settingsKind[apiclient.MagicLinkPlugin, authMagicLinkPluginModel]{
-	typeName: "neon_auth_magic_link_plugin",
-	title:    "Auth Magic Link Plugin",
+	typeName: typeAuthMagicLinkPlugin,
+	found:    magicLinkPluginFound,
 	description: "Passwordless sign-in by emailed links, on a branch's Neon Auth: read with `GET …/auth/plugins` " +
 		"(shared with the other plugins of the branch), written with `PATCH …/auth/plugins/magic-link`.",
 	attributes: map[string]schema.Attribute{

@@ -8,12 +8,15 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_oauth_provider list resource: the OAuth providers of a
+// project's branches.
+
 var _ list.ListResourceWithConfigure = (*authOAuthProviderList)(nil)
 
 // NewAuthOAuthProviderList finds the neon_auth_oauth_provider objects of a
 // project.
 func NewAuthOAuthProviderList() list.ListResource {
-	return &authOAuthProviderList{authOAuthProviderResource{configured: named("_auth_oauth_provider")}}
+	return &authOAuthProviderList{authOAuthProviderResource{configured: configuredAs(typeAuthOAuthProvider)}}
 }
 
 // authOAuthProviderList is the list resource of neon_auth_oauth_provider:

@@ -22,6 +22,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_oauth_provider resource: one OAuth provider of a branch's Neon
+// Auth.
+
 var (
 	_ resource.ResourceWithImportState    = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithIdentity       = (*authOAuthProviderResource)(nil)
@@ -32,7 +35,7 @@ var (
 
 // NewAuthOAuthProviderResource is the neon_auth_oauth_provider resource.
 func NewAuthOAuthProviderResource() resource.Resource {
-	return &authOAuthProviderResource{configured: named("_auth_oauth_provider")}
+	return &authOAuthProviderResource{configured: configuredAs(typeAuthOAuthProvider)}
 }
 
 type authOAuthProviderResource struct {
@@ -60,7 +63,7 @@ func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaR
 		Attributes: withAttributes(scopeAttributes("gets the OAuth provider", fromIntegration), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<provider_id>`.", false),
 			"provider_id": schema.StringAttribute{
-				MarkdownDescription: "Which OAuth provider: `google`, `github`, `microsoft` or `vercel`. Changing it replaces the resource.",
+				MarkdownDescription: "Which OAuth provider: " + enumText(apiclient.OAuthProviderIDs, nil) + ". Changing it replaces the resource.",
 				Required:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:          []validator.String{stringvalidator.OneOf(apiclient.OAuthProviderIDs...)},
@@ -114,7 +117,7 @@ func (r *authOAuthProviderResource) UpgradeState(context.Context) map[int64]reso
 }
 
 func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_oauth_provider", scopeRules{}, req, resp)
+	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
 }
 
 // oauthTypePlanModifier plans `type` from the configuration: credentials mean
@@ -197,7 +200,7 @@ func (r *authOAuthProviderResource) ValidateConfig(ctx context.Context, req reso
 
 // oauthImport is the import id.
 var oauthImport = importFormat{
-	resourceType: "neon_auth_oauth_provider", parts: []string{"provider_id"}, withBranch: true,
+	resourceType: typeAuthOAuthProvider, parts: []string{"provider_id"}, withBranch: true,
 	example: "autumn-frost-12345678/br-quiet-leaf-12345678/google",
 }
 
@@ -230,18 +233,37 @@ func oauthRequest(ctx context.Context, plan authOAuthProviderModel, cfg attribut
 	return req, true
 }
 
+// oauthWrite is what Create and Update send: the plan, its scope, and the
+// request body with the credentials (withCreds) when the plan has them.
+type oauthWrite struct {
+	plan      authOAuthProviderModel
+	s         authScope
+	body      apiclient.UpdateOAuthProviderRequest
+	withCreds bool
+}
+
+// beginWrite opens Create and Update: the plan, its scope, and the body
+// from the plan and the configuration's write-only secret.
+func (r *authOAuthProviderResource) beginWrite(ctx context.Context, planned stateGetter, cfg attributeGetter, summary string,
+	provider authProvider, diags *diag.Diagnostics,
+) (oauthWrite, bool) {
+	var w oauthWrite
+	var ok bool
+	if w.plan, w.s, ok = beginIn[authOAuthProviderModel](ctx, r.data, planned, summary, provider, diags); !ok {
+		return w, false
+	}
+	w.body, w.withCreds = oauthRequest(ctx, w.plan, cfg, diags)
+	return w, !diags.HasError()
+}
+
 func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer oauthImport.identifyCreated(ctx, resp)
-	const summary = "Unable to Create Auth OAuth Provider"
-	plan, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
+	summary := r.unable("Create")
+	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	body, withCreds := oauthRequest(ctx, plan, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	id := plan.ProviderID.ValueString()
+	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
 	// The branch-scoped API answers a re-add of the same settings 200, as if
 	// it had added it: a provider already listed is refused here instead, so
 	// that Terraform never takes over (and later deletes) one it did not add.
@@ -273,10 +295,7 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 		resp.Diagnostics.AddError(summary, detail)
 		return
 	}
-	plan.recordScope(s)
-	plan.ID = types.StringValue(branchObjectID(s, id))
-	plan.Type = types.StringValue(created.Type)
-	plan.ClientSecretWO = types.StringNull()
+	plan.fromAPI(s, created)
 	tflog.Debug(ctx, "created OAuth provider", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id, "type": created.Type})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -309,7 +328,7 @@ func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authS
 
 func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer oauthImport.identifyRead(ctx, req, resp)
-	const summary = "Unable to Read Auth OAuth Provider"
+	summary := r.unable("Read")
 	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
@@ -320,13 +339,20 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	warnUnknownValue(&resp.Diagnostics, fmt.Sprintf("The type of the %s OAuth provider of %s", id, s.Scope), found.Type, apiclient.TypeShared, apiclient.TypeStandard)
-	state.ID = types.StringValue(branchObjectID(s, id))
-	state.recordScope(s)
-	state.Type = types.StringValue(found.Type)
-	state.ClientSecretWO = types.StringNull()
-	// client_id, the secret and the tenant are never listed: the state keeps
-	// its values.
+	state.fromAPI(s, found)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// fromAPI writes what the API tells of the OAuth provider into m: its type
+// (nil: m's stays). client_id, the secret and the tenant are never listed:
+// m keeps its values, and the write-only secret is never stored.
+func (m *authOAuthProviderModel) fromAPI(s authScope, p *apiclient.OAuthProvider) {
+	m.recordScope(s)
+	m.ID = types.StringValue(branchObjectID(s, m.ProviderID.ValueString()))
+	if p != nil {
+		m.Type = types.StringValue(p.Type)
+	}
+	m.ClientSecretWO = types.StringNull()
 }
 
 // Update sends the configured credentials and tenant whenever the plan has
@@ -335,20 +361,16 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 // (removing the credentials replaces the resource).
 func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer oauthImport.identifyUpdated(ctx, resp)
-	const summary = "Unable to Update Auth OAuth Provider"
-	plan, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
+	summary := r.unable("Update")
+	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	body, withCreds := oauthRequest(ctx, plan, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	id := plan.ProviderID.ValueString()
-	plan.ID = types.StringValue(branchObjectID(s, id))
-	plan.ClientSecretWO = types.StringNull()
+	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
+	var updated *apiclient.OAuthProvider
 	if withCreds || body.MicrosoftTenantID != "" {
-		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
+		var err error
+		updated, err = r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
 		r.data.wroteOAuthProviders(s.Scope)
 		if err != nil {
 			detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Updating the %s OAuth provider of %s", id, s.Scope), err)
@@ -358,13 +380,13 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 			resp.Diagnostics.AddError(summary, detail)
 			return
 		}
-		plan.Type = types.StringValue(updated.Type)
 	}
+	plan.fromAPI(s, updated)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	const summary = "Unable to Delete Auth OAuth Provider"
+	summary := r.unable("Delete")
 	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return

@@ -10,9 +10,12 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_oauth_providers data source: the OAuth providers of a branch's
+// Neon Auth.
+
 // NewAuthOAuthProvidersDataSource is the neon_auth_oauth_providers data source.
 func NewAuthOAuthProvidersDataSource() datasource.DataSource {
-	return &authOAuthProvidersDataSource{configuredDataSource: namedDataSource("_auth_oauth_providers")}
+	return &authOAuthProvidersDataSource{configuredDataSource: dataSourceAs(typeAuthOAuthProviders)}
 }
 
 type authOAuthProvidersDataSource struct {
@@ -41,7 +44,7 @@ func (d *authOAuthProvidersDataSource) Schema(_ context.Context, _ datasource.Sc
 				MarkdownDescription: "The OAuth providers, as the API lists them.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":   computedDataString("`google`, `github`, `microsoft` or `vercel`."),
+					"id":   computedDataString(enumText(apiclient.OAuthProviderIDs, nil) + "."),
 					"type": computedDataString("`shared` (the platform's keys) or `standard` (your own OAuth app)."),
 				}},
 			},
@@ -51,7 +54,7 @@ func (d *authOAuthProvidersDataSource) Schema(_ context.Context, _ datasource.Sc
 
 func (d *authOAuthProvidersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authOAuthProvidersDataModel
-	const summary = "Unable to Read Auth OAuth Providers"
+	summary := d.unable("Read")
 	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
 	if !ok {
 		return

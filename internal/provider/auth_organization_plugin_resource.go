@@ -10,6 +10,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_organization_plugin resource: the organization plugin of a
+// branch's Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState = (*authOrganizationPluginResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authOrganizationPluginResource)(nil)
@@ -17,7 +20,8 @@ var (
 
 // NewAuthOrganizationPluginResource is the neon_auth_organization_plugin resource.
 func NewAuthOrganizationPluginResource() resource.Resource {
-	return &authOrganizationPluginResource{kind: organizationPluginKind}
+	r := settingsOf(organizationPluginKind)
+	return &r
 }
 
 type authOrganizationPluginResource = settingsResource[apiclient.OrganizationPlugin, authOrganizationPluginModel, *authOrganizationPluginModel]
@@ -32,15 +36,15 @@ type authOrganizationPluginModel struct {
 }
 
 var organizationPluginKind = settingsKind[apiclient.OrganizationPlugin, authOrganizationPluginModel]{
-	typeName: "neon_auth_organization_plugin",
-	title:    "Auth Organization Plugin",
+	typeName: typeAuthOrganizationPlugin,
+	found:    organizationPluginFound,
 	description: "The organization plugin of a branch's Neon Auth, for multi-tenant apps: read with `GET …/auth/plugins` " +
 		"(shared with the other plugins of the branch), written with `PATCH …/auth/plugins/organization`.",
 	attributes: map[string]schema.Attribute{
 		"enabled":               settingBool("Whether users can create and join organizations."),
 		"organization_limit":    settingInt("How many organizations a user may create, at least 1.", 1, 0),
 		"membership_limit":      settingInt("How many members an organization may have, at least 1.", 1, 0),
-		"creator_role":          settingEnum("Role of the user who creates an organization: `admin` or `owner`.", "admin", "owner"),
+		"creator_role":          settingEnum("Role of the user who creates an organization", apiclient.CreatorRoles, nil),
 		"send_invitation_email": settingBool("Whether invitations to an organization are sent by email."),
 	},
 	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.OrganizationPlugin, error) {

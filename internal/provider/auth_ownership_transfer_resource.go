@@ -10,6 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
+// The neon_auth_ownership_transfer resource: the transfer of a Stack Auth
+// project to its owner.
+
 var (
 	_ resource.ResourceWithModifyPlan   = (*authOwnershipTransferResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authOwnershipTransferResource)(nil)
@@ -17,7 +20,7 @@ var (
 
 // NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
 func NewAuthOwnershipTransferResource() resource.Resource {
-	return &authOwnershipTransferResource{configured: named("_auth_ownership_transfer")}
+	return &authOwnershipTransferResource{configured: configuredAs(typeAuthOwnershipTransfer)}
 }
 
 type authOwnershipTransferResource struct {
@@ -61,7 +64,7 @@ func (r *authOwnershipTransferResource) UpgradeState(context.Context) map[int64]
 }
 
 func (r *authOwnershipTransferResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_ownership_transfer", scopeRules{productionStack: true}, req, resp)
+	r.data.planScope(ctx, r.typeName, scopeRules{productionStack: true}, req, resp)
 }
 
 func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -69,8 +72,8 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 	if !ok {
 		return
 	}
-	const summary = "Unable to Create Auth Ownership Transfer"
-	s, ok := r.data.stackScope(ctx, plan.scopeModel, "neon_auth_ownership_transfer", summary, &resp.Diagnostics)
+	summary := r.unable("Create")
+	s, ok := r.data.stackScope(ctx, plan.scopeModel, r.typeName, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -113,11 +116,11 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 // itself cannot be read: if the integration is gone or was re-created, the
 // request went with it.
 func (r *authOwnershipTransferResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, s, ok := beginIn[authOwnershipTransferModel](ctx, r.data, req.State, "Unable to Read Auth Ownership Transfer", asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authOwnershipTransferModel](ctx, r.data, req.State, r.unable("Read"), asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth Ownership Transfer", &resp.Diagnostics)
+	it, ok := r.data.readIntegration(ctx, s, r.unable("Read"), &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -12,6 +12,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_phone_number_plugin resource: phone-number sign-in of a
+// branch's Neon Auth.
+
 var (
 	_ resource.ResourceWithImportState  = (*authPhoneNumberPluginResource)(nil)
 	_ resource.ResourceWithModifyPlan   = (*authPhoneNumberPluginResource)(nil)
@@ -22,8 +25,7 @@ var (
 func NewAuthPhoneNumberPluginResource() resource.Resource { return newAuthPhoneNumberPluginResource() }
 
 func newAuthPhoneNumberPluginResource() *authPhoneNumberPluginResource {
-	return &authPhoneNumberPluginResource{settingsResource: settingsResource[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel,
-		*authPhoneNumberPluginModel]{kind: phoneNumberPluginKind}}
+	return &authPhoneNumberPluginResource{settingsResource: settingsOf(phoneNumberPluginKind)}
 }
 
 // authPhoneNumberPluginResource is a settings resource with a schema history:
@@ -45,8 +47,8 @@ type authPhoneNumberPluginModel struct {
 const phoneNumberSchemaVersion = 1
 
 var phoneNumberPluginKind = settingsKind[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel]{
-	typeName: "neon_auth_phone_number_plugin",
-	title:    "Auth Phone Number Plugin",
+	typeName: typeAuthPhoneNumberPlugin,
+	found:    phoneNumberPluginFound,
 	description: "Sign-in with one-time codes sent to phone numbers (delivered through the `send.otp` webhook event), on a " +
 		"branch's Neon Auth: read with `GET …/auth/plugins` (shared with the other settings of the branch), written with " +
 		"`PATCH …/auth/plugins/phone-number`, which sends only the settings configured.",

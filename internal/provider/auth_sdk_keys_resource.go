@@ -17,6 +17,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_sdk_keys resource: a key pair of the production branch's Stack
+// Auth integration.
+
 var (
 	_ resource.ResourceWithModifyPlan   = (*authSDKKeysResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*authSDKKeysResource)(nil)
@@ -24,7 +27,7 @@ var (
 
 // NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
 func NewAuthSDKKeysResource() resource.Resource {
-	return &authSDKKeysResource{configured: named("_auth_sdk_keys")}
+	return &authSDKKeysResource{configured: configuredAs(typeAuthSDKKeys)}
 }
 
 type authSDKKeysResource struct {
@@ -76,7 +79,7 @@ func (r *authSDKKeysResource) UpgradeState(context.Context) map[int64]resource.S
 }
 
 func (r *authSDKKeysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_sdk_keys", scopeRules{productionStack: true}, req, resp)
+	r.data.planScope(ctx, r.typeName, scopeRules{productionStack: true}, req, resp)
 }
 
 func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -84,8 +87,8 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 	if !ok {
 		return
 	}
-	const summary = "Unable to Create Auth SDK Keys"
-	s, ok := r.data.stackScope(ctx, plan.scopeModel, "neon_auth_sdk_keys", summary, &resp.Diagnostics)
+	summary := r.unable("Create")
+	s, ok := r.data.stackScope(ctx, plan.scopeModel, r.typeName, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -103,25 +106,31 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	created := time.Now().UTC().Format(time.RFC3339Nano)
 	plan.recordScope(s)
-	plan.ID = types.StringValue(branchObjectID(s, s.AuthProvider, created))
-	plan.CreatedAt = types.StringValue(created)
-	plan.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
-	plan.PubClientKey = types.StringValue(creds.PubClientKey)
-	plan.SecretServerKey = types.StringValue(creds.SecretServerKey)
-	plan.JWKSURL = types.StringValue(creds.JWKSURL)
-	plan.SchemaName = types.StringValue(creds.SchemaName)
-	plan.TableName = types.StringValue(creds.TableName)
+	plan.fromAPI(s, creds, created)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// fromAPI writes a key pair the API minted at time created into m: the
+// only answer that carries the keys.
+func (m *authSDKKeysModel) fromAPI(s authScope, creds *apiclient.IntegrationCredentials, created string) {
+	m.ID = types.StringValue(branchObjectID(s, s.AuthProvider, created))
+	m.CreatedAt = types.StringValue(created)
+	m.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
+	m.PubClientKey = types.StringValue(creds.PubClientKey)
+	m.SecretServerKey = types.StringValue(creds.SecretServerKey)
+	m.JWKSURL = types.StringValue(creds.JWKSURL)
+	m.SchemaName = types.StringValue(creds.SchemaName)
+	m.TableName = types.StringValue(creds.TableName)
 }
 
 // Read keeps the keys (the API cannot return them) and drops the resource
 // when the integration that minted them is gone or was replaced.
 func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, s, ok := beginIn[authSDKKeysModel](ctx, r.data, req.State, "Unable to Read Auth SDK Keys", asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authSDKKeysModel](ctx, r.data, req.State, r.unable("Read"), asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	it, ok := r.data.readIntegration(ctx, s, "Unable to Read Auth SDK Keys", &resp.Diagnostics)
+	it, ok := r.data.readIntegration(ctx, s, r.unable("Read"), &resp.Diagnostics)
 	if !ok {
 		return
 	}

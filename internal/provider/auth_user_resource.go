@@ -21,6 +21,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_user resource: a user of a branch's Neon Auth, with its roles.
+
 var (
 	_ resource.ResourceWithImportState  = (*authUserResource)(nil)
 	_ resource.ResourceWithIdentity     = (*authUserResource)(nil)
@@ -30,7 +32,7 @@ var (
 
 // NewAuthUserResource is the neon_auth_user resource.
 func NewAuthUserResource() resource.Resource {
-	return &authUserResource{configured: named("_auth_user")}
+	return &authUserResource{configured: configuredAs(typeAuthUser)}
 }
 
 type authUserResource struct {
@@ -93,7 +95,7 @@ func (r *authUserResource) UpgradeState(context.Context) map[int64]resource.Stat
 }
 
 func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, "neon_auth_user", userRules, req, resp)
+	r.data.planScope(ctx, r.typeName, userRules, req, resp)
 	// email is optional only so that an imported user (whose email no
 	// endpoint returns) plans no change without it; a new user needs one.
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && !isConfigured(req.Config.Raw, "email") {
@@ -119,14 +121,14 @@ func replaceUnlessImported() planmodifier.String {
 
 // userImport is the import id.
 var userImport = importFormat{
-	resourceType: "neon_auth_user", parts: []string{"user_id"}, withBranch: true,
+	resourceType: typeAuthUser, parts: []string{"user_id"}, withBranch: true,
 	example: "autumn-frost-12345678/br-quiet-leaf-12345678/1f0c5a2e-9b7d-4c1e-8a3f-2d6b7c8e9f01",
 	note:    "The user id is the `id` column of the users_sync table.",
 }
 
 func (r *authUserResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer userImport.identifyCreated(ctx, resp)
-	const summary = "Unable to Create Auth User"
+	summary := r.unable("Create")
 	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
@@ -183,7 +185,7 @@ func (r *authUserResource) setRoles(ctx context.Context, s authScope, userID str
 		return false
 	}
 	if err := r.data.client.SetUserRoles(ctx, s.Scope, userID, list); err != nil {
-		diags.AddError("Unable to Set Auth User Roles", r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the roles of the user %s of %s", userID, s.Scope), err))
+		diags.AddError(r.unable("Set")+" Roles", r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the roles of the user %s of %s", userID, s.Scope), err))
 		return false
 	}
 	return true
@@ -205,11 +207,11 @@ func userImportHint(branch, email string) string {
 // again, its users went with it.
 func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer userImport.identifyRead(ctx, req, resp)
-	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, "Unable to Read Auth User", orIntegrations, &resp.Diagnostics)
+	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, r.unable("Read"), orIntegrations, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if outlived, ok := r.data.integrationOutlived(ctx, req.Private, resp.Private, s, "Unable to Read Auth User", &resp.Diagnostics); ok && outlived {
+	if outlived, ok := r.data.integrationOutlived(ctx, req.Private, resp.Private, s, r.unable("Read"), &resp.Diagnostics); ok && outlived {
 		tflog.Warn(ctx, "the integration of this auth user is gone, and the user with it; removing the user from state",
 			map[string]any{"project_id": s.ProjectID, "user_id": state.UserID.ValueString()})
 		resp.State.RemoveResource(ctx)
@@ -227,7 +229,7 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 // name after an import (any other change of them forces replacement).
 func (r *authUserResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer userImport.identifyUpdated(ctx, resp)
-	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, "Unable to Update Auth User", asModeled, &resp.Diagnostics)
+	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, r.unable("Update"), asModeled, &resp.Diagnostics)
 	var prior authUserModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if !ok || resp.Diagnostics.HasError() {
@@ -244,7 +246,7 @@ func (r *authUserResource) Update(ctx context.Context, req resource.UpdateReques
 // project or the key's view of it, the integration, or the user); absence
 // does: an integration that is there means the user is already deleted.
 func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	const summary = "Unable to Delete Auth User"
+	summary := r.unable("Delete")
 	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -15,6 +16,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_webhooks resource: the webhook a branch's Neon Auth calls on
+// auth events.
+
 var (
 	_ resource.ResourceWithImportState = (*authWebhooksResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authWebhooksResource)(nil)
@@ -22,7 +26,8 @@ var (
 
 // NewAuthWebhooksResource is the neon_auth_webhooks resource.
 func NewAuthWebhooksResource() resource.Resource {
-	return &authWebhooksResource{kind: webhooksKind}
+	r := settingsOf(webhooksKind)
+	return &r
 }
 
 type authWebhooksResource = settingsResource[apiclient.Webhooks, authWebhooksModel, *authWebhooksModel]
@@ -40,8 +45,8 @@ type authWebhooksModel struct {
 const defaultWebhookTimeout = 5
 
 var webhooksKind = settingsKind[apiclient.Webhooks, authWebhooksModel]{
-	typeName: "neon_auth_webhooks",
-	title:    "Auth Webhooks",
+	typeName: typeAuthWebhooks,
+	found:    webhooksFound,
 	description: "The webhook a branch's Neon Auth calls on auth events (`GET/PUT …/auth/webhooks`); every write sends " +
 		"every field.",
 	attributes: map[string]schema.Attribute{
@@ -53,10 +58,9 @@ var webhooksKind = settingsKind[apiclient.Webhooks, authWebhooksModel]{
 			Validators:    []validator.String{httpsURLValidator()},
 		},
 		"enabled_events": schema.SetAttribute{
-			MarkdownDescription: "The events sent: any of `user.before_create`, `user.created`, `send.otp`, `send.magic_link`, " +
-				"`organization.invitation.created`, `organization.invitation.accepted`, `phone_number.verified`.",
-			ElementType: types.StringType,
-			Optional:    true, Computed: true,
+			MarkdownDescription: "The events sent: any of " + enumText(apiclient.WebhookEvents, nil) + ".",
+			ElementType:         types.StringType,
+			Optional:            true, Computed: true,
 			PlanModifiers: []planmodifier.Set{useStateWhenOmitted{}},
 			Validators:    []validator.Set{setvalidator.ValueStringsAre(stringvalidator.OneOf(apiclient.WebhookEvents...))},
 		},
@@ -71,7 +75,7 @@ var webhooksKind = settingsKind[apiclient.Webhooks, authWebhooksModel]{
 	toModel: func(v apiclient.Webhooks, m *authWebhooksModel) {
 		m.Enabled = types.BoolValue(v.Enabled)
 		m.WebhookURL = optionalString(v.WebhookURL)
-		events := make([]attrValue, 0, len(v.EnabledEvents))
+		events := make([]attr.Value, 0, len(v.EnabledEvents))
 		for _, e := range v.EnabledEvents {
 			events = append(events, types.StringValue(e))
 		}

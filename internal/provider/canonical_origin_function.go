@@ -9,6 +9,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The canonical_origin function: the canonical form of a domain, as the
+// whitelist compares them.
+
 var _ function.Function = (*canonicalOriginFunction)(nil)
 
 // NewCanonicalOriginFunction is provider::neon::canonical_origin.

@@ -10,6 +10,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// Batches of domain deletes: the deletes of one apply to one whitelist sent as
+// few requests.
+
 // deleteBatches coalesces the deletes of single domains that Terraform runs
 // at once (one per neon_auth_domain, up to -parallelism) into one DELETE
 // …/auth/domains per (project, branch, auth provider): the endpoint takes an

@@ -340,17 +340,3 @@ func TestUnitDeleteBatches_switchedOffSendsEachAlone(t *testing.T) {
 		t.Errorf("at most %d request in flight, want them in parallel", r.most.Load())
 	}
 }
-
-func TestUnitMachineryOffNamesItsParts(t *testing.T) {
-	old := machineryOff
-	t.Cleanup(func() { machineryOff = old })
-	machineryOff = "sharing,pacing"
-	for part, want := range map[string]bool{"sharing": true, "pacing": true, "batching": false, "": false} {
-		if got := machineryIsOff(part); got != want {
-			t.Errorf("machineryIsOff(%q) = %v with %q, want %v", part, got, machineryOff, want)
-		}
-	}
-	if rl := rateLimit(neonProviderModel{}, true); rl.RequestsPerMinute >= 0 || rl.RouteRequestsPerSecond >= 0 || rl.Shared {
-		t.Errorf("pacing off: rate limit %+v, want none", rl)
-	}
-}

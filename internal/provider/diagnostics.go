@@ -112,7 +112,7 @@ func scopeErrorDetail(s authScope, what string, err error, p presence, perr erro
 
 // importHint is the advice after a 409: exists says what already exists (a
 // sentence); import it.
-func importHint(exists, resourceType, id string) string {
+func importHint(exists string, resourceType typeName, id string) string {
 	return fmt.Sprintf("\n\n%s To manage it with Terraform, import it:\n\n"+
 		"  terraform import %[2]s.<name> %[3]s\n\n"+
 		"or add an import block:\n\n  import {\n    to = %[2]s.<name>\n    id = %[3]q\n  }", exists, resourceType, id)

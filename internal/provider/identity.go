@@ -31,7 +31,7 @@ var identityDescriptions = map[string]string{
 	"domain":        "The whitelisted origin, canonical (`provider::neon::canonical_origin`).",
 	"provider_id":   "The OAuth provider's id, such as `google`.",
 	"user_id":       "The user's id (the `id` column of the users_sync table).",
-	"auth_provider": "Auth provider of the integration: `stack`, `better_auth` or `mock`. Omitted at import: the branch's one integration.",
+	"auth_provider": "Auth provider of the integration: " + enumText(apiclient.AuthProviders, nil) + ". Omitted at import: the branch's one integration.",
 }
 
 // identityCanonical gives the canonical form of an identity part whose

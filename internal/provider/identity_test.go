@@ -128,7 +128,7 @@ func TestUnitImportIDFromIdentity(t *testing.T) {
 		{domainImport, map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "main", "domain": "https://a.example.com"},
 			`The identity's branch_id "main" is not a Neon branch id`, false},
 	} {
-		t.Run(tc.format.resourceType+"/"+tc.want, func(t *testing.T) {
+		t.Run(string(tc.format.resourceType)+"/"+tc.want, func(t *testing.T) {
 			schema := tc.format.identitySchema()
 			typ, ok := schema.Type().TerraformType(ctx).(tftypes.Object)
 			if !ok {

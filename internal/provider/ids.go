@@ -11,6 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
+// Import ids and composite ids: their formats, parsing, and the upgraders of
+// release 0.1's ids.
+
 // compositeID joins the parts of a resource id with "/".
 func compositeID(parts ...string) string { return strings.Join(parts, "/") }
 
@@ -20,7 +23,7 @@ func compositeID(parts ...string) string { return strings.Join(parts, "/") }
 // recognized by Neon's `br-` prefix. Left out (the short form that release
 // 0.1 wrote), it means the project's production branch.
 type importFormat struct {
-	resourceType string
+	resourceType typeName
 	// parts are the names of the parts after project_id (and branch_id):
 	// attribute names, unless attrs maps a part to another attribute.
 	parts []string

@@ -67,7 +67,7 @@ type importReader interface {
 
 // list streams the objects that find returns on each scope of the request's
 // configuration, each as the resource imports and reads it.
-func (d *providerData) list(ctx context.Context, r importReader, typeName string, req list.ListRequest, stream *list.ListResultsStream,
+func (d *providerData) list(ctx context.Context, r importReader, t typeName, req list.ListRequest, stream *list.ListResultsStream,
 	find func(context.Context, listScope) ([]found, error),
 ) {
 	var diags diag.Diagnostics
@@ -82,7 +82,7 @@ func (d *providerData) list(ctx context.Context, r importReader, typeName string
 	}
 	scopes, err := d.listScopes(ctx, cfg)
 	if err != nil {
-		diags.AddError("Unable to List "+typeName, err.Error())
+		diags.AddError(t.unable("List"), err.Error())
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
@@ -92,7 +92,7 @@ func (d *providerData) list(ctx context.Context, r importReader, typeName string
 			objects, err := find(ctx, s)
 			if err != nil {
 				var d diag.Diagnostics
-				d.AddError("Unable to List "+typeName, apiErrorDetail("Listing the "+typeName+" objects of "+s.String(), err))
+				d.AddError(t.unable("List"), apiErrorDetail("Listing the "+string(t)+" objects of "+s.String(), err))
 				push(list.ListResult{Diagnostics: d})
 				return
 			}

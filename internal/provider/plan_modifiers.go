@@ -2,13 +2,18 @@ package provider
 
 import (
 	"context"
+	"slices"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-// Plan modifiers that more than one resource uses.
+// The plan modifiers that resources share: an omitted value keeps the
+// state's, replacement only on a real change, canonical domains.
 
 // canonicalDomainPlanModifier keeps the prior spelling of a domain when the
 // configuration names the same origin in another spelling (case, trailing
@@ -32,6 +37,89 @@ func (canonicalDomainPlanModifier) PlanModifyString(_ context.Context, req planm
 		return
 	}
 	if apiclient.SameOrigin(req.ConfigValue.ValueString(), req.StateValue.ValueString()) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// useStateWhenOmitted plans the prior value of an optional and computed
+// attribute that the configuration omits, null included: an omitted value
+// keeps what the object has (a state written before the attribute existed
+// holds null, and must not plan a change). At creation it stays unknown. It
+// modifies string, bool, int64 and set attributes.
+type useStateWhenOmitted struct{}
+
+var (
+	_ planmodifier.String = useStateWhenOmitted{}
+	_ planmodifier.Bool   = useStateWhenOmitted{}
+	_ planmodifier.Int64  = useStateWhenOmitted{}
+	_ planmodifier.Set    = useStateWhenOmitted{}
+)
+
+func (useStateWhenOmitted) Description(context.Context) string {
+	return "When omitted, keeps the value the object has."
+}
+
+func (m useStateWhenOmitted) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+// omitted reports whether an existing object's attribute is left out of the
+// configuration.
+func omitted(config attr.Value, state tfsdk.State) bool {
+	return config.IsNull() && !state.Raw.IsNull()
+}
+
+func (useStateWhenOmitted) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+func (useStateWhenOmitted) PlanModifyBool(_ context.Context, req planmodifier.BoolRequest, resp *planmodifier.BoolResponse) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+func (useStateWhenOmitted) PlanModifyInt64(_ context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+func (useStateWhenOmitted) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// requiresReplaceWhenChanged replaces the object when a value it had is
+// changed; a value it never recorded (null) is filled in place.
+func requiresReplaceWhenChanged() planmodifier.String {
+	return stringplanmodifier.RequiresReplaceIf(
+		func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+			resp.RequiresReplace = !req.StateValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
+		},
+		"Changing it replaces the resource.", "Changing it replaces the resource.")
+}
+
+// canonicalDomainsPlanModifier keeps the prior set when the configuration
+// names the same origins in other spellings.
+type canonicalDomainsPlanModifier struct{}
+
+func (canonicalDomainsPlanModifier) Description(context.Context) string {
+	return "Domains that differ only in the case of scheme or host, or in a trailing slash, are the same domain."
+}
+
+func (m canonicalDomainsPlanModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (canonicalDomainsPlanModifier) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
+	if req.StateValue.IsNull() || !isKnownSet(req.ConfigValue) {
+		return
+	}
+	if slices.Equal(canonicalSet(req.ConfigValue), canonicalSet(req.StateValue)) {
 		resp.PlanValue = req.StateValue
 	}
 }

@@ -14,9 +14,11 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_projects data source: the Neon projects the API key can see.
+
 // NewProjectsDataSource is the neon_projects data source.
 func NewProjectsDataSource() datasource.DataSource {
-	return &projectsDataSource{configuredDataSource: namedDataSource("_projects")}
+	return &projectsDataSource{configuredDataSource: dataSourceAs(typeProjects)}
 }
 
 type projectsDataSource struct {
@@ -118,7 +120,7 @@ func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadReques
 		PageSize: int(cfg.PageSize.ValueInt64()),
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to List Projects", apiErrorDetail("Listing projects", err))
+		resp.Diagnostics.AddError(d.unable("List"), apiErrorDetail("Listing projects", err))
 		return
 	}
 	cfg.ID = types.StringValue("projects")

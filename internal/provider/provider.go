@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -37,18 +37,6 @@ const (
 	envSharedRateLimit = "NEON_SHARED_RATE_LIMIT"
 	userAgentComponent = "terraform-provider-neon"
 )
-
-// machineryOff turns parts of the provider's request machinery off when set
-// at build time (-ldflags "-X …/internal/provider.machineryOff=sharing,batching,pacing"):
-// "sharing" of list reads, "batching" of domain deletes, client-side
-// "pacing" (no rate limit at all). Only the benchmark does, to measure what
-// each saves and what it costs a small run; it is no setting of users.
-var machineryOff = ""
-
-// machineryIsOff reports whether part was switched off (see machineryOff).
-func machineryIsOff(part string) bool {
-	return slices.Contains(strings.Split(machineryOff, ","), part)
-}
 
 var (
 	_ provider.Provider                  = (*neonProvider)(nil)
@@ -157,73 +145,114 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 	}
 }
 
+// Configure builds the API client from the provider block and hands it to
+// every kind of type: resources, data sources, ephemeral resources, list
+// resources and actions. While a provider argument is still unknown (an API
+// key from a resource not yet created) they get a providerData without a
+// client, which says so when they need one.
 func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	var cfg neonProviderModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Values that are unknown at plan time (for example an API key from a
-	// resource not yet created) are tolerated: the client is built at apply.
-	for name, v := range map[string]interface{ IsUnknown() bool }{
-		"api_key": cfg.APIKey, "base_url": cfg.BaseURL, "max_retries": cfg.MaxRetries,
-		"requests_per_minute": cfg.RequestsPerMinute, "route_requests_per_second": cfg.RouteRequestsPerSecond,
-		"retry_timeout": cfg.RetryTimeout, "auth_api": cfg.AuthAPI, "shared_rate_limit": cfg.SharedRateLimit,
+	var data *providerData
+	if name, unknown := cfg.unknownAttribute(); unknown {
+		tflog.Debug(ctx, "provider configuration not yet known; deferring client creation", map[string]any{"attribute": name})
+		data = &providerData{pending: name}
+	} else if data = p.configured(cfg, req.TerraformVersion, &resp.Diagnostics); data == nil {
+		return
+	}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+	resp.EphemeralResourceData = data
+	resp.ListResourceData = data
+	resp.ActionData = data
+}
+
+// unknownAttribute names a provider argument that is not known yet.
+func (cfg neonProviderModel) unknownAttribute() (string, bool) {
+	for _, a := range []struct {
+		name string
+		v    interface{ IsUnknown() bool }
+	}{
+		{"api_key", cfg.APIKey}, {"base_url", cfg.BaseURL}, {"max_retries", cfg.MaxRetries},
+		{"requests_per_minute", cfg.RequestsPerMinute}, {"route_requests_per_second", cfg.RouteRequestsPerSecond},
+		{"retry_timeout", cfg.RetryTimeout}, {"auth_api", cfg.AuthAPI}, {"shared_rate_limit", cfg.SharedRateLimit},
 	} {
-		if v.IsUnknown() {
-			tflog.Debug(ctx, "provider configuration not yet known; deferring client creation", map[string]any{"attribute": name})
-			return
+		if a.v.IsUnknown() {
+			return a.name, true
 		}
 	}
+	return "", false
+}
 
-	apiKey := stringOrEnv(cfg.APIKey, envAPIKey)
-	if apiKey == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing Neon API key",
+// clientSettings are the provider block's arguments with their environment
+// fallbacks applied and checked.
+type clientSettings struct {
+	apiKey, baseURL string
+	family          apiclient.Family
+	retryTimeout    time.Duration
+	shared          bool
+}
+
+// clientSettingsFrom resolves and checks the arguments; false when a diagnostic
+// says what is wrong.
+func clientSettingsFrom(cfg neonProviderModel, diags *diag.Diagnostics) (clientSettings, bool) {
+	s := clientSettings{apiKey: stringOrEnv(cfg.APIKey, envAPIKey), baseURL: stringOrEnv(cfg.BaseURL, envBaseURL), family: apiclient.FamilyBranch}
+	if s.apiKey == "" {
+		diags.AddAttributeError(path.Root("api_key"), "Missing Neon API key",
 			"The provider needs an API key to call the Neon API. Set `api_key` in the provider block "+
 				"(for example from a variable marked sensitive) or export the "+envAPIKey+" environment variable. "+
 				"Keys are created in the Neon console under account or organization settings.")
-		return
+		return s, false
 	}
-	baseURL := stringOrEnv(cfg.BaseURL, envBaseURL)
-	if _, err := apiclient.ParseBaseURL(baseURL); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Neon API base URL", err.Error())
-		return
+	if _, err := apiclient.ParseBaseURL(s.baseURL); err != nil {
+		diags.AddAttributeError(path.Root("base_url"), "Invalid Neon API base URL", err.Error())
+		return s, false
 	}
-	family := apiclient.FamilyBranch
 	switch api := stringOrEnv(cfg.AuthAPI, envAuthAPI); api {
 	case "", authAPIBranch:
 	case authAPIProject:
-		family = apiclient.FamilyProject
+		s.family = apiclient.FamilyProject
 	default:
-		resp.Diagnostics.AddAttributeError(path.Root("auth_api"), "Invalid "+envAuthAPI,
+		diags.AddAttributeError(path.Root("auth_api"), "Invalid "+envAuthAPI,
 			fmt.Sprintf("%s must be %q or %q, got %q.", envAuthAPI, authAPIProject, authAPIBranch, api))
-		return
+		return s, false
 	}
-	retryTimeout, err := durationOrEnv(cfg.RetryTimeout, envRetryTimeout)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("retry_timeout"), "Invalid retry_timeout", err.Error())
-		return
+	var err error
+	if s.retryTimeout, err = durationOrEnv(cfg.RetryTimeout, envRetryTimeout); err != nil {
+		diags.AddAttributeError(path.Root("retry_timeout"), "Invalid retry_timeout", err.Error())
+		return s, false
 	}
-	shared, err := boolOrEnv(cfg.SharedRateLimit, envSharedRateLimit)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("shared_rate_limit"), "Invalid "+envSharedRateLimit, err.Error())
-		return
+	if s.shared, err = boolOrEnv(cfg.SharedRateLimit, envSharedRateLimit); err != nil {
+		diags.AddAttributeError(path.Root("shared_rate_limit"), "Invalid "+envSharedRateLimit, err.Error())
+		return s, false
 	}
+	return s, true
+}
 
+// configured is the providerData of a known provider block: its client and
+// API family; nil when a diagnostic says why there is none.
+func (p *neonProvider) configured(cfg neonProviderModel, terraformVersion string, diags *diag.Diagnostics) *providerData {
+	set, ok := clientSettingsFrom(cfg, diags)
+	if !ok {
+		return nil
+	}
 	client, err := apiclient.New(apiclient.Options{
-		BaseURL:   baseURL,
-		APIKey:    apiKey,
-		UserAgent: fmt.Sprintf("%s/%s (terraform/%s)", userAgentComponent, p.version, req.TerraformVersion),
-		Retry:     apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries), Timeout: retryTimeout},
-		RateLimit: rateLimit(cfg, shared),
-		Logger:    tflogLogger{secrets: []string{apiKey}},
+		BaseURL:   set.baseURL,
+		APIKey:    set.apiKey,
+		UserAgent: fmt.Sprintf("%s/%s (terraform/%s)", userAgentComponent, p.version, terraformVersion),
+		Retry:     apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries), Timeout: set.retryTimeout},
+		RateLimit: rateLimit(cfg, set.shared),
+		Logger:    tflogLogger{secrets: []string{set.apiKey}},
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to create Neon API client", err.Error())
-		return
+		diags.AddError("Unable to create Neon API client", err.Error())
+		return nil
 	}
 	if _, err := client.SharedAccountLimit(); err != nil {
-		resp.Diagnostics.AddAttributeWarning(path.Root("shared_rate_limit"), "Rate limit not shared with other runs",
+		diags.AddAttributeWarning(path.Root("shared_rate_limit"), "Rate limit not shared with other runs",
 			"This run paces itself alone, as if shared_rate_limit were false: "+err.Error()+". "+
 				"Other runs on this machine are not counted, so together they may meet 429s (which are retried).")
 	}
@@ -231,12 +260,9 @@ func (p *neonProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	if machineryIsOff("sharing") {
 		maxAge = 0
 	}
-	data := newProviderData(client, family, maxAge)
+	data := newProviderData(client, set.family, maxAge)
 	data.domainDeletes.alone = machineryIsOff("batching")
-	resp.ResourceData = data
-	resp.DataSourceData = data
-	resp.ListResourceData = data
-	resp.ActionData = data
+	return data
 }
 
 // rateLimit is the client's pacing from the provider block.

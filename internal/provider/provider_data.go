@@ -10,10 +10,16 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-// providerData is what Configure hands to every resource and data source:
-// the API client, the API family the provider uses, and the reads they share.
+// What Configure hands to every type: the API client, the API family and the
+// reads they share.
+
+// providerData is what Configure hands to every resource, data source, list
+// resource and action: the API client, the API family the provider uses, and
+// the reads they share. While a provider argument is unknown it holds no
+// client, only the name of that argument (pending).
 type providerData struct {
 	client     *apiclient.Client
+	pending    string
 	family     apiclient.Family
 	reads      sharedReads
 	production productionBranches
@@ -69,15 +75,27 @@ func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 	return pd
 }
 
-// requireClient reports an error when the provider could not be configured
-// (its arguments were unknown until now) and returns whether it may go on.
+// ready reports whether d holds a client: false before Configure
+// (validation), while a provider argument is unknown, or for a type
+// Configure did not hand its data.
+func (d *providerData) ready() bool { return d != nil && d.client != nil }
+
+// requireClient reports an error when there is no client and returns whether
+// the caller may go on. Only a provider block with unknown values is blamed
+// on them; a type that was handed nothing is a bug of the provider.
 func requireClient(pd *providerData, diags *diag.Diagnostics) bool {
-	if pd != nil && pd.client != nil {
+	switch {
+	case pd.ready():
 		return true
+	case pd != nil:
+		diags.AddError("Neon provider not configured",
+			"The provider block had values that were not known during plan (for example an api_key from another resource; "+
+				"here "+pd.pending+"), so no API client exists yet. Run apply again once those values are known, or set them "+
+				"from static values or environment variables.")
+	default:
+		diags.AddError("Neon provider not configured",
+			"This type was not handed the provider's API client. This is a bug in the provider; please report it.")
 	}
-	diags.AddError("Neon provider not configured",
-		"The provider block had values that were not known during plan (for example an api_key from another resource), "+
-			"so no API client exists yet. Run apply again once those values are known, or set them from static values or environment variables.")
 	return false
 }
 

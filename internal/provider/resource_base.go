@@ -12,22 +12,22 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-// What every resource and data source of this provider holds and does the
-// same way: the data Configure handed over, the scope of a Neon Auth object,
-// and the outcomes of reading and deleting something found by listing.
+// What every resource and data source holds and does the same way: its type
+// name and configured data, the explanation of an API failure, and the
+// outcomes of reading and deleting something found by listing.
 
 // configured is embedded by every resource: its type name and the data
 // Configure hands over.
 type configured struct {
 	data *providerData
-	name string // after the provider's name: "_auth_domain"
+	typeName
 }
 
-// named is the configured of the resource type neon<name>.
-func named(name string) configured { return configured{name: name} }
+// configuredAs is the configured of a resource of type t.
+func configuredAs(t typeName) configured { return configured{typeName: t} }
 
-func (c *configured) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + c.name
+func (c *configured) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = string(c.typeName)
 }
 
 // Configure keeps what the provider's Configure handed over.
@@ -38,14 +38,14 @@ func (c *configured) Configure(_ context.Context, req resource.ConfigureRequest,
 // configuredDataSource is configured for data sources.
 type configuredDataSource struct {
 	data *providerData
-	name string
+	typeName
 }
 
-// namedDataSource is the configuredDataSource of the data source neon<name>.
-func namedDataSource(name string) configuredDataSource { return configuredDataSource{name: name} }
+// dataSourceAs is the configuredDataSource of a data source of type t.
+func dataSourceAs(t typeName) configuredDataSource { return configuredDataSource{typeName: t} }
 
-func (c *configuredDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + c.name
+func (c *configuredDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = string(c.typeName)
 }
 
 // Configure keeps what the provider's Configure handed over.

@@ -2,15 +2,19 @@ package provider
 
 import (
 	"regexp"
+	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-// Schema attributes that many resources share.
+// Schema attribute builders that resources share: project and scope
+// attributes, computed strings, and optional settings.
 
 // projectIDPattern is the id format of the platform API (projects, branches).
 var projectIDPattern = regexp.MustCompile(`^[a-z0-9-]{1,60}$`)
@@ -40,4 +44,104 @@ func computedString(description string, sensitive bool) schema.StringAttribute {
 		Sensitive:           sensitive,
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 	}
+}
+
+// branchAttributes are project_id and branch_id; what completes "the branch
+// whose Neon Auth …".
+func branchAttributes(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"project_id": projectIDAttribute("Id of the Neon project."),
+		"branch_id": schema.StringAttribute{
+			MarkdownDescription: "Id of the branch whose Neon Auth " + what + ". Omitted: the project's production branch, " +
+				"recorded at creation. Another branch needs `auth_api = \"branch\"`. Changing it replaces the resource.",
+			Optional:      true,
+			Computed:      true,
+			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
+			Validators:    projectIDValidators(),
+		},
+	}
+}
+
+// scopeAttributes are project_id, branch_id and auth_provider.
+func scopeAttributes(what, authProviderDescription string) map[string]schema.Attribute {
+	return withAttributes(branchAttributes(what), map[string]schema.Attribute{
+		"auth_provider": schema.StringAttribute{
+			MarkdownDescription: authProviderDescription + " Changing it replaces the resource.",
+			Optional:            true,
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
+			Validators:          []validator.String{stringvalidator.OneOf(apiclient.AuthProviders...)},
+		},
+	})
+}
+
+// stackAttributes are the scope attributes of the objects that exist only
+// for the production branch's Stack Auth integration.
+func stackAttributes(what, authProviderDescription, branchDescription string) map[string]schema.Attribute {
+	a := scopeAttributes(what, authProviderDescription)
+	if b, ok := a["branch_id"].(schema.StringAttribute); ok {
+		b.MarkdownDescription = branchDescription + " Changing it replaces the resource."
+		a["branch_id"] = b
+	}
+	return a
+}
+
+// fromIntegration describes an auth_provider taken from the integration.
+var fromIntegration = "Auth provider of the integration: " + enumText(apiclient.AuthProviders, authProviderNotes) +
+	". Omitted: the integration's."
+
+// enumText lists the values a validator accepts as a description says
+// them: "`a`, `b` (note) or `c`".
+func enumText(values []string, notes map[string]string) string {
+	var b strings.Builder
+	for i, v := range values {
+		switch {
+		case i == 0:
+		case i == len(values)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString("`" + v + "`")
+		if n := notes[v]; n != "" {
+			b.WriteString(" (" + n + ")")
+		}
+	}
+	return b.String()
+}
+
+// withAttributes merges attribute maps (the shared ones and a type's own) of
+// a resource or a data source schema.
+func withAttributes[A any](maps ...map[string]A) map[string]A {
+	out := map[string]A{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// settingBool is an optional boolean setting; omitted, it keeps the branch's.
+func settingBool(description string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: description, Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.Bool{useStateWhenOmitted{}}}
+}
+
+// settingInt is an optional integer setting within [lo, hi] (hi 0: none).
+func settingInt(description string, lo, hi int64) schema.Int64Attribute {
+	var v validator.Int64 = int64validator.AtLeast(lo)
+	if hi > 0 {
+		v = int64validator.Between(lo, hi)
+	}
+	return schema.Int64Attribute{MarkdownDescription: description, Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.Int64{useStateWhenOmitted{}}, Validators: []validator.Int64{v}}
+}
+
+// settingEnum is an optional string setting with documented values, which
+// its description lists after what ("How emails are verified: `link` or
+// `otp` (a one-time code).").
+func settingEnum(what string, values []string, notes map[string]string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: what + ": " + enumText(values, notes) + ".", Optional: true, Computed: true,
+		PlanModifiers: []planmodifier.String{useStateWhenOmitted{}}, Validators: []validator.String{stringvalidator.OneOf(values...)}}
 }

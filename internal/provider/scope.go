@@ -6,16 +6,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -66,126 +59,8 @@ func defaultAuthProvider(f apiclient.Family) string {
 	return apiclient.AuthProviderStack
 }
 
-// authProviders are the auth providers a configuration may name.
-var authProviders = []string{apiclient.AuthProviderStack, apiclient.AuthProviderBetterAuth, apiclient.AuthProviderMock}
-
-// branchAttributes are project_id and branch_id; what completes "the branch
-// whose Neon Auth …".
-func branchAttributes(what string) map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"project_id": projectIDAttribute("Id of the Neon project."),
-		"branch_id": schema.StringAttribute{
-			MarkdownDescription: "Id of the branch whose Neon Auth " + what + ". Omitted: the project's production branch, " +
-				"recorded at creation. Another branch needs `auth_api = \"branch\"`. Changing it replaces the resource.",
-			Optional:      true,
-			Computed:      true,
-			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
-			Validators:    projectIDValidators(),
-		},
-	}
-}
-
-// scopeAttributes are project_id, branch_id and auth_provider.
-func scopeAttributes(what, authProviderDescription string) map[string]schema.Attribute {
-	return withAttributes(branchAttributes(what), map[string]schema.Attribute{
-		"auth_provider": schema.StringAttribute{
-			MarkdownDescription: authProviderDescription + " Changing it replaces the resource.",
-			Optional:            true,
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
-			Validators:          []validator.String{stringvalidator.OneOf(authProviders...)},
-		},
-	})
-}
-
-// stackAttributes are the scope attributes of the objects that exist only
-// for the production branch's Stack Auth integration.
-func stackAttributes(what, authProviderDescription, branchDescription string) map[string]schema.Attribute {
-	a := scopeAttributes(what, authProviderDescription)
-	if b, ok := a["branch_id"].(schema.StringAttribute); ok {
-		b.MarkdownDescription = branchDescription + " Changing it replaces the resource."
-		a["branch_id"] = b
-	}
-	return a
-}
-
-// fromIntegration describes an auth_provider taken from the integration.
-const fromIntegration = "Auth provider of the integration: `better_auth`, `stack` (deprecated by Neon) or `mock` (for tests " +
-	"only). Omitted: the integration's."
-
-// withAttributes merges attribute maps (the shared ones and a type's own) of
-// a resource or a data source schema.
-func withAttributes[A any](maps ...map[string]A) map[string]A {
-	out := map[string]A{}
-	for _, m := range maps {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// useStateWhenOmitted plans the prior value of an optional and computed
-// attribute that the configuration omits, null included: an omitted value
-// keeps what the object has (a state written before the attribute existed
-// holds null, and must not plan a change). At creation it stays unknown. It
-// modifies string, bool, int64 and set attributes.
-type useStateWhenOmitted struct{}
-
-var (
-	_ planmodifier.String = useStateWhenOmitted{}
-	_ planmodifier.Bool   = useStateWhenOmitted{}
-	_ planmodifier.Int64  = useStateWhenOmitted{}
-	_ planmodifier.Set    = useStateWhenOmitted{}
-)
-
-func (useStateWhenOmitted) Description(context.Context) string {
-	return "When omitted, keeps the value the object has."
-}
-
-func (m useStateWhenOmitted) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-// omitted reports whether an existing object's attribute is left out of the
-// configuration.
-func omitted(config attr.Value, state tfsdk.State) bool {
-	return config.IsNull() && !state.Raw.IsNull()
-}
-
-func (useStateWhenOmitted) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if omitted(req.ConfigValue, req.State) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-func (useStateWhenOmitted) PlanModifyBool(_ context.Context, req planmodifier.BoolRequest, resp *planmodifier.BoolResponse) {
-	if omitted(req.ConfigValue, req.State) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-func (useStateWhenOmitted) PlanModifyInt64(_ context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
-	if omitted(req.ConfigValue, req.State) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-func (useStateWhenOmitted) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
-	if omitted(req.ConfigValue, req.State) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-// requiresReplaceWhenChanged replaces the object when a value it had is
-// changed; a value it never recorded (null) is filled in place.
-func requiresReplaceWhenChanged() planmodifier.String {
-	return stringplanmodifier.RequiresReplaceIf(
-		func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-			resp.RequiresReplace = !req.StateValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
-		},
-		"Changing it replaces the resource.", "Changing it replaces the resource.")
-}
+// authProviderNotes annotate the auth providers in descriptions.
+var authProviderNotes = map[string]string{apiclient.AuthProviderStack: "deprecated by Neon", apiclient.AuthProviderMock: "for tests only"}
 
 // productionBranches remembers the production branch of each project for
 // the life of the provider process: resolved once per project, shared by
@@ -309,102 +184,128 @@ type scopeRules struct {
 // plan time what the chosen API family cannot do. It needs the provider's
 // data; when the provider block is not known yet it checks nothing (apply
 // does).
-func (d *providerData) planScope(ctx context.Context, typeName string, rules scopeRules, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if d == nil || req.Plan.Raw.IsNull() {
+func (d *providerData) planScope(ctx context.Context, t typeName, rules scopeRules, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !d.ready() || req.Plan.Raw.IsNull() {
 		return
 	}
-	var cfg, plan, state scopeModel
+	var p scopePlan
 	for _, g := range []struct {
 		from attributeGetter
 		to   *scopeModel
-	}{{req.Config, &cfg}, {req.Plan, &plan}, {req.State, &state}} {
-		if g.from == nil {
-			continue
-		}
-		for name, dst := range map[string]*types.String{"project_id": &g.to.ProjectID, "branch_id": &g.to.BranchID, "auth_provider": &g.to.AuthProvider} {
-			if _, ok := req.Plan.Schema.GetAttributes()[name]; ok {
-				resp.Diagnostics.Append(g.from.GetAttribute(ctx, path.Root(name), dst)...)
-			}
+	}{{req.Config, &p.cfg}, {req.Plan, &p.plan}, {req.State, &p.state}} {
+		if g.from != nil {
+			resp.Diagnostics.Append(getScopeModel(ctx, g.from, req.Plan.Schema.GetAttributes(), g.to)...)
 		}
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	p.creating = req.State.Raw.IsNull()
+	if d.family != apiclient.FamilyBranch {
+		refuseInProjectMode(t, rules, req, &resp.Diagnostics)
+	}
+	if rules.integration && p.creating && p.cfg.AuthProvider.IsNull() {
+		p.plan.AuthProvider = types.StringValue(defaultAuthProvider(d.family))
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("auth_provider"), p.plan.AuthProvider)...)
+	}
+	if rules.productionStack && isKnownSet(p.plan.AuthProvider) && p.plan.AuthProvider.ValueString() != apiclient.AuthProviderStack {
+		resp.Diagnostics.AddAttributeError(path.Root("auth_provider"), "Only for Stack Auth integrations", productionStackOnly(t))
+	}
+	if isKnownSet(p.cfg.BranchID) && isKnownSet(p.cfg.ProjectID) {
+		d.planBranch(ctx, t, rules, p, &resp.Diagnostics)
+	}
+}
+
+// scopePlan is the scope of an object as planScope sees it: configured,
+// planned and in state.
+type scopePlan struct {
+	cfg, plan, state scopeModel
+	creating         bool
+}
+
+// getScopeModel reads the scope attributes a schema has into m.
+func getScopeModel[A any](ctx context.Context, from attributeGetter, attrs map[string]A, m *scopeModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for name, dst := range map[string]*types.String{"project_id": &m.ProjectID, "branch_id": &m.BranchID, "auth_provider": &m.AuthProvider} {
+		if _, ok := attrs[name]; ok {
+			diags.Append(from.GetAttribute(ctx, path.Root(name), dst)...)
+		}
+	}
+	return diags
+}
+
+// refuseInProjectMode refuses, in project mode, a type or an attribute that
+// only the branch-scoped API offers. A value the object already has (read
+// back, or written by -generate-config-out) needs no write; only setting one
+// does.
+func refuseInProjectMode(t typeName, rules scopeRules, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
 	creating := req.State.Raw.IsNull()
-	branchMode := d.family == apiclient.FamilyBranch
-	needBranch := func(p path.Path, what string) {
-		resp.Diagnostics.AddAttributeError(p, "Needs the branch-scoped API",
-			fmt.Sprintf("%s is only offered by Neon's branch-scoped endpoints (/projects/{project_id}/branches/{branch_id}/auth…), "+
-				"and the provider uses the project-level ones (auth_api = %q). Remove auth_api from the provider block (%q is the "+
-				"default) or set it to %q; a configuration applied in project mode switches without replacing anything.",
-				what, authAPIProject, authAPIBranch, authAPIBranch))
+	if rules.branchOnly {
+		needBranchAPI(diags, path.Root("project_id"), "`"+string(t)+"`")
 	}
-	if !branchMode {
-		if rules.branchOnly {
-			needBranch(path.Root("project_id"), "`"+typeName+"`")
-		}
-		// A value the object already has (read back, or written by
-		// -generate-config-out) needs no write; only setting one does.
-		for _, a := range rules.branchAttrs {
-			if isConfigured(req.Config.Raw, a) && (creating || !sameAttribute(req.Config.Raw, req.State.Raw, a)) {
-				needBranch(path.Root(a), "`"+a+"`")
-			}
+	for _, a := range rules.branchAttrs {
+		if isConfigured(req.Config.Raw, a) && (creating || !sameAttribute(req.Config.Raw, req.State.Raw, a)) {
+			needBranchAPI(diags, path.Root(a), "`"+a+"`")
 		}
 	}
+}
 
-	if rules.integration && creating && cfg.AuthProvider.IsNull() {
-		plan.AuthProvider = types.StringValue(defaultAuthProvider(d.family))
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("auth_provider"), plan.AuthProvider)...)
-	}
-	if rules.productionStack && isKnownSet(plan.AuthProvider) && plan.AuthProvider.ValueString() != apiclient.AuthProviderStack {
-		resp.Diagnostics.AddAttributeError(path.Root("auth_provider"), "Only for Stack Auth integrations", productionStackOnly(typeName))
-	}
+// needBranchAPI refuses what only the branch-scoped endpoints offer.
+func needBranchAPI(diags *diag.Diagnostics, p path.Path, what string) {
+	diags.AddAttributeError(p, "Needs the branch-scoped API",
+		fmt.Sprintf("%s is only offered by Neon's branch-scoped endpoints (/projects/{project_id}/branches/{branch_id}/auth…), "+
+			"and the provider uses the project-level ones (auth_api = %q). Remove auth_api from the provider block (%q is the "+
+			"default) or set it to %q; a configuration applied in project mode switches without replacing anything.",
+			what, authAPIProject, authAPIBranch, authAPIBranch))
+}
 
-	if !isKnownSet(cfg.BranchID) || !isKnownSet(cfg.ProjectID) {
-		return
-	}
-	if !creating && isKnownSet(state.BranchID) {
+// planBranch checks a configured branch_id: never another branch than the
+// object's in state, a branch of the project, and the production branch
+// where the API family or the type needs it.
+func (d *providerData) planBranch(ctx context.Context, t typeName, rules scopeRules, p scopePlan, diags *diag.Diagnostics) {
+	cfg, state := p.cfg, p.state
+	if !p.creating && isKnownSet(state.BranchID) {
 		// The object's branch is known without a request: never replace it
 		// by one on another branch.
 		if !cfg.BranchID.Equal(state.BranchID) || !cfg.ProjectID.Equal(state.ProjectID) {
-			onOtherBranch(&resp.Diagnostics, typeName, state.branchModel, cfg.branchModel)
+			onOtherBranch(diags, t, state.branchModel, cfg.branchModel)
 			return
 		}
 	}
-	legacy := !creating && state.BranchID.IsNull() // recorded before branch_id existed: the production branch
-	if branchMode && !rules.productionStack && !legacy && !creating {
+	legacy := !p.creating && state.BranchID.IsNull() // recorded before branch_id existed: the production branch
+	branchMode := d.family == apiclient.FamilyBranch
+	if branchMode && !rules.productionStack && !legacy && !p.creating {
 		return
 	}
-	branches, err := d.branches(ctx, cfg.ProjectID.ValueString())
+	projectID, branchID := cfg.ProjectID.ValueString(), cfg.BranchID.ValueString()
+	branches, err := d.branches(ctx, projectID)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to check branch_id", projectErrorDetail(cfg.ProjectID.ValueString(),
-			"Listing the branches of project "+cfg.ProjectID.ValueString(), err))
+		diags.AddError("Unable to check branch_id", projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
 		return
 	}
-	if !slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == cfg.BranchID.ValueString() }) {
-		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not in the project", branchNotInProject(cfg.ProjectID.ValueString(), cfg.BranchID.ValueString()))
+	if !slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == branchID }) {
+		diags.AddAttributeError(path.Root("branch_id"), "Branch not in the project", branchNotInProject(projectID, branchID))
 		return
 	}
 	if branchMode && !rules.productionStack && !legacy {
 		return
 	}
-	prod, err := d.productionBranch(ctx, cfg.ProjectID.ValueString())
+	prod, err := d.productionBranch(ctx, projectID)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to check branch_id", projectErrorDetail(cfg.ProjectID.ValueString(),
-			"Looking up the production branch of project "+cfg.ProjectID.ValueString(), err))
+		diags.AddError("Unable to check branch_id", projectErrorDetail(projectID, "Looking up the production branch of project "+projectID, err))
 		return
 	}
-	other := cfg.BranchID.ValueString() != prod
+	other := branchID != prod
 	switch {
 	case other && legacy:
-		onOtherBranch(&resp.Diagnostics, typeName, branchModel{ProjectID: state.ProjectID, BranchID: types.StringValue(prod)}, cfg.branchModel)
+		onOtherBranch(diags, t, branchModel{ProjectID: state.ProjectID, BranchID: types.StringValue(prod)}, cfg.branchModel)
 	case other && !branchMode:
-		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
+		diags.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
 			fmt.Sprintf("Branch %s is not the production branch (%s) of project %s. The project-level endpoints (auth_api = %q) "+
 				"reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to manage Neon Auth on "+
-				"other branches, or remove branch_id.", cfg.BranchID.ValueString(), prod, cfg.ProjectID.ValueString(), authAPIProject, authAPIBranch))
+				"other branches, or remove branch_id.", branchID, prod, projectID, authAPIProject, authAPIBranch))
 	case other && rules.productionStack:
-		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(typeName))
+		diags.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(t))
 	}
 }
 
@@ -413,7 +314,7 @@ func (d *providerData) planScope(ctx context.Context, typeName string, rules sco
 // on a branch that the configuration does not name (such as production's
 // Google sign-in, imported by an id that named no branch into a resource
 // configured for a preview branch).
-func onOtherBranch(diags *diag.Diagnostics, typeName string, object, configured branchModel) {
+func onOtherBranch(diags *diag.Diagnostics, t typeName, object, configured branchModel) {
 	diags.AddAttributeError(path.Root("branch_id"), "Object on another branch",
 		fmt.Sprintf("This %[1]s in the state lives on branch %[2]s of project %[3]s, but the configuration names branch %[4]s of project %[5]s. "+
 			"The provider never replaces an object across branches: that would delete the one on %[2]s, which this configuration "+
@@ -421,7 +322,7 @@ func onOtherBranch(diags *diag.Diagnostics, typeName string, object, configured 
 			"branch), remove it from the state (`terraform state rm`, or drop the import block) and import it with an id that names "+
 			"%[4]s: `%[5]s/%[4]s/…`. To move it on purpose, first remove the resource from the configuration and apply (that deletes "+
 			"it on %[2]s), then add it back with the new branch_id.",
-			typeName, object.BranchID.ValueString(), object.ProjectID.ValueString(), configured.BranchID.ValueString(), configured.ProjectID.ValueString()))
+			t, object.BranchID.ValueString(), object.ProjectID.ValueString(), configured.BranchID.ValueString(), configured.ProjectID.ValueString()))
 }
 
 // branchNotInProject explains a branch_id that the project's branch list
@@ -453,17 +354,17 @@ func sameAttribute(a, b tftypes.Value, name string) bool {
 
 // productionStackOnly explains why SDK keys and ownership transfers exist
 // only for a Stack Auth integration on the production branch.
-func productionStackOnly(typeName string) string {
+func productionStackOnly(t typeName) string {
 	return fmt.Sprintf("`%s` works only for a Stack Auth (`stack`) integration on the project's production branch: its endpoint "+
 		"has no branch-scoped successor. Better Auth integrations have no SDK keys and no managed project to transfer: their "+
-		"clients use the integration's `base_url` and verify tokens with its JWKS (`jwks_url`).", typeName)
+		"clients use the integration's `base_url` and verify tokens with its JWKS (`jwks_url`).", t)
 }
 
 // checkImportBranch refuses, in project mode, an import id that names a
 // branch other than the production one (the project-level endpoints would
 // read the production branch's Neon Auth instead).
 func (d *providerData) checkImportBranch(ctx context.Context, v map[string]string, resp *resource.ImportStateResponse) {
-	if d == nil || d.family == apiclient.FamilyBranch || v["branch_id"] == "" {
+	if !d.ready() || d.family == apiclient.FamilyBranch || v["branch_id"] == "" {
 		return
 	}
 	prod, err := d.productionBranch(ctx, v["project_id"])
@@ -482,13 +383,13 @@ func (d *providerData) checkImportBranch(ctx context.Context, v map[string]strin
 // stackScope resolves where SDK keys and ownership transfers live: the
 // production branch's Stack Auth integration (their endpoints have no
 // branch-scoped successor).
-func (d *providerData) stackScope(ctx context.Context, m scopeModel, typeName, summary string, diags *diag.Diagnostics) (authScope, bool) {
+func (d *providerData) stackScope(ctx context.Context, m scopeModel, t typeName, summary string, diags *diag.Diagnostics) (authScope, bool) {
 	s, ok := d.resolveScope(ctx, m, summary, diags)
 	if ok {
 		s, ok = d.withIntegrationProvider(ctx, s, summary, diags)
 	}
 	if ok && s.AuthProvider != apiclient.AuthProviderStack {
-		diags.AddError(summary, productionStackOnly(typeName))
+		diags.AddError(summary, productionStackOnly(t))
 		return s, false
 	}
 	return s, ok

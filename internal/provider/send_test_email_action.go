@@ -18,6 +18,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The neon_auth_send_test_email action: a test email through a branch's email
+// server.
+
 var (
 	_ action.ActionWithConfigure      = (*sendTestEmailAction)(nil)
 	_ action.ActionWithValidateConfig = (*sendTestEmailAction)(nil)
@@ -28,12 +31,12 @@ var (
 // ≥ 1.14): a test email through a branch's email server, triggered after a
 // change of neon_auth_email_server or invoked with `terraform apply -invoke`.
 func NewSendTestEmailAction() action.Action {
-	return &sendTestEmailAction{name: "_auth_send_test_email"}
+	return &sendTestEmailAction{typeName: typeAuthSendTestEmail}
 }
 
 type sendTestEmailAction struct {
 	data *providerData
-	name string
+	typeName
 }
 
 type sendTestEmailModel struct {
@@ -70,8 +73,8 @@ func (m sendTestEmailModel) unsaved() bool {
 	return false
 }
 
-func (a *sendTestEmailAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + a.name
+func (a *sendTestEmailAction) Metadata(_ context.Context, _ action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = string(a.typeName)
 }
 
 // Configure keeps what the provider's Configure handed over.
@@ -167,7 +170,7 @@ func (a *sendTestEmailAction) ValidateConfig(ctx context.Context, req action.Val
 // neon_auth_email_server is the usual case), so that is checked when the
 // action runs; the plan only warns.
 func (a *sendTestEmailAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
-	if a.data == nil || a.data.client == nil {
+	if !a.data.ready() {
 		return // the provider is not configured yet; Invoke says so
 	}
 	var cfg sendTestEmailModel

@@ -9,6 +9,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// The list resources of the settings types: their settings on every branch with
+// Neon Auth.
+
 // settingsList is the list resource of a settings type: the settings of
 // every branch with Neon Auth, named by the branch. Only the branch-scoped
 // API has them.
@@ -17,38 +20,37 @@ type settingsList[A any, M any, PM settingsModel[M]] struct {
 }
 
 func (l *settingsList[A, M, PM]) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	resp.Schema = listConfigSchema("the " + l.kind.typeName + " settings")
+	resp.Schema = listConfigSchema("the " + string(l.typeName) + " settings")
 	resp.Schema.MarkdownDescription += " Needs `auth_api = \"branch\"`."
 }
 
 func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	if l.data != nil && l.data.family != apiclient.FamilyBranch {
+	if l.data.ready() && l.data.family != apiclient.FamilyBranch {
 		var diags diag.Diagnostics
-		diags.AddError("Needs the branch-scoped API", "`"+l.kind.typeName+"` is only offered by Neon's branch-scoped endpoints; "+
+		diags.AddError("Needs the branch-scoped API", "`"+string(l.typeName)+"` is only offered by Neon's branch-scoped endpoints; "+
 			"set auth_api = \"branch\" in the provider block (or NEON_AUTH_API=branch) to list it.")
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	l.data.list(ctx, &l.settingsResource, l.kind.typeName, req, stream, singletonOf(l.data))
+	l.data.list(ctx, &l.settingsResource, l.typeName, req, stream, singletonOf(l.data))
 }
 
 // The list resources of the settings types.
-func NewAuthEmailAndPasswordList() list.ListResource {
-	return &settingsList[apiclient.EmailAndPassword, authEmailAndPasswordModel, *authEmailAndPasswordModel]{authEmailAndPasswordResource{kind: emailAndPasswordKind}}
-}
+func NewAuthEmailAndPasswordList() list.ListResource { return listOf(settingsOf(emailAndPasswordKind)) }
 
 func NewAuthOrganizationPluginList() list.ListResource {
-	return &settingsList[apiclient.OrganizationPlugin, authOrganizationPluginModel, *authOrganizationPluginModel]{authOrganizationPluginResource{kind: organizationPluginKind}}
+	return listOf(settingsOf(organizationPluginKind))
 }
 
-func NewAuthMagicLinkPluginList() list.ListResource {
-	return &settingsList[apiclient.MagicLinkPlugin, authMagicLinkPluginModel, *authMagicLinkPluginModel]{authMagicLinkPluginResource{kind: magicLinkPluginKind}}
-}
+func NewAuthMagicLinkPluginList() list.ListResource { return listOf(settingsOf(magicLinkPluginKind)) }
 
 func NewAuthPhoneNumberPluginList() list.ListResource {
-	return &settingsList[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel, *authPhoneNumberPluginModel]{newAuthPhoneNumberPluginResource().settingsResource}
+	return listOf(settingsOf(phoneNumberPluginKind))
 }
 
-func NewAuthWebhooksList() list.ListResource {
-	return &settingsList[apiclient.Webhooks, authWebhooksModel, *authWebhooksModel]{authWebhooksResource{kind: webhooksKind}}
+func NewAuthWebhooksList() list.ListResource { return listOf(settingsOf(webhooksKind)) }
+
+// listOf is the list resource of a settings resource.
+func listOf[A any, M any, PM settingsModel[M]](r settingsResource[A, M, PM]) list.ListResource {
+	return &settingsList[A, M, PM]{r}
 }

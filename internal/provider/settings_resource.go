@@ -2,17 +2,12 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -43,8 +38,7 @@ type settingsModel[M any] interface {
 
 // settingsKind describes one settings type: A is its API value, M its model.
 type settingsKind[A any, M any] struct {
-	typeName    string // neon_auth_…
-	title       string // "Email And Password", for diagnostics
+	typeName    typeName
 	description string
 	attributes  map[string]schema.Attribute
 	// get reads the branch's current value; set sends a whole value and
@@ -55,6 +49,9 @@ type settingsKind[A any, M any] struct {
 	// base with the model's known settings on top.
 	toModel func(v A, m *M)
 	overlay func(m M, base A) A
+	// found records the values found at creation in private state, in the
+	// kind's own shape (private_state.go), and reads them back.
+	found foundCodec[A]
 }
 
 // settingsResource is the resource of a settingsKind.
@@ -63,8 +60,9 @@ type settingsResource[A any, M any, PM settingsModel[M]] struct {
 	kind settingsKind[A, M]
 }
 
-func (r *settingsResource[A, M, PM]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + r.kind.typeName[len("neon"):]
+// settingsOf is the resource of kind k.
+func settingsOf[A any, M any, PM settingsModel[M]](k settingsKind[A, M]) settingsResource[A, M, PM] {
+	return settingsResource[A, M, PM]{configured: configuredAs(k.typeName), kind: k}
 }
 
 func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -78,11 +76,8 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 }
 
 func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.kind.typeName, scopeRules{branchOnly: true}, req, resp)
+	r.data.planScope(ctx, r.typeName, scopeRules{branchOnly: true}, req, resp)
 }
-
-// privateFound is the private state key of the values found at creation.
-const privateFound = "found"
 
 func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer r.importFormat().identifyCreated(ctx, resp)
@@ -99,7 +94,7 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	raw, err := json.Marshal(found)
+	raw, err := r.kind.found.encode(found)
 	if err != nil {
 		resp.Diagnostics.AddError(r.summary("Create"), fmt.Sprintf("Recording the values found at creation: %v. This is a bug in the provider; please report it.", err))
 		return
@@ -166,24 +161,24 @@ func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.De
 	raw, d := req.Private.GetKey(ctx, privateFound)
 	resp.Diagnostics.Append(d...)
 	if len(raw) == 0 {
-		tflog.Warn(ctx, r.kind.typeName+" removed from state; it was imported, so there are no earlier values to put back",
+		tflog.Warn(ctx, string(r.typeName)+" removed from state; it was imported, so there are no earlier values to put back",
 			map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 		return
 	}
-	var found A
-	if err := json.Unmarshal(raw, &found); err != nil {
+	found, err := r.kind.found.decode(raw)
+	if err != nil {
 		resp.Diagnostics.AddError(r.summary("Delete"), fmt.Sprintf("The values recorded at creation cannot be read (%v). This is a bug in the provider; "+
 			"please report it. Remove the resource with `terraform state rm` and set the values by hand.", err))
 		return
 	}
-	_, err := r.kind.set(ctx, r.data, s.Scope, found)
+	_, err = r.kind.set(ctx, r.data, s.Scope, found)
 	r.data.wroteSettings(s.Scope)
 	r.data.settleDelete(ctx, s, err, nil, r.summary("Delete"), "Putting back the "+r.what(s)+" found at creation", &resp.Diagnostics)
 }
 
 // importFormat is the import id of a settings type: its scope.
 func (r *settingsResource[A, M, PM]) importFormat() importFormat {
-	return importFormat{resourceType: r.kind.typeName, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
+	return importFormat{resourceType: r.typeName, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
 }
 
 func (r *settingsResource[A, M, PM]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -225,37 +220,13 @@ func (r *settingsResource[A, M, PM]) send(ctx context.Context, s authScope, plan
 	return true
 }
 
-func (r *settingsResource[A, M, PM]) summary(op string) string {
-	return fmt.Sprintf("Unable to %s %s", op, r.kind.title)
-}
+func (r *settingsResource[A, M, PM]) summary(op string) string { return r.unable(op) }
 
 func (r *settingsResource[A, M, PM]) what(s authScope) string {
-	return fmt.Sprintf("%s settings of %s", r.kind.typeName, s.Scope)
+	return fmt.Sprintf("%s settings of %s", r.typeName, s.Scope)
 }
 
 // Attributes and conversions of settings.
-
-// settingBool is an optional boolean setting; omitted, it keeps the branch's.
-func settingBool(description string) schema.BoolAttribute {
-	return schema.BoolAttribute{MarkdownDescription: description, Optional: true, Computed: true,
-		PlanModifiers: []planmodifier.Bool{useStateWhenOmitted{}}}
-}
-
-// settingInt is an optional integer setting within [lo, hi] (hi 0: none).
-func settingInt(description string, lo, hi int64) schema.Int64Attribute {
-	var v validator.Int64 = int64validator.AtLeast(lo)
-	if hi > 0 {
-		v = int64validator.Between(lo, hi)
-	}
-	return schema.Int64Attribute{MarkdownDescription: description, Optional: true, Computed: true,
-		PlanModifiers: []planmodifier.Int64{useStateWhenOmitted{}}, Validators: []validator.Int64{v}}
-}
-
-// settingEnum is an optional string setting with documented values.
-func settingEnum(description string, values ...string) schema.StringAttribute {
-	return schema.StringAttribute{MarkdownDescription: description, Optional: true, Computed: true,
-		PlanModifiers: []planmodifier.String{useStateWhenOmitted{}}, Validators: []validator.String{stringvalidator.OneOf(values...)}}
-}
 
 // overlayBool, overlayInt and overlayString put a known planned value over
 // the base value; an omitted (null or unknown) one leaves it.
@@ -285,7 +256,8 @@ func intOrNull(v *int64) types.Int64 {
 	return types.Int64Value(*v)
 }
 
-// deref is the value of a client answer, the zero value with an error.
+// deref is the value of a client answer; the zero value with an error
+// (GetEmailServer answers nil then).
 func deref[T any](v *T, err error) (T, error) {
 	if v == nil {
 		var zero T

@@ -9,6 +9,9 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
+// Reads that many resources share during a refresh: one request per scope and
+// endpoint, and the parts of the Better Auth bundle each read through it.
+
 // sharedRead lets the resources of one Neon Auth scope that read the same
 // endpoint share one request: when Terraform refreshes fifty domains of a
 // branch at once, one GET answers all of them.

@@ -11,9 +11,6 @@ import (
 
 // Reading configuration values and turning API values into Terraform ones.
 
-// attrValue is any Terraform value.
-type attrValue = attr.Value
-
 // isSet reports whether a configuration value is given (known or not).
 func isSet(v attr.Value) bool { return !v.IsNull() }
 

@@ -1,0 +1,110 @@
+package provider
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// The exact private state the settings resources wrote before the record
+// had a version (json.Marshal of the API value), for each settings type.
+const (
+	storedEmailAndPasswordV0   = `{"enabled":true,"email_verification_method":"otp","require_email_verification":true,"auto_sign_in_after_verification":true,"send_verification_email_on_sign_up":false,"send_verification_email_on_sign_in":true,"disable_sign_up":false}`
+	storedOrganizationPluginV0 = `{"enabled":true,"organization_limit":5,"membership_limit":100,"creator_role":"owner","send_invitation_email":true}`
+	storedMagicLinkPluginV0    = `{"enabled":true,"expires_in":300,"disable_sign_up":true}`
+	storedPhoneNumberPluginV0  = `{"enabled":true,"otp_expires_in":300}`
+	storedPhoneNumberOffV0     = `{"enabled":false}`
+	storedWebhooksV0           = `{"enabled":true,"webhook_url":"https://hooks.example.com/neon","enabled_events":["user.created","send.otp"],"timeout_seconds":7}`
+	storedWebhooksOffV0        = `{"enabled":false}`
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// foundCase is a value a settings resource found, and how it was stored.
+type foundCase struct {
+	name   string
+	stored string
+	want   any
+	decode func([]byte) (any, error)
+	encode func() ([]byte, error)
+}
+
+func foundCaseOf[A any](name, stored string, codec foundCodec[A], want A) foundCase {
+	return foundCase{
+		name: name, stored: stored, want: want,
+		decode: func(raw []byte) (any, error) { return codec.decode(raw) },
+		encode: func() ([]byte, error) { return codec.encode(want) },
+	}
+}
+
+func foundCases() []foundCase {
+	return []foundCase{
+		foundCaseOf("email_and_password", storedEmailAndPasswordV0, emailAndPasswordKind.found, apiclient.EmailAndPassword{
+			Enabled: true, EmailVerificationMethod: "otp", RequireEmailVerification: true, AutoSignInAfterVerification: true,
+			SendVerificationEmailOnSignIn: true,
+		}),
+		foundCaseOf("organization_plugin", storedOrganizationPluginV0, organizationPluginKind.found, apiclient.OrganizationPlugin{
+			Enabled: true, OrganizationLimit: 5, MembershipLimit: 100, CreatorRole: "owner", SendInvitationEmail: true,
+		}),
+		foundCaseOf("magic_link_plugin", storedMagicLinkPluginV0, magicLinkPluginKind.found, apiclient.MagicLinkPlugin{
+			Enabled: true, ExpiresIn: 300, DisableSignUp: true,
+		}),
+		foundCaseOf("phone_number_plugin", storedPhoneNumberPluginV0, phoneNumberPluginKind.found, apiclient.PhoneNumberPlugin{
+			Enabled: true, OTPExpiresIn: ptr(int64(300)),
+		}),
+		foundCaseOf("phone_number_plugin_off", storedPhoneNumberOffV0, phoneNumberPluginKind.found, apiclient.PhoneNumberPlugin{}),
+		foundCaseOf("webhooks", storedWebhooksV0, webhooksKind.found, apiclient.Webhooks{
+			Enabled: true, WebhookURL: "https://hooks.example.com/neon", EnabledEvents: []string{"user.created", "send.otp"},
+			TimeoutSeconds: ptr(int64(7)),
+		}),
+		foundCaseOf("webhooks_off", storedWebhooksOffV0, webhooksKind.found, apiclient.Webhooks{}),
+	}
+}
+
+// A state written before the record had a version still destroys right:
+// its values decode to what was found.
+func TestUnitPrivateFound_previousReleaseDecodes(t *testing.T) {
+	for _, tc := range foundCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.decode([]byte(tc.stored))
+			if err != nil {
+				t.Fatalf("decoding %s: %v", tc.stored, err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("decoded %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// What is written now is version 1, holds the same values under the same
+// names as version 0, and reads back.
+func TestUnitPrivateFound_writesVersionOne(t *testing.T) {
+	for _, tc := range foundCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := tc.encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := `{"version":1,"values":` + tc.stored + `}`; !bytes.Equal(raw, []byte(want)) {
+				t.Errorf("stored %s, want %s", raw, want)
+			}
+			got, err := tc.decode(raw)
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("read back %+v (%v), want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// A record from a newer provider is refused with a message, never read as
+// empty settings (destroy would then put back zero values).
+func TestUnitPrivateFound_newerVersionIsRefused(t *testing.T) {
+	_, err := webhooksKind.found.decode([]byte(`{"version":2,"values":{"enabled":true}}`))
+	if err == nil || !strings.Contains(err.Error(), "version 2") || !strings.Contains(err.Error(), "upgrade the provider") {
+		t.Errorf("decoding version 2: %v, want an error naming the version and the fix", err)
+	}
+}
