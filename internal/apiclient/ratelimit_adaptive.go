@@ -30,11 +30,11 @@ import (
 // (CUBIC's fast convergence), which settles a crowd of processes sooner. In
 // the simulation of ratelimit_converge_test.go (the emulator's account
 // bucket, applies of 600 requests with parallelism 10), the account stays
-// near 700/min, with ~3% of answers 429 for 4 processes and ~7% for 8
-// (pacing each process to the whole limit without adapting: 72% and 85%);
-// for short applies started at once ~6% (4 × 110 requests) and ~17%
-// (8 × 63; 11% with the previous burst of 10), most of them in the first
-// seconds, before the processes have found their shares. Sharing
+// near 700/min (685–714/min for 2, 4 and 8 processes), with ~2% of answers
+// 429 for 2 processes, ~5% for 4 and ~10% for 8 (pacing each process to the
+// whole limit without adapting: 72% and 85% for 4 and 8); for short applies
+// started at once ~7% (4 × 110 requests) and ~19% (8 × 56), most of them in
+// the first seconds, before the processes have found their shares. Sharing
 // one bucket on a machine (ratelimit_shared.go) avoids them altogether.
 //
 // Its growth is driven by success: the curve advances only to the time of the
@@ -130,12 +130,31 @@ func (s *bucketState) rate(p bucketParams) float64 {
 		return p.maxRate
 	}
 	t := max(s.Confirmed.Sub(s.Cut).Seconds(), 0)
-	// K, the time to climb back to WMax from the rate after the cut
-	// (RFC 9438, 4.2).
-	k := math.Cbrt(max(s.WMax-s.Start, 0) / p.cubicC)
+	k, c := s.curve(p)
 	d := t - k
-	r := p.cubicC*d*d*d + s.WMax
+	r := c*d*d*d + s.WMax
 	return min(max(r, p.floor), p.maxRate)
+}
+
+// curve is the shape of the climb after the last cut: K, the time to climb
+// back to WMax from the rate after the cut (RFC 9438, 4.2), and the CUBIC
+// scale C. The curve passes Start at the cut, levels off at WMax at K and is
+// back at the configured rate fullRecovery after the cut, whatever rate it
+// was cut to: a cut from the configured rate has the scale of
+// newBucketParams (K = fullRecovery), and a process whose share was cut far
+// below it (fast convergence in a crowd) is not left crawling once the
+// crowd is gone. Measured in make bench's 8×50 case: a run cut to a small
+// share took over 30 s to climb back after the others had finished.
+func (s *bucketState) curve(p bucketParams) (k, c float64) {
+	below := math.Cbrt(max(s.WMax-s.Start, 0))   // ∛(WMax − Start)
+	above := math.Cbrt(max(p.maxRate-s.WMax, 0)) // ∛(max − WMax)
+	if below+above == 0 {
+		return 0, p.cubicC
+	}
+	T := fullRecovery.Seconds()
+	k = T * below / (below + above)
+	scale := (below + above) / T
+	return k, scale * scale * scale
 }
 
 // advance refills the bucket up to now.

@@ -105,7 +105,14 @@ func TestAccountLimitAimsLowerWhenCutBeforeRecovering(t *testing.T) {
 	}
 	// Where the curve levels off: K seconds of successes after the cut.
 	aim := beforeSecondCut * (1 + throttleBeta) / 2
-	k := math.Cbrt((aim - beforeSecondCut*throttleBeta) / 60 / a.p.cubicC)
+	var k float64
+	_ = a.update(context.Background(), func(s *bucketState) bool {
+		k, _ = s.curve(a.p)
+		return false
+	})
+	if kAt := math.Cbrt((aim - beforeSecondCut*throttleBeta) / 60 / a.p.cubicC); k >= kAt {
+		t.Errorf("the curve levels off %.1f s after the second cut, want sooner than %.1f s (the scale of a cut from the configured rate)", k, kAt)
+	}
 	steps := int(k * 10)
 	for range steps {
 		clk.advance(100 * time.Millisecond)
@@ -360,4 +367,34 @@ func TestTransportFeedsAnswersToTheLimit(t *testing.T) {
 			t.Errorf("the third request left after %v, want after the 1 s Retry-After", d)
 		}
 	})
+}
+
+// A process cut to a small share of a crowded account climbs back to the
+// configured rate within fullRecovery of its last cut, once the crowd is gone
+// (measured in make bench's 8×50 case: a run cut to a small share took over
+// 30 s to climb back after the others had finished, and the account idled).
+func TestAccountLimitRecoversFullyWithinFullRecoveryOfTheLastCut(t *testing.T) {
+	clk := newSteppingClock()
+	a := accountAt(t, 700, clk)
+	full := perMinute(a)
+	for range 6 {
+		a.observe(http.StatusTooManyRequests, 0)
+		clk.advance(throttleHold)
+	}
+	cut := perMinute(a)
+	if cut > full/4 {
+		t.Fatalf("after six cuts in a crowd: %.1f/min, want under a quarter of %.1f", cut, full)
+	}
+	half := false
+	for i := range int(fullRecovery / (100 * time.Millisecond)) {
+		clk.advance(100 * time.Millisecond)
+		a.observe(http.StatusOK, 0)
+		if !half && perMinute(a) >= full/2 {
+			half = true
+			t.Logf("half the configured rate %.1f s after the last cut", float64(i+1)/10)
+		}
+	}
+	if got := perMinute(a); got < full {
+		t.Errorf("%v after the last cut the rate is %.1f/min, want back at %.1f", fullRecovery+throttleHold, got, full)
+	}
 }
