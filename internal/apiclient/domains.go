@@ -6,6 +6,8 @@ import (
 	"slices"
 )
 
+// Trusted domains (the redirect URI whitelist): list, add and delete, in both endpoint families.
+
 // ListDomains lists the redirect URI whitelist of the scope: GET
 // /projects/{project_id}/auth/domains or its branch-scoped successor.
 func (c *Client) ListDomains(ctx context.Context, s Scope) ([]Domain, error) {

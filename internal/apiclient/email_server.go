@@ -5,6 +5,8 @@ import (
 	"net/http"
 )
 
+// The email server (email provider) of a scope: read, update and the test-email endpoints.
+
 // emailEndpoint is GET/PATCH /projects/{project_id}/auth/email_server, or its
 // successor …/branches/{branch_id}/auth/email_provider.
 func emailEndpoint(s Scope) endpoint {

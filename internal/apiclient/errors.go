@@ -9,6 +9,8 @@ import (
 	"strings"
 )
 
+// The client's typed errors: the API's answers (*Error), transport failures, and the sentinels errors.Is matches.
+
 // Sentinel errors, matched with errors.Is against an *Error (by status) or a
 // transport failure.
 var (

@@ -6,6 +6,8 @@ import (
 	"net/http"
 )
 
+// Neon Auth integrations: enable, list, disable, SDK keys and the ownership transfer.
+
 // CreateIntegration enables Neon Auth on the scope: POST /projects/auth/create
 // (project family, on the production branch named by s.BranchID) or POST
 // /projects/{project_id}/branches/{branch_id}/auth. The returned credentials

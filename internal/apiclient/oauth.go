@@ -6,6 +6,8 @@ import (
 	"slices"
 )
 
+// OAuth providers of a scope: list, add, update and delete.
+
 func oauthEndpoint(s Scope) endpoint { return s.auth().sub("oauth_providers") }
 
 // ListOAuthProviders lists the scope's OAuth providers, with id and type only:

@@ -8,6 +8,8 @@ import (
 	"strconv"
 )
 
+// Projects and branches: the paginated lists, the production branch, and branch create and delete.
+
 // maxPages guards the paginated lists against a server that never stops.
 const maxPages = 10000
 

@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
+// The client-side rate limit: the documented limits as the client reads them, and the limiter every attempt waits on.
+
 // RateLimit is the client-side pacing. By default it follows the documented
 // limits (700 requests per minute per account, bursts of up to 40 per second
 // per route) so that an apply does not provoke 429s in the first place, and

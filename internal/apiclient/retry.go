@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
+// The retry budget of one operation and the HTTP-level retry loop that spends it.
+
 // RetryPolicy bounds one operation: a read, or a write together with the
 // read-backs that find out whether it took effect and the re-sends that
 // follow. Everything an operation does draws on one budget.

@@ -5,6 +5,8 @@ import (
 	"net/url"
 )
 
+// Scope: which project, branch and endpoint family a call goes to; the client builds every path from it.
+
 // Family is the generation of the Neon Auth endpoints a call goes to. The
 // caller chooses it once, in the Scope it passes; the client builds the path.
 type Family int

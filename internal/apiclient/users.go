@@ -5,6 +5,8 @@ import (
 	"net/http"
 )
 
+// Users of an integration: create, delete and roles (no endpoint reads one back).
+
 // CreateUser creates a user at the auth provider: POST /projects/auth/user or
 // POST /projects/{project_id}/branches/{branch_id}/auth/users. No endpoint
 // reads a user back, so a lost answer is returned as ErrOutcomeUnknown and
