@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // observer sits in front of the emulator and records, per phase, what its
@@ -43,26 +45,6 @@ func (o *observer) snapshot() observation {
 	return observation{paths: maps.Clone(o.paths), served: slices.Clone(o.served), batches: slices.Clone(o.batches)}
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusRecorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
 func (o *observer) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rest, api := strings.CutPrefix(r.URL.Path, "/api/v2/")
@@ -74,16 +56,16 @@ func (o *observer) wrap(next http.Handler) http.Handler {
 		if r.Method == http.MethodDelete && strings.HasSuffix(rest, "/auth/domains") {
 			batch = domainsInBody(r)
 		}
-		sw := &statusRecorder{ResponseWriter: w}
+		sw := &emulator.StatusRecorder{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.paths[r.Method+" /"+rest]++
-		if sw.status != http.StatusTooManyRequests {
+		if sw.Status() != http.StatusTooManyRequests {
 			o.served = append(o.served, time.Since(o.since))
 		}
-		if batch >= 0 && sw.status/100 == 2 {
+		if batch >= 0 && sw.Status()/100 == 2 {
 			o.batches = append(o.batches, batch)
 		}
 	})

@@ -253,7 +253,7 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string
 	}
 
 	m := e.api.match(r.Method, strings.TrimPrefix(r.URL.EscapedPath(), apiPrefix))
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &StatusRecorder{ResponseWriter: w}
 	out := outcomeNormal
 	recorded := false
 	finish := func() {
@@ -261,8 +261,8 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string
 			return
 		}
 		recorded = true
-		e.stats.record(m.key, sw.statusCode(), out)
-		e.log.Info("api request", "method", r.Method, "route", m.key, "status", sw.statusCode(),
+		e.stats.record(m.key, sw.Status(), out)
+		e.log.Info("api request", "method", r.Method, "route", m.key, "status", sw.Status(),
 			"request_id", reqID, "lost", out == outcomeLost, "duration", time.Since(start))
 	}
 	defer finish()
@@ -335,27 +335,30 @@ func cutConnection(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
-// statusWriter remembers the status code written through it.
-type statusWriter struct {
+// StatusRecorder passes a response on and remembers its status: the
+// emulator's own request log uses it, and so do tests and the benchmark
+// that wrap the emulator's handler to count answers.
+type StatusRecorder struct {
 	http.ResponseWriter
 	status int
 }
 
-func (w *statusWriter) WriteHeader(code int) {
+func (w *StatusRecorder) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
+func (w *StatusRecorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *statusWriter) statusCode() int {
+// Status is the status written so far (200 when nothing was written).
+func (w *StatusRecorder) Status() int {
 	if w.status == 0 {
 		return http.StatusOK
 	}

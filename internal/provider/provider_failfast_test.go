@@ -45,9 +45,9 @@ func TestAccProvider_revokedKeyStopsSendingAfterTheFirst401(t *testing.T) {
 				// first one is answered: a later arrival was sent after.
 				time.Sleep(300 * time.Millisecond)
 			}
-			sw := &statusRecorder{ResponseWriter: w}
+			sw := &emulator.StatusRecorder{ResponseWriter: w}
 			h.ServeHTTP(sw, r)
-			if sw.status == http.StatusUnauthorized {
+			if sw.Status() == http.StatusUnauthorized {
 				refusals.Add(1)
 				firstRefuse.Store(true)
 			}
@@ -109,26 +109,6 @@ data "neon_projects" "all" {}
 		t.Errorf("%d requests sent with a refused base_url; want none", n)
 	}
 	t.Logf("refused in %v", time.Since(start))
-}
-
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
 }
 
 // hclList writes strings as an HCL list literal.
