@@ -88,6 +88,9 @@ type limiter struct {
 	// decision, and guards routes.
 	mu     chanMutex
 	routes map[string]*slidingWindow
+
+	// start holds back the first requests of the process (nil: none).
+	start *startWindow
 }
 
 // chanMutex is a mutex held across a wait for a shared bucket's file lock.
@@ -143,6 +146,7 @@ func newLimiterWithClock(rl RateLimit, clk clock) *limiter {
 		l.account.win = newSlidingWindow(rpm, time.Minute+windowSlack)
 		l.account.peak = &pace{interval: time.Second / documentedBurst, size: peakBurst}
 		l.account.share, l.account.sharedDir = rl.Shared, rl.SharedDir
+		l.start = newStartWindow()
 	}
 	switch {
 	case rl.RouteRequestsPerSecond == 0:
@@ -170,6 +174,11 @@ func (l *limiter) route(key string) *slidingWindow {
 // wait blocks until this process may send one request on route, the context
 // is done, or it is clear that its turn would come after the context's
 // deadline (then it returns at once).
+//
+// A long wait is slept in steps of at most recheckEvery: a turn handed out
+// for later is voided when a 429 cuts the rate or when the rate has grown
+// enough that the turns waiting would come much sooner (see
+// accountLimiter.observe), and its holder takes a new one.
 func (l *limiter) wait(ctx context.Context, route string) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -179,20 +188,44 @@ func (l *limiter) wait(ctx context.Context, route string) error {
 		if err != nil || !at.After(now) {
 			return err
 		}
-		if err := l.clock.Sleep(ctx, at.Sub(now)); err != nil {
-			if l.account != nil {
-				l.account.giveBack(ctx, epoch)
-			}
-			return err
-		}
-		if l.account == nil {
-			return nil
-		}
-		valid, err := l.account.stillValid(ctx, epoch)
+		valid, err := l.sleepUntil(ctx, now, at, epoch)
 		if err != nil || valid {
 			return err
 		}
-		// A 429 came while this caller slept: take a turn on the new terms.
+		// The turn was voided while this caller slept: take a turn on the
+		// new terms.
+	}
+}
+
+// recheckEvery bounds how long a caller sleeps before it checks that its
+// turn still holds.
+const recheckEvery = 500 * time.Millisecond
+
+// sleepUntil sleeps until at, the turn taken at now in epoch, and reports
+// whether the turn still holds then. It stops early, reporting false, when
+// the turn was voided.
+func (l *limiter) sleepUntil(ctx context.Context, now, at time.Time, epoch uint64) (bool, error) {
+	for {
+		d := at.Sub(now)
+		if l.account != nil {
+			d = min(d, recheckEvery)
+		}
+		if err := l.clock.Sleep(ctx, d); err != nil {
+			if l.account != nil {
+				l.account.giveBack(ctx, epoch)
+			}
+			return false, err
+		}
+		if l.account == nil {
+			return true, nil
+		}
+		valid, err := l.account.stillValid(ctx, epoch, at)
+		if err != nil || !valid {
+			return valid, err
+		}
+		if now = l.clock.Now(); !at.After(now) {
+			return true, nil
+		}
 	}
 }
 
@@ -218,11 +251,10 @@ func (l *limiter) reserve(ctx context.Context, route string) (now, at time.Time,
 
 // observe feeds the answer to one HTTP attempt (its status and Retry-After,
 // 0 when absent) to the adaptive account limit; see accountLimiter.observe
-// for what each status does. limitedTransport calls it for every answered
-// attempt, so callers above the transport need not; a second call for the
-// same answer is harmless (one cut per congestion, the pause ends at the
-// later of the two). When it voids the turns handed out for later, their
-// places in the windows are given up.
+// for what each status does. limitedTransport calls it once for every
+// answered attempt; callers above the transport must not (each success
+// counts towards what the account served, see servedCount). When it voids
+// the turns handed out for later, their places in the windows are given up.
 func (l *limiter) observe(status int, retryAfter time.Duration) {
 	if l.account == nil {
 		return
@@ -231,7 +263,6 @@ func (l *limiter) observe(status int, retryAfter time.Duration) {
 	defer l.mu.Unlock()
 	if l.account.observe(status, retryAfter) {
 		now := l.clock.Now()
-		l.account.dropAfter(now)
 		for _, w := range l.routes {
 			w.dropAfter(now)
 		}
@@ -314,6 +345,14 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		key, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
 		acct.bindShared(accountID(req.URL.Scheme, req.URL.Host, key))
 	}
+	counted, err := t.limiter.start.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	status := 0
+	if counted {
+		defer func() { t.limiter.start.release(status) }()
+	}
 	if err := t.limiter.wait(ctx, route); err != nil {
 		return nil, err
 	}
@@ -321,6 +360,9 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		req = req.WithContext(withSentHook(ctx, st))
 	}
 	resp, err := t.next.RoundTrip(req)
+	if err == nil {
+		status = resp.StatusCode
+	}
 	if acct != nil && err == nil {
 		retryAfter, _ := parseRetryAfter(resp.Header.Get("Retry-After"), acct.clock.Now())
 		t.limiter.observe(resp.StatusCode, retryAfter)

@@ -27,15 +27,23 @@ import (
 // account limit, where AIMD's N processes climb together N times as fast
 // into the next 429s. The AWS SDKs use CUBIC for the same reasons. A cut that
 // comes before the rate regained its previous peak aims the curve lower
-// (CUBIC's fast convergence), which settles a crowd of processes sooner. In
-// the simulation of ratelimit_converge_test.go (the emulator's account
+// (CUBIC's fast convergence), which settles a crowd of processes sooner.
+//
+// The first cut from the configured rate starts from the rate the account
+// actually served the process, when that is lower (ratelimit_served.go): a
+// process crowded out by others finds its share in one cut instead of six.
+// Turns handed out at a low rate are taken anew as the rate climbs (retime),
+// and a new process's first requests go as the answers come (startWindow).
+//
+// In the simulation of ratelimit_converge_test.go (the emulator's account
 // bucket, applies of 600 requests with parallelism 10), the account stays
-// near 700/min (685–714/min for 2, 4 and 8 processes), with ~2% of answers
-// 429 for 2 processes, ~5% for 4 and ~10% for 8 (pacing each process to the
-// whole limit without adapting: 72% and 85% for 4 and 8); for short applies
-// started at once ~7% (4 × 110 requests) and ~19% (8 × 56), most of them in
-// the first seconds, before the processes have found their shares. Sharing
-// one bucket on a machine (ratelimit_shared.go) avoids them altogether.
+// near 700/min (~700/min for 2, 4 and 8 processes), with ~2% of answers 429
+// for 2 processes, ~5% for 4 and ~10% for 8 (pacing each process to the whole
+// limit without adapting: 72% and 85% for 4 and 8); for short applies
+// started within 3 s of each other ~5% (4 × 103 requests) and ~9% (8 × 53),
+// most of them in the first seconds (8.7% and 15.6% without those three).
+// Sharing one bucket on a machine (ratelimit_shared.go) avoids them
+// altogether.
 //
 // Its growth is driven by success: the curve advances only to the time of the
 // latest success (Confirmed), so a rate never grows back while every request
@@ -63,6 +71,20 @@ const (
 	// confirmStep: successes closer together than this do not move the curve
 	// (each move is a write in a shared bucket).
 	confirmStep = 100 * time.Millisecond
+	// retimeGrowth: once the rate has grown by this factor since the turns
+	// waiting were timed, they are voided and taken anew at the new rate. A
+	// process cut far below its share would otherwise send at its lowest
+	// rate for as long as its queue of turns lasts, whatever the curve does.
+	retimeGrowth = 1.25
+	// servedCutDepth: a cut from the rate the account served (servedCount)
+	// goes at most this far below the rate the process allowed itself. The
+	// served rate is a lower bound: a process that did not need the whole
+	// rate, or whose first requests all met 429s, was served less than its
+	// share, and cut to the floor it would take most of fullRecovery to
+	// climb back while the account idled (make bench 8×50 and 4×100 on a
+	// quiet machine, in the runs that compared them: 81–92 % of 700/min
+	// with no bound, 88–96 % with 8).
+	servedCutDepth = 8
 	// signalWait bounds how long handing back a token or taking an answer
 	// waits for a shared bucket: past it the signal is dropped rather than
 	// holding up the caller.
@@ -203,8 +225,10 @@ func (s *bucketState) reserve(p bucketParams, now, notBefore, deadline time.Time
 }
 
 // throttle takes a 429 answered at now, with the server's Retry-After (0:
-// none). It reports whether the state changed.
-func (s *bucketState) throttle(p bucketParams, now time.Time, retryAfter time.Duration) bool {
+// none), and served, the rate this process was actually getting from the
+// account before it (+Inf: unknown; see servedCount). It reports whether the
+// state changed.
+func (s *bucketState) throttle(p bucketParams, now time.Time, retryAfter time.Duration, served float64) bool {
 	newCongestion := !now.Before(s.Cut.Add(throttleHold)) && !now.Before(s.NotBefore)
 	until := now.Add(min(retryAfter, maxPause))
 	pause := retryAfter > 0 && until.After(s.NotBefore)
@@ -218,6 +242,12 @@ func (s *bucketState) throttle(p bucketParams, now time.Time, retryAfter time.Du
 		// share the account than when that peak was found; aiming lower
 		// leaves them room, so shares settle sooner and with fewer 429s.
 		r, previous := s.rate(p), s.WMax
+		if s.Cut.IsZero() {
+			// The first cut from the configured rate starts from the
+			// rate the account actually served this process when that
+			// is lower: in a crowd, far lower (see servedCount).
+			r = min(r, max(served, r/servedCutDepth, p.floor))
+		}
 		s.WMax, s.Start = r, max(r*throttleBeta, p.floor)
 		if !s.Cut.IsZero() && r < previous {
 			s.WMax = max(r*(1+throttleBeta)/2, s.Start)
@@ -292,6 +322,15 @@ type accountLimiter struct {
 	shared    atomic.Pointer[fileStore]
 	shareErr  atomic.Pointer[error]
 
+	// timedRate is the rate at which the turns handed out since the last
+	// cut or re-timing were timed (in-process bucket only, see retime).
+	timedRate float64
+
+	// served counts the answers the account served this process (see
+	// servedRate); guarded by servedMu.
+	servedMu sync.Mutex
+	served   servedCount
+
 	// win keeps this process's requests within the account's 60-second
 	// window (nil: none); peak paces the burst (nil: none).
 	winMu chanMutex
@@ -302,6 +341,7 @@ type accountLimiter struct {
 func newAccountLimiter(rps float64, burst int, clk clock) *accountLimiter {
 	a := &accountLimiter{p: newBucketParams(rps, burst), clock: clk, winMu: newChanMutex(), bindOnce: durableOnce{mu: newChanMutex()}}
 	a.mem.s = freshState(a.p, clk.Now())
+	a.timedRate = a.p.maxRate
 	return a
 }
 
@@ -362,6 +402,7 @@ func (a *accountLimiter) reserve(ctx context.Context, notBefore time.Time) (now,
 	a.winMu.Lock()
 	defer a.winMu.Unlock()
 	notBefore = a.peak.earliest(a.win.earliest(notBefore))
+	a.startServed(a.clock.Now())
 	ok := true
 	err = a.update(ctx, func(s *bucketState) bool {
 		now = a.clock.Now()
@@ -394,23 +435,24 @@ func (a *accountLimiter) giveBack(ctx context.Context, epoch uint64) {
 	})
 }
 
-// stillValid reports whether a token taken in epoch may be used now: no 429
-// voided it and no Retry-After pause is running.
-func (a *accountLimiter) stillValid(ctx context.Context, epoch uint64) (bool, error) {
+// stillValid reports whether a token taken in epoch for at still holds: no
+// 429 or re-timing voided it and no Retry-After pause covers at.
+func (a *accountLimiter) stillValid(ctx context.Context, epoch uint64, at time.Time) (bool, error) {
 	valid := false
 	err := a.update(ctx, func(s *bucketState) bool {
-		valid = s.Epoch == epoch && !a.clock.Now().Before(s.NotBefore)
+		valid = s.Epoch == epoch && !at.Before(s.NotBefore)
 		return false
 	})
 	return valid, err
 }
 
-// dropAfter gives up the places in the account window of the turns handed
-// out for after now (voided by a 429).
+// dropAfter gives up the places in the account window and the pace of the
+// turns handed out for after now (voided).
 func (a *accountLimiter) dropAfter(now time.Time) {
 	a.winMu.Lock()
 	defer a.winMu.Unlock()
 	a.win.dropAfter(now)
+	a.peak.dropAfter(now)
 }
 
 // observe takes the answer to one HTTP attempt on the account:
@@ -419,22 +461,38 @@ func (a *accountLimiter) dropAfter(now time.Time) {
 //     throttleHold) and, with a Retry-After (retryAfter > 0), every caller
 //     of wait, in this process or any sharing the bucket, waits until it
 //     has passed (bounded by maxPause).
-//   - 2xx, 3xx and 4xx other than 429: success; a cut rate grows back.
+//   - 2xx, 3xx and 4xx other than 429: success; it counts towards what
+//     the account served (servedCount), a cut rate grows back, and turns
+//     timed for a rate well below the new one are taken anew (retime).
 //   - 5xx, and 0 for an attempt without an answer: neutral.
 //
 // It never blocks for long: a shared bucket that cannot be had within
-// signalWait drops the signal. It reports whether a 429 voided the tokens
-// handed out before it.
+// signalWait drops the signal. It reports whether the answer voided the
+// turns handed out before it, whose places in the account window and pace
+// it gives up.
 func (a *accountLimiter) observe(status int, retryAfter time.Duration) (voided bool) {
 	var f func(*bucketState) bool
 	switch {
 	case status == http.StatusTooManyRequests:
 		f = func(s *bucketState) bool {
-			voided = s.throttle(a.p, a.clock.Now(), retryAfter)
+			now := a.clock.Now()
+			voided = s.throttle(a.p, now, retryAfter, a.servedRate(now))
+			if voided && !a.share {
+				a.timedRate = s.rate(a.p)
+			}
 			return voided
 		}
 	case status >= 200 && status < 500:
-		f = func(s *bucketState) bool { return s.succeed(a.p, a.clock.Now()) }
+		f = func(s *bucketState) bool {
+			now := a.clock.Now()
+			wasCut := !s.Cut.IsZero()
+			changed := s.succeed(a.p, now)
+			a.countServed(now, wasCut && s.Cut.IsZero())
+			if a.retime(s) {
+				voided, changed = true, true
+			}
+			return changed
+		}
 	default:
 		return false
 	}
@@ -443,7 +501,24 @@ func (a *accountLimiter) observe(status int, retryAfter time.Duration) (voided b
 	if a.update(ctx, f) != nil {
 		return false
 	}
+	if voided {
+		a.dropAfter(a.clock.Now())
+	}
 	return voided
+}
+
+// retime voids the turns handed out for later when they were timed for a
+// rate well below the current one (retimeGrowth): their holders take new
+// ones at this rate. It reports whether it did. In-process bucket only: the
+// turns in a shared bucket are also other processes'.
+func (a *accountLimiter) retime(s *bucketState) bool {
+	r := s.rate(a.p)
+	if a.share || s.Tokens >= 0 || r < a.timedRate*retimeGrowth {
+		return false
+	}
+	s.Tokens, a.timedRate = 0, r
+	s.Epoch++
+	return true
 }
 
 // pace lets a burst of up to size requests go at once, and those after it at
@@ -459,6 +534,13 @@ func (p *pace) earliest(t time.Time) time.Time {
 		return t
 	}
 	return maxTime(t, p.due.Add(-time.Duration(p.size-1)*p.interval))
+}
+
+// dropAfter forgets the turns paced for after now: the next may go at now.
+func (p *pace) dropAfter(now time.Time) {
+	if p != nil && p.due.After(now) {
+		p.due = now
+	}
 }
 
 func (p *pace) add(t time.Time) {

@@ -237,7 +237,9 @@ func TestAccountLimitNeverExceedsTheConfiguredRate(t *testing.T) {
 
 // A Retry-After stops every caller of the limiter until it has passed, those
 // already holding a token for later included, and they then leave one by one
-// at the cut rate rather than all at once.
+// at the cut rate rather than all at once. The turns they take anew during
+// the pause hold through it: a caller that wakes to check its turn while the
+// pause still runs keeps its place.
 func TestRetryAfterPausesEveryCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := accountAt(t, 60, realClock{}) // 0.9 requests/s after a burst of 6
@@ -263,7 +265,11 @@ func TestRetryAfterPausesEveryCaller(t *testing.T) {
 		for range callers {
 			got = append(got, <-left)
 		}
-		gap := time.Duration(math.Round(float64(time.Second) / (a.p.maxRate * throttleBeta))) // one token at the cut rate
+		cut := float64(a.Limit())
+		if cut > a.p.maxRate*throttleBeta {
+			t.Fatalf("after the 429 the limit is %.2f/s, want at most %.2f (cut by %.1f)", cut, a.p.maxRate*throttleBeta, throttleBeta)
+		}
+		gap := time.Duration(math.Round(float64(time.Second) / cut)) // one token at the cut rate
 		for i, d := range got {
 			want := 10*time.Second + time.Duration(i)*gap
 			if d < want-time.Millisecond || d > want+time.Millisecond {
@@ -357,8 +363,14 @@ func TestTransportFeedsAnswersToTheLimit(t *testing.T) {
 		if send() != http.StatusOK || send() != http.StatusTooManyRequests {
 			t.Fatal("want 200 then 429 from a server at 1/s")
 		}
-		if got, want := perMinute(tr.limiter.account), 6000*throttleBeta; math.Abs(got-want) > 1e-9 {
-			t.Errorf("after the 429 the limit is %.0f/min, want %.0f", got, want)
+		// The account served this client one request, in a window that
+		// could have held the documented burst (40) at 6000/min: 150/min.
+		// The cut starts from the lower of that and the 6000/min the
+		// client allowed itself, but never more than servedCutDepth below
+		// the latter.
+		from := max(60/(float64(documentedBurst)/100), 6000.0/servedCutDepth)
+		if got, want := perMinute(tr.limiter.account), from*throttleBeta; math.Abs(got-want) > 1e-9 {
+			t.Errorf("after the 429 the limit is %.1f/min, want %.1f (%.1f × %.0f/min)", got, want, throttleBeta, from)
 		}
 		if send() != http.StatusOK {
 			t.Error("the request after the pause was refused")

@@ -67,7 +67,7 @@ func schedule(t *testing.T, rl RateLimit, arrivals []sent, p429 float64, rng *ra
 			p := pending[0]
 			pending = pending[1:]
 			clk.now = p.at
-			valid, err := l.account.stillValid(ctx, p.epoch)
+			valid, err := l.account.stillValid(ctx, p.epoch, p.at)
 			if err != nil {
 				t.Fatal(err)
 			}
