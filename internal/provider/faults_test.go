@@ -100,8 +100,8 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 		t.Fatalf("the suite is meant for 100 resources, has %d", faultTotalResources)
 	}
 	faults := emulator.Faults{
-		Rate:             0.2,
-		Statuses:         []int{500, 503, 423, 429},
+		Rate:     0.2,
+		Statuses: []int{500, 503, 423, 429},
 		// One write in ten: about 7 lost responses in the apply's ~70
 		// eligible writes. At one in twenty an apply with none (the check
 		// below) came up once in a clean-clone CI run (e^-3.5 ≈ 3 %).
