@@ -52,7 +52,9 @@ type summary struct {
 }
 
 func main() {
-	fmt.Println(cliLine())
+	if h := header(); h != "" {
+		fmt.Println(h)
+	}
 	s := &summary{out: os.Stdout, output: map[testKey]*strings.Builder{}, tests: map[testKey]float64{}, packages: map[string]float64{}, counts: map[string]int{}}
 	start := time.Now()
 	sc := bufio.NewScanner(os.Stdin)
@@ -68,6 +70,16 @@ func main() {
 	if len(s.failed) > 0 || s.pkgFailed {
 		os.Exit(1)
 	}
+}
+
+// header is the line the summary opens with: the CLI the acceptance tests
+// drive, when they run (TF_ACC set). make test's first phase, the packages
+// that drive no CLI, said it drove the one on PATH.
+func header() string {
+	if os.Getenv("TF_ACC") == "" {
+		return ""
+	}
+	return cliLine()
 }
 
 // cliLine names the CLI terraform-plugin-testing runs: TF_ACC_TERRAFORM_PATH,

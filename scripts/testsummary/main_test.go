@@ -42,3 +42,17 @@ func TestSkipReasonWithoutOutput(t *testing.T) {
 		t.Errorf("skipReason(nil) = %q", got)
 	}
 }
+
+// The summary names the CLI only for a run of acceptance tests: the unit
+// packages drive none.
+func TestHeaderNamesTheCLIOnlyForAcceptanceTests(t *testing.T) {
+	t.Setenv("TF_ACC", "")
+	t.Setenv("TF_ACC_TERRAFORM_PATH", "/nonexistent/terraform")
+	if got := header(); got != "" {
+		t.Errorf("without TF_ACC the header is %q, want none", got)
+	}
+	t.Setenv("TF_ACC", "1")
+	if got, want := header(), "Acceptance tests drive /nonexistent/terraform (version unknown)"; got != want {
+		t.Errorf("with TF_ACC the header is %q, want %q", got, want)
+	}
+}
