@@ -485,7 +485,7 @@ func (a *accountLimiter) observe(status int, retryAfter time.Duration) (voided b
 			}
 			return voided
 		}
-	case status >= 200 && status < 500:
+	case served(status):
 		f = func(s *bucketState) bool {
 			now := a.clock.Now()
 			wasCut := !s.Cut.IsZero()

@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"math"
+	"net/http"
 	"time"
 )
 
@@ -42,14 +43,17 @@ func (a *accountLimiter) startServed(now time.Time) {
 func (a *accountLimiter) countServed(now time.Time, recovered bool) {
 	a.servedMu.Lock()
 	defer a.servedMu.Unlock()
-	switch {
-	case recovered:
+	if recovered {
 		a.served = servedCount{from: now}
 		return
-	case a.served.from.IsZero():
-		a.served = servedCount{from: now, fresh: true}
 	}
 	a.served.n++
+}
+
+// served reports whether an answer of this status was served by the account
+// limit: 2xx, 3xx and 4xx other than 429. 5xx and no answer (0) say nothing.
+func served(status int) bool {
+	return status >= 200 && status < 500 && status != http.StatusTooManyRequests
 }
 
 // servedRate is the rate, in requests per second, at which the account

@@ -2,7 +2,6 @@ package apiclient
 
 import (
 	"context"
-	"net/http"
 )
 
 // The start window: how many requests a new process has in flight before the
@@ -72,7 +71,7 @@ func (w *startWindow) release(status int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.inFlight--
-	if status >= 200 && status < 500 && status != http.StatusTooManyRequests {
+	if served(status) {
 		w.served++
 		w.open = w.served >= openAfter
 	}
