@@ -21,10 +21,23 @@ import (
 type object map[string]json.RawMessage
 
 // readBody decodes the request body as a JSON object that may only contain the
-// allowed fields. An empty body is an error unless optional is set (then an
-// empty object is returned). The body must be at most 1 MiB and, when not
-// empty, sent with Content-Type application/json.
+// allowed fields, or the fields the API reference defines for the route's
+// body (a field the document gains is accepted, and ignored, without code).
+// An empty body is an error unless optional is set (then an empty object is
+// returned). The body must be at most 1 MiB and, when not empty, sent with
+// Content-Type application/json.
 func readBody(c *call, optional bool, allowed ...string) (object, error) {
+	data, err := readJSON(c, optional)
+	if err != nil || data == nil {
+		return object{}, err
+	}
+	return parseObject(data, "", append(slices.Clone(allowed), documentFields(c)...))
+}
+
+// readJSON reads the request body: at most 1 MiB, sent as
+// application/json. An empty body is an error unless optional is set (then
+// nil is returned).
+func readJSON(c *call, optional bool) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, maxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -35,14 +48,14 @@ func readBody(c *call, optional bool, allowed ...string) (object, error) {
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if optional {
-			return object{}, nil
+			return nil, nil
 		}
 		return nil, &apiError{status: http.StatusBadRequest, msg: "request body is required"}
 	}
 	if mt, _, err := mime.ParseMediaType(c.r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, &apiError{status: http.StatusUnsupportedMediaType, msg: "Content-Type must be application/json"}
 	}
-	return parseObject(data, "", allowed)
+	return data, nil
 }
 
 // parseObject decodes data as a JSON object limited to the allowed fields.

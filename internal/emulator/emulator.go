@@ -229,6 +229,7 @@ type call struct {
 	r     *http.Request
 	key   keyInfo
 	reqID string
+	route *route // the route being served
 }
 
 func (c *call) param(name string) string { return c.r.PathValue(name) }
@@ -310,6 +311,7 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string
 }
 
 func (e *Emulator) runHandler(rt *route, c *call) {
+	c.route = rt
 	err := rt.handler(e, c)
 	if err == nil {
 		return
