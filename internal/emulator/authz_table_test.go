@@ -75,7 +75,7 @@ type authzRoute struct {
 func authzRoutes() map[string]authzRoute {
 	path := func(method, format string) func(fx *authzFixture, p string) authzRequest {
 		return func(fx *authzFixture, p string) authzRequest {
-			r := strings.NewReplacer("{p}", p, "{branch}", fx.branch(p), "{dev}", fx.dev(p), "{user}", fx.user(p))
+			r := strings.NewReplacer("{p}", p, "{branch}", fx.branch(p), "{dev}", fx.dev(p), "{user}", fx.user(p), "{ep}", fx.endpoint(p))
 			return authzRequest{method: method, path: r.Replace(format)}
 		}
 	}
@@ -109,6 +109,42 @@ func authzRoutes() map[string]authzRoute {
 		"POST /projects/{project_id}/branches": {scope: scopeProject, request: withBody("POST", "/projects/{p}/branches",
 			fixed(map[string]any{"branch": map[string]any{"name": "feature"}}))},
 		"DELETE /projects/{project_id}/branches/{branch_id}": {scope: scopeProject, request: path("DELETE", "/projects/{p}/branches/{dev}")},
+		"PATCH /projects/{project_id}": {scope: scopeProject, request: withBody("PATCH", "/projects/{p}",
+			fixed(map[string]any{"project": map[string]any{"name": "renamed", "history_retention_seconds": 3600}}))},
+		"PATCH /projects/{project_id}/branches/{branch_id}": {scope: scopeProject, request: withBody("PATCH", "/projects/{p}/branches/{dev}",
+			fixed(map[string]any{"branch": map[string]any{"name": "renamed", "protected": true}}))},
+
+		// Compute endpoints, databases and roles; the production branch has
+		// a read_write endpoint, dev none and a role "reader" that owns no
+		// database.
+		"GET /projects/{project_id}/endpoints": {scope: scopeProject, request: path("GET", "/projects/{p}/endpoints")},
+		"POST /projects/{project_id}/endpoints": {scope: scopeProject, request: func(fx *authzFixture, p string) authzRequest {
+			return authzRequest{method: "POST", path: "/projects/" + p + "/endpoints", body: map[string]any{
+				"endpoint": map[string]any{"branch_id": fx.dev(p), "type": "read_write"}}}
+		}},
+		"GET /projects/{project_id}/endpoints/{endpoint_id}": {scope: scopeProject, request: path("GET", "/projects/{p}/endpoints/{ep}")},
+		"PATCH /projects/{project_id}/endpoints/{endpoint_id}": {scope: scopeProject, request: withBody("PATCH", "/projects/{p}/endpoints/{ep}",
+			fixed(map[string]any{"endpoint": map[string]any{"suspend_timeout_seconds": 600}}))},
+		"DELETE /projects/{project_id}/endpoints/{endpoint_id}":     {scope: scopeProject, request: path("DELETE", "/projects/{p}/endpoints/{ep}")},
+		"GET /projects/{project_id}/branches/{branch_id}/endpoints": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/endpoints")},
+		"GET /projects/{project_id}/branches/{branch_id}/databases": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/databases")},
+		"POST /projects/{project_id}/branches/{branch_id}/databases": {scope: scopeProject, request: withBody("POST", "/projects/{p}/branches/{branch}/databases",
+			fixed(map[string]any{"database": map[string]any{"name": "app", "owner_name": "neondb_owner"}}))},
+		"GET /projects/{project_id}/branches/{branch_id}/databases/{database_name}": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/databases/neondb")},
+		"PATCH /projects/{project_id}/branches/{branch_id}/databases/{database_name}": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{dev}/databases/neondb", fixed(map[string]any{"database": map[string]any{"owner_name": "reader"}}))},
+		"DELETE /projects/{project_id}/branches/{branch_id}/databases/{database_name}": {scope: scopeProject,
+			request: path("DELETE", "/projects/{p}/branches/{dev}/databases/neondb")},
+		"GET /projects/{project_id}/branches/{branch_id}/roles": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/roles")},
+		"POST /projects/{project_id}/branches/{branch_id}/roles": {scope: scopeProject, request: withBody("POST", "/projects/{p}/branches/{branch}/roles",
+			fixed(map[string]any{"role": map[string]any{"name": "app"}}))},
+		"GET /projects/{project_id}/branches/{branch_id}/roles/{role_name}": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/roles/neondb_owner")},
+		"DELETE /projects/{project_id}/branches/{branch_id}/roles/{role_name}": {scope: scopeProject,
+			request: path("DELETE", "/projects/{p}/branches/{dev}/roles/reader")},
+		"GET /projects/{project_id}/branches/{branch_id}/roles/{role_name}/reveal_password": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{branch}/roles/neondb_owner/reveal_password")},
 
 		// Auth integration (1–4).
 		"POST /projects/auth/create": {scope: scopeProject, createsIntegration: true, request: func(fx *authzFixture, p string) authzRequest {
@@ -272,27 +308,32 @@ func expectedAuthzOutcome(scope authzScope, kind string) (authzOutcome, string) 
 }
 
 // authzFixture is a fresh emulator with two projects A and B set up alike:
-// a branch "dev", and on the production branch a stack integration (unless
+// a branch "dev" with a role "reader", and on the production branch (which
+// has a read_write endpoint) a stack integration (unless
 // the route creates it) holding a user, the OAuth provider "google" and the
 // domain https://app.example.com; then on dev a Better Auth integration with
 // a standard email provider.
 type authzFixture struct {
-	v        *env
-	a, b     string
-	branches map[string]string
-	devs     map[string]string
-	users    map[string]string
-	keys     map[string]string // key kind → token ("" for no header)
+	v         *env
+	a, b      string
+	branches  map[string]string
+	devs      map[string]string
+	endpoints map[string]string // the production branch's read_write endpoint
+	users     map[string]string
+	keys      map[string]string // key kind → token ("" for no header)
 }
 
 func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 	t.Helper()
 	v := newEnv(t, Options{SeedProjects: 2})
 	ids := v.e.ProjectIDs()
-	fx := &authzFixture{v: v, a: ids[0], b: ids[1], branches: map[string]string{}, devs: map[string]string{}, users: map[string]string{}}
+	fx := &authzFixture{v: v, a: ids[0], b: ids[1], branches: map[string]string{}, devs: map[string]string{}, users: map[string]string{},
+		endpoints: map[string]string{}}
 	for _, p := range ids {
 		fx.branches[p], _ = v.e.DefaultBranchID(p)
 		fx.devs[p], _ = v.e.AddBranch(p, "dev")
+		fx.endpoints[p] = digString(t, v.do("GET", "/projects/"+p+"/branches/"+fx.branches[p]+"/endpoints", nil).JSON(), "endpoints", 0, "id")
+		wantStatus(t, v.do("POST", "/projects/"+p+"/branches/"+fx.devs[p]+"/roles", map[string]any{"role": map[string]any{"name": "reader"}}), http.StatusCreated)
 		if !withIntegration {
 			continue
 		}
@@ -347,6 +388,13 @@ func (fx *authzFixture) dev(p string) string {
 		return b
 	}
 	return "br-does-not-exist"
+}
+
+func (fx *authzFixture) endpoint(p string) string {
+	if ep, ok := fx.endpoints[p]; ok {
+		return ep
+	}
+	return "ep-does-not-exist"
 }
 
 func (fx *authzFixture) user(p string) string {

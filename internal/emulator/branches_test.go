@@ -77,7 +77,7 @@ func TestCreateBranch(t *testing.T) {
 			{"an unknown init source", map[string]any{"branch": map[string]any{"init_source": "empty"}}, 400, "branch.init_source: "},
 			{"an expiry in the past", map[string]any{"branch": map[string]any{"expires_at": "2020-01-01T00:00:00Z"}}, 400, "branch.expires_at: must be in the future"},
 			{"archived not a boolean", map[string]any{"branch": map[string]any{"archived": "yes"}}, 400, "branch.archived: "},
-			{"an annotation value not a string", map[string]any{"annotation_value": map[string]any{"k": 1}}, 400, "annotation_value: "},
+			{"an annotation value not a string", map[string]any{"annotation_value": map[string]any{"k": 1}}, 400, "annotation_value.k: must be a string"},
 			{"an unknown field", map[string]any{"branch": map[string]any{"colour": "red"}}, 400, "branch.colour: unknown field"},
 			{"branch not an object", map[string]any{"branch": "dev"}, 400, "branch: must be a JSON object"},
 		}

@@ -35,6 +35,13 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		id := digString(t, created.JSON(), "project", "id")
 		step(t, "GET", "/projects/"+id, nil, http.StatusOK)
 		step(t, "DELETE", "/projects/"+id, nil, http.StatusOK)
+		everything := step(t, "POST", "/projects", officialProjectCreate(), http.StatusCreated)
+		id = digString(t, everything.JSON(), "project", "id")
+		step(t, "PATCH", "/projects/"+id, map[string]any{"project": map[string]any{"name": "renamed", "history_retention_seconds": 0,
+			"settings": map[string]any{"allowed_ips": map[string]any{"ips": []string{"10.0.0.1"}}}}}, http.StatusOK)
+		step(t, "GET", "/projects/"+id, nil, http.StatusOK)
+		step(t, "GET", "/projects", nil, http.StatusOK)
+		step(t, "DELETE", "/projects/"+id, nil, http.StatusOK)
 		step(t, "GET", "/projects/"+id, nil, http.StatusNotFound)
 		step(t, "GET", p+"/branches", nil, http.StatusOK)
 		step(t, "POST", p+"/branches", nil, http.StatusCreated)
@@ -52,6 +59,40 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 			step(t, "GET", "/projects", nil, status)
 		}
 		v.e.SetFaults(Faults{})
+	})
+
+	t.Run("computes, databases and roles", func(t *testing.T) {
+		created := step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "compute"},
+			"endpoints": []any{map[string]any{"type": "read_write", "autoscaling_limit_min_cu": 0.5, "autoscaling_limit_max_cu": 2}}}, http.StatusCreated)
+		br := p + "/branches/" + digString(t, created.JSON(), "branch", "id")
+		step(t, "PATCH", br, map[string]any{"branch": map[string]any{"name": "compute-2", "protected": false, "expires_at": nil}}, http.StatusOK)
+		step(t, "GET", br+"/endpoints", nil, http.StatusOK)
+		step(t, "GET", p+"/endpoints", nil, http.StatusOK)
+		ro := step(t, "POST", p+"/endpoints", map[string]any{"endpoint": map[string]any{"branch_id": digString(t, created.JSON(), "branch", "id"),
+			"type": "read_only", "settings": map[string]any{"pg_settings": map[string]string{"work_mem": "64MB"}}}}, http.StatusCreated)
+		ep := p + "/endpoints/" + digString(t, ro.JSON(), "endpoint", "id")
+		step(t, "GET", ep, nil, http.StatusOK)
+		step(t, "PATCH", ep, map[string]any{"endpoint": map[string]any{"suspend_timeout_seconds": -1, "disabled": true}}, http.StatusOK)
+		step(t, "DELETE", ep, nil, http.StatusOK)
+		step(t, "DELETE", ep, nil, http.StatusNoContent)
+		step(t, "GET", ep, nil, http.StatusNotFound)
+
+		step(t, "POST", br+"/roles", map[string]any{"role": map[string]any{"name": "app"}}, http.StatusCreated)
+		step(t, "POST", br+"/roles", map[string]any{"role": map[string]any{"name": "app"}}, http.StatusConflict)
+		step(t, "GET", br+"/roles", nil, http.StatusOK)
+		step(t, "GET", br+"/roles/app", nil, http.StatusOK)
+		step(t, "GET", br+"/roles/app/reveal_password", nil, http.StatusOK)
+		step(t, "POST", br+"/databases", map[string]any{"database": map[string]any{"name": "shop", "owner_name": "app"}}, http.StatusCreated)
+		step(t, "GET", br+"/databases", nil, http.StatusOK)
+		step(t, "GET", br+"/databases/shop", nil, http.StatusOK)
+		step(t, "DELETE", br+"/roles/app", nil, http.StatusConflict)
+		step(t, "PATCH", br+"/databases/shop", map[string]any{"database": map[string]any{"name": "store", "owner_name": "neondb_owner"}}, http.StatusOK)
+		step(t, "DELETE", br+"/databases/store", nil, http.StatusOK)
+		step(t, "DELETE", br+"/databases/store", nil, http.StatusNoContent)
+		step(t, "DELETE", br+"/roles/app", nil, http.StatusOK)
+		step(t, "DELETE", br+"/roles/app", nil, http.StatusNoContent)
+		step(t, "GET", br+"/roles/app/reveal_password", nil, http.StatusNotFound)
+		step(t, "DELETE", br, nil, http.StatusOK)
 	})
 
 	t.Run("project-level family", func(t *testing.T) {
@@ -166,6 +207,25 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		t.Errorf("OpenAPI violation: %s", x)
 	}
 	t.Logf("%d requests over %d routes, %d OpenAPI violations", stats.Total, len(newAPIRouter().routes), len(found))
+}
+
+// officialProjectCreate is a ProjectCreateRequest with every field the
+// official Neon provider (neondatabase/neon) sends for a neon_project with
+// all its arguments set.
+func officialProjectCreate() map[string]any {
+	return map[string]any{"project": map[string]any{
+		"name": "everything", "region_id": "aws-eu-central-1", "pg_version": 16, "provisioner": "k8s-neonvm",
+		"store_passwords": true, "history_retention_seconds": 0, "org_id": "org-someone-else-123",
+		"default_endpoint_settings": map[string]any{"autoscaling_limit_min_cu": 0.5, "autoscaling_limit_max_cu": 1, "suspend_timeout_seconds": 300},
+		"settings": map[string]any{
+			"quota":                      map[string]any{"active_time_seconds": 3600, "logical_size_bytes": 1 << 30},
+			"allowed_ips":                map[string]any{"ips": []string{"1.2.3.4/24", "99.1.20.93"}, "protected_branches_only": true},
+			"enable_logical_replication": true, "block_public_connections": false, "block_vpc_connections": false, "hipaa": false,
+			"maintenance_window": map[string]any{"weekdays": []int{6, 7}, "start_time": "07:00", "end_time": "08:00"},
+		},
+		"branch": map[string]any{"name": "production", "role_name": "qux", "database_name": "baz",
+			"annotations": map[string]string{"owner": "platform"}},
+	}}
 }
 
 func standardEmail() map[string]any {

@@ -2,16 +2,19 @@
 // API), limited to what the Terraform provider needs: projects, branches,
 // API keys and Neon Auth, through both the project-level endpoints of
 // internal/apispec/auth-api.md and their branch-scoped successors of
-// internal/apispec/neon-api-v2-2026-07-13.openapi.json. Neon Auth state lives
-// on branches (at most one integration per branch); the project-level
-// endpoints act on the production (default) branch.
+// internal/apispec/neon-api-v2-2026-07-13.openapi.json; and to what the
+// official Neon provider manages beside it: the compute endpoints, databases
+// and roles of branches (computes are state only: they never run). Neon Auth
+// state lives on branches (at most one integration per branch); the
+// project-level endpoints act on the production (default) branch.
 //
 // It is meant to be honest: a client that works against it should work
 // against the real service. Where the specification leaves a behaviour open
 // the emulator takes the stricter reading, for example:
 //
 //   - request bodies must be JSON objects with Content-Type application/json;
-//     unknown fields and wrongly typed fields are rejected with 400;
+//     fields the API reference does not define and values that break its
+//     rules are rejected with 400 (docschema.go);
 //   - a project that a key may not see answers 404 "project not found", the
 //     same as a project that does not exist;
 //   - branch_id of an integration created through POST /projects/auth/create

@@ -14,8 +14,7 @@ import (
 	"time"
 )
 
-// The handlers of branches, their roles and databases, and the auth annotations
-// of branches.
+// The handlers of branches and the annotations of branches.
 
 // branchView is a Branch as the API shows it.
 type branchView struct {
@@ -98,46 +97,12 @@ func branchAnnotations(bs []*branchState) map[string]annotation {
 	return out
 }
 
-// role is Role: a role of a branch (the emulator keeps only names).
-type role struct {
-	BranchID  string    `json:"branch_id"`
-	Name      string    `json:"name"`
-	Protected bool      `json:"protected"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-func rolesOf(b *Branch) []role {
-	out := make([]role, 0, len(b.Roles))
-	for _, r := range b.Roles {
-		out = append(out, role{BranchID: b.ID, Name: r, CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt})
-	}
-	return out
-}
-
-// database is Database; its id is its position on the branch.
-type database struct {
-	ID        int64     `json:"id"`
-	BranchID  string    `json:"branch_id"`
-	Name      string    `json:"name"`
-	OwnerName string    `json:"owner_name"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-func databasesOf(b *Branch) []database {
-	out := make([]database, 0, len(b.Databases))
-	for i, d := range b.Databases {
-		out = append(out, database{ID: int64(i + 1), BranchID: b.ID, Name: d.Name, OwnerName: d.OwnerName, CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt})
-	}
-	return out
-}
-
 // operation is Operation. The emulator's operations finish at once.
 type operation struct {
 	ID              string    `json:"id"`
 	ProjectID       string    `json:"project_id"`
 	BranchID        string    `json:"branch_id"`
+	EndpointID      string    `json:"endpoint_id,omitempty"`
 	Action          string    `json:"action"`
 	Status          string    `json:"status"`
 	FailuresCount   int       `json:"failures_count"`
@@ -317,100 +282,60 @@ const (
 	initSchemaOnly = "schema-only"
 )
 
-// maxAnnotationValues is maxProperties of AnnotationValueData.
-const maxAnnotationValues = 50
-
 // branchCreate is what the emulator keeps of a valid BranchCreateRequest
-// with its annotation_value. Fields it does not model (parent_lsn,
-// parent_timestamp, archived, the endpoints: it has no computes) are
-// checked and then ignored.
+// with its annotation_value (internal/apispec decides which fields it may
+// hold and their values). Fields it does not model (parent_lsn,
+// parent_timestamp, archived) are checked, then ignored.
 type branchCreate struct {
-	name, parentID, initSource string
-	protected                  bool
-	expiresAt                  *time.Time
-	annotation                 map[string]string
+	Branch struct {
+		Name            *string    `json:"name"`
+		ParentID        *string    `json:"parent_id"`
+		ParentLSN       *string    `json:"parent_lsn"`
+		ParentTimestamp *time.Time `json:"parent_timestamp"`
+		Protected       *bool      `json:"protected"`
+		InitSource      *string    `json:"init_source"`
+		ExpiresAt       *time.Time `json:"expires_at"`
+	} `json:"branch"`
+	Endpoints  []endpointFields  `json:"endpoints"`
+	Annotation map[string]string `json:"annotation_value"`
 }
 
-// parseBranchCreate validates the body of POST /projects/{project_id}/branches
-// as the OpenAPI describes it (the fields neon CLI sends included): only
-// invalid values are refused.
+// parseBranchCreate reads the body of POST /projects/{project_id}/branches.
+// Beyond the document's rules: parent_lsn is a Log Sequence Number,
+// parent_timestamp is not in the future and not given with parent_lsn,
+// init_source is parent-data or schema-only, expires_at is in the future,
+// and at most one of the endpoints is read_write.
 func parseBranchCreate(o object) (branchCreate, error) {
 	var bc branchCreate
-	if err := parseEndpointOptions(o); err != nil {
-		return bc, err
+	raw, _ := json.Marshal(o)
+	if err := json.Unmarshal(raw, &bc); err != nil {
+		return bc, invalid("request body", "must be a JSON object")
 	}
-	if raw, ok := o["annotation_value"]; ok {
-		var values map[string]string
-		if err := json.Unmarshal(raw, &values); err != nil || values == nil {
-			return bc, invalid("annotation_value", "must be an object whose values are strings")
-		}
-		if len(values) > maxAnnotationValues {
-			return bc, invalid("annotation_value", "must have at most %d properties, got %d", maxAnnotationValues, len(values))
-		}
-		bc.annotation = values
-	}
-	raw, ok := o["branch"]
-	if !ok {
-		return bc, nil
-	}
-	bo, err := parseObject(raw, "branch.", []string{"name", "parent_id", "protected", "parent_lsn", "parent_timestamp",
-		"archived", "init_source", "expires_at"})
-	if err != nil {
-		return bc, err
-	}
-	var hasName bool
-	if bc.name, hasName, err = bo.str("name"); err != nil {
-		return bc, invalid("branch.name", "must be a string")
-	}
-	if n := runeCount(bc.name); hasName && (n < 1 || n > 256) {
-		return bc, invalid("branch.name", "must be 1 to 256 characters")
-	}
-	if bc.parentID, _, err = bo.str("parent_id"); err != nil {
-		return bc, invalid("branch.parent_id", "must be a string")
-	}
-	if bc.protected, _, err = bo.boolean("protected"); err != nil {
-		return bc, invalid("branch.protected", "must be a boolean")
-	}
-	if _, _, err = bo.boolean("archived"); err != nil {
-		return bc, invalid("branch.archived", "must be a boolean")
-	}
-	lsn, hasLSN, err := bo.str("parent_lsn")
-	if err != nil || hasLSN && !lsnPattern.MatchString(lsn) {
+	br := bc.Branch
+	switch {
+	case br.ParentLSN != nil && !lsnPattern.MatchString(*br.ParentLSN):
 		return bc, invalid("branch.parent_lsn", "must be a Log Sequence Number such as 0/1F2E3D4")
-	}
-	ts, hasTS, err := bo.str("parent_timestamp")
-	if err != nil {
-		return bc, invalid("branch.parent_timestamp", "must be a string")
-	}
-	if hasTS {
-		at, perr := time.Parse(time.RFC3339, ts)
-		if perr != nil {
-			return bc, invalid("branch.parent_timestamp", "must be an ISO 8601 time such as 2024-02-26T12:00:00Z")
-		}
-		if at.After(now()) {
-			return bc, invalid("branch.parent_timestamp", "must not be in the future")
-		}
-	}
-	if hasLSN && hasTS {
+	case br.ParentTimestamp != nil && br.ParentTimestamp.After(now()):
+		return bc, invalid("branch.parent_timestamp", "must not be in the future")
+	case br.ParentTimestamp != nil && br.ParentLSN != nil:
 		return bc, invalid("branch.parent_timestamp", "give either parent_lsn or parent_timestamp, not both")
-	}
-	if err := bo.optEnum("init_source", []string{initParentData, initSchemaOnly}, &bc.initSource); err != nil {
+	case br.InitSource != nil && !slices.Contains([]string{initParentData, initSchemaOnly}, *br.InitSource):
 		return bc, invalid("branch.init_source", "must be %s or %s", initParentData, initSchemaOnly)
+	case br.ExpiresAt != nil && !br.ExpiresAt.After(now()):
+		return bc, invalid("branch.expires_at", "must be in the future")
 	}
-	expires, hasExpires, err := bo.str("expires_at")
-	if err != nil {
-		return bc, invalid("branch.expires_at", "must be a string")
+	if br.ExpiresAt != nil {
+		at := br.ExpiresAt.UTC().Truncate(time.Second)
+		bc.Branch.ExpiresAt = &at
 	}
-	if hasExpires {
-		at, perr := time.Parse(time.RFC3339, expires)
-		if perr != nil {
-			return bc, invalid("branch.expires_at", "must be an RFC 3339 time such as 2025-06-09T18:02:16Z")
+	readWrite := 0
+	for i, ep := range bc.Endpoints {
+		if *ep.Type != endpointReadWrite {
+			continue
 		}
-		if !at.After(now()) {
-			return bc, invalid("branch.expires_at", "must be in the future")
+		if readWrite++; readWrite > 1 {
+			return bc, invalid(fmt.Sprintf("endpoints[%d].type", i), "a branch can have only one read_write endpoint")
 		}
-		at = at.UTC().Truncate(time.Second)
-		bc.expiresAt = &at
 	}
 	return bc, nil
 }
@@ -418,47 +343,19 @@ func parseBranchCreate(o object) (branchCreate, error) {
 // lsnPattern is a PostgreSQL Log Sequence Number, "X/Y" in hexadecimal.
 var lsnPattern = regexp.MustCompile(`^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$`)
 
-// endpointTypes are the values of EndpointType.
-var endpointTypes = []string{"read_only", "read_write"}
-
-// parseEndpointOptions checks the endpoints of a BranchCreateRequest: each an
-// object with a valid type. The emulator has no computes: they are then
-// ignored (no endpoint is created).
-func parseEndpointOptions(o object) error {
-	items, _, err := o.array("endpoints")
-	if err != nil {
-		return err
-	}
-	for i, raw := range items {
-		prefix := fmt.Sprintf("endpoints[%d].", i)
-		item, err := parseObject(raw, prefix, []string{"type", "settings", "autoscaling_limit_min_cu",
-			"autoscaling_limit_max_cu", "provisioner", "suspend_timeout_seconds"})
-		if err != nil {
-			return err
-		}
-		typ, err := item.requiredStr("type")
-		if err != nil {
-			return invalid(prefix+"type", "is required")
-		}
-		if !slices.Contains(endpointTypes, typ) {
-			return invalid(prefix+"type", "must be read_write or read_only")
-		}
-	}
-	return nil
-}
-
 // createBranch serves POST /projects/{project_id}/branches. The body is
 // optional: BranchCreateRequest with annotation_value. The new branch is a
 // child of parent_id (default: the production branch) with copies of its
-// databases and roles. It starts without Neon Auth, even when its parent has
+// databases and roles (their passwords too), and one compute endpoint per
+// item of endpoints. It starts without Neon Auth, even when its parent has
 // it: Neon Auth state is per branch, so enable it on the new branch with
-// POST .../branches/{branch_id}/auth. annotation_value, init_source and
-// expires_at are stored and returned; the fields the emulator does not model
-// are checked, then ignored (it has no computes: no endpoint is created).
-// Names are unique in a project (409). Answers 201 with the branch, its roles
-// and databases, no endpoints and one finished create_branch operation.
+// POST .../branches/{branch_id}/auth. annotation_value, protected,
+// init_source and expires_at are stored and returned. Names are unique in a
+// project (409). Answers 201 with the branch, its endpoints, roles,
+// databases, connection URIs (with a read_write endpoint) and finished
+// operations.
 func (e *Emulator) createBranch(c *call) error {
-	o, err := readBody(c, true, "branch", "endpoints", "annotation_value")
+	o, err := readDocumentBody(c, true)
 	if err != nil {
 		return err
 	}
@@ -466,8 +363,6 @@ func (e *Emulator) createBranch(c *call) error {
 	if err != nil {
 		return err
 	}
-	name, parentID := bc.name, bc.parentID
-
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, err := e.visibleProject(c, c.param("project_id"))
@@ -475,26 +370,124 @@ func (e *Emulator) createBranch(c *call) error {
 		return err
 	}
 	parent := p.defaultBranch()
-	if parentID != "" {
-		if parent = p.branch(parentID); parent == nil {
-			return notFound("branch.parent_id: branch %s does not exist in project %s", parentID, p.Project.ID)
+	if id := bc.Branch.ParentID; id != nil {
+		if parent = p.branch(*id); parent == nil {
+			return notFound("branch.parent_id: branch %s does not exist in project %s", *id, p.Project.ID)
 		}
 	}
+	name := ""
+	set(&name, bc.Branch.Name)
 	if name != "" && slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.Name == name }) {
 		return conflict("a branch named %q already exists in project %s", name, p.Project.ID)
 	}
+	endpoints, err := e.newEndpoints(p, bc.Endpoints)
+	if err != nil {
+		return err
+	}
 	b := e.st.addBranch(p, parent, name, now())
-	b.Protected, b.InitSource, b.ExpiresAt, b.Annotation = bc.protected, bc.initSource, bc.expiresAt, bc.annotation
+	set(&b.Protected, bc.Branch.Protected)
+	set(&b.InitSource, bc.Branch.InitSource)
+	b.ExpiresAt, b.Annotation = bc.Branch.ExpiresAt, bc.Annotation
+	p.copyRoles(b)
+	b.Endpoints = endpoints
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusCreated, map[string]any{
+	return c.json(http.StatusCreated, createdBranch(p, b))
+}
+
+// newEndpoints makes the endpoints a BranchCreateRequest asks for. e.mu
+// must be held.
+func (e *Emulator) newEndpoints(p *projectState, items []endpointFields) ([]*endpointState, error) {
+	var out []*endpointState
+	for i, f := range items {
+		ep := e.st.newEndpoint(p, *f.Type, now())
+		if err := f.apply(ep, fmt.Sprintf("endpoints[%d].", i)); err != nil {
+			return nil, err
+		}
+		out = append(out, ep)
+	}
+	return out, nil
+}
+
+// createdBranch is the answer to a branch creation (CreatedBranch).
+func createdBranch(p *projectState, b *branchState) map[string]any {
+	ops := []operation{finishedOperation(p.Project.ID, b.ID, "create_branch", b.CreatedAt)}
+	for _, ep := range b.Endpoints {
+		ops = append(ops, ep.operation(p, b, "start_compute"))
+	}
+	out := map[string]any{
 		"branch":     newBranchView(&b.Branch),
-		"endpoints":  []any{},
-		"operations": []operation{finishedOperation(p.Project.ID, b.ID, "create_branch", b.CreatedAt)},
-		"roles":      rolesOf(&b.Branch),
+		"endpoints":  endpointViewsOf(p, b),
+		"operations": ops,
+		"roles":      rolesOf(p, b, false),
 		"databases":  databasesOf(&b.Branch),
-	})
+	}
+	if uris := connectionURIs(p, b); len(uris) > 0 {
+		out["connection_uris"] = uris
+	}
+	return out
+}
+
+// updateBranch serves PATCH /projects/{project_id}/branches/{branch_id}: a
+// new name (unique in the project, 409), protection, and expires_at (null
+// removes it; it must be in the future).
+func (e *Emulator) updateBranch(c *call) error {
+	o, err := readDocumentBody(c, false)
+	if err != nil {
+		return err
+	}
+	var f struct {
+		Name      *string         `json:"name"`
+		Protected *bool           `json:"protected"`
+		ExpiresAt json.RawMessage `json:"expires_at"`
+	}
+	if err := json.Unmarshal(o["branch"], &f); err != nil {
+		return invalid("branch", "must be a JSON object")
+	}
+	expires, clearExpiry, err := parseExpiry(f.ExpiresAt)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, b, err := e.visibleBranch(c, c.param("project_id"), c.param("branch_id"))
+	if err != nil {
+		return err
+	}
+	if f.Name != nil && *f.Name != b.Name && slices.ContainsFunc(p.Branches, func(x *branchState) bool { return x.Name == *f.Name }) {
+		return conflict("a branch named %q already exists in project %s", *f.Name, p.Project.ID)
+	}
+	set(&b.Name, f.Name)
+	set(&b.Protected, f.Protected)
+	if expires != nil || clearExpiry {
+		b.ExpiresAt = expires
+	}
+	b.UpdatedAt = now()
+	if err := e.saveLocked(); err != nil {
+		return err
+	}
+	return c.json(http.StatusOK, map[string]any{"branch": newBranchView(&b.Branch), "operations": []operation{}})
+}
+
+// parseExpiry reads BranchUpdateRequest.branch.expires_at: absent (nil,
+// false), null (nil, true: remove the expiry), or a time in the future.
+func parseExpiry(raw json.RawMessage) (at *time.Time, clear bool, err error) {
+	if len(raw) == 0 {
+		return nil, false, nil
+	}
+	if string(raw) == "null" {
+		return nil, true, nil
+	}
+	var t time.Time
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, false, invalid("branch.expires_at", "must be an RFC 3339 time such as 2025-06-09T18:02:16Z")
+	}
+	if !t.After(now()) {
+		return nil, false, invalid("branch.expires_at", "must be in the future")
+	}
+	t = t.UTC().Truncate(time.Second)
+	return &t, false, nil
 }
 
 // deleteBranch serves DELETE /projects/{project_id}/branches/{branch_id}:

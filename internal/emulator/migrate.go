@@ -9,9 +9,11 @@ import (
 // Reading a persisted state file of any version, migrating older shapes to the
 // current one.
 
-// decodeState reads a state file of the current version, or of version 1
-// (Neon Auth per project), which it migrates: a version 1 project's
-// integrations move to their branch_id, always the production branch.
+// decodeState reads a state file of the current version, or of an older
+// one, which it migrates: version 2 lacked what version 3 keeps of computes,
+// roles, databases and project settings (upgradeV2); a version 1 project's
+// integrations move to their branch_id, always the production branch, and
+// the state is then upgraded as one of version 2.
 func decodeState(data []byte) (*state, error) {
 	var head struct {
 		Version int `json:"version"`
@@ -20,7 +22,7 @@ func decodeState(data []byte) (*state, error) {
 		return nil, fmt.Errorf("not valid: %w", err)
 	}
 	switch head.Version {
-	case stateVersion:
+	case stateVersion, 2:
 		var st state
 		if err := json.Unmarshal(data, &st); err != nil {
 			return nil, fmt.Errorf("not valid: %w", err)
@@ -32,15 +34,50 @@ func decodeState(data []byte) (*state, error) {
 				}
 			}
 		}
+		if head.Version == 2 {
+			st.upgradeV2()
+		}
 		return &st, nil
 	case 1:
 		var v1 stateV1
 		if err := json.Unmarshal(data, &v1); err != nil {
 			return nil, fmt.Errorf("not valid: %w", err)
 		}
-		return v1.migrate()
+		st, err := v1.migrate()
+		if err != nil {
+			return nil, err
+		}
+		st.upgradeV2()
+		return st, nil
 	}
-	return nil, fmt.Errorf("has version %d, want %d (or 1, which is migrated)", head.Version, stateVersion)
+	return nil, fmt.Errorf("has version %d, want %d (or 2 or 1, which are migrated)", head.Version, stateVersion)
+}
+
+// upgradeV2 gives a state of version 2 what version 3 added, as the
+// emulator of version 2 had it without saying: every project a day of
+// history and the default settings, every production branch a read_write
+// endpoint, every database an id (its position) and its branch's creation
+// time, every role a password (a child branch's roles their parent's).
+func (st *state) upgradeV2() {
+	st.Version = stateVersion
+	for _, p := range st.Projects {
+		p.Project.HistoryRetentionSeconds = historyRetention
+		p.Project.Settings = defaultProjectSettings()
+		for _, b := range p.Branches { // parents come before their children
+			for i := range b.Databases {
+				b.Databases[i].ID, b.Databases[i].CreatedAt = int64(i+1), b.CreatedAt
+			}
+			p.copyRoles(b)
+			for _, name := range b.Roles {
+				if b.RoleStates[name] == nil {
+					b.RoleStates[name] = &roleState{Password: newRolePassword(), CreatedAt: b.CreatedAt}
+				}
+			}
+			if b.Default && len(b.Endpoints) == 0 {
+				b.Endpoints = []*endpointState{st.newEndpoint(p, endpointReadWrite, b.CreatedAt)}
+			}
+		}
+	}
 }
 
 // stateV1 is the state file format of version 1.

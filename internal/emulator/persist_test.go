@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -229,8 +230,8 @@ func TestStateFileVersion1IsMigratedToTheProductionBranch(t *testing.T) {
 	}
 	// The file is rewritten in the current version, and reads back the same.
 	data, _ := os.ReadFile(path)
-	if !strings.Contains(string(data), `"version": 2`) {
-		t.Errorf("the state file was not rewritten as version 2")
+	if !strings.Contains(string(data), `"version": 3`) {
+		t.Errorf("the state file was not rewritten as version 3")
 	}
 	_ = v.e.Close()
 	w := newEnv(t, Options{StateFile: path})
@@ -241,7 +242,7 @@ func TestStateFileVersion1IsMigratedToTheProductionBranch(t *testing.T) {
 
 func TestStateFileVersionsThatCannotBeRead(t *testing.T) {
 	cases := map[string]string{
-		"a future version":                       `{"version": 3, "projects": []}`,
+		"a future version":                       `{"version": 4, "projects": []}`,
 		"a version 1 integration on no branch":   strings.Replace(stateFileV1, `"branch_id": "br-shiny-leaf-00000003"`, `"branch_id": "br-gone"`, 1),
 		"a version 1 project without production": strings.Replace(stateFileV1, `"default": true`, `"default": false`, 1),
 	}
@@ -255,5 +256,111 @@ func TestStateFileVersionsThatCannotBeRead(t *testing.T) {
 				t.Fatal("New accepted the state file")
 			}
 		})
+	}
+}
+
+// Computes, role passwords, database ids and the project's settings survive
+// a restart: every read answers as before.
+func TestStateFileKeepsComputesRolesAndSettings(t *testing.T) {
+	opts := Options{BootstrapKey: "admin-key", StateFile: filepath.Join(t.TempDir(), "state.json")}
+	v := newEnv(t, opts)
+	created := v.do("POST", "/projects", officialProjectCreate()).JSON()
+	p := "/projects/" + digString(t, created, "project", "id")
+	main := p + "/branches/" + digString(t, created, "branch", "id")
+	r := v.do("POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "dev"},
+		"endpoints": []any{map[string]any{"type": "read_write", "settings": map[string]any{"pg_settings": map[string]string{"work_mem": "4MB"}}}}})
+	wantStatus(t, r, http.StatusCreated)
+	dev := p + "/branches/" + digString(t, r.JSON(), "branch", "id")
+	wantStatus(t, v.do("POST", dev+"/roles", map[string]any{"role": map[string]any{"name": "app"}}), http.StatusCreated)
+	wantStatus(t, v.do("POST", dev+"/databases", map[string]any{"database": map[string]any{"name": "shop", "owner_name": "app"}}), http.StatusCreated)
+	reads := []string{p + "/endpoints", main + "/roles", dev + "/roles", dev + "/databases", main + "/roles/qux/reveal_password",
+		dev + "/roles/qux/reveal_password", dev + "/roles/app/reveal_password", "/projects"}
+	before := map[string]string{}
+	for _, path := range reads {
+		before[path] = string(v.do("GET", path, nil).Body)
+	}
+	project := digString(t, v.do("GET", p, nil).JSON(), "project", "settings", "allowed_ips", "ips", 1)
+	if err := v.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	w := newEnv(t, opts)
+	for _, path := range reads {
+		if got := string(w.do("GET", path, nil).Body); got != before[path] {
+			t.Errorf("GET %s after a restart:\n%s\nbefore:\n%s", path, got, before[path])
+		}
+	}
+	if got := digString(t, w.do("GET", p, nil).JSON(), "project", "settings", "allowed_ips", "ips", 1); got != project {
+		t.Errorf("allowed ip after a restart %q, before %q", got, project)
+	}
+}
+
+// stateFileV2 is a state file of version 2, which kept no computes, role
+// passwords, database ids or project settings: a project with main and a
+// child dev.
+const stateFileV2 = `{
+  "version": 2,
+  "seq": 4,
+  "org_id": "org-quiet-leaf-00000001",
+  "owner_id": "0b8a4d1e-6c1f-4b8e-9a53-1f2d3c4b5a69",
+  "keys": [],
+  "projects": [{
+    "seq": 2,
+    "project": {"id": "bold-leaf-00000002", "platform_id": "aws", "region_id": "aws-us-east-2", "name": "shop",
+      "provisioner": "k8s-pod", "pg_version": 17, "locked": false, "cpu_used_sec": 0, "active_time": 0,
+      "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z", "proxy_host": "us-east-2.aws.neon.tech",
+      "branch_logical_size_limit": 512, "branch_logical_size_limit_bytes": 536870912, "store_passwords": true,
+      "creation_source": "console", "owner_id": "0b8a4d1e-6c1f-4b8e-9a53-1f2d3c4b5a69", "org_id": "org-quiet-leaf-00000001"},
+    "branches": [
+      {"id": "br-shiny-leaf-00000003", "project_id": "bold-leaf-00000002", "name": "main", "default": true,
+       "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z", "seq": 3,
+       "databases": [{"name": "neondb", "owner_name": "neondb_owner"}], "roles": ["neondb_owner"]},
+      {"id": "br-misty-leaf-00000004", "project_id": "bold-leaf-00000002", "parent_id": "br-shiny-leaf-00000003", "name": "dev",
+       "default": false, "created_at": "2026-01-03T03:04:05Z", "updated_at": "2026-01-03T03:04:05Z", "seq": 4,
+       "databases": [{"name": "neondb", "owner_name": "neondb_owner"}], "roles": ["neondb_owner"]}
+    ]
+  }]
+}`
+
+// A version 2 state file loads, given what version 3 keeps as the emulator
+// of version 2 had it: a day of history, the default settings, a read_write
+// endpoint on the production branch, database ids, role passwords shared by
+// a child branch with its parent.
+func TestStateFileVersion2IsUpgraded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte(stateFileV2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v := newEnv(t, Options{StateFile: path})
+	const p, main, dev = "/projects/bold-leaf-00000002", "/branches/br-shiny-leaf-00000003", "/branches/br-misty-leaf-00000004"
+	project, _ := dig(t, v.do("GET", p, nil).JSON(), "project").(map[string]any)
+	if project["history_retention_seconds"] != float64(86400) || dig(t, project, "settings", "allowed_ips", "ips") == nil {
+		t.Errorf("project = %v", project)
+	}
+	mainEndpoints := endpointIDs(t, v.do("GET", p+main+"/endpoints", nil))
+	if len(mainEndpoints) != 1 || len(endpointIDs(t, v.do("GET", p+dev+"/endpoints", nil))) != 0 {
+		t.Errorf("endpoints: main %v, dev none wanted", mainEndpoints)
+	}
+	password := digString(t, v.do("GET", p+main+"/roles/neondb_owner/reveal_password", nil).JSON(), "password")
+	if got := digString(t, v.do("GET", p+dev+"/roles/neondb_owner/reveal_password", nil).JSON(), "password"); got != password || password == "" {
+		t.Errorf("passwords: main %q, dev %q", password, got)
+	}
+	if id := dig(t, v.do("GET", p+dev+"/databases/neondb", nil).JSON(), "database", "id"); id != float64(1) {
+		t.Errorf("database id = %v", id)
+	}
+	if created := digString(t, v.do("GET", p+dev+"/databases/neondb", nil).JSON(), "database", "created_at"); created != "2026-01-03T03:04:05Z" {
+		t.Errorf("database created_at = %s, want its branch's", created)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"version": 3`) {
+		t.Errorf("the state file was not rewritten as version 3")
+	}
+	_ = v.e.Close()
+	w := newEnv(t, Options{StateFile: path})
+	if got := digString(t, w.do("GET", p+main+"/roles/neondb_owner/reveal_password", nil).JSON(), "password"); got != password {
+		t.Errorf("after a restart the password is %q, was %q", got, password)
+	}
+	if got := endpointIDs(t, w.do("GET", p+main+"/endpoints", nil)); !slices.Equal(got, mainEndpoints) {
+		t.Errorf("after a restart the endpoints are %v, were %v", got, mainEndpoints)
 	}
 }

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"testing"
@@ -210,4 +211,155 @@ func TestProjectIDsAreDeterministic(t *testing.T) {
 			t.Errorf("ids differ: %v vs %v", ia, ib)
 		}
 	}
+}
+
+// What the official Neon provider sends for a neon_project with all its
+// arguments is kept and read back: a GET after the POST gives back what was
+// set, since the provider plans against it.
+func TestCreateProjectKeepsEveryFieldItModels(t *testing.T) {
+	v := newEnv(t, Options{})
+	r := v.do("POST", "/projects", officialProjectCreate())
+	wantStatus(t, r, http.StatusCreated)
+	created := r.JSON()
+	id := digString(t, created, "project", "id")
+	got, _ := dig(t, v.do("GET", "/projects/"+id, nil).JSON(), "project").(map[string]any)
+	want := map[string]any{
+		"name": "everything", "region_id": "aws-eu-central-1", "platform_id": "aws", "proxy_host": "eu-central-1.aws.neon.tech",
+		"pg_version": float64(16), "provisioner": "k8s-neonvm", "store_passwords": true, "history_retention_seconds": float64(0),
+		"org_id": "org-someone-else-123",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("project.%s = %#v, want %#v", k, got[k], w)
+		}
+	}
+	wantJSON(t, "settings", got["settings"], `{"allowed_ips":{"ips":["1.2.3.4/24","99.1.20.93"],"protected_branches_only":true},`+
+		`"block_public_connections":false,"block_vpc_connections":false,"enable_logical_replication":true,"hipaa":false,`+
+		`"maintenance_window":{"end_time":"08:00","start_time":"07:00","weekdays":[6,7]},"quota":{"active_time_seconds":3600,"logical_size_bytes":1073741824}}`)
+	wantJSON(t, "default_endpoint_settings", got["default_endpoint_settings"],
+		`{"autoscaling_limit_max_cu":1,"autoscaling_limit_min_cu":0.5,"suspend_timeout_seconds":300}`)
+
+	branch, _ := created["branch"].(map[string]any)
+	if branch["name"] != "production" || branch["default"] != true {
+		t.Errorf("default branch = %v", branch)
+	}
+	b := "/projects/" + id + "/branches/" + digString(t, created, "branch", "id")
+	if ann := digString(t, v.do("GET", b, nil).JSON(), "annotation", "value", "owner"); ann != "platform" {
+		t.Errorf("annotation owner = %q", ann)
+	}
+	if db := dig(t, v.do("GET", b+"/databases", nil).JSON(), "databases", 0).(map[string]any); db["name"] != "baz" || db["owner_name"] != "qux" {
+		t.Errorf("database = %v", db)
+	}
+	password := digString(t, created, "roles", 0, "password")
+	if name := digString(t, created, "roles", 0, "name"); name != "qux" || password == "" {
+		t.Errorf("role %q with password %q", name, password)
+	}
+	if revealed := digString(t, v.do("GET", b+"/roles/qux/reveal_password", nil).JSON(), "password"); revealed != password {
+		t.Errorf("revealed password %q, created with %q", revealed, password)
+	}
+	ep, _ := dig(t, created, "endpoints", 0).(map[string]any)
+	if ep["type"] != "read_write" || ep["autoscaling_limit_min_cu"] != 0.5 || ep["autoscaling_limit_max_cu"] != float64(1) ||
+		ep["suspend_timeout_seconds"] != float64(300) || ep["region_id"] != "aws-eu-central-1" ||
+		!regexp.MustCompile(`^ep-[a-z]+-[a-z]+-[0-9]{8}\.eu-central-1\.aws\.neon\.tech$`).MatchString(ep["host"].(string)) {
+		t.Errorf("default endpoint = %v", ep)
+	}
+	uri := digString(t, created, "connection_uris", 0, "connection_uri")
+	if wantURI := "postgresql://qux:" + password + "@" + ep["host"].(string) + "/baz?sslmode=require"; uri != wantURI {
+		t.Errorf("connection_uri = %q, want %q", uri, wantURI)
+	}
+}
+
+func wantJSON(t *testing.T, what string, got any, want string) {
+	t.Helper()
+	b, _ := json.Marshal(got)
+	if string(b) != want {
+		t.Errorf("%s = %s\nwant %s", what, b, want)
+	}
+}
+
+// A project created with nothing but a name has Neon's defaults: a day of
+// history, the settings every project has, main with neondb owned by
+// neondb_owner, and a read_write endpoint whose role password is stored.
+func TestCreateProjectDefaults(t *testing.T) {
+	v := newEnv(t, Options{})
+	r := v.do("POST", "/projects", map[string]any{"project": map[string]any{"name": "plain"}})
+	wantStatus(t, r, http.StatusCreated)
+	created := r.JSON()
+	p, _ := created["project"].(map[string]any)
+	if p["history_retention_seconds"] != float64(86400) || p["region_id"] != "aws-us-east-2" || p["store_passwords"] != true {
+		t.Errorf("project = %v", p)
+	}
+	if _, ok := p["default_endpoint_settings"]; ok {
+		t.Errorf("default_endpoint_settings = %v, want none (none was set)", p["default_endpoint_settings"])
+	}
+	wantJSON(t, "settings", p["settings"], `{"allowed_ips":{"ips":[],"protected_branches_only":false},"block_public_connections":false,`+
+		`"block_vpc_connections":false,"enable_logical_replication":false,"hipaa":false}`)
+	if digString(t, created, "branch", "name") != "main" || digString(t, created, "roles", 0, "name") != "neondb_owner" ||
+		digString(t, created, "databases", 0, "name") != "neondb" || digString(t, created, "endpoints", 0, "type") != "read_write" {
+		t.Errorf("created = %s", r.Body)
+	}
+	ep, _ := dig(t, created, "endpoints", 0).(map[string]any)
+	if ep["autoscaling_limit_min_cu"] != 0.25 || ep["autoscaling_limit_max_cu"] != 0.25 || ep["current_state"] != "idle" {
+		t.Errorf("endpoint = %v", ep)
+	}
+
+	r = v.do("POST", "/projects", map[string]any{"project": map[string]any{"branch": map[string]any{"database_name": "shop"}}})
+	wantStatus(t, r, http.StatusCreated)
+	if owner := digString(t, r.JSON(), "databases", 0, "owner_name"); owner != "shop_owner" {
+		t.Errorf("the owner of database shop is %q, want shop_owner ({database_name}_owner)", owner)
+	}
+	if name, id := digString(t, r.JSON(), "project", "name"), digString(t, r.JSON(), "project", "id"); name != id {
+		t.Errorf("a project without a name is named %q, want its id %q", name, id)
+	}
+}
+
+func TestCreateProjectRefusals(t *testing.T) {
+	v := newEnv(t, Options{})
+	cases := map[string]struct {
+		project   map[string]any
+		wantError string
+	}{
+		"an empty role name":     {map[string]any{"branch": map[string]any{"role_name": ""}}, "project.branch.role_name: must not be empty"},
+		"an empty database name": {map[string]any{"branch": map[string]any{"database_name": ""}}, "project.branch.database_name: must not be empty"},
+		"a maximum below the minimum": {map[string]any{"default_endpoint_settings": map[string]any{"autoscaling_limit_min_cu": 2, "autoscaling_limit_max_cu": 1}},
+			"project.default_endpoint_settings.autoscaling_limit_max_cu: must not be less than autoscaling_limit_min_cu (2)"},
+		"a deprecated maximum below the minimum": {map[string]any{"autoscaling_limit_min_cu": 2, "autoscaling_limit_max_cu": 1},
+			"project.default_endpoint_settings.autoscaling_limit_max_cu: must not be less than"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			wantError(t, v.do("POST", "/projects", map[string]any{"project": tc.project}), http.StatusBadRequest, tc.wantError)
+		})
+	}
+	if n := len(v.e.ProjectIDs()); n != 1 {
+		t.Errorf("%d projects, want the seeded one only", n)
+	}
+}
+
+// PATCH /projects/{project_id} changes what it names and keeps the rest:
+// settings and default_endpoint_settings merge into what the project has.
+func TestUpdateProject(t *testing.T) {
+	v := newEnv(t, Options{})
+	path := "/projects/" + v.project
+	r := v.do("PATCH", path, map[string]any{"project": map[string]any{"name": "renamed", "history_retention_seconds": 0,
+		"settings":                  map[string]any{"allowed_ips": map[string]any{"ips": []string{"10.0.0.0/8"}}, "hipaa": true},
+		"default_endpoint_settings": map[string]any{"autoscaling_limit_min_cu": 1}}})
+	wantStatus(t, r, http.StatusOK)
+	if ops, _ := r.JSON()["operations"].([]any); ops == nil {
+		t.Errorf("operations missing: %s", r.Body)
+	}
+	wantStatus(t, v.do("PATCH", path, map[string]any{"project": map[string]any{"default_endpoint_settings": map[string]any{"suspend_timeout_seconds": 600}}}), http.StatusOK)
+	p, _ := dig(t, v.do("GET", path, nil).JSON(), "project").(map[string]any)
+	if p["name"] != "renamed" || p["history_retention_seconds"] != float64(0) {
+		t.Errorf("project = %v", p)
+	}
+	wantJSON(t, "settings", p["settings"], `{"allowed_ips":{"ips":["10.0.0.0/8"],"protected_branches_only":false},"block_public_connections":false,`+
+		`"block_vpc_connections":false,"enable_logical_replication":false,"hipaa":true}`)
+	wantJSON(t, "default_endpoint_settings", p["default_endpoint_settings"], `{"autoscaling_limit_min_cu":1,"suspend_timeout_seconds":600}`)
+
+	wantError(t, v.do("PATCH", path, map[string]any{"project": map[string]any{"default_endpoint_settings": map[string]any{"autoscaling_limit_max_cu": 0.5}}}),
+		http.StatusBadRequest, "project.default_endpoint_settings.autoscaling_limit_max_cu: must not be less than autoscaling_limit_min_cu (1)")
+	wantError(t, v.do("PATCH", path, map[string]any{"project": map[string]any{"region_id": "aws-eu-central-1"}}),
+		http.StatusBadRequest, "project.region_id: unknown field")
+	wantError(t, v.do("PATCH", "/projects/no-such-project", map[string]any{"project": map[string]any{"name": "x"}}), http.StatusNotFound, "project not found")
 }

@@ -55,11 +55,15 @@ func newAPIRouter() *router {
 	rt.handle(http.MethodGet, "/projects", (*Emulator).listProjects)
 	rt.handle(http.MethodPost, "/projects", (*Emulator).createProjectAPI)
 	rt.handle(http.MethodGet, "/projects/{project_id}", (*Emulator).getProject)
+	rt.handle(http.MethodPatch, "/projects/{project_id}", (*Emulator).updateProject)
 	rt.handle(http.MethodDelete, "/projects/{project_id}", (*Emulator).deleteProject)
 	rt.handle(http.MethodGet, "/projects/{project_id}/branches", (*Emulator).listBranches)
 	rt.handle(http.MethodPost, "/projects/{project_id}/branches", (*Emulator).createBranch)
 	rt.handle(http.MethodGet, "/projects/{project_id}/branches/{branch_id}", (*Emulator).getBranch)
+	rt.handle(http.MethodPatch, "/projects/{project_id}/branches/{branch_id}", (*Emulator).updateBranch)
 	rt.handle(http.MethodDelete, "/projects/{project_id}/branches/{branch_id}", (*Emulator).deleteBranch)
+
+	rt.handleComputes() // compute endpoints, databases and roles
 
 	// Neon Auth, project-level (internal/apispec/auth-api.md; deprecated,
 	// acting on the production branch).
@@ -117,6 +121,29 @@ func newAPIRouter() *router {
 	rt.handle(http.MethodPut, ba+"/webhooks", putSetting(webhooksOf, defaultWebhooks, parseWebhooks,
 		"enabled", "webhook_url", "enabled_events", "timeout_seconds"))
 	return rt
+}
+
+// handleComputes adds the routes of compute endpoints, databases and roles:
+// what the official Neon provider creates and reads beside projects and
+// branches.
+func (rt *router) handleComputes() {
+	const br = "/projects/{project_id}/branches/{branch_id}"
+	rt.handle(http.MethodGet, "/projects/{project_id}/endpoints", (*Emulator).listProjectEndpoints)
+	rt.handle(http.MethodPost, "/projects/{project_id}/endpoints", (*Emulator).createEndpoint)
+	rt.handle(http.MethodGet, "/projects/{project_id}/endpoints/{endpoint_id}", (*Emulator).getEndpoint)
+	rt.handle(http.MethodPatch, "/projects/{project_id}/endpoints/{endpoint_id}", (*Emulator).updateEndpoint)
+	rt.handle(http.MethodDelete, "/projects/{project_id}/endpoints/{endpoint_id}", (*Emulator).deleteEndpoint)
+	rt.handle(http.MethodGet, br+"/endpoints", (*Emulator).listBranchEndpoints)
+	rt.handle(http.MethodGet, br+"/databases", (*Emulator).listDatabases)
+	rt.handle(http.MethodPost, br+"/databases", (*Emulator).createDatabase)
+	rt.handle(http.MethodGet, br+"/databases/{database_name}", (*Emulator).getDatabase)
+	rt.handle(http.MethodPatch, br+"/databases/{database_name}", (*Emulator).updateDatabase)
+	rt.handle(http.MethodDelete, br+"/databases/{database_name}", (*Emulator).deleteDatabase)
+	rt.handle(http.MethodGet, br+"/roles", (*Emulator).listRoles)
+	rt.handle(http.MethodPost, br+"/roles", (*Emulator).createRole)
+	rt.handle(http.MethodGet, br+"/roles/{role_name}", (*Emulator).getRole)
+	rt.handle(http.MethodDelete, br+"/roles/{role_name}", (*Emulator).deleteRole)
+	rt.handle(http.MethodGet, br+"/roles/{role_name}/reveal_password", (*Emulator).revealRolePassword)
 }
 
 // match finds the route for method and escaped path. Among templates matching

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -36,25 +37,31 @@ const (
 )
 
 // Project is a database project, with the fields of the project list.
+// Settings and DefaultEndpointSettings are ProjectSettingsData and
+// DefaultEndpointSettings of the API reference, held as given (over the
+// platform's defaults for Settings) and returned as they are.
 type Project struct {
-	ID                          string    `json:"id"`
-	PlatformID                  string    `json:"platform_id"`
-	RegionID                    string    `json:"region_id"`
-	Name                        string    `json:"name"`
-	Provisioner                 string    `json:"provisioner"`
-	PGVersion                   int       `json:"pg_version"`
-	Locked                      bool      `json:"locked"`
-	CPUUsedSec                  int64     `json:"cpu_used_sec"`
-	ActiveTime                  int64     `json:"active_time"`
-	CreatedAt                   time.Time `json:"created_at"`
-	UpdatedAt                   time.Time `json:"updated_at"`
-	ProxyHost                   string    `json:"proxy_host"`
-	BranchLogicalSizeLimit      int64     `json:"branch_logical_size_limit"`
-	BranchLogicalSizeLimitBytes int64     `json:"branch_logical_size_limit_bytes"`
-	StorePasswords              bool      `json:"store_passwords"`
-	CreationSource              string    `json:"creation_source"`
-	OwnerID                     string    `json:"owner_id"`
-	OrgID                       string    `json:"org_id"`
+	ID                          string          `json:"id"`
+	PlatformID                  string          `json:"platform_id"`
+	RegionID                    string          `json:"region_id"`
+	Name                        string          `json:"name"`
+	Provisioner                 string          `json:"provisioner"`
+	PGVersion                   int             `json:"pg_version"`
+	Locked                      bool            `json:"locked"`
+	CPUUsedSec                  int64           `json:"cpu_used_sec"`
+	ActiveTime                  int64           `json:"active_time"`
+	CreatedAt                   time.Time       `json:"created_at"`
+	UpdatedAt                   time.Time       `json:"updated_at"`
+	ProxyHost                   string          `json:"proxy_host"`
+	BranchLogicalSizeLimit      int64           `json:"branch_logical_size_limit"`
+	BranchLogicalSizeLimitBytes int64           `json:"branch_logical_size_limit_bytes"`
+	StorePasswords              bool            `json:"store_passwords"`
+	CreationSource              string          `json:"creation_source"`
+	OwnerID                     string          `json:"owner_id"`
+	OrgID                       string          `json:"org_id"`
+	HistoryRetentionSeconds     int             `json:"history_retention_seconds"`
+	Settings                    json.RawMessage `json:"settings,omitempty"`
+	DefaultEndpointSettings     json.RawMessage `json:"default_endpoint_settings,omitempty"`
 }
 
 // Branch is a branch of a project with its databases and roles.
@@ -76,10 +83,12 @@ type Branch struct {
 	Roles      []string          `json:"roles"`
 }
 
-// Database is a database on a branch.
+// Database is a database on a branch; its id is unique on the branch.
 type Database struct {
-	Name      string `json:"name"`
-	OwnerName string `json:"owner_name"`
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`
+	OwnerName string    `json:"owner_name"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Integration is the Neon Auth integration of a branch, with the
@@ -151,9 +160,10 @@ type state struct {
 	Projects []*projectState `json:"projects"` // in creation order
 }
 
-// stateVersion 2 keeps Neon Auth per branch; version 1 kept integrations per
-// project (see migrate.go).
-const stateVersion = 2
+// stateVersion 3 keeps the computes of branches, their roles' passwords, the
+// ids of databases and the project settings; version 2 had none of them,
+// version 1 kept Neon Auth per project (see migrate.go).
+const stateVersion = 3
 
 type projectState struct {
 	Seq      uint64         `json:"seq"`
@@ -161,11 +171,41 @@ type projectState struct {
 	Branches []*branchState `json:"branches"` // in creation order
 }
 
-// branchState is a branch with its Neon Auth (nil: not enabled).
+// branchState is a branch with its Neon Auth (nil: not enabled), its
+// compute endpoints and what the emulator keeps of its roles besides their
+// names (Branch.Roles). A branch made by addBranch has no role states of its
+// own until it is given copies: it reads its parent's (see roleOf).
 type branchState struct {
 	Branch
-	Seq  uint64      `json:"seq"` // orders branches created in the same second
-	Auth *BranchAuth `json:"neon_auth,omitempty"`
+	Seq        uint64                `json:"seq"` // orders branches created in the same second
+	Auth       *BranchAuth           `json:"neon_auth,omitempty"`
+	Endpoints  []*endpointState      `json:"endpoints,omitempty"`
+	RoleStates map[string]*roleState `json:"role_states,omitempty"`
+}
+
+// endpointState is a compute endpoint of the branch holding it (its project
+// and branch ids are the holder's; its region and host follow the project).
+// Settings is EndpointSettingsData of the API reference, held as given.
+type endpointState struct {
+	ID                    string          `json:"id"`
+	Name                  string          `json:"name,omitempty"`
+	Type                  string          `json:"type"` // read_write or read_only
+	MinCU                 float64         `json:"autoscaling_limit_min_cu"`
+	MaxCU                 float64         `json:"autoscaling_limit_max_cu"`
+	SuspendTimeoutSeconds int64           `json:"suspend_timeout_seconds"`
+	Provisioner           string          `json:"provisioner"`
+	PoolerEnabled         bool            `json:"pooler_enabled"`
+	Disabled              bool            `json:"disabled"`
+	PasswordlessAccess    bool            `json:"passwordless_access"`
+	Settings              json.RawMessage `json:"settings,omitempty"`
+	CreatedAt             time.Time       `json:"created_at"`
+	UpdatedAt             time.Time       `json:"updated_at"`
+}
+
+// roleState is what the emulator keeps of a role besides its name.
+type roleState struct {
+	Password  string    `json:"password,omitempty"` // "": created with no_login
+	CreatedAt time.Time `json:"created_at"`
 }
 
 func newState() *state {
@@ -193,7 +233,8 @@ func idWords(n uint64) string {
 }
 
 // addProject creates a project with its default branch "main", database
-// "neondb" and role "neondb_owner".
+// "neondb", role "neondb_owner" (with a password) and a read_write compute
+// endpoint.
 func (s *state) addProject(name string, at time.Time) *projectState {
 	seq := s.next()
 	id := idWords(seq)
@@ -205,33 +246,38 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 		Project: Project{
 			ID:                          id,
 			PlatformID:                  "aws",
-			RegionID:                    "aws-us-east-2",
+			RegionID:                    defaultRegion,
 			Name:                        name,
 			Provisioner:                 "k8s-pod",
 			PGVersion:                   17,
 			CreatedAt:                   at,
 			UpdatedAt:                   at,
-			ProxyHost:                   "us-east-2.aws.neon.tech",
+			ProxyHost:                   proxyHostOf(defaultRegion),
 			BranchLogicalSizeLimit:      512,
 			BranchLogicalSizeLimitBytes: 512 << 20,
 			StorePasswords:              true,
 			CreationSource:              "console",
 			OwnerID:                     s.OwnerID,
 			OrgID:                       s.OrgID,
+			HistoryRetentionSeconds:     historyRetention,
+			Settings:                    defaultProjectSettings(),
 		},
 	}
 	s.Projects = append(s.Projects, p)
 	seqB := s.next()
-	p.Branches = append(p.Branches, &branchState{Seq: seqB, Branch: Branch{
+	b := &branchState{Seq: seqB, Branch: Branch{
 		ID:        "br-" + idWords(seqB),
 		ProjectID: id,
 		Name:      defaultBranchName,
 		Default:   true,
 		CreatedAt: at,
 		UpdatedAt: at,
-		Databases: []Database{{Name: defaultDatabaseName, OwnerName: defaultRoleName}},
+		Databases: []Database{{ID: 1, Name: defaultDatabaseName, OwnerName: defaultRoleName, CreatedAt: at}},
 		Roles:     []string{defaultRoleName},
-	}})
+	}}
+	b.RoleStates = map[string]*roleState{defaultRoleName: {Password: newRolePassword(), CreatedAt: at}}
+	p.Branches = append(p.Branches, b)
+	b.Endpoints = append(b.Endpoints, s.newEndpoint(p, endpointReadWrite, at))
 	return p
 }
 

@@ -1,0 +1,201 @@
+package emulator
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"maps"
+	"strings"
+	"time"
+)
+
+// The computes, roles and databases of branches as the state holds them: how
+// they are made, found and copied to a new branch, and the project settings
+// they follow.
+
+const (
+	endpointReadWrite = "read_write"
+	endpointReadOnly  = "read_only"
+
+	defaultRegion = "aws-us-east-2"
+
+	// minComputeUnits is the smallest compute (ComputeUnit's minimum), also
+	// a new endpoint's size when the project sets none.
+	minComputeUnits = 0.25
+)
+
+// endpointTypes are the values of EndpointType.
+var endpointTypes = []string{endpointReadOnly, endpointReadWrite}
+
+// proxyHostOf is the host name under which a region's computes are reached:
+// aws-us-east-2 → us-east-2.aws.neon.tech.
+func proxyHostOf(region string) string {
+	platform, rest, ok := strings.Cut(region, "-")
+	if !ok || rest == "" {
+		return region + ".neon.tech"
+	}
+	return rest + "." + platform + ".neon.tech"
+}
+
+// platformOf is the cloud of a region: aws-us-east-2 → aws.
+func platformOf(region string) string {
+	platform, _, _ := strings.Cut(region, "-")
+	return platform
+}
+
+// defaultProjectSettings are the settings of a new project: no IP allow
+// list, nothing blocked, no logical replication, no HIPAA.
+func defaultProjectSettings() json.RawMessage {
+	return json.RawMessage(`{"allowed_ips":{"ips":[],"protected_branches_only":false},"enable_logical_replication":false,` +
+		`"block_public_connections":false,"block_vpc_connections":false,"hipaa":false}`)
+}
+
+// mergeJSON applies patch to base as a JSON Merge Patch (RFC 7386): objects
+// merge member by member, anything else replaces. Both are JSON objects.
+func mergeJSON(base, patch json.RawMessage) json.RawMessage {
+	decode := func(raw json.RawMessage) map[string]any {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var m map[string]any
+		_ = dec.Decode(&m)
+		if m == nil {
+			m = map[string]any{}
+		}
+		return m
+	}
+	merged, _ := json.Marshal(mergeObjects(decode(base), decode(patch)))
+	return merged
+}
+
+func mergeObjects(base, patch map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(patch))
+	maps.Copy(out, base)
+	for k, v := range patch {
+		switch pv := v.(type) {
+		case nil:
+			delete(out, k)
+		case map[string]any:
+			bv, _ := out[k].(map[string]any)
+			out[k] = mergeObjects(bv, pv)
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// computeSize is the size and suspension of a compute endpoint.
+type computeSize struct {
+	minCU, maxCU float64
+	suspend      int64
+}
+
+// computeDefaults is what a new endpoint of the project takes unless told
+// otherwise: the project's default_endpoint_settings, else the smallest
+// compute with the platform's suspension (0: the default).
+func (p *projectState) computeDefaults() computeSize {
+	var d struct {
+		Min     *float64 `json:"autoscaling_limit_min_cu"`
+		Max     *float64 `json:"autoscaling_limit_max_cu"`
+		Suspend *int64   `json:"suspend_timeout_seconds"`
+	}
+	if len(p.Project.DefaultEndpointSettings) > 0 {
+		_ = json.Unmarshal(p.Project.DefaultEndpointSettings, &d)
+	}
+	size := computeSize{minCU: minComputeUnits}
+	if d.Min != nil {
+		size.minCU = *d.Min
+	}
+	size.maxCU = max(size.minCU, minComputeUnits)
+	if d.Max != nil {
+		size.maxCU = *d.Max
+	}
+	if d.Suspend != nil {
+		size.suspend = *d.Suspend
+	}
+	return size
+}
+
+// newEndpoint makes an endpoint of typ sized by the project's defaults; the
+// caller puts it on a branch.
+func (s *state) newEndpoint(p *projectState, typ string, at time.Time) *endpointState {
+	size := p.computeDefaults()
+	return &endpointState{
+		ID:                    "ep-" + idWords(s.next()),
+		Type:                  typ,
+		MinCU:                 size.minCU,
+		MaxCU:                 size.maxCU,
+		SuspendTimeoutSeconds: size.suspend,
+		Provisioner:           p.Project.Provisioner,
+		CreatedAt:             at,
+		UpdatedAt:             at,
+	}
+}
+
+// endpoint finds an endpoint of the project and the branch holding it.
+func (p *projectState) endpoint(id string) (*branchState, *endpointState) {
+	for _, b := range p.Branches {
+		for _, ep := range b.Endpoints {
+			if ep.ID == id {
+				return b, ep
+			}
+		}
+	}
+	return nil, nil
+}
+
+// readWriteEndpoint is the branch's read_write endpoint (a branch has at
+// most one), nil when it has none.
+func (b *branchState) readWriteEndpoint() *endpointState {
+	for _, ep := range b.Endpoints {
+		if ep.Type == endpointReadWrite {
+			return ep
+		}
+	}
+	return nil
+}
+
+// roleOf is what the project keeps of a role of branch b: b's own, or, for
+// a branch given no copies, the one it inherited from its parent. nil when
+// no branch on the way has it.
+func (p *projectState) roleOf(b *branchState, name string) *roleState {
+	for at := b; at != nil; at = p.branch(at.ParentID) {
+		if r := at.RoleStates[name]; r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// copyRoles gives child copies of the roles it took from its parent, with
+// their passwords: a new branch's roles are its parent's, as on Neon.
+func (p *projectState) copyRoles(child *branchState) {
+	child.RoleStates = map[string]*roleState{}
+	for _, name := range child.Roles {
+		if r := p.roleOf(child, name); r != nil {
+			c := *r
+			child.RoleStates[name] = &c
+		}
+	}
+}
+
+// nextDatabaseID is an id no database of the branch has.
+func (b *branchState) nextDatabaseID() int64 {
+	var top int64
+	for _, d := range b.Databases {
+		top = max(top, d.ID)
+	}
+	return top + 1
+}
+
+// newRolePassword makes a password as Neon does: "npg_" and 12 letters and
+// digits.
+func newRolePassword() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return "npg_" + string(b)
+}
