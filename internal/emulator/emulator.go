@@ -126,6 +126,11 @@ func New(opts Options) (*Emulator, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// The API reference decides request bodies; it is read once per process,
+	// before the first request rather than during it.
+	if _, err := documentBodies(); err != nil {
+		return nil, err
+	}
 	e := &Emulator{
 		opts:    opts,
 		log:     logger,
