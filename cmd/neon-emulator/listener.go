@@ -84,11 +84,14 @@ func newControlToken() string {
 
 // readyLines are the KEY=value lines printed (and written to the ready
 // file) once the emulator serves.
-func readyLines(r reach, caFile, generatedKey, generatedToken string) string {
+func readyLines(r reach, caFile, httpsProxy, generatedKey, generatedToken string) string {
 	var b strings.Builder
 	b.WriteString("NEON_API_BASE_URL=" + r.baseURL + "\n")
 	if caFile != "" {
 		b.WriteString("SSL_CERT_FILE=" + caFile + "\n")
+	}
+	if httpsProxy != "" {
+		b.WriteString("HTTPS_PROXY=" + httpsProxy + "\n")
 	}
 	if generatedKey != "" {
 		b.WriteString("NEON_API_KEY=" + generatedKey + "\n")

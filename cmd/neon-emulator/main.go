@@ -3,7 +3,8 @@
 // in short, once it listens it prints to stdout
 //
 //	NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/   (https:// with -tls)
-//	SSL_CERT_FILE=<file>                     (with -tls: the generated CA certificate)
+//	SSL_CERT_FILE=<file>                     (with -tls or -proxy: the generated CA certificate)
+//	HTTPS_PROXY=http://127.0.0.1:PORT        (with -proxy; https:// with -tls)
 //	NEON_API_KEY=<key>                       (only when the key was generated)
 //	NEON_EMULATOR_CONTROL_TOKEN=<token>      (only when the token was generated)
 //	NEON_EMULATOR_REMOTE_BASE_URLS=<urls>    (only for a wildcard listen address)
@@ -85,10 +86,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ln.Close()
-	ln, scheme, caFile, err := secure(ln, cfg)
+	ln, scheme, ts, err := secure(ln, cfg)
 	if err != nil {
 		return err
 	}
+	caFile := ts.generatedCA()
 	if caFile != "" {
 		defer os.Remove(caFile)
 	}
@@ -102,6 +104,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	httpsProxy := ""
+	if cfg.proxy {
+		tn := newTunnel(ln, handler, ts)
+		ln, handler, httpsProxy = tn, tn, proxyURL(where.baseURL)
+	}
 
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -111,7 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.bootstrapKey == "" {
 		generatedKey = em.BootstrapKey()
 	}
-	ready := readyLines(where, caFile, generatedKey, generatedToken)
+	ready := readyLines(where, caFile, httpsProxy, generatedKey, generatedToken)
 	if err := announce(ready, cfg.readyFile, stdout); err != nil {
 		return shutdown(srv, em, err)
 	}
@@ -133,7 +140,7 @@ type config struct {
 	listen, controlToken, bootstrapKey   string
 	projects, accountRPM, routeRPS       int
 	stateFile, readyFile                 string
-	verbose, validate, useTLS            bool
+	verbose, validate, useTLS, proxy     bool
 	seed                                 *emulator.Seed
 	tlsNames, tlsCAFile, tlsCert, tlsKey string
 	showVersion                          bool
@@ -176,6 +183,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.tlsCAFile, "tls-ca-file", "", "file for the generated CA certificate (default <temp dir>/neon-emulator-<port>-ca.pem)")
 	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM, with its chain) instead of a generated one; needs -tls-key")
 	fs.StringVar(&cfg.tlsKey, "tls-key", "", "private key (PEM) of -tls-cert")
+	fs.BoolVar(&cfg.proxy, "proxy", false, "also answer as an HTTPS proxy that reaches only "+proxiedHost+":443, served by the emulator\n"+
+		"itself, for clients with no base-URL setting (the official Neon provider): printed as HTTPS_PROXY=...,\n"+
+		"trusted through SSL_CERT_FILE=<the CA>. CONNECT to any other host is refused")
 	fs.BoolVar(&cfg.showVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -199,29 +209,43 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	if cfg.tlsCert != "" || cfg.tlsKey != "" {
+		if cfg.proxy {
+			return nil, errors.New("-proxy signs a certificate for " + proxiedHost + " with a CA of its own: it cannot be used with -tls-cert")
+		}
 		cfg.useTLS = true
 	}
 	return &cfg, nil
 }
 
 // secure wraps ln in TLS when cfg asks for it, returning the scheme clients
-// use and the CA certificate file it wrote ("" when none).
-func secure(ln net.Listener, cfg *config) (_ net.Listener, scheme, caFile string, _ error) {
-	if !cfg.useTLS {
-		return ln, "http", "", nil
+// use and the TLS set-up (nil without -tls and -proxy). -proxy adds the API's
+// host to the generated certificate, which its tunnels present.
+func secure(ln net.Listener, cfg *config) (_ net.Listener, scheme string, _ *tlsSetup, _ error) {
+	if !cfg.useTLS && !cfg.proxy {
+		return ln, "http", nil, nil
 	}
 	tcp, _ := ln.Addr().(*net.TCPAddr)
 	if tcp == nil {
-		return nil, "", "", fmt.Errorf("-tls needs a TCP listener, got %s", ln.Addr())
+		return nil, "", nil, fmt.Errorf("-tls and -proxy need a TCP listener, got %s", ln.Addr())
 	}
 	if cfg.tlsCAFile == "" {
 		cfg.tlsCAFile = defaultCAFile(tcp.Port)
 	}
-	ts, err := setupTLS(cfg.tlsCert, cfg.tlsKey, cfg.tlsCAFile, certificateNames(tcp, splitNames(cfg.tlsNames)))
-	if err != nil {
-		return nil, "", "", err
+	var names []string
+	if cfg.useTLS {
+		names = certificateNames(tcp, splitNames(cfg.tlsNames))
 	}
-	return tls.NewListener(ln, ts.config), "https", ts.caFile, nil
+	if cfg.proxy {
+		names = append(names, proxiedHost)
+	}
+	ts, err := setupTLS(cfg.tlsCert, cfg.tlsKey, cfg.tlsCAFile, names)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if !cfg.useTLS {
+		return ln, "http", ts, nil
+	}
+	return tls.NewListener(ln, ts.config), "https", ts, nil
 }
 
 // startEmulator makes the emulator cfg describes, and the handler that serves
@@ -323,7 +347,8 @@ API keys, Neon Auth) until SIGINT or SIGTERM. Once it listens it prints, and
 writes to -ready-file:
 
   NEON_API_BASE_URL=http://127.0.0.1:PORT/api/v2/   (https:// with -tls)
-  SSL_CERT_FILE=...                     with -tls: the CA certificate to trust
+  SSL_CERT_FILE=...                     with -tls or -proxy: the CA certificate to trust
+  HTTPS_PROXY=http://127.0.0.1:PORT     with -proxy (https:// with -tls)
   NEON_API_KEY=...                      only when the key was generated
   NEON_EMULATOR_CONTROL_TOKEN=...       only when the control token was generated
   NEON_EMULATOR_REMOTE_BASE_URLS=...    for a wildcard -listen address or -tls-name
@@ -346,6 +371,15 @@ The provider refuses plain http:// on any host but loopback. For clients on
 other hosts (a CI service container), start with -tls (and -tls-name with the
 name they use); they trust the CA by SSL_CERT_FILE=<the printed file>, or,
 on another host, by the file "neon-emulator ca -o FILE URL" writes.
+
+Clients with no base-URL setting, such as the official Neon provider
+(neondatabase/neon, whose SDK always calls https://console.neon.tech/api/v2),
+reach the emulator with -proxy: export HTTPS_PROXY and SSL_CERT_FILE as
+printed, and NEON_API_KEY. Their CONNECT console.neon.tech:443 is answered
+by the emulator itself, with a certificate for console.neon.tech signed by
+its CA; CONNECT to any other host is refused (403), so nothing leaves this
+host. Requests to 127.0.0.1 and localhost never go through HTTPS_PROXY, so
+the neon-auth/neon provider, pointed at NEON_API_BASE_URL, works beside it.
 
 Every flag can also be set by an environment variable, NEON_EMULATOR_ and
 the flag's name in capitals with _ for -: NEON_EMULATOR_TLS=true,

@@ -34,6 +34,15 @@ type tlsSetup struct {
 	names  []string // the names of the generated certificate
 }
 
+// generatedCA is the file of the generated CA certificate ("" when there is
+// none: no TLS, or -tls-cert).
+func (ts *tlsSetup) generatedCA() string {
+	if ts == nil {
+		return ""
+	}
+	return ts.caFile
+}
+
 // certValidity is how long a generated certificate is valid: a run of the
 // emulator, with room for long CI jobs and clocks that differ a little.
 const certValidity = 30 * 24 * time.Hour
