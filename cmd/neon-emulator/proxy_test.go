@@ -33,12 +33,31 @@ func proxiedClient(t *testing.T, proxy, caFile string) *http.Client {
 	if !pool.AppendCertsFromPEM(pem) {
 		t.Fatalf("%s holds no certificate", caFile)
 	}
+	return proxiedClientTrusting(t, proxy, pool)
+}
+
+// proxiedClientTrusting is proxiedClient trusting the CAs of pool.
+func proxiedClientTrusting(t *testing.T, proxy string, pool *x509.CertPool) *http.Client {
+	t.Helper()
 	fromEnv := (&httpproxy.Config{HTTPSProxy: proxy}).ProxyFunc()
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = func(r *http.Request) (*url.URL, error) { return fromEnv(r.URL) }
-	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	tr := &http.Transport{
+		Proxy:             func(r *http.Request) (*url.URL, error) { return fromEnv(r.URL) },
+		TLSClientConfig:   &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		ForceAttemptHTTP2: true,
+	}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+}
+
+// getErr is the error of a GET that must fail.
+func getErr(t *testing.T, c *http.Client, rawURL string) error {
+	t.Helper()
+	resp, err := c.Get(rawURL)
+	if err == nil {
+		_ = resp.Body.Close()
+		t.Fatalf("GET %s answered %s", rawURL, resp.Status)
+	}
+	return err
 }
 
 // get sends a request with the key and decodes a JSON answer.
@@ -108,10 +127,8 @@ func TestProxyServesTheAPIAsConsoleNeonTech(t *testing.T) {
 		t.Errorf("GET https://console.neon.tech/_emulator/state = %d, want 404", status)
 	}
 	// Without the CA, the certificate for console.neon.tech is refused.
-	untrusting := proxiedClient(t, proxy, caFile)
-	untrusting.Transport.(*http.Transport).TLSClientConfig.RootCAs = x509.NewCertPool()
-	_, err := untrusting.Get("https://console.neon.tech/api/v2/projects")
-	if ue := (x509.UnknownAuthorityError{}); err == nil || !errors.As(err, &ue) {
+	err := getErr(t, proxiedClientTrusting(t, proxy, x509.NewCertPool()), "https://console.neon.tech/api/v2/projects")
+	if ue := (x509.UnknownAuthorityError{}); !errors.As(err, &ue) {
 		t.Errorf("a client without the CA: %v, want an unknown authority", err)
 	}
 }
@@ -145,7 +162,7 @@ func TestProxyRefusesEveryOtherTarget(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 	c := proxiedClient(t, proxy, readyValue(t, in.lines, "SSL_CERT_FILE"))
-	if _, err := c.Get("https://example.com/"); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+	if err := getErr(t, c, "https://example.com/"); !strings.Contains(err.Error(), "Forbidden") {
 		t.Errorf("GET https://example.com/ through the emulator: %v, want the proxy's refusal", err)
 	}
 }

@@ -24,9 +24,6 @@ const (
 	minComputeUnits = 0.25
 )
 
-// endpointTypes are the values of EndpointType.
-var endpointTypes = []string{endpointReadOnly, endpointReadWrite}
-
 // proxyHostOf is the host name under which a region's computes are reached:
 // aws-us-east-2 → us-east-2.aws.neon.tech.
 func proxyHostOf(region string) string {

@@ -7,6 +7,26 @@ import (
 	"testing"
 )
 
+// digObject is dig for a JSON object.
+func digObject(t *testing.T, v any, path ...any) map[string]any {
+	t.Helper()
+	m, ok := dig(t, v, path...).(map[string]any)
+	if !ok {
+		t.Fatalf("JSON %v at %v: want an object", v, path)
+	}
+	return m
+}
+
+// digArray is dig for a JSON array.
+func digArray(t *testing.T, v any, path ...any) []any {
+	t.Helper()
+	a, ok := dig(t, v, path...).([]any)
+	if !ok {
+		t.Fatalf("JSON %v at %v: want an array", v, path)
+	}
+	return a
+}
+
 // endpointIDs lists the ids of the endpoints a list answer holds.
 func endpointIDs(t *testing.T, r *response) []string {
 	t.Helper()
@@ -125,7 +145,7 @@ func TestCreateBranchWithEndpoints(t *testing.T) {
 		t.Errorf("operations = %v, want create_branch and a start_compute per endpoint", ops)
 	}
 	uri := digString(t, created, "connection_uris", 0, "connection_uri")
-	if want := "@" + rw["host"].(string) + "/neondb?sslmode=require"; !regexp.MustCompile(`^postgresql://neondb_owner:npg_[A-Za-z0-9]{12}` + regexp.QuoteMeta(want) + `$`).MatchString(uri) {
+	if want := "@" + digString(t, rw, "host") + "/neondb?sslmode=require"; !regexp.MustCompile(`^postgresql://neondb_owner:npg_[A-Za-z0-9]{12}` + regexp.QuoteMeta(want) + `$`).MatchString(uri) {
 		t.Errorf("connection_uri = %q", uri)
 	}
 	if got := endpointIDs(t, v.do("GET", path+"/"+id+"/endpoints", nil)); len(got) != 2 {
@@ -184,7 +204,7 @@ func TestDatabasesAndRoles(t *testing.T) {
 	if revealed := digString(t, v.do("GET", b+"/roles/app/reveal_password", nil).JSON(), "password"); revealed != password || password == "" {
 		t.Errorf("revealed %q, created with %q", revealed, password)
 	}
-	if role := dig(t, v.do("GET", b+"/roles/app", nil).JSON(), "role").(map[string]any); role["name"] != "app" || role["password"] != nil {
+	if role := digObject(t, v.do("GET", b+"/roles/app", nil).JSON(), "role"); role["name"] != "app" || role["password"] != nil {
 		t.Errorf("GET role = %v (a read never shows the password)", role)
 	}
 	wantError(t, v.do("POST", b+"/roles", map[string]any{"role": map[string]any{"name": "app"}}), http.StatusConflict, "role app already exists")
@@ -197,7 +217,7 @@ func TestDatabasesAndRoles(t *testing.T) {
 
 	r = v.do("POST", b+"/databases", map[string]any{"database": map[string]any{"name": "shop", "owner_name": "app"}})
 	wantStatus(t, r, http.StatusCreated)
-	if db := dig(t, r.JSON(), "database").(map[string]any); db["id"] != float64(2) || db["owner_name"] != "app" {
+	if db := digObject(t, r.JSON(), "database"); db["id"] != float64(2) || db["owner_name"] != "app" {
 		t.Errorf("database = %v", db)
 	}
 	wantError(t, v.do("POST", b+"/databases", map[string]any{"database": map[string]any{"name": "shop", "owner_name": "app"}}), http.StatusConflict, "database shop already exists")
@@ -207,12 +227,12 @@ func TestDatabasesAndRoles(t *testing.T) {
 
 	wantStatus(t, v.do("PATCH", b+"/databases/shop", map[string]any{"database": map[string]any{"name": "store", "owner_name": "neondb_owner"}}), http.StatusOK)
 	wantError(t, v.do("GET", b+"/databases/shop", nil), http.StatusNotFound, "database shop not found")
-	if db := dig(t, v.do("GET", b+"/databases/store", nil).JSON(), "database").(map[string]any); db["owner_name"] != "neondb_owner" || db["id"] != float64(2) {
+	if db := digObject(t, v.do("GET", b+"/databases/store", nil).JSON(), "database"); db["owner_name"] != "neondb_owner" || db["id"] != float64(2) {
 		t.Errorf("renamed database = %v", db)
 	}
 	var names []string
-	for _, role := range dig(t, v.do("GET", b+"/roles", nil).JSON(), "roles").([]any) {
-		names = append(names, role.(map[string]any)["name"].(string))
+	for _, role := range digArray(t, v.do("GET", b+"/roles", nil).JSON(), "roles") {
+		names = append(names, digString(t, role, "name"))
 	}
 	if !slices.Equal(names, []string{"neondb_owner", "app", "nologin"}) {
 		t.Errorf("roles = %v", names)
@@ -223,7 +243,7 @@ func TestDatabasesAndRoles(t *testing.T) {
 	wantStatus(t, v.do("DELETE", b+"/roles/app", nil), http.StatusOK)
 	wantStatus(t, v.do("DELETE", b+"/roles/app", nil), http.StatusNoContent)
 	wantError(t, v.do("GET", b+"/roles/app/reveal_password", nil), http.StatusNotFound, "role app not found")
-	if dbs := dig(t, v.do("GET", b+"/databases", nil).JSON(), "databases").([]any); len(dbs) != 1 {
+	if dbs := digArray(t, v.do("GET", b+"/databases", nil).JSON(), "databases"); len(dbs) != 1 {
 		t.Errorf("databases = %v, want neondb only", dbs)
 	}
 }
@@ -235,7 +255,7 @@ func TestPasswordsOfAProjectThatDoesNotStoreThem(t *testing.T) {
 	r := v.do("POST", "/projects", map[string]any{"project": map[string]any{"store_passwords": false}})
 	wantStatus(t, r, http.StatusCreated)
 	created := r.JSON()
-	if digString(t, created, "roles", 0, "password") == "" || len(created["connection_uris"].([]any)) != 1 {
+	if digString(t, created, "roles", 0, "password") == "" || len(digArray(t, created, "connection_uris")) != 1 {
 		t.Errorf("created = %s", r.Body)
 	}
 	b := "/projects/" + digString(t, created, "project", "id") + "/branches/" + digString(t, created, "branch", "id")

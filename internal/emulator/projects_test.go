@@ -247,7 +247,7 @@ func TestCreateProjectKeepsEveryFieldItModels(t *testing.T) {
 	if ann := digString(t, v.do("GET", b, nil).JSON(), "annotation", "value", "owner"); ann != "platform" {
 		t.Errorf("annotation owner = %q", ann)
 	}
-	if db := dig(t, v.do("GET", b+"/databases", nil).JSON(), "databases", 0).(map[string]any); db["name"] != "baz" || db["owner_name"] != "qux" {
+	if db := digObject(t, v.do("GET", b+"/databases", nil).JSON(), "databases", 0); db["name"] != "baz" || db["owner_name"] != "qux" {
 		t.Errorf("database = %v", db)
 	}
 	password := digString(t, created, "roles", 0, "password")
@@ -260,11 +260,11 @@ func TestCreateProjectKeepsEveryFieldItModels(t *testing.T) {
 	ep, _ := dig(t, created, "endpoints", 0).(map[string]any)
 	if ep["type"] != "read_write" || ep["autoscaling_limit_min_cu"] != 0.5 || ep["autoscaling_limit_max_cu"] != float64(1) ||
 		ep["suspend_timeout_seconds"] != float64(300) || ep["region_id"] != "aws-eu-central-1" ||
-		!regexp.MustCompile(`^ep-[a-z]+-[a-z]+-[0-9]{8}\.eu-central-1\.aws\.neon\.tech$`).MatchString(ep["host"].(string)) {
+		!regexp.MustCompile(`^ep-[a-z]+-[a-z]+-[0-9]{8}\.eu-central-1\.aws\.neon\.tech$`).MatchString(digString(t, ep, "host")) {
 		t.Errorf("default endpoint = %v", ep)
 	}
 	uri := digString(t, created, "connection_uris", 0, "connection_uri")
-	if wantURI := "postgresql://qux:" + password + "@" + ep["host"].(string) + "/baz?sslmode=require"; uri != wantURI {
+	if wantURI := "postgresql://qux:" + password + "@" + digString(t, ep, "host") + "/baz?sslmode=require"; uri != wantURI {
 		t.Errorf("connection_uri = %q, want %q", uri, wantURI)
 	}
 }
