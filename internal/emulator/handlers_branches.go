@@ -450,9 +450,9 @@ func parseEndpointOptions(o object) error {
 // createBranch serves POST /projects/{project_id}/branches. The body is
 // optional: BranchCreateRequest with annotation_value. The new branch is a
 // child of parent_id (default: the production branch) with copies of its
-// databases and roles. It starts without Neon Auth, even when its parent has
-// it: Neon Auth state is per branch, so enable it on the new branch with
-// POST .../branches/{branch_id}/auth. annotation_value, init_source and
+// databases and roles, and of its Neon Auth when that is Better Auth (see
+// BranchAuth.inheritedBy); init_source schema-only makes a root branch
+// without either parent or Neon Auth (see state.addBranch). annotation_value, init_source and
 // expires_at are stored and returned; the fields the emulator does not model
 // are checked, then ignored (it has no computes: no endpoint is created).
 // Names are unique in a project (409). Answers 201 with the branch, its roles
@@ -483,8 +483,8 @@ func (e *Emulator) createBranch(c *call) error {
 	if name != "" && slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.Name == name }) {
 		return conflict("a branch named %q already exists in project %s", name, p.Project.ID)
 	}
-	b := e.st.addBranch(p, parent, name, now())
-	b.Protected, b.InitSource, b.ExpiresAt, b.Annotation = bc.protected, bc.initSource, bc.expiresAt, bc.annotation
+	b := e.st.addBranch(p, parent, name, bc.initSource, now())
+	b.Protected, b.ExpiresAt, b.Annotation = bc.protected, bc.expiresAt, bc.annotation
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
