@@ -201,6 +201,42 @@ func (a *BranchAuth) clone() BranchAuth {
 	return c
 }
 
+// inheritedBy is the Neon Auth that child, a branch just created from a's
+// branch, starts with; nil when it starts without one.
+//
+// Neon Auth's data lives in the branch's database (the neon_auth schema), so
+// branching copies it as it is at that moment (Neon's docs,
+// auth/branching-authentication): users with their ids and roles, the
+// configuration (name, allow_localhost, sign-in methods, plugins, webhooks),
+// the OAuth providers with their credentials, the trusted domains and the
+// email provider. The copy is independent from then on, and the child has
+// its own auth endpoint: its own base_url and jwks_url, and its own
+// auth_provider_project_id. Test emails sent on the parent are not part of
+// that data and are not copied.
+//
+// Only Better Auth branches with the database. A Stack Auth (or mock)
+// integration is a project at the auth provider, outside the database: one
+// per Neon project, bound to the production branch, whose SDK keys and
+// ownership transfer only the production branch reaches. Neon documents no
+// copy of it, and the emulator makes none: the child starts without Neon
+// Auth, as before branching existed for auth.
+func (a *BranchAuth) inheritedBy(p *projectState, child *branchState, at time.Time) *BranchAuth {
+	if a.AuthProvider != authProviderBetterAuth {
+		return nil
+	}
+	c := a.clone()
+	c.BranchID = child.ID
+	c.AuthProviderProjectID = newUUID()
+	c.CreatedAt = at
+	c.BaseURL = authBaseURL(p, child, c.AuthProvider, c.AuthProviderProjectID, c.DBName)
+	c.JWKSURL = c.BaseURL + "/.well-known/jwks.json"
+	c.TransferCode, c.TransferStatus = "", ""
+	c.TestEmails = nil
+	c.mintKeys()
+	c.normalize()
+	return &c
+}
+
 // normalize gives nil lists their empty value, so that lists answer [].
 func (a *BranchAuth) normalize() {
 	if a.OAuthProviders == nil {

@@ -443,11 +443,11 @@ func TestTestEmails(t *testing.T) {
 		t.Errorf("send_test_email changed the saved configuration: %+v", a.EmailProvider)
 	}
 
-	other, err := v.e.AddBranch(v.project, "stack-branch")
+	other, err := v.e.CreateBranch(v.project, BranchOptions{Name: "stack-branch", InitSource: "schema-only"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.enableOn(other, "stack")
-	wantError(t, v.do("POST", v.branchAuthPath(other)+"/email_provider/test", to), http.StatusBadRequest, "auth_provider: testing the saved email provider needs a better_auth integration")
-	wantStatus(t, v.do("POST", v.branchAuthPath(other)+"/send_test_email", legacy), http.StatusOK)
+	v.enableOn(other.ID, "stack")
+	wantError(t, v.do("POST", v.branchAuthPath(other.ID)+"/email_provider/test", to), http.StatusBadRequest, "auth_provider: testing the saved email provider needs a better_auth integration")
+	wantStatus(t, v.do("POST", v.branchAuthPath(other.ID)+"/send_test_email", legacy), http.StatusOK)
 }

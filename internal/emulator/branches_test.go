@@ -44,19 +44,17 @@ func TestCreateBranch(t *testing.T) {
 			t.Errorf("roles %v, databases %v: want the parent's", out.Roles, out.Databases)
 		}
 	})
-	t.Run("a named child of another branch, starting without Neon Auth", func(t *testing.T) {
+	t.Run("a named child of another branch, with a copy of its Neon Auth", func(t *testing.T) {
 		v.enableOn(v.branch, "better_auth")
 		parent := v.createBranch(map[string]any{"branch": map[string]any{"name": "staging"}})
-		v.enableOn(parent, "better_auth")
 		child := v.createBranch(map[string]any{"branch": map[string]any{"name": "feature", "parent_id": parent, "protected": true}, "endpoints": []any{}})
 		got, _ := dig(t, v.do("GET", path+"/"+child, nil).JSON(), "branch").(map[string]any)
 		if got["name"] != "feature" || got["parent_id"] != parent || got["protected"] != true {
 			t.Errorf("branch = %v", got)
 		}
-		if _, ok := v.e.BranchAuth(v.project, child); ok {
-			t.Error("the new branch inherited Neon Auth")
+		if a, ok := v.e.BranchAuth(v.project, child); !ok || a.AuthProvider != "better_auth" || a.BranchID != child {
+			t.Errorf("the child's Neon Auth = %+v, %v; want a copy of its parent's Better Auth", a.Integration, ok)
 		}
-		wantError(t, v.do("GET", path+"/"+child+"/auth", nil), http.StatusNotFound, "Neon Auth is not enabled")
 	})
 	t.Run("refusals", func(t *testing.T) {
 		cases := []struct {

@@ -164,15 +164,25 @@ func (p *projectState) roleOf(b *branchState, name string) *roleState {
 	return nil
 }
 
-// copyRoles gives child copies of the roles it took from its parent, with
-// their passwords: a new branch's roles are its parent's, as on Neon.
-func (p *projectState) copyRoles(child *branchState) {
-	child.RoleStates = map[string]*roleState{}
-	for _, name := range child.Roles {
-		if r := p.roleOf(child, name); r != nil {
+// copyRoles gives b copies of the roles it took from the branch it was made
+// from, with their passwords: a new branch's roles are its parent's, as on
+// Neon (also for a schema-only branch, which records no parent).
+func (p *projectState) copyRoles(from, b *branchState) {
+	states := map[string]*roleState{}
+	for _, name := range b.Roles {
+		if r := p.roleOf(from, name); r != nil {
 			c := *r
-			child.RoleStates[name] = &c
+			states[name] = &c
 		}
+	}
+	b.RoleStates = states
+}
+
+// ownRoles gives b role states of its own, copies of those it reads from
+// its parent, before its roles change.
+func (p *projectState) ownRoles(b *branchState) {
+	if b.RoleStates == nil {
+		p.copyRoles(b, b)
 	}
 }
 

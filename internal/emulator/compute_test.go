@@ -177,6 +177,10 @@ func TestBranchRolesKeepTheirParentsPasswords(t *testing.T) {
 	if got := reveal(dev, "neondb_owner"); got != parent {
 		t.Errorf("dev's neondb_owner has password %q, its parent's is %q", got, parent)
 	}
+	schemaOnly := v.createBranch(map[string]any{"branch": map[string]any{"name": "schema", "init_source": "schema-only"}})
+	if got := reveal(schemaOnly, "neondb_owner"); got != parent {
+		t.Errorf("a schema-only branch (a root, without parent_id) has %q, want the password of the branch it came from, %q", got, parent)
+	}
 	seeded, err := v.e.AddBranch(v.project, "seeded") // made without copies: it reads its parent's
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,10 @@ import (
 //	                                              → 201 {"key":"<token>"}
 //	POST /_emulator/keys/revoke {"key":"<token>"} → 204
 //	POST /_emulator/projects {"name":"..."}       → 201 <Project object, as in GET /projects>
+//	POST /_emulator/projects/{project_id}/branches {"name":"...","parent_id":"...","init_source":"...","domains":["https://..."]}
+//	                                              → 201 {"branch":<Branch>,"neon_auth":<its Neon Auth, secrets masked, or null>}
+//	                                                 (a branch as the API creates it, with domains pre-set on the
+//	                                                 Neon Auth it inherits, as the Vercel integration does)
 //	POST /_emulator/transfer/confirm {"project_id":"...","auth_provider":"stack"} → 204
 //	GET  /_emulator/faults                        → 200 <faults>
 //	PUT  /_emulator/faults <faults>               → 200 <faults, defaults filled in>
@@ -82,6 +86,12 @@ func (e *Emulator) control(w http.ResponseWriter, r *http.Request, path string) 
 				return errMethod
 			}
 			return e.controlUsersSync(w, id)
+		}
+		if id, ok := strings.CutSuffix(rest, "/branches"); ok && id != "" && !strings.Contains(id, "/") {
+			if r.Method != http.MethodPost {
+				return errMethod
+			}
+			return e.controlCreateBranch(w, r, id)
 		}
 	}
 	type endpoint struct {
@@ -192,6 +202,28 @@ func (e *Emulator) controlCreateProject(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	writeJSON(w, http.StatusCreated, p)
+	return nil
+}
+
+func (e *Emulator) controlCreateBranch(w http.ResponseWriter, r *http.Request, projectID string) error {
+	var req struct {
+		Name       string   `json:"name"`
+		ParentID   string   `json:"parent_id"`
+		InitSource string   `json:"init_source"`
+		Domains    []string `json:"domains"`
+	}
+	if err := decodeControl(w, r, &req); err != nil {
+		return err
+	}
+	b, err := e.CreateBranch(projectID, BranchOptions{Name: req.Name, ParentID: req.ParentID, InitSource: req.InitSource, Domains: req.Domains})
+	if err != nil {
+		return goAPIError(err)
+	}
+	out := map[string]any{"branch": newBranchView(&b), "neon_auth": nil}
+	if a, ok := e.BranchAuth(projectID, b.ID); ok {
+		out["neon_auth"] = maskedAuth(&a)
+	}
+	writeJSON(w, http.StatusCreated, out)
 	return nil
 }
 

@@ -346,10 +346,10 @@ var lsnPattern = regexp.MustCompile(`^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$`)
 // createBranch serves POST /projects/{project_id}/branches. The body is
 // optional: BranchCreateRequest with annotation_value. The new branch is a
 // child of parent_id (default: the production branch) with copies of its
-// databases and roles (their passwords too), and one compute endpoint per
-// item of endpoints. It starts without Neon Auth, even when its parent has
-// it: Neon Auth state is per branch, so enable it on the new branch with
-// POST .../branches/{branch_id}/auth. annotation_value, protected,
+// databases and roles (their passwords too), of its Neon Auth when that is
+// Better Auth (see BranchAuth.inheritedBy), and one compute endpoint per item
+// of endpoints; init_source schema-only makes a root branch without either
+// parent or Neon Auth (see state.addBranch). annotation_value, protected,
 // init_source and expires_at are stored and returned. Names are unique in a
 // project (409). Answers 201 with the branch, its endpoints, roles,
 // databases, connection URIs (with a read_write endpoint) and finished
@@ -384,11 +384,12 @@ func (e *Emulator) createBranch(c *call) error {
 	if err != nil {
 		return err
 	}
-	b := e.st.addBranch(p, parent, name, now())
+	initSource := ""
+	set(&initSource, bc.Branch.InitSource)
+	b := e.st.addBranch(p, parent, name, initSource, now())
 	set(&b.Protected, bc.Branch.Protected)
-	set(&b.InitSource, bc.Branch.InitSource)
 	b.ExpiresAt, b.Annotation = bc.Branch.ExpiresAt, bc.Annotation
-	p.copyRoles(b)
+	p.copyRoles(parent, b)
 	b.Endpoints = endpoints
 	if err := e.saveLocked(); err != nil {
 		return err

@@ -234,9 +234,7 @@ func (e *Emulator) createRole(c *call) error {
 	if !f.NoLogin {
 		rs.Password = newRolePassword()
 	}
-	if b.RoleStates == nil {
-		p.copyRoles(b)
-	}
+	p.ownRoles(b)
 	b.Roles = append(b.Roles, f.Name)
 	b.RoleStates[f.Name] = rs
 	if err := e.saveLocked(); err != nil {
@@ -264,9 +262,7 @@ func (e *Emulator) deleteRole(c *call) error {
 			name, b.Databases[i].Name, b.ID)
 	}
 	view := roleViewOf(p, b, name, false)
-	if b.RoleStates == nil {
-		p.copyRoles(b)
-	}
+	p.ownRoles(b)
 	b.Roles = slices.DeleteFunc(b.Roles, func(r string) bool { return r == name })
 	delete(b.RoleStates, name)
 	if err := e.saveLocked(); err != nil {

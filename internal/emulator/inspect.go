@@ -53,15 +53,85 @@ func (e *Emulator) DefaultBranchID(projectID string) (string, error) {
 	return p.defaultBranch().ID, nil
 }
 
-// AddBranch adds a non-default branch: a child of the default branch with
-// copies of its databases and roles, without Neon Auth.
+// AddBranch adds a non-default branch as the API does without a body: a
+// child of the default branch with copies of its databases, roles and Neon
+// Auth (when that is Better Auth).
 func (e *Emulator) AddBranch(projectID, name string) (string, error) {
-	var id string
-	err := e.mutate(projectID, func(p *projectState) error {
-		id = e.st.addBranch(p, p.defaultBranch(), name, now()).ID
+	b, err := e.CreateBranch(projectID, BranchOptions{Name: name})
+	return b.ID, err
+}
+
+// BranchOptions say how CreateBranch makes a branch.
+type BranchOptions struct {
+	// Name is the branch name; "" → the branch id. Names are unique in a
+	// project.
+	Name string
+	// ParentID is the branch it is created from; "" → the default branch.
+	ParentID string
+	// InitSource is "" or "parent-data" (a child of the parent, with a copy
+	// of its Neon Auth when that is Better Auth) or "schema-only" (a root
+	// branch with the parent's schema only, and no Neon Auth).
+	InitSource string
+	// Domains are trusted domains added to the new branch's Neon Auth, as
+	// the Vercel integration pre-sets a preview deployment's. The branch
+	// must start with Neon Auth; each domain is checked and canonicalised
+	// as the API does, and one the copy already has is not added twice.
+	Domains []string
+}
+
+// CreateBranch creates a branch out of band, as POST .../branches does,
+// optionally with trusted domains pre-set. Nothing is created when an
+// option is refused (ErrNotFound for an unknown project or parent,
+// ErrConflict for a name taken, ErrInvalid otherwise).
+func (e *Emulator) CreateBranch(projectID string, o BranchOptions) (Branch, error) {
+	var out Branch
+	domains, err := canonicalDomains(o.Domains)
+	if err != nil {
+		return out, err
+	}
+	if o.InitSource != "" && o.InitSource != initParentData && o.InitSource != initSchemaOnly {
+		return out, fmt.Errorf("%w: init_source must be %s or %s, got %q", ErrInvalid, initParentData, initSchemaOnly, o.InitSource)
+	}
+	err = e.mutate(projectID, func(p *projectState) error {
+		parent := p.defaultBranch()
+		if o.ParentID != "" {
+			if parent = p.branch(o.ParentID); parent == nil {
+				return fmt.Errorf("%w: parent branch %q in project %q", ErrNotFound, o.ParentID, projectID)
+			}
+		}
+		if o.Name != "" && slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.Name == o.Name }) {
+			return fmt.Errorf("%w: a branch named %q already exists in project %q", ErrConflict, o.Name, projectID)
+		}
+		inherits := o.InitSource != initSchemaOnly && parent.Auth != nil && parent.Auth.AuthProvider == authProviderBetterAuth
+		if len(domains) > 0 && !inherits {
+			return fmt.Errorf("%w: domains: the new branch starts without Neon Auth (its parent %s has no Better Auth to copy), "+
+				"so there is no trusted domain list to pre-set", ErrInvalid, parent.ID)
+		}
+		b := e.st.addBranch(p, parent, o.Name, o.InitSource, now())
+		for _, d := range domains {
+			if b.Auth.domainIndex(d) < 0 {
+				b.Auth.Domains = append(b.Auth.Domains, Domain{Domain: d, AuthProvider: b.Auth.AuthProvider})
+			}
+		}
+		out = b.Branch
+		out.Databases, out.Roles = slices.Clone(b.Databases), slices.Clone(b.Roles)
 		return nil
 	})
-	return id, err
+	return out, err
+}
+
+// canonicalDomains checks trusted domains as the API does and returns their
+// canonical forms.
+func canonicalDomains(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for i, d := range in {
+		c, err := canonicalOrigin(d)
+		if err != nil {
+			return nil, fmt.Errorf("%w: domains[%d]: %q %w", ErrInvalid, i, d, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // Branches returns the project's branches in creation order.

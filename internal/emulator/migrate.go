@@ -67,7 +67,7 @@ func (st *state) upgradeV2() {
 			for i := range b.Databases {
 				b.Databases[i].ID, b.Databases[i].CreatedAt = int64(i+1), b.CreatedAt
 			}
-			p.copyRoles(b)
+			p.ownRoles(b)
 			for _, name := range b.Roles {
 				if b.RoleStates[name] == nil {
 					b.RoleStates[name] = &roleState{Password: newRolePassword(), CreatedAt: b.CreatedAt}

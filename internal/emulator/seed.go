@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -25,8 +26,14 @@ import (
 //	      domains       = ["https://app.example.com"]
 //	    }
 //	  }
-//	  branch "preview" {                  # a child of parent (default "main")
-//	    parent = "main"
+//	  branch "preview" {                  # a child of parent (default "main"), with
+//	    parent = "main"                   # a copy of its Better Auth, as on Neon
+//	    neon_auth {                       # optional: domains pre-set on the copy
+//	      domains = ["https://pr-1.preview.example.com"]
+//	    }
+//	  }
+//	  branch "schema" {                   # init_source = "schema-only": a root
+//	    init_source = "schema-only"       # branch, no parent, no Neon Auth copied
 //	  }
 //	}
 //
@@ -54,18 +61,25 @@ type SeedProject struct {
 }
 
 // SeedBranch is a branch of a seed project. The one named "main" is the
-// default branch; others are created as children of Parent.
+// default branch; others are created from Parent as the API creates them:
+// a child gets a copy of the parent's Better Auth (a neon_auth block then
+// adds domains to the copy), and a schema-only branch is a root branch
+// without Neon Auth unless its own neon_auth block enables one.
 type SeedBranch struct {
-	Name     string
-	ID       string // "" → generated
-	Parent   string // a branch name; "" → "main"
-	NeonAuth *SeedNeonAuth
+	Name       string
+	ID         string // "" → generated
+	Parent     string // a branch name; "" → "main"
+	InitSource string // "", "parent-data" or "schema-only"
+	NeonAuth   *SeedNeonAuth
 }
 
-// SeedNeonAuth enables Neon Auth on a branch.
+// SeedNeonAuth enables Neon Auth on a branch, or on a branch that inherits
+// its parent's, adds domains to the copy.
 type SeedNeonAuth struct {
 	AuthProvider string
 	Domains      []string // canonical origins
+
+	providerRange hcl.Range // of auth_provider, for errors
 }
 
 // SeedKey is an API key with a fixed token.
@@ -89,7 +103,7 @@ var (
 		Blocks:     []hcl.BlockHeaderSchema{{Type: "branch", LabelNames: []string{"name"}}},
 	}
 	seedBranchSchema = &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "id"}, {Name: "parent"}},
+		Attributes: []hcl.AttributeSchema{{Name: "id"}, {Name: "parent"}, {Name: "init_source"}},
 		Blocks:     []hcl.BlockHeaderSchema{{Type: "neon_auth"}},
 	}
 	seedAuthSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "auth_provider"}, {Name: "domains"}}}
@@ -277,41 +291,96 @@ func (d *seedDecoder) project(b *hcl.Block, ids map[string]hcl.Range) SeedProjec
 	d.checkID(p.ID, idRng, ids, "project")
 	branches := map[string]hcl.Range{}
 	for _, bb := range c.Blocks.OfType("branch") {
-		br := SeedBranch{Name: bb.Labels[0]}
-		if prev, dup := branches[br.Name]; dup {
-			d.errorf(bb.LabelRanges[0], "Duplicate branch", "branch %q of project %q is already defined at line %d", br.Name, p.Name, prev.Start.Line)
-			continue
+		if br, ok := d.branch(bb, p.Name, branches, ids); ok {
+			p.Branches = append(p.Branches, br)
 		}
-		bc := d.content(bb.Body, seedBranchSchema)
-		if bc == nil {
-			continue
-		}
-		var bidRng, parentRng hcl.Range
-		br.ID, bidRng = d.str(bc, "id")
-		if br.ID != "" && !strings.HasPrefix(br.ID, "br-") {
-			d.errorf(bidRng, "Invalid id", "branch ids start with \"br-\", got %q", br.ID)
-		}
-		d.checkID(br.ID, bidRng, ids, "branch")
-		br.Parent, parentRng = d.str(bc, "parent")
-		switch {
-		case br.Name == defaultBranchName && br.Parent != "":
-			d.errorf(parentRng, "Unexpected parent", "branch %q is the default branch of project %q and has no parent", br.Name, p.Name)
-		case br.Name != defaultBranchName && br.Parent != "" && br.Parent != defaultBranchName:
-			if _, ok := branches[br.Parent]; !ok {
-				d.errorf(parentRng, "Unknown parent", "branch %q: parent %q must be %q or a branch defined above it in project %q",
-					br.Name, br.Parent, defaultBranchName, p.Name)
-			}
-		}
-		branches[br.Name] = bb.DefRange
-		if auth := bc.Blocks.OfType("neon_auth"); len(auth) > 0 {
-			if len(auth) > 1 {
-				d.errorf(auth[1].DefRange, "Duplicate neon_auth", "branch %q has more than one neon_auth block", br.Name)
-			}
-			br.NeonAuth = d.neonAuth(auth[0])
-		}
-		p.Branches = append(p.Branches, br)
 	}
+	d.checkInheritance(p)
 	return p
+}
+
+// branch decodes a branch block of project; branches are the ones above it.
+func (d *seedDecoder) branch(bb *hcl.Block, project string, branches, ids map[string]hcl.Range) (SeedBranch, bool) {
+	br := SeedBranch{Name: bb.Labels[0]}
+	if prev, dup := branches[br.Name]; dup {
+		d.errorf(bb.LabelRanges[0], "Duplicate branch", "branch %q of project %q is already defined at line %d", br.Name, project, prev.Start.Line)
+		return br, false
+	}
+	bc := d.content(bb.Body, seedBranchSchema)
+	if bc == nil {
+		return br, false
+	}
+	var bidRng, parentRng, initRng hcl.Range
+	br.ID, bidRng = d.str(bc, "id")
+	if br.ID != "" && !strings.HasPrefix(br.ID, "br-") {
+		d.errorf(bidRng, "Invalid id", "branch ids start with \"br-\", got %q", br.ID)
+	}
+	d.checkID(br.ID, bidRng, ids, "branch")
+	br.Parent, parentRng = d.str(bc, "parent")
+	br.InitSource, initRng = d.str(bc, "init_source")
+	switch {
+	case br.Name == defaultBranchName && br.Parent != "":
+		d.errorf(parentRng, "Unexpected parent", "branch %q is the default branch of project %q and has no parent", br.Name, project)
+	case br.Name != defaultBranchName && br.Parent != "" && br.Parent != defaultBranchName:
+		if _, ok := branches[br.Parent]; !ok {
+			d.errorf(parentRng, "Unknown parent", "branch %q: parent %q must be %q or a branch defined above it in project %q",
+				br.Name, br.Parent, defaultBranchName, project)
+		}
+	}
+	switch {
+	case initRng == (hcl.Range{}):
+	case br.Name == defaultBranchName:
+		d.errorf(initRng, "Unexpected init_source", "branch %q is the default branch of project %q: it is not created from another branch", br.Name, project)
+	case br.InitSource != initParentData && br.InitSource != initSchemaOnly:
+		d.errorf(initRng, "Invalid init_source", "branch %q: init_source must be %q or %q, got %q", br.Name, initParentData, initSchemaOnly, br.InitSource)
+	}
+	branches[br.Name] = bb.DefRange
+	if auth := bc.Blocks.OfType("neon_auth"); len(auth) > 0 {
+		if len(auth) > 1 {
+			d.errorf(auth[1].DefRange, "Duplicate neon_auth", "branch %q has more than one neon_auth block", br.Name)
+		}
+		br.NeonAuth = d.neonAuth(auth[0])
+	}
+	return br, true
+}
+
+// checkInheritance refuses a neon_auth block that names another auth
+// provider than the Better Auth its branch inherits: such a block can only
+// pre-set domains on the copy.
+func (d *seedDecoder) checkInheritance(p SeedProject) {
+	provider := map[string]string{}
+	for _, br := range seedCreationOrder(p.Branches) {
+		parent := cmp.Or(br.Parent, defaultBranchName)
+		inherited := br.Name != defaultBranchName && br.InitSource != initSchemaOnly && provider[parent] == authProviderBetterAuth
+		switch {
+		case inherited && br.NeonAuth != nil && br.NeonAuth.AuthProvider != authProviderBetterAuth:
+			d.errorf(br.NeonAuth.providerRange, "Invalid auth_provider",
+				"branch %q starts with a copy of the Better Auth of its parent %q, so its neon_auth block can only pre-set domains: "+
+					"remove auth_provider, or set init_source = %q for a branch without the copy", br.Name, parent, initSchemaOnly)
+		case inherited:
+			provider[br.Name] = authProviderBetterAuth
+		case br.NeonAuth != nil:
+			provider[br.Name] = br.NeonAuth.AuthProvider
+		}
+	}
+}
+
+// seedCreationOrder is the order branches are created in: the default
+// branch first (every other may be created from it), then the others as
+// declared (a parent is declared above its children).
+func seedCreationOrder(bs []SeedBranch) []SeedBranch {
+	out := make([]SeedBranch, 0, len(bs))
+	for _, br := range bs {
+		if br.Name == defaultBranchName {
+			out = append(out, br)
+		}
+	}
+	for _, br := range bs {
+		if br.Name != defaultBranchName {
+			out = append(out, br)
+		}
+	}
+	return out
 }
 
 func (d *seedDecoder) checkID(id string, rng hcl.Range, ids map[string]hcl.Range, what string) {
@@ -337,6 +406,7 @@ func (d *seedDecoder) neonAuth(b *hcl.Block) *SeedNeonAuth {
 		return a
 	}
 	if v, rng := d.str(c, "auth_provider"); rng != (hcl.Range{}) {
+		a.providerRange = rng
 		if checkAuthProvider(v) != nil {
 			d.errorf(rng, "Invalid auth_provider", "auth_provider must be one of %s, got %q", strings.Join(authProviders, ", "), v)
 		}
@@ -379,29 +449,17 @@ func seedState(s *Seed, at time.Time) *state {
 			}
 		}
 		byName := map[string]*branchState{defaultBranchName: p.defaultBranch()}
-		for _, sb := range sp.Branches {
+		for _, sb := range seedCreationOrder(sp.Branches) {
 			b := byName[defaultBranchName]
 			if sb.Name != defaultBranchName {
-				parent := byName[defaultBranchName]
-				if sb.Parent != "" {
-					parent = byName[sb.Parent]
-				}
-				b = st.addBranch(p, parent, sb.Name, at)
+				b = st.addBranch(p, byName[cmp.Or(sb.Parent, defaultBranchName)], sb.Name, sb.InitSource, at)
 				byName[sb.Name] = b
 			}
 			if sb.ID != "" {
-				for _, child := range p.Branches {
-					if child.ParentID == b.ID {
-						child.ParentID = sb.ID
-					}
-				}
-				b.ID = sb.ID
+				p.renameBranch(b, sb.ID)
 			}
 			if sb.NeonAuth != nil {
-				b.Auth = newBranchAuth(p, b, sb.NeonAuth.AuthProvider, defaultDatabaseName, defaultRoleName, at)
-				for _, dom := range sb.NeonAuth.Domains {
-					b.Auth.Domains = append(b.Auth.Domains, Domain{Domain: dom, AuthProvider: b.Auth.AuthProvider})
-				}
+				seedAuth(p, b, sb.NeonAuth, at)
 			}
 		}
 	}
@@ -413,4 +471,17 @@ func seedState(s *Seed, at time.Time) *state {
 		st.ensureKey(k.Token, k.Kind, projectIDs[k.Project], at)
 	}
 	return st
+}
+
+// seedAuth enables a seed branch's Neon Auth, or adds the block's domains to
+// the copy the branch inherited.
+func seedAuth(p *projectState, b *branchState, sa *SeedNeonAuth, at time.Time) {
+	if b.Auth == nil {
+		b.Auth = newBranchAuth(p, b, sa.AuthProvider, defaultDatabaseName, defaultRoleName, at)
+	}
+	for _, dom := range sa.Domains {
+		if b.Auth.domainIndex(dom) < 0 {
+			b.Auth.Domains = append(b.Auth.Domains, Domain{Domain: dom, AuthProvider: b.Auth.AuthProvider})
+		}
+	}
 }

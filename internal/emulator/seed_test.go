@@ -20,6 +20,12 @@ project "app" {
     id     = "br-preview-00000002"
     parent = "main"
     neon_auth {
+      domains = ["https://pr-1.preview.example.com"]
+    }
+  }
+  branch "legacy" {
+    init_source = "schema-only"
+    neon_auth {
       auth_provider = "stack"
     }
   }
@@ -46,7 +52,8 @@ const seedJSON = `{
       "id": "app-project-00000001",
       "branch": {
         "main": {"neon_auth": {"domains": ["https://App.Example.com/"]}},
-        "preview": {"id": "br-preview-00000002", "parent": "main", "neon_auth": {"auth_provider": "stack"}}
+        "preview": {"id": "br-preview-00000002", "parent": "main", "neon_auth": {"domains": ["https://pr-1.preview.example.com"]}},
+        "legacy": {"init_source": "schema-only", "neon_auth": {"auth_provider": "stack"}}
       }
     },
     "other": {}
@@ -85,18 +92,29 @@ func checkSeededState(t *testing.T, v *env) {
 		}
 	}
 	branches := v.e.Branches("app-project-00000001")
-	if len(branches) != 2 || branches[1].ID != "br-preview-00000002" || branches[1].ParentID != branches[0].ID || branches[1].Name != "preview" {
+	if len(branches) != 3 || branches[1].ID != "br-preview-00000002" || branches[1].ParentID != branches[0].ID || branches[1].Name != "preview" {
 		t.Fatalf("branches = %+v", branches)
 	}
 	main, ok := v.e.BranchAuth("app-project-00000001", branches[0].ID)
 	if !ok || main.AuthProvider != authProviderBetterAuth || len(main.Domains) != 1 || main.Domains[0].Domain != "https://app.example.com" {
 		t.Errorf("Neon Auth of main = %+v, %v; want better_auth with the canonical domain", main.Integration, main.Domains)
 	}
+	// The child starts with a copy of main's Better Auth, with its own
+	// endpoint named after its fixed id, and the domain its block pre-sets.
 	preview, ok := v.e.BranchAuth("app-project-00000001", "br-preview-00000002")
-	if !ok || preview.AuthProvider != authProviderStack || preview.PubClientKey == "" {
-		t.Errorf("Neon Auth of preview = %+v; want stack with SDK keys", preview.Integration)
+	if !ok || preview.AuthProvider != authProviderBetterAuth || preview.BranchID != "br-preview-00000002" ||
+		!strings.HasPrefix(preview.BaseURL, "https://br-preview-00000002.") ||
+		domainsOf(preview) != "https://app.example.com https://pr-1.preview.example.com" {
+		t.Errorf("Neon Auth of preview = %+v, %v; want main's copied, on its own endpoint, with the pre-set domain", preview.Integration, preview.Domains)
 	}
-	r := v.call("ciprojectkeyciprojectkey0001", "GET", "/projects/app-project-00000001/branches/br-preview-00000002/auth", nil)
+	// A schema-only branch is a root branch: no parent, no copy; its own
+	// block enables Stack Auth.
+	legacy, ok := v.e.BranchAuth("app-project-00000001", branches[2].ID)
+	if branches[2].ParentID != "" || branches[2].InitSource != "schema-only" || !ok || legacy.AuthProvider != authProviderStack ||
+		legacy.PubClientKey == "" || len(legacy.Domains) != 0 {
+		t.Errorf("legacy branch = %+v, Neon Auth %+v; want a root branch with its own Stack Auth", branches[2], legacy.Integration)
+	}
+	r := v.call("ciprojectkeyciprojectkey0001", "GET", "/projects/app-project-00000001/branches/"+branches[2].ID+"/auth", nil)
 	if r.Status != http.StatusOK || r.JSON()["auth_provider"] != authProviderStack {
 		t.Errorf("GET branch auth = %d %s", r.Status, r.Body)
 	}
@@ -115,6 +133,10 @@ func TestSeedMistakesAreReportedWithTheirLine(t *testing.T) {
 		{"domain.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {\n      domains = [\"ftp://x\"]\n    }\n  }\n}\n",
 			[]string{"domain.hcl:4:", `domain "ftp://x"`}},
 		{"parent.hcl", "project \"a\" {\n  branch \"b\" {\n    parent = \"nope\"\n  }\n}\n", []string{"parent.hcl:3:14", `parent "nope" must be "main" or a branch defined above it`}},
+		{"inherits.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {}\n  }\n  branch \"b\" {\n    neon_auth {\n      auth_provider = \"stack\"\n    }\n  }\n}\n",
+			[]string{"inherits.hcl:7:23", `branch "b" starts with a copy of the Better Auth of its parent "main"`, `init_source = "schema-only"`}},
+		{"initsource.hcl", "project \"a\" {\n  branch \"b\" {\n    init_source = \"empty\"\n  }\n}\n",
+			[]string{"initsource.hcl:3:19", `init_source must be "parent-data" or "schema-only", got "empty"`}},
 		{"keytype.hcl", "api_key \"k\" {\n  token = \"0123456789abcdef0\"\n  type  = \"admin\"\n}\n", []string{"keytype.hcl:3:11", `type must be "personal", "organization" or "project"`}},
 		{"short.hcl", "api_key \"k\" {\n  token = \"short\"\n  type  = \"personal\"\n}\n", []string{"short.hcl:2:11", "at least 16 characters"}},
 		{"keyproject.hcl", "project \"a\" {}\napi_key \"k\" {\n  token   = \"0123456789abcdef0\"\n  type    = \"project\"\n  project = \"b\"\n}\n",

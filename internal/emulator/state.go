@@ -281,25 +281,36 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 	return p
 }
 
-// addBranch adds a non-default branch as a child of parent, with copies of
-// the parent's databases and roles and without Neon Auth. An empty name
-// becomes the branch id.
-func (s *state) addBranch(p *projectState, parent *branchState, name string, at time.Time) *branchState {
+// addBranch adds a non-default branch created from parent, with copies of
+// the parent's databases and roles. An empty name becomes the branch id.
+//
+// With initSource "" or parent-data the branch is the parent's child and
+// starts with an independent copy of the parent's Neon Auth, as Neon branches
+// it (see BranchAuth.inheritedBy). With schema-only it is a new root branch:
+// the parent only lends its schema, the branch has no parent_id and no Neon
+// Auth (the data of Neon Auth, users and configuration, is not schema).
+func (s *state) addBranch(p *projectState, parent *branchState, name, initSource string, at time.Time) *branchState {
 	seq := s.next()
 	id := "br-" + idWords(seq)
 	if name == "" {
 		name = id
 	}
 	b := &branchState{Seq: seq, Branch: Branch{
-		ID:        id,
-		ProjectID: p.Project.ID,
-		ParentID:  parent.ID,
-		Name:      name,
-		CreatedAt: at,
-		UpdatedAt: at,
-		Databases: slices.Clone(parent.Databases),
-		Roles:     slices.Clone(parent.Roles),
+		ID:         id,
+		ProjectID:  p.Project.ID,
+		Name:       name,
+		InitSource: initSource,
+		CreatedAt:  at,
+		UpdatedAt:  at,
+		Databases:  slices.Clone(parent.Databases),
+		Roles:      slices.Clone(parent.Roles),
 	}}
+	if initSource != initSchemaOnly {
+		b.ParentID = parent.ID
+		if parent.Auth != nil {
+			b.Auth = parent.Auth.inheritedBy(p, b, at)
+		}
+	}
 	p.Branches = append(p.Branches, b)
 	return b
 }
@@ -345,6 +356,22 @@ func (p *projectState) defaultBranch() *branchState {
 		}
 	}
 	return nil
+}
+
+// renameBranch gives b a fixed id (a seed's): its children and its Neon Auth
+// (its branch id, and the auth endpoint named after it) follow.
+func (p *projectState) renameBranch(b *branchState, id string) {
+	for _, child := range p.Branches {
+		if child.ParentID == b.ID {
+			child.ParentID = id
+		}
+	}
+	b.ID = id
+	if a := b.Auth; a != nil {
+		a.BranchID = id
+		a.BaseURL = authBaseURL(p, b, a.AuthProvider, a.AuthProviderProjectID, a.DBName)
+		a.JWKSURL = a.BaseURL + "/.well-known/jwks.json"
+	}
 }
 
 func (p *projectState) removeBranch(id string) {
