@@ -134,7 +134,7 @@ type projectCreate struct {
 
 // parseProjectCreate reads a ProjectCreateRequest. Beyond the document's
 // rules, the default branch's role and database names must not be empty,
-// and the default compute may not shrink below its minimum.
+// and the default compute's maximum size must not be below its minimum.
 func parseProjectCreate(o object) (projectCreate, error) {
 	var pc projectCreate
 	if err := json.Unmarshal(o["project"], &pc); err != nil {
@@ -195,7 +195,9 @@ func (pc projectCreate) apply(p *projectState) {
 	if len(pc.Settings) > 0 {
 		pr.Settings = mergeJSON(pr.Settings, pc.Settings)
 	}
-	pr.DefaultEndpointSettings = pc.DefaultEndpointSettings
+	if len(pc.DefaultEndpointSettings) > 0 {
+		pr.DefaultEndpointSettings = mergeJSON(nil, pc.DefaultEndpointSettings)
+	}
 	b := p.defaultBranch()
 	set(&b.Name, pc.Branch.Name)
 	if len(pc.Branch.Annotations) > 0 {
