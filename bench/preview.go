@@ -68,8 +68,11 @@ func exampleFiles(example, dir string) error {
 		return err
 	}
 	files, err := filepath.Glob(filepath.Join(example, "*.tf"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no configuration in %s (run the bench from the repository root): %v", example, err)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no configuration in %s (run the bench from the repository root)", example)
 	}
 	for _, f := range files {
 		if err := copyFile(f, filepath.Join(dir, filepath.Base(f))); err != nil {

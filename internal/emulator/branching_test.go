@@ -92,7 +92,7 @@ func TestANewBranchStartsWithACopyOfItsParentsBetterAuth(t *testing.T) {
 	}
 	want := parent
 	want.Integration = child.Integration
-	want.Integration.Name, want.Integration.DBName = parent.Name, parent.DBName
+	want.Name, want.DBName = parent.Name, parent.DBName
 	want.TestEmails = nil
 	if !reflect.DeepEqual(child, want) {
 		t.Errorf("child Neon Auth =\n%+v\nwant the parent's\n%+v", child, want)
