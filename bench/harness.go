@@ -97,6 +97,7 @@ type phase struct {
 	exit     int
 	requests emulator.Stats
 	seen     observation
+	log      string // the command's combined output
 }
 
 func (p phase) total() int { return p.requests.Total }
@@ -119,7 +120,7 @@ func terraform(dir, rc string, env []string, s *server, name string, args []stri
 	if run.err != nil {
 		return phase{}, run.err
 	}
-	p := phase{name: name, wall: run.wall, exit: run.exit, requests: s.emu.Stats(), seen: s.seen.snapshot()}
+	p := phase{name: name, wall: run.wall, exit: run.exit, requests: s.emu.Stats(), seen: s.seen.snapshot(), log: run.log}
 	fmt.Fprintf(os.Stderr, "  %-40s %8.1fs  %5d requests  exit %d\n", name, run.wall.Seconds(), p.total(), run.exit)
 	ok := false
 	for _, c := range okExit {

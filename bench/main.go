@@ -26,6 +26,9 @@
 //   - branches: every resource type on three branches (two Better Auth, one
 //     Stack Auth) in branch mode, and on two projects in project mode; the
 //     refresh plan's requests per (branch, read endpoint).
+//   - preview: examples/branch-preview on a branch that inherited
+//     production's Neon Auth (taken over) and on one made before it
+//     (created): requests of the apply, the re-plan and the destroy.
 //   - concurrent: K simultaneous applies, then K simultaneous destroys, of one
 //     integration and N domains each, each run on its own project, all on one
 //     account (-concurrent, and -concurrent-shared with shared_rate_limit).
@@ -62,7 +65,7 @@ func main() {
 }
 
 // sections in the order they run and are reported.
-var sections = []string{"quick", "creates", "refresh", "modes", "settings", "branches", "concurrent"}
+var sections = []string{"quick", "creates", "refresh", "modes", "settings", "branches", "preview", "concurrent"}
 
 type options struct {
 	only        []string
@@ -264,6 +267,16 @@ func runSection(report *strings.Builder, section, work, rc string, o options) er
 			results = append(results, r)
 		}
 		writeBranchesReport(report, results)
+	case "preview":
+		var results []previewResult
+		for _, c := range previewCases {
+			r, err := benchPreview(work, rc, c, o)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			results = append(results, r)
+		}
+		writePreviewReport(report, results)
 	case "concurrent":
 		var results []concResult
 		for _, c := range o.concurrent {

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # make demo: a guided tour of the provider on the local emulator.
 #
+# Then the preview-branch flow on the second project: production's Neon Auth
+# (examples/branch-preview/production), a preview branch created from it
+# through the API, which starts with a copy; examples/branch-preview takes
+# that copy over on its first apply, re-plans empty, and destroy puts it
+# back while production stays as it was.
+#
 # Builds the provider, starts the emulator on a free loopback port, creates a
 # preview branch in the first project the emulator made, applies
 # examples/quickstart there (Better Auth on the preview branch in branch mode,
@@ -151,6 +157,66 @@ if "$EMU" call GET "${NEON_API_BASE_URL}projects/$PROJECT_ID/branches/$BRANCH_ID
   fail "an integration is left on the preview branch $BRANCH_ID"
 fi
 ok "the emulator holds no integration for $PROJECT_ID, on either branch"
+
+# Preview branches: Neon Auth branches with the database. Production's is
+# configured first, then a branch made from production starts with a copy of
+# it, which examples/branch-preview takes over on its first apply.
+P2=$("$EMU" call GET "${NEON_API_BASE_URL}projects" | sed -n '/"id":/{s/.*"id": *"\([^"]*\)".*/\1/p;}' | sed -n 2p)
+[[ -n "$P2" ]] || fail "the emulator lists no second project"
+PROD2=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches" |
+  awk '/"id": *"br-/{gsub(/.*"id": *"|".*/, ""); id=$0} /"default": *true/{print id; exit}')
+[[ -n "$PROD2" ]] || fail "project $P2 lists no production branch"
+# fingerprint is a checksum of what the API tells of a branch's Neon Auth.
+fingerprint() {
+  local ep
+  for ep in "" /domains /oauth_providers /plugins /webhooks; do
+    "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$1/auth$ep"
+  done | sha256sum | cut -c1-16
+}
+export TF_VAR_project_id="$P2" TF_VAR_google_client_id=demo-google-client TF_VAR_google_client_secret=demo-google-client-secret
+mkdir -p "$WORK/production" "$WORK/preview"
+cp "$ROOT"/examples/branch-preview/production/*.tf "$WORK/production/"
+cp "$ROOT"/examples/branch-preview/*.tf "$WORK/preview/"
+
+step "Preview branches: configure production" "examples/branch-preview/production on project $P2: Better Auth named Acme, https://app.example.com trusted, Google sign-in, verified email required, webhooks to production"
+cd "$WORK/production"
+tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/production.log" || { cat "$WORK/production.log"; fail "apply failed"; }
+PROD_FP=$(fingerprint "$PROD2")
+ok "production's Neon Auth is configured (fingerprint $PROD_FP)"
+
+step "Create a preview branch from production" "POST /projects/$P2/branches through the public API, as a CI job or the Vercel integration would"
+PREVIEW_ID=$("$EMU" call POST "${NEON_API_BASE_URL}projects/$P2/branches" '{"branch":{"name":"pr-123"}}' |
+  sed -n '/"id": *"br-/{s/.*"id": *"\([^"]*\)".*/\1/p;q;}')
+[[ -n "$PREVIEW_ID" ]] || fail "the emulator created no branch"
+export TF_VAR_preview_branch_id="$PREVIEW_ID"
+PREVIEW_FP=$(fingerprint "$PREVIEW_ID")
+"$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID/auth/domains" | grep -q 'https://app.example.com' ||
+  fail "the preview branch did not inherit production's trusted domain"
+ok "branch $PREVIEW_ID starts with a copy of production's Neon Auth: its integration, domains, Google sign-in, settings and webhooks"
+
+step "terraform apply on the preview" "examples/branch-preview: takes over what the branch inherited (no import), adds the preview's origin, sends the webhooks to the preview"
+cd "$WORK/preview"
+tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/preview-apply.log" || { cat "$WORK/preview-apply.log"; fail "apply failed"; }
+grep -oE 'Inherited .* taken over' "$WORK/preview-apply.log" | sort -u | sed 's/^/    warning: /'
+grep -E '^Apply complete' "$WORK/preview-apply.log" | sed 's/^/    /'
+ok "first apply, no import step"
+
+step "Re-plan the preview: no drift"
+set +e
+tf plan -detailed-exitcode -input=false -compact-warnings -no-color >"$WORK/preview-plan.log"
+rc=$?
+set -e
+[[ $rc -eq 0 ]] || { cat "$WORK/preview-plan.log"; fail "plan exited $rc, want 0"; }
+ok "plan exited 0"
+
+step "terraform destroy on the preview" "puts back what it found: Neon Auth stays enabled on the branch, with production's name, webhooks and settings"
+tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/preview-destroy.log" || { cat "$WORK/preview-destroy.log"; fail "destroy failed"; }
+[[ "$(fingerprint "$PREVIEW_ID")" == "$PREVIEW_FP" ]] || fail "the preview branch's Neon Auth is not back as the branch started"
+[[ "$(fingerprint "$PROD2")" == "$PROD_FP" ]] || fail "production's Neon Auth changed"
+ok "the preview branch is back as it started (fingerprint $PREVIEW_FP); production unchanged (fingerprint $PROD_FP)"
+cd "$WORK/production"
+tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/production-destroy.log" || { cat "$WORK/production-destroy.log"; fail "destroy failed"; }
+ok "production's configuration destroyed too"
 
 step "Stop the emulator"
 kill -TERM "$EMU_PID" 2>/dev/null || true

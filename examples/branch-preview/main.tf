@@ -1,20 +1,27 @@
-# Neon Auth on a preview branch: its own sign-in, plugins and webhooks, next to
-# production's. The branch itself is created elsewhere — by the official Neon
-# provider, the Neon GitHub integration or a CI step — and passed in; the
-# branch-scoped API (auth_api = "branch") reaches any branch.
+# A preview branch's Neon Auth, the way Neon makes it. The branch was created
+# from production — by the official Neon provider, the Vercel or GitHub
+# integration, a CI job or the console — and started with a copy of
+# production's Neon Auth: users, sign-in settings, plugins, OAuth providers,
+# trusted domains and webhooks (./production configures them). This
+# configuration takes over what the branch inherited (the provider warns about
+# each object it takes over), adds the preview's own origin, and sends the
+# inherited webhooks to the preview instead of production. Destroy puts back
+# what it found; deleting the branch is left to whatever created it. See the
+# README for how to get the branch id.
 
 terraform {
   required_providers {
     neon = {
       source  = "neon-auth/neon"
-      version = "~> 0.1"
+      version = "~> 0.2"
     }
   }
 }
 
+# Branch mode, the default. inherited_auth = "adopt" (the default) takes over
+# what the branch inherited; "refuse" would fail with an import hint instead.
 provider "neon" {
   # api_key from NEON_API_KEY
-  auth_api = "branch"
 }
 
 variable "project_id" {
@@ -23,7 +30,7 @@ variable "project_id" {
 }
 
 variable "preview_branch_id" {
-  description = "The preview branch, such as the one a pull request created."
+  description = "The preview branch, created from production, such as the one a pull request made."
   type        = string
 }
 
@@ -33,7 +40,20 @@ variable "preview_origin" {
   default     = "https://pr-123.preview.example.com"
 }
 
-# Better Auth on the preview branch (the branch API's default provider).
+variable "google_client_id" {
+  description = "Client id of the Google OAuth app production uses."
+  type        = string
+}
+
+variable "google_client_secret" {
+  description = "Its client secret. Sent write-only: never stored in state."
+  type        = string
+  sensitive   = true
+  ephemeral   = true
+}
+
+# The integration the branch inherited: taken over, not created. Destroy
+# leaves Neon Auth enabled, with production's name back.
 resource "neon_auth_integration" "preview" {
   project_id      = var.project_id
   branch_id       = var.preview_branch_id
@@ -41,26 +61,42 @@ resource "neon_auth_integration" "preview" {
   allow_localhost = true
 }
 
-# Exactly the preview's origin may receive redirects.
-resource "neon_auth_domains" "preview" {
+# The preview's own origin, next to the inherited ones.
+resource "neon_auth_domain" "preview" {
   project_id = neon_auth_integration.preview.project_id
   branch_id  = neon_auth_integration.preview.branch_id
-  domains    = [var.preview_origin]
+  domain     = var.preview_origin
 }
 
+# Inherited webhooks would send the preview's auth events to production's
+# endpoint: send them to the preview deployment instead (or set
+# enabled = false).
+resource "neon_auth_webhooks" "preview" {
+  project_id      = neon_auth_integration.preview.project_id
+  branch_id       = neon_auth_integration.preview.branch_id
+  enabled         = true
+  webhook_url     = "${var.preview_origin}/api/auth-events"
+  enabled_events  = ["user.created", "send.magic_link"]
+  timeout_seconds = 5
+}
+
+# The inherited Google sign-in, with production's OAuth app. The branch has
+# its own auth endpoint, so the app must also accept this branch's callback
+# (the google_callback_url output) among its authorized redirect URIs.
+resource "neon_auth_oauth_provider" "google" {
+  project_id               = neon_auth_integration.preview.project_id
+  branch_id                = neon_auth_integration.preview.branch_id
+  provider_id              = "google"
+  client_id                = var.google_client_id
+  client_secret_wo         = var.google_client_secret
+  client_secret_wo_version = 1
+}
+
+# Preview testers sign up without waiting for mail, and sign in by link.
 resource "neon_auth_email_and_password" "preview" {
-  project_id = neon_auth_integration.preview.project_id
-  branch_id  = neon_auth_integration.preview.branch_id
-  enabled    = true
-  # Preview testers sign up without waiting for mail.
+  project_id                 = neon_auth_integration.preview.project_id
+  branch_id                  = neon_auth_integration.preview.branch_id
   require_email_verification = false
-}
-
-resource "neon_auth_organization_plugin" "preview" {
-  project_id         = neon_auth_integration.preview.project_id
-  branch_id          = neon_auth_integration.preview.branch_id
-  enabled            = true
-  organization_limit = 3
 }
 
 resource "neon_auth_magic_link_plugin" "preview" {
@@ -70,11 +106,16 @@ resource "neon_auth_magic_link_plugin" "preview" {
   expires_in = 30
 }
 
-resource "neon_auth_webhooks" "preview" {
-  project_id      = neon_auth_integration.preview.project_id
-  branch_id       = neon_auth_integration.preview.branch_id
-  enabled         = true
-  webhook_url     = "${var.preview_origin}/api/auth-events"
-  enabled_events  = ["user.created", "send.magic_link"]
-  timeout_seconds = 5
+# What the preview deployment needs to talk to its own Neon Auth.
+output "auth_base_url" {
+  value = neon_auth_integration.preview.base_url
+}
+
+output "jwks_url" {
+  value = neon_auth_integration.preview.jwks_url
+}
+
+output "google_callback_url" {
+  description = "Add it to the Google app's authorized redirect URIs."
+  value       = "${neon_auth_integration.preview.base_url}/callback/google"
 }

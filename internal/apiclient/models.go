@@ -267,6 +267,9 @@ type ListProjectsOptions struct {
 type Branch struct {
 	ID        string `json:"id"`
 	ProjectID string `json:"project_id"`
+	// ParentID is the branch it was created from; "" for a root branch
+	// (the first branch of a project, or one created schema-only).
+	ParentID  string `json:"parent_id,omitempty"`
 	Name      string `json:"name"`
 	Default   bool   `json:"default"`
 	CreatedAt string `json:"created_at"`

@@ -92,7 +92,7 @@ func TestANewBranchStartsWithACopyOfItsParentsBetterAuth(t *testing.T) {
 	}
 	want := parent
 	want.Integration = child.Integration
-	want.Integration.Name, want.Integration.DBName = parent.Name, parent.DBName
+	want.Name, want.DBName = parent.Name, parent.DBName
 	want.TestEmails = nil
 	if !reflect.DeepEqual(child, want) {
 		t.Errorf("child Neon Auth =\n%+v\nwant the parent's\n%+v", child, want)
@@ -237,5 +237,41 @@ func TestTheControlSurfacePresetsDomainsOnANewBranch(t *testing.T) {
 	}
 	if got := v.authJSON(v.branch); got != parentBefore {
 		t.Errorf("the parent changed:\nbefore %s\nafter  %s", parentBefore, got)
+	}
+}
+
+// A seed creates the default branch first, so a branch declared above it
+// still copies its Neon Auth; a schema-only branch of the seed copies none.
+func TestASeedBranchCopiesItsParentWhereverItIsDeclared(t *testing.T) {
+	s, err := ParseSeed("seed.hcl", []byte(`
+project "app" {
+  branch "pr-1" {
+    neon_auth {
+      domains = ["https://pr-1.example.com"]
+    }
+  }
+  branch "schema" {
+    init_source = "schema-only"
+  }
+  branch "main" {
+    neon_auth {
+      domains = ["https://app.example.com"]
+    }
+  }
+}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newEnv(t, Options{Seed: s})
+	bs := v.e.Branches(v.project)
+	if len(bs) != 3 || bs[1].Name != "pr-1" || bs[1].ParentID != bs[0].ID || bs[2].ParentID != "" {
+		t.Fatalf("branches = %+v", bs)
+	}
+	if a, ok := v.e.BranchAuth(v.project, bs[1].ID); !ok || domainsOf(a) != "https://app.example.com https://pr-1.example.com" {
+		t.Errorf("pr-1 Neon Auth = %v, domains %q; want main's copy with its own domain", ok, domainsOf(a))
+	}
+	if _, ok := v.e.BranchAuth(v.project, bs[2].ID); ok {
+		t.Error("the schema-only branch has Neon Auth")
 	}
 }

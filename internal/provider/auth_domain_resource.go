@@ -108,14 +108,24 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	recovered, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: canonical, AuthProvider: s.AuthProvider})
 	r.data.wroteDomains(s.Scope)
+	var inh inheritance
+	if errors.Is(err, apiclient.ErrConflict) {
+		if inh = r.data.inheritanceOf(ctx, s); inh.adopt() {
+			err = nil
+		}
+	}
 	if err != nil {
 		detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the redirect URI whitelist of %s", canonical, s.Scope), err)
 		if errors.Is(err, apiclient.ErrConflict) {
-			detail += importHint(fmt.Sprintf("The domain %s is already whitelisted on %s.", canonical, s.Scope),
+			detail += importHint(fmt.Sprintf("The domain %s is already whitelisted on %s. %s", canonical, s.Scope, inh.why),
 				domainImport.resourceType, compositeID(s.ProjectID, s.BranchID, canonical))
 		}
 		resp.Diagnostics.AddError(summary, detail)
 		return
+	}
+	if inh.adopt() {
+		recordAdopted(ctx, resp.Private, inh.parent, struct{}{}, &resp.Diagnostics)
+		adoptedWarning(&resp.Diagnostics, s, inh.parent, "trusted domain "+canonical, "Destroy leaves it in the whitelist.")
 	}
 	if recovered {
 		resp.Diagnostics.AddWarning("Auth domain created; response lost",
@@ -163,6 +173,10 @@ func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequ
 	domain := state.Domain.ValueString()
 	if canonical, cerr := apiclient.CanonicalOrigin(domain); cerr == nil {
 		domain = canonical
+	}
+	if _, adopted := adoptedFrom[struct{}](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
+		tflog.Info(ctx, "leaving the inherited domain in the whitelist", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "domain": domain})
+		return
 	}
 	err := r.data.domainDeletes.delete(ctx, batchKey{scope: s.Scope, authProvider: s.AuthProvider}, domain)
 	r.data.wroteDomains(s.Scope)

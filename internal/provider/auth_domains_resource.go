@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -16,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -94,19 +94,27 @@ var domainsImport = importFormat{resourceType: typeAuthDomains, withBranch: true
 
 func (r *authDomainsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer domainsImport.identifyCreated(ctx, resp)
-	r.converge(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Create")
+	r.converge(ctx, req.Plan, &resp.State, resp.Private, &resp.Diagnostics, "Create")
 }
 
 func (r *authDomainsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer domainsImport.identifyUpdated(ctx, resp)
-	r.converge(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Update")
+	r.converge(ctx, req.Plan, &resp.State, nil, &resp.Diagnostics, "Update")
+}
+
+// foundDomains is the whitelist taking over an inherited one found, which
+// destroy puts back.
+type foundDomains struct {
+	Domains []string `json:"domains"`
 }
 
 // converge makes the whitelist hold exactly the planned domains: the extras
-// go in one batch DELETE, the missing ones are added.
+// go in one batch DELETE, the missing ones are added. At creation (private
+// is set) the extras are named in a warning, and a whitelist the branch
+// inherited from its parent is recorded, for destroy to put back.
 func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter, state interface {
 	Set(context.Context, any) diag.Diagnostics
-}, diags *diag.Diagnostics, op string,
+}, private privateSetter, diags *diag.Diagnostics, op string,
 ) {
 	summary := r.unable(op)
 	plan, s, ok := beginIn[authDomainsModel](ctx, r.data, planned, summary, orIntegrations, diags)
@@ -118,42 +126,100 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 		diags.AddError(summary, r.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
 		return
 	}
-	want := canonicalSet(plan.Domains)
-	var extra []string
+	extra, missing := whitelistChanges(listed, canonicalSet(plan.Domains))
+	var inh inheritance
+	if private != nil && len(listed) > 0 {
+		inh = r.data.inheritanceOf(ctx, s)
+	}
+	if !r.setWhitelist(ctx, s, extra, missing, summary, diags) {
+		return
+	}
+	plan.recordScope(s)
+	plan.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	diags.Append(state.Set(ctx, &plan)...)
+	if private == nil {
+		return
+	}
+	if inh.adopt() {
+		recordAdopted(ctx, private, inh.parent, foundDomains{Domains: canonicalDomains(listed)}, diags)
+	}
+	warnRemoved(diags, s, inh, extra)
+}
+
+// whitelistChanges are the listed domains the plan lacks (as listed) and the
+// planned ones not listed (canonical).
+func whitelistChanges(listed []apiclient.Domain, want []string) (extra, missing []string) {
 	have := map[string]bool{}
 	for _, d := range listed {
-		c, cerr := apiclient.CanonicalOrigin(d.Domain)
-		if cerr != nil {
-			c = d.Domain
-		}
+		c := canonicalOrAsIs(d.Domain)
 		have[c] = true
 		if !slices.Contains(want, c) {
 			extra = append(extra, d.Domain)
 		}
 	}
+	for _, d := range want {
+		if !have[d] {
+			missing = append(missing, d)
+		}
+	}
+	return extra, missing
+}
+
+// setWhitelist deletes extra (one request) and adds missing; false when a
+// request failed (an error diagnostic says which).
+func (r *authDomainsResource) setWhitelist(ctx context.Context, s authScope, extra, missing []string, summary string, diags *diag.Diagnostics) bool {
 	if len(extra) > 0 {
 		err := r.data.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, extra)
 		r.data.wroteDomains(s.Scope)
 		if err != nil {
 			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(extra), s.Scope), err))
-			return
+			return false
 		}
-		tflog.Info(ctx, "removed domains not in the configuration from the whitelist", map[string]any{"count": len(extra), "branch_id": s.BranchID})
 	}
-	for _, d := range want {
-		if have[d] {
-			continue
-		}
+	for _, d := range missing {
 		_, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: d, AuthProvider: s.AuthProvider})
 		r.data.wroteDomains(s.Scope)
 		if err != nil {
 			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the whitelist of %s", d, s.Scope), err))
-			return
+			return false
 		}
 	}
-	plan.recordScope(s)
-	plan.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
-	diags.Append(state.Set(ctx, &plan)...)
+	return true
+}
+
+// warnRemoved names the domains a create found on the branch and removed
+// because the configuration does not list them.
+func warnRemoved(diags *diag.Diagnostics, s authScope, inh inheritance, removed []string) {
+	if len(removed) == 0 {
+		return
+	}
+	names := strings.Join(removed, ", ")
+	if inh.adopt() {
+		adoptedWarning(diags, s, inh.parent, "trusted domain list", fmt.Sprintf("It removed the inherited entries this configuration "+
+			"does not list: %s. Destroy puts back the list it found.", names))
+		return
+	}
+	diags.AddWarning("Trusted domains removed",
+		fmt.Sprintf("The whitelist of %s held domains that this configuration does not list, and neon_auth_domains owns the whole "+
+			"list, so they were removed: %s. List them in `domains` to keep them.", s.Scope, names))
+}
+
+// canonicalDomains is a listed whitelist, canonical, in list order.
+func canonicalDomains(listed []apiclient.Domain) []string {
+	out := make([]string, 0, len(listed))
+	for _, d := range listed {
+		out = append(out, canonicalOrAsIs(d.Domain))
+	}
+	return out
+}
+
+// canonicalOrAsIs is a domain in canonical form, or as written when it is
+// not an origin.
+func canonicalOrAsIs(d string) string {
+	if c, err := apiclient.CanonicalOrigin(d); err == nil {
+		return c
+	}
+	return d
 }
 
 func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -207,17 +273,40 @@ func (m *authDomainsModel) fromAPI(s authScope, listed []apiclient.Domain) diag.
 	return diags
 }
 
-// Delete removes the domains this resource holds, in one request.
+// Delete removes the domains this resource holds, in one request; a
+// whitelist taken over from the parent branch goes back to the list found.
 func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
 	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if rec, adopted := adoptedFrom[foundDomains](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
+		if adopted {
+			r.putBack(ctx, s, rec.Found, &resp.Diagnostics)
+		}
+		return
+	}
 	domains := canonicalSet(state.Domains)
-	if !ok || len(domains) == 0 {
+	if len(domains) == 0 {
 		return
 	}
 	err := r.data.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, domains)
 	r.data.wroteDomains(s.Scope)
 	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(domains), s.Scope), &resp.Diagnostics)
+}
+
+// putBack makes the whitelist the list a take-over found. A branch (or Neon
+// Auth) gone since has nothing left to put back.
+func (r *authDomainsResource) putBack(ctx context.Context, s authScope, found foundDomains, diags *diag.Diagnostics) {
+	summary := r.unable("Delete")
+	listed, err := r.data.client.ListDomains(ctx, s.Scope)
+	if err != nil {
+		r.data.settleDelete(ctx, s, err, nil, summary, "Listing the whitelist of "+s.String()+" to put back the one it inherited", diags)
+		return
+	}
+	extra, missing := whitelistChanges(listed, found.Domains)
+	r.setWhitelist(ctx, s, extra, missing, summary, diags)
 }
 
 func (r *authDomainsResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

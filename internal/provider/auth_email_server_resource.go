@@ -276,17 +276,19 @@ func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *a
 
 func (r *authEmailServerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer emailImport.identifyCreated(ctx, resp)
-	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, r.unable("Create"))
+	r.write(ctx, req.Plan, req.Config, &resp.State, resp.Private, &resp.Diagnostics, r.unable("Create"))
 }
 
 func (r *authEmailServerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer emailImport.identifyUpdated(ctx, resp)
-	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, r.unable("Update"))
+	r.write(ctx, req.Plan, req.Config, &resp.State, nil, &resp.Diagnostics, r.unable("Update"))
 }
 
-// write is Create and Update: both send the whole planned configuration.
+// write is Create and Update: both send the whole planned configuration. At
+// creation (private is set) on a branch that inherited its Neon Auth, the
+// email server found is recorded first, for destroy to put back.
 func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan, cfg tfsdk.Config, state *tfsdk.State,
-	diags *diag.Diagnostics, summary string,
+	private privateSetter, diags *diag.Diagnostics, summary string,
 ) {
 	plan, s, ok := beginIn[authEmailServerModel](ctx, r.data, planned, summary, asModeled, diags)
 	if !ok {
@@ -296,11 +298,59 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 	if diags.HasError() {
 		return
 	}
+	var inh inheritance
+	var found *apiclient.EmailServer
+	if private != nil {
+		if inh = r.data.inheritanceOf(ctx, s); inh.adopt() {
+			if found, ok = r.found(ctx, s, summary, diags); !ok {
+				return
+			}
+			if found != nil && found.Type == apiclient.TypeStandard && plan.Type.ValueString() == apiclient.TypeShared {
+				diags.AddAttributeError(path.Root("type"), "Inherited email server is standard",
+					fmt.Sprintf("Branch %s was created from branch %s and inherited its SMTP server (%s). Making it shared would lose "+
+						"the SMTP password, which destroy could not put back: the API never returns it. Set type = \"standard\" with "+
+						"the server's settings and password, or leave neon_auth_email_server out of this configuration to keep the "+
+						"inherited server.", s.BranchID, inh.parent, found.Host))
+				return
+			}
+		}
+	}
 	if ok, detail := r.send(ctx, s, &plan, password); !ok {
 		diags.AddError(summary, detail)
 		return
 	}
 	diags.Append(state.Set(ctx, &plan)...)
+	if inh.adopt() {
+		what := "no email server configured"
+		if found != nil {
+			what = "the " + found.Type + " email server"
+		}
+		recordAdopted(ctx, private, inh.parent, foundEmailServer{found}, diags)
+		adoptedWarning(diags, s, inh.parent, "email server setting ("+what+")",
+			"Destroy puts back what it found (the shared server when none was configured); an SMTP password cannot be read back, "+
+				"so a standard server keeps the one this configuration set.")
+	}
+}
+
+// foundEmailServer is the email server a take-over found (nil: none was
+// configured), without its password, which the API never returns.
+type foundEmailServer struct {
+	Server *apiclient.EmailServer `json:"server"`
+}
+
+// found reads the email server a branch has before this resource writes
+// its own; nil when none is configured (the documented 404).
+func (r *authEmailServerResource) found(ctx context.Context, s authScope, summary string, diags *diag.Diagnostics) (*apiclient.EmailServer, bool) {
+	got, err := r.data.emailServer(ctx, s.Scope)
+	switch {
+	case isNotFound(err):
+		return nil, true
+	case err != nil:
+		diags.AddError(summary, apiErrorDetail("Reading the email server "+s.String()+" inherited", err))
+		return nil, false
+	}
+	got.Password = ""
+	return &got, true
 }
 
 func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -341,17 +391,26 @@ func (m *authEmailServerModel) fromAPI(s authScope, got apiclient.EmailServer) {
 }
 
 // Delete resets the project to the platform's shared mail server, the
-// documented way back. An integration that is already gone took its
-// configuration with it: that is success.
+// documented way back, or puts back the one a take-over found (sent without
+// a password: Better Auth keeps the stored one). An integration that is
+// already gone took its configuration with it: that is success.
 func (r *authEmailServerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
 	_, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, apiclient.EmailServer{Type: apiclient.TypeShared})
+	back, what := apiclient.EmailServer{Type: apiclient.TypeShared}, "Resetting the email server of "+s.String()+" to the shared server"
+	rec, adopted := adoptedFrom[foundEmailServer](ctx, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if adopted && rec.Found.Server != nil {
+		back, what = *rec.Found.Server, "Putting back the "+rec.Found.Server.Type+" email server "+s.String()+" inherited"
+	}
+	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, back)
 	r.data.wroteSettings(s.Scope)
-	r.data.settleDelete(ctx, s, err, nil, summary, "Resetting the email server of "+s.String()+" to the shared server", &resp.Diagnostics)
+	r.data.settleDelete(ctx, s, err, nil, summary, what, &resp.Diagnostics)
 }
 
 func (r *authEmailServerResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

@@ -157,15 +157,16 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	}
 	creds, err := r.data.client.CreateIntegration(ctx, s.Scope, body)
 	r.data.wroteIntegration(s.Scope)
+	if err == nil {
+		r.data.enabledNeonAuth(s.Scope)
+	}
 	if err == nil && creds.Recovered && s.AuthProvider == apiclient.AuthProviderStack {
 		creds, err = r.remintLostKeys(ctx, s, &resp.Diagnostics)
 	}
 	if err != nil {
 		what := fmt.Sprintf("Enabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope)
 		if errors.Is(err, apiclient.ErrConflict) {
-			resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+importHint(
-				fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration.", s.Scope),
-				r.typeName, compositeID(s.ProjectID, s.BranchID)))
+			r.adopt(ctx, s, plan, apiErrorDetail(what, err), resp)
 			return
 		}
 		resp.Diagnostics.AddError(summary, r.data.explainProjectFailure(ctx, s, what, err))
@@ -192,6 +193,94 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	}
 	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// foundIntegration is what taking over an inherited integration found, and
+// destroy puts back: Neon Auth stays enabled with these settings.
+type foundIntegration struct {
+	AuthProvider   string `json:"auth_provider"`
+	Name           string `json:"name,omitempty"`
+	AllowLocalhost *bool  `json:"allow_localhost,omitempty"`
+}
+
+// adopt follows a create refused because the branch already has Neon Auth:
+// an integration the branch inherited from its parent, with the planned auth
+// provider and database, is taken over; anything else is refused with an
+// import hint (refused says what the API answered).
+func (r *authIntegrationResource) adopt(ctx context.Context, s authScope, plan authIntegrationModel, refused string, resp *resource.CreateResponse) {
+	summary := r.unable("Create")
+	inh := r.data.inheritanceOf(ctx, s)
+	if !inh.adopt() {
+		resp.Diagnostics.AddError(summary, refused+importHint(
+			fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration. %s", s.Scope, inh.why),
+			r.typeName, compositeID(s.ProjectID, s.BranchID)))
+		return
+	}
+	anyProvider := s
+	anyProvider.AuthProvider = ""
+	it, err := r.data.integration(ctx, anyProvider)
+	if err == nil && it == nil {
+		err = fmt.Errorf("the API refused to enable Neon Auth as already enabled, yet lists no integration")
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(summary, refused+" "+apiErrorDetail("Reading the integration the branch inherited", err))
+		return
+	}
+	if msg := inheritedMismatch(s, inh.parent, it, plan); msg != "" {
+		resp.Diagnostics.AddError(summary, msg)
+		return
+	}
+	allow, err := r.data.allowLocalhost(ctx, s.Scope)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading allow_localhost of the integration the branch inherited", err))
+		return
+	}
+	found := foundIntegration{AuthProvider: it.AuthProvider, Name: it.Name, AllowLocalhost: &allow}
+	// State is what was read, with the planned settings sent on top: no
+	// read-back needed.
+	planned := plan
+	plan.fromAPI(it)
+	plan.recordScope(s)
+	plan.ID = types.StringValue(branchObjectID(s, s.AuthProvider))
+	plan.AllowLocalhost = types.BoolValue(allow)
+	plan.PubClientKey, plan.SecretServerKey = types.StringNull(), types.StringNull()
+	plan.SchemaName, plan.TableName, plan.RoleName = types.StringNull(), types.StringNull(), types.StringNull()
+	prior := plan
+	prior.Name = optionalString(it.Name)
+	if isKnownSet(planned.Name) {
+		plan.Name = planned.Name
+	}
+	if isKnownSet(planned.AllowLocalhost) {
+		plan.AllowLocalhost = planned.AllowLocalhost
+	}
+	r.applySettings(ctx, s, &plan, &prior, &resp.Diagnostics)
+	r.data.wroteIntegration(s.Scope)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	nullUnknowns(&plan)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordAdopted(ctx, resp.Private, inh.parent, found, &resp.Diagnostics)
+	adoptedWarning(&resp.Diagnostics, s, inh.parent, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider),
+		"Destroy leaves Neon Auth enabled on the branch, with the name and allow_localhost it had, instead of disabling it.")
+}
+
+// inheritedMismatch explains an inherited integration that the plan cannot
+// take over: another auth provider, or another database.
+func inheritedMismatch(s authScope, parent string, it *apiclient.Integration, plan authIntegrationModel) string {
+	switch {
+	case it.AuthProvider != s.AuthProvider:
+		return fmt.Sprintf("Branch %s of project %s was created from branch %s and inherited its Neon Auth, whose auth provider is %q; "+
+			"this configuration asks for %q. A branch has one integration: set auth_provider = %q (or leave it out) to take over the "+
+			"inherited one, or disable Neon Auth on the branch first to enable %q instead.",
+			s.BranchID, s.ProjectID, parent, it.AuthProvider, s.AuthProvider, it.AuthProvider, s.AuthProvider)
+	case isKnownSet(plan.DatabaseName) && plan.DatabaseName.ValueString() != it.DBName:
+		return fmt.Sprintf("Branch %s of project %s was created from branch %s and inherited its Neon Auth, which uses the database %q; "+
+			"this configuration sets database_name = %q. Set database_name = %q (or leave it out) to take over the inherited "+
+			"integration, or disable Neon Auth on the branch first.",
+			s.BranchID, s.ProjectID, parent, it.DBName, plan.DatabaseName.ValueString(), it.DBName)
+	}
+	return ""
 }
 
 // remintLostKeys follows a create that was applied but whose response, the
@@ -350,9 +439,31 @@ func (r *authIntegrationResource) Delete(ctx context.Context, req resource.Delet
 	if !ok {
 		return
 	}
+	if rec, adopted := adoptedFrom[foundIntegration](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
+		if adopted {
+			r.putBack(ctx, s, state, rec.Found, &resp.Diagnostics)
+		}
+		return
+	}
 	err := r.data.client.DeleteIntegration(ctx, s.Scope, s.AuthProvider, state.DeleteDataOnDestroy.ValueBool())
 	r.data.wroteIntegration(s.Scope)
 	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Disabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope), &resp.Diagnostics)
+}
+
+// putBack is the destroy of an integration taken over from the parent
+// branch: Neon Auth stays enabled, with the name and allow_localhost found.
+// A branch (or Neon Auth) gone since has nothing left to put back.
+func (r *authIntegrationResource) putBack(ctx context.Context, s authScope, state authIntegrationModel, found foundIntegration, diags *diag.Diagnostics) {
+	var err error
+	if found.Name != "" && state.Name.ValueString() != found.Name {
+		_, err = r.data.client.SetIntegrationName(ctx, s.Scope, found.Name)
+	}
+	if err == nil && found.AllowLocalhost != nil && !state.AllowLocalhost.Equal(types.BoolValue(*found.AllowLocalhost)) {
+		_, err = r.data.client.SetAllowLocalhost(ctx, s.Scope, *found.AllowLocalhost)
+		r.data.wroteSettings(s.Scope)
+	}
+	r.data.settleDelete(ctx, s, err, nil, r.unable("Delete"),
+		"Putting back the name and allow_localhost of the integration "+s.String()+" inherited", diags)
 }
 
 func (r *authIntegrationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

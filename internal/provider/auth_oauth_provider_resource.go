@@ -265,12 +265,12 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 	}
 	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
 	// The branch-scoped API answers a re-add of the same settings 200, as if
-	// it had added it: a provider already listed is refused here instead, so
-	// that Terraform never takes over (and later deletes) one it did not add.
-	if listed, err := r.data.listedOAuthProvider(s, id, nil)(ctx); err == nil && listed {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("Adding the %s OAuth provider to %s: it is already there.", id, s.Scope)+
-			importHint(fmt.Sprintf("The %s already has the %s OAuth provider.", s.Scope, id),
-				oauthImport.resourceType, compositeID(s.ProjectID, s.BranchID, id)))
+	// it had added it: a provider already listed is taken over when the
+	// branch inherited it, and refused otherwise, so that Terraform never
+	// deletes one it did not add.
+	var found *apiclient.OAuthProvider
+	if listed, err := r.data.listedOAuthProvider(s, id, &found)(ctx); err == nil && listed {
+		r.adopt(ctx, w, found, resp)
 		return
 	}
 	created, err := r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{
@@ -298,6 +298,58 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 	plan.fromAPI(s, created)
 	tflog.Debug(ctx, "created OAuth provider", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id, "type": created.Type})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// foundOAuthProvider is what taking over an inherited OAuth provider found:
+// its type, and its client id when the list shows it. The client secret is
+// never recorded.
+type foundOAuthProvider struct {
+	Type     string `json:"type"`
+	ClientID string `json:"client_id,omitempty"`
+}
+
+// adopt follows a create that found its OAuth provider already on the
+// branch: one the branch inherited from its parent is taken over and given
+// the planned credentials; anything else is refused with an import hint.
+func (r *authOAuthProviderResource) adopt(ctx context.Context, w oauthWrite, listed *apiclient.OAuthProvider, resp *resource.CreateResponse) {
+	summary, s, id := r.unable("Create"), w.s, w.plan.ProviderID.ValueString()
+	inh := r.data.inheritanceOf(ctx, s)
+	if !inh.adopt() {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("Adding the %s OAuth provider to %s: it is already there.", id, s.Scope)+
+			importHint(fmt.Sprintf("The %s already has the %s OAuth provider. %s", s.Scope, id, inh.why),
+				oauthImport.resourceType, compositeID(s.ProjectID, s.BranchID, id)))
+		return
+	}
+	if !w.withCreds && listed.Type == apiclient.TypeStandard {
+		resp.Diagnostics.AddAttributeError(path.Root("client_id"), "Inherited OAuth provider has its own app",
+			fmt.Sprintf("Branch %[1]s was created from branch %[2]s and inherited its %[3]s OAuth provider, which uses its own OAuth app "+
+				"(type standard); this configuration asks for the shared keys. Making it shared would delete its credentials, which "+
+				"destroy could not put back: the API never returns a client secret. Set client_id and client_secret (or "+
+				"client_secret_wo) of an OAuth app whose redirect URIs include this branch's callback (<base_url of its "+
+				"integration>/callback/%[3]s) — the inherited app's, once you have added that URI, or one for previews.",
+				s.BranchID, inh.parent, id))
+		return
+	}
+	got := listed
+	if w.withCreds || w.body.MicrosoftTenantID != "" {
+		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, w.body)
+		r.data.wroteOAuthProviders(s.Scope)
+		if err != nil {
+			resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the credentials of the %s OAuth provider %s inherited", id, s.Scope), err))
+			return
+		}
+		got = updated
+	}
+	plan := w.plan
+	plan.fromAPI(s, got)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordAdopted(ctx, resp.Private, inh.parent, foundOAuthProvider{Type: listed.Type, ClientID: listed.ClientID}, &resp.Diagnostics)
+	onDestroy := "Destroy leaves it on the branch. The API never returns a client secret, so destroy cannot put back inherited credentials " +
+		"that this configuration replaced."
+	if listed.Type == apiclient.TypeShared {
+		onDestroy = "Destroy leaves it on the branch, with the shared keys it had."
+	}
+	adoptedWarning(&resp.Diagnostics, s, inh.parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type), onDestroy)
 }
 
 // adoptLostCreate follows a create whose response was lost but whose provider
@@ -392,10 +444,35 @@ func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.Del
 		return
 	}
 	id := state.ProviderID.ValueString()
+	if rec, adopted := adoptedFrom[foundOAuthProvider](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
+		if adopted {
+			r.putBack(ctx, s, state, rec.Found, &resp.Diagnostics)
+		}
+		return
+	}
 	err := r.data.client.DeleteOAuthProvider(ctx, s.Scope, id)
 	r.data.wroteOAuthProviders(s.Scope)
 	r.data.settleDelete(ctx, s, err, r.data.listedOAuthProvider(s, id, nil), summary,
 		fmt.Sprintf("Deleting the %s OAuth provider of %s", id, s.Scope), &resp.Diagnostics)
+}
+
+// putBack is the destroy of an OAuth provider taken over from the parent
+// branch: it stays. One that was shared and was given credentials goes back
+// to the shared keys (the API cannot turn a standard provider shared in
+// place: it is deleted and added again).
+func (r *authOAuthProviderResource) putBack(ctx context.Context, s authScope, state authOAuthProviderModel, found foundOAuthProvider, diags *diag.Diagnostics) {
+	id := state.ProviderID.ValueString()
+	if found.Type != apiclient.TypeShared || state.Type.ValueString() == apiclient.TypeShared {
+		tflog.Info(ctx, "leaving the inherited OAuth provider on the branch", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id})
+		return
+	}
+	err := r.data.client.DeleteOAuthProvider(ctx, s.Scope, id)
+	if err == nil || isNotFound(err) {
+		_, err = r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{ID: id})
+	}
+	r.data.wroteOAuthProviders(s.Scope)
+	r.data.settleDelete(ctx, s, err, nil, r.unable("Delete"),
+		fmt.Sprintf("Putting back the shared keys of the %s OAuth provider %s inherited", id, s.Scope), diags)
 }
 
 func (r *authOAuthProviderResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

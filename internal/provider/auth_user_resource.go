@@ -147,8 +147,7 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 			"the user was created. "+userImportHint(branchObjectID(s), email))
 		return
 	case errors.Is(err, apiclient.ErrConflict):
-		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err)+"\n\n"+
-			"A user with this email already exists in the auth project. "+userImportHint(branchObjectID(s), email))
+		r.adopt(ctx, s, plan, apiErrorDetail(what, err), resp)
 		return
 	case err != nil:
 		resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, what, err))
@@ -173,11 +172,52 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 	}
 }
 
+// adopt follows a create refused because a user with the email exists: one
+// the branch inherited from its parent is taken over, without its id (no
+// endpoint finds a user by email), so it can be neither deleted nor given
+// roles; anything else is refused with an import hint.
+func (r *authUserResource) adopt(ctx context.Context, s authScope, plan authUserModel, refused string, resp *resource.CreateResponse) {
+	summary, email := r.unable("Create"), plan.Email.ValueString()
+	inh := r.data.inheritanceOf(ctx, s)
+	switch {
+	case !inh.adopt():
+		resp.Diagnostics.AddError(summary, refused+"\n\nA user with this email already exists in the auth project. "+inh.why+" "+
+			userImportHint(branchObjectID(s), email))
+		return
+	case !plan.Roles.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("roles"), summary,
+			fmt.Sprintf("Branch %s was created from branch %s and inherited the user %s, but no endpoint tells a user's id, which "+
+				"setting roles needs. Remove roles to take the user over as it is, or import it by id. %s",
+				s.BranchID, inh.parent, email, userImportHint(branchObjectID(s), email)))
+		return
+	}
+	plan.ID = types.StringValue(inheritedUserID(s, email))
+	plan.UserID = types.StringNull()
+	plan.recordScope(s)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.data.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
+	recordAdopted(ctx, resp.Private, inh.parent, struct{}{}, &resp.Diagnostics)
+	adoptedWarning(&resp.Diagnostics, s, inh.parent, "user "+email,
+		"No endpoint tells an existing user's id, so user_id stays null and roles cannot be set; destroy leaves the user on the branch.")
+}
+
+// inheritedUserID is the id of a user taken over without its user id:
+// `<project_id>/<branch_id>/email:<email>`.
+func inheritedUserID(s authScope, email string) string {
+	return branchObjectID(s, "email:"+email)
+}
+
 // setRoles sends the planned roles of a user (nothing when they are null);
 // false when that failed (an error diagnostic says why).
 func (r *authUserResource) setRoles(ctx context.Context, s authScope, userID string, roles types.List, diags *diag.Diagnostics) bool {
 	if roles.IsNull() || roles.IsUnknown() {
 		return true
+	}
+	if userID == "" {
+		diags.AddAttributeError(path.Root("roles"), r.unable("Set")+" Roles",
+			"This user was taken over from the branch's parent without its id (no endpoint tells a user's id), and setting roles "+
+				"needs it. Import the user by id instead: "+userImportHint(branchObjectID(s), "<email>"))
+		return false
 	}
 	var list []string
 	diags.Append(roles.ElementsAs(ctx, &list, false)...)
@@ -217,7 +257,11 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	if id := types.StringValue(branchObjectID(s, state.UserID.ValueString())); (s.BranchID != "" && state.BranchID.IsNull()) ||
+	id := types.StringValue(branchObjectID(s, state.UserID.ValueString()))
+	if state.UserID.IsNull() {
+		id = types.StringValue(inheritedUserID(s, state.Email.ValueString()))
+	}
+	if (s.BranchID != "" && state.BranchID.IsNull()) ||
 		state.AuthProvider.IsNull() || !state.ID.Equal(id) {
 		state.recordScope(s)
 		state.ID = id
@@ -252,6 +296,10 @@ func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	userID := state.UserID.ValueString()
+	if _, adopted := adoptedFrom[struct{}](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
+		tflog.Info(ctx, "leaving the inherited user on the branch", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
+		return
+	}
 	err := r.data.client.DeleteUser(ctx, s.Scope, userID)
 	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Deleting the user %s of %s", userID, s.Scope), &resp.Diagnostics)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
@@ -34,6 +36,14 @@ type cliDir struct {
 // TF_REATTACH_PROVIDERS) and prepares an empty working directory.
 func newCLIDir(t *testing.T) *cliDir {
 	t.Helper()
+	return newCLIDirWith(t, nil)
+}
+
+// newCLIDirWith is newCLIDir with more providers served beside this one,
+// by source address ("neondatabase/neon"), such as a test double of
+// another provider a configuration uses.
+func newCLIDirWith(t *testing.T, others map[string]tfprotov6.ProviderServer) *cliDir {
+	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("Acceptance tests skipped unless env 'TF_ACC' set")
 	}
@@ -45,12 +55,14 @@ func newCLIDir(t *testing.T) *cliDir {
 		}
 	}
 	dir := t.TempDir()
-	rc := filepath.Join(dir, ".cli.tfrc") // no mirrors, no overrides: only the served provider
+	rc := filepath.Join(dir, ".cli.tfrc") // no mirrors, no overrides: only the served providers
 	if err := os.WriteFile(rc, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	servers := map[string]tfprotov6.ProviderServer{"neon-auth/neon": providerserver.NewProtocol6(New("test")())()}
+	maps.Copy(servers, others)
 	return &cliDir{t: t, dir: dir, cli: cli, env: []string{
-		"TF_REATTACH_PROVIDERS=" + serveInProcess(t),
+		"TF_REATTACH_PROVIDERS=" + serveInProcess(t, servers),
 		"TF_CLI_CONFIG_FILE=" + rc,
 		"TF_IN_AUTOMATION=1",
 		"CHECKPOINT_DISABLE=1",
@@ -58,17 +70,42 @@ func newCLIDir(t *testing.T) *cliDir {
 	}}
 }
 
-// serveInProcess starts the provider's gRPC server in this process and
+// reattachEntry is one provider of TF_REATTACH_PROVIDERS.
+type reattachEntry struct {
+	Protocol        string
+	ProtocolVersion int
+	Pid             int
+	Test            bool
+	Addr            struct{ Network, String string }
+}
+
+// serveInProcess starts each provider's gRPC server in this process and
 // returns the reattach configuration naming it under both registries'
 // addresses.
-func serveInProcess(t *testing.T) string {
+func serveInProcess(t *testing.T, servers map[string]tfprotov6.ProviderServer) string {
+	t.Helper()
+	entries := map[string]reattachEntry{}
+	for source, server := range servers {
+		e := serveOne(t, "registry.terraform.io/"+source, server)
+		entries["registry.terraform.io/"+source] = e
+		entries["registry.opentofu.org/"+source] = e
+	}
+	out, err := json.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// serveOne serves one provider until the test ends.
+func serveOne(t *testing.T, address string, server tfprotov6.ProviderServer) reattachEntry {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	reattach := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
 	served := make(chan error, 1)
 	go func() {
-		served <- tf6server.Serve("registry.terraform.io/neon-auth/neon", providerserver.NewProtocol6(New("test")()),
+		served <- tf6server.Serve(address, func() tfprotov6.ProviderServer { return server },
 			tf6server.WithDebug(ctx, reattach, closed),
 			tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})),
 			// The provider's logs go where TF_LOG_PATH_MASK says, as with
@@ -81,30 +118,15 @@ func serveInProcess(t *testing.T) string {
 	case cfg = <-reattach:
 	case err := <-served:
 		cancel()
-		t.Fatalf("serving the provider: %v", err)
+		t.Fatalf("serving %s: %v", address, err)
 	}
 	t.Cleanup(func() {
 		cancel()
 		<-closed
 	})
-	type addr struct{ Network, String string }
-	type entry struct {
-		Protocol        string
-		ProtocolVersion int
-		Pid             int
-		Test            bool
-		Addr            addr
-	}
-	e := entry{Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true,
-		Addr: addr{Network: cfg.Addr.Network(), String: cfg.Addr.String()}}
-	out, err := json.Marshal(map[string]entry{
-		"registry.terraform.io/neon-auth/neon": e,
-		"registry.opentofu.org/neon-auth/neon": e,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
+	e := reattachEntry{Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true}
+	e.Addr.Network, e.Addr.String = cfg.Addr.Network(), cfg.Addr.String()
+	return e
 }
 
 // write puts a file into the working directory.

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,10 +10,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // exampleBody is the configuration of an example directory without its
@@ -55,50 +53,59 @@ func withoutBlocks(src string, heads ...string) string {
 	return strings.Join(out, "\n")
 }
 
-// examples/branch-preview, applied as written: a preview branch created
-// through the API gets its own Neon Auth with sign-in, plugins and webhooks,
-// production's stays untouched, a re-plan is empty, and destroy leaves the
-// branch as it was; deleting the branch afterwards takes nothing else along.
+// examples/branch-preview, applied as written, the way Neon makes a preview:
+// production is configured, a branch is created from it and starts with a
+// copy of production's Neon Auth, and the preview configuration's first
+// apply takes that copy over (no import step), adds the preview's origin and
+// sends the inherited webhooks to the preview. A re-plan is empty; destroy
+// puts the branch's Neon Auth back byte for byte as the branch started, and
+// production never changes.
 func TestAccExample_branchPreview(t *testing.T) {
 	env := newAccEnv(t)
 	env.Mode = authAPIBranch
-	ctx := context.Background()
-	preview, err := env.client().CreateBranch(ctx, env.ProjectID, apiclient.CreateBranchRequest{Name: "pr-123"})
-	if err != nil {
-		t.Fatal(err)
+	configureProduction(t, env)
+	production := authSnapshot(t, env, env.branch())
+	preview := newBranchFromProduction(t, env, "pr-123")
+	inherited := authSnapshot(t, env, preview)
+	vars := config.Variables{
+		"project_id": config.StringVariable(env.ProjectID), "preview_branch_id": config.StringVariable(preview),
+		"google_client_id": config.StringVariable(productionGoogleClientID), "google_client_secret": config.StringVariable("acme-google-secret"),
 	}
-	vars := config.Variables{"project_id": config.StringVariable(env.ProjectID), "preview_branch_id": config.StringVariable(preview.ID)}
 	tc := env.testCase(resource.TestStep{
 		Config:          env.config(exampleBody(t, "branch-preview")),
 		ConfigVariables: vars,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction("neon_auth_integration.preview", plancheck.ResourceActionCreate),
+			plancheck.ExpectResourceAction("neon_auth_oauth_provider.google", plancheck.ResourceActionCreate),
+		}},
 		ConfigStateChecks: []statecheck.StateCheck{
-			has("neon_auth_integration.preview", "branch_id", str(preview.ID)),
+			has("neon_auth_integration.preview", "branch_id", str(preview)),
 			has("neon_auth_integration.preview", "auth_provider", str("better_auth")),
+			has("neon_auth_oauth_provider.google", "type", str("standard")),
 			stateCheckFunc(func() error {
-				a, ok := env.Emu.BranchAuth(env.ProjectID, preview.ID)
+				a, _ := env.Emu.BranchAuth(env.ProjectID, preview)
 				switch {
-				case !ok:
-					return fmt.Errorf("the preview branch has no Neon Auth")
-				case a.Name != "Acme (preview)" || len(a.Domains) != 1 || a.Domains[0].Domain != "https://pr-123.preview.example.com":
-					return fmt.Errorf("preview auth = name %q, domains %+v", a.Name, a.Domains)
-				case !a.MagicLink.Enabled || a.MagicLink.ExpiresIn != 30 || a.Organization.OrganizationLimit != 3 || !a.Webhooks.Enabled:
+				case a.Name != "Acme (preview)" || !a.AllowLocalhost || len(a.Domains) != 2 || a.Domains[1].Domain != "https://pr-123.preview.example.com":
+					return fmt.Errorf("preview auth = name %q, allow_localhost %v, domains %+v; want the inherited domain and the preview's", a.Name, a.AllowLocalhost, a.Domains)
+				case a.Webhooks.WebhookURL != "https://pr-123.preview.example.com/api/auth-events" || !a.MagicLink.Enabled || a.EmailAndPassword.RequireEmailVerification:
 					return fmt.Errorf("preview settings = %+v", a.Settings)
+				case len(a.OAuthProviders) != 1 || a.OAuthProviders[0].ClientID != productionGoogleClientID:
+					return fmt.Errorf("preview OAuth providers = %v", a.OAuthProviders)
 				}
-				if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
-					return fmt.Errorf("production got %d integration(s) from a preview configuration", n)
-				}
-				return nil
+				return sameAuth(t, env, env.branch(), production, "after the preview's apply")
 			}),
 		},
+	}, resource.TestStep{
+		Config:           env.config(exampleBody(t, "branch-preview")),
+		ConfigVariables:  vars,
+		ConfigPlanChecks: noChanges(),
 	})
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, ephemeralVariables, writeOnlyArguments)
 	tc.CheckDestroy = func(*terraform.State) error {
-		if _, ok := env.Emu.BranchAuth(env.ProjectID, preview.ID); ok {
-			return fmt.Errorf("destroy left Neon Auth on the preview branch")
+		if err := sameAuth(t, env, preview, inherited, "after destroy"); err != nil {
+			return err
 		}
-		if err := env.client().DeleteBranch(ctx, env.ProjectID, preview.ID); err != nil {
-			return fmt.Errorf("deleting the preview branch: %w", err)
-		}
-		return nil
+		return sameAuth(t, env, env.branch(), production, "after the preview's destroy")
 	}
 	resource.ParallelTest(t, tc)
 }

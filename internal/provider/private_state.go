@@ -27,6 +27,10 @@ const (
 	// privateFound records the values a settings resource found at
 	// creation, which destroy puts back (a foundRecord).
 	privateFound = "found"
+	// privateAdopted records an object a create took over instead of
+	// creating, because its branch inherited it from its parent (an
+	// adoptedRecord): destroy puts it back as found instead of deleting it.
+	privateAdopted = "adopted"
 )
 
 // privateGetter and privateSetter are the methods of the framework's private

@@ -35,6 +35,7 @@ const (
 	envRetryTimeout    = "NEON_RETRY_TIMEOUT"
 	envAuthAPI         = "NEON_AUTH_API"
 	envSharedRateLimit = "NEON_SHARED_RATE_LIMIT"
+	envInheritedAuth   = "NEON_INHERITED_AUTH"
 	userAgentComponent = "terraform-provider-neon"
 )
 
@@ -65,6 +66,7 @@ type neonProviderModel struct {
 	RetryTimeout           types.String `tfsdk:"retry_timeout"`
 	AuthAPI                types.String `tfsdk:"auth_api"`
 	SharedRateLimit        types.Bool   `tfsdk:"shared_rate_limit"`
+	InheritedAuth          types.String `tfsdk:"inherited_auth"`
 }
 
 func (p *neonProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -86,6 +88,16 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 					envAuthAPI + "`. Switching a configuration from one to the other replaces nothing.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(authAPIProject, authAPIBranch)},
+			},
+			"inherited_auth": schema.StringAttribute{
+				MarkdownDescription: "What a create does with an object that a branch already has because it inherited it: a branch " +
+					"created from a parent starts with a copy of the parent's Neon Auth (integration, users, settings, OAuth providers, " +
+					"trusted domains, webhooks). `\"adopt\"` (default): take it over with a warning that names it, apply the " +
+					"configuration to it, and put it back as found on destroy instead of deleting it. `\"refuse\"`: fail with an " +
+					"import hint, as for any object made outside Terraform. On a root branch (the production branch) and in project " +
+					"mode nothing is inherited, and such objects are always refused. Falls back to `" + envInheritedAuth + "`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(inheritedAdopt, inheritedRefuse)},
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "Neon API key: a personal, organization or project-scoped key. " +
@@ -179,6 +191,7 @@ func (cfg neonProviderModel) unknownAttribute() (string, bool) {
 		{"api_key", cfg.APIKey}, {"base_url", cfg.BaseURL}, {"max_retries", cfg.MaxRetries},
 		{"requests_per_minute", cfg.RequestsPerMinute}, {"route_requests_per_second", cfg.RouteRequestsPerSecond},
 		{"retry_timeout", cfg.RetryTimeout}, {"auth_api", cfg.AuthAPI}, {"shared_rate_limit", cfg.SharedRateLimit},
+		{"inherited_auth", cfg.InheritedAuth},
 	} {
 		if a.v.IsUnknown() {
 			return a.name, true
@@ -194,6 +207,7 @@ type clientSettings struct {
 	family          apiclient.Family
 	retryTimeout    time.Duration
 	shared          bool
+	inherited       string
 }
 
 // clientSettingsFrom resolves and checks the arguments; false when a diagnostic
@@ -218,6 +232,15 @@ func clientSettingsFrom(cfg neonProviderModel, diags *diag.Diagnostics) (clientS
 	default:
 		diags.AddAttributeError(path.Root("auth_api"), "Invalid "+envAuthAPI,
 			fmt.Sprintf("%s must be %q or %q, got %q.", envAuthAPI, authAPIProject, authAPIBranch, api))
+		return s, false
+	}
+	switch s.inherited = stringOrEnv(cfg.InheritedAuth, envInheritedAuth); s.inherited {
+	case "":
+		s.inherited = inheritedAdopt
+	case inheritedAdopt, inheritedRefuse:
+	default:
+		diags.AddAttributeError(path.Root("inherited_auth"), "Invalid "+envInheritedAuth,
+			fmt.Sprintf("%s must be %q or %q, got %q.", envInheritedAuth, inheritedAdopt, inheritedRefuse, s.inherited))
 		return s, false
 	}
 	var err error
@@ -261,6 +284,7 @@ func (p *neonProvider) configured(cfg neonProviderModel, terraformVersion string
 		maxAge = 0
 	}
 	data := newProviderData(client, set.family, maxAge)
+	data.inherited = set.inherited
 	data.domainDeletes.alone = machineryIsOff("batching")
 	return data
 }

@@ -24,6 +24,10 @@ type providerData struct {
 	reads      sharedReads
 	production productionBranches
 	claims     whitelistClaims
+	// inherited is inherited_auth: inheritedAdopt or inheritedRefuse.
+	inherited string
+	// enabled are the scopes whose Neon Auth this process enabled.
+	enabled enabledHere
 	// domainDeletes batches the deletes of neon_auth_domain resources.
 	domainDeletes *deleteBatches
 }

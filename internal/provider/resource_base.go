@@ -71,8 +71,10 @@ func (d *providerData) explainFailure(ctx context.Context, s authScope, what str
 // (enabling Neon Auth): a 404 is a branch of another project, or a project
 // this key cannot see.
 func (d *providerData) explainProjectFailure(ctx context.Context, s authScope, what string, err error) string {
-	if detail, outside := d.branchOutside(ctx, s); isNotFound(err) && outside {
-		return apiErrorDetail(what, err) + " " + detail
+	if isNotFound(err) {
+		if detail, outside := d.branchOutside(ctx, s); outside {
+			return apiErrorDetail(what, err) + " " + detail
+		}
 	}
 	return projectErrorDetail(s.ProjectID, what, err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -20,8 +21,10 @@ import (
 
 // Scenarios that several resources share, one row per resource.
 
-// A create that finds its object already there fails with an error that says
-// so and gives the `terraform import` that adopts it, with the import id.
+// A create that finds its object already there on the production branch
+// fails with an error that says so, why it is not taken over (nothing on a
+// root branch is inherited; project mode reaches nothing else), and gives
+// the `terraform import` that adopts it, with the import id.
 func TestAccConflictSuggestsImport(t *testing.T) {
 	for _, row := range []struct {
 		typeName string
@@ -93,10 +96,22 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 				if row.before != nil {
 					steps = append(steps, resource.TestStep{Config: env.config(row.before(env))})
 				}
+				why := "is a root branch (the production branch, or one created schema-only): it inherited nothing"
+				if env.Mode == authAPIProject {
+					why = "The project-level endpoints (auth_api = \"project\") reach only the production branch, which inherits nothing."
+				}
+				// The reason follows the sentence that says what is there.
+				var want []string
+				for _, part := range row.want(env) {
+					want = append(want, part)
+					if strings.Contains(part, "already") {
+						want = append(want, why)
+					}
+				}
 				steps = append(steps, resource.TestStep{
 					PreConfig:   func() { row.exists(t, env) },
 					Config:      env.config(row.config(env)),
-					ExpectError: matchInOrder(row.want(env)...),
+					ExpectError: matchInOrder(want...),
 				})
 				resource.ParallelTest(t, env.testCase(steps...))
 			})

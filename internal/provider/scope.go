@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -278,12 +277,12 @@ func (d *providerData) planBranch(ctx context.Context, t typeName, rules scopeRu
 		return
 	}
 	projectID, branchID := cfg.ProjectID.ValueString(), cfg.BranchID.ValueString()
-	branches, err := d.branches(ctx, projectID)
+	b, err := d.branch(ctx, projectID, branchID)
 	if err != nil {
 		diags.AddError("Unable to check branch_id", projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
 		return
 	}
-	if !slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == branchID }) {
+	if b == nil {
 		diags.AddAttributeError(path.Root("branch_id"), "Branch not in the project", branchNotInProject(projectID, branchID))
 		return
 	}

@@ -100,6 +100,9 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateFound, raw)...)
+	if inh := r.data.inheritanceOf(ctx, s); inh.adopt() {
+		adoptedWarning(&resp.Diagnostics, s, inh.parent, string(r.typeName)+" settings", "Destroy puts back the values found.")
+	}
 }
 
 func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

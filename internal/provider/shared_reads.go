@@ -45,6 +45,7 @@ type readKey struct {
 
 type readEntry[V any] struct {
 	gen     uint64
+	started time.Time
 	done    chan struct{}
 	value   V
 	err     error
@@ -77,7 +78,7 @@ func (c *sharedRead[V]) get(ctx context.Context, key readKey, fetch func(context
 			return e.wait(ctx)
 		}
 	}
-	e = &readEntry[V]{gen: gen, done: make(chan struct{})}
+	e = &readEntry[V]{gen: gen, started: c.now(), done: make(chan struct{})}
 	c.entries[key] = e
 	c.mu.Unlock()
 
@@ -105,6 +106,20 @@ func (e *readEntry[V]) wait(ctx context.Context) (V, error) {
 		var zero V
 		return zero, ctx.Err()
 	}
+}
+
+// getSince is get for a value no older than since: a read that started
+// before since is not used (it may predate something made since, such as a
+// branch created earlier in the same apply); one that started at or after
+// it, finished or in flight, is shared.
+func (c *sharedRead[V]) getSince(ctx context.Context, key readKey, since time.Time, fetch func(context.Context) (V, error)) (V, error) {
+	c.mu.Lock()
+	if e, ok := c.entries[key]; ok && e.gen == c.gens[key] && e.started.Before(since) {
+		c.gens[key]++
+		delete(c.entries, key)
+	}
+	c.mu.Unlock()
+	return c.get(ctx, key, fetch)
 }
 
 // invalidate forgets key; reads that start afterwards fetch anew.

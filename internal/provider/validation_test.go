@@ -60,6 +60,7 @@ func badInputs(env *accEnv) []badInput {
 		{"provider: zero route_requests_per_second", providerBlock(keyAndURL + "  route_requests_per_second = 0"), "route_requests_per_second", "must be between 1 and 10000", false},
 		{"provider: no API key anywhere", providerBlock(fmt.Sprintf("  base_url = %q", env.BaseURL)), "api_key", "Set `api_key` in the provider block", false},
 		{"provider: unknown auth_api", providerBlock(keyAndURL + `  auth_api = "v3"`), "auth_api", `value must be one of: ["project" "branch"], got: "v3"`, false},
+		{"provider: unknown inherited_auth", providerBlock(keyAndURL + `  inherited_auth = "ignore"`), "inherited_auth", `value must be one of: ["adopt" "refuse"], got: "ignore"`, false},
 		{"provider: retry_timeout without a unit", providerBlock(keyAndURL + `  retry_timeout = "90"`), "retry_timeout", "must be a duration from 1s to 24h0m0s written with a unit", false},
 		{"provider: retry_timeout too short", providerBlock(keyAndURL + `  retry_timeout = "10ms"`), "retry_timeout", `got "10ms"`, false},
 

@@ -1,0 +1,63 @@
+# Production's Neon Auth. Every branch created from production starts with a
+# copy of it: the preview configuration in the directory above takes that
+# copy over on a preview branch.
+
+terraform {
+  required_providers {
+    neon = {
+      source  = "neon-auth/neon"
+      version = "~> 0.2"
+    }
+  }
+}
+
+provider "neon" {
+  # api_key from NEON_API_KEY
+}
+
+variable "project_id" {
+  description = "Neon project; its production branch gets Neon Auth."
+  type        = string
+}
+
+variable "google_client_id" {
+  description = "Client id of the Google OAuth app."
+  type        = string
+}
+
+variable "google_client_secret" {
+  description = "Its client secret. Sent write-only: never stored in state."
+  type        = string
+  sensitive   = true
+  ephemeral   = true
+}
+
+resource "neon_auth_integration" "production" {
+  project_id = var.project_id
+  name       = "Acme"
+}
+
+resource "neon_auth_domains" "production" {
+  project_id = neon_auth_integration.production.project_id
+  domains    = ["https://app.example.com"]
+}
+
+resource "neon_auth_oauth_provider" "google" {
+  project_id               = neon_auth_integration.production.project_id
+  provider_id              = "google"
+  client_id                = var.google_client_id
+  client_secret_wo         = var.google_client_secret
+  client_secret_wo_version = 1
+}
+
+resource "neon_auth_email_and_password" "production" {
+  project_id                 = neon_auth_integration.production.project_id
+  require_email_verification = true
+}
+
+resource "neon_auth_webhooks" "production" {
+  project_id     = neon_auth_integration.production.project_id
+  enabled        = true
+  webhook_url    = "https://app.example.com/api/auth-events"
+  enabled_events = ["user.created"]
+}
