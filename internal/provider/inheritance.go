@@ -8,7 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -29,6 +32,20 @@ const (
 	inheritedAdopt  = "adopt"
 	inheritedRefuse = "refuse"
 )
+
+// inheritedAuthAttribute is the provider argument inherited_auth.
+func inheritedAuthAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "What a create does with an object that a branch already has because it inherited it: a branch " +
+			"created from a parent starts with a copy of the parent's Neon Auth (integration, users, settings, OAuth providers, " +
+			"trusted domains, webhooks). `\"adopt\"` (default): take it over with a warning that names it, apply the " +
+			"configuration to it, and put it back as found on destroy instead of deleting it. `\"refuse\"`: fail with an " +
+			"import hint, as for any object made outside Terraform. On a root branch (the production branch) and in project " +
+			"mode nothing is inherited, and such objects are always refused. Falls back to `" + envInheritedAuth + "`.",
+		Optional:   true,
+		Validators: []validator.String{stringvalidator.OneOf(inheritedAdopt, inheritedRefuse)},
+	}
+}
 
 // branch returns a branch of a project as the branch list shows it; nil when
 // the list lacks it. A list read earlier in the run (shared for

@@ -89,16 +89,7 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(authAPIProject, authAPIBranch)},
 			},
-			"inherited_auth": schema.StringAttribute{
-				MarkdownDescription: "What a create does with an object that a branch already has because it inherited it: a branch " +
-					"created from a parent starts with a copy of the parent's Neon Auth (integration, users, settings, OAuth providers, " +
-					"trusted domains, webhooks). `\"adopt\"` (default): take it over with a warning that names it, apply the " +
-					"configuration to it, and put it back as found on destroy instead of deleting it. `\"refuse\"`: fail with an " +
-					"import hint, as for any object made outside Terraform. On a root branch (the production branch) and in project " +
-					"mode nothing is inherited, and such objects are always refused. Falls back to `" + envInheritedAuth + "`.",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(inheritedAdopt, inheritedRefuse)},
-			},
+			"inherited_auth": inheritedAuthAttribute(),
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "Neon API key: a personal, organization or project-scoped key. " +
 					"Falls back to the `" + envAPIKey + "` environment variable. A project-scoped key can manage only its own project.",
