@@ -181,12 +181,19 @@ func TestBranchRolesKeepTheirParentsPasswords(t *testing.T) {
 	if got := reveal(schemaOnly, "neondb_owner"); got != parent {
 		t.Errorf("a schema-only branch (a root, without parent_id) has %q, want the password of the branch it came from, %q", got, parent)
 	}
-	seeded, err := v.e.AddBranch(v.project, "seeded") // made without copies: it reads its parent's
+	seeded, err := v.e.AddBranch(v.project, "seeded")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := reveal(seeded, "neondb_owner"); got != parent {
 		t.Errorf("a branch added by the Go API reads %q, want its parent's %q", got, parent)
+	}
+	rootless, err := v.e.CreateBranch(v.project, BranchOptions{Name: "schema-go", InitSource: "schema-only"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reveal(rootless.ID, "neondb_owner"); got != parent {
+		t.Errorf("a schema-only branch made by the Go API has %q, want the password of the branch it came from, %q", got, parent)
 	}
 	r := v.do("POST", "/projects/"+v.project+"/branches/"+seeded+"/roles", map[string]any{"role": map[string]any{"name": "app"}})
 	wantStatus(t, r, http.StatusCreated)

@@ -389,7 +389,6 @@ func (e *Emulator) createBranch(c *call) error {
 	b := e.st.addBranch(p, parent, name, initSource, now())
 	set(&b.Protected, bc.Branch.Protected)
 	b.ExpiresAt, b.Annotation = bc.Branch.ExpiresAt, bc.Annotation
-	p.copyRoles(parent, b)
 	b.Endpoints = endpoints
 	if err := e.saveLocked(); err != nil {
 		return err

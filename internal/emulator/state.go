@@ -173,8 +173,8 @@ type projectState struct {
 
 // branchState is a branch with its Neon Auth (nil: not enabled), its
 // compute endpoints and what the emulator keeps of its roles besides their
-// names (Branch.Roles). A branch made by addBranch has no role states of its
-// own until it is given copies: it reads its parent's (see roleOf).
+// names (Branch.Roles): addBranch gives a new branch copies of its parent's
+// (see copyRoles).
 type branchState struct {
 	Branch
 	Seq        uint64                `json:"seq"` // orders branches created in the same second
@@ -282,7 +282,8 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 }
 
 // addBranch adds a non-default branch created from parent, with copies of
-// the parent's databases and roles. An empty name becomes the branch id.
+// the parent's databases and roles (their passwords too, see copyRoles). An
+// empty name becomes the branch id.
 //
 // With initSource "" or parent-data the branch is the parent's child and
 // starts with an independent copy of the parent's Neon Auth, as Neon branches
@@ -311,6 +312,7 @@ func (s *state) addBranch(p *projectState, parent *branchState, name, initSource
 			b.Auth = parent.Auth.inheritedBy(p, b, at)
 		}
 	}
+	p.copyRoles(parent, b)
 	p.Branches = append(p.Branches, b)
 	return b
 }
