@@ -150,9 +150,10 @@ var otherAPIVersion = regexp.MustCompile(`(/api)?/v[0-9][^/]*/$`)
 // apiPathFor is the path of the platform API v2 that a base URL's path
 // (ending in a slash) most likely meant: the same prefix ending in /api/v2/.
 func apiPathFor(p string) string {
+	if before, _, found := strings.Cut(p, apiPath); found { // a path below the API's
+		return before + apiPath
+	}
 	switch {
-	case strings.Contains(p, apiPath): // a path below the API's
-		return p[:strings.Index(p, apiPath)] + apiPath
 	case otherAPIVersion.MatchString(p): // /api/v1/ → /api/v2/
 		return otherAPIVersion.ReplaceAllLiteralString(p, apiPath)
 	case strings.HasSuffix(p, "/api/"):

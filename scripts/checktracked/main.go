@@ -14,6 +14,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -149,7 +150,7 @@ func readBlobs(dir string, entries []entry, fn func(e entry, size int64, head []
 	for _, e := range entries {
 		ids.WriteString(e.object + "\n")
 	}
-	cmd := exec.Command("git", "-C", dir, "cat-file", "--batch")
+	cmd := exec.CommandContext(context.Background(), "git", "-C", dir, "cat-file", "--batch")
 	cmd.Stdin = &ids
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -192,7 +193,7 @@ func readBlobs(dir string, entries []entry, fn func(e entry, size int64, head []
 
 // git runs a git command in dir and returns its stdout.
 func git(dir string, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd := exec.CommandContext(context.Background(), "git", append([]string{"-C", dir}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
