@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,10 @@ func TestLocalMirror_terraformInitOnAFreshMachine(t *testing.T) {
 		t.Skip("runs the Terraform CLI on the examples: set TF_ACC=1 (make test does)")
 	}
 	t.Parallel()
+	if v := cliVersion(t); v.LessThan(version.Must(version.NewVersion("1.11"))) {
+		t.Skipf("the recipe initializes examples/quickstart, whose ephemeral variables and write-only arguments need "+
+			"Terraform 1.11; this CLI is %s", v)
+	}
 	root := repoRoot(t)
 	recipe := readmeBlock(t, root, "## Using a local build (before a release)")
 	for _, line := range readmeRecipe {
@@ -80,6 +85,19 @@ func TestLocalMirror_terraformInitOnAFreshMachine(t *testing.T) {
 			t.Errorf("%s pins neon-auth/neon %q, which the coming release %s does not satisfy", pin.where, pin.text, release)
 		}
 	}
+}
+
+// cliVersion is the version of the Terraform CLI the tests run.
+func cliVersion(t *testing.T) *version.Version {
+	t.Helper()
+	var out struct {
+		Version string `json:"terraform_version"`
+	}
+	raw := runIn(t, "", append(inheritedEnv(), "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE=/dev/null"), terraformCLI(t), "version", "-json")
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatalf("terraform version -json: %v\n%s", err, raw)
+	}
+	return version.Must(version.NewVersion(out.Version))
 }
 
 // freshMachineEnv is the environment of a machine that has Go's module and
