@@ -11,16 +11,16 @@ import (
 	"time"
 )
 
-// The branches section (issue 24 §3, "a branch refreshes in 4 requests"):
-// every resource type of the provider, and the data sources that read the
-// same endpoints, on three branches in branch mode — the production and a
-// preview branch of one project with Better Auth, and the production branch
-// of another with Stack Auth (the SDK keys and the ownership transfer exist
-// only there) — applied at the documented limits, then a no-change plan
-// (with refresh) counted per (branch, read endpoint). Then the same for
-// project mode, which has no bundle: a project with the Stack Auth
-// resources, and one with an email server as well. The configuration is the
-// acceptance test's (internal/provider/testdata/every_resource_type.tf.tmpl).
+// The branches section (§3 of the targets in BASELINE.md, "a branch
+// refreshes in 4 requests"): every resource type of the provider, and the
+// data sources that read the same endpoints, on three branches in branch
+// mode — the production and a preview branch of one project with Better
+// Auth, and the production branch of another with Stack Auth (the SDK keys
+// and the ownership transfer exist only there) — applied at the documented
+// limits, then a no-change plan (with refresh) counted per (branch, read
+// endpoint). Then the same for project mode, which has no bundle: a
+// project with the Stack Auth resources, and one with an email server as
+// well. The configuration is the acceptance test's (internal/provider/testdata/every_resource_type.tf.tmpl).
 
 // everyTypeTemplate is shared with TestAccRefresh_branchReadsFourEndpoints.
 const everyTypeTemplate = "internal/provider/testdata/every_resource_type.tf.tmpl"
@@ -174,7 +174,7 @@ func benchBranches(work, rc, mode string, o options) (branchesResult, error) {
 }
 
 func writeBranchesReport(b *strings.Builder, results []branchesResult) {
-	fmt.Fprintln(b, "\n## Requests per (branch, read endpoint): every resource type (issue 24 §3)")
+	fmt.Fprintln(b, "\n## Requests per (branch, read endpoint): every resource type (§3)")
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "The configuration of `internal/provider/testdata/every_resource_type.tf.tmpl` (also counted by "+
 		"TestAccRefresh_branchReadsFourEndpoints and TestAccRefresh_projectModeReadsThreeEndpoints), applied at the documented "+

@@ -177,7 +177,7 @@ func benchConcurrent(work, rc string, c concCase, o options) (concResult, error)
 
 func writeConcurrentConfig(dir, projectID string, run int, c concCase) error {
 	// Project mode, named: the figures in BASELINE.md were measured with it
-	// (the default before 0.2).
+	// (the provider's default at the time).
 	extra := "  auth_api = \"project\"\n"
 	if c.shared {
 		extra += "  shared_rate_limit = true\n"

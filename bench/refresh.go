@@ -66,7 +66,7 @@ func benchSize(work, rc, rcUnshared string, n int, o options) (result, error) {
 	}
 	defer s.stop()
 	// Project mode, named: the figures in BASELINE.md were measured with it
-	// (the default before 0.2).
+	// (the provider's default at the time).
 	if r.listBacked, err = writeConfig(dir, s.emu.ProjectIDs(), n, "  auth_api = \"project\"\n"); err != nil {
 		return r, err
 	}

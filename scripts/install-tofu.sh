@@ -4,7 +4,9 @@
 #
 # OpenTofu's module has a replace directive, so `go install …@version` refuses
 # it; the module is downloaded instead and built from a writable copy.
-# About 7 minutes on 2 cores the first time; instant afterwards.
+# About 7 minutes on 2 cores the first time; instant afterwards. A tofu on
+# PATH that is already that version (a CI job's setup-opentofu) is used as it
+# is.
 #
 #   TOFU_VERSION     version to build (default 1.12.6)
 #   NEON_TOOLS_DIR   cache directory (default ${XDG_CACHE_HOME:-~/.cache}/terraform-provider-neon/tools)
@@ -16,6 +18,10 @@ bin="$tools/tofu-$version/tofu"
 
 if [[ -x "$bin" ]] && "$bin" version >/dev/null 2>&1; then
   echo "$bin"
+  exit 0
+fi
+if onpath=$(command -v tofu) && [[ $("$onpath" version 2>/dev/null | head -n 1) == "OpenTofu v$version" ]]; then
+  echo "$onpath"
   exit 0
 fi
 

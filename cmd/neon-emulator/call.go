@@ -49,8 +49,8 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	token := *key
-	if strings.Contains(url, "/_emulator/") {
+	token, control := *key, strings.Contains(url, "/_emulator/")
+	if control {
 		token = *controlToken
 	}
 	if token != "" {
@@ -77,7 +77,30 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("%s %s: HTTP %d", method, url, resp.StatusCode)
+		hint := callHint(resp.StatusCode, control, token != "")
+		if resp.StatusCode == http.StatusBadRequest && req.URL.Scheme == "http" && speaksTLS(ctx, req.URL.Host) {
+			hint = fmt.Sprintf("; the emulator at %s serves HTTPS (it was started with -tls): use https://%s/", req.URL.Host, req.URL.Host)
+		}
+		return fmt.Errorf("%s %s: HTTP %d%s", method, url, resp.StatusCode, hint)
 	}
 	return nil
+}
+
+// callHint is the fix for a refused call, or "": which variable holds the
+// token it needs and where the emulator printed it. It never holds a token.
+func callHint(status int, control, sent bool) string {
+	if status != http.StatusUnauthorized {
+		return ""
+	}
+	const printed = "the value of the NEON_EMULATOR_CONTROL_TOKEN= line the emulator printed on stdout when it started " +
+		"and wrote to its -ready-file (or the token it was started with)"
+	switch {
+	case control && !sent:
+		return "; the control surface needs the control token: set " + controlTokenEnv + " (or -control-token) to " + printed
+	case control:
+		return "; the control token sent (" + controlTokenEnv + " or -control-token) is not this emulator's: use " + printed
+	case !sent:
+		return "; the API needs a key: set NEON_API_KEY (or -key), such as the NEON_API_KEY= line the emulator printed"
+	}
+	return "; the API refused the key sent (NEON_API_KEY or -key): it is not a key of this emulator, or it was revoked"
 }

@@ -72,7 +72,8 @@ func TestContainerfileBuildsAnImageWhoseBinaryAnswers(t *testing.T) {
 	if _, ok := cfg.ExposedPorts["8080/tcp"]; !ok {
 		t.Errorf("exposed ports %v; want 8080/tcp", cfg.ExposedPorts)
 	}
-	wantHealth := []string{"CMD", "/emulator/neon-emulator", "health", "-ca", "/emulator/ca.pem", "https://127.0.0.1:8080/"}
+	// No URL: it reads the container's NEON_EMULATOR_* settings (TestImageHealthCheckFollowsTheEnvironment).
+	wantHealth := []string{"CMD", "/emulator/neon-emulator", "health"}
 	health := images[0].Healthcheck.Test
 	if len(health) == 0 {
 		health = cfg.Healthcheck.Test
@@ -81,6 +82,11 @@ func TestContainerfileBuildsAnImageWhoseBinaryAnswers(t *testing.T) {
 		t.Errorf("health check %q; want %q", health, wantHealth)
 	}
 
+	if os.Geteuid() != 0 {
+		// Rootless podman (a CI runner's) cannot mount an image.
+		t.Log("not root: the image's file system is not mounted, so its binary is not run")
+		return
+	}
 	root := strings.TrimSpace(podmanRun("image", "mount", tag))
 	t.Cleanup(func() { _ = exec.Command(podman, "image", "unmount", tag).Run() })
 	entries, err := os.ReadDir(root)

@@ -339,7 +339,8 @@ func flagsFromEnv(fs *flag.FlagSet) error {
 const usage = `Usage:
   neon-emulator [flags]
   neon-emulator call [-key KEY] [-control-token TOKEN] METHOD URL [JSON-BODY]
-  neon-emulator health [-ca FILE] URL       exit 0 when the emulator at URL answers
+  neon-emulator health [-ca FILE] [URL]     exit 0 when the emulator at URL (default: the one
+                                            NEON_EMULATOR_LISTEN and NEON_EMULATOR_TLS describe) answers
   neon-emulator ca [-o FILE] https://HOST:PORT/   fetch the CA of an emulator started with -tls
 
 Runs an in-memory emulator of the Neon platform API v2 (projects, branches,

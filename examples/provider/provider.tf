@@ -2,7 +2,7 @@ terraform {
   required_providers {
     neon = {
       source  = "neon-auth/neon"
-      version = "~> 0.1" # the auth API is in beta: pin the provider
+      version = "~> 0.2" # the auth API is in beta: pin the provider
     }
   }
 }
@@ -13,7 +13,7 @@ provider "neon" {
 
   # "branch" (default): Neon Auth on any branch through the branch-scoped
   # endpoints; "project": the deprecated project-level endpoints, production
-  # branch only (the default of 0.1).
+  # branch only.
   # auth_api = "branch"
 
   # Defaults shown; lower requests_per_minute when other clients share the

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -135,13 +136,30 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 	}
 	if !strings.HasSuffix(u.Path, apiPath) {
 		fixed := *u
-		fixed.Path = strings.TrimSuffix(u.Path, "/") + apiPath
-		if i := strings.Index(u.Path, apiPath); i >= 0 {
-			fixed.Path = u.Path[:i] + apiPath // a path below the API's
-		}
+		fixed.Path = apiPathFor(u.Path)
+		fixed.RawPath = ""
 		return nil, fmt.Errorf("base URL %q must end in %s, the path of the platform API v2; did you mean %q?", raw, apiPath, fixed.String())
 	}
 	return u, nil
+}
+
+// otherAPIVersion is a path ending in another version of the API, or a
+// version without its /api/ (/api/v1/, /v2/).
+var otherAPIVersion = regexp.MustCompile(`(/api)?/v[0-9][^/]*/$`)
+
+// apiPathFor is the path of the platform API v2 that a base URL's path
+// (ending in a slash) most likely meant: the same prefix ending in /api/v2/.
+func apiPathFor(p string) string {
+	if before, _, found := strings.Cut(p, apiPath); found { // a path below the API's
+		return before + apiPath
+	}
+	switch {
+	case otherAPIVersion.MatchString(p): // /api/v1/ → /api/v2/
+		return otherAPIVersion.ReplaceAllLiteralString(p, apiPath)
+	case strings.HasSuffix(p, "/api/"):
+		return p + "v2/"
+	}
+	return strings.TrimSuffix(p, "/") + apiPath
 }
 
 func isLoopback(host string) bool {

@@ -111,8 +111,8 @@ func transportHint(cause TransportCause, base *url.URL, err error) string {
 		return fmt.Sprintf("%s did not complete a TLS handshake: is it serving HTTPS? (a neon-emulator serves HTTPS with -tls; "+
 			"plain http:// is for loopback only)", host)
 	case CauseRefused:
-		return fmt.Sprintf("nothing accepts connections at %s (retried for %s): is the emulator or API running at %s?",
-			host, refusedRetryWindow, base.String())
+		return fmt.Sprintf("nothing accepts connections at %s (retried for %s): start the emulator or API at %s, "+
+			"or correct base_url (or NEON_API_BASE_URL)", host, refusedRetryWindow, base.String())
 	}
 	return ""
 }

@@ -134,7 +134,8 @@ func TestRefusedConnectionIsRetriedForTwoSecondsAtMost(t *testing.T) {
 	_ = expectFastFailure(t, ErrConnectionRefused, func() error {
 		_, err := c.AddDomain(context.Background(), stubScope, AddDomainRequest{Domain: "https://a.example", AuthProvider: "stack"})
 		return err
-	}, "is the emulator or API running at http://"+addr+"/api/v2/?")
+	}, "nothing accepts connections at "+addr+" (retried for 2s): start the emulator or API at http://"+addr+"/api/v2/, "+
+		"or correct base_url (or NEON_API_BASE_URL)")
 	if took := time.Since(start); took < 500*time.Millisecond {
 		t.Errorf("gave up after %v; a refused connection is retried (a server may be starting)", took)
 	}

@@ -213,7 +213,7 @@ func clientSettingsFrom(cfg neonProviderModel, diags *diag.Diagnostics) (clientS
 		return s, false
 	}
 	if _, err := apiclient.ParseBaseURL(s.baseURL); err != nil {
-		diags.AddAttributeError(path.Root("base_url"), "Invalid Neon API base URL", err.Error())
+		addBaseURLError(diags, cfg.BaseURL, err)
 		return s, false
 	}
 	switch api := stringOrEnv(cfg.AuthAPI, envAuthAPI); api {
@@ -244,6 +244,19 @@ func clientSettingsFrom(cfg neonProviderModel, diags *diag.Diagnostics) (clientS
 		return s, false
 	}
 	return s, true
+}
+
+// addBaseURLError reports a refused base URL where it was set: on base_url
+// in the provider block, or, when the block has none, on the environment
+// variable it came from.
+func addBaseURLError(diags *diag.Diagnostics, configured types.String, err error) {
+	if !configured.IsNull() && configured.ValueString() != "" {
+		diags.AddAttributeError(path.Root("base_url"), "Invalid Neon API base URL", err.Error())
+		return
+	}
+	diags.AddError("Invalid "+envBaseURL,
+		fmt.Sprintf("The base URL comes from the environment variable %s (the provider block sets no base_url): %s "+
+			"Correct %s, or unset it to use %s.", envBaseURL, err.Error(), envBaseURL, apiclient.DefaultBaseURL))
 }
 
 // configured is the providerData of a known provider block: its client and

@@ -6,7 +6,7 @@ terraform {
   required_providers {
     neon = {
       source  = "neon-auth/neon"
-      version = "~> 0.1"
+      version = "~> 0.2"
     }
   }
 }

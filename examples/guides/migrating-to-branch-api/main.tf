@@ -1,6 +1,6 @@
 # A configuration written for the project-level endpoints, after the switch:
-# the provider block names no auth_api, so it is in branch mode (the default
-# since 0.2); with 0.1 the same block meant "project".
+# the provider block names no auth_api, so it is in branch mode (the
+# default); before the switch it said auth_api = "project".
 
 terraform {
   required_providers {
