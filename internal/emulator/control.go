@@ -65,7 +65,9 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID st
 }
 
 var errControlUnauthorized = &apiError{status: http.StatusUnauthorized,
-	msg: "authorization failed: the control surface needs the control token as a bearer token"}
+	msg: "authorization failed: the control surface needs the control token as a bearer token: the one the emulator was " +
+		"started with (-control-token or NEON_EMULATOR_CONTROL_TOKEN), or the one it generated, printed as " +
+		"NEON_EMULATOR_CONTROL_TOKEN=... on stdout and wrote to the -ready-file"}
 
 // controlAuthorized checks the control token, in constant time.
 func (e *Emulator) controlAuthorized(r *http.Request) bool {

@@ -62,7 +62,7 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	}
 }
 
-// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<domain>`).
+// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<domain>`).
 func (r *authDomainResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return upgradeToBranchID(r, nil)
 }

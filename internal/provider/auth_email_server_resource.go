@@ -143,7 +143,7 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 	}
 }
 
-// UpgradeState rewrites the ids of release 0.1 (`<project_id>`).
+// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>`).
 func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return upgradeToBranchID(r, nil)
 }

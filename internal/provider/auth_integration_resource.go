@@ -118,7 +118,7 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 	}
 }
 
-// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<auth_provider>`).
+// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<auth_provider>`).
 func (r *authIntegrationResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return upgradeToBranchID(r, nil)
 }

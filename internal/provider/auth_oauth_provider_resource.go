@@ -111,7 +111,7 @@ func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaR
 	}
 }
 
-// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<provider_id>`).
+// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<provider_id>`).
 func (r *authOAuthProviderResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return upgradeToBranchID(r, nil)
 }

@@ -58,7 +58,7 @@ func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.Sch
 	}
 }
 
-// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<auth_provider>`).
+// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<auth_provider>`).
 func (r *authOwnershipTransferResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return upgradeToBranchID(r, nil)
 }

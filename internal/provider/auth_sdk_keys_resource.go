@@ -73,7 +73,7 @@ func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest
 	}
 }
 
-// UpgradeState rewrites the ids of release 0.1 (`<project_id>/<auth_provider>/<created_at>`).
+// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<auth_provider>/<created_at>`).
 func (r *authSDKKeysResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return upgradeToBranchID(r, nil)
 }

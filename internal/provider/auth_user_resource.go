@@ -86,7 +86,7 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 // userRules: roles exist only in the branch-scoped API.
 var userRules = scopeRules{branchAttrs: []string{"roles"}}
 
-// UpgradeState rewrites the ids of release 0.1, which were the user's id
+// UpgradeState rewrites the ids of the 0.1 development builds, which were the user's id
 // alone; that id moves to user_id.
 func (r *authUserResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return upgradeToBranchID(r, func(attrs map[string]tftypes.Value, userID string) {

@@ -18,7 +18,7 @@ import (
 // the configuration does not name.
 
 // crossBranchImports are, per resource type on a branch, a body configured
-// for the branch branchID and the id release 0.1 printed for the production
+// for the branch branchID and the id the 0.1 development builds printed for the production
 // branch's object (`<project_id>/…`, no branch).
 func crossBranchImports(projectID, branchID, userID string) []struct{ typ, body, id string } {
 	on := fmt.Sprintf("  project_id = %q\n  branch_id  = %q\n", projectID, branchID)
@@ -34,7 +34,7 @@ func crossBranchImports(projectID, branchID, userID string) []struct{ typ, body,
 	}
 }
 
-// Production's objects imported by the ids 0.1 printed (which name no branch,
+// Production's objects imported by the ids the 0.1 development builds printed (which name no branch,
 // so mean the production branch) into resources configured for a preview
 // branch: each plan fails naming both branches, for the integration, a
 // domain, an OAuth provider, a user and the singletons (email server,

@@ -92,6 +92,8 @@ func planSummary(t *testing.T, cli *cliDir) string {
 func TestAccGenerateConfig_projectMode(t *testing.T) {
 	env := newAccEnv(t)
 	cli := newCLIDir(t)
+	// The generated configuration gives the secrets as write-only arguments.
+	skipUnless(t, cli, writeOnlyArguments)
 	ctx := context.Background()
 	c, s := env.client(), env.scope()
 	const ghSecret, smtpPassword = "gh-console-secret-7f3a", "console-smtp-password-91c2"

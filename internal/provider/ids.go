@@ -12,7 +12,7 @@ import (
 )
 
 // Import ids and composite ids: their formats, parsing, and the upgraders of
-// release 0.1's ids.
+// the ids of the 0.1 development builds.
 
 // compositeID joins the parts of a resource id with "/".
 func compositeID(parts ...string) string { return strings.Join(parts, "/") }
@@ -153,7 +153,7 @@ func importedID(v map[string]string, parts ...string) string {
 }
 
 // branchIDVersion is the schema version of the resources whose ids name
-// their branch; release 0.1 wrote version 0, whose ids did not.
+// their branch; the 0.1 development builds wrote version 0, whose ids did not.
 const branchIDVersion = 1
 
 // upgradeToBranchID is the state upgrader from version 0 of a resource on a
@@ -171,7 +171,7 @@ func upgradeToBranchID(r resource.Resource, fill func(attrs map[string]tftypes.V
 		typ := sr.Schema.Type().TerraformType(ctx)
 		fail := func(err error) {
 			resp.Diagnostics.AddError("Unable to Upgrade Resource State",
-				"Reading the state that release 0.1 wrote: "+err.Error()+". This is a bug in the provider; please report it.")
+				"Reading a state written by the 0.1 development builds: "+err.Error()+". This is a bug in the provider; please report it.")
 		}
 		if req.RawState == nil {
 			fail(fmt.Errorf("no prior state"))

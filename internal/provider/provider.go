@@ -82,9 +82,9 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 			"The auth feature is in beta.",
 		Attributes: map[string]schema.Attribute{
 			"auth_api": schema.StringAttribute{
-				MarkdownDescription: "Which generation of Neon Auth endpoints to use: `\"branch\"` (default since 0.2), the " +
+				MarkdownDescription: "Which generation of Neon Auth endpoints to use: `\"branch\"` (the default), the " +
 					"branch-scoped endpoints, which reach any branch and are where new features are; or `\"project\"`, the project-level " +
-					"endpoints Neon has deprecated, which reach only the production branch (the default of 0.1). Falls back to `" +
+					"endpoints Neon has deprecated, which reach only the production branch. Falls back to `" +
 					envAuthAPI + "`. Switching a configuration from one to the other replaces nothing.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(authAPIProject, authAPIBranch)},

@@ -279,7 +279,7 @@ func TestUnitEveryTypeIsConfiguredAndNamed(t *testing.T) {
 	}
 }
 
-// A provider block without auth_api is in branch mode (since 0.2): a new
+// A provider block without auth_api is in branch mode (the default): a new
 // integration goes through the branch-scoped endpoint and, its auth_provider
 // omitted, is Better Auth; the project-level endpoints see no request.
 func TestAccProvider_defaultIsBranchMode(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
-// Upgrades from release 0.1, through the Terraform CLI, from the states that
+// Upgrades from the 0.1 development builds, through the Terraform CLI, from the states that
 // release wrote: testdata/upgrade-0.1 holds its terraform.tfstate files, the
 // emulator state they describe and the configurations, as generate.sh wrote
 // them with the 0.1 binary (commit 426f609).

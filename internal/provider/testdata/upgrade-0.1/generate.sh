@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the fixtures of TestAccUpgrade_from01 (upgrade_test.go): states that
-# release 0.1 of this provider (commit 426f609, project mode by default)
+# the 0.1 development build of this provider (commit 426f609, project mode by default)
 # wrote, with the emulator state they describe.
 #
 # It builds the provider and the emulator of that commit in a temporary git
@@ -36,7 +36,7 @@ trap cleanup EXIT
 export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1 GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 unset TF_LOG NEON_API_KEY NEON_API_BASE_URL NEON_AUTH_API
 
-echo "building release 0.1 ($REV)…"
+echo "building the 0.1 development build ($REV)…"
 git -C "$ROOT" worktree add --detach "$WORK/src" "$REV" >/dev/null
 (cd "$WORK/src" && go build -o "$WORK/bin/terraform-provider-neon" -ldflags "-X main.version=0.1.0" . &&
   go build -o "$WORK/bin/neon-emulator" ./cmd/neon-emulator)

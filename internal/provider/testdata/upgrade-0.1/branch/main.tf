@@ -1,4 +1,4 @@
-# Applied with release 0.1 and auth_api = "branch": every resource type of a
+# Applied with the 0.1 development build and auth_api = "branch": every resource type of a
 # Better Auth integration on a branch that is not the production one, whose
 # 0.1 ids (<project_id>/better_auth, <project_id>/github, …) do not name it.
 # See ../generate.sh.

@@ -1,4 +1,4 @@
-# Applied with release 0.1 and no auth_api (its default, the project-level
+# Applied with the 0.1 development build and no auth_api (its default, the project-level
 # endpoints): every resource type of a Stack Auth integration on the
 # production branch. See ../generate.sh.
 terraform {
