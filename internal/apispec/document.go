@@ -8,3 +8,7 @@ import "github.com/getkin/kin-openapi/openapi3"
 // Document returns the OpenAPI document with its overlays, loaded once and
 // shared: callers must not change it.
 func Document() (*openapi3.T, error) { return loadDocument() }
+
+// ReferenceJSON is the OpenAPI document with its overlays, as JSON: the input
+// of the code generated from the reference (package neonapi).
+func ReferenceJSON() ([]byte, error) { return withOverlays(openAPIDocument, overlayFiles) }
