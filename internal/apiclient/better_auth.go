@@ -11,9 +11,9 @@ import (
 // The Better Auth configuration of a branch's Neon Auth (branch-scoped
 // endpoints only): each setting of betterauth.Settings read and written at
 // its own path, and the bundle GET …/auth/plugins that reports most of them
-// at once. The values are the reference's types (NeonAuthMagicLinkConfig
-// and the like); a write sends the whole value, so sending it again after a
-// lost answer is harmless.
+// at once. The values are the reference's types (neonapi's …Config and
+// …ConfigUpdate); a write sends the whole value, so sending it again after
+// a lost answer is harmless.
 
 // ReadSetting reads a setting: GET …/auth/<path>.
 func ReadSetting[T any](ctx context.Context, c *Client, s Scope, set betterauth.Setting) (T, error) {

@@ -66,7 +66,7 @@ func (e endpoint) sub(segment string) endpoint {
 	return endpoint{route: join(e.route, segment), path: join(e.path, segment)}
 }
 
-// subPath appends literal segments written as a relative path ("plugins/magic-link").
+// subPath appends literal segments written as a relative path (a setting's Path, "plugins/<name>").
 func (e endpoint) subPath(rel string) endpoint {
 	for _, seg := range strings.Split(rel, "/") {
 		e = e.sub(seg)
