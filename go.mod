@@ -3,6 +3,7 @@ module github.com/neon-auth/terraform-provider-neon
 go 1.26.0
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/gofrs/flock v0.13.0
 	github.com/hashicorp/go-hclog v1.6.3
