@@ -99,47 +99,13 @@ func benchBranches(work, rc, mode string, o options) (branchesResult, error) {
 		return r, err
 	}
 	defer s.stop()
-	p0, p1 := s.emu.ProjectIDs()[0], s.emu.ProjectIDs()[1]
-	prod0, err := s.emu.DefaultBranchID(p0)
-	if err != nil {
-		return r, err
-	}
-	prod1, err := s.emu.DefaultBranchID(p1)
-	if err != nil {
+	var parts []branchesPart
+	if parts, r.scopes, err = branchesLayout(s, mode); err != nil {
 		return r, err
 	}
 
 	var b strings.Builder
 	b.WriteString(providerBlock(fmt.Sprintf("  auth_api = %q\n", mode)))
-	type part struct {
-		template string
-		data     everyTypeData
-	}
-	var parts []part
-	if mode == "branch" {
-		preview, err := s.emu.AddBranch(p0, "preview")
-		if err != nil {
-			return r, err
-		}
-		stack := everyTypeData{Name: "stack", ProjectID: p1}
-		parts = []part{
-			{"better_auth", everyTypeData{Name: "prod", ProjectID: p0}},
-			{"better_auth", everyTypeData{Name: "preview", ProjectID: p0, BranchID: preview, Domains: true}},
-			{"stack", stack}, {"stack_email_server", stack},
-		}
-		r.scopes = []scopeReads{
-			{label: "Better Auth, production branch: every Better Auth resource type", scope: p0 + "/" + prod0, limit: 4},
-			{label: "Better Auth, preview branch: the same, with neon_auth_domains", scope: p0 + "/" + preview, limit: 4},
-			{label: "Stack Auth, production branch: SDK keys, ownership transfer, user, OAuth, domain, email server", scope: p1 + "/" + prod1, limit: 4},
-		}
-	} else {
-		two := everyTypeData{Name: "two", ProjectID: p1}
-		parts = []part{{"stack", everyTypeData{Name: "one", ProjectID: p0}}, {"stack", two}, {"stack_email_server", two}}
-		r.scopes = []scopeReads{
-			{label: "Stack Auth project: SDK keys, ownership transfer, user, OAuth, domain", scope: p0, limit: 3},
-			{label: "the same with an email server", scope: p1, limit: 4},
-		}
-	}
 	for _, pt := range parts {
 		if err := tmpl.ExecuteTemplate(&b, pt.template, pt.data); err != nil {
 			return r, err
@@ -159,6 +125,60 @@ func benchBranches(work, rc, mode string, o options) (branchesResult, error) {
 	if r.plan, err = terraform(dir, rc, s.env(), s, "every type, "+mode+" mode: plan (refresh)", planArgs(par, true), []int{0}); err != nil {
 		return r, err
 	}
+	r.countPlanReads()
+	return r, nil
+}
+
+// branchesPart is one template of the configuration and what it is
+// executed with.
+type branchesPart struct {
+	template string
+	data     everyTypeData
+}
+
+// branchesLayout is what a mode configures on the emulator's two projects
+// (adding the preview branch in branch mode), and the scopes whose reads
+// are counted, each with its target.
+func branchesLayout(s *server, mode string) (parts []branchesPart, scopes []scopeReads, err error) {
+	p0, p1 := s.emu.ProjectIDs()[0], s.emu.ProjectIDs()[1]
+	prod0, err := s.emu.DefaultBranchID(p0)
+	if err != nil {
+		return nil, nil, err
+	}
+	prod1, err := s.emu.DefaultBranchID(p1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mode == "branch" {
+		preview, err := s.emu.AddBranch(p0, "preview")
+		if err != nil {
+			return nil, nil, err
+		}
+		stack := everyTypeData{Name: "stack", ProjectID: p1}
+		parts = []branchesPart{
+			{"better_auth", everyTypeData{Name: "prod", ProjectID: p0}},
+			{"better_auth", everyTypeData{Name: "preview", ProjectID: p0, BranchID: preview, Domains: true}},
+			{"stack", stack}, {"stack_email_server", stack},
+		}
+		scopes = []scopeReads{
+			{label: "Better Auth, production branch: every Better Auth resource type", scope: p0 + "/" + prod0, limit: 4},
+			{label: "Better Auth, preview branch: the same, with neon_auth_domains", scope: p0 + "/" + preview, limit: 4},
+			{label: "Stack Auth, production branch: SDK keys, ownership transfer, user, OAuth, domain, email server", scope: p1 + "/" + prod1, limit: 4},
+		}
+	} else {
+		two := everyTypeData{Name: "two", ProjectID: p1}
+		parts = []branchesPart{{"stack", everyTypeData{Name: "one", ProjectID: p0}}, {"stack", two}, {"stack_email_server", two}}
+		scopes = []scopeReads{
+			{label: "Stack Auth project: SDK keys, ownership transfer, user, OAuth, domain", scope: p0, limit: 3},
+			{label: "the same with an email server", scope: p1, limit: 4},
+		}
+	}
+	return parts, scopes, nil
+}
+
+// countPlanReads sorts the plan's requests into the scopes of the table,
+// and what falls outside every scope into elsewhere.
+func (r *branchesResult) countPlanReads() {
 	by, other := endpointsOf(r.plan)
 	for i := range r.scopes {
 		r.scopes[i].endpoints = by[r.scopes[i].scope]
@@ -170,7 +190,6 @@ func benchBranches(work, rc, mode string, o options) (branchesResult, error) {
 			r.elsewhere = append(r.elsewhere, fmt.Sprintf("%s `%s` ×%d", scope, ep, n))
 		}
 	}
-	return r, nil
 }
 
 func writeBranchesReport(b *strings.Builder, results []branchesResult) {

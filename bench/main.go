@@ -227,20 +227,7 @@ func runSection(report *strings.Builder, section, work, rc string, o options) er
 		}
 		writeCreatesReport(report, results, o)
 	case "refresh":
-		rcUnshared, err := buildProvider(work, "bin-unshared", machineryOff("sharing"))
-		if err != nil {
-			return err
-		}
-		var results []result
-		for _, n := range o.sizes {
-			fmt.Fprintf(os.Stderr, "-- N = %d --\n", n)
-			r, err := benchSize(work, rc, rcUnshared, n, o)
-			if err != nil {
-				return fmt.Errorf("size %d: %w", n, err)
-			}
-			results = append(results, r)
-		}
-		writeRefreshReport(report, results, o)
+		return runRefresh(report, work, rc, o)
 	case "modes":
 		var results []modeResult
 		for _, api := range []string{"project", "branch"} {
@@ -278,16 +265,43 @@ func runSection(report *strings.Builder, section, work, rc string, o options) er
 		}
 		writePreviewReport(report, results)
 	case "concurrent":
-		var results []concResult
-		for _, c := range o.concurrent {
-			fmt.Fprintf(os.Stderr, "-- %s, %s --\n", c, c.limit())
-			r, err := benchConcurrent(work, rc, c, o)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", c, c.limit(), err)
-			}
-			results = append(results, r)
-		}
-		writeConcurrentReport(report, results, o)
+		return runConcurrent(report, work, rc, o)
 	}
+	return nil
+}
+
+// runRefresh measures the refresh section at each size of -n, with the
+// provider as shipped and with list sharing switched off.
+func runRefresh(report *strings.Builder, work, rc string, o options) error {
+	rcUnshared, err := buildProvider(work, "bin-unshared", machineryOff("sharing"))
+	if err != nil {
+		return err
+	}
+	var results []result
+	for _, n := range o.sizes {
+		fmt.Fprintf(os.Stderr, "-- N = %d --\n", n)
+		r, err := benchSize(work, rc, rcUnshared, n, o)
+		if err != nil {
+			return fmt.Errorf("size %d: %w", n, err)
+		}
+		results = append(results, r)
+	}
+	writeRefreshReport(report, results, o)
+	return nil
+}
+
+// runConcurrent measures the concurrent section, one case of -concurrent and
+// -concurrent-shared after the other.
+func runConcurrent(report *strings.Builder, work, rc string, o options) error {
+	var results []concResult
+	for _, c := range o.concurrent {
+		fmt.Fprintf(os.Stderr, "-- %s, %s --\n", c, c.limit())
+		r, err := benchConcurrent(work, rc, c, o)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", c, c.limit(), err)
+		}
+		results = append(results, r)
+	}
+	writeConcurrentReport(report, results, o)
 	return nil
 }

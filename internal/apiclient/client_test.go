@@ -172,29 +172,39 @@ func TestSuccessWithUndecodableBodyIsADecodeError(t *testing.T) {
 	}
 }
 
+// The retry layer waits out the Retry-After the transport read from the
+// answer, given in seconds or as an HTTP date.
 func TestRateLimitedRequestWaitsForRetryAfterAndSucceeds(t *testing.T) {
-	var calls atomic.Int32
-	var gap time.Duration
-	var first time.Time
-	c := newStubClient(t, func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) == 1 {
-			first = time.Now()
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		gap = time.Since(first)
-		_, _ = w.Write([]byte(`{"id":"u1"}`))
-	})
-	u, err := c.CreateUser(context.Background(), stubScope, CreateUserRequest{AuthProvider: "stack", Email: "a@b.c"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u.ID != "u1" || calls.Load() != 2 {
-		t.Fatalf("got id %q after %d calls, want u1 after 2", u.ID, calls.Load())
-	}
-	if gap < time.Second {
-		t.Errorf("retried after %v, before the server's Retry-After of 1s", gap)
+	for name, retryAfter := range map[string]func() string{
+		"seconds": func() string { return "1" },
+		// Whole seconds: 2 s ahead is more than 1 s ahead once truncated.
+		"HTTP date": func() string { return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var calls atomic.Int32
+			var gap time.Duration
+			var first time.Time
+			c := newStubClient(t, func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) == 1 {
+					first = time.Now()
+					w.Header().Set("Retry-After", retryAfter())
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				gap = time.Since(first)
+				_, _ = w.Write([]byte(`{"id":"u1"}`))
+			})
+			u, err := c.CreateUser(context.Background(), stubScope, CreateUserRequest{AuthProvider: "stack", Email: "a@b.c"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.ID != "u1" || calls.Load() != 2 {
+				t.Fatalf("got id %q after %d calls, want u1 after 2", u.ID, calls.Load())
+			}
+			if gap < time.Second {
+				t.Errorf("retried after %v, before the server's Retry-After of at least 1s", gap)
+			}
+		})
 	}
 }
 
@@ -377,7 +387,7 @@ func TestParseRetryAfter(t *testing.T) {
 func TestBackoffGrowsAndIsCapped(t *testing.T) {
 	p := RetryPolicy{WaitMin: 100 * time.Millisecond, WaitMax: 400 * time.Millisecond}.withDefaults()
 	for attempt := 1; attempt <= 8; attempt++ {
-		d := backoff(p, attempt, nil)
+		d := backoff(p, attempt)
 		ceiling := min(p.WaitMin<<(attempt-1), p.WaitMax)
 		if d < ceiling/2 || d > ceiling {
 			t.Errorf("attempt %d: wait %v outside [%v, %v]", attempt, d, ceiling/2, ceiling)

@@ -360,14 +360,20 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		req = req.WithContext(withSentHook(ctx, st))
 	}
 	resp, err := t.next.RoundTrip(req)
-	if err == nil {
-		status = resp.StatusCode
+	if err != nil {
+		return resp, err
 	}
-	if acct != nil && err == nil {
-		retryAfter, _ := parseRetryAfter(resp.Header.Get("Retry-After"), acct.clock.Now())
+	status = resp.StatusCode
+	// The answer's Retry-After is read here, once, for both of its users:
+	// the limiter, and the retry layer's backoff (through the call state).
+	retryAfter, hasRetryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), t.limiter.clock.Now())
+	if st != nil {
+		st.retryAfter, st.hasRetryAfter = retryAfter, hasRetryAfter
+	}
+	if acct != nil {
 		t.limiter.observe(resp.StatusCode, retryAfter)
 	}
-	return resp, err
+	return resp, nil
 }
 
 // SharedAccountLimit reports whether this client takes its requests from an

@@ -132,6 +132,12 @@ type callState struct {
 	sentFlag     atomic.Bool
 	// exhausted names the limit that stopped the retries ("" when none did).
 	exhausted BudgetLimit
+	// retryAfter is the Retry-After of the last attempt's answer, and
+	// hasRetryAfter whether it carried a readable one: limitedTransport
+	// parses the header once, where the answer arrives, for the limiter
+	// and for backoff.
+	retryAfter    time.Duration
+	hasRetryAfter bool
 }
 
 type callStateKey struct{}
@@ -169,6 +175,7 @@ func (c *Client) retryClient(st *callState) *retryablehttp.Client {
 		RequestLogHook: func(_ retryablehttp.Logger, _ *http.Request, i int) {
 			st.attempt = i + 1
 			st.sentFlag.Store(false)
+			st.retryAfter, st.hasRetryAfter = 0, false
 		},
 		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 			st.sent = st.sentFlag.Load()
@@ -188,7 +195,7 @@ func (c *Client) retryClient(st *callState) *retryablehttp.Client {
 				c.log(ctx, "neon API response", fields)
 				return false, nil
 			}
-			wait := backoff(st.budget.policy, st.attempt, resp)
+			wait := st.retryWait(resp)
 			if !st.refusedWindowLeft(wait) {
 				c.log(ctx, "neon API connection refused; not retried past the refused-connection window", fields)
 				return false, nil
@@ -215,16 +222,20 @@ func (c *Client) retryClient(st *callState) *retryablehttp.Client {
 	}
 }
 
-// backoff is the wait before the next attempt: the server's Retry-After when
-// it sent one (plus a little jitter so that concurrent callers do not return
-// in lockstep), otherwise exponential backoff with jitter, capped.
-func backoff(p RetryPolicy, attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			jitter := time.Duration(rand.Int64N(int64(250*time.Millisecond) + 1))
-			return d + jitter
-		}
+// retryWait is the wait before the next attempt after the answer resp (nil:
+// none came): the server's Retry-After when it sent one (plus a little jitter
+// so that concurrent callers do not return in lockstep), otherwise backoff.
+func (st *callState) retryWait(resp *http.Response) time.Duration {
+	if resp != nil && st.hasRetryAfter {
+		jitter := time.Duration(rand.Int64N(int64(250*time.Millisecond) + 1))
+		return st.retryAfter + jitter
 	}
+	return backoff(st.budget.policy, st.attempt)
+}
+
+// backoff is the wait before attempt+1 when the server named none:
+// exponential backoff with jitter, capped.
+func backoff(p RetryPolicy, attempt int) time.Duration {
 	ceiling := float64(p.WaitMin) * math.Pow(2, float64(attempt-1))
 	if ceiling > float64(p.WaitMax) || math.IsInf(ceiling, 0) {
 		ceiling = float64(p.WaitMax)
@@ -234,7 +245,8 @@ func backoff(p RetryPolicy, attempt int, resp *http.Response) time.Duration {
 	return half + time.Duration(rand.Int64N(int64(half)+1))
 }
 
-// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date
+// (a date already past waits 0). limitedTransport calls it once per answer.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {

@@ -71,7 +71,7 @@ func (c *Client) write(ctx context.Context, w writeCall) (recovered bool, err er
 				return true, nil
 			}
 		}
-		wait := backoff(b.policy, attempt, nil)
+		wait := backoff(b.policy, attempt)
 		if !b.fits(wait) {
 			return false, &BudgetError{Limit: LimitTime, Retries: b.retriesSpent(), Err: unknownAfter(err, attempt)}
 		}

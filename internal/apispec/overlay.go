@@ -1,11 +1,15 @@
 package apispec
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"sort"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
 )
 
 // Overlays: cited JSON merge patches applied to Neon's OpenAPI document where
@@ -18,16 +22,18 @@ type overlay struct {
 	Source string `json:"source"`
 	// Facts are the changes, in words.
 	Facts []string `json:"facts"`
-	// Patch is a JSON Merge Patch (RFC 7386) of the document.
-	Patch map[string]any `json:"patch"`
+	// Patch is a JSON Merge Patch (RFC 7386) of the document, an object:
+	// its members as they are written.
+	Patch map[string]json.RawMessage `json:"patch"`
 }
 
 // withOverlays applies every overlays/*.json of fsys, in name order, to the
-// JSON document doc.
+// JSON document doc, an object. The merge is RFC 7386's (jsonpatch.MergePatch):
+// an object member merges member by member, a null member removes, anything
+// else replaces; the document's members keep their order, new ones follow.
 func withOverlays(doc []byte, fsys fs.FS) ([]byte, error) {
-	var target map[string]any
-	if err := json.Unmarshal(doc, &target); err != nil {
-		return nil, fmt.Errorf("apispec: read the OpenAPI document: %w", err)
+	if !json.Valid(doc) || !bytes.HasPrefix(bytes.TrimSpace(doc), []byte("{")) {
+		return nil, errors.New("apispec: the OpenAPI document is not a JSON object")
 	}
 	names, err := fs.Glob(fsys, "overlays/*.json")
 	if err != nil {
@@ -41,38 +47,18 @@ func withOverlays(doc []byte, fsys fs.FS) ([]byte, error) {
 		}
 		var o overlay
 		if err := json.Unmarshal(raw, &o); err != nil {
-			return nil, fmt.Errorf("apispec: overlay %s is not JSON: %w", name, err)
+			return nil, fmt.Errorf("apispec: overlay %s is not JSON with an object as its patch: %w", name, err)
 		}
 		if o.Source == "" || len(o.Facts) == 0 || len(o.Patch) == 0 {
 			return nil, fmt.Errorf("apispec: overlay %s needs a source, its facts and a patch", path.Base(name))
 		}
-		patched, ok := mergePatch(target, o.Patch).(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("apispec: overlay %s does not leave the document an object", path.Base(name))
+		patch, err := json.Marshal(o.Patch)
+		if err != nil {
+			return nil, fmt.Errorf("apispec: overlay %s: %w", path.Base(name), err)
 		}
-		target = patched
-	}
-	return json.Marshal(target)
-}
-
-// mergePatch applies the JSON Merge Patch patch to target (RFC 7386 §2):
-// an object patch merges member by member, a null member removes, anything
-// else replaces.
-func mergePatch(target, patch any) any {
-	p, ok := patch.(map[string]any)
-	if !ok {
-		return patch
-	}
-	t, ok := target.(map[string]any)
-	if !ok {
-		t = map[string]any{}
-	}
-	for k, v := range p {
-		if v == nil {
-			delete(t, k)
-			continue
+		if doc, err = jsonpatch.MergePatch(doc, patch); err != nil {
+			return nil, fmt.Errorf("apispec: apply overlay %s: %w", path.Base(name), err)
 		}
-		t[k] = mergePatch(t[k], v)
 	}
-	return t
+	return doc, nil
 }

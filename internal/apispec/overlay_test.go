@@ -8,14 +8,65 @@ import (
 	"testing/fstest"
 )
 
-func TestUnitMergePatchFollowsRFC7386(t *testing.T) {
-	target := map[string]any{"a": "b", "c": map[string]any{"d": "e", "f": "g"}, "l": []any{1.0}}
-	patch := map[string]any{"a": "z", "c": map[string]any{"f": nil, "h": "i"}, "l": []any{2.0}, "n": map[string]any{"o": "p"}}
-	got := mergePatch(target, patch)
-	want := map[string]any{"a": "z", "c": map[string]any{"d": "e", "h": "i"}, "l": []any{2.0}, "n": map[string]any{"o": "p"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("mergePatch = %v, want %v", got, want)
+// Each overlay is merged as RFC 7386 says: the examples of its Appendix A,
+// each given to withOverlays as the document and one overlay's patch. An
+// overlay patches the document, an object, with an object; the examples
+// whose original or patch is not one are refused.
+func TestUnitOverlaysMergeAsRFC7386Says(t *testing.T) {
+	for _, c := range []struct{ original, patch, result string }{
+		{`{"a":"b"}`, `{"a":"c"}`, `{"a":"c"}`},
+		{`{"a":"b"}`, `{"b":"c"}`, `{"a":"b","b":"c"}`},
+		{`{"a":"b"}`, `{"a":null}`, `{}`},
+		{`{"a":"b","b":"c"}`, `{"a":null}`, `{"b":"c"}`},
+		{`{"a":["b"]}`, `{"a":"c"}`, `{"a":"c"}`},
+		{`{"a":"c"}`, `{"a":["b"]}`, `{"a":["b"]}`},
+		{`{"a":{"b":"c"}}`, `{"a":{"b":"d","c":null}}`, `{"a":{"b":"d"}}`},
+		{`{"a":[{"b":"c"}]}`, `{"a":[1]}`, `{"a":[1]}`},
+		{`["a","b"]`, `["c","d"]`, ""},
+		{`{"a":"b"}`, `["c"]`, ""},
+		{`{"a":"foo"}`, `null`, ""},
+		{`{"a":"foo"}`, `"bar"`, ""},
+		{`{"e":null}`, `{"a":1}`, `{"e":null,"a":1}`},
+		{`[1,2]`, `{"a":"b","c":null}`, ""},
+		{`{}`, `{"a":{"bb":{"ccc":null}}}`, `{"a":{"bb":{}}}`},
+	} {
+		fsys := fstest.MapFS{"overlays/01.json": {Data: []byte(`{"source":"RFC 7386, Appendix A","facts":["an example"],"patch":` + c.patch + `}`)}}
+		got, err := withOverlays([]byte(c.original), fsys)
+		if c.result == "" {
+			if err == nil {
+				t.Errorf("%s patched with %s = %s, want it refused", c.original, c.patch, got)
+			}
+			continue
+		}
+		if err != nil || !jsonEqual(t, got, c.result) {
+			t.Errorf("%s patched with %s = %s, %v; want %s", c.original, c.patch, got, err, c.result)
+		}
 	}
+}
+
+// Overlays apply in the order of their names: a later one wins.
+func TestUnitOverlaysApplyInNameOrder(t *testing.T) {
+	fsys := fstest.MapFS{
+		"overlays/02-second.json": {Data: []byte(`{"source":"s","facts":["x"],"patch":{"info":{"title":"second","version":"2"}}}`)},
+		"overlays/01-first.json":  {Data: []byte(`{"source":"s","facts":["x"],"patch":{"info":{"title":"first","summary":"1"}}}`)},
+	}
+	got, err := withOverlays([]byte(`{"info":{}}`), fsys)
+	if err != nil || !jsonEqual(t, got, `{"info":{"title":"second","summary":"1","version":"2"}}`) {
+		t.Fatalf("withOverlays = %s, %v", got, err)
+	}
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(t *testing.T, a []byte, b string) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal([]byte(b), &vb); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 func TestUnitAnOverlayWithoutItsSourceIsRefused(t *testing.T) {
