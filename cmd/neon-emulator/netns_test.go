@@ -283,7 +283,14 @@ func applyPlanDestroy(t *testing.T, tf string, prefix []string, b binaries, base
 	t.Helper()
 	work := t.TempDir()
 	rc := filepath.Join(work, "terraformrc")
-	if err := os.WriteFile(rc, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    \"neon-auth/neon\" = %q\n  }\n  direct {}\n}\n", b.dir), 0o600); err != nil {
+	cliConfig := fmt.Appendf(nil, `provider_installation {
+  dev_overrides {
+    "neon-auth/neon" = %q
+  }
+  direct {}
+}
+`, b.dir)
+	if err := os.WriteFile(rc, cliConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(ciConfig(baseURL)), 0o600); err != nil {

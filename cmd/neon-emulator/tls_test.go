@@ -145,7 +145,15 @@ func TestTLSWithAGivenCertificate(t *testing.T) {
 func TestSeedFlagAndItsEnvironmentVariable(t *testing.T) {
 	dir := t.TempDir()
 	seed := filepath.Join(dir, "seed.hcl")
-	if err := os.WriteFile(seed, []byte("project \"app\" {\n  id = \"app-00000001\"\n}\napi_key \"ci\" {\n  token = \"seededtokenseededtoken\"\n  type  = \"personal\"\n}\n"), 0o600); err != nil {
+	seedSrc := `project "app" {
+  id = "app-00000001"
+}
+api_key "ci" {
+  token = "seededtokenseededtoken"
+  type  = "personal"
+}
+`
+	if err := os.WriteFile(seed, []byte(seedSrc), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("NEON_EMULATOR_SEED", seed)
@@ -157,7 +165,12 @@ func TestSeedFlagAndItsEnvironmentVariable(t *testing.T) {
 	}
 
 	bad := filepath.Join(dir, "bad.hcl")
-	if err := os.WriteFile(bad, []byte("project \"a\" {\n  colour = \"red\"\n}\n"), 0o600); err != nil {
+	// colour is on line 2, column 3.
+	badSrc := `project "a" {
+  colour = "red"
+}
+`
+	if err := os.WriteFile(bad, []byte(badSrc), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	err := run(context.Background(), []string{"-seed", bad}, io.Discard, io.Discard)

@@ -125,25 +125,90 @@ func TestSeedMistakesAreReportedWithTheirLine(t *testing.T) {
 		name, src string
 		want      []string
 	}{
-		{"syntax.hcl", "project \"a\" {\n  id = \n}\n", []string{"syntax.hcl:2:"}},
-		{"unknown.hcl", "project \"a\" {\n  region = \"x\"\n}\n", []string{"unknown.hcl:2:3", `"region"`}},
-		{"dup.hcl", "project \"a\" {}\n\nproject \"a\" {}\n", []string{"dup.hcl:3:", `project "a" is already defined at line 1`}},
-		{"provider.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {\n      auth_provider = \"okta\"\n    }\n  }\n}\n",
-			[]string{"provider.hcl:4:23", `auth_provider must be one of mock, stack, better_auth, got "okta"`}},
-		{"domain.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {\n      domains = [\"ftp://x\"]\n    }\n  }\n}\n",
-			[]string{"domain.hcl:4:", `domain "ftp://x"`}},
-		{"parent.hcl", "project \"a\" {\n  branch \"b\" {\n    parent = \"nope\"\n  }\n}\n", []string{"parent.hcl:3:14", `parent "nope" must be "main" or a branch defined above it`}},
-		{"inherits.hcl", "project \"a\" {\n  branch \"main\" {\n    neon_auth {}\n  }\n  branch \"b\" {\n    neon_auth {\n      auth_provider = \"stack\"\n    }\n  }\n}\n",
-			[]string{"inherits.hcl:7:23", `branch "b" starts with a copy of the Better Auth of its parent "main"`, `init_source = "schema-only"`}},
-		{"initsource.hcl", "project \"a\" {\n  branch \"b\" {\n    init_source = \"empty\"\n  }\n}\n",
-			[]string{"initsource.hcl:3:19", `init_source must be "parent-data" or "schema-only", got "empty"`}},
-		{"keytype.hcl", "api_key \"k\" {\n  token = \"0123456789abcdef0\"\n  type  = \"admin\"\n}\n", []string{"keytype.hcl:3:11", `type must be "personal", "organization" or "project"`}},
-		{"short.hcl", "api_key \"k\" {\n  token = \"short\"\n  type  = \"personal\"\n}\n", []string{"short.hcl:2:11", "at least 16 characters"}},
-		{"keyproject.hcl", "project \"a\" {}\napi_key \"k\" {\n  token   = \"0123456789abcdef0\"\n  type    = \"project\"\n  project = \"b\"\n}\n",
-			[]string{"keyproject.hcl:5:13", `needs project = the label of a project block ("a")`}},
-		{"missing.hcl", "api_key \"k\" {\n  type = \"personal\"\n}\n", []string{"missing.hcl:1:", `"token" is required`}},
-		{"dupid.hcl", "project \"a\" {\n  id = \"same\"\n}\nproject \"b\" {\n  id = \"same\"\n}\n", []string{"dupid.hcl:5:8", "already used at line 2"}},
-		{"bad.json", "{\n  \"project\": {\n    \"a\": {\"size\": 3}\n  }\n}", []string{"bad.json:3:", `"size"`}},
+		{"syntax.hcl", `project "a" {
+  id =
+}
+`, []string{"syntax.hcl:2:"}},
+		{"unknown.hcl", `project "a" {
+  region = "x"
+}
+`, []string{"unknown.hcl:2:3", `"region"`}},
+		{"dup.hcl", `project "a" {}
+
+project "a" {}
+`, []string{"dup.hcl:3:", `project "a" is already defined at line 1`}},
+		{"provider.hcl", `project "a" {
+  branch "main" {
+    neon_auth {
+      auth_provider = "okta"
+    }
+  }
+}
+`, []string{"provider.hcl:4:23", `auth_provider must be one of mock, stack, better_auth, got "okta"`}},
+		{"domain.hcl", `project "a" {
+  branch "main" {
+    neon_auth {
+      domains = ["ftp://x"]
+    }
+  }
+}
+`, []string{"domain.hcl:4:", `domain "ftp://x"`}},
+		{"parent.hcl", `project "a" {
+  branch "b" {
+    parent = "nope"
+  }
+}
+`, []string{"parent.hcl:3:14", `parent "nope" must be "main" or a branch defined above it`}},
+		{"inherits.hcl", `project "a" {
+  branch "main" {
+    neon_auth {}
+  }
+  branch "b" {
+    neon_auth {
+      auth_provider = "stack"
+    }
+  }
+}
+`, []string{"inherits.hcl:7:23", `branch "b" starts with a copy of the Better Auth of its parent "main"`, `init_source = "schema-only"`}},
+		{"initsource.hcl", `project "a" {
+  branch "b" {
+    init_source = "empty"
+  }
+}
+`, []string{"initsource.hcl:3:19", `init_source must be "parent-data" or "schema-only", got "empty"`}},
+		{"keytype.hcl", `api_key "k" {
+  token = "0123456789abcdef0"
+  type  = "admin"
+}
+`, []string{"keytype.hcl:3:11", `type must be "personal", "organization" or "project"`}},
+		{"short.hcl", `api_key "k" {
+  token = "short"
+  type  = "personal"
+}
+`, []string{"short.hcl:2:11", "at least 16 characters"}},
+		{"keyproject.hcl", `project "a" {}
+api_key "k" {
+  token   = "0123456789abcdef0"
+  type    = "project"
+  project = "b"
+}
+`, []string{"keyproject.hcl:5:13", `needs project = the label of a project block ("a")`}},
+		{"missing.hcl", `api_key "k" {
+  type = "personal"
+}
+`, []string{"missing.hcl:1:", `"token" is required`}},
+		{"dupid.hcl", `project "a" {
+  id = "same"
+}
+project "b" {
+  id = "same"
+}
+`, []string{"dupid.hcl:5:8", "already used at line 2"}},
+		{"bad.json", `{
+  "project": {
+    "a": {"size": 3}
+  }
+}`, []string{"bad.json:3:", `"size"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSeed(tc.name, []byte(tc.src))
@@ -189,7 +254,10 @@ func TestSeedLoadedAtRunTimeBecomesTheResetPoint(t *testing.T) {
 		t.Fatalf("PUT /_emulator/seed = %d %s", r.Status, r.Body)
 	}
 	checkSeededState(t, v)
-	r := v.putSeed("project \"a\" {\n  nope = 1\n}\n")
+	r := v.putSeed(`project "a" {
+  nope = 1
+}
+`)
 	if r.Status != http.StatusBadRequest || !strings.Contains(r.Message(), "seed.hcl:2:3") {
 		t.Errorf("PUT of a bad seed = %d %q; want 400 naming line 2", r.Status, r.Body)
 	}

@@ -126,6 +126,19 @@ provider "neon" {
 `, key, e.BaseURL, mode)
 }
 
+// providerBlockWithArgs is a provider block with this test's api_key and
+// base_url and then the given argument lines, which start and end with a
+// newline. It sets nothing else: no auth_api, no requests_per_minute, unless
+// the lines do.
+func (e *accEnv) providerBlockWithArgs(args string) string {
+	return fmt.Sprintf(`
+provider "neon" {
+  api_key  = %[1]q
+  base_url = %[2]q
+%[3]s}
+`, e.Key, e.BaseURL, args)
+}
+
 // config is the provider block followed by the resources under test.
 func (e *accEnv) config(body string) string { return e.providerBlock() + body }
 

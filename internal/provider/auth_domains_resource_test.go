@@ -16,8 +16,12 @@ import (
 const domainsAddr = "neon_auth_domains.test"
 
 func domainsConfig(projectID string, domains ...string) string {
-	return fmt.Sprintf("resource \"neon_auth_domains\" \"test\" {\n  project_id = %q\n  domains    = [%s]\n}\n",
-		projectID, `"`+strings.Join(domains, `", "`)+`"`)
+	return fmt.Sprintf(`
+resource "neon_auth_domains" "test" {
+  project_id = %q
+  domains    = [%s]
+}
+`, projectID, `"`+strings.Join(domains, `", "`)+`"`)
 }
 
 // expectDeletes checks how many DELETE …/auth/domains requests were sent

@@ -185,8 +185,10 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 	env := newAccEnv(t)
 	withIntegration(t, env)
 	cfg := func(password string, version int) string {
-		return env.config(emailStandardConfig(env.ProjectID, "smtp.example.com",
-			fmt.Sprintf("  password_wo         = %q\n  password_wo_version = %d", password, version)))
+		return env.config(emailStandardConfig(env.ProjectID, "smtp.example.com", fmt.Sprintf(`
+  password_wo         = %q
+  password_wo_version = %d
+`, password, version)))
 	}
 	tc := env.testCase(
 		resource.TestStep{

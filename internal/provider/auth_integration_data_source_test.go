@@ -29,7 +29,12 @@ resource "neon_auth_oauth_provider" "google" {
 
 // auditData is a data source of the audit family, read after the setup.
 func auditData(typ string) string {
-	return fmt.Sprintf("\ndata %q \"audit\" {\n  project_id = neon_auth_integration.test.project_id\n  depends_on = [neon_auth_oauth_provider.google, neon_auth_domain.app, neon_auth_email_server.test]\n}\n", typ)
+	return fmt.Sprintf(`
+data %q "audit" {
+  project_id = neon_auth_integration.test.project_id
+  depends_on = [neon_auth_oauth_provider.google, neon_auth_domain.app, neon_auth_email_server.test]
+}
+`, typ)
 }
 
 // noAuditSecret fails when a data source's state holds a secret of the setup.

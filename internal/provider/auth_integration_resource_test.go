@@ -88,10 +88,13 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 		// is created, and never lists the role: after an import they are
 		// unknown to Terraform.
 		ignore := []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"}
-		update := "  delete_data_on_destroy = true"
+		update := `  delete_data_on_destroy = true`
 		updated := []statecheck.StateCheck{has(integrationAddr, "delete_data_on_destroy", knownvalue.Bool(true)), expectIntegrations(env, 1)}
 		if env.Mode == authAPIBranch {
-			update += "\n  name = \"Acme Sign-in\"\n  allow_localhost = false"
+			update = `
+  delete_data_on_destroy = true
+  name                   = "Acme Sign-in"
+  allow_localhost        = false`
 			updated = append(updated, has(integrationAddr, "name", str("Acme Sign-in")), has(integrationAddr, "allow_localhost", knownvalue.Bool(false)),
 				stateCheckFunc(func() error {
 					a, _ := env.Emu.BranchAuth(env.ProjectID, branch)
@@ -141,7 +144,9 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q\n  auth_provider = \"stack\"", preview)))
+	cfg := env.config(integrationConfig(env.ProjectID, fmt.Sprintf(`
+  branch_id     = %q
+  auth_provider = "stack"`, preview)))
 	tc := env.testCase(
 		resource.TestStep{
 			Config: cfg,
@@ -346,8 +351,12 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 	enable, disable := env.authRoute("POST", ""), env.authRoute("DELETE", "")
 	locked := func(route string) int { return env.Emu.Stats().Requests[route][http.StatusLocked] }
 	block := func(retryTimeout string) string {
-		return fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  auth_api = \"branch\"\n  requests_per_minute = 100000\n"+
-			"  max_retries = 20\n  retry_timeout = %q\n}\n", env.Key, env.BaseURL, retryTimeout)
+		return env.providerBlockWithArgs(fmt.Sprintf(`
+  auth_api            = "branch"
+  requests_per_minute = 100000
+  max_retries         = 20
+  retry_timeout       = %q
+`, retryTimeout))
 	}
 	cfg := block("2m") + integrationConfig(env.ProjectID, "")
 	// About every other request of the two routes is refused 423, with

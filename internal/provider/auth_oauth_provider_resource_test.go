@@ -70,7 +70,9 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 		withIntegration(t, env)
 		shared := env.config(oauthConfig(env.ProjectID, "google", ""))
 		creds := func(clientID string) string {
-			return env.config(oauthConfig(env.ProjectID, "google", fmt.Sprintf("  client_id     = %q\n  client_secret = \"secret-1\"", clientID)))
+			return env.config(oauthConfig(env.ProjectID, "google", fmt.Sprintf(`
+  client_id     = %q
+  client_secret = "secret-1"`, clientID)))
 		}
 		typeIs := func(v string) statecheck.StateCheck {
 			return statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact(v))
@@ -252,8 +254,10 @@ func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
 	env.Mode = authAPIBranch
 	withIntegration(t, env)
 	cfg := func(tenant string) string {
-		return env.config(oauthConfig(env.ProjectID, "microsoft", fmt.Sprintf(
-			"  client_id           = \"ms-app\"\n  client_secret       = \"ms-secret\"\n  microsoft_tenant_id = %q", tenant)) +
+		return env.config(oauthConfig(env.ProjectID, "microsoft", fmt.Sprintf(`
+  client_id           = "ms-app"
+  client_secret       = "ms-secret"
+  microsoft_tenant_id = %q`, tenant)) +
 			oauthConfigNamed("vercel", env.ProjectID, "vercel", ""))
 	}
 	tenantIs := func(want string) stateCheckFunc {
@@ -313,8 +317,10 @@ func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
 	env := newAccEnv(t)
 	env.Mode = authAPIBranch
 	withIntegration(t, env)
-	cfg := env.config(oauthConfig(env.ProjectID, "google",
-		"  client_id = \"google-client\"\n  client_secret_wo = \"listed-secret\"\n  client_secret_wo_version = 1"))
+	cfg := env.config(oauthConfig(env.ProjectID, "google", `
+  client_id                = "google-client"
+  client_secret_wo         = "listed-secret"
+  client_secret_wo_version = 1`))
 	noSecret := []statecheck.StateCheck{has(oauthAddr, "client_secret", knownvalue.Null()), has(oauthAddr, "client_secret_wo", knownvalue.Null())}
 	tc := env.testCase(
 		resource.TestStep{Config: cfg, ConfigStateChecks: noSecret},

@@ -73,7 +73,8 @@ resource "neon_auth_phone_number_plugin" "this" {
   branch_id      = %[2]q
   enabled        = true
   otp_expires_in = 120
-%[3]s}
+%[3]s
+}
 `, env.ProjectID, env.branch(), extra)
 	}
 	cli.write("main.tf", requiredProviders+env.providerBlock()+resourceBlock(""))
@@ -103,7 +104,7 @@ resource "neon_auth_phone_number_plugin" "this" {
 		t.Errorf("upgraded state: schema version %d, attributes %v", inst.SchemaVersion, inst.Attributes)
 	}
 
-	cli.write("main.tf", requiredProviders+env.providerBlock()+resourceBlock("  allowed_attempts = 3\n"))
+	cli.write("main.tf", requiredProviders+env.providerBlock()+resourceBlock(`  allowed_attempts = 3`))
 	code, out := cli.run("plan", "-input=false")
 	flat := strings.Join(strings.Fields(out), " ")
 	if code != 1 || !strings.Contains(flat, "allowed_attempts") || !strings.Contains(flat, "Neon removed `allowed_attempts`") ||

@@ -26,7 +26,11 @@ func TestAccFunctionCanonicalOrigin_values(t *testing.T) {
 	cfg := ""
 	var checks []statecheck.StateCheck
 	for i, c := range cases {
-		cfg += fmt.Sprintf("output \"o%d\" {\n  value = provider::neon::canonical_origin(%q)\n}\n", i, c.in)
+		cfg += fmt.Sprintf(`
+output "o%d" {
+  value = provider::neon::canonical_origin(%q)
+}
+`, i, c.in)
 		checks = append(checks, statecheck.ExpectKnownOutputValue(fmt.Sprintf("o%d", i), knownvalue.StringExact(c.want)))
 	}
 	tc := env.testCase(resource.TestStep{Config: cfg, ConfigStateChecks: checks})
@@ -46,7 +50,11 @@ func TestAccFunctionCanonicalOrigin_invalid(t *testing.T) {
 		"":                             "must not be empty",
 	} {
 		steps = append(steps, resource.TestStep{
-			Config:      fmt.Sprintf("output \"o\" {\n  value = provider::neon::canonical_origin(%q)\n}\n", in),
+			Config: fmt.Sprintf(`
+output "o" {
+  value = provider::neon::canonical_origin(%q)
+}
+`, in),
 			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(`"url"`) + `.*` + mustMatch(fmt.Sprintf("The url argument %q %s", in, why)).String()),
 		})
 	}

@@ -112,8 +112,11 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 	// More retries than the default: with one response in five faulted, a
 	// read fails for good only after 11 faults in a row (p ≈ 2·10⁻⁸).
 	// Project mode, named: the suite mints Stack Auth SDK keys.
-	cfg := fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  auth_api = \"project\"\n  requests_per_minute = 100000\n  max_retries = 10\n}\n",
-		env.Key, env.BaseURL) + faultSuiteConfig(projects)
+	cfg := env.providerBlockWithArgs(`
+  auth_api            = "project"
+  requests_per_minute = 100000
+  max_retries         = 10
+`) + faultSuiteConfig(projects)
 	tc := env.testCase(resource.TestStep{
 		PreConfig: func() { env.Emu.SetFaults(faults) },
 		Config:    cfg,

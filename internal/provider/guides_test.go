@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,7 +39,11 @@ func pointedAt(t *testing.T, cfg, name string, env *accEnv) string {
 	if !strings.Contains(cfg, head) {
 		t.Fatalf("the configuration has no %s block", head)
 	}
-	return strings.Replace(cfg, head, head+"\n  api_key = \""+env.Key+"\"\n  base_url = \""+env.BaseURL+"\"\n  requests_per_minute = 100000\n", 1)
+	return strings.Replace(cfg, head, head+fmt.Sprintf(`
+  api_key             = %q
+  base_url            = %q
+  requests_per_minute = 100000
+`, env.Key, env.BaseURL), 1)
 }
 
 // holdUntil polls cond until it holds or a minute has passed (it runs in the

@@ -302,7 +302,10 @@ func TestAccInherited_refusals(t *testing.T) {
 	step := func(cfg string, want ...string) resource.TestStep {
 		return resource.TestStep{Config: cfg, ExpectError: matchInOrder(want...)}
 	}
-	refuse := fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  requests_per_minute = 100000\n  inherited_auth = \"refuse\"\n}\n", env.Key, env.BaseURL)
+	refuse := env.providerBlockWithArgs(`
+  requests_per_minute = 100000
+  inherited_auth      = "refuse"
+`)
 	tc := env.testCase(
 		step(refuse+on(`
 resource "neon_auth_integration" "preview" {

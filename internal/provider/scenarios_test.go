@@ -135,7 +135,12 @@ func TestAccNotForBetterAuth(t *testing.T) {
 			env.Mode = authAPIBranch
 			withIntegration(t, env) // better_auth, the branch API's default
 			cfg := func(extra string) string {
-				return env.config(fmt.Sprintf("resource %q \"test\" {\n  project_id = %q\n%s\n}\n", row.typeName, env.ProjectID, extra))
+				return env.config(fmt.Sprintf(`
+resource %q "test" {
+  project_id = %q
+%s
+}
+`, row.typeName, env.ProjectID, extra))
 			}
 			explained := matchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
 				row.explains, "`base_url`", "`jwks_url`")
@@ -196,7 +201,9 @@ func TestAccLostCreateResponse(t *testing.T) {
 			name: "neon_auth_oauth_provider adopted", modes: modes, suffix: pathSuffix("/oauth_providers"), applied: true,
 			setup: withIntegration,
 			config: func(env *accEnv) string {
-				return oauthConfig(env.ProjectID, "google", "  client_id     = \"c\"\n  client_secret = \"s\"")
+				return oauthConfig(env.ProjectID, "google", `
+  client_id     = "c"
+  client_secret = "s"`)
 			},
 			sends: 1,
 			holds: func(env *accEnv) []statecheck.StateCheck {
@@ -229,7 +236,11 @@ func TestAccLostCreateResponse(t *testing.T) {
 			name: "neon_auth_sdk_keys not sent again", suffix: pathSuffix("/projects/auth/keys"), applied: true,
 			setup: func(t *testing.T, env *accEnv) { withIntegrationOf(t, env, "stack") },
 			config: func(env *accEnv) string {
-				return fmt.Sprintf("resource \"neon_auth_sdk_keys\" \"test\" {\n  project_id = %q\n}\n", env.ProjectID)
+				return fmt.Sprintf(`
+resource "neon_auth_sdk_keys" "test" {
+  project_id = %q
+}
+`, env.ProjectID)
 			},
 			refused: func(*accEnv) *regexp.Regexp {
 				return matchInOrder("Unable to Create Auth SDK Keys", "A key pair may have been minted that no one has seen", "Run apply again")

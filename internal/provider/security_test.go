@@ -364,7 +364,10 @@ resource "neon_auth_email_server" "test" {
 `, env.ProjectID)
 	// Few retries: the HTML 502 is retried as a read should be, then reported.
 	// Project mode, named: the rewritten reads are its endpoints.
-	cfg := fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  auth_api = \"project\"\n  max_retries = 1\n}\n", env.Key, env.BaseURL) + body
+	cfg := env.providerBlockWithArgs(`
+  auth_api    = "project"
+  max_retries = 1
+`) + body
 	var before string
 	snapshot := func(s *terraform.State) string {
 		var b strings.Builder

@@ -175,7 +175,8 @@ func TestAccActionSendTestEmail_refusesStackAuthAtPlan(t *testing.T) {
 			// email server, whose branch_id is computed at creation).
 			Config: env.config(strings.NewReplacer(
 				"neon_auth_email_server.test.project_id", fmt.Sprintf("%q", env.ProjectID),
-				"    branch_id       = neon_auth_email_server.test.branch_id\n", "",
+				`
+    branch_id       = neon_auth_email_server.test.branch_id`, "",
 			).Replace(triggeredEmailServer(env.ProjectID, "standard", "Example"))),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,

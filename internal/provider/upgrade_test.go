@@ -53,14 +53,15 @@ func newUpgradeEnv(t *testing.T, fixture, authAPI string) *upgradeEnv {
 	}
 	authAPILine := ""
 	if authAPI != "" {
-		authAPILine = fmt.Sprintf("  auth_api = %q\n", authAPI)
+		authAPILine = fmt.Sprintf(`  auth_api            = %q`, authAPI)
 	}
 	cli.write("provider.tf", fmt.Sprintf(`
 provider "neon" {
   api_key             = %[1]q
   base_url            = %[2]q
   requests_per_minute = 100000
-%[3]s}
+%[3]s
+}
 `, upgradeFixtureKey, srv.URL+"/api/v2/", authAPILine))
 	return &upgradeEnv{emu: emu, cli: cli}
 }
