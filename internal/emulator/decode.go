@@ -217,15 +217,6 @@ func (o object) nonEmptyStr(name string) (v string, present bool, err error) {
 	return v, present, err
 }
 
-// optBool sets *dst when the field is given.
-func (o object) optBool(name string, dst *bool) error {
-	v, present, err := o.boolean(name)
-	if err == nil && present {
-		*dst = v
-	}
-	return err
-}
-
 // optInt sets *dst when the field is given, an integer from lo to hi.
 func (o object) optInt(name string, lo, hi int64, dst *int) error {
 	v, present, err := o.integer(name)
@@ -244,16 +235,3 @@ func (o object) optInt(name string, lo, hi int64, dst *int) error {
 
 // maxInt32 is the upper bound of an int32 field.
 const maxInt32 = 1<<31 - 1
-
-// optEnum sets *dst when the field is given, one of values.
-func (o object) optEnum(name string, values []string, dst *string) error {
-	v, present, err := o.str(name)
-	if err != nil || !present {
-		return err
-	}
-	if !slices.Contains(values, v) {
-		return invalid(name, "must be one of %s", strings.Join(values, ", "))
-	}
-	*dst = v
-	return nil
-}

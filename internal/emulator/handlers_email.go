@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The email provider: GET/PATCH /projects/{project_id}/auth/email_server and
@@ -18,26 +20,18 @@ import (
 // are validated.
 var emailFields = []string{"host", "port", "username", "password", "sender_email", "sender_name"}
 
-// standardEmailView is StandardEmailServerResponse: all six fields, always.
-type standardEmailView struct {
-	Type        string `json:"type"`
-	Host        string `json:"host"`
-	Port        int    `json:"port"`
-	Username    string `json:"username"`
-	Password    string `json:"password"`
-	SenderEmail string `json:"sender_email"`
-	SenderName  string `json:"sender_name"`
-}
-
-// redacted is a configuration as the API shows it (a member of
-// NeonAuthEmailServerConfigResponse): the password is blank in every read of
-// an ordinary caller and in every PATCH response.
-func redacted(cfg EmailServer) any {
-	if cfg.Type != emailStandard {
-		return cfg
+// emailView is a configuration as the API shows it
+// (NeonAuthEmailServerConfigResponse): a standard one with all six fields,
+// the password blank (as in every read of an ordinary caller and in every
+// PATCH response); a shared one with its sender fields, if set.
+func emailView(cfg EmailServer) (neonapi.NeonAuthEmailServerConfigResponse, error) {
+	var v neonapi.NeonAuthEmailServerConfigResponse
+	if cfg.Type == emailStandard {
+		return v, v.FromStandardEmailServerResponse(neonapi.StandardEmailServerResponse{Type: neonapi.StandardEmailServerResponseTypeStandard,
+			Host: cfg.Host, Port: cfg.Port, Username: cfg.Username, SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName})
 	}
-	return standardEmailView{Type: cfg.Type, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
-		SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName}
+	return v, v.FromSharedEmailServer(neonapi.SharedEmailServer{Type: neonapi.SharedEmailServerTypeShared,
+		SenderEmail: nonEmpty(cfg.SenderEmail), SenderName: nonEmpty(cfg.SenderName)})
 }
 
 var errNoEmailProvider = &apiError{status: http.StatusNotFound, msg: "no email provider is configured"}
@@ -51,7 +45,7 @@ func (e *Emulator) getEmailProvider(c *call) error {
 		if a.EmailProvider == nil {
 			return nil, errNoEmailProvider
 		}
-		return redacted(*a.EmailProvider), nil
+		return emailView(*a.EmailProvider)
 	})
 }
 
@@ -89,7 +83,7 @@ func (e *Emulator) updateEmailProvider(c *call) error {
 			}
 		}
 		a.EmailProvider = &cfg
-		return redacted(cfg), nil
+		return emailView(cfg)
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The handlers of the OAuth providers of a branch's Neon Auth.
@@ -13,29 +15,19 @@ var oauthProviderIDs = []string{"google", "github", "microsoft", "vercel"}
 
 const oauthMicrosoft = "microsoft"
 
-// oauthProviderView is NeonAuthOauthProvider: the tenant id is stored but
-// never returned.
-type oauthProviderView struct {
-	ID           string `json:"id"`
-	Type         string `json:"type"`
-	ClientID     string `json:"client_id,omitempty"`
-	ClientSecret string `json:"client_secret,omitempty"`
+// oauthProviderViewOf is a provider as the API shows it
+// (NeonAuthOauthProvider): the tenant id is stored but never returned.
+func oauthProviderViewOf(p OAuthProvider) neonapi.NeonAuthOauthProvider {
+	return neonapi.NeonAuthOauthProvider{ID: neonapi.NeonAuthOauthProviderID(p.ID), Type: neonapi.NeonAuthOauthProviderType(p.Type),
+		ClientID: nonEmpty(p.ClientID), ClientSecret: nonEmpty(p.ClientSecret)}
 }
 
-func oauthProviderViewOf(p OAuthProvider) oauthProviderView {
-	return oauthProviderView{ID: p.ID, Type: p.Type, ClientID: p.ClientID, ClientSecret: p.ClientSecret}
-}
-
-// oauthListItem is a listed provider: id and type, never credentials.
-type oauthListItem struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
-}
-
-func oauthList(a *BranchAuth) []oauthListItem {
-	out := make([]oauthListItem, 0, len(a.OAuthProviders))
+// oauthList is the providers as the project-level list shows them: id and
+// type, never credentials.
+func oauthList(a *BranchAuth) []neonapi.NeonAuthOauthProvider {
+	out := make([]neonapi.NeonAuthOauthProvider, 0, len(a.OAuthProviders))
 	for _, p := range a.OAuthProviders {
-		out = append(out, oauthListItem{ID: p.ID, Type: p.Type})
+		out = append(out, neonapi.NeonAuthOauthProvider{ID: neonapi.NeonAuthOauthProviderID(p.ID), Type: neonapi.NeonAuthOauthProviderType(p.Type)})
 	}
 	return out
 }
@@ -90,9 +82,9 @@ var errOAuthProviderNotFound = &apiError{status: http.StatusNotFound, msg: "OAut
 func (e *Emulator) listOAuthProviders(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
 		if !branchFamily(c) {
-			return map[string]any{"providers": oauthList(a)}, nil
+			return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthList(a)}, nil
 		}
-		return map[string]any{"providers": oauthViews(a)}, nil
+		return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthViews(a)}, nil
 	})
 }
 
@@ -100,8 +92,8 @@ func (e *Emulator) listOAuthProviders(c *call) error {
 // list and GET .../auth/plugins): with the client credentials, which such
 // answers can carry (see auth-api-changes-since-2026-04-25.md, "OAuth
 // providers").
-func oauthViews(a *BranchAuth) []oauthProviderView {
-	out := make([]oauthProviderView, 0, len(a.OAuthProviders))
+func oauthViews(a *BranchAuth) []neonapi.NeonAuthOauthProvider {
+	out := make([]neonapi.NeonAuthOauthProvider, 0, len(a.OAuthProviders))
 	for _, p := range a.OAuthProviders {
 		out = append(out, oauthProviderViewOf(p))
 	}

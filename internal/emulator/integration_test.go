@@ -106,9 +106,7 @@ func TestListIntegrations(t *testing.T) {
 	t.Run("empty is an empty array", func(t *testing.T) {
 		r := v.do("GET", "/projects/"+v.project+"/auth/integrations", nil)
 		wantStatus(t, r, http.StatusOK)
-		if strings.TrimSpace(string(r.Body)) != `{"data":[]}` {
-			t.Errorf("body = %s", r.Body)
-		}
+		wantJSON(t, "body", r.Body, `{"data":[]}`)
 	})
 	creds := v.integrate()
 	t.Run("lists the active integration", func(t *testing.T) {
@@ -177,9 +175,7 @@ func TestDeleteIntegrationRemovesEverythingItOwns(t *testing.T) {
 
 	r := v.do("DELETE", path, map[string]any{"delete_data": true})
 	wantStatus(t, r, http.StatusOK)
-	if strings.TrimSpace(string(r.Body)) != "{}" {
-		t.Errorf("body = %q, want {}", r.Body)
-	}
+	wantJSON(t, "body", r.Body, "{}")
 	if len(v.e.Integrations(v.project)) != 0 {
 		t.Error("integration still active")
 	}
@@ -199,9 +195,7 @@ func TestDeleteIntegrationRemovesEverythingItOwns(t *testing.T) {
 	if err := v.e.ConfirmTransfer(v.project, "stack"); err == nil {
 		t.Error("the pending transfer survived the deletion")
 	}
-	if got := v.do("GET", "/projects/"+v.project+"/auth/email_server", nil); strings.TrimSpace(string(got.Body)) != `{"type":"shared"}` {
-		t.Errorf("email server = %s", got.Body)
-	}
+	wantJSON(t, "email server", v.do("GET", "/projects/"+v.project+"/auth/email_server", nil).Body, `{"type":"shared"}`)
 }
 
 func TestEndpointsNeedAnActiveIntegration(t *testing.T) {

@@ -114,3 +114,12 @@ func newUUID() string {
 
 // now is the emulator's clock: UTC, whole seconds (RFC 3339 without fraction).
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// nonEmpty is a pointer to s, or nil for "": an optional field of an
+// answer that is absent when the emulator holds no value.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
