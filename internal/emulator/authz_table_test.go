@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Authorization, specified as a table: every API route the router serves,
@@ -437,7 +438,7 @@ func classify(r *response) authzOutcome {
 
 // errorMessage is the message of an error body, "" when there is none.
 func errorMessage(r *response) string {
-	var eb errorBody
+	var eb neonapi.GeneralError
 	if json.Unmarshal(r.Body, &eb) != nil {
 		return ""
 	}
@@ -653,7 +654,7 @@ func TestAuthzProjectScopedKeyListsOnlyItsOwnProject(t *testing.T) {
 	all := list("")
 	onlyOwn("GET /projects", all)
 	onlyOwn("GET /projects?limit=400", list("?limit=400"))
-	onlyOwn("filtered by its organization", list("?org_id="+all.Projects[0].OrgID))
+	onlyOwn("filtered by its organization", list("?org_id="+*all.Projects[0].OrgID))
 
 	t.Run("paging with limit=1 never reaches another project", func(t *testing.T) {
 		first := list("?limit=1")

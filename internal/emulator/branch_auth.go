@@ -208,6 +208,12 @@ func (a *BranchAuth) oauthProvider(id string) int {
 	return slices.IndexFunc(a.OAuthProviders, func(p OAuthProvider) bool { return p.ID == id })
 }
 
+// addDomain trusts a domain, in canonical form, for the integration's
+// auth provider.
+func (a *BranchAuth) addDomain(canonical string) {
+	a.Domains = append(a.Domains, Domain{Domain: canonical, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider)})
+}
+
 func (a *BranchAuth) domainIndex(canonical string) int {
 	return slices.IndexFunc(a.Domains, func(d Domain) bool { return d.Domain == canonical })
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // branchAuthPath is the branch-scoped Neon Auth path of a branch.
@@ -343,7 +344,7 @@ func TestBranchAuthGoAPI(t *testing.T) {
 	})
 	t.Run("MutateBranchAuth is drift seen by the API", func(t *testing.T) {
 		err := v.e.MutateBranchAuth(v.project, v.branch, func(a *BranchAuth) {
-			a.Domains = append(a.Domains, Domain{Domain: "https://drift.example.com", AuthProvider: a.AuthProvider})
+			a.Domains = append(a.Domains, Domain{Domain: "https://drift.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider)})
 			a.AllowLocalhost = false
 			a.BranchID = "br-elsewhere" // ignored: the state stays on its branch
 		})

@@ -3,6 +3,8 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The redirect URI whitelist (trusted domains) of both families. Requests
@@ -12,7 +14,7 @@ import (
 // listDomains serves GET .../auth/domains.
 func (e *Emulator) listDomains(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
-		return map[string]any{"domains": a.Domains}, nil
+		return neonapi.NeonAuthRedirectURIWhitelistResponse{Domains: a.Domains}, nil
 	})
 }
 
@@ -39,7 +41,7 @@ func (e *Emulator) addDomain(c *call) error {
 		if a.domainIndex(domain) >= 0 {
 			return nil, conflict("domain %s is already in the redirect URI whitelist", domain)
 		}
-		a.Domains = append(a.Domains, Domain{Domain: domain, AuthProvider: provider})
+		a.addDomain(domain)
 		return nil, nil
 	})
 }

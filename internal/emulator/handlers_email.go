@@ -186,12 +186,6 @@ type TestEmail struct {
 	SentAt      time.Time `json:"sent_at"`
 }
 
-// testEmailResult is SendNeonAuthTestEmailResponse.
-type testEmailResult struct {
-	Success      bool   `json:"success"`
-	ErrorMessage string `json:"error_message,omitempty"`
-}
-
 // recipient validates recipient_email: required, an address of at most 256
 // characters.
 func recipient(o object) (string, error) {
@@ -231,7 +225,7 @@ func (e *Emulator) testEmailProvider(c *call) error {
 		cfg := a.EmailProvider
 		a.TestEmails = append(a.TestEmails, TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
 			SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, Saved: true, SentAt: now()})
-		return testEmailResult{Success: true}, nil
+		return neonapi.SendNeonAuthTestEmailResponse{Success: true}, nil
 	})
 }
 
@@ -259,6 +253,6 @@ func (e *Emulator) sendTestEmail(c *call) error {
 		cfg := u.cfg
 		a.TestEmails = append(a.TestEmails, TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
 			SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, SentAt: now()})
-		return testEmailResult{Success: true}, nil
+		return neonapi.SendNeonAuthTestEmailResponse{Success: true}, nil
 	})
 }

@@ -2,7 +2,8 @@ package emulator
 
 import (
 	"net/http"
-	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The handlers of an integration's lifecycle: enabling Neon Auth on a branch,
@@ -10,30 +11,20 @@ import (
 // every handler: the request body and fields (400), then the resources they
 // name (404), then conflicts (409).
 
-// credentials is NeonAuthCreateIntegrationResponse: the body of
-// POST /projects/auth/create, POST .../branches/{branch_id}/auth and
-// POST /projects/auth/keys. Better Auth has no SDK keys: both are "".
-type credentials struct {
-	AuthProvider          string `json:"auth_provider"`
-	AuthProviderProjectID string `json:"auth_provider_project_id"`
-	PubClientKey          string `json:"pub_client_key"`
-	SecretServerKey       string `json:"secret_server_key"`
-	JWKSURL               string `json:"jwks_url"`
-	SchemaName            string `json:"schema_name"`
-	TableName             string `json:"table_name"`
-	BaseURL               string `json:"base_url,omitempty"`
-}
-
-func credentialsOf(a *BranchAuth) credentials {
-	return credentials{
-		AuthProvider:          a.AuthProvider,
+// credentialsOf is the body of POST /projects/auth/create,
+// POST .../branches/{branch_id}/auth and POST /projects/auth/keys
+// (NeonAuthCreateIntegrationResponse). Better Auth has no SDK keys: both
+// are "".
+func credentialsOf(a *BranchAuth) neonapi.NeonAuthCreateIntegrationResponse {
+	return neonapi.NeonAuthCreateIntegrationResponse{
+		AuthProvider:          neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider),
 		AuthProviderProjectID: a.AuthProviderProjectID,
 		PubClientKey:          a.PubClientKey,
 		SecretServerKey:       a.SecretServerKey,
 		JWKSURL:               a.JWKSURL,
 		SchemaName:            a.SchemaName,
 		TableName:             a.TableName,
-		BaseURL:               a.BaseURL,
+		BaseURL:               nonEmpty(a.BaseURL),
 	}
 }
 
@@ -139,35 +130,25 @@ func authDatabase(b *branchState, dbName string, named bool) (*Database, error) 
 	return nil, invalid("database_name", "branch %s has no database", b.ID)
 }
 
-// integrationView is NeonAuthIntegration: an item of
-// GET /projects/{project_id}/auth/integrations and the body of
-// GET .../branches/{branch_id}/auth.
-type integrationView struct {
-	AuthProvider          string    `json:"auth_provider"`
-	AuthProviderProjectID string    `json:"auth_provider_project_id"`
-	BranchID              string    `json:"branch_id"`
-	DBName                string    `json:"db_name"`
-	CreatedAt             time.Time `json:"created_at"`
-	OwnedBy               string    `json:"owned_by"`
-	TransferStatus        string    `json:"transfer_status,omitempty"`
-	JWKSURL               string    `json:"jwks_url"`
-	BaseURL               string    `json:"base_url,omitempty"`
-	Name                  string    `json:"name,omitempty"`
-}
-
-func integrationViewOf(a *BranchAuth) integrationView {
-	return integrationView{
-		AuthProvider:          a.AuthProvider,
+// integrationViewOf is an integration as the API shows it
+// (NeonAuthIntegration): an item of GET /projects/{project_id}/auth/integrations
+// and the body of GET .../branches/{branch_id}/auth.
+func integrationViewOf(a *BranchAuth) neonapi.NeonAuthIntegration {
+	v := neonapi.NeonAuthIntegration{
+		AuthProvider:          neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider),
 		AuthProviderProjectID: a.AuthProviderProjectID,
 		BranchID:              a.BranchID,
 		DBName:                a.DBName,
 		CreatedAt:             a.CreatedAt,
-		OwnedBy:               a.OwnedBy,
-		TransferStatus:        a.TransferStatus,
+		OwnedBy:               neonapi.NeonAuthProviderProjectOwnedBy(a.OwnedBy),
 		JWKSURL:               a.JWKSURL,
-		BaseURL:               a.BaseURL,
-		Name:                  a.Name,
+		BaseURL:               nonEmpty(a.BaseURL),
+		Name:                  nonEmpty(a.Name),
 	}
+	if a.TransferStatus != "" {
+		v.TransferStatus = ptr(neonapi.NeonAuthProviderProjectTransferStatus(a.TransferStatus))
+	}
+	return v
 }
 
 // listIntegrations serves GET /projects/{project_id}/auth/integrations: the
@@ -179,11 +160,11 @@ func (e *Emulator) listIntegrations(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := []integrationView{}
+	out := neonapi.ListNeonAuthIntegrationsResponse{Data: []neonapi.NeonAuthIntegration{}}
 	if a := s.b.Auth; a != nil {
-		out = append(out, integrationViewOf(a))
+		out.Data = append(out.Data, integrationViewOf(a))
 	}
-	return c.json(http.StatusOK, map[string]any{"data": out})
+	return c.json(http.StatusOK, out)
 }
 
 // getAuth serves GET /projects/{project_id}/branches/{branch_id}/auth; 404
@@ -293,7 +274,7 @@ func (e *Emulator) createUser(c *call) error {
 		}
 		u := UserRow{ID: newUUID(), Email: email, Name: name, CreatedAt: now()}
 		a.Users = append(a.Users, u)
-		return map[string]string{"id": u.ID}, nil
+		return neonapi.NeonAuthCreateNewUserResponse{ID: u.ID}, nil
 	})
 }
 
@@ -333,7 +314,7 @@ func (e *Emulator) setUserRoles(c *call) error {
 			return nil, errUserNotFound
 		}
 		a.Users[i].Roles = roles
-		return map[string]string{"id": a.Users[i].ID}, nil
+		return neonapi.UpdateNeonAuthUserRoleResponse{ID: a.Users[i].ID}, nil
 	})
 }
 
@@ -352,8 +333,8 @@ func (e *Emulator) transferOwnership(c *call) error {
 		}
 		a.TransferCode = randomHex(16)
 		a.TransferStatus = transferInitiated
-		return map[string]string{
-			"url": "https://app.stack-auth.com/integrations/neon/projects/transfer/confirm?code=" + a.TransferCode,
+		return neonapi.NeonAuthTransferAuthProviderProjectResponse{
+			URL: "https://app.stack-auth.com/integrations/neon/projects/transfer/confirm?code=" + a.TransferCode,
 		}, nil
 	})
 }

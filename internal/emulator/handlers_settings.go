@@ -15,14 +15,10 @@ import (
 // written generically, see settings.go) and GET …/plugins, which reports
 // most of it at once.
 
-type allowLocalhostBody struct {
-	AllowLocalhost bool `json:"allow_localhost"`
-}
-
 // getAllowLocalhost serves GET .../auth/allow_localhost.
 func (e *Emulator) getAllowLocalhost(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
-		return allowLocalhostBody{a.AllowLocalhost}, nil
+		return neonapi.NeonAuthAllowLocalhostResponse{AllowLocalhost: a.AllowLocalhost}, nil
 	})
 }
 
@@ -42,7 +38,7 @@ func (e *Emulator) updateAllowLocalhost(c *call) error {
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		a.AllowLocalhost = allow
-		return allowLocalhostBody{a.AllowLocalhost}, nil
+		return neonapi.NeonAuthAllowLocalhostResponse{AllowLocalhost: a.AllowLocalhost}, nil
 	})
 }
 
@@ -61,7 +57,7 @@ func (e *Emulator) updateConfig(c *call) error {
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		a.Name = name
-		return map[string]string{"name": a.Name}, nil
+		return neonapi.NeonAuthConfigResponse{Name: a.Name}, nil
 	})
 }
 

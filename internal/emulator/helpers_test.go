@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // env is an emulator with one seeded project, driven in-process.
@@ -73,7 +75,7 @@ func (r *response) Decode(v any) {
 // Message returns the message of an error body.
 func (r *response) Message() string {
 	r.t.Helper()
-	var eb errorBody
+	var eb neonapi.GeneralError
 	r.Decode(&eb)
 	return eb.Message
 }

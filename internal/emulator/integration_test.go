@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -14,7 +16,7 @@ func TestCreateIntegrationReturnsCredentials(t *testing.T) {
 	v := newEnv(t, Options{})
 	r := v.do("POST", "/projects/auth/create", v.createBody(v.project))
 	wantStatus(t, r, http.StatusCreated)
-	var c credentials
+	var c neonapi.NeonAuthCreateIntegrationResponse
 	r.Decode(&c)
 	if c.AuthProvider != "stack" || !uuidPattern.MatchString(c.AuthProviderProjectID) ||
 		!strings.HasPrefix(c.PubClientKey, "pck_") || !strings.HasPrefix(c.SecretServerKey, "ssk_") ||

@@ -481,7 +481,7 @@ func seedAuth(p *projectState, b *branchState, sa *SeedNeonAuth, at time.Time) {
 	}
 	for _, dom := range sa.Domains {
 		if b.Auth.domainIndex(dom) < 0 {
-			b.Auth.Domains = append(b.Auth.Domains, Domain{Domain: dom, AuthProvider: b.Auth.AuthProvider})
+			b.Auth.addDomain(dom)
 		}
 	}
 }

@@ -1,10 +1,11 @@
 package emulator
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The emulator's state: projects, branches, databases, integrations and what
@@ -36,32 +37,14 @@ const (
 	usersTable  = "users_sync"
 )
 
-// Project is a database project, with the fields of the project list.
-// Settings and DefaultEndpointSettings are ProjectSettingsData and
-// DefaultEndpointSettings of the API reference, held as given (over the
-// platform's defaults for Settings) and returned as they are.
+// Project is a database project as the emulator holds it and GET /projects
+// lists it: the reference's ProjectListItem, whose settings and
+// default_endpoint_settings are held as given (over the platform's defaults
+// for settings), and locked, which the live service sends and the
+// provider's projects data source reads but the reference does not define.
 type Project struct {
-	ID                          string          `json:"id"`
-	PlatformID                  string          `json:"platform_id"`
-	RegionID                    string          `json:"region_id"`
-	Name                        string          `json:"name"`
-	Provisioner                 string          `json:"provisioner"`
-	PGVersion                   int             `json:"pg_version"`
-	Locked                      bool            `json:"locked"`
-	CPUUsedSec                  int64           `json:"cpu_used_sec"`
-	ActiveTime                  int64           `json:"active_time"`
-	CreatedAt                   time.Time       `json:"created_at"`
-	UpdatedAt                   time.Time       `json:"updated_at"`
-	ProxyHost                   string          `json:"proxy_host"`
-	BranchLogicalSizeLimit      int64           `json:"branch_logical_size_limit"`
-	BranchLogicalSizeLimitBytes int64           `json:"branch_logical_size_limit_bytes"`
-	StorePasswords              bool            `json:"store_passwords"`
-	CreationSource              string          `json:"creation_source"`
-	OwnerID                     string          `json:"owner_id"`
-	OrgID                       string          `json:"org_id"`
-	HistoryRetentionSeconds     int             `json:"history_retention_seconds"`
-	Settings                    json.RawMessage `json:"settings,omitempty"`
-	DefaultEndpointSettings     json.RawMessage `json:"default_endpoint_settings,omitempty"`
+	neonapi.ProjectListItem
+	Locked bool `json:"locked"`
 }
 
 // Branch is a branch of a project with its databases and roles.
@@ -122,11 +105,9 @@ type OAuthProvider struct {
 	MicrosoftTenantID string `json:"microsoft_tenant_id,omitempty"`
 }
 
-// Domain is a whitelisted redirect origin (stored canonicalised).
-type Domain struct {
-	Domain       string `json:"domain"`
-	AuthProvider string `json:"auth_provider"`
-}
+// Domain is a whitelisted redirect origin (stored canonicalised), held as
+// the API lists it.
+type Domain = neonapi.NeonAuthRedirectURIWhitelistDomain
 
 // EmailServer is an email provider configuration. Type "shared" may carry
 // only the sender fields; "standard" has all six.
@@ -187,19 +168,19 @@ type branchState struct {
 // and branch ids are the holder's; its region and host follow the project).
 // Settings is EndpointSettingsData of the API reference, held as given.
 type endpointState struct {
-	ID                    string          `json:"id"`
-	Name                  string          `json:"name,omitempty"`
-	Type                  string          `json:"type"` // read_write or read_only
-	MinCU                 float64         `json:"autoscaling_limit_min_cu"`
-	MaxCU                 float64         `json:"autoscaling_limit_max_cu"`
-	SuspendTimeoutSeconds int64           `json:"suspend_timeout_seconds"`
-	Provisioner           string          `json:"provisioner"`
-	PoolerEnabled         bool            `json:"pooler_enabled"`
-	Disabled              bool            `json:"disabled"`
-	PasswordlessAccess    bool            `json:"passwordless_access"`
-	Settings              json.RawMessage `json:"settings,omitempty"`
-	CreatedAt             time.Time       `json:"created_at"`
-	UpdatedAt             time.Time       `json:"updated_at"`
+	ID                    string                        `json:"id"`
+	Name                  string                        `json:"name,omitempty"`
+	Type                  string                        `json:"type"` // read_write or read_only
+	MinCU                 float64                       `json:"autoscaling_limit_min_cu"`
+	MaxCU                 float64                       `json:"autoscaling_limit_max_cu"`
+	SuspendTimeoutSeconds int64                         `json:"suspend_timeout_seconds"`
+	Provisioner           string                        `json:"provisioner"`
+	PoolerEnabled         bool                          `json:"pooler_enabled"`
+	Disabled              bool                          `json:"disabled"`
+	PasswordlessAccess    bool                          `json:"passwordless_access"`
+	Settings              *neonapi.EndpointSettingsData `json:"settings,omitempty"`
+	CreatedAt             time.Time                     `json:"created_at"`
+	UpdatedAt             time.Time                     `json:"updated_at"`
 }
 
 // roleState is what the emulator keeps of a role besides its name.
@@ -243,13 +224,13 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 	}
 	p := &projectState{
 		Seq: seq,
-		Project: Project{
+		Project: Project{ProjectListItem: neonapi.ProjectListItem{
 			ID:                          id,
 			PlatformID:                  "aws",
 			RegionID:                    defaultRegion,
 			Name:                        name,
 			Provisioner:                 "k8s-pod",
-			PGVersion:                   17,
+			PgVersion:                   17,
 			CreatedAt:                   at,
 			UpdatedAt:                   at,
 			ProxyHost:                   proxyHostOf(defaultRegion),
@@ -258,10 +239,10 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 			StorePasswords:              true,
 			CreationSource:              "console",
 			OwnerID:                     s.OwnerID,
-			OrgID:                       s.OrgID,
-			HistoryRetentionSeconds:     historyRetention,
+			OrgID:                       ptr(s.OrgID),
+			HistoryRetentionSeconds:     ptr(int32(historyRetention)),
 			Settings:                    defaultProjectSettings(),
-		},
+		}},
 	}
 	s.Projects = append(s.Projects, p)
 	seqB := s.next()
