@@ -60,11 +60,6 @@ func emulatorSettingChoices() Settings {
 	}
 }
 
-// authProviders are the values of NeonAuthSupportedAuthProvider in
-// internal/apispec/neon-api-v2-2026-07-13.openapi.json (stack_v2 was removed
-// in June 2026). stack is deprecated; mock is for testing only.
-var authProviders = []string{authProviderMock, authProviderStack, authProviderBetterAuth}
-
 // hostedByNeon reports whether the provider runs inside Neon (Better Auth):
 // no SDK keys, no provider project to transfer.
 func hostedByNeon(provider string) bool { return provider == authProviderBetterAuth }

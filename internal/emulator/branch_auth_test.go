@@ -312,7 +312,8 @@ func TestAllowLocalhostAndName(t *testing.T) {
 	if got := v.do("GET", base, nil).JSON()["name"]; got != "Storefront auth" {
 		t.Errorf("name = %v", got)
 	}
-	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": ""}), http.StatusBadRequest, "name: is required")
+	wantError(t, v.do("PATCH", base+"/config", map[string]any{}), http.StatusBadRequest, "name: is required")
+	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": ""}), http.StatusBadRequest, "name: must be 1 to 256 characters")
 	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": strings.Repeat("n", 257)}), http.StatusBadRequest, "name: must be 1 to 256 characters")
 }
 

@@ -16,8 +16,8 @@ import (
 // they follow.
 
 const (
-	endpointReadWrite = "read_write"
-	endpointReadOnly  = "read_only"
+	endpointReadWrite = string(neonapi.EndpointTypeReadWrite)
+	endpointReadOnly  = string(neonapi.EndpointTypeReadOnly)
 
 	defaultRegion = "aws-us-east-2"
 

@@ -279,7 +279,7 @@ func parseBranchCreate(o object) (neonapi.CreateProjectBranchJSONBody, error) {
 	}
 	readWrite := 0
 	for i, ep := range endpointOptions(bc) {
-		if ep.Type != endpointReadWrite {
+		if string(ep.Type) != endpointReadWrite {
 			continue
 		}
 		if readWrite++; readWrite > 1 {

@@ -252,7 +252,7 @@ func (e *Emulator) createEndpoint(c *call) error {
 		return notFound("endpoint.branch_id: branch %s does not exist in project %s", f.BranchID, p.Project.ID)
 	case f.RegionID != nil && *f.RegionID != "" && *f.RegionID != p.Project.RegionID:
 		return invalid("endpoint.region_id", "must be the project's region %s", p.Project.RegionID)
-	case f.Type == endpointReadWrite && b.readWriteEndpoint() != nil:
+	case string(f.Type) == endpointReadWrite && b.readWriteEndpoint() != nil:
 		return errReadWriteTaken(b)
 	}
 	ep := e.st.newEndpoint(p, string(f.Type), now())

@@ -34,35 +34,27 @@ func credentialsOf(a *BranchAuth) neonapi.NeonAuthCreateIntegrationResponse {
 // database_name defaults to the branch's first database ("neondb" on a new
 // project). 409 when the branch already has Neon Auth, whatever its provider.
 func (e *Emulator) enableAuth(c *call) error {
-	fields := []string{"auth_provider", "database_name"}
-	if !branchFamily(c) {
-		fields = append(fields, "project_id", "branch_id", "role_name")
-	}
-	o, err := readBody(c, false, fields...)
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	provider, err := o.authProvider()
-	if err != nil {
+	// The project-level request; the branch-scoped one
+	// (EnableNeonAuthIntegrationRequest) has only some of its fields.
+	var req neonapi.NeonAuthCreateIntegrationRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
+	role := req.RoleName //nolint:staticcheck // role_name is deprecated, and the emulator serves it as the API still does
+	if err := firstError(notEmpty("database_name", req.DatabaseName), notEmpty("role_name", role)); err != nil {
+		return err
+	}
+	provider := string(req.AuthProvider)
 	projectID, branchID := c.param("project_id"), c.param("branch_id")
 	if !branchFamily(c) {
-		if projectID, err = o.requiredStr("project_id"); err != nil {
-			return err
-		}
-		if branchID, err = o.requiredStr("branch_id"); err != nil {
-			return err
-		}
+		projectID, branchID = req.ProjectID, req.BranchID
 	}
-	dbName, hasDB, err := o.nonEmptyStr("database_name")
-	if err != nil {
-		return err
-	}
-	roleName, hasRole, err := o.nonEmptyStr("role_name")
-	if err != nil {
-		return err
-	}
+	dbName, hasDB := deref(req.DatabaseName)
+	roleName, hasRole := deref(role)
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -176,17 +168,18 @@ func (e *Emulator) getAuth(c *call) error {
 }
 
 // readProjectProvider reads a body of exactly project_id and auth_provider,
-// both required.
+// both required (NeonAuthCreateAuthProviderSDKKeysRequest, and
+// NeonAuthTransferAuthProviderProjectRequest of the same fields).
 func readProjectProvider(c *call) (projectID, provider string, err error) {
-	o, err := readBody(c, false, "project_id", "auth_provider")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return "", "", err
 	}
-	if projectID, err = o.requiredStr("project_id"); err != nil {
+	var req neonapi.NeonAuthCreateAuthProviderSDKKeysRequest
+	if err := decodeBody(o, &req); err != nil {
 		return "", "", err
 	}
-	provider, err = o.authProvider()
-	return projectID, provider, err
+	return req.ProjectID, string(req.AuthProvider), nil
 }
 
 // createSDKKeys serves POST /projects/auth/keys: a new distinct key pair
@@ -211,11 +204,7 @@ func (e *Emulator) createSDKKeys(c *call) error {
 // {"delete_data": bool}. The integration's OAuth providers, domains, users,
 // email provider, settings and pending transfer go with it. Answers 200 {}.
 func (e *Emulator) disableAuth(c *call) error {
-	o, err := readBody(c, true, "delete_data")
-	if err != nil {
-		return err
-	}
-	if _, _, err := o.boolean("delete_data"); err != nil {
+	if _, err := readDocumentBody(c, true); err != nil { // delete_data: the emulator keeps nothing
 		return err
 	}
 	provider := c.param("auth_provider")
@@ -233,39 +222,25 @@ func (e *Emulator) disableAuth(c *call) error {
 // createUser serves POST /projects/auth/user (project_id and auth_provider
 // in the body) and POST /projects/{project_id}/branches/{branch_id}/auth/users.
 func (e *Emulator) createUser(c *call) error {
-	fields := []string{"email", "name"}
-	if !branchFamily(c) {
-		fields = append(fields, "project_id", "auth_provider")
-	}
-	o, err := readBody(c, false, fields...)
+	o, err := readDocumentBody(c, false)
 	if err != nil {
+		return err
+	}
+	if err := emailMember(o, "email"); err != nil {
+		return err
+	}
+	// The project-level request; the branch-scoped one
+	// (CreateBranchNeonAuthNewUserRequest) has only some of its fields.
+	var req neonapi.NeonAuthCreateNewUserRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
 	projectID, provider := c.param("project_id"), ""
 	if !branchFamily(c) {
-		if projectID, err = o.requiredStr("project_id"); err != nil {
-			return err
-		}
-		if provider, err = o.authProvider(); err != nil {
-			return err
-		}
+		projectID, provider = req.ProjectID, string(req.AuthProvider)
 	}
-	email, err := o.requiredStr("email")
-	if err != nil {
-		return err
-	}
-	if !validEmail(email) {
-		return invalid("email", "must be an email address")
-	}
-	name, hasName, err := o.str("name")
-	if err != nil {
-		return err
-	}
-	if hasName {
-		if n := runeCount(name); n < 1 || n > 255 {
-			return invalid("name", "must be 1 to 255 characters, got %d", n)
-		}
-	}
+	email := string(req.Email)
+	name, _ := deref(req.Name)
 
 	op := authOp{status: http.StatusCreated, save: true, project: projectID, provider: provider}
 	return e.serveAuth(c, op, func(_ authScope, a *BranchAuth) (any, error) {
@@ -297,16 +272,17 @@ func (e *Emulator) deleteUser(c *call) error {
 // {"roles": [...]} (at least one, each a distinct non-empty string) replaces
 // the user's roles. 200 {"id"}.
 func (e *Emulator) setUserRoles(c *call) error {
-	o, err := readBody(c, false, "roles")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	roles, present, err := o.strings("roles")
-	if err != nil {
+	var req neonapi.UpdateNeonAuthUserRoleRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
-	if !present || len(roles) == 0 {
-		return invalid("roles", "is required and must hold at least one role")
+	roles := req.Roles
+	if err := distinct("roles", roles); err != nil {
+		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		i := a.userIndex(c.param("auth_user_id"))

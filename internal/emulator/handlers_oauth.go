@@ -3,17 +3,13 @@ package emulator
 import (
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The handlers of the OAuth providers of a branch's Neon Auth.
 
-// oauthProviderIDs are the values of NeonAuthOauthProviderId.
-var oauthProviderIDs = []string{"google", "github", "microsoft", "vercel"}
-
-const oauthMicrosoft = "microsoft"
+const oauthMicrosoft = string(neonapi.NeonAuthOauthProviderIDMicrosoft)
 
 // oauthProviderViewOf is a provider as the API shows it
 // (NeonAuthOauthProvider): the tenant id is stored but never returned.
@@ -40,33 +36,25 @@ type oauthSettings struct {
 	hasTenant        bool
 }
 
-// parseOAuthSettings reads client_id and client_secret, which must be given
-// together (both non-empty) or not at all, and microsoft_tenant_id, only
-// for the microsoft provider.
-func parseOAuthSettings(o object, providerID string) (oauthSettings, error) {
+// parseOAuthSettings reads the writable fields of a provider (the fields of
+// NeonAuthUpdateOAuthProviderRequest, which NeonAuthAddOAuthProviderRequest
+// has too): client_id and client_secret, which must be given together (both
+// non-empty) or not at all, and microsoft_tenant_id, only for the microsoft
+// provider.
+func parseOAuthSettings(req neonapi.NeonAuthUpdateOAuthProviderRequest, providerID string) (oauthSettings, error) {
 	var s oauthSettings
-	id, hasID, err := o.str("client_id")
-	if err != nil {
-		return s, err
-	}
-	secret, hasSecret, err := o.str("client_secret")
-	if err != nil {
-		return s, err
-	}
+	err := firstError(notEmpty("client_id", req.ClientID), notEmpty("client_secret", req.ClientSecret), notEmpty("microsoft_tenant_id", req.MicrosoftTenantID))
 	switch {
-	case hasID && id == "":
-		return s, invalid("client_id", "must not be empty")
-	case hasSecret && secret == "":
-		return s, invalid("client_secret", "must not be empty")
-	case hasID && !hasSecret:
+	case err != nil:
+		return s, err
+	case req.ClientID != nil && req.ClientSecret == nil:
 		return s, invalid("client_secret", "is required when client_id is given")
-	case hasSecret && !hasID:
+	case req.ClientSecret != nil && req.ClientID == nil:
 		return s, invalid("client_id", "is required when client_secret is given")
 	}
-	s.clientID, s.secret, s.credentials = id, secret, hasID
-	if s.tenant, s.hasTenant, err = o.nonEmptyStr("microsoft_tenant_id"); err != nil {
-		return s, err
-	}
+	s.clientID, _ = deref(req.ClientID)
+	s.secret, s.credentials = deref(req.ClientSecret)
+	s.tenant, s.hasTenant = deref(req.MicrosoftTenantID)
 	if s.hasTenant && providerID != oauthMicrosoft {
 		return s, invalid("microsoft_tenant_id", "is only for the %s provider", oauthMicrosoft)
 	}
@@ -135,18 +123,17 @@ func sameOAuthProvider(p OAuthProvider, set oauthSettings) bool {
 // for one without), with them "standard". Answers 200; a branch-scoped
 // re-add of the same settings answers 200 again, other settings 409.
 func (e *Emulator) addOAuthProvider(c *call) error {
-	o, err := readBody(c, false, "id", "client_id", "client_secret", "microsoft_tenant_id")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	id, err := o.requiredStr("id")
-	if err != nil {
+	var req neonapi.NeonAuthAddOAuthProviderRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
-	if !slices.Contains(oauthProviderIDs, id) {
-		return invalid("id", "unsupported OAuth provider %q; supported: %s", id, strings.Join(oauthProviderIDs, ", "))
-	}
-	set, err := parseOAuthSettings(o, id)
+	id := string(req.ID)
+	set, err := parseOAuthSettings(neonapi.NeonAuthUpdateOAuthProviderRequest{ClientID: req.ClientID, ClientSecret: req.ClientSecret,
+		MicrosoftTenantID: req.MicrosoftTenantID}, id)
 	if err != nil {
 		return err
 	}
@@ -174,12 +161,16 @@ func (e *Emulator) addOAuthProvider(c *call) error {
 // own credentials (both required) make the provider "standard"; the tenant
 // id of microsoft can be set alone.
 func (e *Emulator) updateOAuthProvider(c *call) error {
-	o, err := readBody(c, false, "client_id", "client_secret", "microsoft_tenant_id")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
+	var req neonapi.NeonAuthUpdateOAuthProviderRequest
+	if err := decodeBody(o, &req); err != nil {
+		return err
+	}
 	id := c.param("oauth_provider_id")
-	set, err := parseOAuthSettings(o, id)
+	set, err := parseOAuthSettings(req, id)
 	if err != nil {
 		return err
 	}

@@ -23,40 +23,35 @@ func (e *Emulator) getAllowLocalhost(c *call) error {
 }
 
 // updateAllowLocalhost serves PATCH .../auth/allow_localhost
-// {"allow_localhost": bool} (required).
+// (UpdateNeonAuthAllowLocalhostRequest).
 func (e *Emulator) updateAllowLocalhost(c *call) error {
-	o, err := readBody(c, false, "allow_localhost")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	allow, present, err := o.boolean("allow_localhost")
-	if err != nil {
+	var req neonapi.UpdateNeonAuthAllowLocalhostRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
-	}
-	if !present {
-		return invalid("allow_localhost", "is required")
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-		a.AllowLocalhost = allow
+		a.AllowLocalhost = req.AllowLocalhost
 		return neonapi.NeonAuthAllowLocalhostResponse{AllowLocalhost: a.AllowLocalhost}, nil
 	})
 }
 
-// updateConfig serves PATCH .../auth/config {"name"}: 1 to 256 characters.
+// updateConfig serves PATCH .../auth/config (NeonAuthConfigUpdate): the
+// application name.
 func (e *Emulator) updateConfig(c *call) error {
-	o, err := readBody(c, false, "name")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	name, err := o.requiredStr("name")
-	if err != nil {
+	var req neonapi.NeonAuthConfigUpdate
+	if err := decodeBody(o, &req); err != nil {
 		return err
-	}
-	if n := runeCount(name); n > 256 {
-		return invalid("name", "must be 1 to 256 characters, got %d", n)
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-		a.Name = name
+		a.Name = req.Name
 		return neonapi.NeonAuthConfigResponse{Name: a.Name}, nil
 	})
 }

@@ -11,27 +11,28 @@ import (
 // The emulator's state: projects, branches, databases, integrations and what
 // Neon Auth holds on them.
 
-// Fixed values of the emulated platform.
+// Fixed values of the emulated platform; the values of the API's enums are
+// the reference's.
 const (
-	authProviderMock       = "mock"
-	authProviderStack      = "stack"
-	authProviderBetterAuth = "better_auth"
+	authProviderMock       = string(neonapi.NeonAuthSupportedAuthProviderMock)
+	authProviderStack      = string(neonapi.NeonAuthSupportedAuthProviderStack)
+	authProviderBetterAuth = string(neonapi.NeonAuthSupportedAuthProviderBetterAuth)
 
 	defaultBranchName   = "main"
 	defaultDatabaseName = "neondb"
 	defaultRoleName     = "neondb_owner"
 
-	ownedByNeon = "neon"
-	ownedByUser = "user"
+	ownedByNeon = string(neonapi.NeonAuthProviderProjectOwnedByNeon)
+	ownedByUser = string(neonapi.NeonAuthProviderProjectOwnedByUser)
 
-	transferInitiated = "initiated"
-	transferFinished  = "finished"
+	transferInitiated = string(neonapi.NeonAuthProviderProjectTransferStatusInitiated)
+	transferFinished  = string(neonapi.NeonAuthProviderProjectTransferStatusFinished)
 
-	emailShared   = "shared"
-	emailStandard = "standard"
+	emailShared   = string(neonapi.SharedEmailServerTypeShared)
+	emailStandard = string(neonapi.StandardEmailServerTypeStandard)
 
-	oauthShared   = "shared"
-	oauthStandard = "standard"
+	oauthShared   = string(neonapi.NeonAuthOauthProviderTypeShared)
+	oauthStandard = string(neonapi.NeonAuthOauthProviderTypeStandard)
 
 	usersSchema = "neon_auth"
 	usersTable  = "users_sync"
