@@ -84,9 +84,9 @@ func writeSetting(st betterauth.Setting) handlerFunc {
 			}
 		}
 		return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-			f := a.setting(st)
-			v := replacement
+			f, v := a.setting(st), replacement
 			if !v.IsValid() {
+				var err error
 				if v, err = newSettingValue(st, f, body); err != nil {
 					return nil, err
 				}
