@@ -10,9 +10,6 @@ import (
 // optional fields, merges of nested settings, bodies decoded into request
 // types, and compute units, which the reference gives as float32.
 
-// ptr is a pointer to a copy of v: an optional field that is present.
-func ptr[T any](v T) *T { return &v }
-
 // orZero is p, or a new zero value for nil: an optional object of a
 // request, read as empty when absent.
 func orZero[T any](p *T) *T {

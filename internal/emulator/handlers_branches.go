@@ -31,12 +31,12 @@ func newBranchView(b *Branch) neonapi.Branch {
 		Name:           b.Name,
 		CurrentState:   "ready",
 		StateChangedAt: b.CreatedAt,
-		LogicalSize:    ptr(int64(30 << 20)),
+		LogicalSize:    new(int64(30 << 20)),
 		CreationSource: "console",
-		Primary:        ptr(b.Default),
+		Primary:        new(b.Default),
 		Default:        b.Default,
 		Protected:      b.Protected,
-		InitSource:     ptr(cmp.Or(b.InitSource, initParentData)),
+		InitSource:     new(cmp.Or(b.InitSource, initParentData)),
 		ExpiresAt:      b.ExpiresAt,
 		CreatedAt:      b.CreatedAt,
 		UpdatedAt:      b.UpdatedAt,
@@ -69,7 +69,7 @@ func branchAnnotations(bs []*branchState) map[string]neonapi.AnnotationData {
 // finishedOperation is an Operation of the branch that finished at once, as
 // every operation of the emulator does.
 func finishedOperation(projectID, branchID string, action neonapi.OperationAction, at time.Time) neonapi.Operation {
-	return neonapi.Operation{ID: newOperationID(), ProjectID: projectID, BranchID: ptr(branchID), Action: action,
+	return neonapi.Operation{ID: newOperationID(), ProjectID: projectID, BranchID: new(branchID), Action: action,
 		Status: neonapi.OperationStatusFinished, CreatedAt: at, UpdatedAt: at}
 }
 
@@ -218,10 +218,10 @@ func (e *Emulator) listBranches(c *call) error {
 	}
 	resp.Annotations = branchAnnotations(page)
 	if bq.limit > 0 || bq.after != nil {
-		resp.Pagination = &neonapi.CursorPagination{SortBy: ptr(bq.sortBy), SortOrder: ptr(bq.order)}
+		resp.Pagination = &neonapi.CursorPagination{SortBy: new(bq.sortBy), SortOrder: new(bq.order)}
 		if len(page) < len(matching) {
 			last := page[len(page)-1]
-			resp.Pagination.Next = ptr(branchCursor{SortBy: bq.sortBy, Order: bq.order, Key: branchSortKey(last, bq.sortBy), Seq: last.Seq}.encode())
+			resp.Pagination.Next = new(branchCursor{SortBy: bq.sortBy, Order: bq.order, Key: branchSortKey(last, bq.sortBy), Seq: last.Seq}.encode())
 		}
 	}
 	return c.json(http.StatusOK, resp)
@@ -274,7 +274,7 @@ func parseBranchCreate(o object) (neonapi.CreateProjectBranchJSONBody, error) {
 			return bc, invalid("branch.expires_at", "must be in the future")
 		}
 		if br.ExpiresAt != nil {
-			br.ExpiresAt = ptr(br.ExpiresAt.UTC().Truncate(time.Second))
+			br.ExpiresAt = new(br.ExpiresAt.UTC().Truncate(time.Second))
 		}
 	}
 	readWrite := 0
@@ -448,7 +448,7 @@ func parseExpiry(branch json.RawMessage, at *time.Time) (expires *time.Time, cle
 	case !at.After(now()):
 		return nil, false, invalid("branch.expires_at", "must be in the future")
 	}
-	return ptr(at.UTC().Truncate(time.Second)), false, nil
+	return new(at.UTC().Truncate(time.Second)), false, nil
 }
 
 // deleteBranch serves DELETE /projects/{project_id}/branches/{branch_id}:

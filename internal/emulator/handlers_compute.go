@@ -54,7 +54,7 @@ func (ep *endpointState) poolerHost(p *projectState) string {
 // operation is a finished operation of the endpoint.
 func (ep *endpointState) operation(p *projectState, b *branchState, action neonapi.OperationAction) neonapi.Operation {
 	op := finishedOperation(p.Project.ID, b.ID, action, ep.UpdatedAt)
-	op.EndpointID = ptr(ep.ID)
+	op.EndpointID = new(ep.ID)
 	return op
 }
 
@@ -71,7 +71,7 @@ func endpointViewsOf(p *projectState, branches ...*branchState) []neonapi.Endpoi
 // roleViewOf is a role of a branch as the API shows it (Role), with its
 // password only where the API reveals it (on creation).
 func roleViewOf(p *projectState, b *branchState, name string, withPassword bool) neonapi.Role {
-	r := neonapi.Role{BranchID: b.ID, Name: name, Protected: ptr(false), CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt}
+	r := neonapi.Role{BranchID: b.ID, Name: name, Protected: new(false), CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt}
 	if rs := p.roleOf(b, name); rs != nil {
 		r.CreatedAt, r.UpdatedAt = rs.CreatedAt, rs.CreatedAt
 		if withPassword {

@@ -161,7 +161,7 @@ func applyConfig(p *projectState, b *branchState) []neonapi.Operation {
 		return []neonapi.Operation{}
 	}
 	op := finishedOperation(p.Project.ID, b.ID, neonapi.OperationActionApplyConfig, now())
-	op.EndpointID = ptr(ep.ID)
+	op.EndpointID = new(ep.ID)
 	return []neonapi.Operation{op}
 }
 

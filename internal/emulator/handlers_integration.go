@@ -138,7 +138,7 @@ func integrationViewOf(a *BranchAuth) neonapi.NeonAuthIntegration {
 		Name:                  nonEmpty(a.Name),
 	}
 	if a.TransferStatus != "" {
-		v.TransferStatus = ptr(neonapi.NeonAuthProviderProjectTransferStatus(a.TransferStatus))
+		v.TransferStatus = new(neonapi.NeonAuthProviderProjectTransferStatus(a.TransferStatus))
 	}
 	return v
 }

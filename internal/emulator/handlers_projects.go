@@ -167,10 +167,10 @@ func applyProjectCreate(req neonapi.ProjectCreateRequest, p *projectState) {
 	set(&pr.PgVersion, pc.PgVersion)
 	set(&pr.StorePasswords, pc.StorePasswords)
 	if pc.HistoryRetentionSeconds != nil {
-		pr.HistoryRetentionSeconds = ptr(*pc.HistoryRetentionSeconds)
+		pr.HistoryRetentionSeconds = new(*pc.HistoryRetentionSeconds)
 	}
 	if pc.OrgID != nil {
-		pr.OrgID = ptr(*pc.OrgID)
+		pr.OrgID = new(*pc.OrgID)
 	}
 	if pc.Provisioner != nil && *pc.Provisioner != "" {
 		pr.Provisioner = *pc.Provisioner
@@ -300,7 +300,7 @@ func (e *Emulator) updateProject(c *call) error {
 	pr := &p.Project
 	set(&pr.Name, pu.Name)
 	if pu.HistoryRetentionSeconds != nil {
-		pr.HistoryRetentionSeconds = ptr(*pu.HistoryRetentionSeconds)
+		pr.HistoryRetentionSeconds = new(*pu.HistoryRetentionSeconds)
 	}
 	pr.Settings = merged(pr.Settings, pu.Settings)
 	pr.DefaultEndpointSettings = defaults

@@ -240,8 +240,8 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 			StorePasswords:              true,
 			CreationSource:              "console",
 			OwnerID:                     s.OwnerID,
-			OrgID:                       ptr(s.OrgID),
-			HistoryRetentionSeconds:     ptr(int32(historyRetention)),
+			OrgID:                       new(s.OrgID),
+			HistoryRetentionSeconds:     new(int32(historyRetention)),
 			Settings:                    defaultProjectSettings(),
 		}},
 	}

@@ -84,9 +84,9 @@ var settingsCases = []settingsCase{
 		created:  map[string]knownvalue.Check{"otp_expires_in": knownvalue.Int64Exact(120), "allowed_attempts": knownvalue.Null()},
 		updated:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(false), "otp_expires_in": knownvalue.Int64Exact(600)},
 		emu:      func(a emulator.BranchAuth) any { return a.PhoneNumber },
-		onCreate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = true, ptr(120) },
-		onUpdate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = false, ptr(600) },
-		drift:    func(a *emulator.BranchAuth) { a.PhoneNumber.OTPExpiresIn = ptr(300) },
+		onCreate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = true, new(120) },
+		onUpdate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = false, new(600) },
+		drift:    func(a *emulator.BranchAuth) { a.PhoneNumber.OTPExpiresIn = new(300) },
 	},
 	{
 		typeName: "neon_auth_webhooks",
@@ -103,13 +103,13 @@ var settingsCases = []settingsCase{
 			return w
 		},
 		onCreate: func(a *emulator.BranchAuth) {
-			a.Webhooks.Enabled, a.Webhooks.WebhookURL = true, ptr("https://hooks.example.com/auth")
+			a.Webhooks.Enabled, a.Webhooks.WebhookURL = true, new("https://hooks.example.com/auth")
 			a.Webhooks.EnabledEvents = &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created", "send.otp"}
 		},
 		onUpdate: func(a *emulator.BranchAuth) {
-			a.Webhooks.EnabledEvents, a.Webhooks.TimeoutSeconds = &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}, ptr(9)
+			a.Webhooks.EnabledEvents, a.Webhooks.TimeoutSeconds = &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}, new(9)
 		},
-		drift: func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = ptr("https://attacker.example.com/") },
+		drift: func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = new("https://attacker.example.com/") },
 	},
 }
 
