@@ -1,89 +1,33 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
 // The settings section: every resource that configures one branch's Better
 // Auth, on the production branch of one project in branch mode, then a
 // refresh plan. Each read endpoint of the branch should be asked once,
-// however many resources read it (the organization and magic-link plugins
-// both read GET …/auth/plugins).
+// however many resources read it (the plugins are all read from one
+// GET …/auth/plugins).
 
-const settingsConfig = `
-resource "neon_auth_integration" "this" {
-  project_id    = %q
-  auth_provider = "better_auth"
-}
-
-resource "neon_auth_email_and_password" "this" {
-  project_id                 = neon_auth_integration.this.project_id
-  enabled                    = true
-  email_verification_method  = "otp"
-  require_email_verification = true
-}
-
-resource "neon_auth_organization_plugin" "this" {
-  project_id            = neon_auth_integration.this.project_id
-  enabled               = true
-  organization_limit    = 5
-  membership_limit      = 50
-  creator_role          = "owner"
-  send_invitation_email = true
-}
-
-resource "neon_auth_magic_link_plugin" "this" {
-  project_id = neon_auth_integration.this.project_id
-  enabled    = true
-  expires_in = 15
-}
-
-resource "neon_auth_phone_number_plugin" "this" {
-  project_id     = neon_auth_integration.this.project_id
-  enabled        = true
-  otp_expires_in = 300
-}
-
-resource "neon_auth_webhooks" "this" {
-  project_id      = neon_auth_integration.this.project_id
-  enabled         = true
-  webhook_url     = "https://hooks.example.com/neon-auth"
-  enabled_events  = ["user.created", "send.otp", "send.magic_link"]
-  timeout_seconds = 5
-}
-
-resource "neon_auth_domain" "app" {
-  for_each   = toset(["https://app.example.com", "https://staging.example.com", "http://localhost:3000"])
-  project_id = neon_auth_integration.this.project_id
-  domain     = each.value
-}
-
-resource "neon_auth_oauth_provider" "this" {
-  for_each    = toset(["google", "github"])
-  project_id  = neon_auth_integration.this.project_id
-  provider_id = each.value
-}
-
-resource "neon_auth_email_server" "smtp" {
-  project_id   = neon_auth_integration.this.project_id
-  type         = "standard"
-  host         = "smtp.example.com"
-  port         = 587
-  username     = "mailer"
-  password     = "bench-smtp-password"
-  sender_email = "noreply@example.com"
-  sender_name  = "Bench"
-}
-`
-
-// settingsResources is how many resources settingsConfig declares.
-const settingsResources = 1 + 5 + 3 + 2 + 1
+// settingsConfig declares every resource that configures a branch's Better
+// Auth, with the integration, domains, OAuth providers and an email server;
+// %q is the project's id.
+//
+//go:embed configs/settings.tf
+var settingsConfig string
 
 type settingsResult struct {
+	types       []string // the resource types settingsConfig declares, in its order
+	resources   int      // how many resources the apply added
 	apply, plan phase
 	reads       reads    // the plan's reads by (branch, endpoint)
 	writes      []string // routes of the plan that are not reads
@@ -108,6 +52,14 @@ func benchSettings(work, rc string, o options) (settingsResult, error) {
 	if r.apply, err = terraform(dir, rc, s.env(), s, "settings: apply", []string{"apply", "-auto-approve", "-input=false", par}, []int{0}); err != nil {
 		return r, err
 	}
+	r.types = declaredTypes(settingsConfig)
+	out, err := os.ReadFile(r.apply.log)
+	if err != nil {
+		return r, err
+	}
+	if m := regexp.MustCompile(`Resources: (\d+) added`).FindSubmatch(out); m != nil {
+		r.resources, _ = strconv.Atoi(string(m[1]))
+	}
 	// Exit 2 (changes after an apply) is a finding of its own: reported, not fatal.
 	if r.plan, err = terraform(dir, rc, s.env(), s, "settings: plan (refresh)", planArgs(par, true), []int{0, 2}); err != nil {
 		return r, err
@@ -121,13 +73,22 @@ func benchSettings(work, rc string, o options) (settingsResult, error) {
 	return r, nil
 }
 
+// declaredTypes are the resource types a configuration declares, each once,
+// in the order of their first block.
+func declaredTypes(config string) []string {
+	var types []string
+	for _, m := range regexp.MustCompile(`(?m)^resource "([a-z_]+)"`).FindAllStringSubmatch(config, -1) {
+		if !slices.Contains(types, m[1]) {
+			types = append(types, m[1])
+		}
+	}
+	return types
+}
+
 func writeSettingsReport(b *strings.Builder, r settingsResult) {
 	fmt.Fprintln(b, "\n## Settings refresh (one production branch, `auth_api = \"branch\"`, Better Auth)")
 	fmt.Fprintln(b)
-	fmt.Fprintf(b, "%d resources on one branch: the integration (`auth_provider = \"better_auth\"`), "+
-		"neon_auth_email_and_password, neon_auth_organization_plugin, neon_auth_magic_link_plugin, "+
-		"neon_auth_phone_number_plugin, neon_auth_webhooks, 3 × neon_auth_domain, 2 × neon_auth_oauth_provider, "+
-		"neon_auth_email_server.\n\n", settingsResources)
+	fmt.Fprintf(b, "%d resources on one branch (bench/configs/settings.tf): %s.\n\n", r.resources, strings.Join(r.types, ", "))
 	fmt.Fprintln(b, "| apply | apply requests | plan (refresh) | plan exit | plan requests | distinct (branch, read endpoint) | requests ÷ distinct | read more than once |")
 	fmt.Fprintln(b, "|---|---|---|---|---|---|---|---|")
 	repeated := "none"

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // bundleScope is a branch of the branch-scoped family: GET …/auth/plugins
@@ -30,10 +33,21 @@ func getBundle(t *testing.T, body string) *Plugins {
 	return p
 }
 
+// part decodes a part of the bundle as T, failing when the answer lacks it.
+func part[T any](t *testing.T, p *Plugins, name string) T {
+	t.Helper()
+	var v T
+	ok, err := p.Part(name, &v)
+	if err != nil || !ok {
+		t.Fatalf("part %s: reported %v, %v", name, ok, err)
+	}
+	return v
+}
+
 // A whole bundle, as the reference's NeonAuthPluginConfigs with the
-// response shape of the email provider (password redacted): every part is
-// decoded, and the OAuth providers' listed credentials are kept out of
-// their printed form.
+// response shape of the email provider (password redacted): every part
+// decodes into its reference type, and the OAuth providers' listed
+// credentials are kept out of their printed form.
 func TestGetPluginsDecodesTheWholeBundle(t *testing.T) {
 	p := getBundle(t, `{
   "organization": {"enabled": true, "organization_limit": 5, "membership_limit": 50, "creator_role": "owner", "send_invitation_email": true},
@@ -47,59 +61,60 @@ func TestGetPluginsDecodesTheWholeBundle(t *testing.T) {
   "oauth_providers": [{"id": "google", "type": "standard", "client_id": "cid", "client_secret": "listed-secret"}, {"id": "github", "type": "shared"}],
   "allow_localhost": false
 }`)
-	if p.Organization == nil || *p.Organization != (OrganizationPlugin{Enabled: true, OrganizationLimit: 5, MembershipLimit: 50, CreatorRole: "owner", SendInvitationEmail: true}) {
-		t.Errorf("organization = %+v", p.Organization)
+	if got := part[neonapi.NeonAuthOrganizationConfig](t, p, betterauth.Organization.Name); got != (neonapi.NeonAuthOrganizationConfig{
+		Enabled: true, OrganizationLimit: 5, MembershipLimit: 50, CreatorRole: "owner", SendInvitationEmail: true}) {
+		t.Errorf("organization = %+v", got)
 	}
-	if p.MagicLink == nil || *p.MagicLink != (MagicLinkPlugin{Enabled: true, ExpiresIn: 15}) {
-		t.Errorf("magic_link = %+v", p.MagicLink)
+	if got := part[neonapi.NeonAuthMagicLinkConfig](t, p, betterauth.MagicLink.Name); got != (neonapi.NeonAuthMagicLinkConfig{Enabled: true, ExpiresIn: 15}) {
+		t.Errorf("magic_link = %+v", got)
 	}
-	if p.PhoneNumber == nil || !p.PhoneNumber.Enabled || p.PhoneNumber.OTPExpiresIn == nil || *p.PhoneNumber.OTPExpiresIn != 120 {
-		t.Errorf("phone_number = %+v", p.PhoneNumber)
+	if got := part[neonapi.NeonAuthPhoneNumberConfig](t, p, betterauth.PhoneNumber.Name); !got.Enabled || Deref(got.OTPExpiresIn) != 120 {
+		t.Errorf("phone_number = %+v", got)
 	}
-	wantEmail := EmailServer{Type: TypeStandard, Host: "smtp.example.com", Port: 587, Username: "mailer", SenderEmail: "noreply@example.com", SenderName: "Example"}
-	if p.EmailProvider == nil || *p.EmailProvider != wantEmail {
-		t.Errorf("email_provider = %v, want %v", p.EmailProvider, wantEmail)
+	email := part[EmailServer](t, p, PartEmailProvider)
+	if string(email.Type) != TypeStandard || Deref(email.Host) != "smtp.example.com" || Deref(email.Port) != 587 || Deref(email.Username) != "mailer" ||
+		Deref(email.SenderEmail) != "noreply@example.com" || Deref(email.SenderName) != "Example" || Deref(email.Password) != "" {
+		t.Errorf("email_provider = %v", email)
 	}
-	wantEP := EmailAndPassword{Enabled: true, EmailVerificationMethod: "otp", RequireEmailVerification: true,
+	wantEP := neonapi.NeonAuthEmailAndPasswordConfig{Enabled: true, EmailVerificationMethod: "otp", RequireEmailVerification: true,
 		SendVerificationEmailOnSignUp: true, DisableSignUp: true}
-	if p.EmailAndPassword == nil || *p.EmailAndPassword != wantEP {
-		t.Errorf("email_and_password = %+v, want %+v", p.EmailAndPassword, wantEP)
+	if got := part[neonapi.NeonAuthEmailAndPasswordConfig](t, p, betterauth.EmailAndPassword.Name); got != wantEP {
+		t.Errorf("email_and_password = %+v, want %+v", got, wantEP)
 	}
-	if len(p.OAuthProviders) != 2 || p.OAuthProviders[0].ID != "google" || p.OAuthProviders[0].Type != TypeStandard ||
-		p.OAuthProviders[1].ID != "github" || p.OAuthProviders[1].Type != TypeShared {
-		t.Errorf("oauth_providers = %v", p.OAuthProviders)
+	oauth := part[[]OAuthProvider](t, p, PartOAuthProviders)
+	if len(oauth) != 2 || oauth[0].ID != "google" || string(oauth[0].Type) != TypeStandard || oauth[1].ID != "github" || string(oauth[1].Type) != TypeShared {
+		t.Errorf("oauth_providers = %v", oauth)
 	}
-	if printed := fmt.Sprintf("%v %+v %#v", p.OAuthProviders, p.OAuthProviders, p.OAuthProviders); strings.Contains(printed, "listed-secret") {
+	if printed := fmt.Sprintf("%v %+v %#v", oauth, oauth, oauth); strings.Contains(printed, "listed-secret") {
 		t.Errorf("the listed client secret is printed: %s", printed)
 	}
-	if p.AllowLocalhost == nil || *p.AllowLocalhost {
-		t.Errorf("allow_localhost = %v, want a reported false", p.AllowLocalhost)
+	if allow := part[bool](t, p, PartAllowLocalhost); allow {
+		t.Error("allow_localhost = true, want the reported false")
 	}
 }
 
 // Every member of NeonAuthPluginConfigs is optional: a part the answer does
-// not carry is nil, never a zero value that would read as "disabled", and an
-// empty list of OAuth providers is reported (empty, not nil).
+// not carry is reported missing, never a zero value that would read as
+// "disabled", and an empty list of OAuth providers is reported (empty).
 func TestGetPluginsTellsAbsentPartsFromZeroValues(t *testing.T) {
 	p := getBundle(t, `{"organization": {"enabled": false, "organization_limit": 1, "membership_limit": 1, "creator_role": "admin", "send_invitation_email": false}}`)
-	if p.Organization == nil {
-		t.Error("organization: reported but decoded as absent")
-	}
-	if p.MagicLink != nil || p.PhoneNumber != nil || p.EmailProvider != nil || p.EmailAndPassword != nil || p.AllowLocalhost != nil {
-		t.Errorf("absent parts decoded as values: %+v", p)
-	}
-	if p.OAuthProviders != nil {
-		t.Errorf("absent oauth_providers = %v, want nil", p.OAuthProviders)
+	part[neonapi.NeonAuthOrganizationConfig](t, p, betterauth.Organization.Name)
+	for _, name := range []string{betterauth.MagicLink.Name, betterauth.PhoneNumber.Name, PartEmailProvider, betterauth.EmailAndPassword.Name,
+		PartAllowLocalhost, PartOAuthProviders} {
+		var v any
+		if ok, err := p.Part(name, &v); ok || err != nil {
+			t.Errorf("absent part %s reported (%v, %v)", name, ok, err)
+		}
 	}
 
 	p = getBundle(t, `{"oauth_providers": [], "email_provider": {"type": "shared"}, "allow_localhost": true}`)
-	if p.OAuthProviders == nil || len(p.OAuthProviders) != 0 {
-		t.Errorf(`"oauth_providers": [] = %#v, want empty and not nil`, p.OAuthProviders)
+	if oauth := part[[]OAuthProvider](t, p, PartOAuthProviders); oauth == nil || len(oauth) != 0 {
+		t.Errorf(`"oauth_providers": [] = %#v, want empty and not nil`, oauth)
 	}
-	if p.EmailProvider == nil || *p.EmailProvider != (EmailServer{Type: TypeShared}) {
-		t.Errorf("shared email_provider = %v", p.EmailProvider)
+	if email := part[EmailServer](t, p, PartEmailProvider); string(email.Type) != TypeShared || email.Host != nil {
+		t.Errorf("shared email_provider = %v", email)
 	}
-	if p.AllowLocalhost == nil || !*p.AllowLocalhost {
-		t.Errorf("allow_localhost = %v, want a reported true", p.AllowLocalhost)
+	if !part[bool](t, p, PartAllowLocalhost) {
+		t.Error("allow_localhost = false, want the reported true")
 	}
 }

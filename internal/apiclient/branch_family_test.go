@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Every branch-scoped call, on a branch created through the API: enabling
@@ -32,11 +34,11 @@ func TestClientDrivesTheBranchFamily(t *testing.T) {
 	}
 
 	creds, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: "better_auth"})
-	if err != nil || creds.PubClientKey != "" || creds.SecretServerKey != "" || creds.BaseURL == "" || creds.JWKSURL == "" {
+	if err != nil || creds.PubClientKey != "" || creds.SecretServerKey != "" || apiclient.Deref(creds.BaseURL) == "" || creds.JWKSURL == "" {
 		t.Fatalf("CreateIntegration(better_auth) = %v, %v; want no SDK keys and a base URL", creds, err)
 	}
 	its, err := c.ListIntegrations(ctx, s)
-	if err != nil || len(its) != 1 || its[0].BranchID != branch.ID || its[0].AuthProvider != "better_auth" || its[0].Name == "" {
+	if err != nil || len(its) != 1 || its[0].BranchID != branch.ID || its[0].AuthProvider != "better_auth" || apiclient.Deref(its[0].Name) == "" {
 		t.Fatalf("ListIntegrations = %+v, %v", its, err)
 	}
 	if name, err := c.SetIntegrationName(ctx, s, "Acme preview"); err != nil || name != "Acme preview" {
@@ -53,7 +55,8 @@ func TestClientDrivesTheBranchFamily(t *testing.T) {
 	if p, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "vercel"}); err != nil || p.Type != "shared" {
 		t.Fatalf("AddOAuthProvider(vercel) = %v, %v", p, err)
 	}
-	ms := apiclient.AddOAuthProviderRequest{ID: "microsoft", ClientID: "ms", ClientSecret: "branch-oauth-secret", MicrosoftTenantID: "tenant-1"}
+	ms := apiclient.AddOAuthProviderRequest{ID: "microsoft", ClientID: apiclient.Ptr("ms"), ClientSecret: apiclient.Ptr("branch-oauth-secret"),
+		MicrosoftTenantID: apiclient.Ptr("tenant-1")}
 	if p, err := c.AddOAuthProvider(ctx, s, ms); err != nil || p.Type != "standard" {
 		t.Fatalf("AddOAuthProvider(microsoft) = %v, %v", p, err)
 	}
@@ -78,12 +81,11 @@ func TestClientDrivesTheBranchFamily(t *testing.T) {
 	}
 
 	// The email provider: the password comes back blank; none is a 404.
-	smtp := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",
-		Password: "branch-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Acme"}
+	smtp := smtpServer("branch-smtp-secret")
 	if _, err := c.UpdateEmailServer(ctx, s, smtp); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := c.GetEmailServer(ctx, s); err != nil || got.Host != smtp.Host || got.Password != "" {
+	if got, err := c.GetEmailServer(ctx, s); err != nil || apiclient.Deref(got.Host) != "smtp.example.com" || apiclient.Deref(got.Password) != "" {
 		t.Fatalf("GetEmailServer = %v, %v; want the host, and the password blank", got, err)
 	}
 	if err := f.emu.RemoveEmailProvider(projectID, branch.ID); err != nil {
@@ -109,45 +111,51 @@ func TestClientDrivesTheBranchFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The Better Auth settings.
-	otp, verify := "otp", true
-	if ep, err := c.UpdateEmailAndPassword(ctx, s, apiclient.EmailAndPasswordUpdate{EmailVerificationMethod: &otp, RequireEmailVerification: &verify}); err != nil ||
-		ep.EmailVerificationMethod != "otp" || !ep.RequireEmailVerification {
-		t.Fatalf("UpdateEmailAndPassword = %+v, %v", ep, err)
+	// The Better Auth settings, each written whole and read back.
+	ep := neonapi.NeonAuthEmailAndPasswordConfig{EmailVerificationMethod: "otp", RequireEmailVerification: true}
+	if got, err := apiclient.WriteSetting[neonapi.NeonAuthEmailAndPasswordConfig](ctx, c, s, betterauth.EmailAndPassword, ep); err != nil || got != ep {
+		t.Fatalf("WriteSetting(email_and_password) = %+v, %v", got, err)
 	}
-	limit := int64(4)
-	if org, err := c.UpdateOrganizationPlugin(ctx, s, apiclient.OrganizationPluginUpdate{OrganizationLimit: &limit}); err != nil || org.OrganizationLimit != 4 {
-		t.Fatalf("UpdateOrganizationPlugin = %+v, %v", org, err)
+	org := neonapi.NeonAuthOrganizationConfig{Enabled: true, OrganizationLimit: 4, MembershipLimit: 100, CreatorRole: "owner"}
+	if got, err := apiclient.WriteSetting[neonapi.NeonAuthOrganizationConfig](ctx, c, s, betterauth.Organization, org); err != nil || got != org {
+		t.Fatalf("WriteSetting(organization) = %+v, %v", got, err)
 	}
-	minutes := int64(30)
-	if ml, err := c.UpdateMagicLinkPlugin(ctx, s, apiclient.MagicLinkPluginUpdate{ExpiresIn: &minutes}); err != nil || ml.ExpiresIn != 30 {
-		t.Fatalf("UpdateMagicLinkPlugin = %+v, %v", ml, err)
+	ml := neonapi.NeonAuthMagicLinkConfig{ExpiresIn: 30}
+	if got, err := apiclient.WriteSetting[neonapi.NeonAuthMagicLinkConfig](ctx, c, s, betterauth.MagicLink, ml); err != nil || got != ml {
+		t.Fatalf("WriteSetting(magic_link) = %+v, %v", got, err)
 	}
-	seconds, on := int64(120), true
-	if pn, err := c.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{OTPExpiresIn: &seconds}); err != nil || pn.Enabled || *pn.OTPExpiresIn != 120 {
-		t.Fatalf("UpdatePhoneNumberPlugin(otp_expires_in) = %+v, %v", pn, err)
+	pn := neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(120)}
+	if got, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber, pn); err != nil || !got.Enabled || apiclient.Deref(got.OTPExpiresIn) != 120 {
+		t.Fatalf("WriteSetting(phone_number) = %+v, %v", got, err)
 	}
-	if pn, err := c.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &on}); err != nil || !pn.Enabled || *pn.OTPExpiresIn != 120 {
-		t.Fatalf("UpdatePhoneNumberPlugin(enabled) = %+v, %v; want the expiry kept", pn, err)
+	if got, err := apiclient.ReadSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber); err != nil || !got.Enabled {
+		t.Fatalf("ReadSetting(phone_number) = %+v, %v", got, err)
 	}
-	hooks := apiclient.Webhooks{Enabled: true, WebhookURL: "https://hooks.example.com/x", EnabledEvents: []string{"user.created"}}
-	if wh, err := c.PutWebhooks(ctx, s, hooks); err != nil || wh.WebhookURL != hooks.WebhookURL {
-		t.Fatalf("PutWebhooks = %+v, %v", wh, err)
+	hooks := neonapi.NeonAuthWebhookConfig{Enabled: true, WebhookURL: apiclient.Ptr("https://hooks.example.com/x"),
+		EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}}
+	if got, err := apiclient.WriteSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks, hooks); err != nil || apiclient.Deref(got.WebhookURL) != "https://hooks.example.com/x" {
+		t.Fatalf("WriteSetting(webhooks) = %+v, %v", got, err)
 	}
 	plugins, err := c.GetPlugins(ctx, s)
-	if err != nil || plugins.Organization == nil || plugins.Organization.OrganizationLimit != 4 || plugins.MagicLink == nil ||
-		plugins.MagicLink.ExpiresIn != 30 || plugins.PhoneNumber == nil || !plugins.PhoneNumber.Enabled {
-		t.Fatalf("GetPlugins = %+v, %v", plugins, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bundled neonapi.NeonAuthOrganizationConfig
+	if ok, err := plugins.Part(betterauth.Organization.Name, &bundled); !ok || err != nil || bundled != org {
+		t.Fatalf("GetPlugins: organization = %+v (%v, %v), want %+v", bundled, ok, err, org)
 	}
 
 	// The project family has none of these: refused before any request.
 	ps := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID}
 	before := f.emu.Stats().Total
 	for name, call := range map[string]func() error{
-		"roles":     func() error { return c.SetUserRoles(ctx, ps, "u", []string{"admin"}) },
-		"name":      func() error { _, err := c.SetIntegrationName(ctx, ps, "x"); return err },
-		"plugins":   func() error { _, err := c.GetPlugins(ctx, ps); return err },
-		"webhooks":  func() error { _, err := c.GetWebhooks(ctx, ps); return err },
+		"roles":   func() error { return c.SetUserRoles(ctx, ps, "u", []string{"admin"}) },
+		"name":    func() error { _, err := c.SetIntegrationName(ctx, ps, "x"); return err },
+		"plugins": func() error { _, err := c.GetPlugins(ctx, ps); return err },
+		"webhooks": func() error {
+			_, err := apiclient.ReadSetting[neonapi.NeonAuthWebhookConfig](ctx, c, ps, betterauth.Webhooks)
+			return err
+		},
 		"localhost": func() error { _, err := c.GetAllowLocalhost(ctx, ps); return err },
 	} {
 		if err := call(); !errors.Is(err, apiclient.ErrNotInFamily) {
@@ -197,8 +205,7 @@ func TestClientSendsTestEmails(t *testing.T) {
 	if _, err := c.SendTestEmail(ctx, s, "ops@example.com"); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
 		t.Fatalf("SendTestEmail with nothing configured: %v, want a 400", err)
 	}
-	smtp := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",
-		Password: "test-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Acme"}
+	smtp := smtpServer("test-smtp-secret")
 	if _, err := c.UpdateEmailServer(ctx, s, smtp); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +213,7 @@ func TestClientSendsTestEmails(t *testing.T) {
 		t.Fatalf("SendTestEmail = %+v, %v", res, err)
 	}
 	other := smtp
-	other.Host = "smtp.unsaved.example"
+	other.Host = apiclient.Ptr("smtp.unsaved.example")
 	if res, err := c.SendTestEmailWith(ctx, s, other, "dev@example.com"); err != nil || !res.Success {
 		t.Fatalf("SendTestEmailWith = %+v, %v", res, err)
 	}
@@ -229,4 +236,12 @@ func TestClientSendsTestEmails(t *testing.T) {
 	if strings.Contains(f.log.all(), "test-smtp-secret") {
 		t.Error("the SMTP password appears in the client's logs")
 	}
+}
+
+// smtpServer is a whole standard email server with the given password.
+func smtpServer(password string) apiclient.EmailServer {
+	var e apiclient.EmailServer
+	e.Type, e.Host, e.Port, e.Username = "standard", apiclient.Ptr("smtp.example.com"), apiclient.Ptr(587), apiclient.Ptr("mailer")
+	e.Password, e.SenderEmail, e.SenderName = apiclient.Ptr(password), apiclient.Ptr("noreply@example.com"), apiclient.Ptr("Acme")
+	return e
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // stubScope is a project-level scope for the stub servers, which answer
@@ -385,10 +387,10 @@ func TestBackoffGrowsAndIsCapped(t *testing.T) {
 
 func TestSecretsAreNotPrintedByStringers(t *testing.T) {
 	for _, v := range []interface{ String() string }{
-		IntegrationCredentials{PubClientKey: "pck_secret1", SecretServerKey: "ssk_secret2"},
-		OAuthProvider{ID: "google", ClientSecret: "cs_secret3"},
-		EmailServer{Type: "standard", Password: "smtp_secret4"},
-		TransferOwnership{URL: "https://confirm/secret5"},
+		IntegrationCredentials{NeonAuthCreateIntegrationResponse: neonapi.NeonAuthCreateIntegrationResponse{PubClientKey: "pck_secret1", SecretServerKey: "ssk_secret2"}},
+		OAuthProvider{NeonAuthOauthProvider: neonapi.NeonAuthOauthProvider{ID: "google", ClientSecret: Ptr("cs_secret3")}},
+		EmailServer{neonapi.StandardEmailServer{Type: "standard", Password: Ptr("smtp_secret4")}},
+		TransferOwnership{neonapi.NeonAuthTransferAuthProviderProjectResponse{URL: "https://confirm/secret5"}},
 	} {
 		s := v.String()
 		for _, secret := range []string{"secret1", "secret2", "secret3", "secret4", "secret5"} {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"slices"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Trusted domains (the redirect URI whitelist): list, add and delete, in both endpoint families.
@@ -11,7 +13,7 @@ import (
 // ListDomains lists the redirect URI whitelist of the scope: GET
 // /projects/{project_id}/auth/domains or its branch-scoped successor.
 func (c *Client) ListDomains(ctx context.Context, s Scope) ([]Domain, error) {
-	var out listDomainsResponse
+	var out neonapi.NeonAuthRedirectURIWhitelistResponse
 	if err := c.do(ctx, call{method: http.MethodGet, ep: s.auth().sub("domains"), out: &out}); err != nil {
 		return nil, err
 	}
@@ -26,7 +28,7 @@ func (c *Client) AddDomain(ctx context.Context, s Scope, req AddDomainRequest) (
 		call: call{method: http.MethodPost, ep: s.auth().sub("domains"), body: req},
 		rule: resendUnlessApplied,
 		applied: func(ctx context.Context) (bool, error) {
-			listed, err := c.listedDomains(ctx, s, req.AuthProvider, req.Domain)
+			listed, err := c.listedDomains(ctx, s, string(req.AuthProvider), req.Domain)
 			return len(listed) == 1, err
 		},
 	})
@@ -36,9 +38,9 @@ func (c *Client) AddDomain(ctx context.Context, s Scope, req AddDomainRequest) (
 // …/auth/domains with all of them. When the answer is lost, a fresh list
 // decides.
 func (c *Client) DeleteDomains(ctx context.Context, s Scope, authProvider string, domains []string) error {
-	body := deleteDomainsBody{AuthProvider: authProvider}
+	body := neonapi.NeonAuthDeleteDomainFromRedirectURIWhitelistRequest{AuthProvider: neonapi.NeonAuthSupportedAuthProvider(authProvider)}
 	for _, d := range domains {
-		body.Domains = append(body.Domains, domainName{Domain: d})
+		body.Domains = append(body.Domains, neonapi.NeonAuthDeleteDomainFromRedirectURIWhitelistItem{Domain: d})
 	}
 	_, err := c.write(ctx, writeCall{
 		call: call{method: http.MethodDelete, ep: s.auth().sub("domains"), body: body},
@@ -61,7 +63,7 @@ func (c *Client) listedDomains(ctx context.Context, s Scope, authProvider string
 	var listed []string
 	for _, d := range domains {
 		if slices.ContainsFunc(list, func(l Domain) bool {
-			return (l.AuthProvider == "" || l.AuthProvider == authProvider) && SameOrigin(l.Domain, d)
+			return (l.AuthProvider == "" || string(l.AuthProvider) == authProvider) && SameOrigin(l.Domain, d)
 		}) {
 			listed = append(listed, d)
 		}

@@ -3,6 +3,10 @@ package apiclient
 import (
 	"context"
 	"net/http"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The email server (email provider) of a scope: read, update and the test-email endpoints.
@@ -38,17 +42,6 @@ func (c *Client) UpdateEmailServer(ctx context.Context, s Scope, req EmailServer
 	return &out, nil
 }
 
-// TestEmailResult is SendNeonAuthTestEmailResponse: whether the mail server
-// took the test email, and its complaint when it did not.
-type TestEmailResult struct {
-	Success      bool   `json:"success"`
-	ErrorMessage string `json:"error_message,omitempty"`
-}
-
-type testEmailBody struct {
-	RecipientEmail string `json:"recipient_email"`
-}
-
 // SendTestEmail sends a test email to recipient through the email provider
 // saved on the branch: POST …/branches/{branch_id}/auth/email_provider/test.
 // The API refuses it (400) when the provider is shared, when none is
@@ -59,23 +52,11 @@ func (c *Client) SendTestEmail(ctx context.Context, s Scope, recipient string) (
 		return nil, err
 	}
 	var out TestEmailResult
-	body := testEmailBody{RecipientEmail: recipient}
+	body := neonapi.SendNeonAuthEmailProviderTestJSONBody{RecipientEmail: openapi_types.Email(recipient)}
 	if _, err := c.write(ctx, writeCall{call: call{method: http.MethodPost, ep: s.auth().sub("email_provider").sub("test"), body: body, out: &out}, rule: neverResend}); err != nil {
 		return nil, err
 	}
 	return &out, nil
-}
-
-// sendTestEmailBody is the body of the deprecated POST …/auth/send_test_email:
-// the whole SMTP configuration, all six fields, and the recipient.
-type sendTestEmailBody struct {
-	Host           string `json:"host"`
-	Port           int64  `json:"port"`
-	Username       string `json:"username"`
-	Password       string `json:"password"`
-	SenderEmail    string `json:"sender_email"`
-	SenderName     string `json:"sender_name"`
-	RecipientEmail string `json:"recipient_email"`
 }
 
 // SendTestEmailWith sends a test email to recipient through cfg, a whole
@@ -87,8 +68,9 @@ func (c *Client) SendTestEmailWith(ctx context.Context, s Scope, cfg EmailServer
 		return nil, err
 	}
 	var out TestEmailResult
-	body := sendTestEmailBody{Host: cfg.Host, Port: cfg.Port, Username: cfg.Username, Password: cfg.Password,
-		SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, RecipientEmail: recipient}
+	body := neonapi.SendNeonAuthTestEmailJSONBody{Host: Deref(cfg.Host), Port: Deref(cfg.Port), Username: Deref(cfg.Username),
+		Password: Deref(cfg.Password), SenderEmail: Deref(cfg.SenderEmail), SenderName: Deref(cfg.SenderName),
+		RecipientEmail: openapi_types.Email(recipient)}
 	if _, err := c.write(ctx, writeCall{call: call{method: http.MethodPost, ep: s.auth().sub("send_test_email"), body: body, out: &out}, rule: neverResend}); err != nil {
 		return nil, err
 	}

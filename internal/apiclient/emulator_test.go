@@ -108,7 +108,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	projects := list.Projects
-	if len(projects) != 2 || projects[0].ID != projectID || projects[0].CreatedAt == "" || projects[0].PgVersion == 0 {
+	if len(projects) != 2 || projects[0].ID != projectID || projects[0].CreatedAt.IsZero() || projects[0].PgVersion == 0 {
 		t.Fatalf("ListProjects = %+v, %v", projects, err)
 	}
 	branch, err := c.DefaultBranch(ctx, projectID)
@@ -135,7 +135,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 		t.Fatalf("ListIntegrations = %v, %v", its, err)
 	}
 	if it := its[0]; it.AuthProvider != "stack" || it.BranchID != branch.ID || it.DBName != "neondb" ||
-		it.AuthProviderProjectID != creds.AuthProviderProjectID || it.OwnedBy == "" || it.CreatedAt == "" || it.JWKSURL != creds.JWKSURL {
+		it.AuthProviderProjectID != creds.AuthProviderProjectID || it.OwnedBy == "" || it.CreatedAt.IsZero() || it.JWKSURL != creds.JWKSURL {
 		t.Fatalf("listed integration = %+v", it)
 	}
 
@@ -173,12 +173,12 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 	if err != nil || shared.Type != "shared" {
 		t.Fatalf("AddOAuthProvider(shared) = %v, %v", shared, err)
 	}
-	std, err := c.UpdateOAuthProvider(ctx, ps, "google", apiclient.UpdateOAuthProviderRequest{ClientID: "cid", ClientSecret: "oauth-secret-1"})
-	if err != nil || std.Type != "standard" || std.ClientID != "cid" {
+	std, err := c.UpdateOAuthProvider(ctx, ps, "google", apiclient.UpdateOAuthProviderRequest{ClientID: apiclient.Ptr("cid"), ClientSecret: apiclient.Ptr("oauth-secret-1")})
+	if err != nil || std.Type != "standard" || apiclient.Deref(std.ClientID) != "cid" {
 		t.Fatalf("UpdateOAuthProvider = %v, %v", std, err)
 	}
 	secrets = append(secrets, "oauth-secret-1")
-	gh, err := c.AddOAuthProvider(ctx, ps, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: "gh", ClientSecret: "oauth-secret-2"})
+	gh, err := c.AddOAuthProvider(ctx, ps, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: apiclient.Ptr("gh"), ClientSecret: apiclient.Ptr("oauth-secret-2")})
 	if err != nil || gh.Type != "standard" {
 		t.Fatalf("AddOAuthProvider(standard) = %v, %v", gh, err)
 	}
@@ -188,7 +188,7 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 		t.Fatalf("ListOAuthProviders = %v, %v", providers, err)
 	}
 	for _, p := range providers {
-		if p.ClientSecret != "" {
+		if apiclient.Deref(p.ClientSecret) != "" {
 			t.Errorf("the list must not return credentials, got one for %s", p.ID)
 		}
 	}
@@ -216,17 +216,16 @@ func TestClientDrivesEveryEndpoint(t *testing.T) {
 
 	// GET and PATCH of …/auth/email_server.
 	es, err := c.GetEmailServer(ctx, ps)
-	if err != nil || es.Type != "shared" || es.Host != "" {
+	if err != nil || es.Type != "shared" || es.Host != nil {
 		t.Fatalf("GetEmailServer (new integration) = %v, %v", es, err)
 	}
-	custom := apiclient.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer",
-		Password: "smtp-secret-1", SenderEmail: "noreply@example.com", SenderName: "Example"}
-	secrets = append(secrets, custom.Password)
+	custom := smtpServer("smtp-secret-1")
+	secrets = append(secrets, "smtp-secret-1")
 	echo, err := c.UpdateEmailServer(ctx, ps, custom)
-	if err != nil || echo.Host != custom.Host || echo.Port != 587 {
+	if err != nil || apiclient.Deref(echo.Host) != "smtp.example.com" || apiclient.Deref(echo.Port) != 587 {
 		t.Fatalf("UpdateEmailServer = %v, %v", echo, err)
 	}
-	if es, _ = c.GetEmailServer(ctx, ps); es.Type != "standard" || es.Host != custom.Host || es.SenderName != "Example" {
+	if es, _ = c.GetEmailServer(ctx, ps); es.Type != "standard" || apiclient.Deref(es.Host) != "smtp.example.com" || apiclient.Deref(es.SenderName) != "Acme" {
 		t.Fatalf("GetEmailServer after update = %v", es)
 	}
 
@@ -348,7 +347,9 @@ func TestClientValidationConflictAndNotFound(t *testing.T) {
 	if _, err := c.AddDomain(ctx, ps, apiclient.AddDomainRequest{Domain: "app.example.com", AuthProvider: "stack"}); !errors.Is(err, apiclient.ErrBadRequest) {
 		t.Fatalf("domain without scheme: %v, want ErrBadRequest", err)
 	}
-	_, err = c.UpdateEmailServer(ctx, ps, apiclient.EmailServer{Type: "standard", Host: "smtp.example.com"})
+	incomplete := apiclient.EmailServer{}
+	incomplete.Type, incomplete.Host = "standard", apiclient.Ptr("smtp.example.com")
+	_, err = c.UpdateEmailServer(ctx, ps, incomplete)
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
 		t.Fatalf("incomplete standard email server: %v, want 400", err)
 	}

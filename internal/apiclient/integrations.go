@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Neon Auth integrations: enable, list, disable, SDK keys and the ownership transfer.
@@ -19,11 +21,15 @@ import (
 // had not shown it yet. A 409 to the first attempt is returned: the branch
 // had Neon Auth before.
 func (c *Client) CreateIntegration(ctx context.Context, s Scope, req CreateIntegrationRequest) (*IntegrationCredentials, error) {
-	body := createIntegrationBody{AuthProvider: req.AuthProvider, DatabaseName: req.DatabaseName}
+	provider := neonapi.NeonAuthSupportedAuthProvider(req.AuthProvider)
+	var body any = neonapi.EnableNeonAuthIntegrationRequest{AuthProvider: provider, DatabaseName: Optional(req.DatabaseName)}
 	ep := s.auth()
 	if s.Family == FamilyProject {
 		ep = projectsEndpoint.sub("auth").sub("create")
-		body.ProjectID, body.BranchID, body.RoleName = s.ProjectID, s.BranchID, req.RoleName
+		// role_name is deprecated (and ignored) but still accepted: the
+		// project-level family keeps sending what it always sent.
+		body = neonapi.NeonAuthCreateIntegrationRequest{AuthProvider: provider, ProjectID: s.ProjectID, BranchID: s.BranchID,
+			DatabaseName: Optional(req.DatabaseName), RoleName: Optional(req.RoleName)} //nolint:staticcheck // see above
 	}
 	var out IntegrationCredentials
 	var found *Integration
@@ -45,13 +51,13 @@ func (c *Client) CreateIntegration(ctx context.Context, s Scope, req CreateInteg
 			// integration lists (a failure leaves that to the caller's read).
 			found, _ = c.findIntegration(ctx, s, req.AuthProvider)
 		}
-		if found == nil {
-			return &IntegrationCredentials{AuthProvider: req.AuthProvider, Recovered: true}, nil
+		recovered := &IntegrationCredentials{Recovered: true}
+		recovered.AuthProvider = provider
+		if found != nil {
+			recovered.AuthProvider, recovered.AuthProviderProjectID = found.AuthProvider, found.AuthProviderProjectID
+			recovered.JWKSURL, recovered.BaseURL = found.JWKSURL, found.BaseURL
 		}
-		return &IntegrationCredentials{
-			AuthProvider: found.AuthProvider, AuthProviderProjectID: found.AuthProviderProjectID,
-			JWKSURL: found.JWKSURL, BaseURL: found.BaseURL, Recovered: true,
-		}, nil
+		return recovered, nil
 	}
 	return &out, nil
 }
@@ -70,7 +76,7 @@ func (c *Client) ListIntegrations(ctx context.Context, s Scope) ([]Integration, 
 		}
 		return []Integration{it}, nil
 	}
-	var out listIntegrationsResponse
+	var out neonapi.ListNeonAuthIntegrationsResponse
 	if err := c.do(ctx, call{method: http.MethodGet, ep: s.auth().sub("integrations"), out: &out}); err != nil {
 		return nil, err
 	}
@@ -89,7 +95,7 @@ func (c *Client) findIntegration(ctx context.Context, s Scope, authProvider stri
 		return nil, err
 	}
 	for i := range its {
-		if its[i].AuthProvider == authProvider {
+		if string(its[i].AuthProvider) == authProvider {
 			return &its[i], nil
 		}
 	}
@@ -108,7 +114,7 @@ func (c *Client) DeleteIntegration(ctx context.Context, s Scope, authProvider st
 	}
 	var body any
 	if deleteData {
-		body = deleteIntegrationBody{DeleteData: true}
+		body = neonapi.DisableNeonAuthJSONBody{DeleteData: Ptr(true)}
 	}
 	_, err := c.write(ctx, writeCall{
 		call: call{method: http.MethodDelete, ep: ep, body: body},
@@ -129,7 +135,7 @@ func (c *Client) CreateSDKKeys(ctx context.Context, s Scope, authProvider string
 	var out IntegrationCredentials
 	_, err := c.write(ctx, writeCall{
 		call: call{method: http.MethodPost, ep: projectsEndpoint.sub("auth").sub("keys"),
-			body: providerBody{ProjectID: s.ProjectID, AuthProvider: authProvider}, out: &out},
+			body: neonapi.NeonAuthCreateAuthProviderSDKKeysRequest{ProjectID: s.ProjectID, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(authProvider)}, out: &out},
 		rule: neverResend,
 	})
 	if err != nil {
@@ -147,7 +153,7 @@ func (c *Client) TransferOwnership(ctx context.Context, s Scope, authProvider st
 	var out TransferOwnership
 	_, err := c.write(ctx, writeCall{
 		call: call{method: http.MethodPost, ep: projectsEndpoint.sub("auth").sub("transfer_ownership"),
-			body: providerBody{ProjectID: s.ProjectID, AuthProvider: authProvider}, out: &out},
+			body: neonapi.NeonAuthTransferAuthProviderProjectRequest{ProjectID: s.ProjectID, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(authProvider)}, out: &out},
 		rule: resendFreely,
 	})
 	if err != nil {

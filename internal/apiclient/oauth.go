@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"slices"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // OAuth providers of a scope: list, add, update and delete.
@@ -13,11 +15,15 @@ func oauthEndpoint(s Scope) endpoint { return s.auth().sub("oauth_providers") }
 // ListOAuthProviders lists the scope's OAuth providers, with id and type only:
 // GET …/auth/oauth_providers.
 func (c *Client) ListOAuthProviders(ctx context.Context, s Scope) ([]OAuthProvider, error) {
-	var out listOAuthProvidersResponse
+	var out neonapi.ListNeonAuthOauthProvidersResponse
 	if err := c.do(ctx, call{method: http.MethodGet, ep: oauthEndpoint(s), out: &out}); err != nil {
 		return nil, err
 	}
-	return out.Providers, nil
+	ps := make([]OAuthProvider, len(out.Providers))
+	for i, p := range out.Providers {
+		ps[i] = OAuthProvider{NeonAuthOauthProvider: p}
+	}
+	return ps, nil
 }
 
 // AddOAuthProvider adds an OAuth provider: POST …/auth/oauth_providers.
@@ -44,7 +50,8 @@ func (c *Client) AddOAuthProvider(ctx context.Context, s Scope, req AddOAuthProv
 	if recovered {
 		if listed == nil {
 			// Adopted on a 409 to a re-send.
-			listed = &OAuthProvider{ID: req.ID}
+			listed = &OAuthProvider{}
+			listed.ID = req.ID
 		}
 		listed.Recovered = true
 		return listed, nil
@@ -76,7 +83,7 @@ func (c *Client) DeleteOAuthProvider(ctx context.Context, s Scope, providerID st
 		rule: resendUnlessApplied,
 		applied: func(ctx context.Context) (bool, error) {
 			ps, err := c.ListOAuthProviders(ctx, s)
-			return !slices.ContainsFunc(ps, func(p OAuthProvider) bool { return p.ID == providerID }), err
+			return !slices.ContainsFunc(ps, func(p OAuthProvider) bool { return string(p.ID) == providerID }), err
 		},
 	})
 	return err

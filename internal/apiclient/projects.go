@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Projects and branches: the paginated lists, the production branch, and branch create and delete.
@@ -41,12 +43,15 @@ func (c *Client) ListProjects(ctx context.Context, opts ListProjectsOptions) (*P
 		if opts.OrgID != "" {
 			q.Set("org_id", opts.OrgID)
 		}
-		var page listProjectsResponse
+		var page struct {
+			neonapi.ProjectsResponse
+			neonapi.PaginationResponse
+		}
 		if err := c.do(ctx, call{method: http.MethodGet, ep: projectsEndpoint, query: q, out: &page}); err != nil {
 			return "", false, err
 		}
 		out.Projects = append(out.Projects, page.Projects...)
-		out.UnavailableProjectIDs = append(out.UnavailableProjectIDs, page.UnavailableProjectIDs...)
+		out.UnavailableProjectIDs = append(out.UnavailableProjectIDs, Deref(page.UnavailableProjectIds)...)
 		next := ""
 		if page.Pagination != nil {
 			next = page.Pagination.Cursor
@@ -72,14 +77,17 @@ func (c *Client) ListBranches(ctx context.Context, projectID string) ([]Branch, 
 		if cursor != "" {
 			q.Set("cursor", cursor)
 		}
-		var page listBranchesResponse
+		var page struct {
+			neonapi.BranchesResponse
+			neonapi.CursorPaginationResponse
+		}
 		if err := c.do(ctx, call{method: http.MethodGet, ep: projectEndpoint(projectID).sub("branches"), query: q, out: &page}); err != nil {
 			return "", false, err
 		}
 		all = append(all, page.Branches...)
 		next := ""
 		if page.Pagination != nil {
-			next = page.Pagination.Next
+			next = Deref(page.Pagination.Next)
 		}
 		return next, len(page.Branches) > 0, nil
 	})
@@ -131,20 +139,18 @@ func ProductionBranch(projectID string, branches []Branch) (*Branch, error) {
 // CreateBranchRequest is what creating a branch takes; empty fields take the
 // API's defaults (a generated name; the production branch as parent).
 type CreateBranchRequest struct {
-	Name     string `json:"name,omitempty"`
-	ParentID string `json:"parent_id,omitempty"`
+	Name     string
+	ParentID string
 }
 
 // CreateBranch creates a branch without compute endpoints: POST
 // /projects/{project_id}/branches. Creating is not idempotent and a lost
 // answer cannot be matched to a branch, so it is never sent again blindly.
 func (c *Client) CreateBranch(ctx context.Context, projectID string, req CreateBranchRequest) (*Branch, error) {
-	var out struct {
-		Branch Branch `json:"branch"`
-	}
-	body := struct {
-		Branch CreateBranchRequest `json:"branch"`
-	}{req}
+	var out neonapi.CreatedBranch
+	var body neonapi.BranchCreateRequest
+	body.Branch = alloc(body.Branch) // an inline object of the reference: its type has no name
+	body.Branch.Name, body.Branch.ParentID = Optional(req.Name), Optional(req.ParentID)
 	if _, err := c.write(ctx, writeCall{call: call{method: http.MethodPost, ep: projectEndpoint(projectID).sub("branches"), body: body, out: &out}, rule: neverResend}); err != nil {
 		return nil, err
 	}

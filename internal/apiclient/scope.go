@@ -3,6 +3,7 @@ package apiclient
 import (
 	"fmt"
 	"net/url"
+	"strings"
 )
 
 // Scope: which project, branch and endpoint family a call goes to; the client builds every path from it.
@@ -63,6 +64,14 @@ type endpoint struct {
 // sub appends a literal segment.
 func (e endpoint) sub(segment string) endpoint {
 	return endpoint{route: join(e.route, segment), path: join(e.path, segment)}
+}
+
+// subPath appends literal segments written as a relative path (a setting's Path, "plugins/<name>").
+func (e endpoint) subPath(rel string) endpoint {
+	for _, seg := range strings.Split(rel, "/") {
+		e = e.sub(seg)
+	}
+	return e
 }
 
 // param appends a path parameter: its name in the template, its escaped

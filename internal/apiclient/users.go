@@ -3,6 +3,10 @@ package apiclient
 import (
 	"context"
 	"net/http"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Users of an integration: create, delete and roles (no endpoint reads one back).
@@ -12,11 +16,12 @@ import (
 // reads a user back, so a lost answer is returned as ErrOutcomeUnknown and
 // never sent again.
 func (c *Client) CreateUser(ctx context.Context, s Scope, req CreateUserRequest) (*User, error) {
-	body := createUserBody{Email: req.Email, Name: req.Name}
+	var body any = neonapi.CreateBranchNeonAuthNewUserRequest{Email: openapi_types.Email(req.Email), Name: Optional(req.Name)}
 	ep := s.auth().sub("users")
 	if s.Family == FamilyProject {
 		ep = projectsEndpoint.sub("auth").sub("user")
-		body.ProjectID, body.AuthProvider = s.ProjectID, req.AuthProvider
+		body = neonapi.NeonAuthCreateNewUserRequest{ProjectID: s.ProjectID, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(req.AuthProvider),
+			Email: openapi_types.Email(req.Email), Name: Optional(req.Name)}
 	}
 	var out User
 	if _, err := c.write(ctx, writeCall{call: call{method: http.MethodPost, ep: ep, body: body, out: &out}, rule: neverResend}); err != nil {
@@ -46,9 +51,7 @@ func (c *Client) SetUserRoles(ctx context.Context, s Scope, userID string, roles
 	}
 	_, err := c.write(ctx, writeCall{
 		call: call{method: http.MethodPut, ep: s.auth().sub("users").param("auth_user_id", userID).sub("role"),
-			body: struct {
-				Roles []string `json:"roles"`
-			}{roles}, out: &User{}},
+			body: neonapi.UpdateNeonAuthUserRoleRequest{Roles: roles}, out: &neonapi.UpdateNeonAuthUserRoleResponse{}},
 		rule: resendFreely,
 	})
 	return err

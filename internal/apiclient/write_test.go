@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // script answers each request of a method with the next of its steps (the
@@ -86,7 +88,7 @@ func TestWriteWithUnknownOutcome(t *testing.T) {
 		return creds.Recovered, nil
 	}
 	setEmail := func(c *Client) (bool, error) {
-		_, err := c.UpdateEmailServer(context.Background(), stubScope, EmailServer{Type: "shared"})
+		_, err := c.UpdateEmailServer(context.Background(), stubScope, EmailServer{neonapi.StandardEmailServer{Type: "shared"}})
 		return false, err
 	}
 	for _, tc := range []struct {

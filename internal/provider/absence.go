@@ -113,7 +113,9 @@ func (d *providerData) integration(ctx context.Context, s authScope) (*apiclient
 		}
 		return nil, nil
 	}
-	if i := slices.IndexFunc(its, func(it apiclient.Integration) bool { return s.AuthProvider == "" || it.AuthProvider == s.AuthProvider }); i >= 0 {
+	if i := slices.IndexFunc(its, func(it apiclient.Integration) bool {
+		return s.AuthProvider == "" || string(it.AuthProvider) == s.AuthProvider
+	}); i >= 0 {
 		return &its[i], nil
 	}
 	return nil, nil

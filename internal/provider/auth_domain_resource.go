@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The neon_auth_domain resource: one origin of the redirect URI whitelist of a
@@ -85,10 +87,7 @@ func (d *providerData) listedDomain(s authScope, domain string) func(context.Con
 	return func(ctx context.Context) (bool, error) {
 		ds, err := d.domains(ctx, s.Scope)
 		return slices.ContainsFunc(ds, func(l apiclient.Domain) bool {
-			listedProvider := l.AuthProvider
-			if listedProvider == "" {
-				listedProvider = apiclient.AuthProviderStack
-			}
+			listedProvider := cmp.Or(string(l.AuthProvider), apiclient.AuthProviderStack)
 			return listedProvider == s.AuthProvider && apiclient.SameOrigin(l.Domain, domain)
 		}), err
 	}
@@ -106,7 +105,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 		resp.Diagnostics.AddAttributeError(path.Root("domain"), summary, fmt.Sprintf("The domain %q %s.", plan.Domain.ValueString(), cerr))
 		return
 	}
-	recovered, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: canonical, AuthProvider: s.AuthProvider})
+	recovered, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: canonical, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(s.AuthProvider)})
 	r.data.wroteDomains(s.Scope)
 	var inh inheritance
 	if errors.Is(err, apiclient.ErrConflict) {

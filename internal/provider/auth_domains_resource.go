@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The neon_auth_domains resource: the whole redirect URI whitelist of a
@@ -177,7 +178,7 @@ func (r *authDomainsResource) setWhitelist(ctx context.Context, s authScope, ext
 		}
 	}
 	for _, d := range missing {
-		_, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: d, AuthProvider: s.AuthProvider})
+		_, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(s.AuthProvider)})
 		r.data.wroteDomains(s.Scope)
 		if err != nil {
 			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the whitelist of %s", d, s.Scope), err))
@@ -256,7 +257,7 @@ func (m *authDomainsModel) fromAPI(s authScope, listed []apiclient.Domain) diag.
 	}
 	var elems []attr.Value
 	for _, d := range listed {
-		if d.AuthProvider != "" && d.AuthProvider != s.AuthProvider {
+		if d.AuthProvider != "" && string(d.AuthProvider) != s.AuthProvider {
 			continue
 		}
 		c, err := apiclient.CanonicalOrigin(d.Domain)

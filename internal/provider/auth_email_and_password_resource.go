@@ -1,30 +1,18 @@
 package provider
 
 import (
-	"context"
-
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The neon_auth_email_and_password resource: email-and-password sign-in of a
 // branch's Neon Auth.
 
-var (
-	_ resource.ResourceWithImportState = (*authEmailAndPasswordResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*authEmailAndPasswordResource)(nil)
-)
-
-// NewAuthEmailAndPasswordResource is the neon_auth_email_and_password resource.
-func NewAuthEmailAndPasswordResource() resource.Resource {
-	r := settingsOf(emailAndPasswordKind)
-	return &r
-}
-
-type authEmailAndPasswordResource = settingsResource[apiclient.EmailAndPassword, authEmailAndPasswordModel, *authEmailAndPasswordModel]
+func init() { registerSettings(emailAndPasswordKind, nil) }
 
 type authEmailAndPasswordModel struct {
 	settingsBase
@@ -37,9 +25,9 @@ type authEmailAndPasswordModel struct {
 	DisableSignUp                 types.Bool   `tfsdk:"disable_sign_up"`
 }
 
-var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAndPasswordModel]{
-	typeName: typeAuthEmailAndPassword,
-	found:    emailAndPasswordFound,
+var emailAndPasswordKind = settingsKind[neonapi.NeonAuthEmailAndPasswordConfig, authEmailAndPasswordModel]{
+	typeName: "neon_auth_email_and_password",
+	setting:  betterauth.EmailAndPassword,
 	description: "Email-and-password sign-in of a branch's Neon Auth: read with `GET …/auth/plugins` (shared with the other " +
 		"settings of the branch), written with `PATCH …/auth/email_and_password`.",
 	attributes: map[string]schema.Attribute{
@@ -51,34 +39,5 @@ var emailAndPasswordKind = settingsKind[apiclient.EmailAndPassword, authEmailAnd
 		"send_verification_email_on_sign_up": settingBool("Whether a verification email is sent at sign-up."),
 		"send_verification_email_on_sign_in": settingBool("Whether a verification email is sent at sign-in (while unverified)."),
 		"disable_sign_up":                    settingBool("Whether new users cannot sign up."),
-	},
-	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.EmailAndPassword, error) {
-		return d.emailAndPassword(ctx, s)
-	},
-	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.EmailAndPassword) (apiclient.EmailAndPassword, error) {
-		return deref(d.client.UpdateEmailAndPassword(ctx, s, apiclient.EmailAndPasswordUpdate{
-			Enabled: &v.Enabled, EmailVerificationMethod: &v.EmailVerificationMethod, RequireEmailVerification: &v.RequireEmailVerification,
-			AutoSignInAfterVerification: &v.AutoSignInAfterVerification, SendVerificationEmailOnSignUp: &v.SendVerificationEmailOnSignUp,
-			SendVerificationEmailOnSignIn: &v.SendVerificationEmailOnSignIn, DisableSignUp: &v.DisableSignUp,
-		}))
-	},
-	toModel: func(v apiclient.EmailAndPassword, m *authEmailAndPasswordModel) {
-		m.Enabled = types.BoolValue(v.Enabled)
-		m.EmailVerificationMethod = types.StringValue(v.EmailVerificationMethod)
-		m.RequireEmailVerification = types.BoolValue(v.RequireEmailVerification)
-		m.AutoSignInAfterVerification = types.BoolValue(v.AutoSignInAfterVerification)
-		m.SendVerificationEmailOnSignUp = types.BoolValue(v.SendVerificationEmailOnSignUp)
-		m.SendVerificationEmailOnSignIn = types.BoolValue(v.SendVerificationEmailOnSignIn)
-		m.DisableSignUp = types.BoolValue(v.DisableSignUp)
-	},
-	overlay: func(m authEmailAndPasswordModel, v apiclient.EmailAndPassword) apiclient.EmailAndPassword {
-		overlayBool(&v.Enabled, m.Enabled)
-		overlayString(&v.EmailVerificationMethod, m.EmailVerificationMethod)
-		overlayBool(&v.RequireEmailVerification, m.RequireEmailVerification)
-		overlayBool(&v.AutoSignInAfterVerification, m.AutoSignInAfterVerification)
-		overlayBool(&v.SendVerificationEmailOnSignUp, m.SendVerificationEmailOnSignUp)
-		overlayBool(&v.SendVerificationEmailOnSignIn, m.SendVerificationEmailOnSignIn)
-		overlayBool(&v.DisableSignUp, m.DisableSignUp)
-		return v
 	},
 }

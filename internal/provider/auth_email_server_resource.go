@@ -60,12 +60,12 @@ type emailServerFields struct {
 
 // fromAPI writes an email server the API reports into f.
 func (f *emailServerFields) fromAPI(got apiclient.EmailServer) {
-	f.Type = types.StringValue(got.Type)
-	f.Host, f.Username = optionalString(got.Host), optionalString(got.Username)
-	f.SenderEmail, f.SenderName = optionalString(got.SenderEmail), optionalString(got.SenderName)
+	f.Type = types.StringValue(string(got.Type))
+	f.Host, f.Username = optionalField(got.Host), optionalField(got.Username)
+	f.SenderEmail, f.SenderName = optionalField(got.SenderEmail), optionalField(got.SenderName)
 	f.Port = types.Int64Null()
-	if got.Port != 0 {
-		f.Port = types.Int64Value(got.Port)
+	if port := apiclient.Deref(got.Port); port != 0 {
+		f.Port = types.Int64Value(int64(port))
 	}
 }
 
@@ -192,7 +192,7 @@ func (r *authEmailServerResource) keepsStoredPassword(ctx context.Context, req r
 		return false
 	}
 	it, err := r.data.integration(ctx, s)
-	return err == nil && it != nil && it.AuthProvider == apiclient.AuthProviderBetterAuth
+	return err == nil && it != nil && string(it.AuthProvider) == apiclient.AuthProviderBetterAuth
 }
 
 // ValidateConfig: a standard server needs five settings, a shared one none.
@@ -251,17 +251,15 @@ var emailImport = importFormat{resourceType: typeAuthEmailServer, withBranch: tr
 // send sends the whole planned configuration (a PATCH, harmless to repeat),
 // the write-only password read from the configuration.
 func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
-	body := apiclient.EmailServer{Type: plan.Type.ValueString()}
-	if body.Type == apiclient.TypeStandard {
-		body.Host = plan.Host.ValueString()
-		body.Port = plan.Port.ValueInt64()
-		body.Username = plan.Username.ValueString()
-		body.Password = plan.Password.ValueString()
+	body := apiclient.SharedEmailServer()
+	if plan.Type.ValueString() == apiclient.TypeStandard {
+		password := plan.Password.ValueString()
 		if plan.Password.IsNull() {
-			body.Password = cfgPassword
+			password = cfgPassword
 		}
-		body.SenderEmail = plan.SenderEmail.ValueString()
-		body.SenderName = plan.SenderName.ValueString()
+		body = apiclient.StandardEmailServer(apiclient.SMTP{Host: plan.Host.ValueString(), Port: int(plan.Port.ValueInt64()),
+			Username: plan.Username.ValueString(), Password: password, SenderEmail: plan.SenderEmail.ValueString(),
+			SenderName: plan.SenderName.ValueString()})
 	}
 	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, body)
 	r.data.wroteSettings(s.Scope)
@@ -305,12 +303,12 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 			if found, ok = r.found(ctx, s, summary, diags); !ok {
 				return
 			}
-			if found != nil && found.Type == apiclient.TypeStandard && plan.Type.ValueString() == apiclient.TypeShared {
+			if found != nil && string(found.Type) == apiclient.TypeStandard && plan.Type.ValueString() == apiclient.TypeShared {
 				diags.AddAttributeError(path.Root("type"), "Inherited email server is standard",
 					fmt.Sprintf("Branch %s was created from branch %s and inherited its SMTP server (%s). Making it shared would lose "+
 						"the SMTP password, which destroy could not put back: the API never returns it. Set type = \"standard\" with "+
 						"the server's settings and password, or leave neon_auth_email_server out of this configuration to keep the "+
-						"inherited server.", s.BranchID, inh.parent, found.Host))
+						"inherited server.", s.BranchID, inh.parent, apiclient.Deref(found.Host)))
 				return
 			}
 		}
@@ -323,7 +321,7 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 	if inh.adopt() {
 		what := "no email server configured"
 		if found != nil {
-			what = "the " + found.Type + " email server"
+			what = "the " + string(found.Type) + " email server"
 		}
 		recordAdopted(ctx, private, inh.parent, foundEmailServer{found}, diags)
 		adoptedWarning(diags, s, inh.parent, "email server setting ("+what+")",
@@ -349,7 +347,7 @@ func (r *authEmailServerResource) found(ctx context.Context, s authScope, summar
 		diags.AddError(summary, apiErrorDetail("Reading the email server "+s.String()+" inherited", err))
 		return nil, false
 	}
-	got.Password = ""
+	got.Password = nil
 	return &got, true
 }
 
@@ -371,7 +369,7 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server configuration of "+s.String(), err))
 		return
 	}
-	warnUnknownValue(&resp.Diagnostics, "The email server type of "+s.String(), got.Type, apiclient.TypeShared, apiclient.TypeStandard)
+	warnUnknownValue(&resp.Diagnostics, "The email server type of "+s.String(), string(got.Type), apiclient.TypeShared, apiclient.TypeStandard)
 	state.fromAPI(s, got)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -382,7 +380,7 @@ func (m *authEmailServerModel) fromAPI(s authScope, got apiclient.EmailServer) {
 	m.ID = types.StringValue(branchObjectID(s))
 	m.recordBranch(s)
 	m.emailServerFields.fromAPI(got)
-	if got.Type == apiclient.TypeShared {
+	if string(got.Type) == apiclient.TypeShared {
 		// Nothing of a standard configuration is left.
 		m.Password = types.StringNull()
 		m.PasswordWOVersion = types.Int64Null()
@@ -400,13 +398,13 @@ func (r *authEmailServerResource) Delete(ctx context.Context, req resource.Delet
 	if !ok {
 		return
 	}
-	back, what := apiclient.EmailServer{Type: apiclient.TypeShared}, "Resetting the email server of "+s.String()+" to the shared server"
+	back, what := apiclient.SharedEmailServer(), "Resetting the email server of "+s.String()+" to the shared server"
 	rec, adopted := adoptedFrom[foundEmailServer](ctx, req.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if adopted && rec.Found.Server != nil {
-		back, what = *rec.Found.Server, "Putting back the "+rec.Found.Server.Type+" email server "+s.String()+" inherited"
+		back, what = *rec.Found.Server, "Putting back the "+string(rec.Found.Server.Type)+" email server "+s.String()+" inherited"
 	}
 	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, back)
 	r.data.wroteSettings(s.Scope)

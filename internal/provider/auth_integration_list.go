@@ -30,7 +30,7 @@ func (l *authIntegrationList) List(ctx context.Context, req list.ListRequest, st
 		its, err := l.data.withNeonAuth(ctx, s)
 		var out []found
 		for _, it := range its {
-			out = append(out, found{compositeID(s.ProjectID, s.BranchID, it.AuthProvider), fmt.Sprintf("%s (%s)", s.name, it.AuthProvider)})
+			out = append(out, found{compositeID(s.ProjectID, s.BranchID, string(it.AuthProvider)), fmt.Sprintf("%s (%s)", s.name, string(it.AuthProvider))})
 		}
 		return out, err
 	})

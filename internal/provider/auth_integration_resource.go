@@ -180,7 +180,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	plan.JWKSURL = types.StringValue(creds.JWKSURL)
 	plan.SchemaName = optionalString(creds.SchemaName)
 	plan.TableName = optionalString(creds.TableName)
-	plan.BaseURL = optionalString(creds.BaseURL)
+	plan.BaseURL = optionalField(creds.BaseURL)
 	if plan.RoleName.IsUnknown() {
 		plan.RoleName = types.StringNull()
 	}
@@ -235,7 +235,7 @@ func (r *authIntegrationResource) adopt(ctx context.Context, s authScope, plan a
 		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading allow_localhost of the integration the branch inherited", err))
 		return
 	}
-	found := foundIntegration{AuthProvider: it.AuthProvider, Name: it.Name, AllowLocalhost: &allow}
+	found := foundIntegration{AuthProvider: string(it.AuthProvider), Name: apiclient.Deref(it.Name), AllowLocalhost: &allow}
 	// State is what was read, with the planned settings sent on top: no
 	// read-back needed.
 	planned := plan
@@ -246,7 +246,7 @@ func (r *authIntegrationResource) adopt(ctx context.Context, s authScope, plan a
 	plan.PubClientKey, plan.SecretServerKey = types.StringNull(), types.StringNull()
 	plan.SchemaName, plan.TableName, plan.RoleName = types.StringNull(), types.StringNull(), types.StringNull()
 	prior := plan
-	prior.Name = optionalString(it.Name)
+	prior.Name = optionalField(it.Name)
 	if isKnownSet(planned.Name) {
 		plan.Name = planned.Name
 	}
@@ -269,7 +269,7 @@ func (r *authIntegrationResource) adopt(ctx context.Context, s authScope, plan a
 // take over: another auth provider, or another database.
 func inheritedMismatch(s authScope, parent string, it *apiclient.Integration, plan authIntegrationModel) string {
 	switch {
-	case it.AuthProvider != s.AuthProvider:
+	case string(it.AuthProvider) != s.AuthProvider:
 		return fmt.Sprintf("Branch %s of project %s was created from branch %s and inherited its Neon Auth, whose auth provider is %q; "+
 			"this configuration asks for %q. A branch has one integration: set auth_provider = %q (or leave it out) to take over the "+
 			"inherited one, or disable Neon Auth on the branch first to enable %q instead.",
@@ -340,7 +340,7 @@ func (r *authIntegrationResource) refresh(ctx context.Context, s authScope, m *a
 // fromAPI writes what the API lists of an integration into m; a name or
 // base URL the API leaves out keeps m's.
 func (m *authIntegrationModel) fromAPI(it *apiclient.Integration) {
-	m.AuthProvider = types.StringValue(it.AuthProvider)
+	m.AuthProvider = types.StringValue(string(it.AuthProvider))
 	m.AuthProviderProjectID = types.StringValue(it.AuthProviderProjectID)
 	m.BranchID = types.StringValue(it.BranchID)
 	m.DBName = types.StringValue(it.DBName)
@@ -348,14 +348,14 @@ func (m *authIntegrationModel) fromAPI(it *apiclient.Integration) {
 		m.DatabaseName = types.StringValue(it.DBName)
 	}
 	m.JWKSURL = types.StringValue(it.JWKSURL)
-	m.CreatedAt = types.StringValue(it.CreatedAt)
-	m.OwnedBy = types.StringValue(it.OwnedBy)
-	m.TransferStatus = optionalString(it.TransferStatus)
-	if it.BaseURL != "" {
-		m.BaseURL = types.StringValue(it.BaseURL)
+	m.CreatedAt = types.StringValue(apiclient.Timestamp(it.CreatedAt))
+	m.OwnedBy = types.StringValue(string(it.OwnedBy))
+	m.TransferStatus = optionalField(it.TransferStatus)
+	if base := apiclient.Deref(it.BaseURL); base != "" {
+		m.BaseURL = types.StringValue(base)
 	}
-	if it.Name != "" {
-		m.Name = types.StringValue(it.Name)
+	if name := apiclient.Deref(it.Name); name != "" {
+		m.Name = types.StringValue(name)
 	}
 }
 

@@ -81,16 +81,16 @@ func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.Re
 
 func integrationItem(it apiclient.Integration) authIntegrationsItemModel {
 	return authIntegrationsItemModel{
-		AuthProvider:          types.StringValue(it.AuthProvider),
+		AuthProvider:          types.StringValue(string(it.AuthProvider)),
 		AuthProviderProjectID: types.StringValue(it.AuthProviderProjectID),
 		BranchID:              types.StringValue(it.BranchID),
 		DBName:                types.StringValue(it.DBName),
-		CreatedAt:             types.StringValue(it.CreatedAt),
-		OwnedBy:               types.StringValue(it.OwnedBy),
-		TransferStatus:        optionalString(it.TransferStatus),
+		CreatedAt:             types.StringValue(apiclient.Timestamp(it.CreatedAt)),
+		OwnedBy:               types.StringValue(string(it.OwnedBy)),
+		TransferStatus:        optionalField(it.TransferStatus),
 		JWKSURL:               types.StringValue(it.JWKSURL),
-		BaseURL:               optionalString(it.BaseURL),
-		Name:                  optionalString(it.Name),
+		BaseURL:               optionalField(it.BaseURL),
+		Name:                  optionalField(it.Name),
 	}
 }
 

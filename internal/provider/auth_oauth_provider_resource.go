@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The neon_auth_oauth_provider resource: one OAuth provider of a branch's Neon
@@ -209,7 +210,7 @@ var oauthImport = importFormat{
 func (d *providerData) listedOAuthProvider(s authScope, id string, found **apiclient.OAuthProvider) func(context.Context) (bool, error) {
 	return func(ctx context.Context) (bool, error) {
 		ps, err := d.oauthProviders(ctx, s.Scope)
-		i := slices.IndexFunc(ps, func(p apiclient.OAuthProvider) bool { return p.ID == id })
+		i := slices.IndexFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == id })
 		if i >= 0 && found != nil {
 			*found = &ps[i]
 		}
@@ -221,15 +222,15 @@ func (d *providerData) listedOAuthProvider(s authScope, id string, found **apicl
 // configuration) sends; credentials reports whether it has client
 // credentials.
 func oauthRequest(ctx context.Context, plan authOAuthProviderModel, cfg attributeGetter, diags *diag.Diagnostics) (req apiclient.UpdateOAuthProviderRequest, credentials bool) {
-	req.MicrosoftTenantID = knownString(plan.MicrosoftTenantID)
+	req.MicrosoftTenantID = apiclient.Optional(knownString(plan.MicrosoftTenantID))
 	if plan.ClientID.IsNull() {
 		return req, false
 	}
-	req.ClientID = plan.ClientID.ValueString()
-	req.ClientSecret = plan.ClientSecret.ValueString()
+	secret := plan.ClientSecret.ValueString()
 	if plan.ClientSecret.IsNull() {
-		req.ClientSecret = writeOnlyString(ctx, cfg, path.Root("client_secret_wo"), diags)
+		secret = writeOnlyString(ctx, cfg, path.Root("client_secret_wo"), diags)
 	}
+	req.ClientID, req.ClientSecret = apiclient.Optional(plan.ClientID.ValueString()), apiclient.Optional(secret)
 	return req, true
 }
 
@@ -274,7 +275,7 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	created, err := r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{
-		ID: id, ClientID: body.ClientID, ClientSecret: body.ClientSecret, MicrosoftTenantID: body.MicrosoftTenantID})
+		ID: neonapi.NeonAuthOauthProviderID(id), ClientID: body.ClientID, ClientSecret: body.ClientSecret, MicrosoftTenantID: body.MicrosoftTenantID})
 	r.data.wroteOAuthProviders(s.Scope)
 	if err == nil && created.Recovered {
 		created, err = r.adoptLostCreate(ctx, s, created, id, body, withCreds, &resp.Diagnostics)
@@ -320,7 +321,7 @@ func (r *authOAuthProviderResource) adopt(ctx context.Context, w oauthWrite, lis
 				oauthImport.resourceType, compositeID(s.ProjectID, s.BranchID, id)))
 		return
 	}
-	if !w.withCreds && listed.Type == apiclient.TypeStandard {
+	if !w.withCreds && string(listed.Type) == apiclient.TypeStandard {
 		resp.Diagnostics.AddAttributeError(path.Root("client_id"), "Inherited OAuth provider has its own app",
 			fmt.Sprintf("Branch %[1]s was created from branch %[2]s and inherited its %[3]s OAuth provider, which uses its own OAuth app "+
 				"(type standard); this configuration asks for the shared keys. Making it shared would delete its credentials, which "+
@@ -331,7 +332,7 @@ func (r *authOAuthProviderResource) adopt(ctx context.Context, w oauthWrite, lis
 		return
 	}
 	got := listed
-	if w.withCreds || w.body.MicrosoftTenantID != "" {
+	if w.withCreds || w.body.MicrosoftTenantID != nil {
 		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, w.body)
 		r.data.wroteOAuthProviders(s.Scope)
 		if err != nil {
@@ -343,10 +344,10 @@ func (r *authOAuthProviderResource) adopt(ctx context.Context, w oauthWrite, lis
 	plan := w.plan
 	plan.fromAPI(s, got)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	recordAdopted(ctx, resp.Private, inh.parent, foundOAuthProvider{Type: listed.Type, ClientID: listed.ClientID}, &resp.Diagnostics)
+	recordAdopted(ctx, resp.Private, inh.parent, foundOAuthProvider{Type: string(listed.Type), ClientID: apiclient.Deref(listed.ClientID)}, &resp.Diagnostics)
 	onDestroy := "Destroy leaves it on the branch. The API never returns a client secret, so destroy cannot put back inherited credentials " +
 		"that this configuration replaced."
-	if listed.Type == apiclient.TypeShared {
+	if string(listed.Type) == apiclient.TypeShared {
 		onDestroy = "Destroy leaves it on the branch, with the shared keys it had."
 	}
 	adoptedWarning(&resp.Diagnostics, s, inh.parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type), onDestroy)
@@ -360,14 +361,14 @@ func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authS
 	body apiclient.UpdateOAuthProviderRequest, withCreds bool, diags *diag.Diagnostics,
 ) (*apiclient.OAuthProvider, error) {
 	switch {
-	case withCreds && listed.Type != apiclient.TypeStandard:
+	case withCreds && string(listed.Type) != apiclient.TypeStandard:
 		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
 		r.data.wroteOAuthProviders(s.Scope)
 		if err != nil {
 			return nil, fmt.Errorf("the create response was lost; the provider exists but setting its credentials failed: %w", err)
 		}
 		listed = updated
-	case !withCreds && listed.Type != apiclient.TypeShared:
+	case !withCreds && string(listed.Type) != apiclient.TypeShared:
 		return nil, fmt.Errorf("the create response was lost and the %s OAuth provider now exists with its own credentials (type %s), "+
 			"which this configuration does not set; import it (id %s) or remove it and apply again: %w",
 			id, listed.Type, compositeID(s.ProjectID, s.BranchID, id), apiclient.ErrConflict)
@@ -402,7 +403,7 @@ func (m *authOAuthProviderModel) fromAPI(s authScope, p *apiclient.OAuthProvider
 	m.recordScope(s)
 	m.ID = types.StringValue(branchObjectID(s, m.ProviderID.ValueString()))
 	if p != nil {
-		m.Type = types.StringValue(p.Type)
+		m.Type = types.StringValue(string(p.Type))
 	}
 	m.ClientSecretWO = types.StringNull()
 }
@@ -420,7 +421,7 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 	}
 	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
 	var updated *apiclient.OAuthProvider
-	if withCreds || body.MicrosoftTenantID != "" {
+	if withCreds || body.MicrosoftTenantID != nil {
 		var err error
 		updated, err = r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
 		r.data.wroteOAuthProviders(s.Scope)
@@ -468,7 +469,7 @@ func (r *authOAuthProviderResource) putBack(ctx context.Context, s authScope, st
 	}
 	err := r.data.client.DeleteOAuthProvider(ctx, s.Scope, id)
 	if err == nil || isNotFound(err) {
-		_, err = r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{ID: id})
+		_, err = r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(id)})
 	}
 	r.data.wroteOAuthProviders(s.Scope)
 	r.data.settleDelete(ctx, s, err, nil, r.unable("Delete"),

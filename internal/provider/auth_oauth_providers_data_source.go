@@ -68,8 +68,8 @@ func (d *authOAuthProvidersDataSource) Read(ctx context.Context, req datasource.
 	cfg.recordBranch(s)
 	cfg.Providers = []authOAuthProviderItemModel{}
 	for _, p := range list {
-		warnUnknownValue(&resp.Diagnostics, "The type of the "+p.ID+" OAuth provider", p.Type, apiclient.TypeShared, apiclient.TypeStandard)
-		cfg.Providers = append(cfg.Providers, authOAuthProviderItemModel{ID: types.StringValue(p.ID), Type: types.StringValue(p.Type)})
+		warnUnknownValue(&resp.Diagnostics, "The type of the "+string(p.ID)+" OAuth provider", p.Type, apiclient.TypeShared, apiclient.TypeStandard)
+		cfg.Providers = append(cfg.Providers, authOAuthProviderItemModel{ID: types.StringValue(string(p.ID)), Type: types.StringValue(string(p.Type))})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

@@ -105,10 +105,10 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 	plan.recordScope(s)
 	plan.ID = types.StringValue(branchObjectID(s, s.AuthProvider))
 	plan.URL = types.StringValue(transfer.URL)
-	plan.OwnedBy = types.StringValue(it.OwnedBy)
+	plan.OwnedBy = types.StringValue(string(it.OwnedBy))
 	plan.Transferred = types.BoolValue(false)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setPrivateString(ctx, resp.Private, privatePlatformOwner, it.OwnedBy, &resp.Diagnostics)
+	setPrivateString(ctx, resp.Private, privatePlatformOwner, string(it.OwnedBy), &resp.Diagnostics)
 	setPrivateString(ctx, resp.Private, privateAuthProjectID, it.AuthProviderProjectID, &resp.Diagnostics)
 }
 
@@ -135,13 +135,13 @@ func (r *authOwnershipTransferResource) Read(ctx context.Context, req resource.R
 	if platform == "" {
 		// Not recorded (a state written without it): the best reference
 		// left is the value now.
-		platform = it.OwnedBy
+		platform = string(it.OwnedBy)
 		setPrivateString(ctx, resp.Private, privatePlatformOwner, platform, &resp.Diagnostics)
 		setPrivateString(ctx, resp.Private, privateAuthProjectID, it.AuthProviderProjectID, &resp.Diagnostics)
 	}
 	state.recordScope(s)
-	state.OwnedBy = types.StringValue(it.OwnedBy)
-	state.Transferred = types.BoolValue(it.OwnedBy != platform)
+	state.OwnedBy = types.StringValue(string(it.OwnedBy))
+	state.Transferred = types.BoolValue(string(it.OwnedBy) != platform)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

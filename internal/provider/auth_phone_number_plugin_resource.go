@@ -9,7 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The neon_auth_phone_number_plugin resource: phone-number sign-in of a
@@ -21,8 +22,9 @@ var (
 	_ resource.ResourceWithUpgradeState = (*authPhoneNumberPluginResource)(nil)
 )
 
-// NewAuthPhoneNumberPluginResource is the neon_auth_phone_number_plugin resource.
-func NewAuthPhoneNumberPluginResource() resource.Resource { return newAuthPhoneNumberPluginResource() }
+func init() {
+	registerSettings(phoneNumberPluginKind, func() resource.Resource { return newAuthPhoneNumberPluginResource() })
+}
 
 func newAuthPhoneNumberPluginResource() *authPhoneNumberPluginResource {
 	return &authPhoneNumberPluginResource{settingsResource: settingsOf(phoneNumberPluginKind)}
@@ -31,7 +33,7 @@ func newAuthPhoneNumberPluginResource() *authPhoneNumberPluginResource {
 // authPhoneNumberPluginResource is a settings resource with a schema history:
 // version 1 (2026) dropped allowed_attempts, which Neon removed.
 type authPhoneNumberPluginResource struct {
-	settingsResource[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel, *authPhoneNumberPluginModel]
+	settingsResource[neonapi.NeonAuthPhoneNumberConfig, authPhoneNumberPluginModel, *authPhoneNumberPluginModel]
 }
 
 type authPhoneNumberPluginModel struct {
@@ -46,9 +48,9 @@ type authPhoneNumberPluginModel struct {
 // phoneNumberSchemaVersion 1 dropped allowed_attempts.
 const phoneNumberSchemaVersion = 1
 
-var phoneNumberPluginKind = settingsKind[apiclient.PhoneNumberPlugin, authPhoneNumberPluginModel]{
-	typeName: typeAuthPhoneNumberPlugin,
-	found:    phoneNumberPluginFound,
+var phoneNumberPluginKind = settingsKind[neonapi.NeonAuthPhoneNumberConfig, authPhoneNumberPluginModel]{
+	typeName: "neon_auth_phone_number_plugin",
+	setting:  betterauth.PhoneNumber,
 	description: "Sign-in with one-time codes sent to phone numbers (delivered through the `send.otp` webhook event), on a " +
 		"branch's Neon Auth: read with `GET …/auth/plugins` (shared with the other settings of the branch), written with " +
 		"`PATCH …/auth/plugins/phone-number`, which sends only the settings configured.",
@@ -56,25 +58,6 @@ var phoneNumberPluginKind = settingsKind[apiclient.PhoneNumberPlugin, authPhoneN
 		"enabled":          settingBool("Whether users can sign in with their phone number."),
 		"otp_expires_in":   settingInt("Seconds before a code expires, 60 to 600.", 60, 600),
 		"allowed_attempts": removedInt64(removedAllowedAttempts),
-	},
-	get: func(ctx context.Context, d *providerData, s apiclient.Scope) (apiclient.PhoneNumberPlugin, error) {
-		return d.phoneNumberPlugin(ctx, s)
-	},
-	set: func(ctx context.Context, d *providerData, s apiclient.Scope, v apiclient.PhoneNumberPlugin) (apiclient.PhoneNumberPlugin, error) {
-		return deref(d.client.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &v.Enabled, OTPExpiresIn: v.OTPExpiresIn}))
-	},
-	toModel: func(v apiclient.PhoneNumberPlugin, m *authPhoneNumberPluginModel) {
-		m.Enabled = types.BoolValue(v.Enabled)
-		m.OTPExpiresIn = intOrNull(v.OTPExpiresIn)
-		m.AllowedAttempts = types.Int64Null()
-	},
-	overlay: func(m authPhoneNumberPluginModel, v apiclient.PhoneNumberPlugin) apiclient.PhoneNumberPlugin {
-		overlayBool(&v.Enabled, m.Enabled)
-		if isKnownSet(m.OTPExpiresIn) {
-			expires := m.OTPExpiresIn.ValueInt64()
-			v.OTPExpiresIn = &expires
-		}
-		return v
 	},
 }
 

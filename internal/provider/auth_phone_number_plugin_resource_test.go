@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // phoneNumberStateV0 is a state as releases before schema version 1 wrote
@@ -58,10 +60,9 @@ func TestAccAuthPhoneNumberPlugin_upgradeDropsAllowedAttempts(t *testing.T) {
 	env := newAccEnv(t)
 	env.Mode = authAPIBranch
 	withIntegration(t, env)
-	on, seconds := true, int64(120)
 	mustDo(t, func() error {
-		_, err := env.client().UpdatePhoneNumberPlugin(context.Background(), env.scope(),
-			apiclient.PhoneNumberPluginUpdate{Enabled: &on, OTPExpiresIn: &seconds})
+		_, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](context.Background(), env.client(), env.scope(), betterauth.PhoneNumber,
+			neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(120)})
 		return err
 	})
 	cli := newCLIDir(t)

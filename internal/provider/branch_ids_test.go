@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
@@ -49,7 +50,7 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 	if _, err := c.AddOAuthProvider(ctx, prod, apiclient.AddOAuthProviderRequest{ID: "google"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AddDomain(ctx, prod, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: env.authProvider()}); err != nil {
+	if _, err := c.AddDomain(ctx, prod, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())}); err != nil {
 		t.Fatal(err)
 	}
 	user, err := c.CreateUser(ctx, prod, apiclient.CreateUserRequest{AuthProvider: env.authProvider(), Email: "seed@example.com"})
@@ -58,7 +59,7 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 	}
 	// A fresh Better Auth branch has no email provider (GET answers 404):
 	// production's is configured so that there is one to import.
-	if _, err := c.UpdateEmailServer(ctx, prod, apiclient.EmailServer{Type: "shared"}); err != nil {
+	if _, err := c.UpdateEmailServer(ctx, prod, apiclient.SharedEmailServer()); err != nil {
 		t.Fatal(err)
 	}
 	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")

@@ -122,7 +122,8 @@ func importHint(exists string, resourceType typeName, id string) string {
 // document — a beta API that gained a provider id, type or owner. The raw
 // value is kept: one new value must not block every plan until a provider
 // upgrade.
-func warnUnknownValue(diags *diag.Diagnostics, what, got string, documented ...string) {
+func warnUnknownValue[S ~string](diags *diag.Diagnostics, what string, value S, documented ...string) {
+	got := string(value)
 	if got == "" || slices.Contains(documented, got) {
 		return
 	}

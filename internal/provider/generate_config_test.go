@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Adopting a Neon Auth that was set up in the console, the way the import
@@ -103,16 +105,16 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 		return err
 	})
 	mustDo(t, func() error {
-		_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: "gh-client", ClientSecret: ghSecret})
+		_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: apiclient.Ptr("gh-client"), ClientSecret: apiclient.Ptr(ghSecret)})
 		return err
 	})
 	mustDo(t, func() error {
-		_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: apiclient.AuthProviderStack})
+		_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderStack)})
 		return err
 	})
 	mustDo(t, func() error {
-		_, err := c.UpdateEmailServer(ctx, s, apiclient.EmailServer{Type: apiclient.TypeStandard, Host: "smtp.example.com", Port: 587,
-			Username: "mailer", Password: smtpPassword, SenderEmail: "no-reply@example.com", SenderName: "Example"})
+		_, err := c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587,
+			Username: "mailer", Password: smtpPassword, SenderEmail: "no-reply@example.com", SenderName: "Example"}))
 		return err
 	})
 	var userID string
@@ -187,32 +189,34 @@ func TestAccGenerateConfig_branchMode(t *testing.T) {
 	ctx := context.Background()
 	c, s := env.client(), env.scope()
 	withIntegration(t, env) // better_auth
-	on, off := true, false
-	method, limit, expires := "link", int64(3), int64(900)
 	mustDo(t, func() error {
-		_, err := c.UpdateEmailAndPassword(ctx, s, apiclient.EmailAndPasswordUpdate{EmailVerificationMethod: &method, DisableSignUp: &on})
+		_, err := apiclient.WriteSetting[neonapi.NeonAuthEmailAndPasswordConfig](ctx, c, s, betterauth.EmailAndPassword,
+			neonapi.NeonAuthEmailAndPasswordConfigUpdate{EmailVerificationMethod: apiclient.Ptr(neonapi.NeonAuthEmailVerificationMethodLink), DisableSignUp: apiclient.Ptr(true)})
 		return err
 	})
 	mustDo(t, func() error {
-		_, err := c.UpdateOrganizationPlugin(ctx, s, apiclient.OrganizationPluginUpdate{Enabled: &on, OrganizationLimit: &limit})
+		_, err := apiclient.WriteSetting[neonapi.NeonAuthOrganizationConfig](ctx, c, s, betterauth.Organization,
+			neonapi.NeonAuthOrganizationConfigUpdate{Enabled: apiclient.Ptr(true), OrganizationLimit: apiclient.Ptr(int32(3))})
 		return err
 	})
 	mustDo(t, func() error {
-		_, err := c.UpdateMagicLinkPlugin(ctx, s, apiclient.MagicLinkPluginUpdate{Enabled: &on, ExpiresIn: &expires, DisableSignUp: &off})
+		_, err := apiclient.WriteSetting[neonapi.NeonAuthMagicLinkConfig](ctx, c, s, betterauth.MagicLink,
+			neonapi.NeonAuthMagicLinkConfigUpdate{Enabled: apiclient.Ptr(true), ExpiresIn: apiclient.Ptr(int32(900)), DisableSignUp: apiclient.Ptr(false)})
 		return err
 	})
 	mustDo(t, func() error {
 		// A fresh Better Auth branch has no email provider: set the shared one.
-		_, err := c.UpdateEmailServer(ctx, s, apiclient.EmailServer{Type: apiclient.TypeShared})
+		_, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
 		return err
 	})
 	mustDo(t, func() error {
-		_, err := c.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &on})
+		_, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber,
+			neonapi.NeonAuthPhoneNumberConfigUpdate{Enabled: apiclient.Ptr(true)})
 		return err
 	})
 	mustDo(t, func() error {
-		_, err := c.PutWebhooks(ctx, s, apiclient.Webhooks{Enabled: true, WebhookURL: "https://hooks.example.com/neon",
-			EnabledEvents: []string{"user.created"}})
+		_, err := apiclient.WriteSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks, neonapi.NeonAuthWebhookConfig{
+			Enabled: true, WebhookURL: apiclient.Ptr("https://hooks.example.com/neon"), EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}})
 		return err
 	})
 	mustDo(t, func() error {
@@ -221,7 +225,7 @@ func TestAccGenerateConfig_branchMode(t *testing.T) {
 	})
 	for _, d := range []string{"https://app.example.com", "https://admin.example.com"} {
 		mustDo(t, func() error {
-			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: apiclient.AuthProviderBetterAuth})
+			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)})
 			return err
 		})
 	}

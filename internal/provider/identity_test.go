@@ -23,6 +23,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Every resource that can be imported has an identity, made of the same
@@ -384,7 +386,7 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 			return err
 		})
 		mustDo(t, func() error {
-			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: env.authProvider()})
+			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
 			return err
 		})
 		scope := fmt.Sprintf("project_id = %q", env.ProjectID)
@@ -399,7 +401,8 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 		if env.Mode == authAPIBranch {
 			on := true
 			mustDo(t, func() error {
-				_, err := c.UpdateMagicLinkPlugin(ctx, s, apiclient.MagicLinkPluginUpdate{Enabled: &on})
+				_, err := apiclient.WriteSetting[neonapi.NeonAuthMagicLinkConfig](ctx, c, s, betterauth.MagicLink,
+					neonapi.NeonAuthMagicLinkConfigUpdate{Enabled: apiclient.Ptr(on)})
 				return err
 			})
 			imports["neon_auth_magic_link_plugin.this"] = scope

@@ -129,11 +129,11 @@ func (d *providerData) inheritanceOf(ctx context.Context, s authScope) inheritan
 		return inheritance{why: "Whether the branch inherited it from a parent could not be told: " + apiErrorDetail("Listing the branches of project "+s.ProjectID, err)}
 	case b == nil:
 		return inheritance{why: branchNotInProject(s.ProjectID, s.BranchID)}
-	case b.Default || b.ParentID == "":
+	case b.Default || apiclient.Deref(b.ParentID) == "":
 		return inheritance{why: fmt.Sprintf("Branch %s is a root branch (the production branch, or one created schema-only): it inherited "+
 			"nothing, so an object on it that is not in the state was made outside Terraform.", s.BranchID)}
 	}
-	return inheritance{parent: b.ParentID}
+	return inheritance{parent: apiclient.Deref(b.ParentID)}
 }
 
 // adoptedWarning is the warning of a take-over: what was found, where it came

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
@@ -40,19 +42,22 @@ func configureProduction(t *testing.T, env *accEnv) {
 		},
 		func() error { _, err := c.SetIntegrationName(ctx, s, "Acme"); return err },
 		func() error {
-			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: apiclient.AuthProviderBetterAuth})
+			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)})
 			return err
 		},
 		func() error {
-			_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google", ClientID: productionGoogleClientID, ClientSecret: "acme-google-secret"})
+			_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google", ClientID: apiclient.Ptr(productionGoogleClientID), ClientSecret: apiclient.Ptr("acme-google-secret")})
 			return err
 		},
 		func() error {
-			_, err := c.UpdateEmailAndPassword(ctx, s, apiclient.EmailAndPasswordUpdate{RequireEmailVerification: &yes})
+			_, err := apiclient.WriteSetting[neonapi.NeonAuthEmailAndPasswordConfig](ctx, c, s, betterauth.EmailAndPassword,
+				neonapi.NeonAuthEmailAndPasswordConfigUpdate{RequireEmailVerification: apiclient.Ptr(yes)})
 			return err
 		},
 		func() error {
-			_, err := c.PutWebhooks(ctx, s, apiclient.Webhooks{Enabled: true, WebhookURL: "https://app.example.com/api/auth-events", EnabledEvents: []string{"user.created"}})
+			_, err := apiclient.WriteSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks, neonapi.NeonAuthWebhookConfig{
+				Enabled: true, WebhookURL: apiclient.Ptr("https://app.example.com/api/auth-events"),
+				EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}})
 			return err
 		},
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // The provider's private state: its keys and how values are stored there.
@@ -79,114 +78,38 @@ func setPrivateString(ctx context.Context, p privateSetter, key, value string, d
 const foundVersion = 1
 
 // foundRecord is what privateFound holds: the values a settings resource
-// found at creation, in a shape of the provider's own (S, a struct with its
-// own JSON tags that mirrors the API value), so that a change of the API
-// client's types never changes how a stored value reads back.
-type foundRecord[S any] struct {
+// found at creation, in the API's own shape (A, the reference's type of the
+// setting), which is also how they are sent back on destroy. Field names
+// are the API's, so a record of any release reads back as long as the API
+// keeps them.
+type foundRecord[A any] struct {
 	Version int `json:"version"`
-	Values  S   `json:"values"`
+	Values  A   `json:"values"`
 }
 
 // encodeFound is the privateFound value of values.
-func encodeFound[S any](values S) ([]byte, error) {
-	return json.Marshal(foundRecord[S]{Version: foundVersion, Values: values})
+func encodeFound[A any](values A) ([]byte, error) {
+	return json.Marshal(foundRecord[A]{Version: foundVersion, Values: values})
 }
 
 // decodeFound reads a privateFound value of any version.
-func decodeFound[S any](raw []byte) (S, error) {
+func decodeFound[A any](raw []byte) (A, error) {
 	var probe struct {
 		Version *int `json:"version"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		var zero S
+		var zero A
 		return zero, err
 	}
 	switch {
 	case probe.Version == nil: // version 0: the bare values
-		var v S
+		var v A
 		return v, json.Unmarshal(raw, &v)
 	case *probe.Version == foundVersion:
-		var r foundRecord[S]
+		var r foundRecord[A]
 		return r.Values, json.Unmarshal(raw, &r)
 	default:
-		var zero S
+		var zero A
 		return zero, fmt.Errorf("version %d of the recorded values is newer than this provider reads (%d); upgrade the provider", *probe.Version, foundVersion)
 	}
 }
-
-// foundCodec is how a settings kind records the values it found at
-// creation: through S, its own mirror of the API value A.
-type foundCodec[A any] struct {
-	encode func(A) ([]byte, error)
-	decode func([]byte) (A, error)
-}
-
-// foundAs is the foundCodec that stores A as S.
-func foundAs[S, A any](toS func(A) S, toA func(S) A) foundCodec[A] {
-	return foundCodec[A]{
-		encode: func(v A) ([]byte, error) { return encodeFound(toS(v)) },
-		decode: func(raw []byte) (A, error) {
-			s, err := decodeFound[S](raw)
-			return toA(s), err
-		},
-	}
-}
-
-// The recorded shapes of the settings types. Their JSON names are those
-// version 0 wrote (the API's field names then); a Go conversion to
-// and from the API type keeps them in step field by field, and a field the
-// API type gains fails to compile here until its record is decided.
-
-type foundEmailAndPassword struct {
-	Enabled                       bool   `json:"enabled"`
-	EmailVerificationMethod       string `json:"email_verification_method"`
-	RequireEmailVerification      bool   `json:"require_email_verification"`
-	AutoSignInAfterVerification   bool   `json:"auto_sign_in_after_verification"`
-	SendVerificationEmailOnSignUp bool   `json:"send_verification_email_on_sign_up"`
-	SendVerificationEmailOnSignIn bool   `json:"send_verification_email_on_sign_in"`
-	DisableSignUp                 bool   `json:"disable_sign_up"`
-}
-
-type foundOrganizationPlugin struct {
-	Enabled             bool   `json:"enabled"`
-	OrganizationLimit   int64  `json:"organization_limit"`
-	MembershipLimit     int64  `json:"membership_limit"`
-	CreatorRole         string `json:"creator_role"`
-	SendInvitationEmail bool   `json:"send_invitation_email"`
-}
-
-type foundMagicLinkPlugin struct {
-	Enabled       bool  `json:"enabled"`
-	ExpiresIn     int64 `json:"expires_in"`
-	DisableSignUp bool  `json:"disable_sign_up"`
-}
-
-type foundPhoneNumberPlugin struct {
-	Enabled      bool   `json:"enabled"`
-	OTPExpiresIn *int64 `json:"otp_expires_in,omitempty"`
-}
-
-type foundWebhooks struct {
-	Enabled        bool     `json:"enabled"`
-	WebhookURL     string   `json:"webhook_url,omitempty"`
-	EnabledEvents  []string `json:"enabled_events,omitempty"`
-	TimeoutSeconds *int64   `json:"timeout_seconds,omitempty"`
-}
-
-var (
-	emailAndPasswordFound = foundAs(
-		func(v apiclient.EmailAndPassword) foundEmailAndPassword { return foundEmailAndPassword(v) },
-		func(s foundEmailAndPassword) apiclient.EmailAndPassword { return apiclient.EmailAndPassword(s) })
-	organizationPluginFound = foundAs(
-		func(v apiclient.OrganizationPlugin) foundOrganizationPlugin { return foundOrganizationPlugin(v) },
-		func(s foundOrganizationPlugin) apiclient.OrganizationPlugin { return apiclient.OrganizationPlugin(s) })
-	magicLinkPluginFound = foundAs(
-		func(v apiclient.MagicLinkPlugin) foundMagicLinkPlugin { return foundMagicLinkPlugin(v) },
-		func(s foundMagicLinkPlugin) apiclient.MagicLinkPlugin { return apiclient.MagicLinkPlugin(s) })
-	phoneNumberPluginFound = foundAs(
-		func(v apiclient.PhoneNumberPlugin) foundPhoneNumberPlugin { return foundPhoneNumberPlugin(v) },
-		func(s foundPhoneNumberPlugin) apiclient.PhoneNumberPlugin { return apiclient.PhoneNumberPlugin(s) })
-	webhooksFound = foundAs(
-		func(v apiclient.Webhooks) foundWebhooks { return foundWebhooks(v) },
-		func(s foundWebhooks) apiclient.Webhooks { return apiclient.Webhooks(s) })
-)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The exact private state the settings resources wrote before the record
@@ -21,8 +22,6 @@ const (
 	storedWebhooksOffV0        = `{"enabled":false}`
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // foundCase is a value a settings resource found, and how it was stored.
 type foundCase struct {
 	name   string
@@ -32,56 +31,61 @@ type foundCase struct {
 	encode func() ([]byte, error)
 }
 
-func foundCaseOf[A any](name, stored string, codec foundCodec[A], want A) foundCase {
+// foundCaseOf is a record of a setting whose API value is A.
+func foundCaseOf[A any](name, stored string, want A) foundCase {
 	return foundCase{
 		name: name, stored: stored, want: want,
-		decode: func(raw []byte) (any, error) { return codec.decode(raw) },
-		encode: func() ([]byte, error) { return codec.encode(want) },
+		decode: func(raw []byte) (any, error) { return decodeFound[A](raw) },
+		encode: func() ([]byte, error) { return encodeFound(want) },
 	}
 }
 
 func foundCases() []foundCase {
 	return []foundCase{
-		foundCaseOf("email_and_password", storedEmailAndPasswordV0, emailAndPasswordKind.found, apiclient.EmailAndPassword{
+		foundCaseOf("email_and_password", storedEmailAndPasswordV0, neonapi.NeonAuthEmailAndPasswordConfig{
 			Enabled: true, EmailVerificationMethod: "otp", RequireEmailVerification: true, AutoSignInAfterVerification: true,
 			SendVerificationEmailOnSignIn: true,
 		}),
-		foundCaseOf("organization_plugin", storedOrganizationPluginV0, organizationPluginKind.found, apiclient.OrganizationPlugin{
+		foundCaseOf("organization_plugin", storedOrganizationPluginV0, neonapi.NeonAuthOrganizationConfig{
 			Enabled: true, OrganizationLimit: 5, MembershipLimit: 100, CreatorRole: "owner", SendInvitationEmail: true,
 		}),
-		foundCaseOf("magic_link_plugin", storedMagicLinkPluginV0, magicLinkPluginKind.found, apiclient.MagicLinkPlugin{
+		foundCaseOf("magic_link_plugin", storedMagicLinkPluginV0, neonapi.NeonAuthMagicLinkConfig{
 			Enabled: true, ExpiresIn: 300, DisableSignUp: true,
 		}),
-		foundCaseOf("phone_number_plugin", storedPhoneNumberPluginV0, phoneNumberPluginKind.found, apiclient.PhoneNumberPlugin{
-			Enabled: true, OTPExpiresIn: ptr(int64(300)),
+		foundCaseOf("phone_number_plugin", storedPhoneNumberPluginV0, neonapi.NeonAuthPhoneNumberConfig{
+			Enabled: true, OTPExpiresIn: apiclient.Ptr(300),
 		}),
-		foundCaseOf("phone_number_plugin_off", storedPhoneNumberOffV0, phoneNumberPluginKind.found, apiclient.PhoneNumberPlugin{}),
-		foundCaseOf("webhooks", storedWebhooksV0, webhooksKind.found, apiclient.Webhooks{
-			Enabled: true, WebhookURL: "https://hooks.example.com/neon", EnabledEvents: []string{"user.created", "send.otp"},
-			TimeoutSeconds: ptr(int64(7)),
+		foundCaseOf("phone_number_plugin_off", storedPhoneNumberOffV0, neonapi.NeonAuthPhoneNumberConfig{}),
+		foundCaseOf("webhooks", storedWebhooksV0, neonapi.NeonAuthWebhookConfig{
+			Enabled: true, WebhookURL: apiclient.Ptr("https://hooks.example.com/neon"),
+			EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created", "send.otp"}, TimeoutSeconds: apiclient.Ptr(7),
 		}),
-		foundCaseOf("webhooks_off", storedWebhooksOffV0, webhooksKind.found, apiclient.Webhooks{}),
+		foundCaseOf("webhooks_off", storedWebhooksOffV0, neonapi.NeonAuthWebhookConfig{}),
 	}
 }
 
-// A state written before the record had a version still destroys right:
-// its values decode to what was found.
+// A state written by an earlier release still destroys right: its values
+// decode to what was found, both as written before the record had a version
+// (the bare values) and as version 1 with the field order of the provider's
+// own mirror types then, whatever order the reference's types have now.
 func TestUnitPrivateFound_previousReleaseDecodes(t *testing.T) {
 	for _, tc := range foundCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.decode([]byte(tc.stored))
-			if err != nil {
-				t.Fatalf("decoding %s: %v", tc.stored, err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("decoded %+v, want %+v", got, tc.want)
-			}
-		})
+		for version, stored := range map[string]string{"0": tc.stored, "1": `{"version":1,"values":` + tc.stored + `}`} {
+			t.Run(tc.name+"/version "+version, func(t *testing.T) {
+				got, err := tc.decode([]byte(stored))
+				if err != nil {
+					t.Fatalf("decoding %s: %v", stored, err)
+				}
+				if !reflect.DeepEqual(got, tc.want) {
+					t.Errorf("decoded %+v, want %+v", got, tc.want)
+				}
+			})
+		}
 	}
 }
 
-// What is written now is version 1, holds the same values under the same
-// names as version 0, and reads back.
+// What is written now is version 1 with the API value's own fields, and
+// reads back.
 func TestUnitPrivateFound_writesVersionOne(t *testing.T) {
 	for _, tc := range foundCases() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,8 +93,8 @@ func TestUnitPrivateFound_writesVersionOne(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := `{"version":1,"values":` + tc.stored + `}`; !bytes.Equal(raw, []byte(want)) {
-				t.Errorf("stored %s, want %s", raw, want)
+			if !bytes.HasPrefix(raw, []byte(`{"version":1,"values":{`)) {
+				t.Errorf("stored %s, want a version 1 record", raw)
 			}
 			got, err := tc.decode(raw)
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
@@ -103,7 +107,7 @@ func TestUnitPrivateFound_writesVersionOne(t *testing.T) {
 // A record from a newer provider is refused with a message, never read as
 // empty settings (destroy would then put back zero values).
 func TestUnitPrivateFound_newerVersionIsRefused(t *testing.T) {
-	_, err := webhooksKind.found.decode([]byte(`{"version":2,"values":{"enabled":true}}`))
+	_, err := decodeFound[neonapi.NeonAuthWebhookConfig]([]byte(`{"version":2,"values":{"enabled":true}}`))
 	if err == nil || !strings.Contains(err.Error(), "version 2") || !strings.Contains(err.Error(), "upgrade the provider") {
 		t.Errorf("decoding version 2: %v, want an error naming the version and the fix", err)
 	}

@@ -362,8 +362,10 @@ func sourceName(v types.String, env string) string {
 	return "the " + env + " environment variable"
 }
 
+// Resources are the provider's resources; the Better Auth settings ones are
+// those their files registered (registerSettings).
 func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
+	return append([]func() resource.Resource{
 		NewAuthIntegrationResource,
 		NewAuthSDKKeysResource,
 		NewAuthOAuthProviderResource,
@@ -372,12 +374,7 @@ func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {
 		NewAuthEmailServerResource,
 		NewAuthUserResource,
 		NewAuthOwnershipTransferResource,
-		NewAuthEmailAndPasswordResource,
-		NewAuthOrganizationPluginResource,
-		NewAuthMagicLinkPluginResource,
-		NewAuthPhoneNumberPluginResource,
-		NewAuthWebhooksResource,
-	}
+	}, settingsTypes.resources...)
 }
 
 func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSource {
@@ -394,17 +391,12 @@ func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSo
 // ListResources are what `terraform query` searches. Users cannot be
 // listed: Neon has no endpoint for it.
 func (p *neonProvider) ListResources(_ context.Context) []func() list.ListResource {
-	return []func() list.ListResource{
+	return append([]func() list.ListResource{
 		NewAuthIntegrationList,
 		NewAuthDomainList,
 		NewAuthOAuthProviderList,
 		NewAuthEmailServerList,
-		NewAuthEmailAndPasswordList,
-		NewAuthOrganizationPluginList,
-		NewAuthMagicLinkPluginList,
-		NewAuthPhoneNumberPluginList,
-		NewAuthWebhooksList,
-	}
+	}, settingsTypes.lists...)
 }
 
 // Actions are what `action_trigger` and `terraform apply -invoke` run

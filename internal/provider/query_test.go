@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // consoleSetup is Neon Auth made outside Terraform, through the API as the
@@ -44,7 +46,7 @@ func consoleSetup(t *testing.T, env *accEnv) string {
 		})
 		for _, d := range []string{fmt.Sprintf("https://app%d.example.com", i), fmt.Sprintf("https://Admin%d.example.com/", i)} {
 			mustDo(t, func() error {
-				_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: env.authProvider()})
+				_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
 				return err
 			})
 		}
@@ -55,14 +57,15 @@ func consoleSetup(t *testing.T, env *accEnv) string {
 		// A new Better Auth branch has no email provider until one is
 		// saved (GET answers 404); the console saves Neon's shared one.
 		mustDo(t, func() error {
-			_, err := c.UpdateEmailServer(ctx, s, apiclient.EmailServer{Type: "shared"})
+			_, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
 			return err
 		})
 	}
 	if env.Mode == authAPIBranch {
 		on, limit := true, int64(4)
 		mustDo(t, func() error {
-			_, err := c.UpdateOrganizationPlugin(ctx, env.scope(), apiclient.OrganizationPluginUpdate{Enabled: &on, OrganizationLimit: &limit})
+			_, err := apiclient.WriteSetting[neonapi.NeonAuthOrganizationConfig](ctx, c, env.scope(), betterauth.Organization,
+				neonapi.NeonAuthOrganizationConfigUpdate{Enabled: apiclient.Ptr(on), OrganizationLimit: apiclient.Ptr(int32(limit))})
 			return err
 		})
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // How many requests a refresh costs: the API requests of a no-change plan
@@ -362,10 +364,11 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 	withIntegration(t, env)
 	ctx, c, s := context.Background(), env.client(), env.scope()
 	seconds, on := int64(90), true
-	if _, err := c.UpdatePhoneNumberPlugin(ctx, s, apiclient.PhoneNumberPluginUpdate{Enabled: &on, OTPExpiresIn: &seconds}); err != nil {
+	if _, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber,
+		neonapi.NeonAuthPhoneNumberConfigUpdate{Enabled: apiclient.Ptr(on), OTPExpiresIn: apiclient.Ptr(int(seconds))}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UpdateEmailServer(ctx, s, apiclient.EmailServer{Type: apiclient.TypeShared}); err != nil {
+	if _, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"}); err != nil {
@@ -414,13 +417,14 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 func bundledParts(d *providerData, s apiclient.Scope) map[string]string {
 	ctx := context.Background()
 	reads := map[string]func() (any, error){
-		"organization":       func() (any, error) { return d.organizationPlugin(ctx, s) },
-		"magic_link":         func() (any, error) { return d.magicLinkPlugin(ctx, s) },
-		"phone_number":       func() (any, error) { return d.phoneNumberPlugin(ctx, s) },
-		"email_and_password": func() (any, error) { return d.emailAndPassword(ctx, s) },
-		"email_provider":     func() (any, error) { return d.emailServer(ctx, s) },
-		"oauth_providers":    func() (any, error) { return d.oauthProviders(ctx, s) },
-		"allow_localhost":    func() (any, error) { return d.allowLocalhost(ctx, s) },
+		"email_provider":  func() (any, error) { return d.emailServer(ctx, s) },
+		"oauth_providers": func() (any, error) { return d.oauthProviders(ctx, s) },
+		"allow_localhost": func() (any, error) { return d.allowLocalhost(ctx, s) },
+	}
+	for _, set := range betterauth.Settings {
+		if set.Bundled {
+			reads[set.Name] = func() (any, error) { return readSetting[map[string]any](ctx, d, s, set) }
+		}
 	}
 	out := map[string]string{}
 	var mu sync.Mutex

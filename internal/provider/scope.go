@@ -160,7 +160,7 @@ func (d *providerData) withIntegrationProvider(ctx context.Context, s authScope,
 			"project_id = neon_auth_integration.<name>.project_id, so that Terraform creates it before this resource.", s.Scope))
 		return s, false
 	}
-	s.AuthProvider = its[0].AuthProvider
+	s.AuthProvider = string(its[0].AuthProvider)
 	return s, true
 }
 

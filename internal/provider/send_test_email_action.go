@@ -189,8 +189,8 @@ func (a *sendTestEmailAction) ModifyPlan(ctx context.Context, req action.ModifyP
 	if err != nil || it == nil {
 		return // the integration may be created by this apply
 	}
-	if it.AuthProvider != apiclient.AuthProviderBetterAuth {
-		resp.Diagnostics.AddError(summary, notBetterAuth(s, it.AuthProvider))
+	if string(it.AuthProvider) != apiclient.AuthProviderBetterAuth {
+		resp.Diagnostics.AddError(summary, notBetterAuth(s, string(it.AuthProvider)))
 		return
 	}
 	got, err := a.data.client.GetEmailServer(ctx, s.Scope)
@@ -201,7 +201,7 @@ func (a *sendTestEmailAction) ModifyPlan(ctx context.Context, req action.ModifyP
 		resp.Diagnostics.AddWarning("No email server configured yet",
 			fmt.Sprintf("The %s has no email server configured now. The test email can only be sent once a standard one "+
 				"is saved (a neon_auth_email_server applied before the action runs, such as one that triggers it).", s.Scope))
-	case got.Type != apiclient.TypeStandard:
+	case string(got.Type) != apiclient.TypeStandard:
 		resp.Diagnostics.AddWarning("Shared email server",
 			fmt.Sprintf("The %s uses the shared email server now, which cannot be tested. The test email can only be sent "+
 				"once a standard one is saved (a neon_auth_email_server applied before the action runs, such as one that "+
@@ -232,10 +232,10 @@ func (a *sendTestEmailAction) Invoke(ctx context.Context, req action.InvokeReque
 		through string
 	)
 	if cfg.unsaved() {
-		smtp := apiclient.EmailServer{Type: apiclient.TypeStandard, Host: cfg.Host.ValueString(), Port: cfg.Port.ValueInt64(),
+		smtp := apiclient.StandardEmailServer(apiclient.SMTP{Host: cfg.Host.ValueString(), Port: int(cfg.Port.ValueInt64()),
 			Username: cfg.Username.ValueString(), Password: cfg.Password.ValueString(), SenderEmail: cfg.SenderEmail.ValueString(),
-			SenderName: cfg.SenderName.ValueString()}
-		through = "the SMTP server " + smtp.Host + ":" + strconv.FormatInt(smtp.Port, 10) + " (not saved)"
+			SenderName: cfg.SenderName.ValueString()})
+		through = "the SMTP server " + cfg.Host.ValueString() + ":" + strconv.FormatInt(cfg.Port.ValueInt64(), 10) + " (not saved)"
 		resp.Diagnostics.AddWarning("Deprecated endpoint used for the test email",
 			"With SMTP settings given, the test email goes through POST …/auth/send_test_email, which Neon has deprecated in "+
 				"favour of …/auth/email_provider/test. Save the configuration with neon_auth_email_server and remove the SMTP "+
@@ -255,9 +255,9 @@ func (a *sendTestEmailAction) Invoke(ctx context.Context, req action.InvokeReque
 		return
 	}
 	if !result.Success {
-		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("Test email to %s failed: %s", to, result.ErrorMessage)})
+		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("Test email to %s failed: %s", to, apiclient.Deref(result.ErrorMessage))})
 		resp.Diagnostics.AddError(summary, fmt.Sprintf("The test email to %s through %s of the %s was not accepted: %s. "+
-			"Check the SMTP settings (host, port, username, password, sender_email).", to, through, s.Scope, result.ErrorMessage))
+			"Check the SMTP settings (host, port, username, password, sender_email).", to, through, s.Scope, apiclient.Deref(result.ErrorMessage)))
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("Test email to %s sent through %s.", to, through)})
@@ -286,8 +286,8 @@ func (a *sendTestEmailAction) savedServerUsable(ctx context.Context, s authScope
 		diags.AddError(summary, fmt.Sprintf("The %s has no Neon Auth integration, so it has no email server to test. "+
 			"Create a neon_auth_integration and a standard neon_auth_email_server first.", s.Scope))
 		return false
-	case it.AuthProvider != apiclient.AuthProviderBetterAuth:
-		diags.AddError(summary, notBetterAuth(s, it.AuthProvider))
+	case string(it.AuthProvider) != apiclient.AuthProviderBetterAuth:
+		diags.AddError(summary, notBetterAuth(s, string(it.AuthProvider)))
 		return false
 	}
 	got, err := a.data.client.GetEmailServer(ctx, s.Scope)
@@ -299,7 +299,7 @@ func (a *sendTestEmailAction) savedServerUsable(ctx context.Context, s authScope
 	case err != nil:
 		diags.AddError(summary, a.data.explainFailure(ctx, s, "Reading the email server of the "+s.String(), err))
 		return false
-	case got.Type != apiclient.TypeStandard:
+	case string(got.Type) != apiclient.TypeStandard:
 		diags.AddError(summary, fmt.Sprintf("The %s uses the shared email server, which cannot be tested. Set type = "+
 			"\"standard\" on its neon_auth_email_server (with your SMTP settings), or give the SMTP settings to the action.", s.Scope))
 		return false

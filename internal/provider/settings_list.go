@@ -35,21 +35,6 @@ func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest,
 	l.data.list(ctx, &l.settingsResource, l.typeName, req, stream, singletonOf(l.data))
 }
 
-// The list resources of the settings types.
-func NewAuthEmailAndPasswordList() list.ListResource { return listOf(settingsOf(emailAndPasswordKind)) }
-
-func NewAuthOrganizationPluginList() list.ListResource {
-	return listOf(settingsOf(organizationPluginKind))
-}
-
-func NewAuthMagicLinkPluginList() list.ListResource { return listOf(settingsOf(magicLinkPluginKind)) }
-
-func NewAuthPhoneNumberPluginList() list.ListResource {
-	return listOf(settingsOf(phoneNumberPluginKind))
-}
-
-func NewAuthWebhooksList() list.ListResource { return listOf(settingsOf(webhooksKind)) }
-
 // listOf is the list resource of a settings resource.
 func listOf[A any, M any, PM settingsModel[M]](r settingsResource[A, M, PM]) list.ListResource {
 	return &settingsList[A, M, PM]{r}

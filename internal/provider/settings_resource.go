@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -12,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 )
 
 // A settings resource manages one part of the Better Auth configuration of a
@@ -36,33 +39,75 @@ type settingsModel[M any] interface {
 	base() *settingsBase
 }
 
-// settingsKind describes one settings type: A is its API value, M its model.
+// settingsKind describes one settings type: A is its API value (a type of
+// the reference, package neonapi), M its model, whose attributes are A's
+// fields of the same names (settings_fields.go).
 type settingsKind[A any, M any] struct {
 	typeName    typeName
+	setting     betterauth.Setting
 	description string
 	attributes  map[string]schema.Attribute
-	// get reads the branch's current value; set sends a whole value and
-	// returns what the API stored.
-	get func(ctx context.Context, d *providerData, s apiclient.Scope) (A, error)
-	set func(ctx context.Context, d *providerData, s apiclient.Scope, v A) (A, error)
-	// toModel writes an API value into a model's settings; overlay returns
-	// base with the model's known settings on top.
-	toModel func(v A, m *M)
-	overlay func(m M, base A) A
-	// found records the values found at creation in private state, in the
-	// kind's own shape (private_state.go), and reads them back.
-	found foundCodec[A]
+	// prepare completes a value before it is written, where the API would
+	// otherwise reset what is left out (a PUT replaces the whole value);
+	// nil: sent as it is.
+	prepare func(A) A
 }
 
 // settingsResource is the resource of a settingsKind.
 type settingsResource[A any, M any, PM settingsModel[M]] struct {
 	configured
-	kind settingsKind[A, M]
+	kind   settingsKind[A, M]
+	fields []settingField
 }
 
 // settingsOf is the resource of kind k.
 func settingsOf[A any, M any, PM settingsModel[M]](k settingsKind[A, M]) settingsResource[A, M, PM] {
-	return settingsResource[A, M, PM]{configured: configuredAs(k.typeName), kind: k}
+	return settingsResource[A, M, PM]{configured: configuredAs(k.typeName), kind: k,
+		fields: settingFields(reflect.TypeFor[M](), reflect.TypeFor[A]())}
+}
+
+// settingsTypes are the settings resources and their list resources, which
+// each kind's file registers (registerSettings) and the provider serves.
+var settingsTypes struct {
+	resources []func() resource.Resource
+	lists     []func() list.ListResource
+}
+
+// registerSettings adds kind k's resource and list resource to the
+// provider; newResource makes the resource where the kind has one of its
+// own (nil: the plain settings resource).
+func registerSettings[A any, M any, PM settingsModel[M]](k settingsKind[A, M], newResource func() resource.Resource) {
+	if newResource == nil {
+		newResource = func() resource.Resource {
+			r := settingsOf[A, M, PM](k)
+			return &r
+		}
+	}
+	settingsTypes.resources = append(settingsTypes.resources, newResource)
+	settingsTypes.lists = append(settingsTypes.lists, func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) })
+}
+
+// get reads the branch's current value (from the branch's bundle where it
+// carries the setting).
+func (r *settingsResource[A, M, PM]) get(ctx context.Context, s apiclient.Scope) (A, error) {
+	return readSetting[A](ctx, r.data, s, r.kind.setting)
+}
+
+// set sends a whole value and returns what the API stored.
+func (r *settingsResource[A, M, PM]) set(ctx context.Context, s apiclient.Scope, v A) (A, error) {
+	if r.kind.prepare != nil {
+		v = r.kind.prepare(v)
+	}
+	return apiclient.WriteSetting[A](ctx, r.data.client, s, r.kind.setting, v)
+}
+
+// toModel writes an API value into a model's settings.
+func (r *settingsResource[A, M, PM]) toModel(v A, m PM) { settingsToModel(r.fields, v, m) }
+
+// overlay is base with the model's known settings on top.
+func (r *settingsResource[A, M, PM]) overlay(m PM, base A) A {
+	settingsOverlay(r.fields, *m, &base)
+	return base
 }
 
 func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -85,7 +130,7 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 	if !ok {
 		return
 	}
-	found, err := r.kind.get(ctx, r.data, s.Scope)
+	found, err := r.get(ctx, s.Scope)
 	if err != nil {
 		resp.Diagnostics.AddError(r.summary("Create"), r.data.explainFailure(ctx, s, "Reading the "+r.what(s), err))
 		return
@@ -94,7 +139,7 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	raw, err := r.kind.found.encode(found)
+	raw, err := encodeFound(found)
 	if err != nil {
 		resp.Diagnostics.AddError(r.summary("Create"), fmt.Sprintf("Recording the values found at creation: %v. This is a bug in the provider; please report it.", err))
 		return
@@ -111,7 +156,7 @@ func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.Read
 	if !ok {
 		return
 	}
-	v, err := r.kind.get(ctx, r.data, s.Scope)
+	v, err := r.get(ctx, s.Scope)
 	if err != nil {
 		if isNotFound(err) {
 			// Neon Auth disabled on the branch (or the branch gone) took
@@ -133,7 +178,7 @@ func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.Read
 		resp.Diagnostics.AddError(r.summary("Read"), apiErrorDetail("Reading the "+r.what(s), err))
 		return
 	}
-	r.kind.toModel(v, state)
+	r.toModel(v, state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
@@ -143,7 +188,7 @@ func (r *settingsResource[A, M, PM]) Update(ctx context.Context, req resource.Up
 	if !ok {
 		return
 	}
-	current, err := r.kind.get(ctx, r.data, s.Scope)
+	current, err := r.get(ctx, s.Scope)
 	if err != nil {
 		resp.Diagnostics.AddError(r.summary("Update"), r.data.explainFailure(ctx, s, "Reading the "+r.what(s), err))
 		return
@@ -168,13 +213,13 @@ func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.De
 			map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 		return
 	}
-	found, err := r.kind.found.decode(raw)
+	found, err := decodeFound[A](raw)
 	if err != nil {
 		resp.Diagnostics.AddError(r.summary("Delete"), fmt.Sprintf("The values recorded at creation cannot be read (%v). This is a bug in the provider; "+
 			"please report it. Remove the resource with `terraform state rm` and set the values by hand.", err))
 		return
 	}
-	_, err = r.kind.set(ctx, r.data, s.Scope, found)
+	_, err = r.set(ctx, s.Scope, found)
 	r.data.wroteSettings(s.Scope)
 	r.data.settleDelete(ctx, s, err, nil, r.summary("Delete"), "Putting back the "+r.what(s)+" found at creation", &resp.Diagnostics)
 }
@@ -213,13 +258,13 @@ func (r *settingsResource[A, M, PM]) begin(ctx context.Context, from stateGetter
 // send overlays the plan's settings on base, sends them, and writes what the
 // API stored back into the plan.
 func (r *settingsResource[A, M, PM]) send(ctx context.Context, s authScope, plan *PM, base A, op string, diags *diag.Diagnostics) bool {
-	stored, err := r.kind.set(ctx, r.data, s.Scope, r.kind.overlay(*(*plan), base))
+	stored, err := r.set(ctx, s.Scope, r.overlay(*plan, base))
 	r.data.wroteSettings(s.Scope)
 	if err != nil {
 		diags.AddError(r.summary(op), r.data.explainFailure(ctx, s, "Setting the "+r.what(s), err))
 		return false
 	}
-	r.kind.toModel(stored, *plan)
+	r.toModel(stored, *plan)
 	return true
 }
 
@@ -227,36 +272,6 @@ func (r *settingsResource[A, M, PM]) summary(op string) string { return r.unable
 
 func (r *settingsResource[A, M, PM]) what(s authScope) string {
 	return fmt.Sprintf("%s settings of %s", r.typeName, s.Scope)
-}
-
-// Attributes and conversions of settings.
-
-// overlayBool, overlayInt and overlayString put a known planned value over
-// the base value; an omitted (null or unknown) one leaves it.
-func overlayBool(dst *bool, v types.Bool) {
-	if isKnownSet(v) {
-		*dst = v.ValueBool()
-	}
-}
-
-func overlayInt(dst *int64, v types.Int64) {
-	if isKnownSet(v) {
-		*dst = v.ValueInt64()
-	}
-}
-
-func overlayString(dst *string, v types.String) {
-	if isKnownSet(v) {
-		*dst = v.ValueString()
-	}
-}
-
-// intOrNull is an optional API integer as a Terraform value.
-func intOrNull(v *int64) types.Int64 {
-	if v == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(*v)
 }
 
 // deref is the value of a client answer; the zero value with an error

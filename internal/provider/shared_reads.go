@@ -3,10 +3,12 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 )
 
 // Reads that many resources share during a refresh: one request per scope and
@@ -131,8 +133,8 @@ func (c *sharedRead[V]) invalidate(key readKey) {
 }
 
 // The Better Auth bundle. GET …/branches/{branch_id}/auth/plugins answers a
-// branch's organization, magic link and phone number plugins, email and
-// password, email provider, OAuth providers and allow_localhost at once. In
+// branch's Bundled settings (betterauth.Settings), email provider, OAuth
+// providers and allow_localhost at once. In
 // branch mode every resource and data source that reads one of those reads
 // the branch's shared bundle (providerData.plugins), so that a branch
 // refreshes with four reads however many resources it has: GET …/auth,
@@ -143,93 +145,66 @@ func (c *sharedRead[V]) invalidate(key readKey) {
 // wroteSettings (or wroteOAuthProviders) once it is answered, so no read
 // that starts after it sees the bundle from before it.
 
-// bundled reads one part of the scope's settings: from the shared bundle,
-// where pick finds it, or else with own.
-func bundled[T any](ctx context.Context, d *providerData, s apiclient.Scope, pick func(*apiclient.Plugins) (T, bool),
-	own func(context.Context) (T, error),
-) (T, error) {
-	if s.Family == apiclient.FamilyBranch {
+// bundled reads one part of the scope's settings: from the shared bundle
+// under name, when the bundle carries it, or else with own.
+func bundled[T any](ctx context.Context, d *providerData, s apiclient.Scope, name string, own func(context.Context) (T, error)) (T, error) {
+	if s.Family == apiclient.FamilyBranch && name != "" {
 		p, err := d.plugins(ctx, s)
 		if err != nil {
 			var zero T
 			return zero, err
 		}
-		if v, ok := pick(p); ok {
+		var v T
+		switch ok, err := p.Part(name, &v); {
+		case err != nil:
+			return v, fmt.Errorf("decoding %s of GET …/auth/plugins: %w", name, err)
+		case ok:
 			return v, nil
 		}
 	}
 	return own(ctx)
 }
 
-// part is a pick for a part that decodes to a pointer: reported when not nil.
-func part[T any](of func(*apiclient.Plugins) *T) func(*apiclient.Plugins) (T, bool) {
-	return func(p *apiclient.Plugins) (T, bool) {
-		if v := of(p); v != nil {
-			return *v, true
-		}
-		var zero T
-		return zero, false
-	}
-}
-
 // errPluginNotReported: GET …/auth/plugins answered without a plugin that
 // has no endpoint of its own to read.
 var errPluginNotReported = errors.New("the API's plugin settings do not include this plugin")
 
-// notReported is the own read of a part only the bundle has.
-func notReported[T any](context.Context) (T, error) {
-	var zero T
-	return zero, errPluginNotReported
-}
-
-func (d *providerData) organizationPlugin(ctx context.Context, s apiclient.Scope) (apiclient.OrganizationPlugin, error) {
-	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.OrganizationPlugin { return p.Organization }),
-		notReported[apiclient.OrganizationPlugin])
-}
-
-func (d *providerData) magicLinkPlugin(ctx context.Context, s apiclient.Scope) (apiclient.MagicLinkPlugin, error) {
-	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.MagicLinkPlugin { return p.MagicLink }),
-		notReported[apiclient.MagicLinkPlugin])
-}
-
-func (d *providerData) phoneNumberPlugin(ctx context.Context, s apiclient.Scope) (apiclient.PhoneNumberPlugin, error) {
-	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.PhoneNumberPlugin { return p.PhoneNumber }),
-		func(ctx context.Context) (apiclient.PhoneNumberPlugin, error) {
-			return deref(d.client.GetPhoneNumberPlugin(ctx, s))
-		})
-}
-
-func (d *providerData) emailAndPassword(ctx context.Context, s apiclient.Scope) (apiclient.EmailAndPassword, error) {
-	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.EmailAndPassword { return p.EmailAndPassword }),
-		func(ctx context.Context) (apiclient.EmailAndPassword, error) {
-			return deref(d.client.GetEmailAndPassword(ctx, s))
-		})
+// readSetting reads a Better Auth setting of the scope: from the bundle
+// where it carries it, else from the setting's own GET; a setting that has
+// neither is errPluginNotReported.
+func readSetting[T any](ctx context.Context, d *providerData, s apiclient.Scope, set betterauth.Setting) (T, error) {
+	name := ""
+	if set.Bundled {
+		name = set.Name
+	}
+	return bundled(ctx, d, s, name, func(ctx context.Context) (T, error) {
+		if !set.Read {
+			var zero T
+			return zero, errPluginNotReported
+		}
+		return apiclient.ReadSetting[T](ctx, d.client, s, set)
+	})
 }
 
 // emailServer is the scope's email server (provider). The bundle leaves it
 // out when none is configured; that absence is confirmed by the dedicated
 // endpoint, whose 404 is documented, rather than taken on trust.
 func (d *providerData) emailServer(ctx context.Context, s apiclient.Scope) (apiclient.EmailServer, error) {
-	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *apiclient.EmailServer { return p.EmailProvider }),
-		func(ctx context.Context) (apiclient.EmailServer, error) {
-			return deref(d.client.GetEmailServer(ctx, s))
-		})
+	return bundled(ctx, d, s, apiclient.PartEmailProvider, func(ctx context.Context) (apiclient.EmailServer, error) {
+		return deref(d.client.GetEmailServer(ctx, s))
+	})
 }
 
 // allowLocalhost is whether the branch's Neon Auth allows localhost origins
 // (branch mode only).
 func (d *providerData) allowLocalhost(ctx context.Context, s apiclient.Scope) (bool, error) {
-	return bundled(ctx, d, s, part(func(p *apiclient.Plugins) *bool { return p.AllowLocalhost }),
-		func(ctx context.Context) (bool, error) { return d.client.GetAllowLocalhost(ctx, s) })
+	return bundled(ctx, d, s, apiclient.PartAllowLocalhost, func(ctx context.Context) (bool, error) { return d.client.GetAllowLocalhost(ctx, s) })
 }
 
 // oauthProviders are the scope's OAuth providers (id and type): from the
 // bundle in branch mode, else the shared GET …/auth/oauth_providers.
 func (d *providerData) oauthProviders(ctx context.Context, s apiclient.Scope) ([]apiclient.OAuthProvider, error) {
-	listed := func(p *apiclient.Plugins) ([]apiclient.OAuthProvider, bool) {
-		return p.OAuthProviders, p.OAuthProviders != nil
-	}
-	return bundled(ctx, d, s, listed, func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
+	return bundled(ctx, d, s, apiclient.PartOAuthProviders, func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
 		return d.reads.oauth.get(ctx, d.key(s), func(ctx context.Context) ([]apiclient.OAuthProvider, error) {
 			return d.client.ListOAuthProviders(ctx, s)
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 const listDomainsRoute = "GET /projects/{project_id}/auth/domains"
@@ -99,7 +100,7 @@ func TestSharedReads_writeInvalidates(t *testing.T) {
 		t.Fatalf("the cached list was not served: %v", list)
 	}
 	// ...but the provider's own write invalidates, so the next read is fresh.
-	if _, err := d.client.AddDomain(ctx, env.projectScope(), apiclient.AddDomainRequest{Domain: "https://mine.example.com", AuthProvider: "stack"}); err != nil {
+	if _, err := d.client.AddDomain(ctx, env.projectScope(), apiclient.AddDomainRequest{Domain: "https://mine.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider("stack")}); err != nil {
 		t.Fatal(err)
 	}
 	d.wroteDomains(env.projectScope())
@@ -152,7 +153,7 @@ func TestSharedReads_inFlightListIsNotServedAfterAWrite(t *testing.T) {
 		stale <- list
 	}()
 	<-started
-	if _, err := d.client.AddDomain(ctx, env.projectScope(), apiclient.AddDomainRequest{Domain: "https://new.example.com", AuthProvider: "stack"}); err != nil {
+	if _, err := d.client.AddDomain(ctx, env.projectScope(), apiclient.AddDomainRequest{Domain: "https://new.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider("stack")}); err != nil {
 		t.Fatal(err)
 	}
 	d.wroteDomains(env.projectScope())

@@ -8,27 +8,23 @@ import "strings"
 // typeName is a type as configurations name it: "neon_auth_domain". One
 // constant per type feeds its Metadata, import format and identity, the
 // plan-time scope checks and its diagnostics; a data source or list
-// resource of the same name shares the resource's.
+// resource of the same name shares the resource's. A settings kind names
+// its type in its own declaration (settingsKind.typeName).
 type typeName string
 
 const (
-	typeAuthIntegration        typeName = "neon_auth_integration"
-	typeAuthIntegrations       typeName = "neon_auth_integrations"
-	typeAuthSDKKeys            typeName = "neon_auth_sdk_keys"
-	typeAuthOwnershipTransfer  typeName = "neon_auth_ownership_transfer"
-	typeAuthOAuthProvider      typeName = "neon_auth_oauth_provider"
-	typeAuthOAuthProviders     typeName = "neon_auth_oauth_providers"
-	typeAuthDomain             typeName = "neon_auth_domain"
-	typeAuthDomains            typeName = "neon_auth_domains"
-	typeAuthEmailServer        typeName = "neon_auth_email_server"
-	typeAuthUser               typeName = "neon_auth_user"
-	typeAuthEmailAndPassword   typeName = "neon_auth_email_and_password"
-	typeAuthOrganizationPlugin typeName = "neon_auth_organization_plugin"
-	typeAuthMagicLinkPlugin    typeName = "neon_auth_magic_link_plugin"
-	typeAuthPhoneNumberPlugin  typeName = "neon_auth_phone_number_plugin"
-	typeAuthWebhooks           typeName = "neon_auth_webhooks"
-	typeProjects               typeName = "neon_projects"
-	typeAuthSendTestEmail      typeName = "neon_auth_send_test_email"
+	typeAuthIntegration       typeName = "neon_auth_integration"
+	typeAuthIntegrations      typeName = "neon_auth_integrations"
+	typeAuthSDKKeys           typeName = "neon_auth_sdk_keys"
+	typeAuthOwnershipTransfer typeName = "neon_auth_ownership_transfer"
+	typeAuthOAuthProvider     typeName = "neon_auth_oauth_provider"
+	typeAuthOAuthProviders    typeName = "neon_auth_oauth_providers"
+	typeAuthDomain            typeName = "neon_auth_domain"
+	typeAuthDomains           typeName = "neon_auth_domains"
+	typeAuthEmailServer       typeName = "neon_auth_email_server"
+	typeAuthUser              typeName = "neon_auth_user"
+	typeProjects              typeName = "neon_projects"
+	typeAuthSendTestEmail     typeName = "neon_auth_send_test_email"
 )
 
 // titleWords are the words of type names that are not simply capitalized in

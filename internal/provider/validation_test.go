@@ -65,7 +65,7 @@ func badInputs(env *accEnv) []badInput {
 		{"provider: retry_timeout too short", providerBlock(keyAndURL + `  retry_timeout = "10ms"`), "retry_timeout", `got "10ms"`, false},
 
 		// neon_auth_integration.
-		{"integration: unknown auth_provider", res("neon_auth_integration", pid+`  auth_provider = "auth0"`), "auth_provider", `value must be one of: ["stack" "better_auth" "mock"], got: "auth0"`, false},
+		{"integration: unknown auth_provider", res("neon_auth_integration", pid+`  auth_provider = "auth0"`), "auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "auth0"`, false},
 		{"integration: empty project_id", res("neon_auth_integration", `  project_id = ""`), "project_id", "must be a Neon project id", false},
 		{"integration: malformed project_id", res("neon_auth_integration", `  project_id = "Not A Project!"`), "project_id", "must be a Neon project id", false},
 		{"integration: empty branch_id", res("neon_auth_integration", pid+`  branch_id = ""`), "branch_id", "Attribute branch_id string length must be at least 1, got: 0", false},
@@ -78,7 +78,7 @@ func badInputs(env *accEnv) []badInput {
 
 		// neon_auth_sdk_keys.
 		{"sdk keys: malformed project_id", res("neon_auth_sdk_keys", `  project_id = "p_1"`), "project_id", "must be a Neon project id", false},
-		{"sdk keys: unknown auth_provider", res("neon_auth_sdk_keys", pid+`  auth_provider = "clerk"`), "auth_provider", `value must be one of: ["stack" "better_auth" "mock"], got: "clerk"`, false},
+		{"sdk keys: unknown auth_provider", res("neon_auth_sdk_keys", pid+`  auth_provider = "clerk"`), "auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "clerk"`, false},
 		{"sdk keys: a Better Auth integration", res("neon_auth_sdk_keys", pid+`  auth_provider = "better_auth"`), "auth_provider", "Better Auth integrations have no SDK keys", false},
 
 		// neon_auth_oauth_provider.
@@ -119,7 +119,7 @@ func badInputs(env *accEnv) []badInput {
 		{"user: empty roles", user("  email = \"ann@example.com\"\n  roles = []"), "roles", "list must contain at least 1 elements", false},
 
 		// neon_auth_ownership_transfer.
-		{"transfer: unknown auth_provider", res("neon_auth_ownership_transfer", pid+`  auth_provider = "okta"`), "auth_provider", `value must be one of: ["stack" "better_auth" "mock"], got: "okta"`, false},
+		{"transfer: unknown auth_provider", res("neon_auth_ownership_transfer", pid+`  auth_provider = "okta"`), "auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "okta"`, false},
 		{"transfer: a Better Auth integration", res("neon_auth_ownership_transfer", pid+`  auth_provider = "better_auth"`), "auth_provider", "no managed project to transfer", false},
 		{"transfer: empty project_id", res("neon_auth_ownership_transfer", `  project_id = ""`), "project_id", "must be a Neon project id", false},
 

@@ -34,11 +34,20 @@ func writeOnlyString(ctx context.Context, cfg attributeGetter, p path.Path, diag
 }
 
 // optionalString is null for the API's empty string.
-func optionalString(s string) types.String {
+func optionalString[S ~string](s S) types.String {
 	if s == "" {
 		return types.StringNull()
 	}
-	return types.StringValue(s)
+	return types.StringValue(string(s))
+}
+
+// optionalField is null for an optional field the API left out or sent
+// empty.
+func optionalField[S ~string](p *S) types.String {
+	if p == nil {
+		return types.StringNull()
+	}
+	return optionalString(*p)
 }
 
 // knownString is the value of a known string, "" for null or unknown.

@@ -1720,6 +1720,9 @@ type ProjectListItem struct {
 	// ID The project ID
 	ID string `json:"id"`
 
+	// Locked Whether the project is locked.
+	Locked *bool `json:"locked,omitempty"`
+
 	// MaintenanceStartsAt A timestamp indicating when project maintenance begins. If set, the project is placed into maintenance mode at this time.
 	MaintenanceStartsAt *time.Time `json:"maintenance_starts_at,omitempty"`
 
