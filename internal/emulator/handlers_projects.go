@@ -81,11 +81,11 @@ func (e *Emulator) listProjects(c *call) error {
 	// The emulator has no applications or integrations (Vercel, GitHub,
 	// ...) on any project: both maps are empty.
 	resp := struct {
-		Projects []Project `json:"projects"` // ProjectsResponse's, with locked
+		neonapi.ProjectsResponse
 		neonapi.PaginationResponse
 		neonapi.ProjectsApplicationsMapResponse
 		neonapi.ProjectsIntegrationsMapResponse
-	}{Projects: page}
+	}{ProjectsResponse: neonapi.ProjectsResponse{Projects: page}}
 	resp.Applications = map[string][]neonapi.ApplicationType{}
 	resp.Integrations = map[string][]neonapi.ApplicationType{}
 	if len(page) > 0 {
@@ -322,7 +322,7 @@ const historyRetention = 24 * 60 * 60
 // consumption of the current period (always none).
 func projectDetailOf(p Project) neonapi.Project {
 	var d neonapi.Project
-	if err := convertShape(p.ProjectListItem, &d); err != nil {
+	if err := convertShape(p, &d); err != nil {
 		panic(fmt.Sprintf("emulator: project %s: %v", p.ID, err))
 	}
 	t := now()

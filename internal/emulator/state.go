@@ -41,12 +41,8 @@ const (
 // Project is a database project as the emulator holds it and GET /projects
 // lists it: the reference's ProjectListItem, whose settings and
 // default_endpoint_settings are held as given (over the platform's defaults
-// for settings), and locked, which the live service sends and the
-// provider's projects data source reads but the reference does not define.
-type Project struct {
-	neonapi.ProjectListItem
-	Locked bool `json:"locked"`
-}
+// for settings).
+type Project = neonapi.ProjectListItem
 
 // Branch is a branch of a project with its databases and roles.
 type Branch struct {
@@ -225,7 +221,7 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 	}
 	p := &projectState{
 		Seq: seq,
-		Project: Project{ProjectListItem: neonapi.ProjectListItem{
+		Project: Project{
 			ID:                          id,
 			PlatformID:                  "aws",
 			RegionID:                    defaultRegion,
@@ -243,7 +239,8 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 			OrgID:                       new(s.OrgID),
 			HistoryRetentionSeconds:     new(int32(historyRetention)),
 			Settings:                    defaultProjectSettings(),
-		}},
+			Locked:                      new(false),
+		},
 	}
 	s.Projects = append(s.Projects, p)
 	seqB := s.next()
