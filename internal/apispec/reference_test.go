@@ -75,7 +75,8 @@ func TestTheGeneratedTypesCoverEveryServedOperation(t *testing.T) {
 }
 
 // servedOperations are the operation ids of the routes router.go declares
-// with rt.handle, sorted.
+// with rt.handle, and of the settings routes it derives from
+// betterauth.Settings, sorted.
 func servedOperations(t *testing.T, paths map[string]*openapi3.PathItem, router string) []string {
 	t.Helper()
 	consts := map[string]string{}
@@ -99,6 +100,24 @@ func servedOperations(t *testing.T, paths map[string]*openapi3.PathItem, router 
 			continue
 		}
 		ops = append(ops, item.GetOperation(strings.ToUpper(m[1])).OperationID)
+	}
+	// The settings routes router.go derives from betterauth.Settings
+	// (rt.handleSettings): GET where a setting is read, and its write.
+	if strings.Contains(router, "rt.handleSettings()") {
+		for _, s := range betterauth.Settings {
+			methods := []string{s.Write}
+			if s.Read {
+				methods = append(methods, http.MethodGet)
+			}
+			for _, method := range methods {
+				path := branchAuth + s.Path
+				if item := paths[path]; item != nil && item.GetOperation(method) != nil {
+					ops = append(ops, item.GetOperation(method).OperationID)
+				} else {
+					t.Errorf("the emulator serves %s %s (setting %s), which the reference does not have", method, path, s.Name)
+				}
+			}
+		}
 	}
 	if len(ops) < 60 {
 		t.Fatalf("found %d routes in router.go; the pattern no longer matches how routes are declared", len(ops))

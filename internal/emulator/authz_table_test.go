@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Authorization, specified as a table: every API route the router serves,
@@ -97,7 +100,7 @@ func authzRoutes() map[string]authzRoute {
 	}
 	fixed := func(body any) func(string) any { return func(string) any { return body } }
 
-	return map[string]authzRoute{
+	rows := map[string]authzRoute{
 		// Projects and branches.
 		"GET /projects": {scope: scopeAnyKey, request: path("GET", "/projects")},
 		"POST /projects": {scope: scopeAccount, request: withBody("POST", "/projects",
@@ -228,24 +231,18 @@ func authzRoutes() map[string]authzRoute {
 		"PATCH /projects/{project_id}/branches/{branch_id}/auth/config": {scope: scopeProject, request: withBody("PATCH",
 			"/projects/{p}/branches/{branch}/auth/config", fixed(map[string]any{"name": "renamed"}))},
 
-		// The Better Auth configuration surface.
-		"GET /projects/{project_id}/branches/{branch_id}/auth/email_and_password": {scope: scopeProject,
-			request: path("GET", "/projects/{p}/branches/{branch}/auth/email_and_password")},
-		"PATCH /projects/{project_id}/branches/{branch_id}/auth/email_and_password": {scope: scopeProject, request: withBody("PATCH",
-			"/projects/{p}/branches/{branch}/auth/email_and_password", fixed(map[string]any{"require_email_verification": true}))},
 		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins")},
-		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/organization": {scope: scopeProject, request: withBody("PATCH",
-			"/projects/{p}/branches/{branch}/auth/plugins/organization", fixed(map[string]any{"membership_limit": 5}))},
-		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/magic-link": {scope: scopeProject, request: withBody("PATCH",
-			"/projects/{p}/branches/{branch}/auth/plugins/magic-link", fixed(map[string]any{"enabled": true}))},
-		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins/phone-number": {scope: scopeProject,
-			request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins/phone-number")},
-		"PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/phone-number": {scope: scopeProject, request: withBody("PATCH",
-			"/projects/{p}/branches/{branch}/auth/plugins/phone-number", fixed(map[string]any{"enabled": true}))},
-		"GET /projects/{project_id}/branches/{branch_id}/auth/webhooks": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/webhooks")},
-		"PUT /projects/{project_id}/branches/{branch_id}/auth/webhooks": {scope: scopeProject, request: withBody("PUT",
-			"/projects/{p}/branches/{branch}/auth/webhooks", fixed(map[string]any{"enabled": true, "webhook_url": "https://hooks.example.com"}))},
 	}
+	// The Better Auth settings: each one's example write (settingSpecs).
+	for _, st := range betterauth.Settings {
+		route := branchAuthRoutes + "/" + st.Path
+		at := "/projects/{p}/branches/{branch}/auth/" + st.Path
+		if st.Read {
+			rows["GET "+route] = authzRoute{scope: scopeProject, request: path("GET", at)}
+		}
+		rows[st.Write+" "+route] = authzRoute{scope: scopeProject, request: withBody(st.Write, at, fixed(settingSpecs[st.Name].example))}
+	}
+	return rows
 }
 
 // specEndpoints are the 17 endpoints of internal/apispec/auth-api.md, plus
@@ -441,7 +438,7 @@ func classify(r *response) authzOutcome {
 
 // errorMessage is the message of an error body, "" when there is none.
 func errorMessage(r *response) string {
-	var eb errorBody
+	var eb neonapi.GeneralError
 	if json.Unmarshal(r.Body, &eb) != nil {
 		return ""
 	}
@@ -657,7 +654,7 @@ func TestAuthzProjectScopedKeyListsOnlyItsOwnProject(t *testing.T) {
 	all := list("")
 	onlyOwn("GET /projects", all)
 	onlyOwn("GET /projects?limit=400", list("?limit=400"))
-	onlyOwn("filtered by its organization", list("?org_id="+all.Projects[0].OrgID))
+	onlyOwn("filtered by its organization", list("?org_id="+*all.Projects[0].OrgID))
 
 	t.Run("paging with limit=1 never reaches another project", func(t *testing.T) {
 		first := list("?limit=1")

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The Neon Auth of a branch in the emulator's state: its integration, Better
@@ -28,90 +30,35 @@ type BranchAuth struct {
 }
 
 // Settings is the Better Auth configuration surface of a branch's Neon Auth
-// (every integration has it, whatever its provider). The JSON form of each
-// part is its API body.
+// (every integration has it, whatever its provider): one field per setting
+// of internal/apispec/betterauth, of the type the API reference gives it,
+// under the setting's name. It is the one place the emulator names a
+// setting; everything else works from betterauth.Settings (settings.go).
 type Settings struct {
-	EmailAndPassword EmailAndPassword   `json:"email_and_password"`
-	Organization     OrganizationPlugin `json:"organization"`
-	MagicLink        MagicLinkPlugin    `json:"magic_link"`
-	PhoneNumber      PhoneNumberPlugin  `json:"phone_number"`
-	Webhooks         Webhooks           `json:"webhooks"`
+	EmailAndPassword neonapi.NeonAuthEmailAndPasswordConfig `json:"email_and_password"`
+	Organization     neonapi.NeonAuthOrganizationConfig     `json:"organization"`
+	MagicLink        neonapi.NeonAuthMagicLinkConfig        `json:"magic_link"`
+	PhoneNumber      neonapi.NeonAuthPhoneNumberConfig      `json:"phone_number"`
+	Webhooks         neonapi.NeonAuthWebhookConfig          `json:"webhooks"`
 }
 
-// EmailAndPassword is NeonAuthEmailAndPasswordConfig.
-type EmailAndPassword struct {
-	Enabled                       bool   `json:"enabled"`
-	EmailVerificationMethod       string `json:"email_verification_method"` // "link" or "otp"
-	RequireEmailVerification      bool   `json:"require_email_verification"`
-	AutoSignInAfterVerification   bool   `json:"auto_sign_in_after_verification"`
-	SendVerificationEmailOnSignUp bool   `json:"send_verification_email_on_sign_up"`
-	SendVerificationEmailOnSignIn bool   `json:"send_verification_email_on_sign_in"`
-	DisableSignUp                 bool   `json:"disable_sign_up"`
-}
-
-// OrganizationPlugin is NeonAuthOrganizationConfig.
-type OrganizationPlugin struct {
-	Enabled             bool   `json:"enabled"`
-	OrganizationLimit   int    `json:"organization_limit"`
-	MembershipLimit     int    `json:"membership_limit"`
-	CreatorRole         string `json:"creator_role"` // "admin" or "owner"
-	SendInvitationEmail bool   `json:"send_invitation_email"`
-}
-
-// MagicLinkPlugin is NeonAuthMagicLinkConfig.
-type MagicLinkPlugin struct {
-	Enabled       bool `json:"enabled"`
-	ExpiresIn     int  `json:"expires_in"` // minutes, 5 to 1440
-	DisableSignUp bool `json:"disable_sign_up"`
-}
-
-// PhoneNumberPlugin is NeonAuthPhoneNumberConfig (allowed_attempts was
-// dropped in June 2026; a state file that still has it loads without it).
-type PhoneNumberPlugin struct {
-	Enabled      bool `json:"enabled"`
-	OTPExpiresIn int  `json:"otp_expires_in"` // seconds, 60 to 600
-}
-
-// Webhooks is NeonAuthWebhookConfig.
-type Webhooks struct {
-	Enabled        bool     `json:"enabled"`
-	WebhookURL     string   `json:"webhook_url,omitempty"`
-	EnabledEvents  []string `json:"enabled_events"`
-	TimeoutSeconds int      `json:"timeout_seconds"` // 1 to 10
-}
-
-// defaultSettings are the settings of a new integration. The plugins take
-// the defaults of internal/apispec/neon-api-v2-2026-07-13.openapi.json.
-// The spec gives none for email and password, nor for webhooks never
+// emulatorSettingChoices are the emulator's defaults where the API
+// reference gives none (defaultSettings puts the reference's over them).
+// The reference gives none for email and password, nor for webhooks never
 // configured; the emulator's: sign-up and sign-in with email and password
 // work at once, without verification (no mail needs to be delivered for a
-// first user), verification by one-time code once required; no webhooks.
-func defaultSettings() Settings {
+// first user), verification by one-time code once required; no webhooks
+// (disabled, no URL, no events).
+func emulatorSettingChoices() Settings {
 	return Settings{
-		EmailAndPassword: EmailAndPassword{
+		EmailAndPassword: neonapi.NeonAuthEmailAndPasswordConfig{
 			Enabled:                     true,
-			EmailVerificationMethod:     "otp",
+			EmailVerificationMethod:     neonapi.NeonAuthEmailVerificationMethodOTP,
 			AutoSignInAfterVerification: true,
 		},
-		Organization: OrganizationPlugin{Enabled: true, OrganizationLimit: 10, MembershipLimit: 100, CreatorRole: "owner"},
-		MagicLink:    MagicLinkPlugin{ExpiresIn: 5},
-		PhoneNumber:  defaultPhoneNumber(),
-		Webhooks:     defaultWebhooks(),
+		Webhooks: neonapi.NeonAuthWebhookConfig{EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{}},
 	}
 }
-
-func defaultPhoneNumber() PhoneNumberPlugin {
-	return PhoneNumberPlugin{OTPExpiresIn: 300}
-}
-
-func defaultWebhooks() Webhooks {
-	return Webhooks{EnabledEvents: []string{}, TimeoutSeconds: 5}
-}
-
-// authProviders are the values of NeonAuthSupportedAuthProvider in
-// internal/apispec/neon-api-v2-2026-07-13.openapi.json (stack_v2 was removed
-// in June 2026). stack is deprecated; mock is for testing only.
-var authProviders = []string{authProviderMock, authProviderStack, authProviderBetterAuth}
 
 // hostedByNeon reports whether the provider runs inside Neon (Better Auth):
 // no SDK keys, no provider project to transfer.
@@ -196,7 +143,7 @@ func (a *BranchAuth) clone() BranchAuth {
 		u.Roles = slices.Clone(u.Roles)
 		c.Users[i] = u
 	}
-	c.Webhooks.EnabledEvents = slices.Clone(a.Webhooks.EnabledEvents)
+	c.Settings = a.Settings.clone()
 	c.TestEmails = slices.Clone(a.TestEmails)
 	return c
 }
@@ -237,7 +184,8 @@ func (a *BranchAuth) inheritedBy(p *projectState, child *branchState, at time.Ti
 	return &c
 }
 
-// normalize gives nil lists their empty value, so that lists answer [].
+// normalize gives nil lists their empty value, so that lists answer [], and
+// a setting's unset fields their defaults.
 func (a *BranchAuth) normalize() {
 	if a.OAuthProviders == nil {
 		a.OAuthProviders = []OAuthProvider{}
@@ -248,13 +196,17 @@ func (a *BranchAuth) normalize() {
 	if a.Users == nil {
 		a.Users = []UserRow{}
 	}
-	if a.Webhooks.EnabledEvents == nil {
-		a.Webhooks.EnabledEvents = []string{}
-	}
+	a.Settings = a.normalized()
 }
 
 func (a *BranchAuth) oauthProvider(id string) int {
 	return slices.IndexFunc(a.OAuthProviders, func(p OAuthProvider) bool { return p.ID == id })
+}
+
+// addDomain trusts a domain, in canonical form, for the integration's
+// auth provider.
+func (a *BranchAuth) addDomain(canonical string) {
+	a.Domains = append(a.Domains, Domain{Domain: canonical, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider)})
 }
 
 func (a *BranchAuth) domainIndex(canonical string) int {

@@ -1,12 +1,17 @@
 package emulator
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // branchAuthPath is the branch-scoped Neon Auth path of a branch.
@@ -50,17 +55,13 @@ func TestBothFamiliesServeTheProductionBranchsNeonAuth(t *testing.T) {
 			"type": "standard", "host": "smtp.example.com", "port": 587, "username": "u",
 			"password": "pw", "sender_email": "a@example.com", "sender_name": "A",
 		}), http.StatusOK)
-		if got := strings.TrimSpace(string(v.do("GET", legacy+"/domains", nil).Body)); got != `{"domains":[]}` {
-			t.Errorf("domains = %s", got)
-		}
+		wantJSON(t, "domains", v.do("GET", legacy+"/domains", nil).Body, `{"domains":[]}`)
 		if got, _ := v.e.EmailServer(v.project); got.Host != "smtp.example.com" || got.Password != "pw" {
 			t.Errorf("email server = %+v", got)
 		}
 		r := v.do("DELETE", branch, nil)
 		wantStatus(t, r, http.StatusOK)
-		if got := strings.TrimSpace(string(v.do("GET", legacy+"/integrations", nil).Body)); got != `{"data":[]}` {
-			t.Errorf("integrations after disabling on the branch = %s", got)
-		}
+		wantJSON(t, "integrations after disabling on the branch", v.do("GET", legacy+"/integrations", nil).Body, `{"data":[]}`)
 	})
 }
 
@@ -143,9 +144,7 @@ func TestOAuthProvidersOnABranch(t *testing.T) {
 
 	r := v.do("POST", base, map[string]any{"id": "microsoft", "client_id": "cid", "client_secret": "cs", "microsoft_tenant_id": "tenant-1"})
 	wantStatus(t, r, http.StatusOK)
-	if got := strings.TrimSpace(string(r.Body)); got != `{"id":"microsoft","type":"standard","client_id":"cid","client_secret":"cs"}` {
-		t.Errorf("add response = %s (the tenant id is never returned)", got)
-	}
+	wantJSON(t, "add response (the tenant id is never returned)", r.Body, `{"id":"microsoft","type":"standard","client_id":"cid","client_secret":"cs"}`)
 	wantStatus(t, v.do("POST", base, map[string]any{"id": "vercel"}), http.StatusOK)
 	wantError(t, v.do("POST", base, map[string]any{"id": "google", "microsoft_tenant_id": "t"}), http.StatusBadRequest, "microsoft_tenant_id: is only for the microsoft provider")
 	wantError(t, v.do("POST", base, map[string]any{"id": "facebook"}), http.StatusBadRequest, "id: ")
@@ -160,15 +159,11 @@ func TestOAuthProvidersOnABranch(t *testing.T) {
 		t.Errorf("stored providers = %+v", a.OAuthProviders)
 	}
 	// The branch-scoped list can carry a standard provider's credentials.
-	if got := strings.TrimSpace(string(v.do("GET", base, nil).Body)); got != `{"providers":[{"id":"microsoft","type":"standard","client_id":"cid","client_secret":"cs"},{"id":"vercel","type":"shared"}]}` {
-		t.Errorf("list = %s", got)
-	}
+	wantJSON(t, "list", v.do("GET", base, nil).Body, `{"providers":[{"id":"microsoft","type":"standard","client_id":"cid","client_secret":"cs"},{"id":"vercel","type":"shared"}]}`)
 	// A re-add of the same settings answers 200; other settings 409.
 	r = v.do("POST", base, map[string]any{"id": "vercel"})
 	wantStatus(t, r, http.StatusOK)
-	if got := strings.TrimSpace(string(r.Body)); got != `{"id":"vercel","type":"shared"}` {
-		t.Errorf("re-add = %s", got)
-	}
+	wantJSON(t, "re-add", r.Body, `{"id":"vercel","type":"shared"}`)
 	wantError(t, v.do("POST", base, map[string]any{"id": "vercel", "client_id": "c", "client_secret": "s"}), http.StatusConflict, "OAuth provider vercel already exists")
 	r = v.do("DELETE", base+"/vercel", nil)
 	wantStatus(t, r, http.StatusOK)
@@ -205,9 +200,7 @@ func TestEmailProviderOnABranch(t *testing.T) {
 	wantError(t, v.do("GET", path, nil), http.StatusNotFound, "no email provider is configured")
 	r := v.do("PATCH", path, map[string]any{"type": "shared", "sender_email": "noreply@example.com", "sender_name": "Example"})
 	wantStatus(t, r, http.StatusOK)
-	if got := strings.TrimSpace(string(r.Body)); got != `{"type":"shared","sender_email":"noreply@example.com","sender_name":"Example"}` {
-		t.Errorf("shared with sender = %s", got)
-	}
+	wantJSON(t, "shared with sender", r.Body, `{"type":"shared","sender_email":"noreply@example.com","sender_name":"Example"}`)
 	// From shared, a standard configuration needs all six fields.
 	wantError(t, v.do("PATCH", path, map[string]any{"type": "standard", "host": "smtp.example.com"}), http.StatusBadRequest, "port: is required")
 	r = v.do("PATCH", path, map[string]any{
@@ -306,26 +299,21 @@ func TestAllowLocalhostAndName(t *testing.T) {
 	v.enableOn(v.branch, "better_auth")
 	base := v.branchAuthPath(v.branch)
 
-	if got := strings.TrimSpace(string(v.do("GET", base+"/allow_localhost", nil).Body)); got != `{"allow_localhost":true}` {
-		t.Errorf("default = %s", got)
-	}
+	wantJSON(t, "default", v.do("GET", base+"/allow_localhost", nil).Body, `{"allow_localhost":true}`)
 	r := v.do("PATCH", base+"/allow_localhost", map[string]any{"allow_localhost": false})
 	wantStatus(t, r, http.StatusOK)
-	if got := strings.TrimSpace(string(r.Body)); got != `{"allow_localhost":false}` {
-		t.Errorf("update = %s", got)
-	}
+	wantJSON(t, "update", r.Body, `{"allow_localhost":false}`)
 	wantError(t, v.do("PATCH", base+"/allow_localhost", map[string]any{}), http.StatusBadRequest, "allow_localhost: is required")
 	wantError(t, v.do("PATCH", base+"/allow_localhost", map[string]any{"allow_localhost": "no"}), http.StatusBadRequest, "allow_localhost: must be a boolean")
 
 	r = v.do("PATCH", base+"/config", map[string]any{"name": "Storefront auth"})
 	wantStatus(t, r, http.StatusOK)
-	if got := strings.TrimSpace(string(r.Body)); got != `{"name":"Storefront auth"}` {
-		t.Errorf("config = %s", got)
-	}
+	wantJSON(t, "config", r.Body, `{"name":"Storefront auth"}`)
 	if got := v.do("GET", base, nil).JSON()["name"]; got != "Storefront auth" {
 		t.Errorf("name = %v", got)
 	}
-	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": ""}), http.StatusBadRequest, "name: is required")
+	wantError(t, v.do("PATCH", base+"/config", map[string]any{}), http.StatusBadRequest, "name: is required")
+	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": ""}), http.StatusBadRequest, "name: must be 1 to 256 characters")
 	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": strings.Repeat("n", 257)}), http.StatusBadRequest, "name: must be 1 to 256 characters")
 }
 
@@ -344,24 +332,27 @@ func TestBranchAuthGoAPI(t *testing.T) {
 		}
 		a.Users[0].Email = "changed@example.com"
 		a.EmailProvider.Type = "changed"
-		a.Webhooks.EnabledEvents = append(a.Webhooks.EnabledEvents, "user.created")
+		for _, st := range betterauth.Settings { // through the pointers the values hold
+			example, _ := json.Marshal(specOf(t, st).example)
+			if err := json.Unmarshal(example, a.setting(st).Addr().Interface()); err != nil {
+				t.Fatal(err)
+			}
+		}
 		b, _ := v.e.BranchAuth(v.project, "")
-		if b.Users[0].Email != "a@example.com" || b.EmailProvider.Type != "shared" || len(b.Webhooks.EnabledEvents) != 0 {
+		if b.Users[0].Email != "a@example.com" || b.EmailProvider.Type != "shared" || !reflect.DeepEqual(b.Settings, defaultSettings()) {
 			t.Errorf("changing a copy changed the state: %+v", b)
 		}
 	})
 	t.Run("MutateBranchAuth is drift seen by the API", func(t *testing.T) {
 		err := v.e.MutateBranchAuth(v.project, v.branch, func(a *BranchAuth) {
-			a.Domains = append(a.Domains, Domain{Domain: "https://drift.example.com", AuthProvider: a.AuthProvider})
+			a.Domains = append(a.Domains, Domain{Domain: "https://drift.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider)})
 			a.AllowLocalhost = false
 			a.BranchID = "br-elsewhere" // ignored: the state stays on its branch
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.TrimSpace(string(v.do("GET", v.branchAuthPath(v.branch)+"/domains", nil).Body)); got != `{"domains":[{"domain":"https://drift.example.com","auth_provider":"stack"}]}` {
-			t.Errorf("domains = %s", got)
-		}
+		wantJSON(t, "domains", v.do("GET", v.branchAuthPath(v.branch)+"/domains", nil).Body, `{"domains":[{"domain":"https://drift.example.com","auth_provider":"stack"}]}`)
 		if got := v.do("GET", v.branchAuthPath(v.branch), nil).JSON()["branch_id"]; got != v.branch {
 			t.Errorf("branch_id = %v", got)
 		}
@@ -424,9 +415,7 @@ func TestTestEmails(t *testing.T) {
 		"username": "u", "password": "smtp-secret", "sender_email": "a@example.com", "sender_name": "A"}), http.StatusOK)
 	r := v.do("POST", test, to)
 	wantStatus(t, r, http.StatusOK)
-	if got := strings.TrimSpace(string(r.Body)); got != `{"success":true}` {
-		t.Errorf("test answered %s", got)
-	}
+	wantJSON(t, "test answer", r.Body, `{"success":true}`)
 
 	legacy := map[string]any{"host": "smtp.other.example", "port": 587, "username": "v", "password": "other-secret",
 		"sender_email": "b@example.com", "sender_name": "B", "recipient_email": "dev@example.com"}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 )
 
 // Neon Auth branches with the database: a branch created from a parent with
@@ -38,21 +40,41 @@ func (v *env) configureEverything(branch string) {
 		{"POST", "/oauth_providers", map[string]any{"id": "github"}},
 		{"PATCH", "/email_provider", map[string]any{"type": "standard", "host": "smtp.example.com", "port": 465, "username": "mailer",
 			"password": "smtp-secret", "sender_email": "auth@example.com", "sender_name": "Acme"}},
-		{"PATCH", "/email_and_password", map[string]any{"require_email_verification": true}},
-		{"PATCH", "/plugins/organization", map[string]any{"organization_limit": 3}},
-		{"PATCH", "/plugins/magic-link", map[string]any{"enabled": true, "expires_in": 30}},
-		{"PATCH", "/plugins/phone-number", map[string]any{"enabled": true}},
-		{"PUT", "/webhooks", map[string]any{"enabled": true, "webhook_url": "https://app.example.com/hooks", "enabled_events": []string{"user.created"}}},
 	} {
 		r := v.do(w.method, base+w.path, w.body)
 		if r.Status >= 300 {
 			v.t.Fatalf("%s %s = %d %s", w.method, w.path, r.Status, r.Body)
 		}
 	}
+	v.writeEverySetting(branch, func(s settingSpec) any { return s.example })
 	r := v.do("POST", base+"/users", map[string]any{"email": "ada@example.com", "name": "Ada"})
 	wantStatus(v.t, r, http.StatusCreated)
 	wantStatus(v.t, v.do("PUT", base+"/users/"+digString(v.t, r.JSON(), "id")+"/role", map[string]any{"roles": []string{"admin"}}), http.StatusOK)
 	wantStatus(v.t, v.do("POST", base+"/email_provider/test", map[string]any{"recipient_email": "ops@example.com"}), http.StatusOK)
+}
+
+// writeEverySetting writes each Better Auth setting of a branch with the
+// body pick takes from its spec.
+func (v *env) writeEverySetting(branch string, pick func(settingSpec) any) {
+	v.t.Helper()
+	for _, st := range betterauth.Settings {
+		r := v.do(st.Write, v.settingPath(branch, st), pick(specOf(v.t, st)))
+		if r.Status >= 300 {
+			v.t.Fatalf("%s %s = %d %s", st.Write, st.Path, r.Status, r.Body)
+		}
+	}
+}
+
+// lastChange is the last successful write of a spec's steps: a change from
+// its example.
+func lastChange(s settingSpec) any {
+	var body any
+	for _, step := range s.steps {
+		if step.error == "" {
+			body = step.body
+		}
+	}
+	return body
 }
 
 // authJSON is a branch's whole Neon Auth as stored, for byte-for-byte
@@ -100,7 +122,7 @@ func TestANewBranchStartsWithACopyOfItsParentsBetterAuth(t *testing.T) {
 	if child.Name != "Acme" || child.AllowLocalhost || domainsOf(child) != "https://app.example.com" ||
 		child.OAuthProviders[0].ClientSecret != "prod-secret" || child.EmailProvider.Password != "smtp-secret" ||
 		len(child.Users) != 1 || child.Users[0].ID != parent.Users[0].ID || !slices.Equal(child.Users[0].Roles, []string{"admin"}) ||
-		!child.Webhooks.Enabled || child.Webhooks.WebhookURL != "https://app.example.com/hooks" || child.Organization.OrganizationLimit != 3 {
+		reflect.DeepEqual(child.Settings, defaultSettings()) {
 		t.Errorf("child Neon Auth = %+v; want every part copied", child)
 	}
 
@@ -128,7 +150,7 @@ func TestTheCopiesAreIndependentInBothDirections(t *testing.T) {
 		wantStatus(t, v.do("POST", base+"/domains", map[string]any{"domain": "https://pr-1.example.com", "auth_provider": "better_auth"}), http.StatusCreated)
 		wantStatus(t, v.do("DELETE", base+"/oauth_providers/github", nil), http.StatusOK)
 		wantStatus(t, v.do("PATCH", base+"/oauth_providers/google", map[string]any{"client_id": "pr-cid", "client_secret": "pr-secret"}), http.StatusOK)
-		wantStatus(t, v.do("PUT", base+"/webhooks", map[string]any{"enabled": false}), http.StatusOK)
+		v.writeEverySetting(preview, lastChange)
 		wantStatus(t, v.do("PATCH", base+"/config", map[string]any{"name": "Acme preview"}), http.StatusOK)
 		wantStatus(t, v.do("POST", base+"/users", map[string]any{"email": "tester@example.com"}), http.StatusCreated)
 		if got := v.authJSON(v.branch); got != parentBefore {
@@ -142,7 +164,7 @@ func TestTheCopiesAreIndependentInBothDirections(t *testing.T) {
 		childNow := v.authJSON(preview)
 		base := v.branchAuthPath(v.branch)
 		wantStatus(t, v.do("POST", base+"/domains", map[string]any{"domain": "https://admin.example.com", "auth_provider": "better_auth"}), http.StatusCreated)
-		wantStatus(t, v.do("PATCH", base+"/plugins/organization", map[string]any{"organization_limit": 7}), http.StatusOK)
+		v.writeEverySetting(v.branch, lastChange)
 		wantStatus(t, v.do("POST", base+"/users", map[string]any{"email": "bob@example.com"}), http.StatusCreated)
 		if got := v.authJSON(preview); got != childNow {
 			t.Errorf("the child changed:\nbefore %s\nafter  %s", childNow, got)

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"strings"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The computes, roles and databases of branches as the state holds them: how
@@ -14,8 +16,8 @@ import (
 // they follow.
 
 const (
-	endpointReadWrite = "read_write"
-	endpointReadOnly  = "read_only"
+	endpointReadWrite = string(neonapi.EndpointTypeReadWrite)
+	endpointReadOnly  = string(neonapi.EndpointTypeReadOnly)
 
 	defaultRegion = "aws-us-east-2"
 
@@ -42,8 +44,8 @@ func platformOf(region string) string {
 
 // defaultProjectSettings are the settings of a new project: no IP allow
 // list, nothing blocked, no logical replication, no HIPAA.
-func defaultProjectSettings() json.RawMessage {
-	return json.RawMessage(`{"allowed_ips":{"ips":[],"protected_branches_only":false},"enable_logical_replication":false,` +
+func defaultProjectSettings() *neonapi.ProjectSettingsData {
+	return mustDecode[neonapi.ProjectSettingsData](`{"allowed_ips":{"ips":[],"protected_branches_only":false},"enable_logical_replication":false,` +
 		`"block_public_connections":false,"block_vpc_connections":false,"hipaa":false}`)
 }
 
@@ -91,24 +93,20 @@ type computeSize struct {
 // otherwise: the project's default_endpoint_settings, else the smallest
 // compute with the platform's suspension (0: the default).
 func (p *projectState) computeDefaults() computeSize {
-	var d struct {
-		Min     *float64 `json:"autoscaling_limit_min_cu"`
-		Max     *float64 `json:"autoscaling_limit_max_cu"`
-		Suspend *int64   `json:"suspend_timeout_seconds"`
-	}
-	if len(p.Project.DefaultEndpointSettings) > 0 {
-		_ = json.Unmarshal(p.Project.DefaultEndpointSettings, &d)
+	var d neonapi.DefaultEndpointSettings
+	if p.Project.DefaultEndpointSettings != nil {
+		d = *p.Project.DefaultEndpointSettings
 	}
 	size := computeSize{minCU: minComputeUnits}
-	if d.Min != nil {
-		size.minCU = *d.Min
+	if d.AutoscalingLimitMinCu != nil {
+		size.minCU = computeUnits(*d.AutoscalingLimitMinCu)
 	}
 	size.maxCU = max(size.minCU, minComputeUnits)
-	if d.Max != nil {
-		size.maxCU = *d.Max
+	if d.AutoscalingLimitMaxCu != nil {
+		size.maxCU = computeUnits(*d.AutoscalingLimitMaxCu)
 	}
-	if d.Suspend != nil {
-		size.suspend = *d.Suspend
+	if d.SuspendTimeoutSeconds != nil {
+		size.suspend = *d.SuspendTimeoutSeconds
 	}
 	return size
 }

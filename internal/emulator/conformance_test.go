@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 )
 
 // TestEveryRouteConformsToTheOpenAPIDocument drives every route of the
@@ -176,16 +177,13 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "GET", b+"/allow_localhost", nil, http.StatusOK)
 		step(t, "PATCH", b+"/allow_localhost", map[string]any{"allow_localhost": false}, http.StatusOK)
 		step(t, "PATCH", b+"/config", map[string]any{"name": "Shop auth"}, http.StatusOK)
-		step(t, "GET", b+"/email_and_password", nil, http.StatusOK)
-		step(t, "PATCH", b+"/email_and_password", map[string]any{"require_email_verification": true, "email_verification_method": "link"}, http.StatusOK)
 		step(t, "GET", b+"/plugins", nil, http.StatusOK)
-		step(t, "PATCH", b+"/plugins/organization", map[string]any{"organization_limit": 3, "creator_role": "admin"}, http.StatusOK)
-		step(t, "PATCH", b+"/plugins/magic-link", map[string]any{"enabled": true, "expires_in": 15}, http.StatusOK)
-		step(t, "GET", b+"/plugins/phone-number", nil, http.StatusOK)
-		step(t, "PATCH", b+"/plugins/phone-number", map[string]any{"otp_expires_in": 120}, http.StatusOK)
-		step(t, "GET", b+"/webhooks", nil, http.StatusOK)
-		step(t, "PUT", b+"/webhooks", map[string]any{"enabled": true, "webhook_url": "https://hooks.example.com/neon",
-			"enabled_events": []string{"user.created"}, "timeout_seconds": 3}, http.StatusOK)
+		for _, st := range betterauth.Settings {
+			if st.Read {
+				step(t, "GET", b+"/"+st.Path, nil, http.StatusOK)
+			}
+			step(t, st.Write, b+"/"+st.Path, specOf(t, st).example, http.StatusOK)
+		}
 		step(t, "GET", b+"/plugins", nil, http.StatusOK)
 
 		step(t, "DELETE", b, nil, http.StatusOK)

@@ -11,28 +11,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// Decoding of request bodies: unknown fields refused, and typed accessors that
-// name the field in every error.
+// Reading request bodies: the JSON object itself (size, media type,
+// syntax; docschema.go checks it against the API reference), and the checks
+// the handlers add to what the reference says, each naming the field.
 
 // object is a decoded JSON request body, field by field, so that every
 // validation error can name the field at fault. JSON null counts as absent.
 type object map[string]json.RawMessage
-
-// readBody decodes the request body as a JSON object that may only contain the
-// allowed fields, or the fields the API reference defines for the route's
-// body (a field the document gains is accepted, and ignored, without code).
-// An empty body is an error unless optional is set (then an empty object is
-// returned). The body must be at most 1 MiB and, when not empty, sent with
-// Content-Type application/json.
-func readBody(c *call, optional bool, allowed ...string) (object, error) {
-	data, err := readJSON(c, optional)
-	if err != nil || data == nil {
-		return object{}, err
-	}
-	return parseObject(data, "", append(slices.Clone(allowed), documentFields(c)...))
-}
 
 // readJSON reads the request body: at most 1 MiB, sent as
 // application/json. An empty body is an error unless optional is set (then
@@ -91,169 +80,78 @@ func parseObject(data []byte, prefix string, allowed []string) (object, error) {
 	return o, nil
 }
 
-func (o object) has(name string) bool {
-	_, ok := o[name]
-	return ok
-}
-
-// str returns a string field; present reports whether it was given.
-func (o object) str(name string) (v string, present bool, err error) {
-	raw, ok := o[name]
-	if !ok {
-		return "", false, nil
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", true, invalid(name, "must be a string")
-	}
-	return v, true, nil
-}
-
-// requiredStr returns a string field that must be given and not be empty.
-func (o object) requiredStr(name string) (string, error) {
-	v, present, err := o.str(name)
-	if err != nil {
-		return "", err
-	}
-	if !present || v == "" {
-		return "", invalid(name, "is required")
-	}
-	return v, nil
-}
-
-// integer returns an integer field.
-func (o object) integer(name string) (v int64, present bool, err error) {
-	raw, ok := o[name]
-	if !ok {
-		return 0, false, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return 0, true, invalid(name, "must be an integer")
-	}
-	n, ok := x.(json.Number)
-	if !ok {
-		return 0, true, invalid(name, "must be an integer")
-	}
-	i, err := n.Int64()
-	if err != nil {
-		return 0, true, invalid(name, "must be an integer")
-	}
-	return i, true, nil
-}
-
-func (o object) boolean(name string) (v bool, present bool, err error) {
-	raw, ok := o[name]
-	if !ok {
-		return false, false, nil
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return false, true, invalid(name, "must be a boolean")
-	}
-	return v, true, nil
-}
-
-// array returns the raw elements of an array field.
-func (o object) array(name string) (v []json.RawMessage, present bool, err error) {
-	raw, ok := o[name]
-	if !ok {
-		return nil, false, nil
-	}
-	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
-		return nil, true, invalid(name, "must be an array")
-	}
-	return v, true, nil
-}
-
-// authProvider validates the auth_provider field: required, one of
-// authProviders.
-func (o object) authProvider() (string, error) {
-	v, err := o.requiredStr("auth_provider")
-	if err != nil {
-		return "", err
-	}
-	return v, checkAuthProvider(v)
-}
-
+// checkAuthProvider refuses an auth provider the API does not know (one
+// named in a path, which the reference's schemas do not check).
 func checkAuthProvider(v string) error {
-	if !slices.Contains(authProviders, v) {
-		return invalid("auth_provider", "unsupported auth provider %q; supported: %s", v, strings.Join(authProviders, ", "))
+	if !slices.Contains(neonapi.NeonAuthSupportedAuthProviderValues, neonapi.NeonAuthSupportedAuthProvider(v)) {
+		return invalid("auth_provider", "unsupported auth provider %q; supported: %s", v, authProviderList())
 	}
 	return nil
 }
 
-// strings returns an array field whose elements must be strings, neither
-// empty nor repeated ("<name>[i]: ..." names a bad element).
-func (o object) strings(name string) (v []string, present bool, err error) {
-	items, present, err := o.array(name)
-	if err != nil || !present {
-		return nil, present, err
+// authProviderList is the values of NeonAuthSupportedAuthProvider, in the
+// reference's order, for messages.
+func authProviderList() string {
+	names := make([]string, 0, len(neonapi.NeonAuthSupportedAuthProviderValues))
+	for _, p := range neonapi.NeonAuthSupportedAuthProviderValues {
+		names = append(names, string(p))
 	}
-	v = make([]string, 0, len(items))
-	for i, raw := range items {
-		field := fmt.Sprintf("%s[%d]", name, i)
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, true, invalid(field, "must be a string")
-		}
-		if s == "" {
-			return nil, true, invalid(field, "must not be empty")
-		}
-		if slices.Contains(v, s) {
-			return nil, true, invalid(field, "%q is listed twice", s)
-		}
-		v = append(v, s)
-	}
-	return v, true, nil
+	return strings.Join(names, ", ")
 }
 
-// nonEmptyStr returns an optional string field that must not be empty when given.
-func (o object) nonEmptyStr(name string) (v string, present bool, err error) {
-	v, present, err = o.str(name)
-	if err == nil && present && v == "" {
-		err = invalid(name, "must not be empty")
-	}
-	return v, present, err
-}
-
-// optBool sets *dst when the field is given.
-func (o object) optBool(name string, dst *bool) error {
-	v, present, err := o.boolean(name)
-	if err == nil && present {
-		*dst = v
-	}
-	return err
-}
-
-// optInt sets *dst when the field is given, an integer from lo to hi.
-func (o object) optInt(name string, lo, hi int64, dst *int) error {
-	v, present, err := o.integer(name)
-	if err != nil || !present {
-		return err
-	}
-	if v < lo || v > hi {
-		if hi == maxInt32 {
-			return invalid(name, "must be at least %d", lo)
+// firstError is the first of errs that is not nil: checks of several
+// fields report the first field at fault, in the order given.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
-		return invalid(name, "must be from %d to %d", lo, hi)
 	}
-	*dst = int(v)
 	return nil
 }
 
-// maxInt32 is the upper bound of an int32 field.
-const maxInt32 = 1<<31 - 1
+// notEmpty refuses an optional string field given empty, where the API
+// reference sets no minimum length.
+func notEmpty(field string, v *string) error {
+	if v != nil && *v == "" {
+		return invalid(field, "must not be empty")
+	}
+	return nil
+}
 
-// optEnum sets *dst when the field is given, one of values.
-func (o object) optEnum(name string, values []string, dst *string) error {
-	v, present, err := o.str(name)
-	if err != nil || !present {
-		return err
+// deref is the value of an optional field and whether it was given.
+func deref[T any](v *T) (value T, given bool) {
+	if v == nil {
+		return value, false
 	}
-	if !slices.Contains(values, v) {
-		return invalid(name, "must be one of %s", strings.Join(values, ", "))
+	return *v, true
+}
+
+// distinct refuses a list whose items are empty or repeated ("<field>[i]:"
+// names the item at fault), where the API reference does not.
+func distinct(field string, items []string) error {
+	for i, s := range items {
+		switch {
+		case s == "":
+			return invalid(fmt.Sprintf("%s[%d]", field, i), "must not be empty")
+		case slices.Contains(items[:i], s):
+			return invalid(fmt.Sprintf("%s[%d]", field, i), "%q is listed twice", s)
+		}
 	}
-	*dst = v
+	return nil
+}
+
+// emailMember checks a member of a body that holds an email address as the
+// API does (validEmail), before the body is decoded: the generated type
+// would take, and rewrite, forms the API refuses ("Ada <ada@example.com>").
+func emailMember(o object, name string) error {
+	raw, given := o[name]
+	if !given {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || !validEmail(s) {
+		return invalid(name, "must be an email address")
+	}
 	return nil
 }

@@ -66,13 +66,20 @@ func bodySchema(rt *route) *openapi3.Schema {
 }
 
 // documentFields are the top-level fields the document defines for the
-// request body of c's route (none when it defines no body).
+// request body of c's route (none when it defines no body): those of its
+// object, or of any of its alternatives (oneOf).
 func documentFields(c *call) []string {
 	s := bodySchema(c.route)
 	if s == nil {
 		return nil
 	}
-	return slices.Sorted(maps.Keys(shapeOf(s).props))
+	fields := shapeOf(s).props
+	for _, alt := range s.OneOf {
+		if alt.Value != nil {
+			maps.Copy(fields, shapeOf(alt.Value).props)
+		}
+	}
+	return slices.Sorted(maps.Keys(fields))
 }
 
 // readDocumentBody reads the request body of c's route and checks it
@@ -98,10 +105,13 @@ func readDocumentBody(c *call, optional bool) (object, error) {
 	if dec.More() {
 		return nil, invalid("request body", "unexpected data after the JSON object")
 	}
-	if _, ok := v.(map[string]any); !ok {
+	body, ok := v.(map[string]any)
+	if !ok {
 		return nil, invalid("request body", "must be a JSON object")
 	}
-	if err := checkValue("", s, v); err != nil {
+	// A member that is null counts as absent, as in every body (parseObject).
+	maps.DeleteFunc(body, func(_ string, x any) bool { return x == nil })
+	if err := checkValue("", s, body); err != nil {
 		return nil, err
 	}
 	return parseObject(data, "", documentFields(c))
@@ -147,8 +157,15 @@ func checkValue(path string, s *openapi3.Schema, v any) error {
 }
 
 // checkOneOf accepts a value that exactly one alternative accepts; with
-// none, the first alternative's complaint is the answer.
+// none, the first alternative's complaint is the answer. Where the schema
+// has a discriminator, the alternative it maps the value to decides.
 func checkOneOf(path string, s *openapi3.Schema, v any) error {
+	if alt, err := discriminated(path, s, v); err != nil || alt != nil {
+		if err != nil {
+			return err
+		}
+		return checkValue(path, alt, v)
+	}
 	var first error
 	matched := 0
 	for _, alt := range s.OneOf {
@@ -166,6 +183,33 @@ func checkOneOf(path string, s *openapi3.Schema, v any) error {
 		return first
 	}
 	return invalid(fieldName(path), "matches more than one of the forms the API reference allows")
+}
+
+// discriminated is the alternative of a oneOf that its discriminator maps
+// an object to, or the error of an object the discriminator cannot map; nil
+// and nil when the schema has no discriminator mapping.
+func discriminated(path string, s *openapi3.Schema, v any) (*openapi3.Schema, error) {
+	d := s.Discriminator
+	obj, isObject := v.(map[string]any)
+	if d == nil || len(d.Mapping) == 0 || !isObject {
+		return nil, nil
+	}
+	field := join(path, d.PropertyName)
+	value, given := obj[d.PropertyName]
+	if !given {
+		return nil, invalid(field, "is required")
+	}
+	name, _ := value.(string)
+	ref, known := d.Mapping[name]
+	if !known {
+		return nil, invalid(field, "must be one of %s", strings.Join(slices.Sorted(maps.Keys(d.Mapping)), ", "))
+	}
+	for _, alt := range s.OneOf {
+		if alt.Ref == ref.Ref && alt.Value != nil {
+			return alt.Value, nil
+		}
+	}
+	return nil, fmt.Errorf("emulator: the API reference maps %s %q to %s, which is none of its alternatives", field, name, ref.Ref)
 }
 
 // schemaType is the JSON type s demands ("" for any): its type, or
@@ -282,10 +326,10 @@ func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func checkArray(path string, s *openapi3.Schema, v []any) error {
 	n := uint64(len(v))
 	if n < s.MinItems {
-		return invalid(fieldName(path), "must have at least %d items", s.MinItems)
+		return invalid(fieldName(path), "must have at least %s", items(s.MinItems))
 	}
 	if s.MaxItems != nil && n > *s.MaxItems {
-		return invalid(fieldName(path), "must have at most %d items", *s.MaxItems)
+		return invalid(fieldName(path), "must have at most %s", items(*s.MaxItems))
 	}
 	for i, item := range v {
 		at := fmt.Sprintf("%s[%d]", path, i)
@@ -299,6 +343,14 @@ func checkArray(path string, s *openapi3.Schema, v []any) error {
 		}
 	}
 	return nil
+}
+
+// items says how many items: "1 item", "3 items".
+func items(n uint64) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
 }
 
 // shape is an object schema with its allOf parts merged.

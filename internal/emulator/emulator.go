@@ -126,9 +126,13 @@ func New(opts Options) (*Emulator, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	// The API reference decides request bodies; it is read once per process,
-	// before the first request rather than during it.
+	// The API reference decides request bodies and the defaults of the
+	// settings; it is read once per process, before the first request
+	// rather than during it.
 	if _, err := documentBodies(); err != nil {
+		return nil, err
+	}
+	if _, err := referenceSettingDefaults(); err != nil {
 		return nil, err
 	}
 	e := &Emulator{

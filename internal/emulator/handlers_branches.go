@@ -1,10 +1,12 @@
 package emulator
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -12,73 +14,40 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// The handlers of branches and the annotations of branches.
+// The handlers of branches and the annotations of branches, and the
+// operations every change answers with.
 
-// branchView is a Branch as the API shows it.
-type branchView struct {
-	ID                 string     `json:"id"`
-	ProjectID          string     `json:"project_id"`
-	ParentID           string     `json:"parent_id,omitempty"`
-	Name               string     `json:"name"`
-	CurrentState       string     `json:"current_state"`
-	StateChangedAt     time.Time  `json:"state_changed_at"`
-	LogicalSize        int64      `json:"logical_size"`
-	CreationSource     string     `json:"creation_source"`
-	Primary            bool       `json:"primary"`
-	Default            bool       `json:"default"`
-	Protected          bool       `json:"protected"`
-	CPUUsedSec         int64      `json:"cpu_used_sec"`
-	ComputeTimeSeconds int64      `json:"compute_time_seconds"`
-	ActiveTimeSeconds  int64      `json:"active_time_seconds"`
-	WrittenDataBytes   int64      `json:"written_data_bytes"`
-	DataTransferBytes  int64      `json:"data_transfer_bytes"`
-	InitSource         string     `json:"init_source"`
-	ExpiresAt          *time.Time `json:"expires_at,omitempty"`
-	CreatedAt          time.Time  `json:"created_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
-}
-
-func newBranchView(b *Branch) branchView {
-	return branchView{
+// newBranchView is a branch as the API shows it (Branch): ready, with the
+// size and consumption of an idle branch.
+func newBranchView(b *Branch) neonapi.Branch {
+	return neonapi.Branch{
 		ID:             b.ID,
 		ProjectID:      b.ProjectID,
-		ParentID:       b.ParentID,
+		ParentID:       nonEmpty(b.ParentID),
 		Name:           b.Name,
 		CurrentState:   "ready",
 		StateChangedAt: b.CreatedAt,
-		LogicalSize:    30 << 20,
+		LogicalSize:    new(int64(30 << 20)),
 		CreationSource: "console",
-		Primary:        b.Default,
+		Primary:        new(b.Default),
 		Default:        b.Default,
 		Protected:      b.Protected,
-		InitSource:     cmp.Or(b.InitSource, initParentData),
+		InitSource:     new(cmp.Or(b.InitSource, initParentData)),
 		ExpiresAt:      b.ExpiresAt,
 		CreatedAt:      b.CreatedAt,
 		UpdatedAt:      b.UpdatedAt,
 	}
 }
 
-// annotation is AnnotationData: the values given with annotation_value when
-// the branch was created (none: an empty value).
-type annotation struct {
-	Object struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-	} `json:"object"`
-	Value     map[string]string `json:"value"`
-	CreatedAt *time.Time        `json:"created_at,omitempty"`
-	UpdatedAt *time.Time        `json:"updated_at,omitempty"`
-}
-
-func branchAnnotation(b *Branch) annotation {
-	var a annotation
-	a.Object.Type, a.Object.ID = "console/branch", b.ID
-	a.Value = map[string]string{}
-	for k, v := range b.Annotation {
-		a.Value[k] = v
-	}
+// branchAnnotation is the AnnotationData of a branch: the values given with
+// annotation_value when the branch was created (none: an empty value).
+func branchAnnotation(b *Branch) neonapi.AnnotationData {
+	a := neonapi.AnnotationData{Object: neonapi.AnnotationObjectData{Type: "console/branch", ID: b.ID}, Value: neonapi.AnnotationValueData{}}
+	maps.Copy(a.Value, b.Annotation)
 	if len(b.Annotation) > 0 {
 		a.CreatedAt, a.UpdatedAt = &b.CreatedAt, &b.CreatedAt
 	}
@@ -87,8 +56,8 @@ func branchAnnotation(b *Branch) annotation {
 
 // branchAnnotations is AnnotationsMapResponse: the annotations of the
 // branches that have one, by branch id.
-func branchAnnotations(bs []*branchState) map[string]annotation {
-	out := map[string]annotation{}
+func branchAnnotations(bs []*branchState) map[string]neonapi.AnnotationData {
+	out := map[string]neonapi.AnnotationData{}
 	for _, b := range bs {
 		if len(b.Annotation) > 0 {
 			out[b.ID] = branchAnnotation(&b.Branch)
@@ -97,22 +66,11 @@ func branchAnnotations(bs []*branchState) map[string]annotation {
 	return out
 }
 
-// operation is Operation. The emulator's operations finish at once.
-type operation struct {
-	ID              string    `json:"id"`
-	ProjectID       string    `json:"project_id"`
-	BranchID        string    `json:"branch_id"`
-	EndpointID      string    `json:"endpoint_id,omitempty"`
-	Action          string    `json:"action"`
-	Status          string    `json:"status"`
-	FailuresCount   int       `json:"failures_count"`
-	CreatedAt       time.Time `json:"created_at"`
-	UpdatedAt       time.Time `json:"updated_at"`
-	TotalDurationMS int       `json:"total_duration_ms"`
-}
-
-func finishedOperation(projectID, branchID, action string, at time.Time) operation {
-	return operation{ID: newUUID(), ProjectID: projectID, BranchID: branchID, Action: action, Status: "finished", CreatedAt: at, UpdatedAt: at}
+// finishedOperation is an Operation of the branch that finished at once, as
+// every operation of the emulator does.
+func finishedOperation(projectID, branchID string, action neonapi.OperationAction, at time.Time) neonapi.Operation {
+	return neonapi.Operation{ID: newOperationID(), ProjectID: projectID, BranchID: new(branchID), Action: action,
+		Status: neonapi.OperationStatusFinished, CreatedAt: at, UpdatedAt: at}
 }
 
 // Branch sort orders of GET /projects/{project_id}/branches.
@@ -249,18 +207,22 @@ func (e *Emulator) listBranches(c *call) error {
 	if bq.limit > 0 && len(page) > bq.limit {
 		page = page[:bq.limit]
 	}
-	out := make([]branchView, 0, len(page))
-	for _, b := range page {
-		out = append(out, newBranchView(&b.Branch))
+	var resp struct {
+		neonapi.BranchesResponse
+		neonapi.AnnotationsMapResponse
+		neonapi.CursorPaginationResponse
 	}
-	resp := map[string]any{"branches": out, "annotations": branchAnnotations(page)}
+	resp.Branches = make([]neonapi.Branch, 0, len(page))
+	for _, b := range page {
+		resp.Branches = append(resp.Branches, newBranchView(&b.Branch))
+	}
+	resp.Annotations = branchAnnotations(page)
 	if bq.limit > 0 || bq.after != nil {
-		pg := map[string]string{"sort_by": bq.sortBy, "sort_order": bq.order}
+		resp.Pagination = &neonapi.CursorPagination{SortBy: new(bq.sortBy), SortOrder: new(bq.order)}
 		if len(page) < len(matching) {
 			last := page[len(page)-1]
-			pg["next"] = branchCursor{SortBy: bq.sortBy, Order: bq.order, Key: branchSortKey(last, bq.sortBy), Seq: last.Seq}.encode()
+			resp.Pagination.Next = new(branchCursor{SortBy: bq.sortBy, Order: bq.order, Key: branchSortKey(last, bq.sortBy), Seq: last.Seq}.encode())
 		}
-		resp["pagination"] = pg
 	}
 	return c.json(http.StatusOK, resp)
 }
@@ -273,7 +235,10 @@ func (e *Emulator) getBranch(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"branch": newBranchView(&b.Branch), "annotation": branchAnnotation(&b.Branch)})
+	return c.json(http.StatusOK, struct {
+		neonapi.BranchResponse
+		neonapi.AnnotationResponse
+	}{neonapi.BranchResponse{Branch: newBranchView(&b.Branch)}, neonapi.AnnotationResponse{Annotation: branchAnnotation(&b.Branch)}})
 }
 
 // Initialisation sources of a branch (BranchCreateRequest.branch.init_source).
@@ -282,55 +247,39 @@ const (
 	initSchemaOnly = "schema-only"
 )
 
-// branchCreate is what the emulator keeps of a valid BranchCreateRequest
-// with its annotation_value (internal/apispec decides which fields it may
-// hold and their values). Fields it does not model (parent_lsn,
+// parseBranchCreate reads the body of POST /projects/{project_id}/branches
+// (BranchCreateRequest with annotation_value). Beyond the document's rules:
+// parent_lsn is a Log Sequence Number, parent_timestamp is not in the
+// future and not given with parent_lsn, init_source is parent-data or
+// schema-only, expires_at is in the future, and at most one of the
+// endpoints is read_write. Fields the emulator does not model (parent_lsn,
 // parent_timestamp, archived) are checked, then ignored.
-type branchCreate struct {
-	Branch struct {
-		Name            *string    `json:"name"`
-		ParentID        *string    `json:"parent_id"`
-		ParentLSN       *string    `json:"parent_lsn"`
-		ParentTimestamp *time.Time `json:"parent_timestamp"`
-		Protected       *bool      `json:"protected"`
-		InitSource      *string    `json:"init_source"`
-		ExpiresAt       *time.Time `json:"expires_at"`
-	} `json:"branch"`
-	Endpoints  []endpointFields  `json:"endpoints"`
-	Annotation map[string]string `json:"annotation_value"`
-}
-
-// parseBranchCreate reads the body of POST /projects/{project_id}/branches.
-// Beyond the document's rules: parent_lsn is a Log Sequence Number,
-// parent_timestamp is not in the future and not given with parent_lsn,
-// init_source is parent-data or schema-only, expires_at is in the future,
-// and at most one of the endpoints is read_write.
-func parseBranchCreate(o object) (branchCreate, error) {
-	var bc branchCreate
-	raw, _ := json.Marshal(o)
-	if err := json.Unmarshal(raw, &bc); err != nil {
-		return bc, invalid("request body", "must be a JSON object")
+func parseBranchCreate(o object) (neonapi.CreateProjectBranchJSONBody, error) {
+	var bc neonapi.CreateProjectBranchJSONBody
+	if err := decodeBody(o, &bc); err != nil {
+		return bc, err
 	}
-	br := bc.Branch
-	switch {
-	case br.ParentLSN != nil && !lsnPattern.MatchString(*br.ParentLSN):
-		return bc, invalid("branch.parent_lsn", "must be a Log Sequence Number such as 0/1F2E3D4")
-	case br.ParentTimestamp != nil && br.ParentTimestamp.After(now()):
-		return bc, invalid("branch.parent_timestamp", "must not be in the future")
-	case br.ParentTimestamp != nil && br.ParentLSN != nil:
-		return bc, invalid("branch.parent_timestamp", "give either parent_lsn or parent_timestamp, not both")
-	case br.InitSource != nil && !slices.Contains([]string{initParentData, initSchemaOnly}, *br.InitSource):
-		return bc, invalid("branch.init_source", "must be %s or %s", initParentData, initSchemaOnly)
-	case br.ExpiresAt != nil && !br.ExpiresAt.After(now()):
-		return bc, invalid("branch.expires_at", "must be in the future")
-	}
-	if br.ExpiresAt != nil {
-		at := br.ExpiresAt.UTC().Truncate(time.Second)
-		bc.Branch.ExpiresAt = &at
+	bc.Branch = orZero(bc.Branch)
+	if br := bc.Branch; br != nil {
+		switch {
+		case br.ParentLsn != nil && !lsnPattern.MatchString(*br.ParentLsn):
+			return bc, invalid("branch.parent_lsn", "must be a Log Sequence Number such as 0/1F2E3D4")
+		case br.ParentTimestamp != nil && br.ParentTimestamp.After(now()):
+			return bc, invalid("branch.parent_timestamp", "must not be in the future")
+		case br.ParentTimestamp != nil && br.ParentLsn != nil:
+			return bc, invalid("branch.parent_timestamp", "give either parent_lsn or parent_timestamp, not both")
+		case br.InitSource != nil && !slices.Contains([]string{initParentData, initSchemaOnly}, *br.InitSource):
+			return bc, invalid("branch.init_source", "must be %s or %s", initParentData, initSchemaOnly)
+		case br.ExpiresAt != nil && !br.ExpiresAt.After(now()):
+			return bc, invalid("branch.expires_at", "must be in the future")
+		}
+		if br.ExpiresAt != nil {
+			br.ExpiresAt = new(br.ExpiresAt.UTC().Truncate(time.Second))
+		}
 	}
 	readWrite := 0
-	for i, ep := range bc.Endpoints {
-		if *ep.Type != endpointReadWrite {
+	for i, ep := range endpointOptions(bc) {
+		if string(ep.Type) != endpointReadWrite {
 			continue
 		}
 		if readWrite++; readWrite > 1 {
@@ -338,6 +287,14 @@ func parseBranchCreate(o object) (branchCreate, error) {
 		}
 	}
 	return bc, nil
+}
+
+// endpointOptions are the endpoints a BranchCreateRequest asks for.
+func endpointOptions(bc neonapi.CreateProjectBranchJSONBody) []neonapi.BranchCreateRequestEndpointOptions {
+	if bc.Endpoints == nil {
+		return nil
+	}
+	return *bc.Endpoints
 }
 
 // lsnPattern is a PostgreSQL Log Sequence Number, "X/Y" in hexadecimal.
@@ -380,7 +337,7 @@ func (e *Emulator) createBranch(c *call) error {
 	if name != "" && slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.Name == name }) {
 		return conflict("a branch named %q already exists in project %s", name, p.Project.ID)
 	}
-	endpoints, err := e.newEndpoints(p, bc.Endpoints)
+	endpoints, err := e.newEndpoints(p, endpointOptions(bc))
 	if err != nil {
 		return err
 	}
@@ -388,7 +345,10 @@ func (e *Emulator) createBranch(c *call) error {
 	set(&initSource, bc.Branch.InitSource)
 	b := e.st.addBranch(p, parent, name, initSource, now())
 	set(&b.Protected, bc.Branch.Protected)
-	b.ExpiresAt, b.Annotation = bc.Branch.ExpiresAt, bc.Annotation
+	b.ExpiresAt = bc.Branch.ExpiresAt
+	if bc.AnnotationValue != nil {
+		b.Annotation = *bc.AnnotationValue
+	}
 	b.Endpoints = endpoints
 	if err := e.saveLocked(); err != nil {
 		return err
@@ -398,11 +358,15 @@ func (e *Emulator) createBranch(c *call) error {
 
 // newEndpoints makes the endpoints a BranchCreateRequest asks for. e.mu
 // must be held.
-func (e *Emulator) newEndpoints(p *projectState, items []endpointFields) ([]*endpointState, error) {
+func (e *Emulator) newEndpoints(p *projectState, items []neonapi.BranchCreateRequestEndpointOptions) ([]*endpointState, error) {
 	var out []*endpointState
-	for i, f := range items {
-		ep := e.st.newEndpoint(p, *f.Type, now())
-		if err := f.apply(ep, fmt.Sprintf("endpoints[%d].", i)); err != nil {
+	for i, item := range items {
+		ch, err := decodeEndpointChange(item)
+		if err != nil {
+			return nil, err
+		}
+		ep := e.st.newEndpoint(p, string(item.Type), now())
+		if err := applyEndpointChange(ep, ch, fmt.Sprintf("endpoints[%d].", i)); err != nil {
 			return nil, err
 		}
 		out = append(out, ep)
@@ -411,20 +375,20 @@ func (e *Emulator) newEndpoints(p *projectState, items []endpointFields) ([]*end
 }
 
 // createdBranch is the answer to a branch creation (CreatedBranch).
-func createdBranch(p *projectState, b *branchState) map[string]any {
-	ops := []operation{finishedOperation(p.Project.ID, b.ID, "create_branch", b.CreatedAt)}
+func createdBranch(p *projectState, b *branchState) neonapi.CreatedBranch {
+	ops := []neonapi.Operation{finishedOperation(p.Project.ID, b.ID, neonapi.OperationActionCreateBranch, b.CreatedAt)}
 	for _, ep := range b.Endpoints {
-		ops = append(ops, ep.operation(p, b, "start_compute"))
+		ops = append(ops, ep.operation(p, b, neonapi.OperationActionStartCompute))
 	}
-	out := map[string]any{
-		"branch":     newBranchView(&b.Branch),
-		"endpoints":  endpointViewsOf(p, b),
-		"operations": ops,
-		"roles":      rolesOf(p, b, false),
-		"databases":  databasesOf(&b.Branch),
+	out := neonapi.CreatedBranch{
+		Branch:     newBranchView(&b.Branch),
+		Endpoints:  endpointViewsOf(p, b),
+		Operations: ops,
+		Roles:      rolesOf(p, b, false),
+		Databases:  databasesOf(&b.Branch),
 	}
 	if uris := connectionURIs(p, b); len(uris) > 0 {
-		out["connection_uris"] = uris
+		out.ConnectionUris = &uris
 	}
 	return out
 }
@@ -437,15 +401,12 @@ func (e *Emulator) updateBranch(c *call) error {
 	if err != nil {
 		return err
 	}
-	var f struct {
-		Name      *string         `json:"name"`
-		Protected *bool           `json:"protected"`
-		ExpiresAt json.RawMessage `json:"expires_at"`
+	var req neonapi.BranchUpdateRequest
+	if err := decodeBody(o, &req); err != nil {
+		return err
 	}
-	if err := json.Unmarshal(o["branch"], &f); err != nil {
-		return invalid("branch", "must be a JSON object")
-	}
-	expires, clearExpiry, err := parseExpiry(f.ExpiresAt)
+	f := req.Branch
+	expires, clearExpiry, err := parseExpiry(o["branch"], f.ExpiresAt)
 	if err != nil {
 		return err
 	}
@@ -467,27 +428,27 @@ func (e *Emulator) updateBranch(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"branch": newBranchView(&b.Branch), "operations": []operation{}})
+	return c.json(http.StatusOK, neonapi.BranchOperations{Branch: newBranchView(&b.Branch), Operations: []neonapi.Operation{}})
 }
 
-// parseExpiry reads BranchUpdateRequest.branch.expires_at: absent (nil,
-// false), null (nil, true: remove the expiry), or a time in the future.
-func parseExpiry(raw json.RawMessage) (at *time.Time, clear bool, err error) {
-	if len(raw) == 0 {
+// parseExpiry reads BranchUpdateRequest.branch.expires_at, which the
+// generated type (at) cannot tell absent from null: absent (nil, false),
+// null (nil, true: remove the expiry), or a time in the future.
+func parseExpiry(branch json.RawMessage, at *time.Time) (expires *time.Time, clear bool, err error) {
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(branch, &members)
+	raw, given := members["expires_at"]
+	switch {
+	case !given:
 		return nil, false, nil
-	}
-	if string(raw) == "null" {
+	case at == nil && string(bytes.TrimSpace(raw)) == "null":
 		return nil, true, nil
-	}
-	var t time.Time
-	if err := json.Unmarshal(raw, &t); err != nil {
+	case at == nil:
 		return nil, false, invalid("branch.expires_at", "must be an RFC 3339 time such as 2025-06-09T18:02:16Z")
-	}
-	if !t.After(now()) {
+	case !at.After(now()):
 		return nil, false, invalid("branch.expires_at", "must be in the future")
 	}
-	t = t.UTC().Truncate(time.Second)
-	return &t, false, nil
+	return new(at.UTC().Truncate(time.Second)), false, nil
 }
 
 // deleteBranch serves DELETE /projects/{project_id}/branches/{branch_id}:
@@ -523,8 +484,8 @@ func (e *Emulator) deleteBranch(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{
-		"branch":     newBranchView(&b.Branch),
-		"operations": []operation{finishedOperation(p.Project.ID, b.ID, "delete_timeline", now())},
+	return c.json(http.StatusOK, neonapi.BranchOperations{
+		Branch:     newBranchView(&b.Branch),
+		Operations: []neonapi.Operation{finishedOperation(p.Project.ID, b.ID, neonapi.OperationActionDeleteTimeline, now())},
 	})
 }

@@ -1,60 +1,37 @@
 package emulator
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
-	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The handlers of compute endpoints, and the views of endpoints, roles,
-// databases and connection URIs that every answer about a branch shares.
+// databases and connection URIs that every answer about a branch shares
+// (the reference's Endpoint, Role, Database and ConnectionDetails).
 
-// endpointView is Endpoint: a compute endpoint as the API shows it. The
+// endpointViewOf is a compute endpoint as the API shows it (Endpoint). The
 // emulator's computes never run: they are idle.
-type endpointView struct {
-	Host                  string          `json:"host"`
-	ID                    string          `json:"id"`
-	Name                  string          `json:"name,omitempty"`
-	ProjectID             string          `json:"project_id"`
-	BranchID              string          `json:"branch_id"`
-	MinCU                 float64         `json:"autoscaling_limit_min_cu"`
-	MaxCU                 float64         `json:"autoscaling_limit_max_cu"`
-	RegionID              string          `json:"region_id"`
-	Type                  string          `json:"type"`
-	CurrentState          string          `json:"current_state"`
-	Settings              json.RawMessage `json:"settings"`
-	PoolerEnabled         bool            `json:"pooler_enabled"`
-	PoolerMode            string          `json:"pooler_mode"`
-	Disabled              bool            `json:"disabled"`
-	PasswordlessAccess    bool            `json:"passwordless_access"`
-	CreationSource        string          `json:"creation_source"`
-	CreatedAt             time.Time       `json:"created_at"`
-	UpdatedAt             time.Time       `json:"updated_at"`
-	ProxyHost             string          `json:"proxy_host"`
-	SuspendTimeoutSeconds int64           `json:"suspend_timeout_seconds"`
-	Provisioner           string          `json:"provisioner"`
-}
-
-func endpointViewOf(p *projectState, b *branchState, ep *endpointState) endpointView {
-	settings := ep.Settings
-	if len(settings) == 0 {
-		settings = json.RawMessage(`{}`)
+func endpointViewOf(p *projectState, b *branchState, ep *endpointState) neonapi.Endpoint {
+	settings := neonapi.EndpointSettingsData{}
+	if ep.Settings != nil {
+		settings = *clonePtr(ep.Settings)
 	}
-	return endpointView{
+	return neonapi.Endpoint{
 		Host:                  ep.host(p),
 		ID:                    ep.ID,
-		Name:                  ep.Name,
+		Name:                  nonEmpty(ep.Name),
 		ProjectID:             p.Project.ID,
 		BranchID:              b.ID,
-		MinCU:                 ep.MinCU,
-		MaxCU:                 ep.MaxCU,
+		AutoscalingLimitMinCu: float32(ep.MinCU),
+		AutoscalingLimitMaxCu: float32(ep.MaxCU),
 		RegionID:              p.Project.RegionID,
-		Type:                  ep.Type,
-		CurrentState:          "idle",
+		Type:                  neonapi.EndpointType(ep.Type),
+		CurrentState:          neonapi.EndpointStateIdle,
 		Settings:              settings,
 		PoolerEnabled:         ep.PoolerEnabled,
-		PoolerMode:            "transaction",
+		PoolerMode:            neonapi.EndpointPoolerModeTransaction,
 		Disabled:              ep.Disabled,
 		PasswordlessAccess:    ep.PasswordlessAccess,
 		CreationSource:        "console",
@@ -75,14 +52,14 @@ func (ep *endpointState) poolerHost(p *projectState) string {
 }
 
 // operation is a finished operation of the endpoint.
-func (ep *endpointState) operation(p *projectState, b *branchState, action string) operation {
+func (ep *endpointState) operation(p *projectState, b *branchState, action neonapi.OperationAction) neonapi.Operation {
 	op := finishedOperation(p.Project.ID, b.ID, action, ep.UpdatedAt)
-	op.EndpointID = ep.ID
+	op.EndpointID = new(ep.ID)
 	return op
 }
 
-func endpointViewsOf(p *projectState, branches ...*branchState) []endpointView {
-	out := []endpointView{}
+func endpointViewsOf(p *projectState, branches ...*branchState) []neonapi.Endpoint {
+	out := []neonapi.Endpoint{}
 	for _, b := range branches {
 		for _, ep := range b.Endpoints {
 			out = append(out, endpointViewOf(p, b, ep))
@@ -91,115 +68,87 @@ func endpointViewsOf(p *projectState, branches ...*branchState) []endpointView {
 	return out
 }
 
-// role is Role: a role of a branch, with its password only where the API
-// reveals it (on creation).
-type role struct {
-	BranchID  string    `json:"branch_id"`
-	Name      string    `json:"name"`
-	Password  string    `json:"password,omitempty"`
-	Protected bool      `json:"protected"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-func roleViewOf(p *projectState, b *branchState, name string, withPassword bool) role {
-	r := role{BranchID: b.ID, Name: name, CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt}
+// roleViewOf is a role of a branch as the API shows it (Role), with its
+// password only where the API reveals it (on creation).
+func roleViewOf(p *projectState, b *branchState, name string, withPassword bool) neonapi.Role {
+	r := neonapi.Role{BranchID: b.ID, Name: name, Protected: new(false), CreatedAt: b.CreatedAt, UpdatedAt: b.CreatedAt}
 	if rs := p.roleOf(b, name); rs != nil {
 		r.CreatedAt, r.UpdatedAt = rs.CreatedAt, rs.CreatedAt
 		if withPassword {
-			r.Password = rs.Password
+			r.Password = nonEmpty(rs.Password)
 		}
 	}
 	return r
 }
 
-func rolesOf(p *projectState, b *branchState, withPasswords bool) []role {
-	out := make([]role, 0, len(b.Roles))
+func rolesOf(p *projectState, b *branchState, withPasswords bool) []neonapi.Role {
+	out := make([]neonapi.Role, 0, len(b.Roles))
 	for _, name := range b.Roles {
 		out = append(out, roleViewOf(p, b, name, withPasswords))
 	}
 	return out
 }
 
-// database is Database.
-type database struct {
-	ID        int64     `json:"id"`
-	BranchID  string    `json:"branch_id"`
-	Name      string    `json:"name"`
-	OwnerName string    `json:"owner_name"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+// databaseViewOf is a database of a branch as the API shows it (Database).
+func databaseViewOf(b *Branch, d Database) neonapi.Database {
+	return neonapi.Database{ID: d.ID, BranchID: b.ID, Name: d.Name, OwnerName: d.OwnerName, CreatedAt: d.CreatedAt, UpdatedAt: d.CreatedAt}
 }
 
-func databaseViewOf(b *Branch, d Database) database {
-	return database{ID: d.ID, BranchID: b.ID, Name: d.Name, OwnerName: d.OwnerName, CreatedAt: d.CreatedAt, UpdatedAt: d.CreatedAt}
-}
-
-func databasesOf(b *Branch) []database {
-	out := make([]database, 0, len(b.Databases))
+func databasesOf(b *Branch) []neonapi.Database {
+	out := make([]neonapi.Database, 0, len(b.Databases))
 	for _, d := range b.Databases {
 		out = append(out, databaseViewOf(b, d))
 	}
 	return out
 }
 
-// connectionDetails is ConnectionDetails.
-type connectionDetails struct {
-	URI        string `json:"connection_uri"`
-	Parameters struct {
-		Database   string `json:"database"`
-		Password   string `json:"password"`
-		Role       string `json:"role"`
-		Host       string `json:"host"`
-		PoolerHost string `json:"pooler_host"`
-	} `json:"connection_parameters"`
-}
-
-// connectionURIs are the branch's connection URIs: its first database, as
-// its owner, through its read_write endpoint (none without all three).
-func connectionURIs(p *projectState, b *branchState) []connectionDetails {
+// connectionURIs are the branch's connection URIs (ConnectionDetails): its
+// first database, as its owner, through its read_write endpoint (none
+// without all three).
+func connectionURIs(p *projectState, b *branchState) []neonapi.ConnectionDetails {
 	ep := b.readWriteEndpoint()
 	if ep == nil || len(b.Databases) == 0 {
-		return []connectionDetails{}
+		return []neonapi.ConnectionDetails{}
 	}
 	db := b.Databases[0]
 	owner := p.roleOf(b, db.OwnerName)
 	if owner == nil || owner.Password == "" {
-		return []connectionDetails{}
+		return []neonapi.ConnectionDetails{}
 	}
-	var cd connectionDetails
-	cd.Parameters.Database, cd.Parameters.Password, cd.Parameters.Role = db.Name, owner.Password, db.OwnerName
-	cd.Parameters.Host, cd.Parameters.PoolerHost = ep.host(p), ep.poolerHost(p)
-	cd.URI = "postgresql://" + db.OwnerName + ":" + owner.Password + "@" + ep.host(p) + "/" + db.Name + "?sslmode=require"
-	return []connectionDetails{cd}
+	return []neonapi.ConnectionDetails{{
+		ConnectionURI: "postgresql://" + db.OwnerName + ":" + owner.Password + "@" + ep.host(p) + "/" + db.Name + "?sslmode=require",
+		ConnectionParameters: neonapi.ConnectionParameters{Database: db.Name, Password: owner.Password, Role: db.OwnerName,
+			Host: ep.host(p), PoolerHost: ep.poolerHost(p)},
+	}}
 }
 
-// endpointFields are the fields of EndpointCreateRequest.endpoint,
-// EndpointUpdateRequest.endpoint and BranchCreateRequestEndpointOptions that
-// the emulator keeps (internal/apispec decides which fields they may hold
-// and their values).
-type endpointFields struct {
-	BranchID              *string         `json:"branch_id"`
-	RegionID              *string         `json:"region_id"`
-	Type                  *string         `json:"type"`
-	Name                  *string         `json:"name"`
-	Settings              json.RawMessage `json:"settings"`
-	MinCU                 *float64        `json:"autoscaling_limit_min_cu"`
-	MaxCU                 *float64        `json:"autoscaling_limit_max_cu"`
-	Provisioner           *string         `json:"provisioner"`
-	PoolerEnabled         *bool           `json:"pooler_enabled"`
-	Disabled              *bool           `json:"disabled"`
-	PasswordlessAccess    *bool           `json:"passwordless_access"`
-	SuspendTimeoutSeconds *int64          `json:"suspend_timeout_seconds"`
+// endpointChange is what a request gives an endpoint: the fields of
+// EndpointUpdateRequest.endpoint, which EndpointCreateRequest.endpoint and
+// BranchCreateRequestEndpointOptions share by name (decodeEndpointChange).
+type endpointChange = neonapi.EndpointUpdateRequest
+
+// decodeEndpointChange reads the fields an endpoint takes from one of the
+// requests that carry them (the object holding them, already checked
+// against the reference).
+func decodeEndpointChange(fields any) (endpointChange, error) {
+	var ch endpointChange
+	if err := convertShape(fields, &ch.Endpoint); err != nil {
+		return ch, invalid("endpoint", "%v", err)
+	}
+	return ch, nil
 }
 
-// apply sets what was given on ep, and refuses a maximum size below the
-// minimum (prefix names the request's object in the error).
-func (f endpointFields) apply(ep *endpointState, prefix string) error {
+// applyEndpointChange sets what was given on ep, and refuses a maximum size
+// below the minimum (prefix names the request's object in the error).
+func applyEndpointChange(ep *endpointState, ch endpointChange, prefix string) error {
+	f := ch.Endpoint
 	minCU, maxCU := ep.MinCU, ep.MaxCU
-	set(&minCU, f.MinCU)
-	set(&maxCU, f.MaxCU)
-	if f.MinCU != nil && f.MaxCU == nil {
+	if f.AutoscalingLimitMinCu != nil {
+		minCU = computeUnits(*f.AutoscalingLimitMinCu)
+	}
+	if f.AutoscalingLimitMaxCu != nil {
+		maxCU = computeUnits(*f.AutoscalingLimitMaxCu)
+	} else if f.AutoscalingLimitMinCu != nil {
 		maxCU = max(maxCU, minCU)
 	}
 	if maxCU < minCU {
@@ -214,8 +163,8 @@ func (f endpointFields) apply(ep *endpointState, prefix string) error {
 	set(&ep.Disabled, f.Disabled)
 	set(&ep.PasswordlessAccess, f.PasswordlessAccess)
 	set(&ep.SuspendTimeoutSeconds, f.SuspendTimeoutSeconds)
-	if len(f.Settings) > 0 {
-		ep.Settings = mergeJSON(ep.Settings, f.Settings)
+	if f.Settings != nil {
+		ep.Settings = merged(ep.Settings, f.Settings)
 	}
 	return nil
 }
@@ -233,7 +182,7 @@ func (e *Emulator) listProjectEndpoints(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"endpoints": endpointViewsOf(p, p.Branches...)})
+	return c.json(http.StatusOK, neonapi.EndpointsResponse{Endpoints: endpointViewsOf(p, p.Branches...)})
 }
 
 // listBranchEndpoints serves GET /projects/{project_id}/branches/{branch_id}/endpoints.
@@ -244,7 +193,7 @@ func (e *Emulator) listBranchEndpoints(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"endpoints": endpointViewsOf(p, b)})
+	return c.json(http.StatusOK, neonapi.EndpointsResponse{Endpoints: endpointViewsOf(p, b)})
 }
 
 // visibleEndpoint finds the endpoint of the path in a project the key may
@@ -269,7 +218,7 @@ func (e *Emulator) getEndpoint(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"endpoint": endpointViewOf(p, b, ep)})
+	return c.json(http.StatusOK, neonapi.EndpointResponse{Endpoint: endpointViewOf(p, b, ep)})
 }
 
 // createEndpoint serves POST /projects/{project_id}/endpoints: an endpoint
@@ -282,36 +231,41 @@ func (e *Emulator) createEndpoint(c *call) error {
 	if err != nil {
 		return err
 	}
-	var f endpointFields
-	if err := json.Unmarshal(o["endpoint"], &f); err != nil {
-		return invalid("endpoint", "must be a JSON object")
+	var req neonapi.EndpointCreateRequest
+	if err := decodeBody(o, &req); err != nil {
+		return err
 	}
+	ch, err := decodeEndpointChange(req.Endpoint)
+	if err != nil {
+		return err
+	}
+	f := req.Endpoint
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, err := e.visibleProject(c, c.param("project_id"))
 	if err != nil {
 		return err
 	}
-	b := p.branch(*f.BranchID)
+	b := p.branch(f.BranchID)
 	switch {
 	case b == nil:
-		return notFound("endpoint.branch_id: branch %s does not exist in project %s", *f.BranchID, p.Project.ID)
+		return notFound("endpoint.branch_id: branch %s does not exist in project %s", f.BranchID, p.Project.ID)
 	case f.RegionID != nil && *f.RegionID != "" && *f.RegionID != p.Project.RegionID:
 		return invalid("endpoint.region_id", "must be the project's region %s", p.Project.RegionID)
-	case *f.Type == endpointReadWrite && b.readWriteEndpoint() != nil:
+	case string(f.Type) == endpointReadWrite && b.readWriteEndpoint() != nil:
 		return errReadWriteTaken(b)
 	}
-	ep := e.st.newEndpoint(p, *f.Type, now())
-	if err := f.apply(ep, "endpoint."); err != nil {
+	ep := e.st.newEndpoint(p, string(f.Type), now())
+	if err := applyEndpointChange(ep, ch, "endpoint."); err != nil {
 		return err
 	}
 	b.Endpoints = append(b.Endpoints, ep)
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusCreated, map[string]any{
-		"endpoint":   endpointViewOf(p, b, ep),
-		"operations": []operation{ep.operation(p, b, "start_compute")},
+	return c.json(http.StatusCreated, neonapi.EndpointOperations{
+		Endpoint:   endpointViewOf(p, b, ep),
+		Operations: []neonapi.Operation{ep.operation(p, b, neonapi.OperationActionStartCompute)},
 	})
 }
 
@@ -323,10 +277,11 @@ func (e *Emulator) updateEndpoint(c *call) error {
 	if err != nil {
 		return err
 	}
-	var f endpointFields
-	if err := json.Unmarshal(o["endpoint"], &f); err != nil {
-		return invalid("endpoint", "must be a JSON object")
+	var ch endpointChange
+	if err := decodeBody(o, &ch); err != nil {
+		return err
 	}
+	f := ch.Endpoint
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, b, ep, err := e.visibleEndpoint(c)
@@ -343,7 +298,7 @@ func (e *Emulator) updateEndpoint(c *call) error {
 		}
 	}
 	changed := *ep
-	if err := f.apply(&changed, "endpoint."); err != nil {
+	if err := applyEndpointChange(&changed, ch, "endpoint."); err != nil {
 		return err
 	}
 	changed.UpdatedAt = now()
@@ -355,9 +310,9 @@ func (e *Emulator) updateEndpoint(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{
-		"endpoint":   endpointViewOf(p, target, ep),
-		"operations": []operation{ep.operation(p, target, "apply_config")},
+	return c.json(http.StatusOK, neonapi.EndpointOperations{
+		Endpoint:   endpointViewOf(p, target, ep),
+		Operations: []neonapi.Operation{ep.operation(p, target, neonapi.OperationActionApplyConfig)},
 	})
 }
 
@@ -379,5 +334,5 @@ func (e *Emulator) deleteEndpoint(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"endpoint": endpointViewOf(p, b, ep), "operations": []operation{}})
+	return c.json(http.StatusOK, neonapi.EndpointOperations{Endpoint: endpointViewOf(p, b, ep), Operations: []neonapi.Operation{}})
 }

@@ -1,9 +1,10 @@
 package emulator
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The handlers of the databases and roles of a branch, and of the role
@@ -27,7 +28,7 @@ func (e *Emulator) listDatabases(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"databases": databasesOf(&b.Branch)})
+	return c.json(http.StatusOK, neonapi.DatabasesResponse{Databases: databasesOf(&b.Branch)})
 }
 
 // getDatabase serves GET …/databases/{database_name}.
@@ -42,19 +43,17 @@ func (e *Emulator) getDatabase(c *call) error {
 	if !ok {
 		return errDatabaseNotFound(b, c.param("database_name"))
 	}
-	return c.json(http.StatusOK, map[string]any{"database": databaseViewOf(&b.Branch, b.Databases[i])})
+	return c.json(http.StatusOK, neonapi.DatabaseResponse{Database: databaseViewOf(&b.Branch, b.Databases[i])})
 }
 
-// databaseFields is DatabaseCreateRequest.database and
-// DatabaseUpdateRequest.database.
-type databaseFields struct {
-	Name      *string `json:"name"`
-	OwnerName *string `json:"owner_name"`
-}
+// databaseFields are the fields of DatabaseUpdateRequest.database, which
+// DatabaseCreateRequest.database has too (required there).
+type databaseFields = neonapi.DatabaseUpdateRequest
 
 // check refuses an empty name, a name another database of the branch has
 // (409) and an owner that is no role of the branch (404).
-func (f databaseFields) check(b *branchState, self string) error {
+func checkDatabase(req databaseFields, b *branchState, self string) error {
+	f := req.Database
 	switch {
 	case f.Name != nil && *f.Name == "":
 		return invalid("database.name", "must not be empty")
@@ -78,10 +77,7 @@ func databaseRequest(c *call) (databaseFields, error) {
 	if err != nil {
 		return f, err
 	}
-	if err := json.Unmarshal(o["database"], &f); err != nil {
-		return f, invalid("database", "must be a JSON object")
-	}
-	return f, nil
+	return f, decodeBody(o, &f)
 }
 
 // createDatabase serves POST …/databases: a database owned by a role of the
@@ -97,10 +93,10 @@ func (e *Emulator) createDatabase(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := f.check(b, ""); err != nil {
+	if err := checkDatabase(f, b, ""); err != nil {
 		return err
 	}
-	d := Database{ID: b.nextDatabaseID(), Name: *f.Name, OwnerName: *f.OwnerName, CreatedAt: now()}
+	d := Database{ID: b.nextDatabaseID(), Name: *f.Database.Name, OwnerName: *f.Database.OwnerName, CreatedAt: now()}
 	b.Databases = append(b.Databases, d)
 	return e.answerDatabase(c, http.StatusCreated, p, b, d)
 }
@@ -122,11 +118,11 @@ func (e *Emulator) updateDatabase(c *call) error {
 	if !ok {
 		return errDatabaseNotFound(b, c.param("database_name"))
 	}
-	if err := f.check(b, b.Databases[i].Name); err != nil {
+	if err := checkDatabase(f, b, b.Databases[i].Name); err != nil {
 		return err
 	}
-	set(&b.Databases[i].Name, f.Name)
-	set(&b.Databases[i].OwnerName, f.OwnerName)
+	set(&b.Databases[i].Name, f.Database.Name)
+	set(&b.Databases[i].OwnerName, f.Database.OwnerName)
 	return e.answerDatabase(c, http.StatusOK, p, b, b.Databases[i])
 }
 
@@ -154,19 +150,19 @@ func (e *Emulator) answerDatabase(c *call, status int, p *projectState, b *branc
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(status, map[string]any{"database": databaseViewOf(&b.Branch, d), "operations": applyConfig(p, b)})
+	return c.json(status, neonapi.DatabaseOperations{Database: databaseViewOf(&b.Branch, d), Operations: applyConfig(p, b)})
 }
 
 // applyConfig is the operation a change of roles or databases makes: the
 // branch's read_write compute applies it (none without one).
-func applyConfig(p *projectState, b *branchState) []operation {
+func applyConfig(p *projectState, b *branchState) []neonapi.Operation {
 	ep := b.readWriteEndpoint()
 	if ep == nil {
-		return []operation{}
+		return []neonapi.Operation{}
 	}
-	op := finishedOperation(p.Project.ID, b.ID, "apply_config", now())
-	op.EndpointID = ep.ID
-	return []operation{op}
+	op := finishedOperation(p.Project.ID, b.ID, neonapi.OperationActionApplyConfig, now())
+	op.EndpointID = new(ep.ID)
+	return []neonapi.Operation{op}
 }
 
 // listRoles serves GET …/roles.
@@ -177,7 +173,7 @@ func (e *Emulator) listRoles(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"roles": rolesOf(p, b, false)})
+	return c.json(http.StatusOK, neonapi.RolesResponse{Roles: rolesOf(p, b, false)})
 }
 
 // visibleRole finds the role of the path. e.mu must be held.
@@ -201,7 +197,7 @@ func (e *Emulator) getRole(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"role": roleViewOf(p, b, name, false)})
+	return c.json(http.StatusOK, neonapi.RoleResponse{Role: roleViewOf(p, b, name, false)})
 }
 
 // createRole serves POST …/roles: a role with a new password (none with
@@ -211,13 +207,11 @@ func (e *Emulator) createRole(c *call) error {
 	if err != nil {
 		return err
 	}
-	var f struct {
-		Name    string `json:"name"`
-		NoLogin bool   `json:"no_login"`
+	var req neonapi.RoleCreateRequest
+	if err := decodeBody(o, &req); err != nil {
+		return err
 	}
-	if err := json.Unmarshal(o["role"], &f); err != nil {
-		return invalid("role", "must be a JSON object")
-	}
+	f := req.Role
 	if f.Name == "" {
 		return invalid("role.name", "must not be empty")
 	}
@@ -231,7 +225,7 @@ func (e *Emulator) createRole(c *call) error {
 		return conflict("role %s already exists on branch %s", f.Name, b.ID)
 	}
 	rs := &roleState{CreatedAt: now()}
-	if !f.NoLogin {
+	if f.NoLogin == nil || !*f.NoLogin {
 		rs.Password = newRolePassword()
 	}
 	p.ownRoles(b)
@@ -240,7 +234,7 @@ func (e *Emulator) createRole(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusCreated, map[string]any{"role": roleViewOf(p, b, f.Name, true), "operations": applyConfig(p, b)})
+	return c.json(http.StatusCreated, neonapi.RoleOperations{Role: roleViewOf(p, b, f.Name, true), Operations: applyConfig(p, b)})
 }
 
 // deleteRole serves DELETE …/roles/{role_name}; a role that does not exist
@@ -268,7 +262,7 @@ func (e *Emulator) deleteRole(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"role": view, "operations": applyConfig(p, b)})
+	return c.json(http.StatusOK, neonapi.RoleOperations{Role: view, Operations: applyConfig(p, b)})
 }
 
 // revealRolePassword serves GET …/roles/{role_name}/reveal_password: the
@@ -288,5 +282,5 @@ func (e *Emulator) revealRolePassword(c *call) error {
 	if rs == nil || rs.Password == "" {
 		return notFound("role %s on branch %s has no password", name, b.ID)
 	}
-	return c.json(http.StatusOK, map[string]string{"password": rs.Password})
+	return c.json(http.StatusOK, neonapi.RolePasswordResponse{Password: rs.Password})
 }

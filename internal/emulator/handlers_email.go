@@ -1,9 +1,10 @@
 package emulator
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The email provider: GET/PATCH /projects/{project_id}/auth/email_server and
@@ -14,30 +15,18 @@ import (
 // The test emails: POST .../auth/email_provider/test and the deprecated
 // POST .../auth/send_test_email.
 
-// emailFields are the fields of a standard configuration, in the order they
-// are validated.
-var emailFields = []string{"host", "port", "username", "password", "sender_email", "sender_name"}
-
-// standardEmailView is StandardEmailServerResponse: all six fields, always.
-type standardEmailView struct {
-	Type        string `json:"type"`
-	Host        string `json:"host"`
-	Port        int    `json:"port"`
-	Username    string `json:"username"`
-	Password    string `json:"password"`
-	SenderEmail string `json:"sender_email"`
-	SenderName  string `json:"sender_name"`
-}
-
-// redacted is a configuration as the API shows it (a member of
-// NeonAuthEmailServerConfigResponse): the password is blank in every read of
-// an ordinary caller and in every PATCH response.
-func redacted(cfg EmailServer) any {
-	if cfg.Type != emailStandard {
-		return cfg
+// emailView is a configuration as the API shows it
+// (NeonAuthEmailServerConfigResponse): a standard one with all six fields,
+// the password blank (as in every read of an ordinary caller and in every
+// PATCH response); a shared one with its sender fields, if set.
+func emailView(cfg EmailServer) (neonapi.NeonAuthEmailServerConfigResponse, error) {
+	var v neonapi.NeonAuthEmailServerConfigResponse
+	if cfg.Type == emailStandard {
+		return v, v.FromStandardEmailServerResponse(neonapi.StandardEmailServerResponse{Type: neonapi.StandardEmailServerResponseTypeStandard,
+			Host: cfg.Host, Port: cfg.Port, Username: cfg.Username, SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName})
 	}
-	return standardEmailView{Type: cfg.Type, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
-		SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName}
+	return v, v.FromSharedEmailServer(neonapi.SharedEmailServer{Type: neonapi.SharedEmailServerTypeShared,
+		SenderEmail: nonEmpty(cfg.SenderEmail), SenderName: nonEmpty(cfg.SenderName)})
 }
 
 var errNoEmailProvider = &apiError{status: http.StatusNotFound, msg: "no email provider is configured"}
@@ -51,14 +40,8 @@ func (e *Emulator) getEmailProvider(c *call) error {
 		if a.EmailProvider == nil {
 			return nil, errNoEmailProvider
 		}
-		return redacted(*a.EmailProvider), nil
+		return emailView(*a.EmailProvider)
 	})
-}
-
-// emailUpdate is a parsed write: the fields given, each valid.
-type emailUpdate struct {
-	cfg   EmailServer
-	given map[string]bool
 }
 
 // updateEmailProvider serves the PATCH of both families. A Better Auth
@@ -67,19 +50,19 @@ type emailUpdate struct {
 // six fields (400 naming the first one missing). The answer has the
 // password blank.
 func (e *Emulator) updateEmailProvider(c *call) error {
-	o, err := readBody(c, false, append([]string{"type"}, emailFields...)...)
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	u, err := parseEmailServer(o)
+	written, standard, err := readEmailServer(o)
 	if err != nil {
 		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-		cfg := u.cfg
-		if cfg.Type == emailStandard {
+		cfg := written
+		if standard != nil {
 			if a.AuthProvider == authProviderBetterAuth && a.EmailProvider != nil && a.EmailProvider.Type == emailStandard {
-				cfg = mergeEmailServer(*a.EmailProvider, u)
+				cfg = mergeEmailServer(*a.EmailProvider, standard)
 			}
 			if missing := missingEmailField(cfg); missing != "" {
 				if a.AuthProvider == authProviderBetterAuth {
@@ -89,30 +72,66 @@ func (e *Emulator) updateEmailProvider(c *call) error {
 			}
 		}
 		a.EmailProvider = &cfg
-		return redacted(cfg), nil
+		return emailView(cfg)
 	})
 }
 
-// mergeEmailServer is stored with the fields of u given.
-func mergeEmailServer(stored EmailServer, u emailUpdate) EmailServer {
-	pick := func(name string, given, kept string) string {
-		if u.given[name] {
-			return given
+// readEmailServer reads a write of the email provider
+// (NeonAuthEmailServerConfig, which the reference has checked): the
+// configuration it gives and, for a standard one, the fields it gives (nil
+// for a shared one), which a merge into a stored configuration takes.
+func readEmailServer(o object) (EmailServer, *neonapi.StandardEmailServer, error) {
+	var body neonapi.NeonAuthEmailServerConfig
+	if err := decodeBody(o, &body); err != nil {
+		return EmailServer{}, nil, err
+	}
+	if kind, _ := body.Discriminator(); kind == emailShared {
+		shared, err := body.AsSharedEmailServer()
+		if err == nil {
+			err = checkEmailServer(neonapi.StandardEmailServer{SenderEmail: shared.SenderEmail, SenderName: shared.SenderName})
 		}
-		return kept
+		cfg := EmailServer{Type: emailShared}
+		set(&cfg.SenderEmail, shared.SenderEmail)
+		set(&cfg.SenderName, shared.SenderName)
+		return cfg, nil, err
 	}
-	out := EmailServer{
-		Type:        emailStandard,
-		Host:        pick("host", u.cfg.Host, stored.Host),
-		Username:    pick("username", u.cfg.Username, stored.Username),
-		Password:    pick("password", u.cfg.Password, stored.Password),
-		SenderEmail: pick("sender_email", u.cfg.SenderEmail, stored.SenderEmail),
-		SenderName:  pick("sender_name", u.cfg.SenderName, stored.SenderName),
-		Port:        stored.Port,
+	standard, err := body.AsStandardEmailServer()
+	if err == nil {
+		err = checkEmailServer(standard)
 	}
-	if u.given["port"] {
-		out.Port = u.cfg.Port
+	if err != nil {
+		return EmailServer{}, nil, err
 	}
+	return mergeEmailServer(EmailServer{}, &standard), &standard, nil
+}
+
+// checkEmailServer refuses what the reference allows and the API does not:
+// an empty field, a sender_email that is no address, a port out of range.
+func checkEmailServer(f neonapi.StandardEmailServer) error {
+	err := firstError(notEmpty("host", f.Host), notEmpty("username", f.Username), notEmpty("password", f.Password),
+		notEmpty("sender_email", f.SenderEmail), notEmpty("sender_name", f.SenderName))
+	switch {
+	case err != nil:
+		return err
+	case f.SenderEmail != nil && !validEmail(*f.SenderEmail):
+		return invalid("sender_email", "must be an email address")
+	case f.Port != nil && (*f.Port < 1 || *f.Port > 65535):
+		return invalid("port", "must be from 1 to 65535")
+	}
+	return nil
+}
+
+// mergeEmailServer is stored as a standard configuration with the fields
+// of u given.
+func mergeEmailServer(stored EmailServer, u *neonapi.StandardEmailServer) EmailServer {
+	out := stored
+	out.Type = emailStandard
+	set(&out.Host, u.Host)
+	set(&out.Port, u.Port)
+	set(&out.Username, u.Username)
+	set(&out.Password, u.Password)
+	set(&out.SenderEmail, u.SenderEmail)
+	set(&out.SenderName, u.SenderName)
 	return out
 }
 
@@ -135,49 +154,6 @@ func missingEmailField(cfg EmailServer) string {
 	return ""
 }
 
-// parseEmailServer validates a write: type "standard" takes any of the six
-// fields, each valid; "shared" takes only the optional sender fields.
-func parseEmailServer(o object) (emailUpdate, error) {
-	u := emailUpdate{given: map[string]bool{}}
-	typ, err := o.requiredStr("type")
-	if err != nil {
-		return u, err
-	}
-	switch typ {
-	case emailShared:
-		for _, f := range emailFields[:4] {
-			if o.has(f) {
-				return u, invalid(f, "must not be set when type is %q", emailShared)
-			}
-		}
-	case emailStandard:
-	default:
-		return u, invalid("type", "must be %q or %q", emailShared, emailStandard)
-	}
-	u.cfg.Type = typ
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"host", &u.cfg.Host}, {"username", &u.cfg.Username}, {"password", &u.cfg.Password}, {"sender_email", &u.cfg.SenderEmail}, {"sender_name", &u.cfg.SenderName}} {
-		v, present, err := o.nonEmptyStr(f.name)
-		if err != nil {
-			return u, err
-		}
-		*f.dst, u.given[f.name] = v, present
-	}
-	if u.cfg.SenderEmail != "" && !validEmail(u.cfg.SenderEmail) {
-		return u, invalid("sender_email", "must be an email address")
-	}
-	if typ == emailStandard {
-		if u.given["port"] = o.has("port"); u.given["port"] {
-			if err := o.optInt("port", 1, 65535, &u.cfg.Port); err != nil {
-				return u, err
-			}
-		}
-	}
-	return u, nil
-}
-
 // TestEmail is a test email the emulator "sent" (it sends nothing): through
 // the saved configuration (POST .../auth/email_provider/test) or through the
 // configuration in the request (the deprecated POST .../auth/send_test_email).
@@ -192,38 +168,23 @@ type TestEmail struct {
 	SentAt      time.Time `json:"sent_at"`
 }
 
-// testEmailResult is SendNeonAuthTestEmailResponse.
-type testEmailResult struct {
-	Success      bool   `json:"success"`
-	ErrorMessage string `json:"error_message,omitempty"`
-}
-
-// recipient validates recipient_email: required, an address of at most 256
-// characters.
-func recipient(o object) (string, error) {
-	to, err := o.requiredStr("recipient_email")
-	if err != nil {
-		return "", err
-	}
-	if !validEmail(to) {
-		return "", invalid("recipient_email", "must be an email address")
-	}
-	return to, nil
-}
-
 // testEmailProvider serves POST .../auth/email_provider/test
 // {"recipient_email"}: a test email through the configuration saved on the
 // branch. Refused (400) when the integration is not Better Auth, when no
 // provider is configured, or when it is the shared one.
 func (e *Emulator) testEmailProvider(c *call) error {
-	o, err := readBody(c, false, "recipient_email")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	to, err := recipient(o)
-	if err != nil {
+	if err := emailMember(o, "recipient_email"); err != nil {
 		return err
 	}
+	var req neonapi.SendNeonAuthEmailProviderTestJSONBody
+	if err := decodeBody(o, &req); err != nil {
+		return err
+	}
+	to := string(req.RecipientEmail)
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		switch {
 		case a.AuthProvider != authProviderBetterAuth:
@@ -237,7 +198,7 @@ func (e *Emulator) testEmailProvider(c *call) error {
 		cfg := a.EmailProvider
 		a.TestEmails = append(a.TestEmails, TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
 			SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, Saved: true, SentAt: now()})
-		return testEmailResult{Success: true}, nil
+		return neonapi.SendNeonAuthTestEmailResponse{Success: true}, nil
 	})
 }
 
@@ -245,26 +206,26 @@ func (e *Emulator) testEmailProvider(c *call) error {
 // SMTP fields (all required) and recipient_email; any auth provider; the
 // saved configuration is not used nor changed.
 func (e *Emulator) sendTestEmail(c *call) error {
-	o, err := readBody(c, false, append([]string{"recipient_email"}, emailFields...)...)
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	to, err := recipient(o)
-	if err != nil {
+	if err := emailMember(o, "recipient_email"); err != nil {
 		return err
 	}
-	o["type"] = json.RawMessage(`"` + emailStandard + `"`)
-	u, err := parseEmailServer(o)
-	if err != nil {
+	var req neonapi.SendNeonAuthTestEmailJSONBody
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
-	if missing := missingEmailField(u.cfg); missing != "" {
-		return invalid(missing, "is required")
+	u := neonapi.StandardEmailServer{Host: &req.Host, Port: &req.Port, Username: &req.Username, Password: &req.Password,
+		SenderEmail: &req.SenderEmail, SenderName: &req.SenderName}
+	if err := checkEmailServer(u); err != nil {
+		return err
 	}
+	to, cfg := string(req.RecipientEmail), mergeEmailServer(EmailServer{}, &u)
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-		cfg := u.cfg
 		a.TestEmails = append(a.TestEmails, TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
 			SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, SentAt: now()})
-		return testEmailResult{Success: true}, nil
+		return neonapi.SendNeonAuthTestEmailResponse{Success: true}, nil
 	})
 }

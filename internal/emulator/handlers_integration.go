@@ -2,7 +2,8 @@ package emulator
 
 import (
 	"net/http"
-	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The handlers of an integration's lifecycle: enabling Neon Auth on a branch,
@@ -10,30 +11,20 @@ import (
 // every handler: the request body and fields (400), then the resources they
 // name (404), then conflicts (409).
 
-// credentials is NeonAuthCreateIntegrationResponse: the body of
-// POST /projects/auth/create, POST .../branches/{branch_id}/auth and
-// POST /projects/auth/keys. Better Auth has no SDK keys: both are "".
-type credentials struct {
-	AuthProvider          string `json:"auth_provider"`
-	AuthProviderProjectID string `json:"auth_provider_project_id"`
-	PubClientKey          string `json:"pub_client_key"`
-	SecretServerKey       string `json:"secret_server_key"`
-	JWKSURL               string `json:"jwks_url"`
-	SchemaName            string `json:"schema_name"`
-	TableName             string `json:"table_name"`
-	BaseURL               string `json:"base_url,omitempty"`
-}
-
-func credentialsOf(a *BranchAuth) credentials {
-	return credentials{
-		AuthProvider:          a.AuthProvider,
+// credentialsOf is the body of POST /projects/auth/create,
+// POST .../branches/{branch_id}/auth and POST /projects/auth/keys
+// (NeonAuthCreateIntegrationResponse). Better Auth has no SDK keys: both
+// are "".
+func credentialsOf(a *BranchAuth) neonapi.NeonAuthCreateIntegrationResponse {
+	return neonapi.NeonAuthCreateIntegrationResponse{
+		AuthProvider:          neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider),
 		AuthProviderProjectID: a.AuthProviderProjectID,
 		PubClientKey:          a.PubClientKey,
 		SecretServerKey:       a.SecretServerKey,
 		JWKSURL:               a.JWKSURL,
 		SchemaName:            a.SchemaName,
 		TableName:             a.TableName,
-		BaseURL:               a.BaseURL,
+		BaseURL:               nonEmpty(a.BaseURL),
 	}
 }
 
@@ -43,35 +34,27 @@ func credentialsOf(a *BranchAuth) credentials {
 // database_name defaults to the branch's first database ("neondb" on a new
 // project). 409 when the branch already has Neon Auth, whatever its provider.
 func (e *Emulator) enableAuth(c *call) error {
-	fields := []string{"auth_provider", "database_name"}
-	if !branchFamily(c) {
-		fields = append(fields, "project_id", "branch_id", "role_name")
-	}
-	o, err := readBody(c, false, fields...)
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	provider, err := o.authProvider()
-	if err != nil {
+	// The project-level request; the branch-scoped one
+	// (EnableNeonAuthIntegrationRequest) has only some of its fields.
+	var req neonapi.NeonAuthCreateIntegrationRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
+	role := req.RoleName //nolint:staticcheck // role_name is deprecated, and the emulator serves it as the API still does
+	if err := firstError(notEmpty("database_name", req.DatabaseName), notEmpty("role_name", role)); err != nil {
+		return err
+	}
+	provider := string(req.AuthProvider)
 	projectID, branchID := c.param("project_id"), c.param("branch_id")
 	if !branchFamily(c) {
-		if projectID, err = o.requiredStr("project_id"); err != nil {
-			return err
-		}
-		if branchID, err = o.requiredStr("branch_id"); err != nil {
-			return err
-		}
+		projectID, branchID = req.ProjectID, req.BranchID
 	}
-	dbName, hasDB, err := o.nonEmptyStr("database_name")
-	if err != nil {
-		return err
-	}
-	roleName, hasRole, err := o.nonEmptyStr("role_name")
-	if err != nil {
-		return err
-	}
+	dbName, hasDB := deref(req.DatabaseName)
+	roleName, hasRole := deref(role)
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -139,35 +122,25 @@ func authDatabase(b *branchState, dbName string, named bool) (*Database, error) 
 	return nil, invalid("database_name", "branch %s has no database", b.ID)
 }
 
-// integrationView is NeonAuthIntegration: an item of
-// GET /projects/{project_id}/auth/integrations and the body of
-// GET .../branches/{branch_id}/auth.
-type integrationView struct {
-	AuthProvider          string    `json:"auth_provider"`
-	AuthProviderProjectID string    `json:"auth_provider_project_id"`
-	BranchID              string    `json:"branch_id"`
-	DBName                string    `json:"db_name"`
-	CreatedAt             time.Time `json:"created_at"`
-	OwnedBy               string    `json:"owned_by"`
-	TransferStatus        string    `json:"transfer_status,omitempty"`
-	JWKSURL               string    `json:"jwks_url"`
-	BaseURL               string    `json:"base_url,omitempty"`
-	Name                  string    `json:"name,omitempty"`
-}
-
-func integrationViewOf(a *BranchAuth) integrationView {
-	return integrationView{
-		AuthProvider:          a.AuthProvider,
+// integrationViewOf is an integration as the API shows it
+// (NeonAuthIntegration): an item of GET /projects/{project_id}/auth/integrations
+// and the body of GET .../branches/{branch_id}/auth.
+func integrationViewOf(a *BranchAuth) neonapi.NeonAuthIntegration {
+	v := neonapi.NeonAuthIntegration{
+		AuthProvider:          neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider),
 		AuthProviderProjectID: a.AuthProviderProjectID,
 		BranchID:              a.BranchID,
 		DBName:                a.DBName,
 		CreatedAt:             a.CreatedAt,
-		OwnedBy:               a.OwnedBy,
-		TransferStatus:        a.TransferStatus,
+		OwnedBy:               neonapi.NeonAuthProviderProjectOwnedBy(a.OwnedBy),
 		JWKSURL:               a.JWKSURL,
-		BaseURL:               a.BaseURL,
-		Name:                  a.Name,
+		BaseURL:               nonEmpty(a.BaseURL),
+		Name:                  nonEmpty(a.Name),
 	}
+	if a.TransferStatus != "" {
+		v.TransferStatus = new(neonapi.NeonAuthProviderProjectTransferStatus(a.TransferStatus))
+	}
+	return v
 }
 
 // listIntegrations serves GET /projects/{project_id}/auth/integrations: the
@@ -179,11 +152,11 @@ func (e *Emulator) listIntegrations(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := []integrationView{}
+	out := neonapi.ListNeonAuthIntegrationsResponse{Data: []neonapi.NeonAuthIntegration{}}
 	if a := s.b.Auth; a != nil {
-		out = append(out, integrationViewOf(a))
+		out.Data = append(out.Data, integrationViewOf(a))
 	}
-	return c.json(http.StatusOK, map[string]any{"data": out})
+	return c.json(http.StatusOK, out)
 }
 
 // getAuth serves GET /projects/{project_id}/branches/{branch_id}/auth; 404
@@ -195,17 +168,18 @@ func (e *Emulator) getAuth(c *call) error {
 }
 
 // readProjectProvider reads a body of exactly project_id and auth_provider,
-// both required.
+// both required (NeonAuthCreateAuthProviderSDKKeysRequest, and
+// NeonAuthTransferAuthProviderProjectRequest of the same fields).
 func readProjectProvider(c *call) (projectID, provider string, err error) {
-	o, err := readBody(c, false, "project_id", "auth_provider")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return "", "", err
 	}
-	if projectID, err = o.requiredStr("project_id"); err != nil {
+	var req neonapi.NeonAuthCreateAuthProviderSDKKeysRequest
+	if err := decodeBody(o, &req); err != nil {
 		return "", "", err
 	}
-	provider, err = o.authProvider()
-	return projectID, provider, err
+	return req.ProjectID, string(req.AuthProvider), nil
 }
 
 // createSDKKeys serves POST /projects/auth/keys: a new distinct key pair
@@ -230,11 +204,7 @@ func (e *Emulator) createSDKKeys(c *call) error {
 // {"delete_data": bool}. The integration's OAuth providers, domains, users,
 // email provider, settings and pending transfer go with it. Answers 200 {}.
 func (e *Emulator) disableAuth(c *call) error {
-	o, err := readBody(c, true, "delete_data")
-	if err != nil {
-		return err
-	}
-	if _, _, err := o.boolean("delete_data"); err != nil {
+	if _, err := readDocumentBody(c, true); err != nil { // delete_data: the emulator keeps nothing
 		return err
 	}
 	provider := c.param("auth_provider")
@@ -252,39 +222,25 @@ func (e *Emulator) disableAuth(c *call) error {
 // createUser serves POST /projects/auth/user (project_id and auth_provider
 // in the body) and POST /projects/{project_id}/branches/{branch_id}/auth/users.
 func (e *Emulator) createUser(c *call) error {
-	fields := []string{"email", "name"}
-	if !branchFamily(c) {
-		fields = append(fields, "project_id", "auth_provider")
-	}
-	o, err := readBody(c, false, fields...)
+	o, err := readDocumentBody(c, false)
 	if err != nil {
+		return err
+	}
+	if err := emailMember(o, "email"); err != nil {
+		return err
+	}
+	// The project-level request; the branch-scoped one
+	// (CreateBranchNeonAuthNewUserRequest) has only some of its fields.
+	var req neonapi.NeonAuthCreateNewUserRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
 	projectID, provider := c.param("project_id"), ""
 	if !branchFamily(c) {
-		if projectID, err = o.requiredStr("project_id"); err != nil {
-			return err
-		}
-		if provider, err = o.authProvider(); err != nil {
-			return err
-		}
+		projectID, provider = req.ProjectID, string(req.AuthProvider)
 	}
-	email, err := o.requiredStr("email")
-	if err != nil {
-		return err
-	}
-	if !validEmail(email) {
-		return invalid("email", "must be an email address")
-	}
-	name, hasName, err := o.str("name")
-	if err != nil {
-		return err
-	}
-	if hasName {
-		if n := runeCount(name); n < 1 || n > 255 {
-			return invalid("name", "must be 1 to 255 characters, got %d", n)
-		}
-	}
+	email := string(req.Email)
+	name, _ := deref(req.Name)
 
 	op := authOp{status: http.StatusCreated, save: true, project: projectID, provider: provider}
 	return e.serveAuth(c, op, func(_ authScope, a *BranchAuth) (any, error) {
@@ -293,7 +249,7 @@ func (e *Emulator) createUser(c *call) error {
 		}
 		u := UserRow{ID: newUUID(), Email: email, Name: name, CreatedAt: now()}
 		a.Users = append(a.Users, u)
-		return map[string]string{"id": u.ID}, nil
+		return neonapi.NeonAuthCreateNewUserResponse{ID: u.ID}, nil
 	})
 }
 
@@ -316,16 +272,17 @@ func (e *Emulator) deleteUser(c *call) error {
 // {"roles": [...]} (at least one, each a distinct non-empty string) replaces
 // the user's roles. 200 {"id"}.
 func (e *Emulator) setUserRoles(c *call) error {
-	o, err := readBody(c, false, "roles")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	roles, present, err := o.strings("roles")
-	if err != nil {
+	var req neonapi.UpdateNeonAuthUserRoleRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
-	if !present || len(roles) == 0 {
-		return invalid("roles", "is required and must hold at least one role")
+	roles := req.Roles
+	if err := distinct("roles", roles); err != nil {
+		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		i := a.userIndex(c.param("auth_user_id"))
@@ -333,7 +290,7 @@ func (e *Emulator) setUserRoles(c *call) error {
 			return nil, errUserNotFound
 		}
 		a.Users[i].Roles = roles
-		return map[string]string{"id": a.Users[i].ID}, nil
+		return neonapi.UpdateNeonAuthUserRoleResponse{ID: a.Users[i].ID}, nil
 	})
 }
 
@@ -352,8 +309,8 @@ func (e *Emulator) transferOwnership(c *call) error {
 		}
 		a.TransferCode = randomHex(16)
 		a.TransferStatus = transferInitiated
-		return map[string]string{
-			"url": "https://app.stack-auth.com/integrations/neon/projects/transfer/confirm?code=" + a.TransferCode,
+		return neonapi.NeonAuthTransferAuthProviderProjectResponse{
+			URL: "https://app.stack-auth.com/integrations/neon/projects/transfer/confirm?code=" + a.TransferCode,
 		}, nil
 	})
 }

@@ -3,39 +3,27 @@ package emulator
 import (
 	"net/http"
 	"slices"
-	"strings"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The handlers of the OAuth providers of a branch's Neon Auth.
 
-// oauthProviderIDs are the values of NeonAuthOauthProviderId.
-var oauthProviderIDs = []string{"google", "github", "microsoft", "vercel"}
+const oauthMicrosoft = string(neonapi.NeonAuthOauthProviderIDMicrosoft)
 
-const oauthMicrosoft = "microsoft"
-
-// oauthProviderView is NeonAuthOauthProvider: the tenant id is stored but
-// never returned.
-type oauthProviderView struct {
-	ID           string `json:"id"`
-	Type         string `json:"type"`
-	ClientID     string `json:"client_id,omitempty"`
-	ClientSecret string `json:"client_secret,omitempty"`
+// oauthProviderViewOf is a provider as the API shows it
+// (NeonAuthOauthProvider): the tenant id is stored but never returned.
+func oauthProviderViewOf(p OAuthProvider) neonapi.NeonAuthOauthProvider {
+	return neonapi.NeonAuthOauthProvider{ID: neonapi.NeonAuthOauthProviderID(p.ID), Type: neonapi.NeonAuthOauthProviderType(p.Type),
+		ClientID: nonEmpty(p.ClientID), ClientSecret: nonEmpty(p.ClientSecret)}
 }
 
-func oauthProviderViewOf(p OAuthProvider) oauthProviderView {
-	return oauthProviderView{ID: p.ID, Type: p.Type, ClientID: p.ClientID, ClientSecret: p.ClientSecret}
-}
-
-// oauthListItem is a listed provider: id and type, never credentials.
-type oauthListItem struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
-}
-
-func oauthList(a *BranchAuth) []oauthListItem {
-	out := make([]oauthListItem, 0, len(a.OAuthProviders))
+// oauthList is the providers as the project-level list shows them: id and
+// type, never credentials.
+func oauthList(a *BranchAuth) []neonapi.NeonAuthOauthProvider {
+	out := make([]neonapi.NeonAuthOauthProvider, 0, len(a.OAuthProviders))
 	for _, p := range a.OAuthProviders {
-		out = append(out, oauthListItem{ID: p.ID, Type: p.Type})
+		out = append(out, neonapi.NeonAuthOauthProvider{ID: neonapi.NeonAuthOauthProviderID(p.ID), Type: neonapi.NeonAuthOauthProviderType(p.Type)})
 	}
 	return out
 }
@@ -48,33 +36,25 @@ type oauthSettings struct {
 	hasTenant        bool
 }
 
-// parseOAuthSettings reads client_id and client_secret, which must be given
-// together (both non-empty) or not at all, and microsoft_tenant_id, only
-// for the microsoft provider.
-func parseOAuthSettings(o object, providerID string) (oauthSettings, error) {
+// parseOAuthSettings reads the writable fields of a provider (the fields of
+// NeonAuthUpdateOAuthProviderRequest, which NeonAuthAddOAuthProviderRequest
+// has too): client_id and client_secret, which must be given together (both
+// non-empty) or not at all, and microsoft_tenant_id, only for the microsoft
+// provider.
+func parseOAuthSettings(req neonapi.NeonAuthUpdateOAuthProviderRequest, providerID string) (oauthSettings, error) {
 	var s oauthSettings
-	id, hasID, err := o.str("client_id")
-	if err != nil {
-		return s, err
-	}
-	secret, hasSecret, err := o.str("client_secret")
-	if err != nil {
-		return s, err
-	}
+	err := firstError(notEmpty("client_id", req.ClientID), notEmpty("client_secret", req.ClientSecret), notEmpty("microsoft_tenant_id", req.MicrosoftTenantID))
 	switch {
-	case hasID && id == "":
-		return s, invalid("client_id", "must not be empty")
-	case hasSecret && secret == "":
-		return s, invalid("client_secret", "must not be empty")
-	case hasID && !hasSecret:
+	case err != nil:
+		return s, err
+	case req.ClientID != nil && req.ClientSecret == nil:
 		return s, invalid("client_secret", "is required when client_id is given")
-	case hasSecret && !hasID:
+	case req.ClientSecret != nil && req.ClientID == nil:
 		return s, invalid("client_id", "is required when client_secret is given")
 	}
-	s.clientID, s.secret, s.credentials = id, secret, hasID
-	if s.tenant, s.hasTenant, err = o.nonEmptyStr("microsoft_tenant_id"); err != nil {
-		return s, err
-	}
+	s.clientID, _ = deref(req.ClientID)
+	s.secret, s.credentials = deref(req.ClientSecret)
+	s.tenant, s.hasTenant = deref(req.MicrosoftTenantID)
 	if s.hasTenant && providerID != oauthMicrosoft {
 		return s, invalid("microsoft_tenant_id", "is only for the %s provider", oauthMicrosoft)
 	}
@@ -90,9 +70,9 @@ var errOAuthProviderNotFound = &apiError{status: http.StatusNotFound, msg: "OAut
 func (e *Emulator) listOAuthProviders(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
 		if !branchFamily(c) {
-			return map[string]any{"providers": oauthList(a)}, nil
+			return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthList(a)}, nil
 		}
-		return map[string]any{"providers": oauthViews(a)}, nil
+		return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthViews(a)}, nil
 	})
 }
 
@@ -100,8 +80,8 @@ func (e *Emulator) listOAuthProviders(c *call) error {
 // list and GET .../auth/plugins): with the client credentials, which such
 // answers can carry (see auth-api-changes-since-2026-04-25.md, "OAuth
 // providers").
-func oauthViews(a *BranchAuth) []oauthProviderView {
-	out := make([]oauthProviderView, 0, len(a.OAuthProviders))
+func oauthViews(a *BranchAuth) []neonapi.NeonAuthOauthProvider {
+	out := make([]neonapi.NeonAuthOauthProvider, 0, len(a.OAuthProviders))
 	for _, p := range a.OAuthProviders {
 		out = append(out, oauthProviderViewOf(p))
 	}
@@ -143,18 +123,17 @@ func sameOAuthProvider(p OAuthProvider, set oauthSettings) bool {
 // for one without), with them "standard". Answers 200; a branch-scoped
 // re-add of the same settings answers 200 again, other settings 409.
 func (e *Emulator) addOAuthProvider(c *call) error {
-	o, err := readBody(c, false, "id", "client_id", "client_secret", "microsoft_tenant_id")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
-	id, err := o.requiredStr("id")
-	if err != nil {
+	var req neonapi.NeonAuthAddOAuthProviderRequest
+	if err := decodeBody(o, &req); err != nil {
 		return err
 	}
-	if !slices.Contains(oauthProviderIDs, id) {
-		return invalid("id", "unsupported OAuth provider %q; supported: %s", id, strings.Join(oauthProviderIDs, ", "))
-	}
-	set, err := parseOAuthSettings(o, id)
+	id := string(req.ID)
+	set, err := parseOAuthSettings(neonapi.NeonAuthUpdateOAuthProviderRequest{ClientID: req.ClientID, ClientSecret: req.ClientSecret,
+		MicrosoftTenantID: req.MicrosoftTenantID}, id)
 	if err != nil {
 		return err
 	}
@@ -182,12 +161,16 @@ func (e *Emulator) addOAuthProvider(c *call) error {
 // own credentials (both required) make the provider "standard"; the tenant
 // id of microsoft can be set alone.
 func (e *Emulator) updateOAuthProvider(c *call) error {
-	o, err := readBody(c, false, "client_id", "client_secret", "microsoft_tenant_id")
+	o, err := readDocumentBody(c, false)
 	if err != nil {
 		return err
 	}
+	var req neonapi.NeonAuthUpdateOAuthProviderRequest
+	if err := decodeBody(o, &req); err != nil {
+		return err
+	}
 	id := c.param("oauth_provider_id")
-	set, err := parseOAuthSettings(o, id)
+	set, err := parseOAuthSettings(req, id)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,16 @@
 package emulator
 
 import (
+	"cmp"
 	"encoding/base64"
-	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The project endpoints: who may see a project, listing with cursor
@@ -61,7 +65,7 @@ func (e *Emulator) listProjects(c *call) error {
 		if p.Seq <= after || !c.key.canSee(p.Project.ID) {
 			continue
 		}
-		if orgID != "" && orgID != p.Project.OrgID {
+		if orgID != "" && (p.Project.OrgID == nil || orgID != *p.Project.OrgID) {
 			continue
 		}
 		if search != "" && !strings.Contains(strings.ToLower(p.Project.Name), search) &&
@@ -74,22 +78,20 @@ func (e *Emulator) listProjects(c *call) error {
 		page = append(page, p.Project)
 		last = p.Seq
 	}
+	// The emulator has no applications or integrations (Vercel, GitHub,
+	// ...) on any project: both maps are empty.
 	resp := struct {
-		Projects   []Project   `json:"projects"`
-		Pagination *pagination `json:"pagination,omitempty"`
-		// The emulator has no applications or integrations (Vercel,
-		// GitHub, ...) on any project: both maps are empty.
-		Applications map[string][]string `json:"applications"`
-		Integrations map[string][]string `json:"integrations"`
-	}{Projects: page, Applications: map[string][]string{}, Integrations: map[string][]string{}}
+		neonapi.ProjectsResponse
+		neonapi.PaginationResponse
+		neonapi.ProjectsApplicationsMapResponse
+		neonapi.ProjectsIntegrationsMapResponse
+	}{ProjectsResponse: neonapi.ProjectsResponse{Projects: page}}
+	resp.Applications = map[string][]neonapi.ApplicationType{}
+	resp.Integrations = map[string][]neonapi.ApplicationType{}
 	if len(page) > 0 {
-		resp.Pagination = &pagination{Cursor: encodeCursor(last)}
+		resp.Pagination = &neonapi.Pagination{Cursor: encodeCursor(last)}
 	}
 	return c.json(http.StatusOK, resp)
-}
-
-type pagination struct {
-	Cursor string `json:"cursor"`
 }
 
 func encodeCursor(seq uint64) string {
@@ -109,107 +111,94 @@ func decodeCursor(s string) (uint64, bool) {
 	return n, err == nil
 }
 
-// projectCreate is what the emulator keeps of a valid ProjectCreateRequest
-// (internal/apispec decides which fields it may hold and their values).
-type projectCreate struct {
-	Name                    *string         `json:"name"`
-	RegionID                *string         `json:"region_id"`
-	PGVersion               *int            `json:"pg_version"`
-	Provisioner             *string         `json:"provisioner"`
-	StorePasswords          *bool           `json:"store_passwords"`
-	HistoryRetentionSeconds *int            `json:"history_retention_seconds"`
-	OrgID                   *string         `json:"org_id"`
-	Settings                json.RawMessage `json:"settings"`
-	DefaultEndpointSettings json.RawMessage `json:"default_endpoint_settings"`
-	// The deprecated forms of default_endpoint_settings' limits.
-	MinCU  *float64 `json:"autoscaling_limit_min_cu"`
-	MaxCU  *float64 `json:"autoscaling_limit_max_cu"`
-	Branch struct {
-		Name         *string           `json:"name"`
-		RoleName     *string           `json:"role_name"`
-		DatabaseName *string           `json:"database_name"`
-		Annotations  map[string]string `json:"annotations"`
-	} `json:"branch"`
-}
-
 // parseProjectCreate reads a ProjectCreateRequest. Beyond the document's
 // rules, the default branch's role and database names must not be empty,
 // and the default compute's maximum size must not be below its minimum.
-func parseProjectCreate(o object) (projectCreate, error) {
-	var pc projectCreate
-	if err := json.Unmarshal(o["project"], &pc); err != nil {
-		return pc, invalid("project", "must be a JSON object")
+// The deprecated project-level compute limits count where
+// default_endpoint_settings does not set its own.
+func parseProjectCreate(o object) (neonapi.ProjectCreateRequest, error) {
+	var req neonapi.ProjectCreateRequest
+	if err := decodeBody(o, &req); err != nil {
+		return req, err
 	}
-	if v := pc.Branch.RoleName; v != nil && *v == "" {
-		return pc, invalid("project.branch.role_name", "must not be empty")
+	pc := &req.Project
+	if br := pc.Branch; br != nil {
+		if v := br.RoleName; v != nil && *v == "" {
+			return req, invalid("project.branch.role_name", "must not be empty")
+		}
+		if v := br.DatabaseName; v != nil && *v == "" {
+			return req, invalid("project.branch.database_name", "must not be empty")
+		}
 	}
-	if v := pc.Branch.DatabaseName; v != nil && *v == "" {
-		return pc, invalid("project.branch.database_name", "must not be empty")
-	}
-	limits := map[string]any{}
-	if pc.MinCU != nil {
-		limits["autoscaling_limit_min_cu"] = *pc.MinCU
-	}
-	if pc.MaxCU != nil {
-		limits["autoscaling_limit_max_cu"] = *pc.MaxCU
-	}
-	if len(limits) > 0 {
-		deprecated, _ := json.Marshal(limits)
-		pc.DefaultEndpointSettings = mergeJSON(deprecated, pc.DefaultEndpointSettings)
+	if pc.AutoscalingLimitMinCu != nil || pc.AutoscalingLimitMaxCu != nil {
+		d := clonePtr(pc.DefaultEndpointSettings)
+		if d == nil {
+			d = &neonapi.DefaultEndpointSettings{}
+		}
+		d.AutoscalingLimitMinCu = cmp.Or(d.AutoscalingLimitMinCu, pc.AutoscalingLimitMinCu)
+		d.AutoscalingLimitMaxCu = cmp.Or(d.AutoscalingLimitMaxCu, pc.AutoscalingLimitMaxCu)
+		pc.DefaultEndpointSettings = d
 	}
 	if err := checkComputeLimits("project.default_endpoint_settings.", pc.DefaultEndpointSettings); err != nil {
-		return pc, err
+		return req, err
 	}
-	return pc, nil
+	return req, nil
 }
 
-// checkComputeLimits refuses settings whose maximum compute is below their
-// minimum (DefaultEndpointSettings, or an endpoint's own fields).
-func checkComputeLimits(prefix string, raw json.RawMessage) error {
-	var lim struct {
-		Min *float64 `json:"autoscaling_limit_min_cu"`
-		Max *float64 `json:"autoscaling_limit_max_cu"`
+// checkComputeLimits refuses default compute settings whose maximum is
+// below their minimum.
+func checkComputeLimits(prefix string, d *neonapi.DefaultEndpointSettings) error {
+	if d == nil || d.AutoscalingLimitMinCu == nil || d.AutoscalingLimitMaxCu == nil {
+		return nil
 	}
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &lim)
-	}
-	if lim.Min != nil && lim.Max != nil && *lim.Max < *lim.Min {
-		return invalid(prefix+"autoscaling_limit_max_cu", "must not be less than autoscaling_limit_min_cu (%s)", number(*lim.Min))
+	if minCU := computeUnits(*d.AutoscalingLimitMinCu); computeUnits(*d.AutoscalingLimitMaxCu) < minCU {
+		return invalid(prefix+"autoscaling_limit_max_cu", "must not be less than autoscaling_limit_min_cu (%s)", number(minCU))
 	}
 	return nil
 }
 
-// apply sets what the request gave on a new project and its default branch.
-func (pc projectCreate) apply(p *projectState) {
-	pr := &p.Project
+// applyProjectCreate sets what the request gave on a new project and its
+// default branch.
+func applyProjectCreate(req neonapi.ProjectCreateRequest, p *projectState) {
+	pc, pr := req.Project, &p.Project
 	if pc.RegionID != nil && *pc.RegionID != "" {
 		pr.RegionID, pr.PlatformID, pr.ProxyHost = *pc.RegionID, platformOf(*pc.RegionID), proxyHostOf(*pc.RegionID)
 	}
-	set(&pr.PGVersion, pc.PGVersion)
+	set(&pr.PgVersion, pc.PgVersion)
 	set(&pr.StorePasswords, pc.StorePasswords)
-	set(&pr.HistoryRetentionSeconds, pc.HistoryRetentionSeconds)
-	set(&pr.OrgID, pc.OrgID)
+	if pc.HistoryRetentionSeconds != nil {
+		pr.HistoryRetentionSeconds = new(*pc.HistoryRetentionSeconds)
+	}
+	if pc.OrgID != nil {
+		pr.OrgID = new(*pc.OrgID)
+	}
 	if pc.Provisioner != nil && *pc.Provisioner != "" {
 		pr.Provisioner = *pc.Provisioner
 	}
-	if len(pc.Settings) > 0 {
-		pr.Settings = mergeJSON(pr.Settings, pc.Settings)
+	pr.Settings = merged(pr.Settings, pc.Settings)
+	if pc.DefaultEndpointSettings != nil {
+		pr.DefaultEndpointSettings = clonePtr(pc.DefaultEndpointSettings)
 	}
-	if len(pc.DefaultEndpointSettings) > 0 {
-		pr.DefaultEndpointSettings = mergeJSON(nil, pc.DefaultEndpointSettings)
-	}
+	applyDefaultBranch(req, p)
+}
+
+// applyDefaultBranch names a new project's default branch, its database and
+// role as the request asks, and sizes its endpoint by the project's
+// defaults.
+func applyDefaultBranch(req neonapi.ProjectCreateRequest, p *projectState) {
 	b := p.defaultBranch()
-	set(&b.Name, pc.Branch.Name)
-	if len(pc.Branch.Annotations) > 0 {
-		b.Annotation = pc.Branch.Annotations
+	db, role := defaultDatabaseName, defaultRoleName
+	if br := req.Project.Branch; br != nil {
+		set(&b.Name, br.Name)
+		if br.Annotations != nil && len(*br.Annotations) > 0 {
+			b.Annotation = maps.Clone(*br.Annotations)
+		}
+		if br.DatabaseName != nil {
+			db = *br.DatabaseName
+			role = db + "_owner"
+		}
+		set(&role, br.RoleName)
 	}
-	db := defaultDatabaseName
-	set(&db, pc.Branch.DatabaseName)
-	role := defaultRoleName
-	if pc.Branch.DatabaseName != nil {
-		role = db + "_owner"
-	}
-	set(&role, pc.Branch.RoleName)
 	b.Databases[0].Name, b.Databases[0].OwnerName = db, role
 	b.RoleStates[role] = b.RoleStates[b.Roles[0]]
 	if role != b.Roles[0] {
@@ -218,7 +207,7 @@ func (pc projectCreate) apply(p *projectState) {
 	b.Roles[0] = role
 	size := p.computeDefaults()
 	for _, ep := range b.Endpoints {
-		ep.MinCU, ep.MaxCU, ep.SuspendTimeoutSeconds, ep.Provisioner = size.minCU, size.maxCU, size.suspend, pr.Provisioner
+		ep.MinCU, ep.MaxCU, ep.SuspendTimeoutSeconds, ep.Provisioner = size.minCU, size.maxCU, size.suspend, p.Project.Provisioner
 	}
 }
 
@@ -252,22 +241,22 @@ func (e *Emulator) createProjectAPI(c *call) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	name := ""
-	set(&name, pc.Name)
+	set(&name, pc.Project.Name)
 	p := e.st.addProject(name, now())
-	pc.apply(p)
+	applyProjectCreate(pc, p)
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
 	b := p.defaultBranch()
 	ep := b.readWriteEndpoint()
-	return c.json(http.StatusCreated, map[string]any{
-		"project":         projectDetailOf(p.Project),
-		"branch":          newBranchView(&b.Branch),
-		"roles":           rolesOf(p, b, true),
-		"databases":       databasesOf(&b.Branch),
-		"operations":      []operation{finishedOperation(p.Project.ID, b.ID, "create_timeline", b.CreatedAt), ep.operation(p, b, "start_compute")},
-		"endpoints":       []endpointView{endpointViewOf(p, b, ep)},
-		"connection_uris": connectionURIs(p, b),
+	return c.json(http.StatusCreated, neonapi.CreatedProject{
+		Project:        projectDetailOf(p.Project),
+		Branch:         newBranchView(&b.Branch),
+		Roles:          rolesOf(p, b, true),
+		Databases:      databasesOf(&b.Branch),
+		Operations:     []neonapi.Operation{finishedOperation(p.Project.ID, b.ID, neonapi.OperationActionCreateTimeline, b.CreatedAt), ep.operation(p, b, neonapi.OperationActionStartCompute)},
+		Endpoints:      []neonapi.Endpoint{endpointViewOf(p, b, ep)},
+		ConnectionUris: connectionURIs(p, b),
 	})
 }
 
@@ -278,15 +267,7 @@ func (e *Emulator) getProject(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"project": projectDetailOf(p.Project)})
-}
-
-// projectUpdate is what the emulator keeps of a valid ProjectUpdateRequest.
-type projectUpdate struct {
-	Name                    *string         `json:"name"`
-	HistoryRetentionSeconds *int            `json:"history_retention_seconds"`
-	Settings                json.RawMessage `json:"settings"`
-	DefaultEndpointSettings json.RawMessage `json:"default_endpoint_settings"`
+	return c.json(http.StatusOK, neonapi.ProjectResponse{Project: projectDetailOf(p.Project)})
 }
 
 // updateProject serves PATCH /projects/{project_id}: the name, the history
@@ -298,10 +279,11 @@ func (e *Emulator) updateProject(c *call) error {
 	if err != nil {
 		return err
 	}
-	var pu projectUpdate
-	if err := json.Unmarshal(o["project"], &pu); err != nil {
-		return invalid("project", "must be a JSON object")
+	var req neonapi.ProjectUpdateRequest
+	if err := decodeBody(o, &req); err != nil {
+		return err
 	}
+	pu := req.Project
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, err := e.visibleProject(c, c.param("project_id"))
@@ -309,50 +291,44 @@ func (e *Emulator) updateProject(c *call) error {
 		return err
 	}
 	defaults := p.Project.DefaultEndpointSettings
-	if len(pu.DefaultEndpointSettings) > 0 {
-		defaults = mergeJSON(defaults, pu.DefaultEndpointSettings)
+	if pu.DefaultEndpointSettings != nil {
+		defaults = merged(defaults, pu.DefaultEndpointSettings)
 		if err := checkComputeLimits("project.default_endpoint_settings.", defaults); err != nil {
 			return err
 		}
 	}
 	pr := &p.Project
 	set(&pr.Name, pu.Name)
-	set(&pr.HistoryRetentionSeconds, pu.HistoryRetentionSeconds)
-	if len(pu.Settings) > 0 {
-		pr.Settings = mergeJSON(pr.Settings, pu.Settings)
+	if pu.HistoryRetentionSeconds != nil {
+		pr.HistoryRetentionSeconds = new(*pu.HistoryRetentionSeconds)
 	}
+	pr.Settings = merged(pr.Settings, pu.Settings)
 	pr.DefaultEndpointSettings = defaults
 	pr.UpdatedAt = now()
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"project": projectDetailOf(p.Project), "operations": []operation{}})
-}
-
-// projectDetail is a project as GET /projects/{project_id} shows it: the
-// list's fields and the consumption of the current period (always none).
-type projectDetail struct {
-	Project
-	ActiveTimeSeconds      int64     `json:"active_time_seconds"`
-	ComputeTimeSeconds     int64     `json:"compute_time_seconds"`
-	WrittenDataBytes       int64     `json:"written_data_bytes"`
-	DataTransferBytes      int64     `json:"data_transfer_bytes"`
-	DataStorageBytesHour   int64     `json:"data_storage_bytes_hour"`
-	ConsumptionPeriodStart time.Time `json:"consumption_period_start"`
-	ConsumptionPeriodEnd   time.Time `json:"consumption_period_end"`
+	return c.json(http.StatusOK, struct {
+		neonapi.ProjectResponse
+		neonapi.OperationsResponse
+	}{neonapi.ProjectResponse{Project: projectDetailOf(p.Project)}, neonapi.OperationsResponse{Operations: []neonapi.Operation{}}})
 }
 
 // historyRetention is a new project's restore window: one day.
 const historyRetention = 24 * 60 * 60
 
-func projectDetailOf(p Project) projectDetail {
-	t := now()
-	start := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-	return projectDetail{
-		Project:                p,
-		ConsumptionPeriodStart: start,
-		ConsumptionPeriodEnd:   start.AddDate(0, 1, 0),
+// projectDetailOf is a project as GET /projects/{project_id} shows it: the
+// fields the reference's Project shares with the list's, and the
+// consumption of the current period (always none).
+func projectDetailOf(p Project) neonapi.Project {
+	var d neonapi.Project
+	if err := convertShape(p, &d); err != nil {
+		panic(fmt.Sprintf("emulator: project %s: %v", p.ID, err))
 	}
+	t := now()
+	d.ConsumptionPeriodStart = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	d.ConsumptionPeriodEnd = d.ConsumptionPeriodStart.AddDate(0, 1, 0)
+	return d
 }
 
 // deleteProject serves DELETE /projects/{project_id}. Project-scoped keys are
@@ -372,5 +348,5 @@ func (e *Emulator) deleteProject(c *call) error {
 	if err := e.saveLocked(); err != nil {
 		return err
 	}
-	return c.json(http.StatusOK, map[string]any{"project": projectDetailOf(p.Project)})
+	return c.json(http.StatusOK, neonapi.ProjectResponse{Project: projectDetailOf(p.Project)})
 }

@@ -6,8 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // env is an emulator with one seeded project, driven in-process.
@@ -72,7 +75,7 @@ func (r *response) Decode(v any) {
 // Message returns the message of an error body.
 func (r *response) Message() string {
 	r.t.Helper()
-	var eb errorBody
+	var eb neonapi.GeneralError
 	r.Decode(&eb)
 	return eb.Message
 }
@@ -166,6 +169,33 @@ func wantError(t *testing.T, r *response, status int, prefix string) {
 	}
 	if msg, _ := eb["message"].(string); !strings.HasPrefix(msg, prefix) {
 		t.Errorf("message = %q, want prefix %q", msg, prefix)
+	}
+}
+
+// wantJSON fails unless got (JSON bytes, or a value to encode) and want are
+// the same JSON value: members in any order, numbers by value.
+func wantJSON(t *testing.T, what string, got any, want string) {
+	t.Helper()
+	raw, ok := got.([]byte)
+	if r, isRaw := got.(json.RawMessage); isRaw {
+		raw, ok = r, true
+	}
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(got); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	var g, w any
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Errorf("%s = %s: not JSON: %v", what, raw, err)
+		return
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want %s: not JSON: %v", want, err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("%s =\n  %s\nwant\n  %s", what, bytes.TrimSpace(raw), want)
 	}
 }
 

@@ -110,7 +110,7 @@ func (e *Emulator) CreateBranch(projectID string, o BranchOptions) (Branch, erro
 		b := e.st.addBranch(p, parent, o.Name, o.InitSource, now())
 		for _, d := range domains {
 			if b.Auth.domainIndex(d) < 0 {
-				b.Auth.Domains = append(b.Auth.Domains, Domain{Domain: d, AuthProvider: b.Auth.AuthProvider})
+				b.Auth.addDomain(d)
 			}
 		}
 		out = b.Branch
@@ -297,7 +297,7 @@ func (e *Emulator) AddDomain(projectID, domain string) error {
 		if a.domainIndex(canonical) >= 0 {
 			return fmt.Errorf("%w: domain %q", ErrConflict, canonical)
 		}
-		a.Domains = append(a.Domains, Domain{Domain: canonical, AuthProvider: a.AuthProvider})
+		a.addDomain(canonical)
 		return nil
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -14,7 +16,7 @@ func TestCreateIntegrationReturnsCredentials(t *testing.T) {
 	v := newEnv(t, Options{})
 	r := v.do("POST", "/projects/auth/create", v.createBody(v.project))
 	wantStatus(t, r, http.StatusCreated)
-	var c credentials
+	var c neonapi.NeonAuthCreateIntegrationResponse
 	r.Decode(&c)
 	if c.AuthProvider != "stack" || !uuidPattern.MatchString(c.AuthProviderProjectID) ||
 		!strings.HasPrefix(c.PubClientKey, "pck_") || !strings.HasPrefix(c.SecretServerKey, "ssk_") ||
@@ -106,9 +108,7 @@ func TestListIntegrations(t *testing.T) {
 	t.Run("empty is an empty array", func(t *testing.T) {
 		r := v.do("GET", "/projects/"+v.project+"/auth/integrations", nil)
 		wantStatus(t, r, http.StatusOK)
-		if strings.TrimSpace(string(r.Body)) != `{"data":[]}` {
-			t.Errorf("body = %s", r.Body)
-		}
+		wantJSON(t, "body", r.Body, `{"data":[]}`)
 	})
 	creds := v.integrate()
 	t.Run("lists the active integration", func(t *testing.T) {
@@ -177,9 +177,7 @@ func TestDeleteIntegrationRemovesEverythingItOwns(t *testing.T) {
 
 	r := v.do("DELETE", path, map[string]any{"delete_data": true})
 	wantStatus(t, r, http.StatusOK)
-	if strings.TrimSpace(string(r.Body)) != "{}" {
-		t.Errorf("body = %q, want {}", r.Body)
-	}
+	wantJSON(t, "body", r.Body, "{}")
 	if len(v.e.Integrations(v.project)) != 0 {
 		t.Error("integration still active")
 	}
@@ -199,9 +197,7 @@ func TestDeleteIntegrationRemovesEverythingItOwns(t *testing.T) {
 	if err := v.e.ConfirmTransfer(v.project, "stack"); err == nil {
 		t.Error("the pending transfer survived the deletion")
 	}
-	if got := v.do("GET", "/projects/"+v.project+"/auth/email_server", nil); strings.TrimSpace(string(got.Body)) != `{"type":"shared"}` {
-		t.Errorf("email server = %s", got.Body)
-	}
+	wantJSON(t, "email server", v.do("GET", "/projects/"+v.project+"/auth/email_server", nil).Body, `{"type":"shared"}`)
 }
 
 func TestEndpointsNeedAnActiveIntegration(t *testing.T) {

@@ -61,7 +61,7 @@ func decodeState(data []byte) (*state, error) {
 func (st *state) upgradeV2() {
 	st.Version = stateVersion
 	for _, p := range st.Projects {
-		p.Project.HistoryRetentionSeconds = historyRetention
+		p.Project.HistoryRetentionSeconds = new(int32(historyRetention))
 		p.Project.Settings = defaultProjectSettings()
 		for _, b := range p.Branches { // parents come before their children
 			for i := range b.Databases {

@@ -364,3 +364,266 @@ func TestStateFileVersion2IsUpgraded(t *testing.T) {
 		t.Errorf("after a restart the endpoints are %v, were %v", got, mainEndpoints)
 	}
 }
+
+// stateFileV3 is a state file of version 3 as the emulator wrote it before
+// it held the Better Auth settings, projects and compute settings as the
+// API reference's generated types (users and test emails left out): a
+// project whose main branch has Better Auth with every setting changed, and
+// a branch dev with a compute endpoint of its own settings.
+const stateFileV3 = `{
+  "version": 3,
+  "seq": 10,
+  "org_id": "org-quiet-leaf-00000001",
+  "owner_id": "e8c19496-e7d7-4b5a-a160-460e962e1730",
+  "keys": [],
+  "projects": [
+    {
+      "seq": 2,
+      "project": {
+        "id": "bold-leaf-00000002",
+        "platform_id": "aws",
+        "region_id": "aws-us-east-2",
+        "name": "seed-project-1",
+        "provisioner": "k8s-pod",
+        "pg_version": 17,
+        "locked": false,
+        "cpu_used_sec": 0,
+        "active_time": 0,
+        "created_at": "2026-11-25T04:37:56Z",
+        "updated_at": "2026-11-25T04:37:56Z",
+        "proxy_host": "us-east-2.aws.neon.tech",
+        "branch_logical_size_limit": 512,
+        "branch_logical_size_limit_bytes": 536870912,
+        "store_passwords": true,
+        "creation_source": "console",
+        "owner_id": "e8c19496-e7d7-4b5a-a160-460e962e1730",
+        "org_id": "org-quiet-leaf-00000001",
+        "history_retention_seconds": 86400,
+        "settings": {
+          "allowed_ips": {
+            "ips": [],
+            "protected_branches_only": false
+          },
+          "enable_logical_replication": false,
+          "block_public_connections": false,
+          "block_vpc_connections": false,
+          "hipaa": false
+        }
+      },
+      "branches": [
+        {
+          "id": "br-shiny-leaf-00000003",
+          "project_id": "bold-leaf-00000002",
+          "name": "main",
+          "default": true,
+          "created_at": "2026-11-25T04:37:56Z",
+          "updated_at": "2026-11-25T04:37:56Z",
+          "databases": [
+            {
+              "id": 1,
+              "name": "neondb",
+              "owner_name": "neondb_owner",
+              "created_at": "2026-11-25T04:37:56Z"
+            }
+          ],
+          "roles": [
+            "neondb_owner"
+          ],
+          "seq": 3,
+          "neon_auth": {
+            "project_id": "bold-leaf-00000002",
+            "auth_provider": "better_auth",
+            "auth_provider_project_id": "cba752c4-e051-42c7-baa7-80cfa6d74b2d",
+            "branch_id": "br-shiny-leaf-00000003",
+            "db_name": "neondb",
+            "role_name": "neondb_owner",
+            "name": "Acme",
+            "created_at": "2026-11-25T04:37:56Z",
+            "owned_by": "neon",
+            "transfer_status": "",
+            "base_url": "https://br-shiny-leaf-00000003.neonauth.us-east-2.aws.neon.tech/neondb/auth",
+            "jwks_url": "https://br-shiny-leaf-00000003.neonauth.us-east-2.aws.neon.tech/neondb/auth/.well-known/jwks.json",
+            "pub_client_key": "",
+            "secret_server_key": "",
+            "schema_name": "neon_auth",
+            "table_name": "users_sync",
+            "oauth_providers": [
+              {
+                "id": "microsoft",
+                "type": "standard",
+                "client_id": "c",
+                "client_secret": "s",
+                "microsoft_tenant_id": "t"
+              },
+              {
+                "id": "github",
+                "type": "shared"
+              }
+            ],
+            "domains": [
+              {
+                "domain": "https://app.example.com",
+                "auth_provider": "better_auth"
+              }
+            ],
+            "email_provider": {
+              "type": "standard",
+              "host": "smtp.example.com",
+              "port": 465,
+              "username": "u",
+              "password": "pw",
+              "sender_email": "a@example.com",
+              "sender_name": "A"
+            },
+            "users": [],
+            "allow_localhost": false,
+            "email_and_password": {
+              "enabled": true,
+              "email_verification_method": "otp",
+              "require_email_verification": true,
+              "auto_sign_in_after_verification": true,
+              "send_verification_email_on_sign_up": false,
+              "send_verification_email_on_sign_in": false,
+              "disable_sign_up": false
+            },
+            "organization": {
+              "enabled": true,
+              "organization_limit": 3,
+              "membership_limit": 100,
+              "creator_role": "owner",
+              "send_invitation_email": false
+            },
+            "magic_link": {
+              "enabled": true,
+              "expires_in": 30,
+              "disable_sign_up": false
+            },
+            "phone_number": {
+              "enabled": true,
+              "otp_expires_in": 300
+            },
+            "webhooks": {
+              "enabled": true,
+              "webhook_url": "https://app.example.com/hooks",
+              "enabled_events": [
+                "user.created"
+              ],
+              "timeout_seconds": 5
+            }
+          },
+          "endpoints": [
+            {
+              "id": "ep-misty-leaf-00000004",
+              "type": "read_write",
+              "autoscaling_limit_min_cu": 0.25,
+              "autoscaling_limit_max_cu": 0.25,
+              "suspend_timeout_seconds": 0,
+              "provisioner": "k8s-pod",
+              "pooler_enabled": false,
+              "disabled": false,
+              "passwordless_access": false,
+              "created_at": "2026-11-25T04:37:56Z",
+              "updated_at": "2026-11-25T04:37:56Z"
+            }
+          ],
+          "role_states": {
+            "neondb_owner": {
+              "password": "npg_HM5LoFFWNcTA",
+              "created_at": "2026-11-25T04:37:56Z"
+            }
+          }
+        },
+        {
+          "id": "br-calm-leaf-00000009",
+          "project_id": "bold-leaf-00000002",
+          "parent_id": "br-shiny-leaf-00000003",
+          "name": "dev",
+          "default": false,
+          "protected": true,
+          "annotation": {
+            "a": "b"
+          },
+          "created_at": "2026-11-25T04:37:56Z",
+          "updated_at": "2026-11-25T04:37:56Z",
+          "databases": [
+            {
+              "id": 1,
+              "name": "neondb",
+              "owner_name": "neondb_owner",
+              "created_at": "2026-11-25T04:37:56Z"
+            }
+          ],
+          "roles": [
+            "neondb_owner"
+          ],
+          "seq": 9,
+          "endpoints": [
+            {
+              "id": "ep-raspy-leaf-00000008",
+              "type": "read_write",
+              "autoscaling_limit_min_cu": 0.5,
+              "autoscaling_limit_max_cu": 2,
+              "suspend_timeout_seconds": 0,
+              "provisioner": "k8s-pod",
+              "pooler_enabled": false,
+              "disabled": false,
+              "passwordless_access": false,
+              "settings": {
+                "pg_settings": {
+                  "work_mem": "64MB"
+                }
+              },
+              "created_at": "2026-11-25T04:37:56Z",
+              "updated_at": "2026-11-25T04:37:56Z"
+            }
+          ]
+        }
+      ]
+    }
+  ]
+}`
+
+// A version 3 state file loads as it was written: every read answers what
+// it held, and the file written again holds the same values.
+func TestStateFileVersion3LoadsAsWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte(stateFileV3), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v := newEnv(t, Options{StateFile: path})
+	const p, main = "/projects/bold-leaf-00000002", "/projects/bold-leaf-00000002/branches/br-shiny-leaf-00000003"
+	wantJSON(t, "GET …/auth/plugins", v.do("GET", main+"/auth/plugins", nil).Body, `{
+		"organization": {"enabled": true, "organization_limit": 3, "membership_limit": 100, "creator_role": "owner", "send_invitation_email": false},
+		"magic_link": {"enabled": true, "expires_in": 30, "disable_sign_up": false},
+		"phone_number": {"enabled": true, "otp_expires_in": 300},
+		"email_provider": {"type": "standard", "host": "smtp.example.com", "port": 465, "username": "u", "password": "",
+			"sender_email": "a@example.com", "sender_name": "A"},
+		"email_and_password": {"enabled": true, "email_verification_method": "otp", "require_email_verification": true,
+			"auto_sign_in_after_verification": true, "send_verification_email_on_sign_up": false,
+			"send_verification_email_on_sign_in": false, "disable_sign_up": false},
+		"oauth_providers": [{"id": "microsoft", "type": "standard", "client_id": "c", "client_secret": "s"}, {"id": "github", "type": "shared"}],
+		"allow_localhost": false}`)
+	wantJSON(t, "GET …/auth/webhooks", v.do("GET", main+"/auth/webhooks", nil).Body,
+		`{"enabled": true, "webhook_url": "https://app.example.com/hooks", "enabled_events": ["user.created"], "timeout_seconds": 5}`)
+	wantJSON(t, "GET …/auth/domains", v.do("GET", main+"/auth/domains", nil).Body,
+		`{"domains": [{"domain": "https://app.example.com", "auth_provider": "better_auth"}]}`)
+	endpoints := v.do("GET", p+"/branches/br-calm-leaf-00000009/endpoints", nil).JSON()
+	wantJSON(t, "dev's endpoint", dig(t, endpoints, "endpoints", 0, "settings"), `{"pg_settings": {"work_mem": "64MB"}}`)
+	wantJSON(t, "dev's endpoint's size", []any{dig(t, endpoints, "endpoints", 0, "autoscaling_limit_min_cu"),
+		dig(t, endpoints, "endpoints", 0, "autoscaling_limit_max_cu")}, `[0.5, 2]`)
+	wantJSON(t, "the project's settings", dig(t, v.do("GET", "/projects", nil).JSON(), "projects", 0, "settings"),
+		`{"allowed_ips": {"ips": [], "protected_branches_only": false}, "enable_logical_replication": false,
+		"block_public_connections": false, "block_vpc_connections": false, "hipaa": false}`)
+
+	var written, was map[string]any
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &written); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal([]byte(stateFileV3), &was)
+	delete(written, "keys") // New adds the bootstrap key
+	delete(was, "keys")
+	if !reflect.DeepEqual(written, was) {
+		t.Errorf("the state file written again differs from the one loaded:\n%s", data)
+	}
+}

@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"encoding/json"
 	"net/http"
 	"regexp"
 	"testing"
@@ -266,14 +265,6 @@ func TestCreateProjectKeepsEveryFieldItModels(t *testing.T) {
 	uri := digString(t, created, "connection_uris", 0, "connection_uri")
 	if wantURI := "postgresql://qux:" + password + "@" + digString(t, ep, "host") + "/baz?sslmode=require"; uri != wantURI {
 		t.Errorf("connection_uri = %q, want %q", uri, wantURI)
-	}
-}
-
-func wantJSON(t *testing.T, what string, got any, want string) {
-	t.Helper()
-	b, _ := json.Marshal(got)
-	if string(b) != want {
-		t.Errorf("%s = %s\nwant %s", what, b, want)
 	}
 }
 

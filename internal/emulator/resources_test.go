@@ -15,9 +15,7 @@ func TestOAuthProviders(t *testing.T) {
 	t.Run("add without credentials is shared", func(t *testing.T) {
 		r := v.do("POST", base, map[string]any{"id": "google"})
 		wantStatus(t, r, http.StatusOK)
-		if strings.TrimSpace(string(r.Body)) != `{"id":"google","type":"shared"}` {
-			t.Errorf("body = %s", r.Body)
-		}
+		wantJSON(t, "body", r.Body, `{"id":"google","type":"shared"}`)
 	})
 	t.Run("add with credentials is standard", func(t *testing.T) {
 		r := v.do("POST", base, map[string]any{"id": "github", "client_id": "cid", "client_secret": "csecret"})
@@ -31,9 +29,7 @@ func TestOAuthProviders(t *testing.T) {
 	t.Run("list never shows credentials", func(t *testing.T) {
 		r := v.do("GET", base, nil)
 		wantStatus(t, r, http.StatusOK)
-		if got := strings.TrimSpace(string(r.Body)); got != `{"providers":[{"id":"google","type":"shared"},{"id":"github","type":"standard"}]}` {
-			t.Errorf("body = %s", got)
-		}
+		wantJSON(t, "body", r.Body, `{"providers":[{"id":"google","type":"shared"},{"id":"github","type":"standard"}]}`)
 	})
 	t.Run("validation", func(t *testing.T) {
 		cases := []struct {
@@ -80,9 +76,7 @@ func TestOAuthProviders(t *testing.T) {
 		if err := v.e.DeleteOAuthProvider(v.project, "github"); err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.TrimSpace(string(v.do("GET", base, nil).Body)); got != `{"providers":[{"id":"microsoft","type":"shared"}]}` {
-			t.Errorf("body = %s", got)
-		}
+		wantJSON(t, "body", v.do("GET", base, nil).Body, `{"providers":[{"id":"microsoft","type":"shared"}]}`)
 	})
 }
 
@@ -99,11 +93,8 @@ func TestDomains(t *testing.T) {
 		wantStatus(t, r, http.StatusCreated)
 		wantNoBody(t, r)
 		wantStatus(t, add("http://localhost:3000"), http.StatusCreated)
-		got := strings.TrimSpace(string(v.do("GET", base, nil).Body))
-		want := `{"domains":[{"domain":"https://app.example.com","auth_provider":"stack"},{"domain":"http://localhost:3000","auth_provider":"stack"}]}`
-		if got != want {
-			t.Errorf("list = %s\nwant   %s", got, want)
-		}
+		wantJSON(t, "list", v.do("GET", base, nil).Body,
+			`{"domains":[{"domain":"https://app.example.com","auth_provider":"stack"},{"domain":"http://localhost:3000","auth_provider":"stack"}]}`)
 	})
 	t.Run("wildcard hosts and native apps' own schemes are accepted", func(t *testing.T) {
 		for in, stored := range map[string]string{
@@ -160,10 +151,7 @@ func TestDomains(t *testing.T) {
 		if err := v.e.RemoveDomain(v.project, "http://localhost:3000/"); err != nil {
 			t.Fatal(err)
 		}
-		got := strings.TrimSpace(string(v.do("GET", base, nil).Body))
-		if got != `{"domains":[{"domain":"https://drift.example.com","auth_provider":"stack"}]}` {
-			t.Errorf("list = %s", got)
-		}
+		wantJSON(t, "list", v.do("GET", base, nil).Body, `{"domains":[{"domain":"https://drift.example.com","auth_provider":"stack"}]}`)
 	})
 }
 
@@ -181,9 +169,7 @@ func TestEmailServer(t *testing.T) {
 	t.Run("a new integration starts shared", func(t *testing.T) {
 		r := v.do("GET", path, nil)
 		wantStatus(t, r, http.StatusOK)
-		if strings.TrimSpace(string(r.Body)) != `{"type":"shared"}` {
-			t.Errorf("body = %s", r.Body)
-		}
+		wantJSON(t, "body", r.Body, `{"type":"shared"}`)
 	})
 	t.Run("standard is echoed and read back with the password blank", func(t *testing.T) {
 		r := v.do("PATCH", path, standard())
@@ -243,9 +229,7 @@ func TestEmailServer(t *testing.T) {
 	t.Run("switching to shared resets the stored config", func(t *testing.T) {
 		r := v.do("PATCH", path, map[string]any{"type": "shared"})
 		wantStatus(t, r, http.StatusOK)
-		if strings.TrimSpace(string(r.Body)) != `{"type":"shared"}` {
-			t.Errorf("body = %s", r.Body)
-		}
+		wantJSON(t, "body", r.Body, `{"type":"shared"}`)
 		if stored, _ := v.e.EmailServer(v.project); stored != (EmailServer{Type: "shared"}) {
 			t.Errorf("stored = %+v", stored)
 		}

@@ -9,11 +9,15 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // API errors and responses: the statuses and error bodies the handlers return.
 
-// apiError is an error answered to the client as
+// apiError is an error answered to the client as GeneralError:
 // {"code":"","message":...,"request_id":...}.
 type apiError struct {
 	status     int
@@ -46,18 +50,13 @@ func forbidden(format string, args ...any) *apiError {
 	return &apiError{status: http.StatusForbidden, msg: fmt.Sprintf(format, args...)}
 }
 
-// errorBody is the error format of the platform API (GeneralError).
-type errorBody struct {
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	RequestID string `json:"request_id"`
-}
-
+// writeError answers e in the error format of the platform API
+// (GeneralError).
 func writeError(w http.ResponseWriter, reqID string, e *apiError) {
 	if e.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(e.retryAfter)))
 	}
-	writeJSON(w, e.status, errorBody{Code: e.code, Message: e.msg, RequestID: reqID})
+	writeJSON(w, e.status, neonapi.GeneralError{Code: e.code, Message: e.msg, RequestID: &reqID})
 }
 
 // retryAfterSeconds rounds d up to whole seconds, at least 1.
@@ -103,13 +102,16 @@ func randomHex(n int) string {
 }
 
 // newUUID returns a random (version 4) UUID.
-func newUUID() string {
+func newUUID() string { return newOperationID().String() }
+
+// newOperationID returns a random (version 4) UUID, as the API's types
+// hold one.
+func newOperationID() openapi_types.UUID {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	return openapi_types.UUID(b)
 }
 
 // now is the emulator's clock: UTC, whole seconds (RFC 3339 without fraction).

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 )
 
 // The routes of the platform API v2 the emulator serves, and how a request path
@@ -23,6 +25,9 @@ type route struct {
 	handler  handlerFunc
 	key      string
 }
+
+// branchAuthRoutes is the prefix of the branch-scoped Neon Auth routes.
+const branchAuthRoutes = "/projects/{project_id}/branches/{branch_id}/auth"
 
 type router struct {
 	routes []*route
@@ -86,41 +91,52 @@ func newAPIRouter() *router {
 
 	// Neon Auth, branch-scoped (internal/apispec/neon-api-v2-2026-07-13.openapi.json
 	// with internal/apispec/overlays).
-	const ba = "/projects/{project_id}/branches/{branch_id}/auth"
-	rt.handle(http.MethodGet, ba, (*Emulator).getAuth)
-	rt.handle(http.MethodPost, ba, (*Emulator).enableAuth)
-	rt.handle(http.MethodDelete, ba, (*Emulator).disableAuth)
-	rt.handle(http.MethodGet, ba+"/domains", (*Emulator).listDomains)
-	rt.handle(http.MethodPost, ba+"/domains", (*Emulator).addDomain)
-	rt.handle(http.MethodDelete, ba+"/domains", (*Emulator).deleteDomains)
-	rt.handle(http.MethodGet, ba+"/oauth_providers", (*Emulator).listOAuthProviders)
-	rt.handle(http.MethodPost, ba+"/oauth_providers", (*Emulator).addOAuthProvider)
-	rt.handle(http.MethodPatch, ba+"/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider)
-	rt.handle(http.MethodDelete, ba+"/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider)
-	rt.handle(http.MethodGet, ba+"/email_provider", (*Emulator).getEmailProvider)
-	rt.handle(http.MethodPatch, ba+"/email_provider", (*Emulator).updateEmailProvider)
-	rt.handle(http.MethodPost, ba+"/email_provider/test", (*Emulator).testEmailProvider)
-	rt.handle(http.MethodPost, ba+"/send_test_email", (*Emulator).sendTestEmail)
-	rt.handle(http.MethodPost, ba+"/users", (*Emulator).createUser)
-	rt.handle(http.MethodDelete, ba+"/users/{auth_user_id}", (*Emulator).deleteUser)
-	rt.handle(http.MethodPut, ba+"/users/{auth_user_id}/role", (*Emulator).setUserRoles)
-	rt.handle(http.MethodGet, ba+"/allow_localhost", (*Emulator).getAllowLocalhost)
-	rt.handle(http.MethodPatch, ba+"/allow_localhost", (*Emulator).updateAllowLocalhost)
-	rt.handle(http.MethodPatch, ba+"/config", (*Emulator).updateConfig)
+	rt.handle(http.MethodGet, branchAuthRoutes, (*Emulator).getAuth)
+	rt.handle(http.MethodPost, branchAuthRoutes, (*Emulator).enableAuth)
+	rt.handle(http.MethodDelete, branchAuthRoutes, (*Emulator).disableAuth)
+	rt.handle(http.MethodGet, branchAuthRoutes+"/domains", (*Emulator).listDomains)
+	rt.handle(http.MethodPost, branchAuthRoutes+"/domains", (*Emulator).addDomain)
+	rt.handle(http.MethodDelete, branchAuthRoutes+"/domains", (*Emulator).deleteDomains)
+	rt.handle(http.MethodGet, branchAuthRoutes+"/oauth_providers", (*Emulator).listOAuthProviders)
+	rt.handle(http.MethodPost, branchAuthRoutes+"/oauth_providers", (*Emulator).addOAuthProvider)
+	rt.handle(http.MethodPatch, branchAuthRoutes+"/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider)
+	rt.handle(http.MethodDelete, branchAuthRoutes+"/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider)
+	rt.handle(http.MethodGet, branchAuthRoutes+"/email_provider", (*Emulator).getEmailProvider)
+	rt.handle(http.MethodPatch, branchAuthRoutes+"/email_provider", (*Emulator).updateEmailProvider)
+	rt.handle(http.MethodPost, branchAuthRoutes+"/email_provider/test", (*Emulator).testEmailProvider)
+	rt.handle(http.MethodPost, branchAuthRoutes+"/send_test_email", (*Emulator).sendTestEmail)
+	rt.handle(http.MethodPost, branchAuthRoutes+"/users", (*Emulator).createUser)
+	rt.handle(http.MethodDelete, branchAuthRoutes+"/users/{auth_user_id}", (*Emulator).deleteUser)
+	rt.handle(http.MethodPut, branchAuthRoutes+"/users/{auth_user_id}/role", (*Emulator).setUserRoles)
+	rt.handle(http.MethodGet, branchAuthRoutes+"/allow_localhost", (*Emulator).getAllowLocalhost)
+	rt.handle(http.MethodPatch, branchAuthRoutes+"/allow_localhost", (*Emulator).updateAllowLocalhost)
+	rt.handle(http.MethodPatch, branchAuthRoutes+"/config", (*Emulator).updateConfig)
 
-	// The Better Auth configuration surface of a branch's Neon Auth.
-	rt.handle(http.MethodGet, ba+"/email_and_password", getSetting(emailAndPasswordOf))
-	rt.handle(http.MethodPatch, ba+"/email_and_password", patchSetting(emailAndPasswordOf, parseEmailAndPassword, emailAndPasswordFields...))
-	rt.handle(http.MethodGet, ba+"/plugins", (*Emulator).getPlugins)
-	rt.handle(http.MethodPatch, ba+"/plugins/organization", patchSetting(organizationOf, parseOrganization,
-		"enabled", "organization_limit", "membership_limit", "creator_role", "send_invitation_email"))
-	rt.handle(http.MethodPatch, ba+"/plugins/magic-link", patchSetting(magicLinkOf, parseMagicLink, "enabled", "expires_in", "disable_sign_up"))
-	rt.handle(http.MethodGet, ba+"/plugins/phone-number", getSetting(phoneNumberOf))
-	rt.handle(http.MethodPatch, ba+"/plugins/phone-number", patchSetting(phoneNumberOf, parsePhoneNumber, "enabled", "otp_expires_in"))
-	rt.handle(http.MethodGet, ba+"/webhooks", getSetting(webhooksOf))
-	rt.handle(http.MethodPut, ba+"/webhooks", putSetting(webhooksOf, defaultWebhooks, parseWebhooks,
-		"enabled", "webhook_url", "enabled_events", "timeout_seconds"))
+	// The Better Auth configuration surface: the settings of
+	// internal/apispec/betterauth, each at its own path, and most of them
+	// together in GET …/plugins.
+	rt.handle(http.MethodGet, branchAuthRoutes+"/plugins", (*Emulator).getPlugins)
+	rt.handleSettings()
 	return rt
+}
+
+// handleSettings adds the routes of the Better Auth settings of
+// internal/apispec/betterauth: GET where the reference reads a setting, and
+// its PATCH or PUT.
+func (rt *router) handleSettings() {
+	type endpoint struct {
+		method  string
+		handler handlerFunc
+	}
+	for _, st := range betterauth.Settings {
+		endpoints := []endpoint{{st.Write, writeSetting(st)}}
+		if st.Read {
+			endpoints = append([]endpoint{{http.MethodGet, readSetting(st)}}, endpoints...)
+		}
+		for _, ep := range endpoints {
+			rt.handle(ep.method, branchAuthRoutes+"/"+st.Path, ep.handler)
+		}
+	}
 }
 
 // handleComputes adds the routes of compute endpoints, databases and roles:

@@ -408,7 +408,7 @@ func (d *seedDecoder) neonAuth(b *hcl.Block) *SeedNeonAuth {
 	if v, rng := d.str(c, "auth_provider"); rng != (hcl.Range{}) {
 		a.providerRange = rng
 		if checkAuthProvider(v) != nil {
-			d.errorf(rng, "Invalid auth_provider", "auth_provider must be one of %s, got %q", strings.Join(authProviders, ", "), v)
+			d.errorf(rng, "Invalid auth_provider", "auth_provider must be one of %s, got %q", authProviderList(), v)
 		}
 		a.AuthProvider = v
 	}
@@ -481,7 +481,7 @@ func seedAuth(p *projectState, b *branchState, sa *SeedNeonAuth, at time.Time) {
 	}
 	for _, dom := range sa.Domains {
 		if b.Auth.domainIndex(dom) < 0 {
-			b.Auth.Domains = append(b.Auth.Domains, Domain{Domain: dom, AuthProvider: b.Auth.AuthProvider})
+			b.Auth.addDomain(dom)
 		}
 	}
 }

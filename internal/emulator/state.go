@@ -1,68 +1,48 @@
 package emulator
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The emulator's state: projects, branches, databases, integrations and what
 // Neon Auth holds on them.
 
-// Fixed values of the emulated platform.
+// Fixed values of the emulated platform; the values of the API's enums are
+// the reference's.
 const (
-	authProviderMock       = "mock"
-	authProviderStack      = "stack"
-	authProviderBetterAuth = "better_auth"
+	authProviderMock       = string(neonapi.NeonAuthSupportedAuthProviderMock)
+	authProviderStack      = string(neonapi.NeonAuthSupportedAuthProviderStack)
+	authProviderBetterAuth = string(neonapi.NeonAuthSupportedAuthProviderBetterAuth)
 
 	defaultBranchName   = "main"
 	defaultDatabaseName = "neondb"
 	defaultRoleName     = "neondb_owner"
 
-	ownedByNeon = "neon"
-	ownedByUser = "user"
+	ownedByNeon = string(neonapi.NeonAuthProviderProjectOwnedByNeon)
+	ownedByUser = string(neonapi.NeonAuthProviderProjectOwnedByUser)
 
-	transferInitiated = "initiated"
-	transferFinished  = "finished"
+	transferInitiated = string(neonapi.NeonAuthProviderProjectTransferStatusInitiated)
+	transferFinished  = string(neonapi.NeonAuthProviderProjectTransferStatusFinished)
 
-	emailShared   = "shared"
-	emailStandard = "standard"
+	emailShared   = string(neonapi.SharedEmailServerTypeShared)
+	emailStandard = string(neonapi.StandardEmailServerTypeStandard)
 
-	oauthShared   = "shared"
-	oauthStandard = "standard"
+	oauthShared   = string(neonapi.NeonAuthOauthProviderTypeShared)
+	oauthStandard = string(neonapi.NeonAuthOauthProviderTypeStandard)
 
 	usersSchema = "neon_auth"
 	usersTable  = "users_sync"
 )
 
-// Project is a database project, with the fields of the project list.
-// Settings and DefaultEndpointSettings are ProjectSettingsData and
-// DefaultEndpointSettings of the API reference, held as given (over the
-// platform's defaults for Settings) and returned as they are.
-type Project struct {
-	ID                          string          `json:"id"`
-	PlatformID                  string          `json:"platform_id"`
-	RegionID                    string          `json:"region_id"`
-	Name                        string          `json:"name"`
-	Provisioner                 string          `json:"provisioner"`
-	PGVersion                   int             `json:"pg_version"`
-	Locked                      bool            `json:"locked"`
-	CPUUsedSec                  int64           `json:"cpu_used_sec"`
-	ActiveTime                  int64           `json:"active_time"`
-	CreatedAt                   time.Time       `json:"created_at"`
-	UpdatedAt                   time.Time       `json:"updated_at"`
-	ProxyHost                   string          `json:"proxy_host"`
-	BranchLogicalSizeLimit      int64           `json:"branch_logical_size_limit"`
-	BranchLogicalSizeLimitBytes int64           `json:"branch_logical_size_limit_bytes"`
-	StorePasswords              bool            `json:"store_passwords"`
-	CreationSource              string          `json:"creation_source"`
-	OwnerID                     string          `json:"owner_id"`
-	OrgID                       string          `json:"org_id"`
-	HistoryRetentionSeconds     int             `json:"history_retention_seconds"`
-	Settings                    json.RawMessage `json:"settings,omitempty"`
-	DefaultEndpointSettings     json.RawMessage `json:"default_endpoint_settings,omitempty"`
-}
+// Project is a database project as the emulator holds it and GET /projects
+// lists it: the reference's ProjectListItem, whose settings and
+// default_endpoint_settings are held as given (over the platform's defaults
+// for settings).
+type Project = neonapi.ProjectListItem
 
 // Branch is a branch of a project with its databases and roles.
 type Branch struct {
@@ -122,11 +102,9 @@ type OAuthProvider struct {
 	MicrosoftTenantID string `json:"microsoft_tenant_id,omitempty"`
 }
 
-// Domain is a whitelisted redirect origin (stored canonicalised).
-type Domain struct {
-	Domain       string `json:"domain"`
-	AuthProvider string `json:"auth_provider"`
-}
+// Domain is a whitelisted redirect origin (stored canonicalised), held as
+// the API lists it.
+type Domain = neonapi.NeonAuthRedirectURIWhitelistDomain
 
 // EmailServer is an email provider configuration. Type "shared" may carry
 // only the sender fields; "standard" has all six.
@@ -187,19 +165,19 @@ type branchState struct {
 // and branch ids are the holder's; its region and host follow the project).
 // Settings is EndpointSettingsData of the API reference, held as given.
 type endpointState struct {
-	ID                    string          `json:"id"`
-	Name                  string          `json:"name,omitempty"`
-	Type                  string          `json:"type"` // read_write or read_only
-	MinCU                 float64         `json:"autoscaling_limit_min_cu"`
-	MaxCU                 float64         `json:"autoscaling_limit_max_cu"`
-	SuspendTimeoutSeconds int64           `json:"suspend_timeout_seconds"`
-	Provisioner           string          `json:"provisioner"`
-	PoolerEnabled         bool            `json:"pooler_enabled"`
-	Disabled              bool            `json:"disabled"`
-	PasswordlessAccess    bool            `json:"passwordless_access"`
-	Settings              json.RawMessage `json:"settings,omitempty"`
-	CreatedAt             time.Time       `json:"created_at"`
-	UpdatedAt             time.Time       `json:"updated_at"`
+	ID                    string                        `json:"id"`
+	Name                  string                        `json:"name,omitempty"`
+	Type                  string                        `json:"type"` // read_write or read_only
+	MinCU                 float64                       `json:"autoscaling_limit_min_cu"`
+	MaxCU                 float64                       `json:"autoscaling_limit_max_cu"`
+	SuspendTimeoutSeconds int64                         `json:"suspend_timeout_seconds"`
+	Provisioner           string                        `json:"provisioner"`
+	PoolerEnabled         bool                          `json:"pooler_enabled"`
+	Disabled              bool                          `json:"disabled"`
+	PasswordlessAccess    bool                          `json:"passwordless_access"`
+	Settings              *neonapi.EndpointSettingsData `json:"settings,omitempty"`
+	CreatedAt             time.Time                     `json:"created_at"`
+	UpdatedAt             time.Time                     `json:"updated_at"`
 }
 
 // roleState is what the emulator keeps of a role besides its name.
@@ -249,7 +227,7 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 			RegionID:                    defaultRegion,
 			Name:                        name,
 			Provisioner:                 "k8s-pod",
-			PGVersion:                   17,
+			PgVersion:                   17,
 			CreatedAt:                   at,
 			UpdatedAt:                   at,
 			ProxyHost:                   proxyHostOf(defaultRegion),
@@ -258,9 +236,10 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 			StorePasswords:              true,
 			CreationSource:              "console",
 			OwnerID:                     s.OwnerID,
-			OrgID:                       s.OrgID,
-			HistoryRetentionSeconds:     historyRetention,
+			OrgID:                       new(s.OrgID),
+			HistoryRetentionSeconds:     new(int32(historyRetention)),
 			Settings:                    defaultProjectSettings(),
+			Locked:                      new(false),
 		},
 	}
 	s.Projects = append(s.Projects, p)

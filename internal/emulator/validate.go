@@ -8,13 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Validation of field values (emails, URLs, origins, names) as the platform API
 // checks them.
-
-func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // validEmail accepts a bare address ("a@example.com"), at most 256
 // characters, with a dotted domain; no display name, no angle brackets.

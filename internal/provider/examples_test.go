@@ -87,7 +87,7 @@ func TestAccExample_branchPreview(t *testing.T) {
 				switch {
 				case a.Name != "Acme (preview)" || !a.AllowLocalhost || len(a.Domains) != 2 || a.Domains[1].Domain != "https://pr-123.preview.example.com":
 					return fmt.Errorf("preview auth = name %q, allow_localhost %v, domains %+v; want the inherited domain and the preview's", a.Name, a.AllowLocalhost, a.Domains)
-				case a.Webhooks.WebhookURL != "https://pr-123.preview.example.com/api/auth-events" || !a.MagicLink.Enabled || a.EmailAndPassword.RequireEmailVerification:
+				case a.Webhooks.WebhookURL == nil || *a.Webhooks.WebhookURL != "https://pr-123.preview.example.com/api/auth-events" || !a.MagicLink.Enabled || a.EmailAndPassword.RequireEmailVerification:
 					return fmt.Errorf("preview settings = %+v", a.Settings)
 				case len(a.OAuthProviders) != 1 || a.OAuthProviders[0].ClientID != productionGoogleClientID:
 					return fmt.Errorf("preview OAuth providers = %v", a.OAuthProviders)

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
@@ -83,9 +84,9 @@ var settingsCases = []settingsCase{
 		created:  map[string]knownvalue.Check{"otp_expires_in": knownvalue.Int64Exact(120), "allowed_attempts": knownvalue.Null()},
 		updated:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(false), "otp_expires_in": knownvalue.Int64Exact(600)},
 		emu:      func(a emulator.BranchAuth) any { return a.PhoneNumber },
-		onCreate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = true, 120 },
-		onUpdate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = false, 600 },
-		drift:    func(a *emulator.BranchAuth) { a.PhoneNumber.OTPExpiresIn = 300 },
+		onCreate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = true, new(120) },
+		onUpdate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = false, new(600) },
+		drift:    func(a *emulator.BranchAuth) { a.PhoneNumber.OTPExpiresIn = new(300) },
 	},
 	{
 		typeName: "neon_auth_webhooks",
@@ -97,17 +98,18 @@ var settingsCases = []settingsCase{
 		// The events are a set: compared in order.
 		emu: func(a emulator.BranchAuth) any {
 			w := a.Webhooks
-			w.EnabledEvents = slices.Sorted(slices.Values(w.EnabledEvents))
+			events := slices.Sorted(slices.Values(*w.EnabledEvents))
+			w.EnabledEvents = &events
 			return w
 		},
 		onCreate: func(a *emulator.BranchAuth) {
-			a.Webhooks.Enabled, a.Webhooks.WebhookURL = true, "https://hooks.example.com/auth"
-			a.Webhooks.EnabledEvents = []string{"user.created", "send.otp"}
+			a.Webhooks.Enabled, a.Webhooks.WebhookURL = true, new("https://hooks.example.com/auth")
+			a.Webhooks.EnabledEvents = &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created", "send.otp"}
 		},
 		onUpdate: func(a *emulator.BranchAuth) {
-			a.Webhooks.EnabledEvents, a.Webhooks.TimeoutSeconds = []string{"user.created"}, 9
+			a.Webhooks.EnabledEvents, a.Webhooks.TimeoutSeconds = &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}, new(9)
 		},
-		drift: func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = "https://attacker.example.com/" },
+		drift: func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = new("https://attacker.example.com/") },
 	},
 }
 

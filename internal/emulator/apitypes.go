@@ -1,0 +1,108 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Working with the generated shapes of the API (internal/apispec/neonapi):
+// optional fields, merges of nested settings, bodies decoded into request
+// types, and compute units, which the reference gives as float32.
+
+// orZero is p, or a new zero value for nil: an optional object of a
+// request, read as empty when absent.
+func orZero[T any](p *T) *T {
+	if p == nil {
+		return new(T)
+	}
+	return p
+}
+
+// nonEmpty is a pointer to s, or nil for "": an optional field of an
+// answer that is absent when the emulator holds no value.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// decodeBody decodes a request body that readDocumentBody has checked
+// against the reference into dst, the operation's generated request type.
+func decodeBody(o object, dst any) error {
+	raw, err := json.Marshal(o)
+	if err == nil {
+		err = json.Unmarshal(raw, dst)
+	}
+	if err != nil {
+		return invalid("request body", "%v", err)
+	}
+	return nil
+}
+
+// convertShape fills dst, one shape of the reference, from src, another:
+// the fields they share carry over by name (a project of the list becomes
+// the project that GET /projects/{project_id} shows).
+func convertShape(src, dst any) error {
+	raw, err := json.Marshal(src)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, dst)
+}
+
+// merged is base with patch applied as a JSON Merge Patch (RFC 7386):
+// objects merge member by member, anything else replaces; nil patch
+// changes nothing. The result shares nothing with either.
+func merged[T any](base, patch *T) *T {
+	if patch == nil {
+		return clonePtr(base)
+	}
+	b, err := json.Marshal(base)
+	if err != nil {
+		panic(fmt.Sprintf("emulator: encode %T: %v", base, err))
+	}
+	p, err := json.Marshal(patch)
+	if err != nil {
+		panic(fmt.Sprintf("emulator: encode %T: %v", patch, err))
+	}
+	out := new(T)
+	if err := json.Unmarshal(mergeJSON(b, p), out); err != nil {
+		panic(fmt.Sprintf("emulator: decode %T: %v", out, err))
+	}
+	return out
+}
+
+// clonePtr is a deep copy of *v (nil for nil).
+func clonePtr[T any](v *T) *T {
+	if v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("emulator: encode %T: %v", v, err))
+	}
+	out := new(T)
+	if err := json.Unmarshal(raw, out); err != nil {
+		panic(fmt.Sprintf("emulator: decode %T: %v", out, err))
+	}
+	return out
+}
+
+// mustDecode is the value of a JSON literal of the emulator's own.
+func mustDecode[T any](literal string) *T {
+	out := new(T)
+	if err := json.Unmarshal([]byte(literal), out); err != nil {
+		panic(fmt.Sprintf("emulator: decode %T: %v", out, err))
+	}
+	return out
+}
+
+// computeUnits is a compute size given as the reference's float32 (a
+// ComputeUnit) as the float64 the emulator keeps: the same decimal (0.3,
+// not 0.30000001192092896).
+func computeUnits(cu float32) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(cu), 'g', -1, 32), 64)
+	return f
+}
