@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Every branch-scoped call, on a branch created through the API: enabling
@@ -111,53 +111,41 @@ func TestClientDrivesTheBranchFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The Better Auth settings, each written whole and read back.
-	ep := neonapi.NeonAuthEmailAndPasswordConfig{EmailVerificationMethod: "otp", RequireEmailVerification: true}
-	if got, err := apiclient.WriteSetting[neonapi.NeonAuthEmailAndPasswordConfig](ctx, c, s, betterauth.EmailAndPassword, ep); err != nil || got != ep {
-		t.Fatalf("WriteSetting(email_and_password) = %+v, %v", got, err)
-	}
-	org := neonapi.NeonAuthOrganizationConfig{Enabled: true, OrganizationLimit: 4, MembershipLimit: 100, CreatorRole: "owner"}
-	if got, err := apiclient.WriteSetting[neonapi.NeonAuthOrganizationConfig](ctx, c, s, betterauth.Organization, org); err != nil || got != org {
-		t.Fatalf("WriteSetting(organization) = %+v, %v", got, err)
-	}
-	ml := neonapi.NeonAuthMagicLinkConfig{ExpiresIn: 30}
-	if got, err := apiclient.WriteSetting[neonapi.NeonAuthMagicLinkConfig](ctx, c, s, betterauth.MagicLink, ml); err != nil || got != ml {
-		t.Fatalf("WriteSetting(magic_link) = %+v, %v", got, err)
-	}
-	pn := neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(120)}
-	if got, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber, pn); err != nil || !got.Enabled || apiclient.Deref(got.OTPExpiresIn) != 120 {
-		t.Fatalf("WriteSetting(phone_number) = %+v, %v", got, err)
-	}
-	if got, err := apiclient.ReadSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber); err != nil || !got.Enabled {
-		t.Fatalf("ReadSetting(phone_number) = %+v, %v", got, err)
-	}
-	hooks := neonapi.NeonAuthWebhookConfig{Enabled: true, WebhookURL: apiclient.Ptr("https://hooks.example.com/x"),
-		EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}}
-	if got, err := apiclient.WriteSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks, hooks); err != nil || apiclient.Deref(got.WebhookURL) != "https://hooks.example.com/x" {
-		t.Fatalf("WriteSetting(webhooks) = %+v, %v", got, err)
-	}
-	plugins, err := c.GetPlugins(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bundled neonapi.NeonAuthOrganizationConfig
-	if ok, err := plugins.Part(betterauth.Organization.Name, &bundled); !ok || err != nil || bundled != org {
-		t.Fatalf("GetPlugins: organization = %+v (%v, %v), want %+v", bundled, ok, err, org)
+	// The Better Auth settings, each switched off (which no setting refuses)
+	// and read back where it is read: its own path, or the bundle. A PATCH
+	// keeps the fields it does not name; a PUT replaces the whole value
+	// (what it omits takes the API's defaults).
+	for _, set := range betterauth.Settings {
+		var kept map[string]any
+		if set.Write == http.MethodPatch {
+			kept = readBack(ctx, t, c, s, set)
+			kept["enabled"] = false
+		}
+		got, err := apiclient.WriteSetting[map[string]any](ctx, c, s, set, map[string]any{"enabled": false})
+		if err != nil || got["enabled"] != false || (kept != nil && !reflect.DeepEqual(got, kept)) {
+			t.Fatalf("WriteSetting(%s, enabled false) = %v, %v; want enabled false and the other fields %v", set.Name, got, err, kept)
+		}
+		if after := readBack(ctx, t, c, s, set); !reflect.DeepEqual(after, got) {
+			t.Errorf("%s read back as %v, written as %v", set.Name, after, got)
+		}
 	}
 
 	// The project family has none of these: refused before any request.
 	ps := apiclient.Scope{ProjectID: projectID, BranchID: branch.ID}
 	before := f.emu.Stats().Total
-	for name, call := range map[string]func() error{
-		"roles":   func() error { return c.SetUserRoles(ctx, ps, "u", []string{"admin"}) },
-		"name":    func() error { _, err := c.SetIntegrationName(ctx, ps, "x"); return err },
-		"plugins": func() error { _, err := c.GetPlugins(ctx, ps); return err },
-		"webhooks": func() error {
-			_, err := apiclient.ReadSetting[neonapi.NeonAuthWebhookConfig](ctx, c, ps, betterauth.Webhooks)
-			return err
-		},
+	calls := map[string]func() error{
+		"roles":     func() error { return c.SetUserRoles(ctx, ps, "u", []string{"admin"}) },
+		"name":      func() error { _, err := c.SetIntegrationName(ctx, ps, "x"); return err },
+		"plugins":   func() error { _, err := c.GetPlugins(ctx, ps); return err },
 		"localhost": func() error { _, err := c.GetAllowLocalhost(ctx, ps); return err },
-	} {
+	}
+	for _, set := range betterauth.Settings {
+		calls[set.Name] = func() error {
+			_, err := apiclient.WriteSetting[map[string]any](ctx, c, ps, set, map[string]any{"enabled": true})
+			return err
+		}
+	}
+	for name, call := range calls {
 		if err := call(); !errors.Is(err, apiclient.ErrNotInFamily) {
 			t.Errorf("%s through the project family: %v, want ErrNotInFamily", name, err)
 		}
@@ -244,4 +232,24 @@ func smtpServer(password string) apiclient.EmailServer {
 	e.Type, e.Host, e.Port, e.Username = "standard", apiclient.Ptr("smtp.example.com"), apiclient.Ptr(587), apiclient.Ptr("mailer")
 	e.Password, e.SenderEmail, e.SenderName = apiclient.Ptr(password), apiclient.Ptr("noreply@example.com"), apiclient.Ptr("Acme")
 	return e
+}
+
+// readBack reads a setting where the API answers it: at its own path, or in
+// GET …/auth/plugins.
+func readBack(ctx context.Context, t *testing.T, c *apiclient.Client, s apiclient.Scope, set betterauth.Setting) map[string]any {
+	t.Helper()
+	var v map[string]any
+	var err error
+	if set.Read {
+		v, err = apiclient.ReadSetting[map[string]any](ctx, c, s, set)
+	} else {
+		var plugins *apiclient.Plugins
+		if plugins, err = c.GetPlugins(ctx, s); err == nil {
+			_, err = plugins.Part(set.Name, &v)
+		}
+	}
+	if err != nil {
+		t.Fatalf("reading %s: %v", set.Name, err)
+	}
+	return v
 }

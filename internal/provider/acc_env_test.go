@@ -139,6 +139,20 @@ provider "neon" {
 `, e.Key, e.BaseURL, args)
 }
 
+// resourceBlock is a resource block of typeName named name on the project
+// (and the branch, when branchID is not empty) with the given arguments, one per line.
+func resourceBlock(typeName, name, projectID, branchID, args string) string {
+	branch := ""
+	if branchID != "" {
+		branch = fmt.Sprintf("\n  branch_id  = %q", branchID)
+	}
+	return fmt.Sprintf(`
+resource %q %q {
+  project_id = %q%s
+%s}
+`, typeName, name, projectID, branch, strings.TrimPrefix(args, "\n"))
+}
+
 // config is the provider block followed by the resources under test.
 func (e *accEnv) config(body string) string { return e.providerBlock() + body }
 

@@ -18,21 +18,23 @@ import (
 // Ids that name their branch, and no plan that deletes an object on a branch
 // the configuration does not name.
 
-// crossBranchImports are, per resource type on a branch, a body configured
-// for the branch branchID and the id the 0.1 development builds printed for the production
-// branch's object (`<project_id>/…`, no branch).
-func crossBranchImports(projectID, branchID, userID string) []struct{ typ, body, id string } {
-	on := fmt.Sprintf("  project_id = %q\n  branch_id  = %q\n", projectID, branchID)
-	return []struct{ typ, body, id string }{
-		{"neon_auth_integration", on, projectID + "/better_auth"},
-		{"neon_auth_domain", on + `  domain = "https://app.example.com"` + "\n", projectID + "/https://app.example.com"},
-		{"neon_auth_oauth_provider", on + `  provider_id = "google"` + "\n", projectID + "/google"},
-		{"neon_auth_user", on + `  email = "seed@example.com"` + "\n", projectID + "/" + userID},
-		{"neon_auth_email_server", on + `  type = "shared"` + "\n", projectID},
-		{"neon_auth_email_and_password", on + "  enabled = true\n", projectID},
-		{"neon_auth_magic_link_plugin", on + "  enabled = true\n", projectID},
-		{"neon_auth_domains", on + `  domains = ["https://app.example.com"]` + "\n", projectID},
+// crossBranchImports are, per resource type on a branch, the arguments of a
+// resource configured for the branch branchID and the id the 0.1
+// development builds printed for the production branch's object
+// (`<project_id>/…`, no branch).
+func crossBranchImports(projectID, branchID, userID string) []struct{ typ, args, id string } {
+	imports := []struct{ typ, args, id string }{
+		{"neon_auth_integration", "", projectID + "/better_auth"},
+		{"neon_auth_domain", `  domain = "https://app.example.com"` + "\n", projectID + "/https://app.example.com"},
+		{"neon_auth_oauth_provider", `  provider_id = "google"` + "\n", projectID + "/google"},
+		{"neon_auth_user", `  email = "seed@example.com"` + "\n", projectID + "/" + userID},
+		{"neon_auth_email_server", `  type = "shared"` + "\n", projectID},
+		{"neon_auth_domains", `  domains = ["https://app.example.com"]` + "\n", projectID},
 	}
+	for _, c := range settingsCases {
+		imports = append(imports, struct{ typ, args, id string }{c.typeName, c.create, projectID})
+	}
+	return imports
 }
 
 // Production's objects imported by the ids the 0.1 development builds printed (which name no branch,
@@ -70,19 +72,23 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 	var steps []resource.TestStep
 	for _, imp := range crossBranchImports(env.ProjectID, preview, user.ID) {
 		steps = append(steps, resource.TestStep{
-			Config: env.config(fmt.Sprintf("resource %[1]q \"x\" {\n%[2]s}\n\nimport {\n  to = %[1]s.x\n  id = %[3]q\n}\n", imp.typ, imp.body, imp.id)),
+			Config: env.config(resourceBlock(imp.typ, "x", env.ProjectID, preview, imp.args) + fmt.Sprintf(`
+import {
+  to = %s.x
+  id = %q
+}
+`, imp.typ, imp.id)),
 			ExpectError: matchInOrder("Object on another branch", "This "+imp.typ+" in the state lives on branch "+env.branch(),
 				"configuration names branch "+preview),
 		})
 	}
 	// A resource in state whose configuration moves to another branch.
-	moved := func(branchLine string) string {
-		return env.config(fmt.Sprintf("resource \"neon_auth_domain\" \"admin\" {\n  project_id = %q\n%s  domain = \"https://admin.example.com\"\n}\n",
-			env.ProjectID, branchLine))
+	moved := func(branchID string) string {
+		return env.config(resourceBlock("neon_auth_domain", "admin", env.ProjectID, branchID, `  domain = "https://admin.example.com"`+"\n"))
 	}
 	steps = append(steps,
 		resource.TestStep{Config: moved("")},
-		resource.TestStep{Config: moved(fmt.Sprintf("  branch_id = %q\n", preview)),
+		resource.TestStep{Config: moved(preview),
 			ExpectError: matchInOrder("Object on another branch", "lives on branch "+env.branch(), "names branch "+preview)},
 		resource.TestStep{Config: moved(""), ConfigPlanChecks: noChanges(), Check: func(*terraform.State) error {
 			return productionIntact(env, user.ID)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
@@ -26,7 +25,12 @@ func generateAndAdopt(t *testing.T, env *accEnv, cli *cliDir, imports map[string
 	t.Helper()
 	var blocks strings.Builder
 	for to, id := range imports {
-		fmt.Fprintf(&blocks, "\nimport {\n  to = %s\n  id = %q\n}\n", to, id)
+		fmt.Fprintf(&blocks, `
+import {
+  to = %s
+  id = %q
+}
+`, to, id)
 	}
 	cli.write("main.tf", requiredProviders+env.providerBlock()+blocks.String())
 	cli.must(0, "init")
@@ -189,34 +193,10 @@ func TestAccGenerateConfig_branchMode(t *testing.T) {
 	ctx := context.Background()
 	c, s := env.client(), env.scope()
 	withIntegration(t, env) // better_auth
-	mustDo(t, func() error {
-		_, err := apiclient.WriteSetting[neonapi.NeonAuthEmailAndPasswordConfig](ctx, c, s, betterauth.EmailAndPassword,
-			neonapi.NeonAuthEmailAndPasswordConfigUpdate{EmailVerificationMethod: apiclient.Ptr(neonapi.NeonAuthEmailVerificationMethodLink), DisableSignUp: apiclient.Ptr(true)})
-		return err
-	})
-	mustDo(t, func() error {
-		_, err := apiclient.WriteSetting[neonapi.NeonAuthOrganizationConfig](ctx, c, s, betterauth.Organization,
-			neonapi.NeonAuthOrganizationConfigUpdate{Enabled: apiclient.Ptr(true), OrganizationLimit: apiclient.Ptr(int32(3))})
-		return err
-	})
-	mustDo(t, func() error {
-		_, err := apiclient.WriteSetting[neonapi.NeonAuthMagicLinkConfig](ctx, c, s, betterauth.MagicLink,
-			neonapi.NeonAuthMagicLinkConfigUpdate{Enabled: apiclient.Ptr(true), ExpiresIn: apiclient.Ptr(int32(900)), DisableSignUp: apiclient.Ptr(false)})
-		return err
-	})
+	seedSettings(t, env, env.branch())
 	mustDo(t, func() error {
 		// A fresh Better Auth branch has no email provider: set the shared one.
 		_, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
-		return err
-	})
-	mustDo(t, func() error {
-		_, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber,
-			neonapi.NeonAuthPhoneNumberConfigUpdate{Enabled: apiclient.Ptr(true)})
-		return err
-	})
-	mustDo(t, func() error {
-		_, err := apiclient.WriteSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks, neonapi.NeonAuthWebhookConfig{
-			Enabled: true, WebhookURL: apiclient.Ptr("https://hooks.example.com/neon"), EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}})
 		return err
 	})
 	mustDo(t, func() error {
@@ -230,17 +210,16 @@ func TestAccGenerateConfig_branchMode(t *testing.T) {
 		})
 	}
 	scope := env.ProjectID + "/" + env.branch()
-	generateAndAdopt(t, env, cli, map[string]string{
-		"neon_auth_integration.this":         scope,
-		"neon_auth_email_and_password.this":  scope,
-		"neon_auth_organization_plugin.this": scope,
-		"neon_auth_magic_link_plugin.this":   scope,
-		"neon_auth_phone_number_plugin.this": scope,
-		"neon_auth_webhooks.this":            scope,
-		"neon_auth_domains.all":              scope,
-		"neon_auth_email_server.shared":      scope,
-		"neon_auth_oauth_provider.google":    scope + "/google",
-	})
+	imports := map[string]string{
+		"neon_auth_integration.this":      scope,
+		"neon_auth_domains.all":           scope,
+		"neon_auth_email_server.shared":   scope,
+		"neon_auth_oauth_provider.google": scope + "/google",
+	}
+	for _, c := range settingsCases {
+		imports[c.typeName+".this"] = scope
+	}
+	generateAndAdopt(t, env, cli, imports)
 }
 
 func mustDo(t *testing.T, f func() error) {

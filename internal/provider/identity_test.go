@@ -23,7 +23,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
@@ -196,7 +195,11 @@ resource "neon_auth_domain" "app" {
 }
 `
 	for _, c := range settingsCases {
-		cfg += fmt.Sprintf("\nresource %q \"test\" {\n  project_id = neon_auth_integration.test.project_id\n%s\n}\n", c.typeName, c.create)
+		cfg += fmt.Sprintf(`
+resource %q "test" {
+  project_id = neon_auth_integration.test.project_id
+%s}
+`, c.typeName, strings.TrimPrefix(c.create, "\n"))
 	}
 	return cfg
 }
@@ -399,17 +402,19 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 			"neon_auth_domain.app":            scope + `, domain = "https://app.example.com"`,
 		}
 		if env.Mode == authAPIBranch {
-			on := true
-			mustDo(t, func() error {
-				_, err := apiclient.WriteSetting[neonapi.NeonAuthMagicLinkConfig](ctx, c, s, betterauth.MagicLink,
-					neonapi.NeonAuthMagicLinkConfigUpdate{Enabled: apiclient.Ptr(on)})
-				return err
-			})
-			imports["neon_auth_magic_link_plugin.this"] = scope
+			seedSettings(t, env, env.branch())
+			for _, sc := range settingsCases {
+				imports[sc.typeName+".this"] = scope
+			}
 		}
 		var blocks strings.Builder
 		for to, identity := range imports {
-			fmt.Fprintf(&blocks, "\nimport {\n  to       = %s\n  identity = { %s }\n}\n", to, identity)
+			fmt.Fprintf(&blocks, `
+import {
+  to       = %s
+  identity = { %s }
+}
+`, to, identity)
 		}
 		cli.write("main.tf", requiredProviders+env.providerBlock()+blocks.String())
 		cli.must(0, "init")

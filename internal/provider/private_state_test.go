@@ -5,24 +5,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// The exact private state the settings resources wrote before the record
-// had a version (json.Marshal of the API value), for each settings type.
-const (
-	storedEmailAndPasswordV0   = `{"enabled":true,"email_verification_method":"otp","require_email_verification":true,"auto_sign_in_after_verification":true,"send_verification_email_on_sign_up":false,"send_verification_email_on_sign_in":true,"disable_sign_up":false}`
-	storedOrganizationPluginV0 = `{"enabled":true,"organization_limit":5,"membership_limit":100,"creator_role":"owner","send_invitation_email":true}`
-	storedMagicLinkPluginV0    = `{"enabled":true,"expires_in":300,"disable_sign_up":true}`
-	storedPhoneNumberPluginV0  = `{"enabled":true,"otp_expires_in":300}`
-	storedPhoneNumberOffV0     = `{"enabled":false}`
-	storedWebhooksV0           = `{"enabled":true,"webhook_url":"https://hooks.example.com/neon","enabled_events":["user.created","send.otp"],"timeout_seconds":7}`
-	storedWebhooksOffV0        = `{"enabled":false}`
-)
-
-// foundCase is a value a settings resource found, and how it was stored.
+// foundCase is a value a settings resource found, and the exact bytes an
+// earlier release stored it as in private state, before the record had a
+// version (json.Marshal of the API value).
 type foundCase struct {
 	name   string
 	stored string
@@ -40,28 +27,17 @@ func foundCaseOf[A any](name, stored string, want A) foundCase {
 	}
 }
 
+// foundCases are the stored values of every settings resource type, named
+// by type.
 func foundCases() []foundCase {
-	return []foundCase{
-		foundCaseOf("email_and_password", storedEmailAndPasswordV0, neonapi.NeonAuthEmailAndPasswordConfig{
-			Enabled: true, EmailVerificationMethod: "otp", RequireEmailVerification: true, AutoSignInAfterVerification: true,
-			SendVerificationEmailOnSignIn: true,
-		}),
-		foundCaseOf("organization_plugin", storedOrganizationPluginV0, neonapi.NeonAuthOrganizationConfig{
-			Enabled: true, OrganizationLimit: 5, MembershipLimit: 100, CreatorRole: "owner", SendInvitationEmail: true,
-		}),
-		foundCaseOf("magic_link_plugin", storedMagicLinkPluginV0, neonapi.NeonAuthMagicLinkConfig{
-			Enabled: true, ExpiresIn: 300, DisableSignUp: true,
-		}),
-		foundCaseOf("phone_number_plugin", storedPhoneNumberPluginV0, neonapi.NeonAuthPhoneNumberConfig{
-			Enabled: true, OTPExpiresIn: apiclient.Ptr(300),
-		}),
-		foundCaseOf("phone_number_plugin_off", storedPhoneNumberOffV0, neonapi.NeonAuthPhoneNumberConfig{}),
-		foundCaseOf("webhooks", storedWebhooksV0, neonapi.NeonAuthWebhookConfig{
-			Enabled: true, WebhookURL: apiclient.Ptr("https://hooks.example.com/neon"),
-			EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created", "send.otp"}, TimeoutSeconds: apiclient.Ptr(7),
-		}),
-		foundCaseOf("webhooks_off", storedWebhooksOffV0, neonapi.NeonAuthWebhookConfig{}),
+	var all []foundCase
+	for _, c := range settingsCases {
+		for _, f := range c.found {
+			f.name = strings.TrimSuffix(c.typeName+"/"+f.name, "/")
+			all = append(all, f)
+		}
 	}
+	return all
 }
 
 // A state written by an earlier release still destroys right: its values
@@ -107,7 +83,7 @@ func TestUnitPrivateFound_writesVersionOne(t *testing.T) {
 // A record from a newer provider is refused with a message, never read as
 // empty settings (destroy would then put back zero values).
 func TestUnitPrivateFound_newerVersionIsRefused(t *testing.T) {
-	_, err := decodeFound[neonapi.NeonAuthWebhookConfig]([]byte(`{"version":2,"values":{"enabled":true}}`))
+	_, err := decodeFound[map[string]any]([]byte(`{"version":2,"values":{"enabled":true}}`))
 	if err == nil || !strings.Contains(err.Error(), "version 2") || !strings.Contains(err.Error(), "upgrade the provider") {
 		t.Errorf("decoding version 2: %v, want an error naming the version and the fix", err)
 	}

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
@@ -22,8 +20,8 @@ import (
 // console or Neon's CLI would: in branch mode on the production branch and
 // on a second branch ("preview"), in project mode on the production branch.
 // Each branch gets its integration, two domains, an OAuth provider and the
-// shared email server; in
-// branch mode the production branch also gets plugin settings. It returns
+// shared email server; in branch mode the production branch also gets the
+// settings each settings resource type's create step writes. It returns
 // the preview branch ("" in project mode).
 func consoleSetup(t *testing.T, env *accEnv) string {
 	t.Helper()
@@ -62,19 +60,22 @@ func consoleSetup(t *testing.T, env *accEnv) string {
 		})
 	}
 	if env.Mode == authAPIBranch {
-		on, limit := true, int64(4)
-		mustDo(t, func() error {
-			_, err := apiclient.WriteSetting[neonapi.NeonAuthOrganizationConfig](ctx, c, env.scope(), betterauth.Organization,
-				neonapi.NeonAuthOrganizationConfigUpdate{Enabled: apiclient.Ptr(on), OrganizationLimit: apiclient.Ptr(int32(limit))})
-			return err
-		})
+		seedSettings(t, env, env.branch())
 	}
 	return preview
 }
 
-// listBlock is a list block of a .tfquery.hcl file over the project.
-func listBlock(typeName, name, projectID string) string {
-	return fmt.Sprintf("\nlist %q %q {\n  provider = neon\n  config {\n    project_id = %q\n  }\n}\n", typeName, name, projectID)
+// listBlock is a list block of a .tfquery.hcl file over the project; args
+// are more arguments of the block, one per line.
+func listBlock(typeName, name, projectID string, args ...string) string {
+	return fmt.Sprintf(`
+list %q %q {
+  provider = neon
+%s  config {
+    project_id = %q
+  }
+}
+`, typeName, name, strings.Join(args, ""), projectID)
 }
 
 // `terraform query` finds what the console made, on every branch with Neon
@@ -88,8 +89,7 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 	// The provider block is the configuration's (step 1).
 	query := listBlock("neon_auth_integration", "all", env.ProjectID) +
 		listBlock("neon_auth_domain", "all", env.ProjectID) +
-		listBlock("neon_auth_oauth_provider", "all", env.ProjectID) +
-		strings.Replace(listBlock("neon_auth_organization_plugin", "all", env.ProjectID), "provider = neon", "provider         = neon\n  include_resource = true", 1)
+		listBlock("neon_auth_oauth_provider", "all", env.ProjectID)
 	scope := func(branch string, extra ...string) map[string]knownvalue.Check {
 		m := map[string]knownvalue.Check{"project_id": str(env.ProjectID), "branch_id": str(branch)}
 		for i := 0; i < len(extra); i += 2 {
@@ -97,12 +97,24 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 		}
 		return m
 	}
+	// Every settings resource type, with its values: one per branch, and
+	// production's are what consoleSetup wrote.
+	var settingsChecks []querycheck.QueryResultCheck
+	for _, c := range settingsCases {
+		query += listBlock(c.typeName, "all", env.ProjectID, "  include_resource = true\n")
+		var values []querycheck.KnownValueCheck
+		for attr, v := range c.created {
+			values = append(values, querycheck.KnownValueCheck{Path: tfjsonpath.New(attr), KnownValue: v})
+		}
+		settingsChecks = append(settingsChecks, querycheck.ExpectLength(c.typeName+".all", 2),
+			querycheck.ExpectResourceKnownValues(c.typeName+".all", queryfilter.ByResourceIdentity(scope(prod)), values))
+	}
 	tc := env.testCase(
 		resource.TestStep{Config: env.config("")},
 		resource.TestStep{
 			Query:  true,
 			Config: query,
-			QueryResultChecks: []querycheck.QueryResultCheck{
+			QueryResultChecks: append([]querycheck.QueryResultCheck{
 				querycheck.ExpectLength("neon_auth_integration.all", 2),
 				querycheck.ExpectIdentity("neon_auth_integration.all", scope(prod, "auth_provider", "better_auth")),
 				querycheck.ExpectIdentity("neon_auth_integration.all", scope(preview, "auth_provider", "better_auth")),
@@ -115,28 +127,27 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 				querycheck.ExpectLength("neon_auth_oauth_provider.all", 2),
 				querycheck.ExpectResourceDisplayName("neon_auth_oauth_provider.all",
 					queryfilter.ByResourceIdentity(scope(preview, "provider_id", "google")), str("google (preview)")),
-				querycheck.ExpectLength("neon_auth_organization_plugin.all", 2),
-				querycheck.ExpectResourceKnownValues("neon_auth_organization_plugin.all", queryfilter.ByResourceIdentity(scope(prod)),
-					[]querycheck.KnownValueCheck{{Path: tfjsonpath.New("organization_limit"), KnownValue: knownvalue.Int64Exact(4)}}),
-			},
+			}, settingsChecks...),
 		},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, listResources)
 	resource.Test(t, tc)
 }
 
-// In project mode settings have no endpoint: listing them says so.
+// In project mode settings have no endpoint: listing any of them says so,
+// naming the type.
 func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
 	env := newAccEnv(t)
 	withIntegration(t, env)
-	tc := env.testCase(
-		resource.TestStep{Config: env.config("")},
-		resource.TestStep{
+	steps := []resource.TestStep{{Config: env.config("")}}
+	for _, c := range settingsCases {
+		steps = append(steps, resource.TestStep{
 			Query:       true,
-			Config:      listBlock("neon_auth_webhooks", "all", env.ProjectID),
-			ExpectError: regexp.MustCompile("only offered by Neon's branch-scoped"),
-		},
-	)
+			Config:      listBlock(c.typeName, "all", env.ProjectID),
+			ExpectError: mustMatch("`" + c.typeName + "` is only offered by Neon's branch-scoped"),
+		})
+	}
+	tc := env.testCase(steps...)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, listResources)
 	resource.Test(t, tc)
 }
@@ -154,9 +165,10 @@ func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
 		types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server"}
 		want := 1 + 2 + 1 + 1 // on the production branch
 		if env.Mode == authAPIBranch {
-			types = append(types, "neon_auth_email_and_password", "neon_auth_organization_plugin", "neon_auth_magic_link_plugin",
-				"neon_auth_phone_number_plugin", "neon_auth_webhooks")
-			want = 2 * (want + 5) // and on the preview branch
+			for _, c := range settingsCases {
+				types = append(types, c.typeName)
+			}
+			want = 2 * (want + len(settingsCases)) // and on the preview branch
 		}
 		var query strings.Builder
 		for _, typ := range types {
@@ -201,7 +213,7 @@ func TestAccQuery_oneRequestPerList(t *testing.T) {
 	}
 	cli.write("main.tf", requiredProviders+env.providerBlock())
 	// Terraform shows 100 results unless the list block asks for more.
-	cli.write("search.tfquery.hcl", strings.Replace(listBlock("neon_auth_domain", "all", env.ProjectID), "provider = neon", "provider = neon\n  limit    = 1000", 1))
+	cli.write("search.tfquery.hcl", listBlock("neon_auth_domain", "all", env.ProjectID, "  limit = 1000\n"))
 	cli.must(0, "init")
 	env.Emu.ResetStats()
 	out := cli.must(0, "query", "-no-color")

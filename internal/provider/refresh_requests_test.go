@@ -20,7 +20,6 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // How many requests a refresh costs: the API requests of a no-change plan
@@ -363,11 +362,7 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 	env.Mode = authAPIBranch
 	withIntegration(t, env)
 	ctx, c, s := context.Background(), env.client(), env.scope()
-	seconds, on := int64(90), true
-	if _, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber,
-		neonapi.NeonAuthPhoneNumberConfigUpdate{Enabled: apiclient.Ptr(on), OTPExpiresIn: apiclient.Ptr(int(seconds))}); err != nil {
-		t.Fatal(err)
-	}
+	seedSettings(t, env, env.branch())
 	if _, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer()); err != nil {
 		t.Fatal(err)
 	}
@@ -385,8 +380,11 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 			t.Errorf("%s from the bundle: %s", part, v)
 		}
 	}
-	if want := `{"enabled":true,"otp_expires_in":90}`; bundled["phone_number"] != want {
-		t.Errorf("phone_number from the bundle = %s, want %s", bundled["phone_number"], want)
+	held := emulatorSettingsJSON(t, env)
+	for _, set := range betterauth.Settings {
+		if set.Bundled && bundled[set.Name] != held[set.Name] {
+			t.Errorf("%s from the bundle = %s, the emulator holds %s", set.Name, bundled[set.Name], held[set.Name])
+		}
 	}
 
 	empty.Store(true)
@@ -395,21 +393,49 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 	if n := emptied.Load(); n != 1 {
 		t.Errorf("%d GET …/auth/plugins, want 1", n)
 	}
-	for _, ep := range []string{"/plugins/phone-number", "/email_and_password", "/email_provider", "/oauth_providers", "/allow_localhost"} {
-		if n := env.routeCount(env.authRoute("GET", ep)); n != 1 {
-			t.Errorf("%d GET …/auth%s, want 1", n, ep)
+	endpoints := map[string]string{"email_provider": "email_provider", "oauth_providers": "oauth_providers", "allow_localhost": "allow_localhost"}
+	for _, set := range betterauth.Settings {
+		switch {
+		case set.Bundled && set.Read:
+			endpoints[set.Name] = set.Path
+		case set.Bundled:
+			if want := "error: " + errPluginNotReported.Error(); own[set.Name] != want {
+				t.Errorf("%s missing from the bundle = %s, want %q", set.Name, own[set.Name], want)
+			}
 		}
 	}
-	for _, part := range []string{"phone_number", "email_and_password", "email_provider", "oauth_providers", "allow_localhost"} {
+	for part, ep := range endpoints {
+		if n := env.routeCount(env.authRoute("GET", "/"+ep)); n != 1 {
+			t.Errorf("%d GET …/auth/%s, want 1", n, ep)
+		}
 		if own[part] != bundled[part] {
 			t.Errorf("%s: the bundle says %s, its own endpoint %s", part, bundled[part], own[part])
 		}
 	}
-	for _, part := range []string{"organization", "magic_link"} {
-		if want := "error: " + errPluginNotReported.Error(); own[part] != want {
-			t.Errorf("%s missing from the bundle = %s, want %q", part, own[part], want)
-		}
+}
+
+// emulatorSettingsJSON is every setting the emulator holds for the
+// production branch, by name, as JSON with its keys in order.
+func emulatorSettingsJSON(t *testing.T, env *accEnv) map[string]string {
+	t.Helper()
+	a, _ := env.Emu.BranchAuth(env.ProjectID, env.branch())
+	raw, err := json.Marshal(a.Settings)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var parts map[string]map[string]any
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for name, v := range parts {
+		text, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = string(text)
+	}
+	return out
 }
 
 // bundledParts reads every part of the bundle through d, all at once, and
