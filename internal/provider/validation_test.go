@@ -29,13 +29,25 @@ func branchInput(name, cfg, field, want string) badInput {
 }
 
 // badInputs spans the provider block and every resource and data source.
+//
+// pid and keyAndURL start and end with a newline. A row's own arguments start
+// with one too, so that a blank line sets them apart from those, and they are
+// aligned among themselves as terraform fmt aligns them.
 func badInputs(env *accEnv) []badInput {
 	p := env.ProjectID
 	res := func(typ, body string) string {
-		return fmt.Sprintf("resource %q \"test\" {\n%s\n}\n", typ, body)
+		return fmt.Sprintf(`
+resource %q "test" {%s
+}
+`, typ, body)
 	}
-	pid := fmt.Sprintf("  project_id = %q\n", p)
-	domain := func(d string) string { return res("neon_auth_domain", pid+fmt.Sprintf("  domain = %q", d)) }
+	pid := fmt.Sprintf(`
+  project_id = %q
+`, p)
+	domain := func(d string) string {
+		return res("neon_auth_domain", pid+fmt.Sprintf(`
+  domain = %q`, d))
+	}
 	email := func(body string) string { return res("neon_auth_email_server", pid+body) }
 	const standardRest = `
   host         = "smtp.example.com"
@@ -43,51 +55,126 @@ func badInputs(env *accEnv) []badInput {
   sender_email = "noreply@example.com"
   sender_name  = "Example"`
 	user := func(body string) string { return res("neon_auth_user", pid+body) }
-	providerBlock := func(body string) string {
+	providerBlock := func(args string) string {
 		// A data source makes Terraform configure the provider.
-		return fmt.Sprintf("provider \"neon\" {\n%s\n}\n\ndata \"neon_projects\" \"all\" {}\n", body)
+		return fmt.Sprintf(`
+provider "neon" {%s
+}
+
+data "neon_projects" "all" {}
+`, args)
 	}
-	keyAndURL := fmt.Sprintf("  api_key = %q\n  base_url = %q\n", env.Key, env.BaseURL)
+	keyAndURL := fmt.Sprintf(`
+  api_key  = %q
+  base_url = %q
+`, env.Key, env.BaseURL)
 
 	return []badInput{
 		// The provider block.
-		{"provider: plain http on a public host", providerBlock(fmt.Sprintf("  api_key = %q\n  base_url = \"http://api.example.com/api/v2/\"", env.Key)), "base_url", "plain http:// on a non-loopback host", false},
-		{"provider: not an http URL", providerBlock(fmt.Sprintf("  api_key = %q\n  base_url = \"ftp://api.example.com/\"", env.Key)), "base_url", "must be an absolute http(s) URL", false},
-		{"provider: base URL with credentials", providerBlock(fmt.Sprintf("  api_key = %q\n  base_url = \"https://u:p@api.example.com/api/v2/\"", env.Key)), "base_url", "must not carry credentials", false},
-		{"provider: negative max_retries", providerBlock(keyAndURL + "  max_retries = -1"), "max_retries", "must be between 0 and 20", false},
-		{"provider: max_retries too high", providerBlock(keyAndURL + "  max_retries = 100"), "max_retries", "must be between 0 and 20", false},
-		{"provider: zero requests_per_minute", providerBlock(keyAndURL + "  requests_per_minute = 0"), "requests_per_minute", "must be between 1 and 100000", false},
-		{"provider: zero route_requests_per_second", providerBlock(keyAndURL + "  route_requests_per_second = 0"), "route_requests_per_second", "must be between 1 and 10000", false},
-		{"provider: no API key anywhere", providerBlock(fmt.Sprintf("  base_url = %q", env.BaseURL)), "api_key", "Set `api_key` in the provider block", false},
-		{"provider: unknown auth_api", providerBlock(keyAndURL + `  auth_api = "v3"`), "auth_api", `value must be one of: ["project" "branch"], got: "v3"`, false},
-		{"provider: unknown inherited_auth", providerBlock(keyAndURL + `  inherited_auth = "ignore"`), "inherited_auth", `value must be one of: ["adopt" "refuse"], got: "ignore"`, false},
-		{"provider: retry_timeout without a unit", providerBlock(keyAndURL + `  retry_timeout = "90"`), "retry_timeout", "must be a duration from 1s to 24h0m0s written with a unit", false},
-		{"provider: retry_timeout too short", providerBlock(keyAndURL + `  retry_timeout = "10ms"`), "retry_timeout", `got "10ms"`, false},
+		{"provider: plain http on a public host", providerBlock(fmt.Sprintf(`
+  api_key  = %q
+  base_url = "http://api.example.com/api/v2/"`, env.Key)),
+			"base_url", "plain http:// on a non-loopback host", false},
+		{"provider: not an http URL", providerBlock(fmt.Sprintf(`
+  api_key  = %q
+  base_url = "ftp://api.example.com/"`, env.Key)),
+			"base_url", "must be an absolute http(s) URL", false},
+		{"provider: base URL with credentials", providerBlock(fmt.Sprintf(`
+  api_key  = %q
+  base_url = "https://u:p@api.example.com/api/v2/"`, env.Key)),
+			"base_url", "must not carry credentials", false},
+		{"provider: negative max_retries", providerBlock(keyAndURL + `
+  max_retries = -1`),
+			"max_retries", "must be between 0 and 20", false},
+		{"provider: max_retries too high", providerBlock(keyAndURL + `
+  max_retries = 100`),
+			"max_retries", "must be between 0 and 20", false},
+		{"provider: zero requests_per_minute", providerBlock(keyAndURL + `
+  requests_per_minute = 0`),
+			"requests_per_minute", "must be between 1 and 100000", false},
+		{"provider: zero route_requests_per_second", providerBlock(keyAndURL + `
+  route_requests_per_second = 0`),
+			"route_requests_per_second", "must be between 1 and 10000", false},
+		{"provider: no API key anywhere", providerBlock(fmt.Sprintf(`
+  base_url = %q`, env.BaseURL)),
+			"api_key", "Set `api_key` in the provider block", false},
+		{"provider: unknown auth_api", providerBlock(keyAndURL + `
+  auth_api = "v3"`),
+			"auth_api", `value must be one of: ["project" "branch"], got: "v3"`, false},
+		{"provider: unknown inherited_auth", providerBlock(keyAndURL + `
+  inherited_auth = "ignore"`),
+			"inherited_auth", `value must be one of: ["adopt" "refuse"], got: "ignore"`, false},
+		{"provider: retry_timeout without a unit", providerBlock(keyAndURL + `
+  retry_timeout = "90"`),
+			"retry_timeout", "must be a duration from 1s to 24h0m0s written with a unit", false},
+		{"provider: retry_timeout too short", providerBlock(keyAndURL + `
+  retry_timeout = "10ms"`),
+			"retry_timeout", `got "10ms"`, false},
 
 		// neon_auth_integration.
-		{"integration: unknown auth_provider", res("neon_auth_integration", pid+`  auth_provider = "auth0"`), "auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "auth0"`, false},
-		{"integration: empty project_id", res("neon_auth_integration", `  project_id = ""`), "project_id", "must be a Neon project id", false},
-		{"integration: malformed project_id", res("neon_auth_integration", `  project_id = "Not A Project!"`), "project_id", "must be a Neon project id", false},
-		{"integration: empty branch_id", res("neon_auth_integration", pid+`  branch_id = ""`), "branch_id", "Attribute branch_id string length must be at least 1, got: 0", false},
-		{"integration: malformed branch_id", res("neon_auth_integration", pid+`  branch_id = "BR main"`), "branch_id", "must be a Neon project id", false},
-		{"integration: empty database_name", res("neon_auth_integration", pid+`  database_name = ""`), "database_name", "Attribute database_name string length must be at least 1, got: 0", false},
-		{"integration: empty role_name", res("neon_auth_integration", pid+`  role_name = ""`), "role_name", "Attribute role_name string length must be at least 1, got: 0", false},
-		{"integration: name too long", res("neon_auth_integration", pid+fmt.Sprintf("  name = %q", strings.Repeat("n", 257))), "name", "UTF-8 character count must be between 1 and 256, got: 257", false},
-		{"integration: name in project mode", res("neon_auth_integration", pid+`  name = "Acme"`), "name", "`name` is only offered by Neon's branch-scoped endpoints", false},
-		{"integration: allow_localhost in project mode", res("neon_auth_integration", pid+`  allow_localhost = true`), "allow_localhost", "`allow_localhost` is only offered by Neon's branch-scoped endpoints", false},
+		{"integration: unknown auth_provider", res("neon_auth_integration", pid+`
+  auth_provider = "auth0"`),
+			"auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "auth0"`, false},
+		{"integration: empty project_id", res("neon_auth_integration", `
+  project_id = ""`),
+			"project_id", "must be a Neon project id", false},
+		{"integration: malformed project_id", res("neon_auth_integration", `
+  project_id = "Not A Project!"`),
+			"project_id", "must be a Neon project id", false},
+		{"integration: empty branch_id", res("neon_auth_integration", pid+`
+  branch_id = ""`),
+			"branch_id", "Attribute branch_id string length must be at least 1, got: 0", false},
+		{"integration: malformed branch_id", res("neon_auth_integration", pid+`
+  branch_id = "BR main"`),
+			"branch_id", "must be a Neon project id", false},
+		{"integration: empty database_name", res("neon_auth_integration", pid+`
+  database_name = ""`),
+			"database_name", "Attribute database_name string length must be at least 1, got: 0", false},
+		{"integration: empty role_name", res("neon_auth_integration", pid+`
+  role_name = ""`),
+			"role_name", "Attribute role_name string length must be at least 1, got: 0", false},
+		{"integration: name too long", res("neon_auth_integration", pid+fmt.Sprintf(`
+  name = %q`, strings.Repeat("n", 257))),
+			"name", "UTF-8 character count must be between 1 and 256, got: 257", false},
+		{"integration: name in project mode", res("neon_auth_integration", pid+`
+  name = "Acme"`),
+			"name", "`name` is only offered by Neon's branch-scoped endpoints", false},
+		{"integration: allow_localhost in project mode", res("neon_auth_integration", pid+`
+  allow_localhost = true`),
+			"allow_localhost", "`allow_localhost` is only offered by Neon's branch-scoped endpoints", false},
 
 		// neon_auth_sdk_keys.
-		{"sdk keys: malformed project_id", res("neon_auth_sdk_keys", `  project_id = "p_1"`), "project_id", "must be a Neon project id", false},
-		{"sdk keys: unknown auth_provider", res("neon_auth_sdk_keys", pid+`  auth_provider = "clerk"`), "auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "clerk"`, false},
-		{"sdk keys: a Better Auth integration", res("neon_auth_sdk_keys", pid+`  auth_provider = "better_auth"`), "auth_provider", "Better Auth integrations have no SDK keys", false},
+		{"sdk keys: malformed project_id", res("neon_auth_sdk_keys", `
+  project_id = "p_1"`),
+			"project_id", "must be a Neon project id", false},
+		{"sdk keys: unknown auth_provider", res("neon_auth_sdk_keys", pid+`
+  auth_provider = "clerk"`),
+			"auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "clerk"`, false},
+		{"sdk keys: a Better Auth integration", res("neon_auth_sdk_keys", pid+`
+  auth_provider = "better_auth"`),
+			"auth_provider", "Better Auth integrations have no SDK keys", false},
 
 		// neon_auth_oauth_provider.
 		{"oauth: unknown provider id", oauthConfig(p, "facebook", ""), "provider_id", `must be one of: ["google" "github" "microsoft" "vercel"], got: "facebook"`, false},
-		{"oauth: tenant for another provider", oauthConfig(p, "google", `  microsoft_tenant_id = "t"`), "microsoft_tenant_id", "only for `provider_id = \"microsoft\"`", false},
-		{"oauth: both secret forms", oauthConfig(p, "google", "  client_id = \"c\"\n  client_secret = \"s\"\n  client_secret_wo = \"s\"\n  client_secret_wo_version = 1"), "client_secret_wo", "Conflicting client secret arguments", false},
-		{"oauth: client_id without a secret", oauthConfig(p, "google", "  client_id = \"c\""), "client_id", "needs a client secret", false},
-		{"oauth: secret without client_id", oauthConfig(p, "google", "  client_secret = \"s\""), "client_secret", "needs `client_id`", false},
-		{"oauth: write-only secret without its version", oauthConfig(p, "google", "  client_id = \"c\"\n  client_secret_wo = \"s\""), "client_secret_wo_version", "Missing client_secret_wo_version", false},
+		{"oauth: tenant for another provider", oauthConfig(p, "google", `
+  microsoft_tenant_id = "t"`),
+			"microsoft_tenant_id", "only for `provider_id = \"microsoft\"`", false},
+		{"oauth: both secret forms", oauthConfig(p, "google", `
+  client_id                = "c"
+  client_secret            = "s"
+  client_secret_wo         = "s"
+  client_secret_wo_version = 1`),
+			"client_secret_wo", "Conflicting client secret arguments", false},
+		{"oauth: client_id without a secret", oauthConfig(p, "google", `
+  client_id = "c"`),
+			"client_id", "needs a client secret", false},
+		{"oauth: secret without client_id", oauthConfig(p, "google", `
+  client_secret = "s"`),
+			"client_secret", "needs `client_id`", false},
+		{"oauth: write-only secret without its version", oauthConfig(p, "google", `
+  client_id        = "c"
+  client_secret_wo = "s"`),
+			"client_secret_wo_version", "Missing client_secret_wo_version", false},
 
 		// neon_auth_domain.
 		{"domain: no scheme", domain("app.example.com"), "domain", "https://app.example.com", false},
@@ -99,29 +186,94 @@ func badInputs(env *accEnv) []badInput {
 		{"domain: port out of range", domain("https://app.example.com:99999"), "domain", "has a port outside 1–65535", false},
 
 		// neon_auth_email_server.
-		{"email: port 0", email("  type = \"standard\"\n  port = 0\n  password = \"pw\"" + standardRest), "port", "between 1 and 65535", false},
-		{"email: port 70000", email("  type = \"standard\"\n  port = 70000\n  password = \"pw\"" + standardRest), "port", "between 1 and 65535", false},
-		{"email: standard without host", email("  type = \"standard\"\n  port = 587\n  username = \"u\"\n  password = \"pw\"\n  sender_email = \"a@example.com\"\n  sender_name = \"n\""), "host", "`host` is required when `type` is \"standard\"", false},
-		{"email: standard without password", email("  type = \"standard\"\n  port = 587" + standardRest), "password", "is required when `type` is \"standard\"", false},
-		{"email: shared with a host", email("  type = \"shared\"\n  host = \"smtp.example.com\""), "host", "`host` is not allowed when `type` is \"shared\"", false},
-		{"email: sender_email not an address", email("  type = \"standard\"\n  port = 587\n  password = \"pw\"\n  host = \"h\"\n  username = \"u\"\n  sender_name = \"n\"\n  sender_email = \"not-an-address\""), "sender_email", "Invalid email address", false},
-		{"email: both password forms", email("  type = \"standard\"\n  port = 587\n  password = \"pw\"\n  password_wo = \"pw\"\n  password_wo_version = 1" + standardRest), "password_wo", "Conflicting password arguments", false},
-		{"email: unknown type", email(`  type = "custom"`), "type", `value must be one of: ["shared" "standard"]`, false},
+		{"email: port 0", email(`
+  type         = "standard"
+  port         = 0
+  password     = "pw"` + standardRest),
+			"port", "between 1 and 65535", false},
+		{"email: port 70000", email(`
+  type         = "standard"
+  port         = 70000
+  password     = "pw"` + standardRest),
+			"port", "between 1 and 65535", false},
+		{"email: standard without host", email(`
+  type         = "standard"
+  port         = 587
+  username     = "u"
+  password     = "pw"
+  sender_email = "a@example.com"
+  sender_name  = "n"`),
+			"host", "`host` is required when `type` is \"standard\"", false},
+		{"email: standard without password", email(`
+  type         = "standard"
+  port         = 587` + standardRest),
+			"password", "is required when `type` is \"standard\"", false},
+		{"email: shared with a host", email(`
+  type = "shared"
+  host = "smtp.example.com"`),
+			"host", "`host` is not allowed when `type` is \"shared\"", false},
+		{"email: sender_email not an address", email(`
+  type         = "standard"
+  port         = 587
+  password     = "pw"
+  host         = "h"
+  username     = "u"
+  sender_name  = "n"
+  sender_email = "not-an-address"`),
+			"sender_email", "Invalid email address", false},
+		// A blank line, then standardRest, aligned on its own.
+		{"email: both password forms", email(`
+  type                = "standard"
+  port                = 587
+  password            = "pw"
+  password_wo         = "pw"
+  password_wo_version = 1
+` + standardRest),
+			"password_wo", "Conflicting password arguments", false},
+		{"email: unknown type", email(`
+  type = "custom"`),
+			"type", `value must be one of: ["shared" "standard"]`, false},
 
 		// neon_auth_user.
-		{"user: no email", user(`  name = "Ann"`), "email", "`email` is required to create a user", false},
-		{"user: empty email", user(`  email = ""`), "email", "Invalid email address", false},
-		{"user: malformed email", user(`  email = "not-an-email"`), "email", "Invalid email address", false},
-		{"user: email with a display name", user(`  email = "Ann <ann@example.com>"`), "email", "Invalid email address", false},
-		{"user: empty name", user("  email = \"ann@example.com\"\n  name = \"\""), "name", "must be between 1 and 255", false},
-		{"user: name of 256 characters", user(fmt.Sprintf("  email = \"ann@example.com\"\n  name = %q", strings.Repeat("n", 256))), "name", "must be between 1 and 255", false},
-		{"user: roles in project mode", user("  email = \"ann@example.com\"\n  roles = [\"admin\"]"), "roles", "`roles` is only offered by Neon's branch-scoped endpoints", false},
-		{"user: empty roles", user("  email = \"ann@example.com\"\n  roles = []"), "roles", "list must contain at least 1 elements", false},
+		{"user: no email", user(`
+  name = "Ann"`),
+			"email", "`email` is required to create a user", false},
+		{"user: empty email", user(`
+  email = ""`),
+			"email", "Invalid email address", false},
+		{"user: malformed email", user(`
+  email = "not-an-email"`),
+			"email", "Invalid email address", false},
+		{"user: email with a display name", user(`
+  email = "Ann <ann@example.com>"`),
+			"email", "Invalid email address", false},
+		{"user: empty name", user(`
+  email = "ann@example.com"
+  name  = ""`),
+			"name", "must be between 1 and 255", false},
+		{"user: name of 256 characters", user(fmt.Sprintf(`
+  email = "ann@example.com"
+  name  = %q`, strings.Repeat("n", 256))),
+			"name", "must be between 1 and 255", false},
+		{"user: roles in project mode", user(`
+  email = "ann@example.com"
+  roles = ["admin"]`),
+			"roles", "`roles` is only offered by Neon's branch-scoped endpoints", false},
+		{"user: empty roles", user(`
+  email = "ann@example.com"
+  roles = []`),
+			"roles", "list must contain at least 1 elements", false},
 
 		// neon_auth_ownership_transfer.
-		{"transfer: unknown auth_provider", res("neon_auth_ownership_transfer", pid+`  auth_provider = "okta"`), "auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "okta"`, false},
-		{"transfer: a Better Auth integration", res("neon_auth_ownership_transfer", pid+`  auth_provider = "better_auth"`), "auth_provider", "no managed project to transfer", false},
-		{"transfer: empty project_id", res("neon_auth_ownership_transfer", `  project_id = ""`), "project_id", "must be a Neon project id", false},
+		{"transfer: unknown auth_provider", res("neon_auth_ownership_transfer", pid+`
+  auth_provider = "okta"`),
+			"auth_provider", `value must be one of: ["mock" "stack" "better_auth"], got: "okta"`, false},
+		{"transfer: a Better Auth integration", res("neon_auth_ownership_transfer", pid+`
+  auth_provider = "better_auth"`),
+			"auth_provider", "no managed project to transfer", false},
+		{"transfer: empty project_id", res("neon_auth_ownership_transfer", `
+  project_id = ""`),
+			"project_id", "must be a Neon project id", false},
 
 		// Data sources.
 		{"data neon_auth_integrations: malformed project_id", `data "neon_auth_integrations" "test" { project_id = "no way" }`, "project_id", "must be a Neon project id", false},
@@ -163,7 +315,7 @@ func TestAccValidation_badInputFailsBeforeAnyRequest(t *testing.T) {
 				switch {
 				case c.branch:
 					cfg = env.configIn(authAPIBranch, cfg)
-				case !strings.HasPrefix(cfg, "provider "):
+				case !strings.HasPrefix(strings.TrimSpace(cfg), "provider "):
 					cfg = env.config(cfg)
 				}
 				// The attribute is named (in the diagnostic's "with …" line
