@@ -1,8 +1,0 @@
-# Needs auth_api = "branch" in the provider block.
-list "neon_auth_phone_number_plugin" "all" {
-  provider = neon
-
-  config {
-    project_id = "autumn-frost-12345678"
-  }
-}

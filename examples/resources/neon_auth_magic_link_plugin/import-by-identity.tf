@@ -1,7 +1,0 @@
-import {
-  to = neon_auth_magic_link_plugin.this
-  identity = {
-    project_id = "autumn-frost-12345678"
-    branch_id  = "br-quiet-leaf-12345678"
-  }
-}

@@ -1,4 +1,0 @@
-import {
-  to = neon_auth_magic_link_plugin.this
-  id = "autumn-frost-12345678/br-quiet-leaf-12345678"
-}
