@@ -266,17 +266,17 @@ func recreateIntegration(t *testing.T, env *accEnv) {
 
 // The vocabulary of checks.
 
-// has checks one attribute of a resource in state.
-func has(addr, attr string, v knownvalue.Check) statecheck.StateCheck {
+// expectValue checks one attribute of a resource in state.
+func expectValue(addr, attr string, v knownvalue.Check) statecheck.StateCheck {
 	return statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v)
 }
 
-// str is an exact string value.
-func str(s string) knownvalue.Check { return knownvalue.StringExact(s) }
+// stringExact is an exact string value.
+func stringExact(s string) knownvalue.Check { return knownvalue.StringExact(s) }
 
-// sensitive checks, in the state Terraform records, that attributes are
+// expectSensitive checks, in the state Terraform records, that attributes are
 // marked sensitive.
-func sensitive(addr string, attrs ...string) []statecheck.StateCheck {
+func expectSensitive(addr string, attrs ...string) []statecheck.StateCheck {
 	var checks []statecheck.StateCheck
 	for _, a := range attrs {
 		checks = append(checks, statecheck.ExpectSensitiveValue(addr, tfjsonpath.New(a)))
@@ -284,23 +284,23 @@ func sensitive(addr string, attrs ...string) []statecheck.StateCheck {
 	return checks
 }
 
-// nulls checks that attributes are null in state (write-only arguments must
+// expectNull checks that attributes are null in state (write-only arguments must
 // leave no trace; values the API cannot return stay unknown).
-func nulls(addr string, attrs ...string) []statecheck.StateCheck {
+func expectNull(addr string, attrs ...string) []statecheck.StateCheck {
 	var checks []statecheck.StateCheck
 	for _, a := range attrs {
-		checks = append(checks, has(addr, a, knownvalue.Null()))
+		checks = append(checks, expectValue(addr, a, knownvalue.Null()))
 	}
 	return checks
 }
 
-// plans expects the plan to take action on the resource.
-func plans(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+// expectPlannedAction expects the plan to take action on the resource.
+func expectPlannedAction(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, action)}}
 }
 
-// plansIntegrationKept expects action on addr and none on the integration.
-func plansIntegrationKept(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+// expectActionKeepingIntegration expects action on addr and none on the integration.
+func expectActionKeepingIntegration(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(addr, action),
 		plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),

@@ -70,12 +70,12 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 		tc := env.testCase(
 			resource.TestStep{
 				Config:           env.config(domainConfig(env.ProjectID, first)),
-				ConfigPlanChecks: plans(domainAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectPlannedAction(domainAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
-					has(domainAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+first)),
-					has(domainAddr, "domain", str(first)),
-					has(domainAddr, "auth_provider", str(env.authProvider())),
-					has(domainAddr, "branch_id", str(env.branch())),
+					expectValue(domainAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+first)),
+					expectValue(domainAddr, "domain", stringExact(first)),
+					expectValue(domainAddr, "auth_provider", stringExact(env.authProvider())),
+					expectValue(domainAddr, "branch_id", stringExact(env.branch())),
 					expectEmuDomains(env, first),
 				},
 			},
@@ -86,8 +86,8 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// The API has no update: another domain replaces this one.
 				Config:            env.config(domainConfig(env.ProjectID, second)),
-				ConfigPlanChecks:  plans(domainAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				ConfigStateChecks: []statecheck.StateCheck{has(domainAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+second)), expectEmuDomains(env, second)},
+				ConfigPlanChecks:  expectPlannedAction(domainAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectValue(domainAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+second)), expectEmuDomains(env, second)},
 			},
 			resource.TestStep{
 				// Drift: removed from the whitelist behind Terraform's back.
@@ -97,7 +97,7 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 					}
 				},
 				Config:            env.config(domainConfig(env.ProjectID, second)),
-				ConfigPlanChecks:  plans(domainAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks:  expectPlannedAction(domainAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
 			},
 			resource.TestStep{
@@ -106,7 +106,7 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				// planned for creation, not reported as an error.
 				PreConfig:         func() { recreateIntegration(t, env) },
 				Config:            env.config(domainConfig(env.ProjectID, second)),
-				ConfigPlanChecks:  plans(domainAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks:  expectPlannedAction(domainAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
 			},
 		)
@@ -129,8 +129,8 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
 				// The configured spelling stays in state; the id is canonical.
-				has(domainAddr, "domain", str(written)),
-				has(domainAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+canonical)),
+				expectValue(domainAddr, "domain", stringExact(written)),
+				expectValue(domainAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+canonical)),
 				expectEmuDomains(env, canonical),
 			},
 		},

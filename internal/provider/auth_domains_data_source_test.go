@@ -15,8 +15,8 @@ func TestAccAuthDomainsDataSource(t *testing.T) {
 		resource.ParallelTest(t, env.testCase(resource.TestStep{
 			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_domains")),
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(ds, "domains", knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"domain": str("https://app.example.com"), "auth_provider": str(env.authProvider()),
+				expectValue(ds, "domains", knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"domain": stringExact("https://app.example.com"), "auth_provider": stringExact(env.authProvider()),
 				})})),
 			},
 		}))

@@ -53,12 +53,12 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 			resource.TestStep{
 				PreConfig:        env.Emu.ResetStats,
 				Config:           env.config(domainsConfig(env.ProjectID, app, admin)),
-				ConfigPlanChecks: plans(domainsAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectPlannedAction(domainsAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectEmuDomains(env, app, admin),
 					expectDeletes(env, 1), // both old domains in one request
-					has(domainsAddr, "id", str(env.ProjectID+"/"+env.branch())),
-					has(domainsAddr, "auth_provider", str(env.authProvider())),
+					expectValue(domainsAddr, "id", stringExact(env.ProjectID+"/"+env.branch())),
+					expectValue(domainsAddr, "auth_provider", stringExact(env.authProvider())),
 				},
 			},
 			resource.TestStep{ResourceName: domainsAddr, ImportState: true, ImportStateVerify: true},
@@ -70,7 +70,7 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 			resource.TestStep{
 				PreConfig:         env.Emu.ResetStats,
 				Config:            env.config(domainsConfig(env.ProjectID, app, docs)),
-				ConfigPlanChecks:  plans(domainsAddr, plancheck.ResourceActionUpdate),
+				ConfigPlanChecks:  expectPlannedAction(domainsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, app, docs), expectDeletes(env, 1)},
 			},
 			resource.TestStep{
@@ -83,10 +83,10 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 					env.Emu.ResetStats()
 				},
 				Config:           env.config(domainsConfig(env.ProjectID, app, docs)),
-				ConfigPlanChecks: plans(domainsAddr, plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectPlannedAction(domainsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectEmuDomains(env, app, docs), expectDeletes(env, 1),
-					has(domainsAddr, "domains", knownvalue.SetExact([]knownvalue.Check{str(app), str(docs)})),
+					expectValue(domainsAddr, "domains", knownvalue.SetExact([]knownvalue.Check{stringExact(app), stringExact(docs)})),
 				},
 			},
 		)

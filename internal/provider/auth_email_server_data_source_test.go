@@ -15,8 +15,8 @@ func TestAccAuthEmailServerDataSource(t *testing.T) {
 		resource.ParallelTest(t, env.testCase(resource.TestStep{
 			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_email_server")),
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(ds, "type", str("standard")), has(ds, "host", str("smtp.example.com")),
-				has(ds, "port", knownvalue.Int64Exact(587)), has(ds, "sender_name", str("Example")),
+				expectValue(ds, "type", stringExact("standard")), expectValue(ds, "host", stringExact("smtp.example.com")),
+				expectValue(ds, "port", knownvalue.Int64Exact(587)), expectValue(ds, "sender_name", stringExact("Example")),
 			},
 			Check: noAuditSecret(ds),
 		}))

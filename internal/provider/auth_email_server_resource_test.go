@@ -154,7 +154,7 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 					}
 				},
 				Config:            second,
-				ConfigPlanChecks:  plans(emailAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks:  expectPlannedAction(emailAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
 			},
 			resource.TestStep{
@@ -162,8 +162,8 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 				Config:           env.config(emailSharedConfig(env.ProjectID)),
 				ConfigPlanChecks: updates,
 				ConfigStateChecks: []statecheck.StateCheck{
-					has(emailAddr, "host", knownvalue.Null()), has(emailAddr, "port", knownvalue.Null()),
-					has(emailAddr, "password", knownvalue.Null()), has(emailAddr, "sender_name", knownvalue.Null()),
+					expectValue(emailAddr, "host", knownvalue.Null()), expectValue(emailAddr, "port", knownvalue.Null()),
+					expectValue(emailAddr, "password", knownvalue.Null()), expectValue(emailAddr, "sender_name", knownvalue.Null()),
 					expectEmuEmail(env, emulator.EmailServer{Type: "shared"}),
 				},
 			},
@@ -194,8 +194,8 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 		resource.TestStep{
 			Config: cfg("wo-pass-1", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(emailAddr, "password_wo", knownvalue.Null()),
-				has(emailAddr, "password", knownvalue.Null()),
+				expectValue(emailAddr, "password_wo", knownvalue.Null()),
+				expectValue(emailAddr, "password", knownvalue.Null()),
 				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password_wo_version"), knownvalue.Int64Exact(1)),
 				expectEmuEmail(env, standardEmail("smtp.example.com", "wo-pass-1")),
 			},
@@ -206,7 +206,7 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(emailAddr, "password_wo", knownvalue.Null()),
+				expectValue(emailAddr, "password_wo", knownvalue.Null()),
 				expectEmuEmail(env, standardEmail("smtp.example.com", "wo-pass-2")),
 			},
 		},
@@ -282,8 +282,8 @@ resource "neon_auth_email_server" "test" {
 			if provider == "better_auth" {
 				renamed := standardEmail("smtp.example.com", "smtp-secret-1")
 				renamed.SenderName = "Shop"
-				second.ConfigPlanChecks = plans(emailAddr, plancheck.ResourceActionUpdate)
-				second.ConfigStateChecks = []statecheck.StateCheck{has(emailAddr, "password", knownvalue.Null()), expectEmuEmail(env, renamed)}
+				second.ConfigPlanChecks = expectPlannedAction(emailAddr, plancheck.ResourceActionUpdate)
+				second.ConfigStateChecks = []statecheck.StateCheck{expectValue(emailAddr, "password", knownvalue.Null()), expectEmuEmail(env, renamed)}
 			} else {
 				second.ExpectError = regexp.MustCompile(`(?s)Missing argument for a standard email server.*Stack Auth integration needs\s+all six fields`)
 			}

@@ -60,12 +60,12 @@ func TestAccAuthIntegrationDataSource(t *testing.T) {
 		resource.ParallelTest(t, env.testCase(resource.TestStep{
 			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_integration")),
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(ds, "auth_provider", str(env.authProvider())),
-				has(ds, "branch_id", str(env.branch())),
-				has(ds, "db_name", str("neondb")),
-				has(ds, "owned_by", str("neon")),
-				has(ds, "jwks_url", anything),
-				has(ds, "transfer_status", knownvalue.Null()),
+				expectValue(ds, "auth_provider", stringExact(env.authProvider())),
+				expectValue(ds, "branch_id", stringExact(env.branch())),
+				expectValue(ds, "db_name", stringExact("neondb")),
+				expectValue(ds, "owned_by", stringExact("neon")),
+				expectValue(ds, "jwks_url", anything),
+				expectValue(ds, "transfer_status", knownvalue.Null()),
 			},
 			Check: noAuditSecret(ds),
 		}))

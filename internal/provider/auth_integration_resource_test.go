@@ -58,14 +58,14 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 		branch := env.branch()
 		cfg := env.config(integrationConfig(env.ProjectID, ""))
 		created := []statecheck.StateCheck{
-			has(integrationAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+env.authProvider())),
-			has(integrationAddr, "auth_provider", str(env.authProvider())),
-			has(integrationAddr, "branch_id", str(branch)),
-			has(integrationAddr, "database_name", str("neondb")),
-			has(integrationAddr, "db_name", str("neondb")),
-			has(integrationAddr, "owned_by", str("neon")),
-			has(integrationAddr, "jwks_url", knownvalue.StringRegexp(regexp.MustCompile(`^https://.+jwks`))),
-			has(integrationAddr, "created_at", aTime),
+			expectValue(integrationAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+env.authProvider())),
+			expectValue(integrationAddr, "auth_provider", stringExact(env.authProvider())),
+			expectValue(integrationAddr, "branch_id", stringExact(branch)),
+			expectValue(integrationAddr, "database_name", stringExact("neondb")),
+			expectValue(integrationAddr, "db_name", stringExact("neondb")),
+			expectValue(integrationAddr, "owned_by", stringExact("neon")),
+			expectValue(integrationAddr, "jwks_url", knownvalue.StringRegexp(regexp.MustCompile(`^https://.+jwks`))),
+			expectValue(integrationAddr, "created_at", aTime),
 			stateCheckFunc(func() error {
 				its := env.Emu.Integrations(env.ProjectID)
 				if len(its) != 1 || its[0].BranchID != branch || its[0].AuthProvider != env.authProvider() {
@@ -76,26 +76,26 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 		}
 		if env.Mode == authAPIProject {
 			// Stack Auth hands out SDK keys, once, in the create response.
-			created = append(created, has(integrationAddr, "pub_client_key", anything), has(integrationAddr, "secret_server_key", anything),
-				has(integrationAddr, "schema_name", str("neon_auth")), has(integrationAddr, "table_name", str("users_sync")))
-			created = append(created, sensitive(integrationAddr, "pub_client_key", "secret_server_key")...)
+			created = append(created, expectValue(integrationAddr, "pub_client_key", anything), expectValue(integrationAddr, "secret_server_key", anything),
+				expectValue(integrationAddr, "schema_name", stringExact("neon_auth")), expectValue(integrationAddr, "table_name", stringExact("users_sync")))
+			created = append(created, expectSensitive(integrationAddr, "pub_client_key", "secret_server_key")...)
 		} else {
 			// Better Auth has no SDK keys: clients use base_url and the JWKS.
-			created = append(created, has(integrationAddr, "base_url", anything), has(integrationAddr, "allow_localhost", knownvalue.NotNull()))
-			created = append(created, nulls(integrationAddr, "pub_client_key", "secret_server_key")...)
+			created = append(created, expectValue(integrationAddr, "base_url", anything), expectValue(integrationAddr, "allow_localhost", knownvalue.NotNull()))
+			created = append(created, expectNull(integrationAddr, "pub_client_key", "secret_server_key")...)
 		}
 		// The API returns keys, schema and table only when the integration
 		// is created, and never lists the role: after an import they are
 		// unknown to Terraform.
 		ignore := []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"}
 		update := `  delete_data_on_destroy = true`
-		updated := []statecheck.StateCheck{has(integrationAddr, "delete_data_on_destroy", knownvalue.Bool(true)), expectIntegrations(env, 1)}
+		updated := []statecheck.StateCheck{expectValue(integrationAddr, "delete_data_on_destroy", knownvalue.Bool(true)), expectIntegrations(env, 1)}
 		if env.Mode == authAPIBranch {
 			update = `
   delete_data_on_destroy = true
   name                   = "Acme Sign-in"
   allow_localhost        = false`
-			updated = append(updated, has(integrationAddr, "name", str("Acme Sign-in")), has(integrationAddr, "allow_localhost", knownvalue.Bool(false)),
+			updated = append(updated, expectValue(integrationAddr, "name", stringExact("Acme Sign-in")), expectValue(integrationAddr, "allow_localhost", knownvalue.Bool(false)),
 				stateCheckFunc(func() error {
 					a, _ := env.Emu.BranchAuth(env.ProjectID, branch)
 					if a.Name != "Acme Sign-in" || a.AllowLocalhost {
@@ -105,7 +105,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 				}))
 		}
 		tc := env.testCase(
-			resource.TestStep{Config: cfg, ConfigPlanChecks: plans(integrationAddr, plancheck.ResourceActionCreate), ConfigStateChecks: created},
+			resource.TestStep{Config: cfg, ConfigPlanChecks: expectPlannedAction(integrationAddr, plancheck.ResourceActionCreate), ConfigStateChecks: created},
 			resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: ignore},
 			resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: ignore,
 				ImportStateId: env.ProjectID},
@@ -114,7 +114,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// In place: the same integration, with its settings sent.
 				Config:            env.config(integrationConfig(env.ProjectID, update)),
-				ConfigPlanChecks:  plans(integrationAddr, plancheck.ResourceActionUpdate),
+				ConfigPlanChecks:  expectPlannedAction(integrationAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: updated,
 			},
 			resource.TestStep{
@@ -125,7 +125,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 					}
 				},
 				Config:            env.config(integrationConfig(env.ProjectID, update)),
-				ConfigPlanChecks:  plans(integrationAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks:  expectPlannedAction(integrationAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{expectIntegrations(env, 1)},
 			},
 		)
@@ -151,8 +151,8 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 		resource.TestStep{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(integrationAddr, "branch_id", str(preview)),
-				has(integrationAddr, "pub_client_key", anything),
+				expectValue(integrationAddr, "branch_id", stringExact(preview)),
+				expectValue(integrationAddr, "pub_client_key", anything),
 				expectIntegrations(env, 0),
 				stateCheckFunc(func() error {
 					if a, ok := env.Emu.BranchAuth(env.ProjectID, preview); !ok || a.AuthProvider != "stack" {
@@ -193,7 +193,7 @@ func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
 		},
 		resource.TestStep{
 			Config:            env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q", main))),
-			ConfigStateChecks: []statecheck.StateCheck{has(integrationAddr, "branch_id", str(main))},
+			ConfigStateChecks: []statecheck.StateCheck{expectValue(integrationAddr, "branch_id", stringExact(main))},
 		},
 		resource.TestStep{
 			// Removing branch_id from the configuration keeps the stored one.

@@ -37,12 +37,12 @@ data "neon_auth_integrations" "empty" {
 		resource.ParallelTest(t, env.testCase(resource.TestStep{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(ds, "integrations", knownvalue.ListSizeExact(1)),
-				has(ds, "branch_id", str(env.branch())),
-				has("data.neon_auth_integrations.empty", "integrations", knownvalue.ListExact([]knownvalue.Check{})),
+				expectValue(ds, "integrations", knownvalue.ListSizeExact(1)),
+				expectValue(ds, "branch_id", stringExact(env.branch())),
+				expectValue("data.neon_auth_integrations.empty", "integrations", knownvalue.ListExact([]knownvalue.Check{})),
 				same("auth_provider_project_id"), same("branch_id"), same("created_at"), same("jwks_url"), same("db_name"),
 				same("base_url"), same("name"), same("owned_by"), same("auth_provider"),
-				statecheck.ExpectKnownValue(ds, item.AtMapKey("auth_provider"), str(env.authProvider())),
+				statecheck.ExpectKnownValue(ds, item.AtMapKey("auth_provider"), stringExact(env.authProvider())),
 				statecheck.ExpectKnownValue(ds, item.AtMapKey("transfer_status"), knownvalue.Null()),
 				stateCheckFunc(func() error {
 					its := env.Emu.Integrations(env.ProjectID)

@@ -88,7 +88,7 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.branch()+"/google")),
-					has(oauthAddr, "auth_provider", str(env.authProvider())),
+					expectValue(oauthAddr, "auth_provider", stringExact(env.authProvider())),
 					typeIs("shared"),
 					expectEmuOAuth(env, "google", "shared", "", ""),
 				},
@@ -189,9 +189,9 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 		resource.TestStep{
 			Config: cfg("wo-secret-1", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(oauthAddr, "client_secret_wo", knownvalue.Null()),
-				has(oauthAddr, "client_secret", knownvalue.Null()),
-				has(oauthAddr, "type", str("standard")),
+				expectValue(oauthAddr, "client_secret_wo", knownvalue.Null()),
+				expectValue(oauthAddr, "client_secret", knownvalue.Null()),
+				expectValue(oauthAddr, "type", stringExact("standard")),
 				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-1"),
 			},
 		},
@@ -209,7 +209,7 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(oauthAddr, "client_secret_wo", knownvalue.Null()),
+				expectValue(oauthAddr, "client_secret_wo", knownvalue.Null()),
 				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-2"),
 			},
 		},
@@ -239,7 +239,7 @@ resource "neon_auth_oauth_provider" "test" {
 `)
 		tc := env.testCase(resource.TestStep{
 			Config:            cfg,
-			ConfigStateChecks: []statecheck.StateCheck{has(oauthAddr, "type", str("shared")), expectEmuOAuth(env, "microsoft", "shared", "", "")},
+			ConfigStateChecks: []statecheck.StateCheck{expectValue(oauthAddr, "type", stringExact("shared")), expectEmuOAuth(env, "microsoft", "shared", "", "")},
 		})
 		tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
 		resource.ParallelTest(t, tc)
@@ -275,15 +275,15 @@ func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
 		resource.TestStep{
 			Config: cfg("tenant-1"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(oauthAddr, "type", str("standard")), has(oauthAddr, "microsoft_tenant_id", str("tenant-1")),
-				has("neon_auth_oauth_provider.vercel", "type", str("shared")),
+				expectValue(oauthAddr, "type", stringExact("standard")), expectValue(oauthAddr, "microsoft_tenant_id", stringExact("tenant-1")),
+				expectValue("neon_auth_oauth_provider.vercel", "type", stringExact("shared")),
 
 				tenantIs("tenant-1"), expectEmuOAuth(env, "vercel", "shared", "", ""),
 			},
 		},
 		resource.TestStep{
 			Config:            cfg("tenant-2"),
-			ConfigPlanChecks:  plans(oauthAddr, plancheck.ResourceActionUpdate),
+			ConfigPlanChecks:  expectPlannedAction(oauthAddr, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{tenantIs("tenant-2"), expectEmuOAuth(env, "microsoft", "standard", "ms-app", "ms-secret")},
 		},
 		resource.TestStep{ResourceName: oauthAddr, ImportState: true, ImportStateVerify: true,
@@ -321,7 +321,7 @@ func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
   client_id                = "google-client"
   client_secret_wo         = "listed-secret"
   client_secret_wo_version = 1`))
-	noSecret := []statecheck.StateCheck{has(oauthAddr, "client_secret", knownvalue.Null()), has(oauthAddr, "client_secret_wo", knownvalue.Null())}
+	noSecret := []statecheck.StateCheck{expectValue(oauthAddr, "client_secret", knownvalue.Null()), expectValue(oauthAddr, "client_secret_wo", knownvalue.Null())}
 	tc := env.testCase(
 		resource.TestStep{Config: cfg, ConfigStateChecks: noSecret},
 		resource.TestStep{

@@ -16,8 +16,8 @@ func TestAccAuthOAuthProvidersDataSource(t *testing.T) {
 		resource.ParallelTest(t, env.testCase(resource.TestStep{
 			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_oauth_providers")),
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(ds, "providers", knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"id": str("google"), "type": str("standard"),
+				expectValue(ds, "providers", knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"id": stringExact("google"), "type": stringExact("standard"),
 				})})),
 			},
 			Check: noAuditSecret(ds),

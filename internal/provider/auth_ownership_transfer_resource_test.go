@@ -108,7 +108,7 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 				// Destroying the request only forgets it: the integration stays,
 				// and so does the confirmed transfer.
 				Config:           env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: plansIntegrationKept(transferAddr, plancheck.ResourceActionDestroy),
+				ConfigPlanChecks: expectActionKeepingIntegration(transferAddr, plancheck.ResourceActionDestroy),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
 					stateCheckFunc(func() error {

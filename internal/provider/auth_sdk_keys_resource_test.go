@@ -68,7 +68,7 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 			},
 			resource.TestStep{
 				Config:           env.config(sdkKeysConfig(env.ProjectID, "2026-12")),
-				ConfigPlanChecks: plansIntegrationKept(sdkKeysAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				ConfigPlanChecks: expectActionKeepingIntegration(sdkKeysAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					rotation.AddStateValue(sdkKeysAddr, tfjsonpath.New("secret_server_key")),
 					secretDiffers,

@@ -130,8 +130,8 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("id"),
 						knownvalue.StringRegexp(regexp.MustCompile(`^`+regexp.QuoteMeta(env.ProjectID+"/"+env.branch()+"/")+`[0-9a-f-]{36}$`))),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("project_id"), knownvalue.StringExact(env.ProjectID)),
-					has(userAddr, "auth_provider", str(env.authProvider())),
-					has(userAddr, "branch_id", str(env.branch())),
+					expectValue(userAddr, "auth_provider", stringExact(env.authProvider())),
+					expectValue(userAddr, "branch_id", stringExact(env.branch())),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email1)),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name1)),
 					expectUserRow{env, email1, name1},
@@ -176,7 +176,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// Destroying the user alone deletes its row; the integration stays.
 				Config:           env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: plansIntegrationKept(userAddr, plancheck.ResourceActionDestroy),
+				ConfigPlanChecks: expectActionKeepingIntegration(userAddr, plancheck.ResourceActionDestroy),
 				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
 					if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
 						return fmt.Errorf("users_sync still holds %+v after the user was destroyed", rows)
@@ -430,11 +430,11 @@ func TestAccAuthUser_roles(t *testing.T) {
 	tc := env.testCase(
 		resource.TestStep{
 			Config:            withRoles(`["admin"]`),
-			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin"), has(userAddr, "roles", knownvalue.ListExact([]knownvalue.Check{str("admin")}))},
+			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin"), expectValue(userAddr, "roles", knownvalue.ListExact([]knownvalue.Check{stringExact("admin")}))},
 		},
 		resource.TestStep{
 			Config:            withRoles(`["admin", "billing"]`),
-			ConfigPlanChecks:  plans(userAddr, plancheck.ResourceActionUpdate),
+			ConfigPlanChecks:  expectPlannedAction(userAddr, plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin", "billing")},
 		},
 		resource.TestStep{ResourceName: userAddr, ImportState: true, ImportStateIdFunc: userImportID, ImportStateVerify: true,
@@ -442,8 +442,8 @@ func TestAccAuthUser_roles(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"email", "name", "roles"}},
 		resource.TestStep{
 			Config:            env.config(userConfig(env.ProjectID, "admin@example.com", "")),
-			ConfigPlanChecks:  plans(userAddr, plancheck.ResourceActionUpdate),
-			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin", "billing"), has(userAddr, "roles", knownvalue.Null())},
+			ConfigPlanChecks:  expectPlannedAction(userAddr, plancheck.ResourceActionUpdate),
+			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin", "billing"), expectValue(userAddr, "roles", knownvalue.Null())},
 		},
 	)
 	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)

@@ -79,9 +79,9 @@ func TestAccExample_branchPreview(t *testing.T) {
 			plancheck.ExpectResourceAction("neon_auth_oauth_provider.google", plancheck.ResourceActionCreate),
 		}},
 		ConfigStateChecks: []statecheck.StateCheck{
-			has("neon_auth_integration.preview", "branch_id", str(preview)),
-			has("neon_auth_integration.preview", "auth_provider", str("better_auth")),
-			has("neon_auth_oauth_provider.google", "type", str("standard")),
+			expectValue("neon_auth_integration.preview", "branch_id", stringExact(preview)),
+			expectValue("neon_auth_integration.preview", "auth_provider", stringExact("better_auth")),
+			expectValue("neon_auth_oauth_provider.google", "type", stringExact("standard")),
 			stateCheckFunc(func() error {
 				a, _ := env.Emu.BranchAuth(env.ProjectID, preview)
 				switch {

@@ -207,15 +207,15 @@ resource %q "test" {
 // identities is what identityConfig's resources are identified by: the
 // scope (the branch resolved) and each one's own key, canonical.
 func identities(env *accEnv) map[string]map[string]knownvalue.Check {
-	scope := map[string]knownvalue.Check{"project_id": str(env.ProjectID), "branch_id": str(env.branch())}
+	scope := map[string]knownvalue.Check{"project_id": stringExact(env.ProjectID), "branch_id": stringExact(env.branch())}
 	with := func(extra map[string]knownvalue.Check) map[string]knownvalue.Check {
 		m := maps.Clone(scope)
 		maps.Copy(m, extra)
 		return m
 	}
 	want := map[string]map[string]knownvalue.Check{
-		"neon_auth_integration.test":      with(map[string]knownvalue.Check{"auth_provider": str(env.authProvider())}),
-		"neon_auth_oauth_provider.google": with(map[string]knownvalue.Check{"provider_id": str("google")}),
+		"neon_auth_integration.test":      with(map[string]knownvalue.Check{"auth_provider": stringExact(env.authProvider())}),
+		"neon_auth_oauth_provider.google": with(map[string]knownvalue.Check{"provider_id": stringExact("google")}),
 		"neon_auth_user.test":             with(map[string]knownvalue.Check{"user_id": anything}),
 		"neon_auth_email_server.test":     scope,
 	}
@@ -223,7 +223,7 @@ func identities(env *accEnv) map[string]map[string]knownvalue.Check {
 		want["neon_auth_domains.test"] = scope
 		return want
 	}
-	want["neon_auth_domain.app"] = with(map[string]knownvalue.Check{"domain": str("https://app.example.com")})
+	want["neon_auth_domain.app"] = with(map[string]knownvalue.Check{"domain": stringExact("https://app.example.com")})
 	for _, c := range settingsCases {
 		want[c.typeName+".test"] = scope
 	}
@@ -253,7 +253,7 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 				step.ExpectNonEmptyPlan = true
 				step.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("email"), str("ada@example.com")),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("email"), stringExact("ada@example.com")),
 				}
 			}
 			steps = append(steps, step)

@@ -226,10 +226,10 @@ func TestAccInherited_everyTypeTakesOverAndPutsBack(t *testing.T) {
 	tc := env.testCase(resource.TestStep{
 		Config: cfg,
 		ConfigStateChecks: []statecheck.StateCheck{
-			has("neon_auth_user.ada", "user_id", knownvalue.Null()),
-			has("neon_auth_user.ada", "id", str(env.ProjectID+"/"+preview+"/email:ada@example.com")),
-			has("neon_auth_user.tester", "user_id", knownvalue.NotNull()),
-			has("neon_auth_oauth_provider.github", "type", str("shared")),
+			expectValue("neon_auth_user.ada", "user_id", knownvalue.Null()),
+			expectValue("neon_auth_user.ada", "id", stringExact(env.ProjectID+"/"+preview+"/email:ada@example.com")),
+			expectValue("neon_auth_user.tester", "user_id", knownvalue.NotNull()),
+			expectValue("neon_auth_oauth_provider.github", "type", stringExact("shared")),
 			stateCheckFunc(func() error {
 				a, _ := env.Emu.BranchAuth(env.ProjectID, preview)
 				switch {

@@ -296,8 +296,8 @@ resource "neon_auth_integration" "test" {
 }
 `, env.Key, env.BaseURL, env.ProjectID),
 		ConfigStateChecks: []statecheck.StateCheck{
-			has(integrationAddr, "auth_provider", str(apiclient.AuthProviderBetterAuth)),
-			has(integrationAddr, "id", str(env.ProjectID+"/"+env.branch()+"/"+apiclient.AuthProviderBetterAuth)),
+			expectValue(integrationAddr, "auth_provider", stringExact(apiclient.AuthProviderBetterAuth)),
+			expectValue(integrationAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+apiclient.AuthProviderBetterAuth)),
 			stateCheckFunc(func() error {
 				if n := env.routeCount("POST /projects/{project_id}/branches/{branch_id}/auth"); n != 1 {
 					return fmt.Errorf("%d requests to the branch-scoped enable, want 1", n)

@@ -91,9 +91,9 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 		listBlock("neon_auth_domain", "all", env.ProjectID) +
 		listBlock("neon_auth_oauth_provider", "all", env.ProjectID)
 	scope := func(branch string, extra ...string) map[string]knownvalue.Check {
-		m := map[string]knownvalue.Check{"project_id": str(env.ProjectID), "branch_id": str(branch)}
+		m := map[string]knownvalue.Check{"project_id": stringExact(env.ProjectID), "branch_id": stringExact(branch)}
 		for i := 0; i < len(extra); i += 2 {
-			m[extra[i]] = str(extra[i+1])
+			m[extra[i]] = stringExact(extra[i+1])
 		}
 		return m
 	}
@@ -123,10 +123,10 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 				querycheck.ExpectIdentity("neon_auth_domain.all", scope(preview, "domain", "https://app1.example.com")),
 				querycheck.ExpectResourceDisplayName("neon_auth_domain.all",
 					queryfilter.ByResourceIdentity(scope(preview, "domain", "https://admin1.example.com")),
-					str("https://admin1.example.com (preview)")),
+					stringExact("https://admin1.example.com (preview)")),
 				querycheck.ExpectLength("neon_auth_oauth_provider.all", 2),
 				querycheck.ExpectResourceDisplayName("neon_auth_oauth_provider.all",
-					queryfilter.ByResourceIdentity(scope(preview, "provider_id", "google")), str("google (preview)")),
+					queryfilter.ByResourceIdentity(scope(preview, "provider_id", "google")), stringExact("google (preview)")),
 			}, settingsChecks...),
 		},
 	)

@@ -309,7 +309,7 @@ resource "neon_auth_integration" "test" {
 	providers := func(ids ...string) knownvalue.Check {
 		var items []knownvalue.Check
 		for _, id := range ids {
-			items = append(items, knownvalue.ObjectExact(map[string]knownvalue.Check{"id": str(id), "type": str("shared")}))
+			items = append(items, knownvalue.ObjectExact(map[string]knownvalue.Check{"id": stringExact(id), "type": stringExact("shared")}))
 		}
 		return knownvalue.ListExact(items)
 	}
@@ -319,12 +319,12 @@ resource "neon_auth_integration" "test" {
 			PreConfig: func() { env.Emu.ResetStats() },
 			Config:    env.config(step2),
 			ConfigStateChecks: []statecheck.StateCheck{
-				has(emailBefore, "type", str("shared")),
-				has(oauthBefore, "providers", providers()),
-				has(emailAfter, "type", str("standard")),
-				has(emailAfter, "host", str("smtp.example.com")),
-				has(oauthAfter, "providers", providers("github")),
-				has(integrationAddr, "allow_localhost", knownvalue.Bool(true)),
+				expectValue(emailBefore, "type", stringExact("shared")),
+				expectValue(oauthBefore, "providers", providers()),
+				expectValue(emailAfter, "type", stringExact("standard")),
+				expectValue(emailAfter, "host", stringExact("smtp.example.com")),
+				expectValue(oauthAfter, "providers", providers("github")),
+				expectValue(integrationAddr, "allow_localhost", knownvalue.Bool(true)),
 				// Each read came from the bundle, none from the parts' own
 				// endpoints: the sharing is what is under test.
 				stateCheckFunc(func() error {

@@ -207,7 +207,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 			},
 			sends: 1,
 			holds: func(env *accEnv) []statecheck.StateCheck {
-				return []statecheck.StateCheck{has(oauthAddr, "type", str("standard")), expectEmuOAuth(env, "google", "standard", "c", "s")}
+				return []statecheck.StateCheck{expectValue(oauthAddr, "type", stringExact("standard")), expectEmuOAuth(env, "google", "standard", "c", "s")}
 			},
 			destroyed: oauthGoneIntegrationKept,
 		},

@@ -281,10 +281,10 @@ resource "neon_auth_email_server" "test" {
 		},
 		ConfigStateChecks: []statecheck.StateCheck{
 			check,
-			has("neon_auth_oauth_provider.google", "client_secret_wo", knownvalue.Null()),
-			has("neon_auth_oauth_provider.google", "client_secret", knownvalue.Null()),
-			has("neon_auth_email_server.test", "password_wo", knownvalue.Null()),
-			has("neon_auth_email_server.test", "password", knownvalue.Null()),
+			expectValue("neon_auth_oauth_provider.google", "client_secret_wo", knownvalue.Null()),
+			expectValue("neon_auth_oauth_provider.google", "client_secret", knownvalue.Null()),
+			expectValue("neon_auth_email_server.test", "password_wo", knownvalue.Null()),
+			expectValue("neon_auth_email_server.test", "password", knownvalue.Null()),
 			stateCheckFunc(func() error {
 				p, ok := emuOAuthProvider(env, "google")
 				if !ok || p.ClientSecret != clientSecret {

@@ -67,7 +67,7 @@ var settingsCases = []settingsCase{
   require_email_verification = false
   disable_sign_up            = true
 `,
-		created: map[string]knownvalue.Check{"email_verification_method": str("otp"), "require_email_verification": knownvalue.Bool(true), "enabled": knownvalue.NotNull()},
+		created: map[string]knownvalue.Check{"email_verification_method": stringExact("otp"), "require_email_verification": knownvalue.Bool(true), "enabled": knownvalue.NotNull()},
 		updated: map[string]knownvalue.Check{"disable_sign_up": knownvalue.Bool(true), "require_email_verification": knownvalue.Bool(false)},
 		emu:     func(a emulator.BranchAuth) any { return a.EmailAndPassword },
 		onCreate: func(a *emulator.BranchAuth) {
@@ -102,7 +102,7 @@ var settingsCases = []settingsCase{
   creator_role          = "admin"
   send_invitation_email = true
 `,
-		created: map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(3), "creator_role": str("admin"), "membership_limit": knownvalue.NotNull()},
+		created: map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(3), "creator_role": stringExact("admin"), "membership_limit": knownvalue.NotNull()},
 		updated: map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(5), "send_invitation_email": knownvalue.Bool(true)},
 		emu:     func(a emulator.BranchAuth) any { return a.Organization },
 		onCreate: func(a *emulator.BranchAuth) {
@@ -186,9 +186,9 @@ var settingsCases = []settingsCase{
   enabled_events  = ["user.created"]
   timeout_seconds = 9
 `,
-		created: map[string]knownvalue.Check{"webhook_url": str("https://hooks.example.com/auth"), "timeout_seconds": knownvalue.Int64Exact(5),
-			"enabled_events": knownvalue.SetExact([]knownvalue.Check{str("user.created"), str("send.otp")})},
-		updated: map[string]knownvalue.Check{"timeout_seconds": knownvalue.Int64Exact(9), "enabled_events": knownvalue.SetExact([]knownvalue.Check{str("user.created")})},
+		created: map[string]knownvalue.Check{"webhook_url": stringExact("https://hooks.example.com/auth"), "timeout_seconds": knownvalue.Int64Exact(5),
+			"enabled_events": knownvalue.SetExact([]knownvalue.Check{stringExact("user.created"), stringExact("send.otp")})},
+		updated: map[string]knownvalue.Check{"timeout_seconds": knownvalue.Int64Exact(9), "enabled_events": knownvalue.SetExact([]knownvalue.Check{stringExact("user.created")})},
 		// The events are a set: compared in order.
 		emu: func(a emulator.BranchAuth) any {
 			w := a.Webhooks
@@ -235,7 +235,7 @@ func seedSettings(t *testing.T, env *accEnv, branchID string) {
 func checksOf(addr string, want map[string]knownvalue.Check) []statecheck.StateCheck {
 	var checks []statecheck.StateCheck
 	for attr, v := range want {
-		checks = append(checks, has(addr, attr, v))
+		checks = append(checks, expectValue(addr, attr, v))
 	}
 	return checks
 }
@@ -279,14 +279,14 @@ func TestAccSettings_lifecycle(t *testing.T) {
 			tc := env.testCase(
 				resource.TestStep{
 					Config:           cfg(c.create),
-					ConfigPlanChecks: plans(addr, plancheck.ResourceActionCreate),
-					ConfigStateChecks: append(checksOf(addr, c.created), has(addr, "id", str(env.ProjectID+"/"+branch)),
-						has(addr, "branch_id", str(branch)), emuHolds("after create", created)),
+					ConfigPlanChecks: expectPlannedAction(addr, plancheck.ResourceActionCreate),
+					ConfigStateChecks: append(checksOf(addr, c.created), expectValue(addr, "id", stringExact(env.ProjectID+"/"+branch)),
+						expectValue(addr, "branch_id", stringExact(branch)), emuHolds("after create", created)),
 				},
 				resource.TestStep{ResourceName: addr, ImportState: true, ImportStateVerify: true, ImportStateId: env.ProjectID + "/" + branch},
 				resource.TestStep{
 					Config:            cfg(c.update),
-					ConfigPlanChecks:  plans(addr, plancheck.ResourceActionUpdate),
+					ConfigPlanChecks:  expectPlannedAction(addr, plancheck.ResourceActionUpdate),
 					ConfigStateChecks: append(checksOf(addr, c.updated), emuHolds("after update", updated)),
 				},
 				resource.TestStep{
@@ -296,7 +296,7 @@ func TestAccSettings_lifecycle(t *testing.T) {
 						}
 					},
 					Config:            cfg(c.update),
-					ConfigPlanChecks:  plans(addr, plancheck.ResourceActionUpdate),
+					ConfigPlanChecks:  expectPlannedAction(addr, plancheck.ResourceActionUpdate),
 					ConfigStateChecks: []statecheck.StateCheck{emuHolds("after repairing drift", updated)},
 				},
 			)

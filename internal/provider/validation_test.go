@@ -69,7 +69,7 @@ data "neon_projects" "all" {}
   base_url = %q
 `, env.Key, env.BaseURL)
 
-	return []badInput{
+	rows := []badInput{
 		// The provider block.
 		{"provider: plain http on a public host", providerBlock(fmt.Sprintf(`
   api_key  = %q
@@ -278,22 +278,17 @@ data "neon_projects" "all" {}
 		// Data sources.
 		{"data neon_auth_integrations: malformed project_id", `data "neon_auth_integrations" "test" { project_id = "no way" }`, "project_id", "must be a Neon project id", false},
 		{"data neon_projects: malformed org_id", `data "neon_projects" "test" { org_id = "Org 1" }`, "org_id", "must be a Neon project id", false},
-
-		// The Better Auth settings: the spec's ranges and values, in branch
-		// mode; and project mode, which cannot reach them.
-		{"webhooks: project mode", res("neon_auth_webhooks", pid+`  enabled = true`), "project_id", "`neon_auth_webhooks` is only offered by Neon's branch-scoped endpoints", false},
-		{"email and password: project mode", res("neon_auth_email_and_password", pid+`  enabled = true`), "project_id", "`neon_auth_email_and_password` is only offered by Neon's branch-scoped endpoints", false},
-		branchInput("webhooks: plain http URL", res("neon_auth_webhooks", pid+`  webhook_url = "http://hooks.example.com/"`), "webhook_url", "must be an `https://` URL"),
-		branchInput("webhooks: unknown event", res("neon_auth_webhooks", pid+`  enabled_events = ["user.deleted"]`), "enabled_events", `value must be one of: ["user.before_create"`),
-		branchInput("webhooks: timeout of 11 s", res("neon_auth_webhooks", pid+`  timeout_seconds = 11`), "timeout_seconds", "value must be between 1 and 10, got: 11"),
-		branchInput("magic link: expires in 4 minutes", res("neon_auth_magic_link_plugin", pid+`  expires_in = 4`), "expires_in", "value must be between 5 and 1440, got: 4"),
-		branchInput("phone number: code expires in 30 s", res("neon_auth_phone_number_plugin", pid+`  otp_expires_in = 30`), "otp_expires_in", "value must be between 60 and 600, got: 30"),
-		branchInput("phone number: allowed_attempts, which Neon removed", res("neon_auth_phone_number_plugin", pid+`  allowed_attempts = 3`), "allowed_attempts",
-			"Neon removed `allowed_attempts` from the phone number plugin in 2026"),
-		branchInput("organization: no organizations", res("neon_auth_organization_plugin", pid+`  organization_limit = 0`), "organization_limit", "value must be at least 1, got: 0"),
-		branchInput("organization: unknown creator role", res("neon_auth_organization_plugin", pid+`  creator_role = "member"`), "creator_role", `value must be one of: ["admin" "owner"], got: "member"`),
-		branchInput("email and password: verification by sms", res("neon_auth_email_and_password", pid+`  email_verification_method = "sms"`), "email_verification_method", `value must be one of: ["link" "otp"], got: "sms"`),
 	}
+	// The Better Auth settings: project mode cannot reach them, and the
+	// spec's ranges and values (settingsCases), in branch mode.
+	for _, c := range settingsCases {
+		rows = append(rows, badInput{c.typeName + ": project mode", resourceBlock(c.typeName, "test", p, "", "  enabled = true\n"),
+			"project_id", "`" + c.typeName + "` is only offered by Neon's branch-scoped endpoints", false})
+		for _, bad := range c.invalid {
+			rows = append(rows, branchInput(c.typeName+": "+bad.name, resourceBlock(c.typeName, "test", p, "", "  "+bad.args+"\n"), bad.field, bad.want))
+		}
+	}
+	return rows
 }
 
 // Every invalid configuration fails before any API request, with an error
