@@ -16,8 +16,6 @@ import (
 // Code that is written from the reference, or declares what the reference
 // says, checked against it.
 
-const branchAuth = "/projects/{project_id}/branches/{branch_id}/auth/"
-
 // The list of Better Auth settings says what the reference says of each:
 // its path, whether GET reads it, how it is written, and whether
 // GET …/auth/plugins carries it.
@@ -28,9 +26,9 @@ func TestTheBetterAuthSettingsAreTheReferences(t *testing.T) {
 	}
 	bundle := doc.Components.Schemas["NeonAuthPluginConfigs"].Value.Properties
 	for _, s := range betterauth.Settings {
-		item := doc.Paths.Find(branchAuth + s.Path)
+		item := doc.Paths.Find(BranchAuthPath + s.Path)
 		if item == nil {
-			t.Errorf("%s: the reference has no path %s", s.Name, branchAuth+s.Path)
+			t.Errorf("%s: the reference has no path %s", s.Name, BranchAuthPath+s.Path)
 			continue
 		}
 		if got := item.Get != nil; got != s.Read {
@@ -59,7 +57,10 @@ func TestTheGeneratedTypesCoverEveryServedOperation(t *testing.T) {
 		t.Fatal(err)
 	}
 	generated := regexp.MustCompile(`(?m)^    - (\w+)$`).FindAllStringSubmatch(string(cfg), -1)
-	var listed []string
+	listed, err := SettingsOperationIDs()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, m := range generated {
 		listed = append(listed, m[1])
 	}
@@ -110,7 +111,7 @@ func servedOperations(t *testing.T, paths map[string]*openapi3.PathItem, router 
 				methods = append(methods, http.MethodGet)
 			}
 			for _, method := range methods {
-				path := branchAuth + s.Path
+				path := BranchAuthPath + s.Path
 				if item := paths[path]; item != nil && item.GetOperation(method) != nil {
 					ops = append(ops, item.GetOperation(method).OperationID)
 				} else {

@@ -1,7 +1,9 @@
 // Command gen writes package neonapi from the API reference: it applies the
 // overlays to Neon's OpenAPI document (apispec.ReferenceJSON) and runs
-// oapi-codegen, the tool pinned in go.mod, with ../oapi-codegen.yaml.
-// go generate runs it in the package's directory.
+// oapi-codegen, the tool pinned in go.mod, with ../oapi-codegen.yaml, whose
+// list of operations it extends with the Better Auth settings' operations
+// (apispec.SettingsOperationIDs). go generate runs it in the package's
+// directory.
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
 )
@@ -35,8 +38,37 @@ func run() error {
 	if err := os.WriteFile(reference, doc, 0o600); err != nil {
 		return err
 	}
+	config := filepath.Join(dir, "oapi-codegen.yaml")
+	if err := writeConfig(config); err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(context.Background(), "go", "tool", "oapi-codegen",
-		"-config", "oapi-codegen.yaml", "-o", "neonapi.gen.go", reference)
+		"-config", config, "-o", "neonapi.gen.go", reference)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
+}
+
+// includeList opens the list of operations in oapi-codegen.yaml.
+const includeList = "  include-operation-ids:\n"
+
+// writeConfig writes oapi-codegen.yaml with the settings' operations added
+// to its list (the templates it names are found in the working directory).
+func writeConfig(path string) error {
+	cfg, err := os.ReadFile("oapi-codegen.yaml")
+	if err != nil {
+		return err
+	}
+	head, tail, ok := strings.Cut(string(cfg), includeList)
+	if !ok {
+		return fmt.Errorf("oapi-codegen.yaml has no line %q", strings.TrimSpace(includeList))
+	}
+	ids, err := apispec.SettingsOperationIDs()
+	if err != nil {
+		return err
+	}
+	var settings strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&settings, "    - %s\n", id)
+	}
+	return os.WriteFile(path, []byte(head+includeList+settings.String()+tail), 0o600)
 }
