@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -182,6 +183,19 @@ func (a *BranchAuth) inheritedBy(p *projectState, child *branchState, at time.Ti
 	c.mintKeys()
 	c.normalize()
 	return &c
+}
+
+// UnmarshalJSON reads a branch's Neon Auth over the default settings, so
+// that a setting (or a field of one) a state file written before it existed
+// lacks takes the API's default rather than Go's zero value.
+func (a *BranchAuth) UnmarshalJSON(data []byte) error {
+	type fields BranchAuth // the same fields, without this method
+	f := fields{Settings: defaultSettings().clone()}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	*a = BranchAuth(f)
+	return nil
 }
 
 // normalize gives nil lists their empty value, so that lists answer [], and
