@@ -669,7 +669,7 @@ func TestStateFileWithoutASettingLoadsItsDefault(t *testing.T) {
 	if err := json.Unmarshal([]byte(stateFileV3), &state); err != nil {
 		t.Fatal(err)
 	}
-	auth := dig(t, state, "projects", 0, "branches", 0, "neon_auth").(map[string]any)
+	auth := digObject(t, state, "projects", 0, "branches", 0, "neon_auth")
 	delete(auth, "magic_link")
 	raw, err := json.Marshal(state)
 	if err != nil {
