@@ -163,8 +163,10 @@ ok "the emulator holds no integration for $PROJECT_ID, on either branch"
 # it, which examples/branch-preview takes over on its first apply.
 P2=$("$EMU" call GET "${NEON_API_BASE_URL}projects" | sed -n '/"id":/{s/.*"id": *"\([^"]*\)".*/\1/p;}' | sed -n 2p)
 [[ -n "$P2" ]] || fail "the emulator lists no second project"
+# The production branch is the one whose object says "default": true, in
+# whatever order the fields come.
 PROD2=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches" |
-  awk '/"id": *"br-/{gsub(/.*"id": *"|".*/, ""); id=$0} /"default": *true/{print id; exit}')
+  awk '/^    \{/{id=""; d=0} /"id": *"br-/{gsub(/.*"id": *"|".*/, ""); id=$0} /"default": *true/{d=1} /^    \}/{if (d) {print id; exit}}')
 [[ -n "$PROD2" ]] || fail "project $P2 lists no production branch"
 # fingerprint is a checksum of what the API tells of a branch's Neon Auth.
 fingerprint() {

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
 )
 
 // call is a tiny HTTP client for scripts that drive a running emulator
@@ -18,8 +20,11 @@ import (
 //	neon-emulator call [-key KEY] [-control-token TOKEN] METHOD URL [JSON-BODY]
 //
 // The API key goes to API URLs, the control token (default
-// $NEON_EMULATOR_CONTROL_TOKEN) to /_emulator/ URLs. It prints the response
-// body and fails on a non-2xx status.
+// $NEON_EMULATOR_CONTROL_TOKEN) to /_emulator/ URLs. A 429 is sent again
+// after the Retry-After it names, as the API asks, until the call's 30 s are
+// up: a script reading the emulator between applies shares the account's
+// rate limit with them. It prints the response body and fails on any other
+// non-2xx status.
 func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("neon-emulator call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -41,7 +46,7 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
 		return err
 	}
@@ -56,7 +61,7 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := rateLimitedRetries().Do(req)
 	if err != nil {
 		return err
 	}
@@ -84,6 +89,27 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s %s: HTTP %d%s", method, url, resp.StatusCode, hint)
 	}
 	return nil
+}
+
+// rateLimitedRetries is an HTTP client that sends a request again after a
+// 429 only, waiting what Retry-After says (at most 10 s a time), and hands
+// back the last answer when the request's context ends or the tries run out.
+func rateLimitedRetries() *retryablehttp.Client {
+	c := retryablehttp.NewClient()
+	c.Logger = nil
+	c.RetryMax = 20
+	c.RetryWaitMin, c.RetryWaitMax = 250*time.Millisecond, 10*time.Second
+	c.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return false, ctxErr
+		}
+		return err == nil && resp.StatusCode == http.StatusTooManyRequests, nil
+	}
+	c.Backoff = func(lo, hi time.Duration, n int, resp *http.Response) time.Duration {
+		return min(retryablehttp.DefaultBackoff(lo, hi, n, resp), hi)
+	}
+	c.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return c
 }
 
 // callHint is the fix for a refused call, or "": which variable holds the

@@ -362,3 +362,24 @@ func TestHelpTellsHowTheControlSurfaceIsProtected(t *testing.T) {
 		}
 	}
 }
+
+// A call answered 429 is sent again after the Retry-After the emulator
+// names: a script reading the emulator right after an apply shares the
+// account's rate limit with it.
+func TestCallWaitsOutTheRateLimit(t *testing.T) {
+	em, err := emulator.New(emulator.Options{SeedProjects: 1, AccountRequestsPerMinute: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(em)
+	defer srv.Close()
+	args := []string{"-key", em.BootstrapKey(), "GET", srv.URL + "/api/v2/projects"}
+	for range 50 {
+		if err := call(t.Context(), args, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := em.Stats().RateLimited; got == 0 {
+		t.Fatal("the emulator answered no 429: the test did not reach the rate limit")
+	}
+}
