@@ -29,10 +29,11 @@ var organizationPluginKind = settingsKind[neonapi.NeonAuthOrganizationConfig, au
 	description: "The organization plugin of a branch's Neon Auth, for multi-tenant apps: read with `GET …/auth/plugins` " +
 		"(shared with the other plugins of the branch), written with `PATCH …/auth/plugins/organization`.",
 	attributes: map[string]schema.Attribute{
-		"enabled":               settingBool("Whether users can create and join organizations."),
-		"organization_limit":    settingInt("How many organizations a user may create, at least 1.", 1, 0),
-		"membership_limit":      settingInt("How many members an organization may have, at least 1.", 1, 0),
-		"creator_role":          settingEnum("Role of the user who creates an organization", apiclient.CreatorRoles, nil),
-		"send_invitation_email": settingBool("Whether invitations to an organization are sent by email."),
+		"enabled":            settingBool("Whether users can create and join organizations."),
+		"organization_limit": settingInt("How many organizations a user may belong to, whether created or joined, at least 1.", 1, 0),
+		"membership_limit":   settingInt("How many members an organization may have, at least 1.", 1, 0),
+		"creator_role": settingEnum("Role of the user who creates an organization", apiclient.CreatorRoles,
+			map[string]string{"owner": "full control", "admin": "manages members and settings"}),
+		"send_invitation_email": settingBool("Whether invitations to an organization are sent by email (the invitee needs a verified email address)."),
 	},
 }
