@@ -160,7 +160,7 @@ func writeRefreshReport(b *strings.Builder, results []result, o options) {
 		fmt.Fprintf(b, "\n### N = %d (%d projects, %d (project, list endpoint) pairs)\n\n", r.n, r.projects, r.pairs)
 		writePhases(b, r.apply, r.plan, r.planNoRefresh, r.planUnshared, r.fastPlan, r.fastPlanNoRefresh)
 	}
-	fmt.Fprintln(b, "\nNotes: apply req/min is requests ÷ wall time; the client spends a burst of up to 38 (10 at once, the rest at 40/s) and "+
+	fmt.Fprintln(b, "\nNotes: apply req/min is requests ÷ wall time; the client spends a burst of up to 38 (once its first 8 answers came) and "+
 		"then paces at 700/min, keeping every 60-second window within 700 even when a short apply averages above it. The last column compares plans with "+
 		"the limits lifted on both sides (the limiter is not the bound), median of -repeat runs.")
 }

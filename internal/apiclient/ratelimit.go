@@ -61,18 +61,6 @@ const (
 	windowSlack     = 100 * time.Millisecond
 )
 
-// peakBurst: besides the documented limits, the client lets at most this
-// many requests go at once and those after them at most documentedBurst per
-// second, on the account. Its own choice, for runs that share an account
-// without knowing it: each takes the whole burst for itself, and a crowd of
-// them that sent it all at once would meet a wave of 429s before the first
-// answer told them. Paced, each meets one 429 or two and backs off. It costs
-// a lone run little: the documented burst takes ~0.75 s instead of at once,
-// and a wave of up to Terraform's default parallelism (10) never waits.
-// Measured in the simulation of ratelimit_converge_test.go (4 short applies
-// started at once): 12 % of answers 429 without it, 6 % with it.
-const peakBurst = 10
-
 // sharedBurst is the account burst of a bucket shared with other processes
 // (RateLimit.Shared), whose rate is lowered by it: its state file holds no
 // window of past requests, so the bucket alone keeps every 60 seconds of the
@@ -144,7 +132,6 @@ func newLimiterWithClock(rl RateLimit, clk clock) *limiter {
 			l.account = newAccountLimiter(float64(rpm-burst)/60, burst, clk)
 		}
 		l.account.win = newSlidingWindow(rpm, time.Minute+windowSlack)
-		l.account.peak = &pace{interval: time.Second / documentedBurst, size: peakBurst}
 		l.account.share, l.account.sharedDir = rl.Shared, rl.SharedDir
 		l.start = newStartWindow()
 	}

@@ -335,10 +335,9 @@ type accountLimiter struct {
 	served   servedCount
 
 	// win keeps this process's requests within the account's 60-second
-	// window (nil: none); peak paces the burst (nil: none).
+	// window (nil: none).
 	winMu chanMutex
 	win   *slidingWindow
-	peak  *pace
 }
 
 func newAccountLimiter(rps float64, burst int, clk clock) *accountLimiter {
@@ -397,14 +396,14 @@ func (a *accountLimiter) wait(ctx context.Context) error {
 // deadline is not taken (errWouldPassDeadline).
 //
 // The token is taken at the time the request leaves, whatever delays it (the
-// window, the pace, its route): a bucket counts requests when they arrive,
+// window, its route): a bucket counts requests when they arrive,
 // and requests that waited for something else would otherwise leave bunched
 // together.
 func (a *accountLimiter) reserve(ctx context.Context, notBefore time.Time) (now, at time.Time, epoch uint64, err error) {
 	deadline, _ := ctx.Deadline()
 	a.winMu.Lock()
 	defer a.winMu.Unlock()
-	notBefore = a.peak.earliest(a.win.earliest(notBefore))
+	notBefore = a.win.earliest(notBefore)
 	a.startServed(a.clock.Now())
 	ok := true
 	err = a.update(ctx, func(s *bucketState) bool {
@@ -420,7 +419,6 @@ func (a *accountLimiter) reserve(ctx context.Context, notBefore time.Time) (now,
 		return now, at, epoch, errWouldPassDeadline
 	}
 	a.win.add(at, now)
-	a.peak.add(at)
 	return now, at, epoch, nil
 }
 
@@ -449,13 +447,12 @@ func (a *accountLimiter) stillValid(ctx context.Context, epoch uint64, at time.T
 	return valid, err
 }
 
-// dropAfter gives up the places in the account window and the pace of the
-// turns handed out for after now (voided).
+// dropAfter gives up the places in the account window of the turns handed
+// out for after now (voided).
 func (a *accountLimiter) dropAfter(now time.Time) {
 	a.winMu.Lock()
 	defer a.winMu.Unlock()
 	a.win.dropAfter(now)
-	a.peak.dropAfter(now)
 }
 
 // observe takes the answer to one HTTP attempt on the account:
@@ -522,32 +519,4 @@ func (a *accountLimiter) retime(s *bucketState) bool {
 	s.Tokens, a.timedRate = 0, r
 	s.Epoch++
 	return true
-}
-
-// pace lets a burst of up to size requests go at once, and those after it at
-// most rate per second (the virtual scheduling form of a token bucket).
-type pace struct {
-	interval time.Duration // 1 / rate
-	size     int
-	due      time.Time // the theoretical time of the next request
-}
-
-func (p *pace) earliest(t time.Time) time.Time {
-	if p == nil {
-		return t
-	}
-	return maxTime(t, p.due.Add(-time.Duration(p.size-1)*p.interval))
-}
-
-// dropAfter forgets the turns paced for after now: the next may go at now.
-func (p *pace) dropAfter(now time.Time) {
-	if p != nil && p.due.After(now) {
-		p.due = now
-	}
-}
-
-func (p *pace) add(t time.Time) {
-	if p != nil {
-		p.due = maxTime(p.due, t).Add(p.interval)
-	}
 }

@@ -58,7 +58,7 @@ func TestFirstCutStartsFromTheRateTheAccountServed(t *testing.T) {
 	}{
 		// The most the client sends in a minute: a lone process at the
 		// limit is cut from 5 % below it.
-		{"alone at the limit for a minute, a burst first", peakBurst, 700 - peakBurst, time.Minute, 60 * 700 / (60 + burstSeconds)},
+		{"alone at the limit for a minute, a burst first", documentedBurst - burstMargin, 700 - (documentedBurst - burstMargin), time.Minute, 60 * 700 / (60 + burstSeconds)},
 		{"a quarter of the account for 10 s", 0, 40, 10 * time.Second, 60 * 40 / (10 + burstSeconds)},
 		{"crowded out: 5 requests in 10 s", 0, 5, 10 * time.Second, 700.0 / servedCutDepth},
 		{"its first answer is the 429", 0, 0, 200 * time.Millisecond, 700.0 / servedCutDepth},

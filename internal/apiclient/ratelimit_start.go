@@ -28,9 +28,10 @@ type startWindow struct {
 const (
 	// initialWindow requests may be in flight before any answer.
 	initialWindow = 2
-	// openAfter answers served, the window is as large as the burst pace
-	// (peakBurst) allows anyway, and stays open.
-	openAfter = peakBurst - initialWindow
+	// openAfter answers served, the window holds initialWindow + openAfter
+	// = 10 requests, as many as Terraform's default parallelism has in
+	// flight, and it stays open from then on.
+	openAfter = 8
 )
 
 func newStartWindow() *startWindow {

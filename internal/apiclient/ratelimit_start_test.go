@@ -61,13 +61,13 @@ func TestFirstRequestsGoAsTheyAreAnswered(t *testing.T) {
 		}
 		for served := 1; served < openAfter; served++ {
 			srv.answer <- http.StatusCreated
-			time.Sleep(100 * time.Millisecond) // past the burst's pace (peakBurst at once, then 40 per second)
+			time.Sleep(100 * time.Millisecond) // every request the answer let go is sent
 			if got, want := srv.waiting(), initialWindow+served; got != want {
 				t.Fatalf("after %d answers %d requests are in flight, want %d", served, got, want)
 			}
 		}
 		srv.answer <- http.StatusCreated
-		time.Sleep(time.Second) // the burst's pace, 40 per second
+		time.Sleep(time.Second) // every request left is sent
 		if got, want := srv.waiting(), requests-openAfter; got != want {
 			t.Errorf("after %d answers %d requests are in flight, want all %d left", openAfter, got, want)
 		}
