@@ -27,7 +27,8 @@ import (
 // quietAfterFlight (the destroy is ending), at most maxGather after the
 // answer. So batches stay as large as Terraform's parallelism even when
 // requests wait for the rate limit, and a full batch leaves at once. The
-// first batch goes when no delete has joined for quiet. The first delete of
+// first batch goes when no delete has joined for quiet, or at once when it
+// holds as many as Terraform's default parallelism runs. The first delete of
 // a batch leads it; every member gets the outcome of the request. A member whose context
 // ends stops waiting, the leader included; the batch still goes out for the
 // others, within the retry budget of one operation.
@@ -77,6 +78,10 @@ const (
 	deleteBatchQuiet            = 30 * time.Millisecond
 	deleteBatchQuietAfterFlight = 250 * time.Millisecond
 	deleteBatchMaxGather        = time.Second
+	// deleteBatchFirstFull is when a first batch is full and leaves without
+	// waiting for quiet: Terraform's default -parallelism, the most deletes
+	// of a scope it runs at once unless told otherwise.
+	deleteBatchFirstFull = 10
 )
 
 func newDeleteBatches(send func(ctx context.Context, key batchKey, domains []string) error) *deleteBatches {
@@ -125,7 +130,7 @@ func (b *deleteBatches) delete(ctx context.Context, key batchKey, domain string)
 // closes the batch to newcomers, sends it and hands its outcome over.
 func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches, batch *deleteBatch) {
 	opened := time.Now() // the gathering began: the batch opened, or the previous request was answered
-	quiet, expect := b.quiet, 0
+	quiet, expect := b.quiet, deleteBatchFirstFull
 	b.mu.Lock()
 	if time.Since(sc.answered) < b.maxGather { // opened by a delete the last answer released
 		opened, quiet, expect = sc.answered, b.quietAfterFlight, sc.expect

@@ -317,6 +317,27 @@ func TestUnitDeleteBatches_aFullBatchLeavesAtOnce(t *testing.T) {
 	}
 }
 
+// A first batch that holds as many deletes as Terraform's default
+// parallelism runs at once leaves as soon as the last joins: a small
+// destroy does not wait out the quiet window.
+func TestUnitDeleteBatches_aFullFirstBatchLeavesAtOnce(t *testing.T) {
+	r := &recordedSends{}
+	b := newDeleteBatches(r.send)
+	b.quiet, b.maxGather = 10*time.Second, 20*time.Second
+	start := time.Now()
+	for _, err := range deleteAll(context.Background(), b, batchKeyA, domainNames(deleteBatchFirstFull, "d")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("%d deletes took %v: the full first batch waited for quiet", deleteBatchFirstFull, d)
+	}
+	if got := sizes(r.batches[batchKeyA]); !slices.Equal(got, []int{deleteBatchFirstFull}) {
+		t.Fatalf("requests of %v domains, want one of %d", got, deleteBatchFirstFull)
+	}
+}
+
 // With batching switched off (the benchmark's machineryOff=batching), every
 // delete is its own request, sent at once, in parallel with the others.
 func TestUnitDeleteBatches_switchedOffSendsEachAlone(t *testing.T) {
