@@ -92,8 +92,9 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // rateLimitedRetries is an HTTP client that sends a request again after a
-// 429 only, waiting what Retry-After says (at most 10 s a time), and hands
-// back the last answer when the request's context ends or the tries run out.
+// 429 only, waiting what Retry-After says (at most 10 s a time). When the
+// tries run out it hands back the last answer; when the request's context
+// ends first, the context's error.
 func rateLimitedRetries() *retryablehttp.Client {
 	c := retryablehttp.NewClient()
 	c.Logger = nil
