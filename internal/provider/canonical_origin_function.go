@@ -32,7 +32,8 @@ func (f *canonicalOriginFunction) Definition(_ context.Context, _ function.Defin
 		MarkdownDescription: "Returns an origin in the canonical form in which `neon_auth_domain` and `neon_auth_domains` " +
 			"compare trusted domains and in which the API lists them: scheme and host in lower case, no trailing slash. " +
 			"Useful as a `for_each` key and to check a module's inputs. Fails, naming the argument, on anything that " +
-			"is not an `https://` or `http://` origin.",
+			"is not an `https://` or `http://` origin. It sends no request and needs no API key, except on OpenTofu " +
+			"before 1.11, which configures the provider to call its functions.",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name: "url",

@@ -26,17 +26,24 @@ import (
 // under that address (TF_ACC_PROVIDER_HOST) for OpenTofu to use it.
 const providerHostOpenTofu = "registry.opentofu.org"
 
+// cliUnderTestPath is the binary terraform-plugin-testing drives, or empty
+// when it installs the Terraform release TF_ACC_TERRAFORM_VERSION names.
+func cliUnderTestPath() (string, error) {
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" || os.Getenv("TF_ACC_TERRAFORM_VERSION") != "" {
+		return path, nil
+	}
+	path, err := exec.LookPath("terraform")
+	if err != nil {
+		return "", fmt.Errorf("finding the CLI under test: %w", err)
+	}
+	return path, nil
+}
+
 // cliIsOpenTofu asks the binary under test what it is, once per test run.
 var cliIsOpenTofu = sync.OnceValues(func() (bool, error) {
-	path := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if path == "" {
-		if os.Getenv("TF_ACC_TERRAFORM_VERSION") != "" {
-			return false, nil // terraform-plugin-testing installs that Terraform release
-		}
-		var err error
-		if path, err = exec.LookPath("terraform"); err != nil {
-			return false, fmt.Errorf("finding the CLI under test: %w", err)
-		}
+	path, err := cliUnderTestPath()
+	if err != nil || path == "" {
+		return false, err // an installed release is Terraform
 	}
 	cmd := exec.Command(path, "version")
 	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
@@ -64,6 +71,10 @@ var (
 	writeOnlyArguments = capability{"write-only arguments", tfversion.Version1_11_0, tfversion.Version1_11_0}
 	// provider::neon::… functions: Terraform 1.8, OpenTofu 1.7.
 	providerFunctions = capability{"provider-defined functions", tfversion.Version1_8_0, tfversion.Version1_7_0}
+	// Calling a provider's functions without configuring it: Terraform 1.8,
+	// OpenTofu 1.11 (before, OpenTofu configures the provider to run its
+	// functions, so the provider needs its API key even there).
+	unconfiguredFunctions = capability{"provider functions without a provider configuration", tfversion.Version1_8_0, version.Must(version.NewVersion("1.11.0"))}
 	// Resource identity (import blocks with `identity = {…}`): Terraform
 	// 1.12, OpenTofu 1.12.
 	resourceIdentity = capability{"resource identity", tfversion.Version1_12_0, tfversion.Version1_12_0}
@@ -101,29 +112,58 @@ func (c capability) missing(openTofu bool, v *version.Version) string {
 // lacks a capability, saying which release has it.
 func skipUnless(t *testing.T, cli *cliDir, c capability) {
 	t.Helper()
-	cmd := exec.Command(cli.cli, "version", "-json")
+	if why := c.missing(isOpenTofu(t), cliVersion(t, cli.cli)); why != "" {
+		t.Skip(why)
+	}
+}
+
+// cliLacks says whether the CLI that terraform-plugin-testing drives lacks a
+// capability, for a test that runs differently there.
+func cliLacks(t *testing.T, c capability) bool {
+	t.Helper()
+	path, err := cliUnderTestPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path == "" {
+		v, err := version.NewVersion(os.Getenv("TF_ACC_TERRAFORM_VERSION"))
+		if err != nil {
+			t.Fatalf("TF_ACC_TERRAFORM_VERSION: %v", err)
+		}
+		return c.missing(false, v) != ""
+	}
+	return c.missing(isOpenTofu(t), cliVersion(t, path)) != ""
+}
+
+func isOpenTofu(t *testing.T) bool {
+	t.Helper()
+	openTofu, err := cliIsOpenTofu()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openTofu
+}
+
+// cliVersion is the release of the CLI at path, as `version -json` gives it.
+func cliVersion(t *testing.T, path string) *version.Version {
+	t.Helper()
+	cmd := exec.Command(path, "version", "-json")
 	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("asking %s for its version: %v", cli.cli, err)
+		t.Fatalf("asking %s for its version: %v", path, err)
 	}
 	var v struct {
 		Version string `json:"terraform_version"`
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("reading the version of %s: %v", cli.cli, err)
+		t.Fatalf("reading the version of %s: %v", path, err)
 	}
 	parsed, err := version.NewVersion(v.Version)
 	if err != nil {
-		t.Fatalf("version %q of %s: %v", v.Version, cli.cli, err)
+		t.Fatalf("version %q of %s: %v", v.Version, path, err)
 	}
-	openTofu, err := cliIsOpenTofu()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if why := c.missing(openTofu, parsed); why != "" {
-		t.Skip(why)
-	}
+	return parsed
 }
 
 // openTofuProviderHost fails a test at once, with the fix, when OpenTofu is
