@@ -54,8 +54,10 @@ cd "$work"
 # way they are dropped from internal/backend/init (two lines each), and each
 # one go.mod replaces is dropped from go.mod too.
 edits=()
+legacy_dropped=false
 for m in $(sed -n -E 's#^[[:space:]]*(replace[[:space:]]+)?(github\.com/hashicorp/terraform/internal/(backend/remote-state/[a-z0-9]+|legacy))[[:space:]]+=>.*#\2#p' go.mod); do
   edits+=("-dropreplace=$m" "-droprequire=$m")
+  [[ $m != */internal/legacy ]] || legacy_dropped=true
 done
 [[ ${#edits[@]} -eq 0 ]] || go mod edit "${edits[@]}"
 init=internal/backend/init/init.go
@@ -65,7 +67,7 @@ found=$(grep -cE "$dropped" "$init" || true)
   fail "$init of Terraform $version does not list the remote-state backends (azure … s3) as 1.8 to 1.16 do; adapt this script"
 sed -i -E "/$dropped/d" "$init"
 if grep -rqsE --include='*.go' --exclude='*_test.go' --exclude-dir=remote-state 'remote-state/(azure|consul|cos|gcs|kubernetes|oci|oss|pg|s3)"' . ||
-  { [[ " ${edits[*]} " == *"internal/legacy "* ]] && grep -rqsE --include='*.go' --exclude='*_test.go' 'internal/legacy"' .; }; then
+  { $legacy_dropped && grep -rqsE --include='*.go' --exclude='*_test.go' 'internal/legacy"' .; }; then
   fail "Terraform $version imports a dropped backend or module outside $init; adapt this script"
 fi
 

@@ -135,6 +135,7 @@ func cliLacks(t *testing.T, c capability) bool {
 	return c.missing(isOpenTofu(t), cliVersion(t, path)) != ""
 }
 
+// isOpenTofu says whether the CLI under test is OpenTofu.
 func isOpenTofu(t *testing.T) bool {
 	t.Helper()
 	openTofu, err := cliIsOpenTofu()
