@@ -47,12 +47,9 @@ func newCLIDirWith(t *testing.T, others map[string]tfprotov6.ProviderServer) *cl
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("Acceptance tests skipped unless env 'TF_ACC' set")
 	}
-	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if cli == "" {
-		var err error
-		if cli, err = exec.LookPath("terraform"); err != nil {
-			t.Skip("no terraform on PATH and TF_ACC_TERRAFORM_PATH unset")
-		}
+	cli, err := cliBinary()
+	if err != nil {
+		t.Skip(err)
 	}
 	dir := t.TempDir()
 	rc := filepath.Join(dir, ".cli.tfrc") // no mirrors, no overrides: only the served providers

@@ -26,17 +26,26 @@ import (
 // under that address (TF_ACC_PROVIDER_HOST) for OpenTofu to use it.
 const providerHostOpenTofu = "registry.opentofu.org"
 
-// cliUnderTestPath is the binary terraform-plugin-testing drives, or empty
-// when it installs the Terraform release TF_ACC_TERRAFORM_VERSION names.
-func cliUnderTestPath() (string, error) {
-	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" || os.Getenv("TF_ACC_TERRAFORM_VERSION") != "" {
+// cliBinary is the CLI a test can run itself: TF_ACC_TERRAFORM_PATH, else
+// the terraform on PATH.
+func cliBinary() (string, error) {
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" {
 		return path, nil
 	}
 	path, err := exec.LookPath("terraform")
 	if err != nil {
-		return "", fmt.Errorf("finding the CLI under test: %w", err)
+		return "", fmt.Errorf("no terraform on PATH and TF_ACC_TERRAFORM_PATH unset: %w", err)
 	}
 	return path, nil
+}
+
+// cliUnderTestPath is the binary terraform-plugin-testing drives, or empty
+// when it installs the Terraform release TF_ACC_TERRAFORM_VERSION names.
+func cliUnderTestPath() (string, error) {
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" && os.Getenv("TF_ACC_TERRAFORM_VERSION") != "" {
+		return "", nil
+	}
+	return cliBinary()
 }
 
 // cliIsOpenTofu asks the binary under test what it is, once per test run.
