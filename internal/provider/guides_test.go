@@ -31,6 +31,23 @@ func guideConfig(t *testing.T, guide string) string {
 	return string(m[1])
 }
 
+// guideQuote is the text that a guide quotes as ("…") and that matches
+// pattern, with the guide's line breaks undone: what the guide tells users
+// they will see.
+func guideQuote(t *testing.T, guide, pattern string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", guide+".md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(string(src)), " ")
+	m := regexp.MustCompile(`\("(` + pattern + `)"\)`).FindStringSubmatch(flat)
+	if m == nil {
+		t.Fatalf("the guide %s quotes nothing that matches %s", guide, pattern)
+	}
+	return m[1]
+}
+
 // pointedAt rewrites the block `provider "<name>" {` of a configuration so
 // that it reaches the test's emulator, keeping what the block sets.
 func pointedAt(t *testing.T, cfg, name string, env *accEnv) string {
@@ -92,9 +109,9 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 			cli.write("main.tf", pointedAt(t, guideConfig(t, "official-neon-provider"), "neonauth", env))
 			cli.must(0, "init", "-input=false")
 			out := cli.must(0, "apply", "-auto-approve", "-input=false")
-			taken := strings.Contains(out, "Inherited Neon Auth integration (better_auth) taken over")
-			if taken != (order == "production first") {
-				t.Errorf("the preview's integration taken over: %v, want %v:\n%s", taken, order == "production first", out)
+			warning := guideQuote(t, "official-neon-provider", `Inherited [^"]* taken over`)
+			if taken := strings.Contains(out, warning); taken != (order == "production first") {
+				t.Errorf("the apply shows the guide's warning %q: %v, want %v:\n%s", warning, taken, order == "production first", out)
 			}
 			ids := env.Emu.ProjectIDs()
 			projectID := ids[len(ids)-1]
