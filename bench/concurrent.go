@@ -222,7 +222,7 @@ func runAll(dirs []string, rc string, env []string, s *server, name string, args
 			p.warnings++
 		}
 	}
-	fmt.Fprintf(os.Stderr, "  %-40s %8.1fs  %5d requests  %d × 429  %d failed\n", name, p.wall.Seconds(), p.requests.Total, p.n429(), p.failed)
+	fmt.Fprintf(os.Stderr, "  %-46s %8.1fs  %5d requests  %d × 429  %d failed\n", name, p.wall.Seconds(), p.requests.Total, p.n429(), p.failed)
 	return p, nil
 }
 

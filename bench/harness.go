@@ -121,7 +121,7 @@ func terraform(dir, rc string, env []string, s *server, name string, args []stri
 		return phase{}, run.err
 	}
 	p := phase{name: name, wall: run.wall, exit: run.exit, requests: s.emu.Stats(), seen: s.seen.snapshot(), log: run.log}
-	fmt.Fprintf(os.Stderr, "  %-40s %8.1fs  %5d requests  exit %d\n", name, run.wall.Seconds(), p.total(), run.exit)
+	fmt.Fprintf(os.Stderr, "  %-46s %8.1fs  %5d requests  exit %d\n", name, run.wall.Seconds(), p.total(), run.exit)
 	ok := false
 	for _, c := range okExit {
 		ok = ok || c == run.exit
