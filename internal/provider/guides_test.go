@@ -16,19 +16,25 @@ import (
 
 // The guides' configurations, applied as written.
 
-// guideConfig is the first terraform block of a guide's template: the
-// configuration the guide shows.
-func guideConfig(t *testing.T, guide string) string {
+// guideTemplate is the template that tfplugindocs renders a guide from.
+func guideTemplate(t *testing.T, guide string) string {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", guide+".md.tmpl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```terraform\n(.*?)```").FindSubmatch(src)
+	return string(src)
+}
+
+// guideConfig is the first terraform block of a guide's template: the
+// configuration the guide shows.
+func guideConfig(t *testing.T, guide string) string {
+	t.Helper()
+	m := regexp.MustCompile("(?s)```terraform\n(.*?)```").FindStringSubmatch(guideTemplate(t, guide))
 	if m == nil {
 		t.Fatalf("the guide %s shows no terraform block", guide)
 	}
-	return string(m[1])
+	return m[1]
 }
 
 // guideQuote is the text that a guide quotes as ("…") and that matches
@@ -36,11 +42,7 @@ func guideConfig(t *testing.T, guide string) string {
 // they will see.
 func guideQuote(t *testing.T, guide, pattern string) string {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", guide+".md.tmpl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	flat := strings.Join(strings.Fields(string(src)), " ")
+	flat := strings.Join(strings.Fields(guideTemplate(t, guide)), " ")
 	m := regexp.MustCompile(`\("(` + pattern + `)"\)`).FindStringSubmatch(flat)
 	if m == nil {
 		t.Fatalf("the guide %s quotes nothing that matches %s", guide, pattern)
