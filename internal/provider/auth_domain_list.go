@@ -27,7 +27,7 @@ func (l *authDomainList) ListResourceConfigSchema(_ context.Context, _ list.List
 }
 
 func (l *authDomainList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	l.data.list(ctx, &l.authDomainResource, domainImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]found, error) {
+	l.data.list(ctx, &l.authDomainResource, domainImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]foundObject, error) {
 		ds, err := l.data.domains(ctx, s.Scope)
 		return keyed(s, ds, err, func(d apiclient.Domain) string {
 			if c, cerr := apiclient.CanonicalOrigin(d.Domain); cerr == nil {

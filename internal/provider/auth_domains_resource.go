@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -69,25 +68,6 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
 	r.data.planWhitelist(ctx, r.typeName, req, &resp.Diagnostics)
-}
-
-// canonicalSet is a set of domains, canonical and sorted (as written where a
-// value is not an origin).
-func canonicalSet(v types.Set) []string {
-	var out []string
-	for _, e := range v.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsUnknown() {
-			return nil
-		}
-		c, err := apiclient.CanonicalOrigin(s.ValueString())
-		if err != nil {
-			c = s.ValueString()
-		}
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return slices.Compact(out)
 }
 
 // domainsImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.

@@ -31,12 +31,12 @@ func (l *authEmailServerList) List(ctx context.Context, req list.ListRequest, st
 
 // singletonOf finds the one object of each branch with Neon Auth (the email
 // server, the settings), named by the branch.
-func singletonOf(d *providerData) func(context.Context, listScope) ([]found, error) {
-	return func(ctx context.Context, s listScope) ([]found, error) {
+func singletonOf(d *providerData) func(context.Context, listScope) ([]foundObject, error) {
+	return func(ctx context.Context, s listScope) ([]foundObject, error) {
 		its, err := d.withNeonAuth(ctx, s)
 		if err != nil || len(its) == 0 {
 			return nil, err
 		}
-		return []found{{compositeID(s.ProjectID, s.BranchID), s.name}}, nil
+		return []foundObject{{compositeID(s.ProjectID, s.BranchID), s.name}}, nil
 	}
 }

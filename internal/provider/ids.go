@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -106,32 +105,6 @@ func (f importFormat) parse(id string) (map[string]string, error) {
 		values[f.parts[i]] = s
 	}
 	return values, nil
-}
-
-// importState parses req.ID and sets every part it names on the imported
-// state. ok is false when the id is malformed (an error diagnostic says
-// which forms are accepted). An import by identity sets req.ID to the id the
-// identity makes (see identity.go), which is parsed the same way.
-func (f importFormat) importState(ctx context.Context, req *resource.ImportStateRequest, resp *resource.ImportStateResponse) (map[string]string, bool) {
-	var ok bool
-	if req.ID, ok = f.importID(ctx, *req, &resp.Diagnostics); !ok {
-		return nil, false
-	}
-	values, err := f.parse(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import id", err.Error())
-		return nil, false
-	}
-	resp.Diagnostics.Append(f.identifyImport(ctx, values, resp.Identity)...)
-	for name, v := range values {
-		if attr, ok := f.attrs[name]; ok {
-			name = attr
-		}
-		if v != "" {
-			resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
-		}
-	}
-	return values, !resp.Diagnostics.HasError()
 }
 
 // branchObjectID is the id of an object that lives on a branch:

@@ -56,9 +56,9 @@ type listScope struct {
 	name string
 }
 
-// found is an object a list resource found: its import id and the name a
+// foundObject is an object a list resource found: its import id and the name a
 // person recognises it by.
-type found struct{ id, name string }
+type foundObject struct{ id, name string }
 
 // importReader is a resource whose objects a list resource returns.
 type importReader interface {
@@ -68,7 +68,7 @@ type importReader interface {
 // list streams the objects that find returns on each scope of the request's
 // configuration, each as the resource imports and reads it.
 func (d *providerData) list(ctx context.Context, r importReader, t typeName, req list.ListRequest, stream *list.ListResultsStream,
-	find func(context.Context, listScope) ([]found, error),
+	find func(context.Context, listScope) ([]foundObject, error),
 ) {
 	var diags diag.Diagnostics
 	if !requireClient(d, &diags) {
@@ -160,14 +160,14 @@ func (d *providerData) withNeonAuth(ctx context.Context, s listScope) ([]apiclie
 // keyed is what a scope's shared list of objects holds, each found by its
 // key (id `<project_id>/<branch_id>/<key>`, named "<key> (<branch>)"). A
 // branch without Neon Auth (a 404) has none.
-func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]found, error) {
+func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]foundObject, error) {
 	if isNotFound(err) {
 		return nil, nil
 	}
-	out := make([]found, 0, len(items))
+	out := make([]foundObject, 0, len(items))
 	for _, it := range items {
 		k := key(it)
-		out = append(out, found{compositeID(s.ProjectID, s.BranchID, k), k + " (" + s.name + ")"})
+		out = append(out, foundObject{compositeID(s.ProjectID, s.BranchID, k), k + " (" + s.name + ")"})
 	}
 	return out, err
 }
@@ -175,7 +175,7 @@ func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]foun
 // importAndRead is the result for one object: what the resource's
 // ImportState and then its Read make of its import id. ok is false when
 // the object is gone.
-func importAndRead(ctx context.Context, r importReader, req list.ListRequest, o found) (list.ListResult, bool) {
+func importAndRead(ctx context.Context, r importReader, req list.ListRequest, o foundObject) (list.ListResult, bool) {
 	res := req.NewListResult(ctx)
 	res.DisplayName = o.name
 	empty := tfsdk.State{Schema: req.ResourceSchema, Raw: tftypes.NewValue(req.ResourceSchema.Type().TerraformType(ctx), nil)}

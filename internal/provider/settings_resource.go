@@ -6,7 +6,6 @@ import (
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -64,27 +63,6 @@ type settingsResource[A any, M any, PM settingsModel[M]] struct {
 func settingsOf[A any, M any, PM settingsModel[M]](k settingsKind[A, M]) settingsResource[A, M, PM] {
 	return settingsResource[A, M, PM]{configured: configuredAs(k.typeName), kind: k,
 		fields: settingFields(reflect.TypeFor[M](), reflect.TypeFor[A]())}
-}
-
-// settingsTypes are the settings resources and their list resources, which
-// each kind's file registers (registerSettings) and the provider serves.
-var settingsTypes struct {
-	resources []func() resource.Resource
-	lists     []func() list.ListResource
-}
-
-// registerSettings adds kind k's resource and list resource to the
-// provider; newResource makes the resource where the kind has one of its
-// own (nil: the plain settings resource).
-func registerSettings[A any, M any, PM settingsModel[M]](k settingsKind[A, M], newResource func() resource.Resource) {
-	if newResource == nil {
-		newResource = func() resource.Resource {
-			r := settingsOf[A, M, PM](k)
-			return &r
-		}
-	}
-	settingsTypes.resources = append(settingsTypes.resources, newResource)
-	settingsTypes.lists = append(settingsTypes.lists, func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) })
 }
 
 // get reads the branch's current value (from the branch's bundle where it
