@@ -1,0 +1,187 @@
+package neonauth
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// Batches of domain deletes: the deletes of one apply to one whitelist sent as
+// few requests.
+
+// deleteBatches coalesces the deletes of single domains that Terraform runs
+// at once (one per neon_auth_domain, up to -parallelism) into one DELETE
+// …/auth/domains per (project, branch, auth provider): the endpoint takes an
+// array and ignores domains already gone, so destroying N domains takes
+// about N ÷ parallelism requests instead of N.
+//
+// A scope has at most one request in flight. Deletes that arrive meanwhile
+// gather in the next batch, which goes out once the request in flight is
+// answered and the deletes Terraform starts when that request's members
+// return have joined: as many as were in flight or waiting (Terraform had
+// them all running at once), or fewer once none has joined for
+// quietAfterFlight (the destroy is ending), at most maxGather after the
+// answer. So batches stay as large as Terraform's parallelism even when
+// requests wait for the rate limit, and a full batch leaves at once. The
+// first batch goes when no delete has joined for quiet, or at once when it
+// holds as many as Terraform's default parallelism runs. The first delete of
+// a batch leads it; every member gets the outcome of the request. A member whose context
+// ends stops waiting, the leader included; the batch still goes out for the
+// others, within the retry budget of one operation.
+type deleteBatches struct {
+	quiet, quietAfterFlight, maxGather time.Duration
+	send                               func(ctx context.Context, key batchKey, domains []string) error
+	// unbatched sends every delete at once in a request of its own
+	// (Options.UnbatchedDeletes).
+	unbatched bool
+	// logger receives a line for each request of several deletes.
+	logger apiclient.Logger
+
+	mu     sync.Mutex
+	scopes map[batchKey]*scopeBatches
+}
+
+type batchKey struct {
+	scope        apiclient.Scope
+	authProvider string
+}
+
+// scopeBatches is the state of one scope: the batch open to newcomers and the
+// request in flight.
+type scopeBatches struct {
+	pending *deleteBatch
+	flight  chan struct{} // closed when the request in flight is answered; nil when none
+	// expect is how many deletes the batch after the last answered request
+	// should hold: that request's and those that waited for it; answered is
+	// when that answer came.
+	expect   int
+	answered time.Time
+}
+
+type deleteBatch struct {
+	domains []string
+	joined  time.Time     // when the last member joined
+	wake    chan struct{} // a member joined (buffered: one signal is enough)
+	done    chan struct{}
+	err     error
+}
+
+// Gather windows: Terraform starts the deletes of one wave within a few
+// milliseconds of each other; a lone delete waits quiet once. After an
+// answer, the deletes it releases come back within Terraform's turnaround,
+// which a busy machine stretches (eight runs on two cores: well over 100 ms).
+// A full batch leaves at once, so the longer window costs only at the end of
+// a destroy.
+const (
+	deleteBatchQuiet            = 30 * time.Millisecond
+	deleteBatchQuietAfterFlight = 250 * time.Millisecond
+	deleteBatchMaxGather        = time.Second
+	// deleteBatchFirstFull is when a first batch is full and leaves without
+	// waiting for quiet: Terraform's default -parallelism, the most deletes
+	// of a scope it runs at once unless told otherwise.
+	deleteBatchFirstFull = 10
+)
+
+func newDeleteBatches(send func(ctx context.Context, key batchKey, domains []string) error) *deleteBatches {
+	return &deleteBatches{quiet: deleteBatchQuiet, quietAfterFlight: deleteBatchQuietAfterFlight, maxGather: deleteBatchMaxGather,
+		send: send, scopes: map[batchKey]*scopeBatches{}}
+}
+
+// delete removes domain (canonical) with whichever others of its scope are
+// being deleted at the same time, and returns the outcome of their request.
+func (b *deleteBatches) delete(ctx context.Context, key batchKey, domain string) error {
+	if b.unbatched {
+		return b.send(ctx, key, []string{domain})
+	}
+	b.mu.Lock()
+	sc := b.scopes[key]
+	if sc == nil {
+		sc = &scopeBatches{}
+		b.scopes[key] = sc
+	}
+	batch := sc.pending
+	leader := batch == nil
+	if leader {
+		batch = &deleteBatch{wake: make(chan struct{}, 1), done: make(chan struct{})}
+		sc.pending = batch
+	}
+	batch.domains = append(batch.domains, domain)
+	batch.joined = time.Now()
+	b.mu.Unlock()
+	select {
+	case batch.wake <- struct{}{}:
+	default:
+	}
+
+	if leader {
+		go b.lead(context.WithoutCancel(ctx), key, sc, batch)
+	}
+	select {
+	case <-batch.done:
+		return batch.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// lead waits for the scope's request in flight and for the batch to gather,
+// closes the batch to newcomers, sends it and hands its outcome over.
+func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches, batch *deleteBatch) {
+	opened := time.Now() // the gathering began: the batch opened, or the previous request was answered
+	quiet, expect := b.quiet, deleteBatchFirstFull
+	b.mu.Lock()
+	if time.Since(sc.answered) < b.maxGather { // opened by a delete the last answer released
+		opened, quiet, expect = sc.answered, b.quietAfterFlight, sc.expect
+	}
+	b.mu.Unlock()
+	for {
+		b.mu.Lock()
+		if f := sc.flight; f != nil {
+			b.mu.Unlock()
+			<-f
+			b.mu.Lock()
+			quiet, expect = b.quietAfterFlight, sc.expect
+			b.mu.Unlock()
+			opened = time.Now()
+			continue
+		}
+		since := batch.joined
+		if opened.After(since) {
+			since = opened
+		}
+		quietFor, gathering := time.Since(since), time.Since(opened)
+		full := expect > 0 && len(batch.domains) >= expect
+		if !full && quietFor < quiet && gathering < b.maxGather {
+			b.mu.Unlock()
+			t := time.NewTimer(min(quiet-quietFor, b.maxGather-gathering))
+			select {
+			case <-t.C:
+			case <-batch.wake:
+				t.Stop()
+			}
+			continue
+		}
+		sc.pending = nil
+		flight := make(chan struct{})
+		sc.flight = flight
+		b.mu.Unlock()
+
+		if len(batch.domains) > 1 && b.logger != nil {
+			b.logger.Debug(ctx, "deleting domains in one request", map[string]any{
+				"project_id": key.scope.ProjectID, "branch_id": key.scope.BranchID, "domains": len(batch.domains)})
+		}
+		batch.err = b.send(ctx, key, batch.domains)
+
+		b.mu.Lock()
+		sc.flight, sc.answered, sc.expect = nil, time.Now(), len(batch.domains)
+		if sc.pending != nil {
+			sc.expect += len(sc.pending.domains)
+		}
+		b.mu.Unlock()
+		close(batch.done)
+		close(flight)
+		return
+	}
+}
