@@ -26,8 +26,8 @@ func (l *authIntegrationList) ListResourceConfigSchema(_ context.Context, _ list
 }
 
 func (l *authIntegrationList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	l.data.list(ctx, &l.authIntegrationResource, integrationImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]foundObject, error) {
-		its, err := l.data.withNeonAuth(ctx, s)
+	l.list(ctx, &l.authIntegrationResource, req, stream, func(ctx context.Context, s listScope) ([]foundObject, error) {
+		its, err := l.data.auth.EnabledIntegrations(ctx, s.Scope)
 		var out []foundObject
 		for _, it := range its {
 			out = append(out, foundObject{compositeID(s.ProjectID, s.BranchID, string(it.AuthProvider)), fmt.Sprintf("%s (%s)", s.name, string(it.AuthProvider))})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // How many requests a refresh costs: the API requests of a no-change plan
@@ -381,7 +382,7 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 	}
 
 	env.Emu.ResetStats()
-	bundled := bundledParts(newProviderData(env.client(), apiclient.FamilyBranch, defaultReadMaxAge), s)
+	bundled := bundledParts(neonauth.New(env.client(), neonauth.Options{Family: apiclient.FamilyBranch, ReadMaxAge: neonauth.DefaultReadMaxAge}), s)
 	if n := env.requests(); n != 1 || env.routeCount(env.authRoute("GET", "/plugins")) != 1 {
 		t.Errorf("%d requests %v, want one GET …/auth/plugins", n, env.Emu.Stats().Requests)
 	}
@@ -399,7 +400,7 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 
 	empty.Store(true)
 	env.Emu.ResetStats()
-	own := bundledParts(newProviderData(env.client(), apiclient.FamilyBranch, defaultReadMaxAge), s)
+	own := bundledParts(neonauth.New(env.client(), neonauth.Options{Family: apiclient.FamilyBranch, ReadMaxAge: neonauth.DefaultReadMaxAge}), s)
 	if n := emptied.Load(); n != 1 {
 		t.Errorf("%d GET …/auth/plugins, want 1", n)
 	}
@@ -409,7 +410,7 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 		case set.Bundled && set.Read:
 			endpoints[set.Name] = set.Path
 		case set.Bundled:
-			if want := "error: " + errPluginNotReported.Error(); own[set.Name] != want {
+			if want := "error: " + neonauth.ErrPluginNotReported.Error(); own[set.Name] != want {
 				t.Errorf("%s missing from the bundle = %s, want %q", set.Name, own[set.Name], want)
 			}
 		}
@@ -450,16 +451,16 @@ func emulatorSettingsJSON(t *testing.T, env *accEnv) map[string]string {
 
 // bundledParts reads every part of the bundle through d, all at once, and
 // gives each as JSON (or "error: …").
-func bundledParts(d *providerData, s apiclient.Scope) map[string]string {
-	ctx := context.Background()
+func bundledParts(d *neonauth.Service, scope apiclient.Scope) map[string]string {
+	ctx, s := context.Background(), neonauth.Scope{Scope: scope}
 	reads := map[string]func() (any, error){
-		"email_provider":  func() (any, error) { return d.emailServer(ctx, s) },
-		"oauth_providers": func() (any, error) { return d.oauthProviders(ctx, s) },
-		"allow_localhost": func() (any, error) { return d.allowLocalhost(ctx, s) },
+		"email_provider":  func() (any, error) { return d.EmailServer(ctx, s) },
+		"oauth_providers": func() (any, error) { return d.OAuthProviders(ctx, s) },
+		"allow_localhost": func() (any, error) { return d.AllowLocalhost(ctx, s) },
 	}
 	for _, set := range betterauth.Settings {
 		if set.Bundled {
-			reads[set.Name] = func() (any, error) { return readSetting[map[string]any](ctx, d, s, set) }
+			reads[set.Name] = func() (any, error) { return neonauth.ReadSetting[map[string]any](ctx, d, s, set) }
 		}
 	}
 	out := map[string]string{}

@@ -27,14 +27,14 @@ func (l *settingsList[A, M, PM]) ListResourceConfigSchema(_ context.Context, _ l
 }
 
 func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	if l.data.ready() && l.data.family != apiclient.FamilyBranch {
+	if l.data.ready() && l.data.auth.Family() != apiclient.FamilyBranch {
 		var diags diag.Diagnostics
 		diags.AddError("Needs the branch-scoped API", "`"+string(l.typeName)+"` is only offered by Neon's branch-scoped endpoints; "+
 			"set auth_api = \"branch\" in the provider block (or NEON_AUTH_API=branch) to list it.")
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	l.data.list(ctx, &l.settingsResource, l.typeName, req, stream, singletonOf(l.data))
+	l.list(ctx, &l.settingsResource, req, stream, singletonOf(l.data))
 }
 
 // settingsTypes are the settings resources and their list resources, which
