@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -88,9 +87,7 @@ func newProjectEnv(t *testing.T) *accEnv {
 	e.Mode = authAPIProject
 	if e.remote != nil {
 		e.ProjectID, e.BranchID = e.remote.newProject(t, e.client())
-		return e
 	}
-	e.BranchID = e.branch()
 	return e
 }
 
@@ -115,6 +112,27 @@ func (e *accEnv) emulatorOnly(why string) *emulator.Emulator {
 		e.t.Skipf("runs only against the in-process emulator: %s", why)
 	}
 	return e.Emu
+}
+
+// newEmulatorEnv starts an emulator for a test of what only it can do (why
+// says what), behind wrap (which may be nil), in project mode on its first
+// project's production branch; remotely the test skips, saying why.
+func newEmulatorEnv(t *testing.T, why string, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
+	t.Helper()
+	if remoteRun != nil {
+		t.Skipf("runs only against the in-process emulator: %s", why)
+	}
+	return startEmulator(t, wrap, opts...)
+}
+
+// resource is a resource block of typeName named name on the test's project
+// and branch, with the given arguments, one per line.
+func (e *accEnv) resource(typeName, name string, args ...string) string {
+	var lines strings.Builder
+	for _, a := range args {
+		fmt.Fprintf(&lines, "  %s\n", a)
+	}
+	return resourceBlock(typeName, name, e.ProjectID, e.BranchID, lines.String())
 }
 
 // newAccEnv starts an emulator on a loopback httptest server, for the tests
@@ -157,7 +175,7 @@ func startEmulator(t *testing.T, wrap func(http.Handler) http.Handler, opts ...f
 		srv.Close()
 		_ = emu.Close()
 	})
-	return &accEnv{
+	e := &accEnv{
 		t:         t,
 		Emu:       emu,
 		BaseURL:   srv.URL + "/api/v2/",
@@ -165,6 +183,8 @@ func startEmulator(t *testing.T, wrap func(http.Handler) http.Handler, opts ...f
 		ProjectID: emu.ProjectIDs()[0],
 		Mode:      authAPIProject,
 	}
+	e.BranchID = e.branch()
+	return e
 }
 
 // modes are the two API families of the provider.
@@ -319,24 +339,6 @@ func (e *accEnv) branch() string {
 	return id
 }
 
-// scope is the production branch of the first project, in the env's family.
-func (e *accEnv) scope() apiclient.Scope {
-	f := apiclient.FamilyProject
-	if e.Mode == authAPIBranch {
-		f = apiclient.FamilyBranch
-	}
-	return apiclient.Scope{ProjectID: e.ProjectID, BranchID: e.branch(), Family: f}
-}
-
-// authProvider is what a new integration gets in this mode when the
-// configuration does not say.
-func (e *accEnv) authProvider() string {
-	if e.Mode == authAPIBranch {
-		return apiclient.AuthProviderBetterAuth
-	}
-	return apiclient.AuthProviderStack
-}
-
 // withIntegration enables Neon Auth on the production branch behind
 // Terraform's back (through the mode's own endpoints, with the mode's
 // default auth provider), so that the resources under test are the only ones
@@ -433,48 +435,6 @@ func noChanges() resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
 }
 
-// stateCheckFunc adapts a function to statecheck.StateCheck.
-type stateCheckFunc func() error
-
-func (f stateCheckFunc) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	resp.Error = f()
-}
-
-// mustMatch is regexp.MustCompile for error expectations that span lines:
-// Terraform wraps long diagnostics, so spaces match any whitespace.
-func mustMatch(s string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(s), " ", `\s+`))
-}
-
-// matchInOrder matches the parts in order anywhere in the output; spaces
-// match any whitespace, since Terraform wraps long diagnostics.
-func matchInOrder(parts ...string) *regexp.Regexp {
-	quoted := make([]string, len(parts))
-	for i, p := range parts {
-		quoted[i] = mustMatch(p).String()
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
-}
-
-// conformant puts an OpenAPI validator in front of the emulator: every
-// request the provider sends and every response the emulator gives is checked
-// against the document in internal/apispec, and the test fails on any
-// violation. Handlers a test puts in front (to lose or rewrite responses)
-// wrap it, so what they break on purpose is not counted.
-func conformant(t *testing.T, emu http.Handler) http.Handler {
-	t.Helper()
-	v, err := apispec.NewValidator(nil)
-	if err != nil {
-		t.Fatalf("loading the OpenAPI document: %v", err)
-	}
-	t.Cleanup(func() {
-		for _, violation := range v.Violations() {
-			t.Errorf("OpenAPI violation: %s", violation)
-		}
-	})
-	return v.Middleware(emu)
-}
-
 // Configuration fixtures the scenarios share, on the integration "test".
 
 // standardEmailServer is neon_auth_email_server "test": a standard server
@@ -499,3 +459,13 @@ const appDomain = `resource "neon_auth_domain" "app" {
   domain     = "https://app.example.com"
 }
 `
+
+// conformant puts an OpenAPI validator in front of the emulator: every
+// request the provider sends and every response the emulator gives is checked
+// against the document in internal/apispec, and the test fails on any
+// violation. Handlers a test puts in front (to lose or rewrite responses)
+// wrap it, so what they break on purpose is not counted.
+func conformant(t *testing.T, emu http.Handler) http.Handler {
+	t.Helper()
+	return validated(t).Middleware(emu)
+}

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -186,7 +185,14 @@ func (r *remoteTarget) suiteProject(t *testing.T) string {
 // branch has, and deletes it when t ends.
 func newBranch(t *testing.T, c *apiclient.Client, projectID, name string) string {
 	t.Helper()
-	b, err := c.CreateBranch(context.Background(), projectID, apiclient.CreateBranchRequest{Name: name, ReadWriteEndpoint: true})
+	return newBranchFrom(t, c, projectID, "", name)
+}
+
+// newBranchFrom is newBranch from the parent branch (the production branch
+// when empty).
+func newBranchFrom(t *testing.T, c *apiclient.Client, projectID, parentID, name string) string {
+	t.Helper()
+	b, err := c.CreateBranch(context.Background(), projectID, apiclient.CreateBranchRequest{Name: name, ParentID: parentID, ReadWriteEndpoint: true})
 	if err != nil {
 		t.Fatalf("creating branch %s in project %s: %v", name, projectID, err)
 	}
@@ -235,7 +241,3 @@ func validated(t *testing.T) *apispec.Validator {
 	})
 	return v
 }
-
-// remoteSetupTimeout bounds the requests a test makes itself on a remote
-// target, 429s and 423s included.
-const remoteSetupTimeout = 5 * time.Minute

@@ -26,7 +26,7 @@ resource "neon_auth_domains" "test" {
 
 // expectDeletes checks how many DELETE …/auth/domains requests were sent
 // since the last reset.
-func expectDeletes(env *accEnv, want int) stateCheckFunc {
+func expectDeletes(env *accEnv, want int) apiCheck {
 	return func() error {
 		if n := env.routeCount(env.authRoute("DELETE", "/domains")); n != want {
 			return fmt.Errorf("%d DELETE …/auth/domains requests, want %d", n, want)

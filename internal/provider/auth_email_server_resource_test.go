@@ -45,7 +45,7 @@ resource "neon_auth_email_server" "test" {
 
 // expectEmuEmail checks the emulator's configuration, password included.
 func expectEmuEmail(env *accEnv, want emulator.EmailServer) statecheck.StateCheck {
-	return stateCheckFunc(func() error {
+	return apiCheck(func() error {
 		got, err := env.Emu.EmailServer(env.ProjectID)
 		if err != nil {
 			return err

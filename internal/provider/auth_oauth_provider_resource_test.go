@@ -44,7 +44,7 @@ func emuOAuthProvider(env *accEnv, id string) (emulator.OAuthProvider, bool) {
 
 // expectEmuOAuth checks the emulator's record after an apply.
 func expectEmuOAuth(env *accEnv, id, typ, clientID, secret string) statecheck.StateCheck {
-	return stateCheckFunc(func() error {
+	return apiCheck(func() error {
 		p, ok := emuOAuthProvider(env, id)
 		if !ok {
 			return fmt.Errorf("emulator has no %s OAuth provider", id)
@@ -260,7 +260,7 @@ func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
   microsoft_tenant_id = %q`, tenant)) +
 			oauthConfigNamed("vercel", env.ProjectID, "vercel", ""))
 	}
-	tenantIs := func(want string) stateCheckFunc {
+	tenantIs := func(want string) apiCheck {
 		return func() error {
 			a, _ := env.Emu.BranchAuth(env.ProjectID, env.branch())
 			for _, p := range a.OAuthProviders {

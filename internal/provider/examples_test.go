@@ -82,7 +82,7 @@ func TestAccExample_branchPreview(t *testing.T) {
 			expectValue("neon_auth_integration.preview", "branch_id", stringExact(preview)),
 			expectValue("neon_auth_integration.preview", "auth_provider", stringExact("better_auth")),
 			expectValue("neon_auth_oauth_provider.google", "type", stringExact("standard")),
-			stateCheckFunc(func() error {
+			apiCheck(func() error {
 				a, _ := env.Emu.BranchAuth(env.ProjectID, preview)
 				switch {
 				case a.Name != "Acme (preview)" || !a.AllowLocalhost || len(a.Domains) != 2 || a.Domains[1].Domain != "https://pr-123.preview.example.com":

@@ -230,7 +230,7 @@ func TestAccInherited_everyTypeTakesOverAndPutsBack(t *testing.T) {
 			expectValue("neon_auth_user.ada", "id", stringExact(env.ProjectID+"/"+preview+"/email:ada@example.com")),
 			expectValue("neon_auth_user.tester", "user_id", knownvalue.NotNull()),
 			expectValue("neon_auth_oauth_provider.github", "type", stringExact("shared")),
-			stateCheckFunc(func() error {
+			apiCheck(func() error {
 				a, _ := env.Emu.BranchAuth(env.ProjectID, preview)
 				switch {
 				case domainList(a) != "https://pr-7.preview.example.com":

@@ -102,7 +102,7 @@ resource "neon_auth_integration" "test" {
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
 		}},
-		ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+		ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
 			if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
 				return fmt.Errorf("%d integrations on the emulator, want 1", n)
 			}
@@ -298,7 +298,7 @@ resource "neon_auth_integration" "test" {
 		ConfigStateChecks: []statecheck.StateCheck{
 			expectValue(integrationAddr, "auth_provider", stringExact(apiclient.AuthProviderBetterAuth)),
 			expectValue(integrationAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+apiclient.AuthProviderBetterAuth)),
-			stateCheckFunc(func() error {
+			apiCheck(func() error {
 				if n := env.routeCount("POST /projects/{project_id}/branches/{branch_id}/auth"); n != 1 {
 					return fmt.Errorf("%d requests to the branch-scoped enable, want 1", n)
 				}

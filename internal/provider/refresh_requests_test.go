@@ -337,7 +337,7 @@ resource "neon_auth_integration" "test" {
 				expectValue(integrationAddr, "allow_localhost", knownvalue.Bool(true)),
 				// Each read came from the bundle, none from the parts' own
 				// endpoints: the sharing is what is under test.
-				stateCheckFunc(func() error {
+				apiCheck(func() error {
 					for _, own := range []string{"/email_provider", "/oauth_providers", "/allow_localhost"} {
 						if n := env.routeCount(env.authRoute("GET", own)); n != 0 {
 							return fmt.Errorf("%d GET …/auth%s, want the bundle read instead", n, own)

@@ -285,7 +285,7 @@ resource "neon_auth_email_server" "test" {
 			expectValue("neon_auth_oauth_provider.google", "client_secret", knownvalue.Null()),
 			expectValue("neon_auth_email_server.test", "password_wo", knownvalue.Null()),
 			expectValue("neon_auth_email_server.test", "password", knownvalue.Null()),
-			stateCheckFunc(func() error {
+			apiCheck(func() error {
 				p, ok := emuOAuthProvider(env, "google")
 				if !ok || p.ClientSecret != clientSecret {
 					return fmt.Errorf("the emulator did not receive the write-only client secret")

@@ -74,7 +74,7 @@ func testEmails(env *accEnv) []emulator.TestEmail {
 // sentEmails checks how many test emails the emulator recorded, each to
 // ops@example.com through the saved configuration.
 func sentEmails(env *accEnv, want int) statecheck.StateCheck {
-	return stateCheckFunc(func() error {
+	return apiCheck(func() error {
 		got := testEmails(env)
 		if len(got) != want {
 			return fmt.Errorf("%d test emails sent, want %d: %+v", len(got), want, got)
@@ -122,7 +122,7 @@ func TestAccActionSendTestEmail_refusesSharedServer(t *testing.T) {
 		resource.TestStep{
 			// Nothing was sent: the refusal came before any request.
 			Config: env.config(triggeredEmailServer(env.ProjectID, "shared", "")),
-			ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+			ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
 				if n := len(testEmails(env)); n != 0 {
 					return fmt.Errorf("%d test emails sent through a shared server", n)
 				}
