@@ -209,29 +209,38 @@ func (e *accEnv) providerBlockWithKey(key string) string {
 	return e.providerBlockIn(e.Mode, key)
 }
 
-// providerBlockIn is the provider block in a mode with a key. In-process
-// the emulator has no limits and the provider none either; remotely it
-// keeps the documented ones, paced with every other run on this machine.
+// providerBlockIn is the provider block in a mode with a key.
 func (e *accEnv) providerBlockIn(mode, key string) string {
-	pacing := "requests_per_minute = 100000"
-	if e.remote != nil {
-		pacing = "shared_rate_limit   = true"
-	}
 	return fmt.Sprintf(`
 provider "neon" {
-  api_key             = %[1]q
-  base_url            = %[2]q
-  auth_api            = %[3]q
+  api_key  = %[1]q
+  base_url = %[2]q
+  auth_api = %[3]q
   %[4]s
 }
-`, key, e.BaseURL, mode, pacing)
+`, key, e.BaseURL, mode, e.pacing())
+}
+
+// pacing is the provider argument of the target's rate limits: in-process
+// the emulator has none and the provider keeps none either; remotely the
+// documented ones hold, and the provider paces every run on this machine
+// together.
+func (e *accEnv) pacing() string {
+	if e.remote != nil {
+		return "shared_rate_limit = true"
+	}
+	return "requests_per_minute = 100000"
 }
 
 // providerBlockWithArgs is a provider block with this test's api_key and
 // base_url and then the given argument lines, which start and end with a
-// newline. It sets nothing else: no auth_api, no requests_per_minute, unless
-// the lines do.
+// newline. It sets nothing else but the target's pacing (unless the lines
+// set requests_per_minute or shared_rate_limit): no auth_api unless the
+// lines do.
 func (e *accEnv) providerBlockWithArgs(args string) string {
+	if !strings.Contains(args, "requests_per_minute") && !strings.Contains(args, "shared_rate_limit") {
+		args += "  " + e.pacing() + "\n"
+	}
 	return fmt.Sprintf(`
 provider "neon" {
   api_key  = %[1]q
