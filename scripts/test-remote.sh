@@ -53,7 +53,7 @@ echo "neon-emulator serves $base_url (TLS, documented rate limits); its CA is in
 
 status=0
 NEON_API_BASE_URL=$base_url NEON_API_KEY=$api_key SSL_CERT_FILE=$bundle \
-  make --no-print-directory test-live LIVE_ARGS="$*" || status=$?
+  make --no-print-directory test-live LIVE_ARGS="$(printf '%q ' "$@")" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "neon-emulator's log:" >&2
   tail -n 50 "$dir/emulator.log" >&2
