@@ -103,6 +103,20 @@ func newTargetEnv(t *testing.T) *accEnv {
 	return startEmulator(t, nil)
 }
 
+// otherProject is another project the key can see, with its production
+// branch: the emulator's second project in-process, one created for the
+// test remotely (which skips when the key may not create projects).
+func (e *accEnv) otherProject() (projectID, productionBranch string) {
+	e.t.Helper()
+	if e.remote != nil {
+		return e.remote.newProject(e.t, e.client())
+	}
+	projectID = e.Emu.ProjectIDs()[1]
+	b, err := e.client().DefaultBranch(context.Background(), projectID)
+	e.must(err)
+	return projectID, b.ID
+}
+
 // emulatorOnly is the in-process emulator for what only it can do; on a
 // remote target the test skips, saying why (injected faults, lost answers,
 // request counts, the emulator's own features).
