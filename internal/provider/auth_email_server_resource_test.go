@@ -223,11 +223,14 @@ func TestAccAuthEmailServer_passwordsReachTheAPI(t *testing.T) {
 			stored := func(senderName, password string) []statecheck.StateCheck {
 				return []statecheck.StateCheck{apiCheck(func() error {
 					got, err := env.Emu.EmailServer(env.ProjectID)
+					if err != nil {
+						return err
+					}
 					want := emulator.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer", Password: password,
 						SenderEmail: "noreply@example.com", SenderName: senderName}
-					if err != nil || got != want {
+					if got != want {
 						got.Password, want.Password = fmt.Sprintf("<%d chars>", len(got.Password)), fmt.Sprintf("<%d chars>", len(want.Password))
-						return fmt.Errorf("the emulator's email server is %+v (%v), want %+v", got, err, want)
+						return fmt.Errorf("the emulator's email server is %+v, want %+v", got, want)
 					}
 					return nil
 				})}

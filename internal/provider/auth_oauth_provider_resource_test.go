@@ -401,15 +401,13 @@ func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
 		resource.TestStep{Config: cfg, ConfigStateChecks: noSecret},
 		resource.TestStep{
 			PreConfig: func() {
-				ps, err := env.client().ListOAuthProviders(context.Background(), env.scope())
-				env.must(err)
+				inList, _ := env.oauthProvider("google")
 				bundle, err := env.client().GetPlugins(context.Background(), env.scope())
 				env.must(err)
-				var listed []apiclient.OAuthProvider
-				_, err = bundle.Part(apiclient.PartOAuthProviders, &listed)
+				var inBundle []apiclient.OAuthProvider
+				_, err = bundle.Part(apiclient.PartOAuthProviders, &inBundle)
 				env.must(err)
-				if len(ps) != 1 || apiclient.Deref(ps[0].ClientSecret) != "listed-secret" || len(listed) != 1 ||
-					apiclient.Deref(listed[0].ClientSecret) != "listed-secret" {
+				if apiclient.Deref(inList.ClientSecret) != "listed-secret" || len(inBundle) != 1 || apiclient.Deref(inBundle[0].ClientSecret) != "listed-secret" {
 					if remoteRun != nil {
 						t.Skip("the target's list or bundle does not carry the client secret, so there is none to keep out of the state")
 					}
