@@ -15,6 +15,7 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The named checks and set-up steps the acceptance tests share, in the way
@@ -260,4 +261,23 @@ func matchInOrder(parts ...string) *regexp.Regexp {
 		quoted[i] = mustMatch(p).String()
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
+}
+
+// enableAuthWithSecrets enables Neon Auth on the test's branch behind
+// Terraform's back with a trusted domain (https://app.example.com) and a
+// secret of each kind, for the data sources to read without exposing them
+// (noAuditSecret): the google OAuth provider with its client secret, and a
+// standard email server with its password.
+func (e *accEnv) enableAuthWithSecrets() {
+	e.t.Helper()
+	ctx, c, s := context.Background(), e.client(), e.scope()
+	e.enableAuth()
+	_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(e.authProvider())})
+	e.must(err)
+	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google", ClientID: apiclient.Ptr("audit-client"),
+		ClientSecret: apiclient.Ptr("audit-oauth-secret")})
+	e.must(err)
+	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587, Username: "mailer",
+		Password: "audit-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Example"}))
+	e.must(err)
 }
