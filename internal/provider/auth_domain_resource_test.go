@@ -71,7 +71,9 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
 		env.enableAuth()
 		const first, second = "https://app.example.com", "http://localhost:3000"
-		cfg := func(domain string) string { return env.config(env.resource("neon_auth_domain", "test", "domain = "+strconv.Quote(domain))) }
+		cfg := func(domain string) string {
+			return env.config(env.resource("neon_auth_domain", "test", "domain = "+strconv.Quote(domain)))
+		}
 		id := func(domain string) knownvalue.Check {
 			return knownvalue.StringExact(env.ProjectID + "/" + env.BranchID + "/" + domain)
 		}

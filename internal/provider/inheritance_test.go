@@ -65,7 +65,10 @@ func configureProduction(env *accEnv, fully bool) {
 	}
 	if fully {
 		steps = append(steps,
-			func() error { _, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"}); return err },
+			func() error {
+				_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"})
+				return err
+			},
 			func() error {
 				u, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: apiclient.AuthProviderBetterAuth, Email: "ada@example.com"})
 				if err != nil {
