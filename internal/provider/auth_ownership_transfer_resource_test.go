@@ -23,7 +23,7 @@ const (
 // the request takes its project_id from the integration so Terraform orders
 // them.
 func transferConfig(projectID string) string {
-	return stackIntegrationConfig(projectID) + `
+	return integrationConfig(projectID, `  auth_provider = "stack"`) + `
 resource "neon_auth_ownership_transfer" "test" {
   project_id = neon_auth_integration.test.project_id
 }
