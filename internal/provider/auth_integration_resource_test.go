@@ -35,6 +35,11 @@ resource "neon_auth_integration" "test" {
 
 var anything = knownvalue.StringRegexp(regexp.MustCompile(`.+`))
 
+// integrationCreateOnly are what the API returns of an integration only when
+// it is created (keys, schema, table) or never lists (the role): after an
+// import they are unknown to Terraform, so an import cannot verify them.
+var integrationCreateOnly = []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"}
+
 // expectIntegrations checks how many integrations the production branch has.
 func expectIntegrations(env *accEnv, want int) apiCheck {
 	return func() error {
@@ -106,10 +111,6 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 					return nil
 				}))
 		}
-		// The API returns keys, schema and table only when the integration
-		// is created, and never lists the role: after an import they are
-		// unknown to Terraform.
-		ignore := []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"}
 		imports := []string{"", env.ProjectID + "/" + env.BranchID}
 		if env.Mode == authAPIProject {
 			// Without a branch: the production branch, which is the test's.
@@ -122,7 +123,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 		}}
 		for _, id := range imports {
 			steps = append(steps, resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true,
-				ImportStateVerifyIgnore: ignore, ImportStateId: id})
+				ImportStateVerifyIgnore: integrationCreateOnly, ImportStateId: id})
 		}
 		steps = append(steps,
 			resource.TestStep{
@@ -140,12 +141,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 			},
 		)
 		tc := env.testCase(steps...)
-		tc.CheckDestroy = func(*terraform.State) error {
-			if it := env.integration(); it != nil {
-				return fmt.Errorf("destroy left Neon Auth on the branch: %+v", it)
-			}
-			return nil
-		}
+		tc.CheckDestroy = env.authDestroyed
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -174,16 +170,10 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 			},
 		},
 		resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true,
-			// Returned only at creation (see TestAccAuthIntegration_lifecycle).
-			ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
+			ImportStateVerifyIgnore: integrationCreateOnly,
 			ImportStateId:           env.ProjectID + "/" + env.BranchID},
 	)
-	tc.CheckDestroy = func(*terraform.State) error {
-		if it := env.integration(); it != nil {
-			return fmt.Errorf("destroy left Neon Auth on the branch: %+v", it)
-		}
-		return nil
-	}
+	tc.CheckDestroy = env.authDestroyed
 	resource.ParallelTest(t, tc)
 }
 
@@ -394,10 +384,7 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 		if locked(disable) == lockedBefore {
 			return fmt.Errorf("no disable of the destroy was refused 423: the retry was not exercised")
 		}
-		if it := env.integration(); it != nil {
-			return fmt.Errorf("destroy left Neon Auth on the branch: %+v", it)
-		}
-		return nil
+		return env.authDestroyed(nil)
 	}
 	// The final destroy runs under the faults of the first step again.
 	tc.Steps = append(tc.Steps, resource.TestStep{PreConfig: func() { env.Emu.SetFaults(faults) }, Config: cfg,

@@ -88,11 +88,10 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 				},
 				resource.TestStep{
 					// The integration is fully readable with a transfer requested.
-					ResourceName:      integrationAddr,
-					ImportState:       true,
-					ImportStateVerify: true,
-					// Returned only at creation (see TestAccAuthIntegration_lifecycle).
-					ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
+					ResourceName:            integrationAddr,
+					ImportState:             true,
+					ImportStateVerify:       true,
+					ImportStateVerifyIgnore: integrationCreateOnly,
 				},
 				resource.TestStep{
 					// Destroying the request only forgets it: the integration stays.
@@ -109,12 +108,7 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 					})},
 				},
 			)
-			tc.CheckDestroy = func(*terraform.State) error {
-				if it := env.integration(); it != nil {
-					return fmt.Errorf("destroy left Neon Auth on the branch: %+v", it)
-				}
-				return nil
-			}
+			tc.CheckDestroy = env.authDestroyed
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -154,11 +148,10 @@ func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
 					}),
 				},
 				resource.TestStep{
-					ResourceName:      integrationAddr,
-					ImportState:       true,
-					ImportStateVerify: true,
-					// Returned only at creation (see TestAccAuthIntegration_lifecycle).
-					ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
+					ResourceName:            integrationAddr,
+					ImportState:             true,
+					ImportStateVerify:       true,
+					ImportStateVerifyIgnore: integrationCreateOnly,
 				},
 				resource.TestStep{
 					Config: env.config(integration),
@@ -177,12 +170,7 @@ func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
 					},
 				},
 			)
-			tc.CheckDestroy = func(*terraform.State) error {
-				if it := env.integration(); it != nil {
-					return fmt.Errorf("destroy left Neon Auth on the branch: %+v", it)
-				}
-				return nil
-			}
+			tc.CheckDestroy = env.authDestroyed
 			resource.ParallelTest(t, tc)
 		})
 	}

@@ -193,12 +193,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, userID), expectUser(env, email1, true)},
 			},
 		)
-		tc.CheckDestroy = func(*terraform.State) error {
-			if it := env.integration(); it != nil {
-				return fmt.Errorf("destroy left Neon Auth on the branch: %+v", it)
-			}
-			return nil
-		}
+		tc.CheckDestroy = env.authDestroyed
 		resource.ParallelTest(t, tc)
 	})
 }

@@ -261,3 +261,12 @@ func matchInOrder(parts ...string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
 }
+
+// authDestroyed is a CheckDestroy for a configuration that enables Neon
+// Auth itself: the test's branch has none left.
+func (e *accEnv) authDestroyed(*terraform.State) error {
+	if it := e.integration(); it != nil {
+		return fmt.Errorf("destroy left Neon Auth on branch %s: %+v", e.BranchID, it)
+	}
+	return nil
+}
