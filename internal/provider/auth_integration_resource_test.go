@@ -105,8 +105,11 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("allow_localhost"), knownvalue.Bool(false)),
 				apiCheck(func() error {
 					allow, err := env.client().GetAllowLocalhost(ctx, env.scope())
-					if it := env.integration(); err != nil || it == nil || apiclient.Deref(it.Name) != "Acme Sign-in" || allow {
-						return fmt.Errorf("the branch's integration is %+v with allow_localhost %v (%v); want the configured name and false", it, allow, err)
+					if err != nil {
+						return err
+					}
+					if it := env.integration(); it == nil || apiclient.Deref(it.Name) != "Acme Sign-in" || allow {
+						return fmt.Errorf("the branch's integration is %+v with allow_localhost %v; want the configured name and false", it, allow)
 					}
 					return nil
 				}))
@@ -162,8 +165,11 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 					if it := env.integration(); it == nil || it.BranchID != env.BranchID {
 						return fmt.Errorf("the branch %s has no integration of its own: %+v", env.BranchID, it)
 					}
-					if _, err := env.client().ListIntegrations(context.Background(), env.scopeOf(production)); !errors.Is(err, apiclient.ErrNotFound) {
-						return fmt.Errorf("reading the Neon Auth of the production branch %s: %v, want 404 (none)", production, err)
+					switch _, err := env.client().ListIntegrations(context.Background(), env.scopeOf(production)); {
+					case err == nil:
+						return fmt.Errorf("the production branch %s has Neon Auth too", production)
+					case !errors.Is(err, apiclient.ErrNotFound):
+						return fmt.Errorf("reading the Neon Auth of the production branch %s: %w", production, err)
 					}
 					return nil
 				}),
