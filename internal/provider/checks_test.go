@@ -281,3 +281,12 @@ func (e *accEnv) enableAuthWithSecrets() {
 		Password: "audit-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Example"}))
 	e.must(err)
 }
+
+// authDestroyed is a CheckDestroy for a configuration that enables Neon
+// Auth itself: the test's branch has none left.
+func (e *accEnv) authDestroyed(*terraform.State) error {
+	if it := e.integration(); it != nil {
+		return fmt.Errorf("destroy left Neon Auth on branch %s: %+v", e.BranchID, it)
+	}
+	return nil
+}
