@@ -361,7 +361,7 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 	if err != nil {
 		if isNotFound(err) {
 			// No configuration, no integration, or a project this key cannot
-			// see: absence tells which (the first two are drift).
+			// see: Absence tells which (the first two are drift).
 			r.readListed(ctx, s, nil, "the email server configuration of "+s.String(), resp)
 			return
 		}

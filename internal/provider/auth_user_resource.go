@@ -289,8 +289,9 @@ func (r *authUserResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 // Delete deletes the user. A 404 alone does not say what is missing (the
-// project or the key's view of it, the integration, or the user); absence
-// does: an integration that is there means the user is already deleted.
+// project or the key's view of it, the integration, or the user);
+// settleDelete asks neonauth's Absence: an integration that is there means
+// the user is already deleted.
 func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
 	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
