@@ -152,7 +152,7 @@ type lostCreate struct {
 // harmlessly is sent again; what can be neither is not sent again, and the
 // error says how to find out and adopt it.
 func TestAccLostCreateResponse(t *testing.T) {
-	const email, userAddr, transferAddr = "seed@example.com", "neon_auth_user.test", "neon_auth_ownership_transfer.test"
+	const email, userAt, transferAt = "seed@example.com", "neon_auth_user.test", "neon_auth_ownership_transfer.test"
 	// lose drops the connection of the first POST to a path ending in
 	// suffix, after the emulator applied it when applied is set; posts
 	// counts those POSTs.
@@ -183,12 +183,12 @@ func TestAccLostCreateResponse(t *testing.T) {
 		}
 	}
 	enabled := func(env *accEnv) { env.enableAuth() }
-	// userConfig is an integration and its user, with more arguments.
-	userConfig := func(env *accEnv, args ...string) string {
+	// withUser is an integration and its user, with more arguments.
+	withUser := func(env *accEnv, args ...string) string {
 		return env.resource("neon_auth_integration", "test") +
 			env.resource("neon_auth_user", "test", append([]string{fmt.Sprintf("email = %q", email), "depends_on = [neon_auth_integration.test]"}, args...)...)
 	}
-	lostUserGuidance := func(env *accEnv) *regexp.Regexp {
+	outcomeUnknown := func(env *accEnv) *regexp.Regexp {
 		return matchInOrder("The response was lost in transit, so the user may or may not have been created",
 			"the request was not sent again, since no endpoint can read a user back",
 			"Run apply again: if it then fails because the email already exists, the user was created",
@@ -198,7 +198,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 	// userRow checks that users_sync holds exactly one row, the user in
 	// the state, with the email and name.
 	userRow := func(env *accEnv, name string) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("user_id"), knownvalue.StringFunc(func(id string) error {
+		return statecheck.ExpectKnownValue(userAt, tfjsonpath.New("user_id"), knownvalue.StringFunc(func(id string) error {
 			rows := env.Emu.UsersSync(env.ProjectID)
 			if len(rows) != 1 || rows[0].ID != id || rows[0].Email != email || rows[0].Name != name {
 				return fmt.Errorf("users_sync holds %+v, want one row {id %q (from state), email %q, name %q}", rows, id, email, name)
@@ -258,10 +258,10 @@ func TestAccLostCreateResponse(t *testing.T) {
 			sends: 2, // starting a transfer again is harmless
 			holds: func(*accEnv) []statecheck.StateCheck {
 				return []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
-					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("transferred"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
+					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("transferred"), knownvalue.Bool(false)),
 					statecheck.ExpectKnownValue("neon_auth_integration.test", tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
-					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://`))),
+					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://`))),
 				}
 			},
 			then: func(t *testing.T, env *accEnv, _ string, _ *atomic.Int32) []resource.TestStep {
@@ -274,8 +274,8 @@ func TestAccLostCreateResponse(t *testing.T) {
 					},
 					RefreshState: true,
 					Check: resource.ComposeAggregateTestCheckFunc(
-						resource.TestCheckResourceAttr(transferAddr, "owned_by", "user"),
-						resource.TestCheckResourceAttr(transferAddr, "transferred", "true"),
+						resource.TestCheckResourceAttr(transferAt, "owned_by", "user"),
+						resource.TestCheckResourceAttr(transferAt, "transferred", "true"),
 						resource.TestCheckResourceAttr("neon_auth_integration.test", "owned_by", "user"),
 					),
 				}}
@@ -295,15 +295,15 @@ func TestAccLostCreateResponse(t *testing.T) {
 		},
 		{
 			name: "neon_auth_user not applied, not sent again", paths: users,
-			config:  func(env *accEnv) string { return userConfig(env) },
-			refused: lostUserGuidance,
+			config:  func(env *accEnv) string { return withUser(env) },
+			refused: outcomeUnknown,
 			sends:   1,
 			holds:   func(env *accEnv) []statecheck.StateCheck { return []statecheck.StateCheck{userRow(env, "")} },
 		},
 		{
 			name: "neon_auth_user applied, not sent again", paths: users, applied: true,
-			config:  func(env *accEnv) string { return userConfig(env, `name = "Seed"`) },
-			refused: lostUserGuidance,
+			config:  func(env *accEnv) string { return withUser(env, `name = "Seed"`) },
+			refused: outcomeUnknown,
 			sends:   1,
 			// The next apply finds the email taken, exactly one user
 			// exists, and the fix the error describes (import, then apply)
@@ -325,7 +325,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 							}
 						},
 						Config:             cfg,
-						ResourceName:       userAddr,
+						ResourceName:       userAt,
 						ImportState:        true,
 						ImportStatePersist: true,
 						ImportStateIdFunc: func(*terraform.State) (string, error) {
@@ -334,7 +334,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 					},
 					{
 						Config:            cfg,
-						ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate)}},
+						ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAt, plancheck.ResourceActionUpdate)}},
 						ConfigStateChecks: []statecheck.StateCheck{userRow(env, "Seed")},
 					},
 				}
