@@ -107,8 +107,11 @@ func settingOf[T any](set betterauth.Setting, normalize ...func(*T)) settingAPI 
 			return "", err
 		}
 		var v T
-		if ok, err := plugins.Part(set.Name, &v); !ok || err != nil {
-			return "", fmt.Errorf("GET …/auth/plugins of branch %s has no %s (%v)", branchID, set.Name, err)
+		switch ok, err := plugins.Part(set.Name, &v); {
+		case err != nil:
+			return "", fmt.Errorf("%s of GET …/auth/plugins of branch %s: %w", set.Name, branchID, err)
+		case !ok:
+			return "", fmt.Errorf("GET …/auth/plugins of branch %s has no %s", branchID, set.Name)
 		}
 		return canonical(v)
 	}
