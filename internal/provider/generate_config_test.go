@@ -18,10 +18,11 @@ import (
 // a user's email) are filled in as the docs say, which updates in place and
 // replaces nothing.
 
-// generateAndAdopt runs the flow on imports (one `import {}` block each, to
-// the key, with the value's line: `id = …` or `identity = {…}`) and checks
-// that every one of them was generated, applied, and plans no change, and
-// that no secret of the console's objects reached the output or files.
+// generateAndAdopt runs the flow on imports, which map the `to` of each
+// `import {}` block to the line that names the object (`id = …` or
+// `identity = {…}`), and checks that every one of them was generated,
+// applied, and plans no change, and that no secret of the console's objects
+// reached the output or files.
 func generateAndAdopt(t *testing.T, env *accEnv, cli *cliDir, imports map[string]string, secrets ...string) string {
 	t.Helper()
 	var blocks strings.Builder

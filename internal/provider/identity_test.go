@@ -153,13 +153,25 @@ func TestUnitImportIDFromIdentity(t *testing.T) {
 // branch (in branch mode every settings singleton and a domain spelled
 // otherwise than the API stores it; in project mode, which has no settings
 // resources, the whole whitelist instead), and the identity each must have:
-// the scope and its own key, canonical.
+// the scope, the branch resolved, and its own key, canonical. In project
+// mode the configuration leaves the branch to the default, the production
+// branch.
 func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) {
-	after := "depends_on = [neon_auth_integration.test]"
-	cfg := env.resource("neon_auth_integration", "test") +
-		env.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, after) +
-		env.resource("neon_auth_user", "test", `email = "ada@example.com"`, after) +
-		env.resource("neon_auth_email_server", "test", `type = "shared"`, after)
+	branch := env.BranchID
+	if env.Mode == authAPIProject {
+		branch = ""
+	}
+	block := func(typeName, name string, args ...string) string {
+		var lines strings.Builder
+		for _, a := range append(args, "depends_on = [neon_auth_integration.test]") {
+			fmt.Fprintf(&lines, "  %s\n", a)
+		}
+		return resourceBlock(typeName, name, env.ProjectID, branch, lines.String())
+	}
+	cfg := resourceBlock("neon_auth_integration", "test", env.ProjectID, branch, "") +
+		block("neon_auth_oauth_provider", "google", `provider_id = "google"`) +
+		block("neon_auth_user", "test", `email = "ada@example.com"`) +
+		block("neon_auth_email_server", "test", `type = "shared"`)
 	scope := map[string]knownvalue.Check{"project_id": knownvalue.StringExact(env.ProjectID), "branch_id": knownvalue.StringExact(env.BranchID)}
 	with := func(attr string, v knownvalue.Check) map[string]knownvalue.Check {
 		m := maps.Clone(scope)
@@ -174,12 +186,12 @@ func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) 
 	}
 	if env.Mode == authAPIProject {
 		want["neon_auth_domains.test"] = scope
-		return cfg + env.resource("neon_auth_domains", "test", `domains = ["https://app.example.com"]`, after), want
+		return cfg + block("neon_auth_domains", "test", `domains = ["https://app.example.com"]`), want
 	}
-	cfg += env.resource("neon_auth_domain", "app", `domain = "HTTPS://App.Example.com/"`, after)
+	cfg += block("neon_auth_domain", "app", `domain = "HTTPS://App.Example.com/"`)
 	want["neon_auth_domain.app"] = with("domain", knownvalue.StringExact("https://app.example.com"))
 	for _, c := range settingsCases {
-		cfg += env.resource(c.typeName, "test", strings.TrimSpace(c.create), after)
+		cfg += block(c.typeName, "test", strings.TrimSpace(c.create))
 		want[c.typeName+".test"] = scope
 	}
 	return cfg, want
