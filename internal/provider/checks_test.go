@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -289,4 +292,31 @@ func (e *accEnv) authDestroyed(*terraform.State) error {
 		return fmt.Errorf("destroy left Neon Auth on branch %s: %+v", e.BranchID, it)
 	}
 	return nil
+}
+
+// sent counts the requests a provider sends, on the client's side of the
+// wire: "nothing was sent" and "nothing was written" then hold or fail on
+// any target, whoever else uses the account.
+type sent struct {
+	next http.RoundTripper
+	// all are the requests sent; writes those with another method than GET.
+	all, writes atomic.Int64
+}
+
+func (s *sent) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.all.Add(1)
+	if r.Method != http.MethodGet {
+		s.writes.Add(1)
+	}
+	return s.next.RoundTrip(r)
+}
+
+// counted is the test's provider (see provider), remotely still validated,
+// with what it sends counted.
+func (e *accEnv) counted() (provider.Provider, *sent) {
+	s := &sent{next: http.DefaultTransport}
+	if e.validator != nil {
+		s.next = e.validator.Transport(nil)
+	}
+	return newWithHTTPClient("test", &http.Client{Transport: s})(), s
 }
