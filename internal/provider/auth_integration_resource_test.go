@@ -24,31 +24,12 @@ import (
 
 const integrationAddr = "neon_auth_integration.test"
 
-func integrationConfig(projectID, extra string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_integration" "test" {
-  project_id = %[1]q
-%[2]s
-}
-`, projectID, extra)
-}
-
 var anything = knownvalue.StringRegexp(regexp.MustCompile(`.+`))
 
 // integrationCreateOnly are what the API returns of an integration only when
 // it is created (keys, schema, table) or never lists (the role): after an
 // import they are unknown to Terraform, so an import cannot verify them.
 var integrationCreateOnly = []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"}
-
-// expectIntegrations checks how many integrations the production branch has.
-func expectIntegrations(env *accEnv, want int) apiCheck {
-	return func() error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != want {
-			return fmt.Errorf("%d integrations on the emulator, want %d", n, want)
-		}
-		return nil
-	}
-}
 
 // The life of an integration with defaults, in both API families: create
 // (Stack Auth through the project-level API on a production branch, Better

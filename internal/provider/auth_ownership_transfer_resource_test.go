@@ -20,18 +20,6 @@ const (
 	routeTransfer = "POST /projects/auth/transfer_ownership"
 )
 
-// transferConfig is a Stack Auth integration and a transfer request for it
-// (the only kind with a managed project to transfer, in both API families);
-// the request takes its project_id from the integration so Terraform orders
-// them.
-func transferConfig(projectID string) string {
-	return integrationConfig(projectID, `  auth_provider = "stack"`) + `
-resource "neon_auth_ownership_transfer" "test" {
-  project_id = neon_auth_integration.test.project_id
-}
-`
-}
-
 // transferState checks the transfer's outputs and the integration's owner.
 func transferState(ownedBy string, transferred bool) []statecheck.StateCheck {
 	return []statecheck.StateCheck{
