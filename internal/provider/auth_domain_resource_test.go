@@ -199,7 +199,7 @@ func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
 	var posts atomic.Int32
 	env := newEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
 	env.Mode = authAPIBranch
-	withIntegration(t, env)
+	env.enableAuth()
 	tc := env.testCase(resource.TestStep{
 		Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
 		ConfigStateChecks: []statecheck.StateCheck{

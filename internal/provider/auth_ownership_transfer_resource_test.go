@@ -207,9 +207,11 @@ func TestAccAuthOwnershipTransfer_withoutIntegration(t *testing.T) {
 	env := newBranchEnv(t)
 	// The transfer is the project-level API's, on the production branch,
 	// which has no Neon Auth.
+	production := *env
+	production.BranchID = ""
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config:      env.configIn(authAPIProject, resourceBlock("neon_auth_ownership_transfer", "test", env.ProjectID, env.branch(), "")),
+			Config:      env.providerBlock(`auth_api = "project"`) + production.resource("neon_auth_ownership_transfer", "test"),
 			ExpectError: matchInOrder("has no Neon Auth integration", "Create a neon_auth_integration first"),
 		},
 	))

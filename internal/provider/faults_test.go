@@ -112,11 +112,7 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 	// More retries than the default: with one response in five faulted, a
 	// read fails for good only after 11 faults in a row (p ≈ 2·10⁻⁸).
 	// Project mode, named: the suite mints Stack Auth SDK keys.
-	cfg := env.providerBlockWithArgs(`
-  auth_api            = "project"
-  requests_per_minute = 100000
-  max_retries         = 10
-`) + faultSuiteConfig(projects)
+	cfg := env.providerBlock("max_retries = 10") + faultSuiteConfig(projects)
 	tc := env.testCase(resource.TestStep{
 		PreConfig: func() { env.Emu.SetFaults(faults) },
 		Config:    cfg,
@@ -232,7 +228,7 @@ func stateMatchesEmulator(env *accEnv, projects []string, s *terraform.State) er
 // waits them out and completes.
 func TestAccFaults_serverRateLimitsAreWaitedOut(t *testing.T) {
 	env := newEmulatorEnv(t, "it sets the server's route limit and counts its 429s", nil, func(o *emulator.Options) { o.RouteRequestsPerSecond = 3 })
-	withIntegration(t, env)
+	env.enableAuth()
 	cfg := env.config(fmt.Sprintf(`
 resource "neon_auth_domain" "many" {
   count      = 12

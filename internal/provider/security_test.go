@@ -174,7 +174,7 @@ resource "neon_auth_ownership_transfer" "test" {
 				}
 			},
 			Config:      cfg,
-			ExpectError: mustMatch("API key is missing, invalid or revoked"),
+			ExpectError: matchInOrder("API key is missing, invalid or revoked"),
 		},
 		resource.TestStep{
 			PreConfig: func() { t.Setenv(envAPIKey, env.Key) },
@@ -365,10 +365,7 @@ resource "neon_auth_email_server" "test" {
 `, env.ProjectID)
 	// Few retries: the HTML 502 is retried as a read should be, then reported.
 	// Project mode, named: the rewritten reads are its endpoints.
-	cfg := env.providerBlockWithArgs(`
-  auth_api    = "project"
-  max_retries = 1
-`) + body
+	cfg := env.providerBlock("max_retries = 1") + body
 	var before string
 	snapshot := func(s *terraform.State) string {
 		var b strings.Builder
@@ -381,7 +378,7 @@ resource "neon_auth_email_server" "test" {
 		return resource.TestStep{
 			PreConfig:   func() { rw.set(mode) },
 			Config:      cfg,
-			ExpectError: mustMatch(want),
+			ExpectError: matchInOrder(want),
 		}
 	}
 	resource.ParallelTest(t, env.testCase(

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +49,7 @@ func sweeper(projects bool) func(string) error {
 			}
 			age = d
 		}
-		c, err := apiclient.New(apiclient.Options{BaseURL: firstNonEmpty(os.Getenv(envBaseURL), apiclient.DefaultBaseURL), APIKey: key,
+		c, err := apiclient.New(apiclient.Options{BaseURL: cmp.Or(os.Getenv(envBaseURL), apiclient.DefaultBaseURL), APIKey: key,
 			RateLimit: apiclient.RateLimit{Shared: true}})
 		if err != nil {
 			return err
@@ -142,7 +143,7 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 	ctx, c := context.Background(), env.client()
 	prefix := fmt.Sprintf("%s-sweep-%d-", runPrefix+"plant", time.Now().UnixNano())
 	for _, name := range []string{prefix + "a", prefix + "b", "keep-" + prefix} {
-		newBranch(t, c, env.ProjectID, name)
+		newBranch(t, c, env.ProjectID, "", name)
 	}
 	// Projects are planted where the key may create them.
 	var projectNames []string

@@ -38,7 +38,7 @@ func newUpgradeEnv(t *testing.T, fixture, authAPI string) *upgradeEnv {
 	if remoteRun != nil {
 		t.Skip("runs only against the in-process emulator: it starts from the emulator state the 0.1 builds' fixtures describe")
 	}
-	cli := newCLIDir(t)
+	cli := newCLIDir(t, New("test")(), nil)
 	stateFile := filepath.Join(t.TempDir(), "emulator.json")
 	copyFile(t, filepath.Join(upgradeFixtures, "emulator.json"), stateFile)
 	emu, err := emulator.New(emulator.Options{StateFile: stateFile, BootstrapKey: upgradeFixtureKey,
@@ -46,7 +46,7 @@ func newUpgradeEnv(t *testing.T, fixture, authAPI string) *upgradeEnv {
 	if err != nil {
 		t.Fatalf("loading the emulator state of 0.1: %v", err)
 	}
-	srv := httptest.NewServer(conformant(t, emu))
+	srv := httptest.NewServer(validated(t).Middleware(emu))
 	t.Cleanup(func() {
 		srv.Close()
 		_ = emu.Close()
