@@ -82,6 +82,9 @@ var remoteRun = func() *remoteTarget {
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("sweep"); f != nil && f.Value.String() != "" {
+		resource.AddTestSweepers("neon_branches", &resource.Sweeper{Name: "neon_branches", F: sweeper(false)})
+		resource.AddTestSweepers("neon_projects", &resource.Sweeper{Name: "neon_projects", F: sweeper(true),
+			Dependencies: []string{"neon_branches"}})
 		resource.TestMain(m)
 		return
 	}

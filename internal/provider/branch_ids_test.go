@@ -87,28 +87,26 @@ import {
 		resource.TestStep{Config: moved(preview),
 			ExpectError: matchInOrder("Object on another branch", "lives on branch "+env.BranchID, "names branch "+preview)},
 		resource.TestStep{Config: moved(""), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			Check: func(*terraform.State) error { return productionIntact(env) }},
+			// Production's Neon Auth still has what the refused plans would
+			// have deleted.
+			Check: func(*terraform.State) error {
+				if env.integration() == nil {
+					return fmt.Errorf("production's integration is gone")
+				}
+				if _, ok := env.oauthProvider("google"); !ok {
+					return fmt.Errorf("production's google OAuth provider is gone")
+				}
+				if ds, err := env.client().ListDomains(context.Background(), env.scope()); err != nil ||
+					!slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return d.Domain == "https://app.example.com" }) {
+					return fmt.Errorf("production's domain https://app.example.com is gone: %v, %w", ds, err)
+				}
+				if !env.userExists("seed@example.com") {
+					return fmt.Errorf("production's user seed@example.com is gone")
+				}
+				return nil
+			}},
 	)
 	resource.ParallelTest(t, env.testCase(steps...))
-}
-
-// productionIntact checks that production's Neon Auth still has what the
-// refused plans would have deleted.
-func productionIntact(env *accEnv) error {
-	if env.integration() == nil {
-		return fmt.Errorf("production's integration is gone")
-	}
-	if _, ok := env.oauthProvider("google"); !ok {
-		return fmt.Errorf("production's google OAuth provider is gone")
-	}
-	if ds, err := env.client().ListDomains(context.Background(), env.scope()); err != nil ||
-		!slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return d.Domain == "https://app.example.com" }) {
-		return fmt.Errorf("production's domain https://app.example.com is gone: %v, %w", ds, err)
-	}
-	if !env.userExists("seed@example.com") {
-		return fmt.Errorf("production's user seed@example.com is gone")
-	}
-	return nil
 }
 
 // A branch_id of another project is refused at plan, naming branch_id; when

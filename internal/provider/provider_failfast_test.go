@@ -72,7 +72,7 @@ resource "neon_auth_integration" "each" {
   count      = length(local.project_ids)
   project_id = local.project_ids[count.index]
 }
-`, hclList(ids))
+`, `["`+strings.Join(ids, `", "`)+`"]`)
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
 			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", key)) + body,
@@ -115,13 +115,4 @@ data "neon_projects" "all" {}
 		t.Errorf("%d requests sent with a refused base_url; want none", n)
 	}
 	t.Logf("refused in %v", time.Since(start))
-}
-
-// hclList writes strings as an HCL list literal.
-func hclList(items []string) string {
-	quoted := make([]string, len(items))
-	for i, s := range items {
-		quoted[i] = fmt.Sprintf("%q", s)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
 }

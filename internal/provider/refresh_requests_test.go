@@ -64,30 +64,6 @@ var (
 	projectAuthPath = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/auth(/.*)?$`)
 )
 
-// perScope groups requests by the Neon Auth they reach: "<project>/<branch>"
-// for the branch-scoped endpoints, "<project>" for the project-level ones,
-// "other" for anything else; each scope maps "METHOD …/auth<suffix>" to a
-// count.
-func perScope(reqs []string) map[string]map[string]int {
-	out := map[string]map[string]int{}
-	add := func(scope, endpoint string) {
-		if out[scope] == nil {
-			out[scope] = map[string]int{}
-		}
-		out[scope][endpoint]++
-	}
-	for _, r := range reqs {
-		if m := branchAuthPath.FindStringSubmatch(r); m != nil {
-			add(m[2]+"/"+m[3], m[1]+" …/auth"+m[4])
-		} else if m := projectAuthPath.FindStringSubmatch(r); m != nil {
-			add(m[2], m[1]+" …/auth"+m[3])
-		} else {
-			add("other", r)
-		}
-	}
-	return out
-}
-
 // expectReads checks that a scope's refresh read exactly the endpoints
 // want, each once, and reports what it did read.
 func expectReads(t *testing.T, counted map[string]map[string]int, scope, name string, want ...string) {
@@ -105,22 +81,10 @@ func expectReads(t *testing.T, counted map[string]map[string]int, scope, name st
 	for _, ep := range want {
 		wanted[ep] = 1
 	}
-	if total != len(want) || !mapsEqual(got, wanted) {
+	if total != len(want) || !maps.Equal(got, wanted) {
 		t.Errorf("%s (%s) refreshed with %d requests (%s), want %d: %s, each once", name, scope, total,
 			strings.Join(lines, ", "), len(want), strings.Join(want, ", "))
 	}
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // everyType renders a template of testdata/every_resource_type.tf.tmpl:
@@ -155,7 +119,27 @@ func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, body strin
 	cli.must(0, "apply", "-auto-approve", "-input=false")
 	reqs := log.during(func() { cli.must(0, "plan", "-detailed-exitcode", "-input=false") })
 	t.Logf("refresh plan: %d requests", len(reqs))
-	return perScope(reqs)
+	// By the Neon Auth each reaches: "<project>/<branch>" for the
+	// branch-scoped endpoints, "<project>" for the project-level ones,
+	// "other" for anything else; each maps "METHOD …/auth<suffix>" to a
+	// count.
+	out := map[string]map[string]int{}
+	add := func(scope, endpoint string) {
+		if out[scope] == nil {
+			out[scope] = map[string]int{}
+		}
+		out[scope][endpoint]++
+	}
+	for _, r := range reqs {
+		if m := branchAuthPath.FindStringSubmatch(r); m != nil {
+			add(m[2]+"/"+m[3], m[1]+" …/auth"+m[4])
+		} else if m := projectAuthPath.FindStringSubmatch(r); m != nil {
+			add(m[2], m[1]+" …/auth"+m[3])
+		} else {
+			add("other", r)
+		}
+	}
+	return out
 }
 
 // branchReads are the reads of a branch in branch mode: the integration, the

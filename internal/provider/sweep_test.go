@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -25,12 +23,6 @@ import (
 
 // envSweepMinAge is how old a leftover must be before make sweep deletes it.
 const envSweepMinAge = "NEON_SWEEP_MIN_AGE"
-
-func init() {
-	resource.AddTestSweepers("neon_branches", &resource.Sweeper{Name: "neon_branches", F: sweeper(false)})
-	resource.AddTestSweepers("neon_projects", &resource.Sweeper{Name: "neon_projects", F: sweeper(true),
-		Dependencies: []string{"neon_branches"}})
-}
 
 // sweeper deletes the suite's leftover projects (projects true) or branches
 // of NEON_TEST_PROJECT_ID, with the key and API the remote tests use. The
