@@ -13,32 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// auditSetup is a Neon Auth with a secret of each kind (an OAuth client
-// secret, an SMTP password) for the audit data sources to read without
-// exposing.
-func auditSetup(projectID string) string {
-	return integrationConfig(projectID, "") + `
-resource "neon_auth_oauth_provider" "google" {
-  project_id    = neon_auth_integration.test.project_id
-  provider_id   = "google"
-  client_id     = "audit-client"
-  client_secret = "audit-oauth-secret"
-}
-
-` + appDomain + `
-` + standardEmailServer("audit-smtp-secret")
-}
-
-// auditData is a data source of the audit family, read after the setup.
-func auditData(typ string) string {
-	return fmt.Sprintf(`
-data %q "audit" {
-  project_id = neon_auth_integration.test.project_id
-  depends_on = [neon_auth_oauth_provider.google, neon_auth_domain.app, neon_auth_email_server.test]
-}
-`, typ)
-}
-
 // noAuditSecret fails when a data source's state holds a secret of the setup.
 func noAuditSecret(addr string) func(*terraform.State) error {
 	return func(s *terraform.State) error {

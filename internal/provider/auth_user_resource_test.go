@@ -25,20 +25,6 @@ import (
 
 const userAddr = "neon_auth_user.test"
 
-// userConfig is an integration and a user under it; the user takes its
-// project_id from the integration so that Terraform orders them.
-func userConfig(projectID, email, extra string) string {
-	return integrationConfig(projectID, "") + fmt.Sprintf(`
-resource "neon_auth_user" "test" {
-  project_id = neon_auth_integration.test.project_id
-  email      = %[1]q
-%[2]s
-}
-`, email, extra)
-}
-
-func nameLine(name string) string { return fmt.Sprintf("  name = %q", name) }
-
 // expectUserRow checks that the emulator's users_sync table holds exactly one
 // row, the user in Terraform's state: same id, with the given email and name.
 type expectUserRow struct {
@@ -67,19 +53,6 @@ func (c expectUserRow) CheckState(_ context.Context, req statecheck.CheckStateRe
 	if r := rows[0]; r.ID != id || r.Email != c.email || r.Name != c.name {
 		resp.Error = fmt.Errorf("users_sync row = {id %q, email %q, name %q}, want {id %q (from state), email %q, name %q}",
 			r.ID, r.Email, r.Name, id, c.email, c.name)
-	}
-}
-
-// checkUsersAndIntegrationsGone is CheckDestroy: nothing left on the emulator.
-func checkUsersAndIntegrationsGone(env *accEnv) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		if n := len(env.Emu.UsersSync(env.ProjectID)); n != 0 {
-			return fmt.Errorf("destroy left %d row(s) in users_sync", n)
-		}
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
-			return fmt.Errorf("destroy left %d integration(s)", n)
-		}
-		return nil
 	}
 }
 
@@ -278,7 +251,7 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 				ResourceName:  userAddr,
 				ImportState:   true,
 				ImportStateId: env.ProjectID,
-				ExpectError:   mustMatch("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
+				ExpectError:   matchInOrder("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
 			},
 		)
 		tc.CheckDestroy = env.destroyedKeepingAuth(expectUser(env, email, false))
@@ -324,7 +297,7 @@ func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
 			env.Mode = mode
 			env.enableAuth()
 			user := env.resource("neon_auth_user", "test", `email = "gone@example.com"`)
-			del := env.authRoute("DELETE", "/users/{auth_user_id}")
+			const del = "DELETE /auth/users/{auth_user_id}"
 			tc := env.testCase(
 				resource.TestStep{Config: env.config(user)},
 				resource.TestStep{
@@ -341,8 +314,8 @@ func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
 						plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
 					}},
 					ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
-						if got := env.Emu.Stats().Requests[del]; got[http.StatusNotFound] != 1 || len(got) != 1 {
-							return fmt.Errorf("user deletions by status = %v, want one 404", got)
+						if n, all := env.routeCount(del, http.StatusNotFound), env.routeCount(del); n != 1 || all != 1 {
+							return fmt.Errorf("%d user deletions, %d of them answered 404; want one, answered 404", all, n)
 						}
 						return nil
 					})},
@@ -378,29 +351,6 @@ func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
 			},
 		))
 	})
-}
-
-// userCreateSuffix is the end of the path that creates users, per family.
-var userCreateSuffix = map[string]string{authAPIProject: "/projects/auth/user", authAPIBranch: "/auth/users"}
-
-// lostUserGuidance is what a create whose answer was lost says: the request
-// was not sent again, and how to find out and adopt the user.
-func lostUserGuidance(env *accEnv, email string) *regexp.Regexp {
-	return matchInOrder("The response was lost in transit, so the user may or may not have been created",
-		"the request was not sent again, since no endpoint can read a user back",
-		"Run apply again: if it then fails because the email already exists, the user was created",
-		"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
-		"terraform import", env.ProjectID+"/"+env.branch()+"/<user_id>")
-}
-
-// expectPosts checks how many user creation requests were sent so far.
-func expectPosts(t *testing.T, posts *atomic.Int32, want int32) func() {
-	return func() {
-		t.Helper()
-		if n := posts.Load(); n != want {
-			t.Fatalf("%d user creation requests so far, want %d", n, want)
-		}
-	}
 }
 
 // loseFirstResponse cuts the connection of the first POST to a path ending in

@@ -17,7 +17,7 @@ const listDomainsRoute = "GET /projects/{project_id}/auth/domains"
 // one list request, and removing them sends their deletes in batches (one
 // DELETE with many domains), not one request per domain.
 func TestAccAuthDomain_fiftyDomainsOneListRequest(t *testing.T) {
-	env := newAccEnv(t)
+	env := newEmulatorEnv(t, "it counts the requests the shared reads send", nil)
 	integration := fmt.Sprintf(`
 resource "neon_auth_integration" "test" {
   project_id = %[1]q
