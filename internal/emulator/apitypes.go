@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
 )
 
 // Working with the generated shapes of the API (internal/apispec/neonapi):
-// optional fields, merges of nested settings, bodies decoded into request
-// types, and compute units, which the reference gives as float32.
+// optional fields, merges of nested settings, one shape converted into
+// another, and compute units, which the reference gives as float32.
 
 // orZero is p, or a new zero value for nil: an optional object of a
 // request, read as empty when absent.
@@ -28,17 +30,19 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// decodeBody decodes a request body that readDocumentBody has checked
-// against the reference into dst, the operation's generated request type.
-func decodeBody(o object, dst any) error {
-	raw, err := json.Marshal(o)
-	if err == nil {
-		err = json.Unmarshal(raw, dst)
+// deref is the value of an optional field and whether it was given.
+func deref[T any](v *T) (value T, given bool) {
+	if v == nil {
+		return value, false
 	}
-	if err != nil {
-		return invalid("request body", "%v", err)
+	return *v, true
+}
+
+// set copies a value that was given.
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
 	}
-	return nil
 }
 
 // convertShape fills dst, one shape of the reference, from src, another:
@@ -59,19 +63,15 @@ func merged[T any](base, patch *T) *T {
 	if patch == nil {
 		return clonePtr(base)
 	}
-	b, err := json.Marshal(base)
+	b, p := mustEncode(base), mustEncode(patch)
+	if base == nil {
+		b = []byte("{}")
+	}
+	raw, err := jsonpatch.MergePatch(b, p)
 	if err != nil {
-		panic(fmt.Sprintf("emulator: encode %T: %v", base, err))
+		panic(fmt.Sprintf("emulator: merge %T: %v", patch, err))
 	}
-	p, err := json.Marshal(patch)
-	if err != nil {
-		panic(fmt.Sprintf("emulator: encode %T: %v", patch, err))
-	}
-	out := new(T)
-	if err := json.Unmarshal(mergeJSON(b, p), out); err != nil {
-		panic(fmt.Sprintf("emulator: decode %T: %v", out, err))
-	}
-	return out
+	return mustDecode[T](string(raw))
 }
 
 // clonePtr is a deep copy of *v (nil for nil).
@@ -79,15 +79,16 @@ func clonePtr[T any](v *T) *T {
 	if v == nil {
 		return nil
 	}
+	return mustDecode[T](string(mustEncode(v)))
+}
+
+// mustEncode is the JSON of a value of the emulator's own.
+func mustEncode(v any) []byte {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("emulator: encode %T: %v", v, err))
 	}
-	out := new(T)
-	if err := json.Unmarshal(raw, out); err != nil {
-		panic(fmt.Sprintf("emulator: decode %T: %v", out, err))
-	}
-	return out
+	return raw
 }
 
 // mustDecode is the value of a JSON literal of the emulator's own.
@@ -106,3 +107,6 @@ func computeUnits(cu float32) float64 {
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(cu), 'g', -1, 32), 64)
 	return f
 }
+
+// number is a compute size as messages show it: 0.25, 2.
+func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -144,7 +144,7 @@ func (a *BranchAuth) clone() BranchAuth {
 		u.Roles = slices.Clone(u.Roles)
 		c.Users[i] = u
 	}
-	c.Settings = a.Settings.clone()
+	c.Settings = *clonePtr(&a.Settings)
 	c.TestEmails = slices.Clone(a.TestEmails)
 	return c
 }
@@ -190,7 +190,7 @@ func (a *BranchAuth) inheritedBy(p *projectState, child *branchState, at time.Ti
 // lacks takes the API's default rather than Go's zero value.
 func (a *BranchAuth) UnmarshalJSON(data []byte) error {
 	type fields BranchAuth // the same fields, without this method
-	f := fields{Settings: defaultSettings().clone()}
+	f := fields{Settings: defaultSettings()}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
 	}

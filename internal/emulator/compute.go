@@ -1,10 +1,7 @@
 package emulator
 
 import (
-	"bytes"
 	"crypto/rand"
-	"encoding/json"
-	"maps"
 	"strings"
 	"time"
 
@@ -47,40 +44,6 @@ func platformOf(region string) string {
 func defaultProjectSettings() *neonapi.ProjectSettingsData {
 	return mustDecode[neonapi.ProjectSettingsData](`{"allowed_ips":{"ips":[],"protected_branches_only":false},"enable_logical_replication":false,` +
 		`"block_public_connections":false,"block_vpc_connections":false,"hipaa":false}`)
-}
-
-// mergeJSON applies patch to base as a JSON Merge Patch (RFC 7386): objects
-// merge member by member, anything else replaces. Both are JSON objects.
-func mergeJSON(base, patch json.RawMessage) json.RawMessage {
-	decode := func(raw json.RawMessage) map[string]any {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var m map[string]any
-		_ = dec.Decode(&m)
-		if m == nil {
-			m = map[string]any{}
-		}
-		return m
-	}
-	merged, _ := json.Marshal(mergeObjects(decode(base), decode(patch)))
-	return merged
-}
-
-func mergeObjects(base, patch map[string]any) map[string]any {
-	out := make(map[string]any, len(base)+len(patch))
-	maps.Copy(out, base)
-	for k, v := range patch {
-		switch pv := v.(type) {
-		case nil:
-			delete(out, k)
-		case map[string]any:
-			bv, _ := out[k].(map[string]any)
-			out[k] = mergeObjects(bv, pv)
-		default:
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // computeSize is the size and suspension of a compute endpoint.

@@ -45,6 +45,43 @@ import (
 // milliseconds (250). Omitted fields take their zero value (PUT replaces the
 // whole configuration).
 
+// controlRoutes are the endpoints of the control surface, as ServeMux
+// patterns.
+func (e *Emulator) controlRoutes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for pattern, h := range map[string]func(http.ResponseWriter, *http.Request) error{
+		"GET /healthz":                          e.controlHealthz,
+		"POST /keys":                            e.controlCreateKey,
+		"POST /keys/revoke":                     e.controlRevokeKey,
+		"POST /projects":                        e.controlCreateProject,
+		"POST /projects/{project_id}/branches":  e.controlCreateBranch,
+		"GET /projects/{project_id}/users_sync": e.controlUsersSync,
+		"POST /transfer/confirm":                e.controlConfirmTransfer,
+		"GET /faults":                           e.controlFaults,
+		"PUT /faults":                           e.controlSetFaults,
+		"GET /stats":                            e.controlStats,
+		"POST /stats/reset":                     e.controlResetStats,
+		"GET /state":                            e.controlState,
+		"POST /reset":                           e.controlReset,
+		"PUT /seed":                             e.controlSeed,
+	} {
+		mux.HandleFunc(strings.Replace(pattern, " ", " "+controlPrefix, 1), func(w http.ResponseWriter, r *http.Request) {
+			err := h(w, r)
+			var ae *apiError
+			if err != nil && !errors.As(err, &ae) {
+				ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
+			}
+			if ae != nil {
+				writeError(w, w.Header().Get("X-Request-Id"), ae)
+			}
+		})
+	}
+	return mux
+}
+
+// serveControl serves a request of the control surface: 401 without the
+// control token (but for the health check), 404 or 405 where no endpoint
+// takes it. A trailing slash is ignored.
 func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID string) {
 	// Health tells nothing secret, and container health checks have no token.
 	open := r.URL.Path == controlPrefix+"/healthz" && r.Method == http.MethodGet
@@ -52,16 +89,15 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID st
 		writeError(w, reqID, errControlUnauthorized)
 		return
 	}
-	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, controlPrefix), "/")
-	err := e.control(w, r, path)
-	if err == nil {
+	if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path {
+		r = r.Clone(r.Context())
+		r.URL.Path, r.URL.RawPath = p, ""
+	}
+	if _, pattern := e.control.Handler(r); pattern == "" {
+		noRoute(e.control, w, r, reqID)
 		return
 	}
-	var ae *apiError
-	if !errors.As(err, &ae) {
-		ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
-	}
-	writeError(w, reqID, ae)
+	e.control.ServeHTTP(w, r)
 }
 
 var errControlUnauthorized = &apiError{status: http.StatusUnauthorized,
@@ -80,59 +116,6 @@ func (e *Emulator) controlAuthorized(r *http.Request) bool {
 	}
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(e.opts.ControlToken)) == 1
 }
-
-func (e *Emulator) control(w http.ResponseWriter, r *http.Request, path string) error {
-	if rest, ok := strings.CutPrefix(path, "/projects/"); ok {
-		if id, ok := strings.CutSuffix(rest, "/users_sync"); ok && id != "" && !strings.Contains(id, "/") {
-			if r.Method != http.MethodGet {
-				return errMethod
-			}
-			return e.controlUsersSync(w, id)
-		}
-		if id, ok := strings.CutSuffix(rest, "/branches"); ok && id != "" && !strings.Contains(id, "/") {
-			if r.Method != http.MethodPost {
-				return errMethod
-			}
-			return e.controlCreateBranch(w, r, id)
-		}
-	}
-	type endpoint struct {
-		method string
-		h      func(http.ResponseWriter, *http.Request) error
-	}
-	endpoints := map[string]endpoint{
-		"/healthz":          {http.MethodGet, e.controlHealthz},
-		"/keys":             {http.MethodPost, e.controlCreateKey},
-		"/keys/revoke":      {http.MethodPost, e.controlRevokeKey},
-		"/projects":         {http.MethodPost, e.controlCreateProject},
-		"/transfer/confirm": {http.MethodPost, e.controlConfirmTransfer},
-		"/stats":            {http.MethodGet, e.controlStats},
-		"/stats/reset":      {http.MethodPost, e.controlResetStats},
-		"/state":            {http.MethodGet, e.controlState},
-		"/reset":            {http.MethodPost, e.controlReset},
-		"/seed":             {http.MethodPut, e.controlSeed},
-	}
-	if path == "/faults" {
-		switch r.Method {
-		case http.MethodGet:
-			writeJSON(w, http.StatusOK, faultsToJSON(e.CurrentFaults()))
-			return nil
-		case http.MethodPut:
-			return e.controlSetFaults(w, r)
-		}
-		return errMethod
-	}
-	ep, ok := endpoints[path]
-	if !ok {
-		return &apiError{status: http.StatusNotFound, msg: "not found"}
-	}
-	if r.Method != ep.method {
-		return errMethod
-	}
-	return ep.h(w, r)
-}
-
-var errMethod = &apiError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}
 
 // decodeControl decodes a JSON body strictly into v.
 func decodeControl(w http.ResponseWriter, r *http.Request, v any) error {
@@ -207,7 +190,8 @@ func (e *Emulator) controlCreateProject(w http.ResponseWriter, r *http.Request) 
 	return nil
 }
 
-func (e *Emulator) controlCreateBranch(w http.ResponseWriter, r *http.Request, projectID string) error {
+func (e *Emulator) controlCreateBranch(w http.ResponseWriter, r *http.Request) error {
+	projectID := r.PathValue("project_id")
 	var req struct {
 		Name       string   `json:"name"`
 		ParentID   string   `json:"parent_id"`
@@ -288,7 +272,8 @@ func (e *Emulator) controlResetStats(w http.ResponseWriter, _ *http.Request) err
 	return nil
 }
 
-func (e *Emulator) controlUsersSync(w http.ResponseWriter, projectID string) error {
+func (e *Emulator) controlUsersSync(w http.ResponseWriter, r *http.Request) error {
+	projectID := r.PathValue("project_id")
 	e.mu.Lock()
 	exists := e.st.project(projectID) != nil
 	e.mu.Unlock()
@@ -320,6 +305,11 @@ func faultsToJSON(f Faults) faultsJSON {
 		Rate: f.Rate, Statuses: f.Statuses, RetryAfter: jsonDuration(f.RetryAfter),
 		LostResponseRate: f.LostResponseRate, Latency: jsonDuration(f.Latency), Routes: f.Routes, NoLossRoutes: f.NoLossRoutes, Seed: f.Seed,
 	}
+}
+
+func (e *Emulator) controlFaults(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, faultsToJSON(e.CurrentFaults()))
+	return nil
 }
 
 func (e *Emulator) controlSetFaults(w http.ResponseWriter, r *http.Request) error {

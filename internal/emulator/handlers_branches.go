@@ -79,8 +79,6 @@ var (
 	sortOrders       = []string{"asc", "desc"}
 )
 
-const maxBranchPageLimit = 10000
-
 // branchCursor is the position after the last branch of a page, in the
 // page's sort order: the branch's sort key and sequence number.
 type branchCursor struct {
@@ -125,31 +123,9 @@ type branchListQuery struct {
 }
 
 func parseBranchListQuery(q url.Values) (branchListQuery, error) {
-	bq := branchListQuery{search: strings.ToLower(q.Get("search")), sortBy: "updated_at", order: "desc"}
-	if s := q.Get("sort_by"); s != "" {
-		if !slices.Contains(branchSortFields, s) {
-			return bq, invalid("sort_by", "must be one of %s", strings.Join(branchSortFields, ", "))
-		}
-		bq.sortBy = s
-	}
-	if s := q.Get("sort_order"); s != "" {
-		if !slices.Contains(sortOrders, s) {
-			return bq, invalid("sort_order", "must be asc or desc")
-		}
-		bq.order = s
-	}
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxBranchPageLimit {
-			return bq, invalid("limit", "must be an integer from 1 to %d", maxBranchPageLimit)
-		}
-		bq.limit = n
-	}
-	if s := q.Get("include_deleted"); s != "" {
-		if _, err := strconv.ParseBool(s); err != nil {
-			return bq, invalid("include_deleted", "must be true or false")
-		}
-	}
+	bq := branchListQuery{search: strings.ToLower(q.Get("search")), sortBy: cmp.Or(q.Get("sort_by"), "updated_at"),
+		order: cmp.Or(q.Get("sort_order"), "desc")}
+	bq.limit, _ = strconv.Atoi(q.Get("limit"))
 	if s := q.Get("cursor"); s != "" {
 		bc, ok := decodeBranchCursor(s)
 		if !ok {
@@ -254,9 +230,9 @@ const (
 // schema-only, expires_at is in the future, and at most one of the
 // endpoints is read_write. Fields the emulator does not model (parent_lsn,
 // parent_timestamp, archived) are checked, then ignored.
-func parseBranchCreate(o object) (neonapi.CreateProjectBranchJSONBody, error) {
+func parseBranchCreate(c *call) (neonapi.CreateProjectBranchJSONBody, error) {
 	var bc neonapi.CreateProjectBranchJSONBody
-	if err := decodeBody(o, &bc); err != nil {
+	if _, err := c.decode(&bc); err != nil {
 		return bc, err
 	}
 	bc.Branch = orZero(bc.Branch)
@@ -312,11 +288,7 @@ var lsnPattern = regexp.MustCompile(`^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$`)
 // databases, connection URIs (with a read_write endpoint) and finished
 // operations.
 func (e *Emulator) createBranch(c *call) error {
-	o, err := readDocumentBody(c, true)
-	if err != nil {
-		return err
-	}
-	bc, err := parseBranchCreate(o)
+	bc, err := parseBranchCreate(c)
 	if err != nil {
 		return err
 	}
@@ -397,16 +369,13 @@ func createdBranch(p *projectState, b *branchState) neonapi.CreatedBranch {
 // new name (unique in the project, 409), protection, and expires_at (null
 // removes it; it must be in the future).
 func (e *Emulator) updateBranch(c *call) error {
-	o, err := readDocumentBody(c, false)
+	var req neonapi.BranchUpdateRequest
+	body, err := c.decode(&req)
 	if err != nil {
 		return err
 	}
-	var req neonapi.BranchUpdateRequest
-	if err := decodeBody(o, &req); err != nil {
-		return err
-	}
 	f := req.Branch
-	expires, clearExpiry, err := parseExpiry(o["branch"], f.ExpiresAt)
+	expires, clearExpiry, err := parseExpiry(body, f.ExpiresAt)
 	if err != nil {
 		return err
 	}
@@ -431,13 +400,15 @@ func (e *Emulator) updateBranch(c *call) error {
 	return c.json(http.StatusOK, neonapi.BranchOperations{Branch: newBranchView(&b.Branch), Operations: []neonapi.Operation{}})
 }
 
-// parseExpiry reads BranchUpdateRequest.branch.expires_at, which the
-// generated type (at) cannot tell absent from null: absent (nil, false),
-// null (nil, true: remove the expiry), or a time in the future.
-func parseExpiry(branch json.RawMessage, at *time.Time) (expires *time.Time, clear bool, err error) {
-	var members map[string]json.RawMessage
-	_ = json.Unmarshal(branch, &members)
-	raw, given := members["expires_at"]
+// parseExpiry reads branch.expires_at of a BranchUpdateRequest body, which
+// the generated type (at) cannot tell absent from null: absent (nil,
+// false), null (nil, true: remove the expiry), or a time in the future.
+func parseExpiry(body json.RawMessage, at *time.Time) (expires *time.Time, clear bool, err error) {
+	var req struct {
+		Branch map[string]json.RawMessage `json:"branch"`
+	}
+	_ = json.Unmarshal(body, &req)
+	raw, given := req.Branch["expires_at"]
 	switch {
 	case !given:
 		return nil, false, nil
@@ -458,11 +429,6 @@ func parseExpiry(branch json.RawMessage, at *time.Time) (expires *time.Time, cle
 // protected one; a branch that does not exist (any more) answers 204, as the
 // spec says.
 func (e *Emulator) deleteBranch(c *call) error {
-	if s := c.r.URL.Query().Get("hard_delete"); s != "" {
-		if _, err := strconv.ParseBool(s); err != nil {
-			return invalid("hard_delete", "must be true or false")
-		}
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p, err := e.visibleProject(c, c.param("project_id"))

@@ -227,12 +227,8 @@ func (e *Emulator) getEndpoint(c *call) error {
 // else by the project's default_endpoint_settings. A branch has at most one
 // read_write endpoint (409).
 func (e *Emulator) createEndpoint(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.EndpointCreateRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	ch, err := decodeEndpointChange(req.Endpoint)
@@ -273,12 +269,8 @@ func (e *Emulator) createEndpoint(c *call) error {
 // what is given changes (settings merge into the endpoint's); the
 // deprecated branch_id moves the endpoint to another branch of the project.
 func (e *Emulator) updateEndpoint(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var ch endpointChange
-	if err := decodeBody(o, &ch); err != nil {
+	if _, err := c.decode(&ch); err != nil {
 		return err
 	}
 	f := ch.Endpoint

@@ -73,11 +73,8 @@ func checkDatabase(req databaseFields, b *branchState, self string) error {
 // databaseRequest reads the database object of a create or update body.
 func databaseRequest(c *call) (databaseFields, error) {
 	var f databaseFields
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return f, err
-	}
-	return f, decodeBody(o, &f)
+	_, err := c.decode(&f)
+	return f, err
 }
 
 // createDatabase serves POST …/databases: a database owned by a role of the
@@ -203,12 +200,8 @@ func (e *Emulator) getRole(c *call) error {
 // createRole serves POST …/roles: a role with a new password (none with
 // no_login), revealed in the answer. Names are unique on a branch (409).
 func (e *Emulator) createRole(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.RoleCreateRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	f := req.Role

@@ -21,12 +21,8 @@ func (e *Emulator) listDomains(c *call) error {
 // addDomain serves POST .../auth/domains: the domain must be an origin; it is
 // stored canonicalised. 201 without body.
 func (e *Emulator) addDomain(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthAddDomainToRedirectURIWhitelistRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	domain, cerr := canonicalOrigin(req.Domain)
@@ -46,12 +42,8 @@ func (e *Emulator) addDomain(c *call) error {
 // deleteDomains serves DELETE .../auth/domains: removes every listed domain
 // (compared in canonical form; absent ones are ignored). 200 without body.
 func (e *Emulator) deleteDomains(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthDeleteDomainFromRedirectURIWhitelistRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	provider := string(req.AuthProvider)

@@ -50,11 +50,7 @@ func (e *Emulator) getEmailProvider(c *call) error {
 // six fields (400 naming the first one missing). The answer has the
 // password blank.
 func (e *Emulator) updateEmailProvider(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	written, standard, err := readEmailServer(o)
+	written, standard, err := readEmailServer(c)
 	if err != nil {
 		return err
 	}
@@ -80,9 +76,9 @@ func (e *Emulator) updateEmailProvider(c *call) error {
 // (NeonAuthEmailServerConfig, which the reference has checked): the
 // configuration it gives and, for a standard one, the fields it gives (nil
 // for a shared one), which a merge into a stored configuration takes.
-func readEmailServer(o object) (EmailServer, *neonapi.StandardEmailServer, error) {
+func readEmailServer(c *call) (EmailServer, *neonapi.StandardEmailServer, error) {
 	var body neonapi.NeonAuthEmailServerConfig
-	if err := decodeBody(o, &body); err != nil {
+	if _, err := c.decode(&body); err != nil {
 		return EmailServer{}, nil, err
 	}
 	if kind, _ := body.Discriminator(); kind == emailShared {
@@ -173,15 +169,8 @@ type TestEmail struct {
 // branch. Refused (400) when the integration is not Better Auth, when no
 // provider is configured, or when it is the shared one.
 func (e *Emulator) testEmailProvider(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	if err := emailMember(o, "recipient_email"); err != nil {
-		return err
-	}
 	var req neonapi.SendNeonAuthEmailProviderTestJSONBody
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	to := string(req.RecipientEmail)
@@ -206,15 +195,8 @@ func (e *Emulator) testEmailProvider(c *call) error {
 // SMTP fields (all required) and recipient_email; any auth provider; the
 // saved configuration is not used nor changed.
 func (e *Emulator) sendTestEmail(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	if err := emailMember(o, "recipient_email"); err != nil {
-		return err
-	}
 	var req neonapi.SendNeonAuthTestEmailJSONBody
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	u := neonapi.StandardEmailServer{Host: &req.Host, Port: &req.Port, Username: &req.Username, Password: &req.Password,

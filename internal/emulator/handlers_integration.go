@@ -34,14 +34,10 @@ func credentialsOf(a *BranchAuth) neonapi.NeonAuthCreateIntegrationResponse {
 // database_name defaults to the branch's first database ("neondb" on a new
 // project). 409 when the branch already has Neon Auth, whatever its provider.
 func (e *Emulator) enableAuth(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	// The project-level request; the branch-scoped one
 	// (EnableNeonAuthIntegrationRequest) has only some of its fields.
 	var req neonapi.NeonAuthCreateIntegrationRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	role := req.RoleName //nolint:staticcheck // role_name is deprecated, and the emulator serves it as the API still does
@@ -171,12 +167,8 @@ func (e *Emulator) getAuth(c *call) error {
 // both required (NeonAuthCreateAuthProviderSDKKeysRequest, and
 // NeonAuthTransferAuthProviderProjectRequest of the same fields).
 func readProjectProvider(c *call) (projectID, provider string, err error) {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return "", "", err
-	}
 	var req neonapi.NeonAuthCreateAuthProviderSDKKeysRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return "", "", err
 	}
 	return req.ProjectID, string(req.AuthProvider), nil
@@ -204,7 +196,7 @@ func (e *Emulator) createSDKKeys(c *call) error {
 // {"delete_data": bool}. The integration's OAuth providers, domains, users,
 // email provider, settings and pending transfer go with it. Answers 200 {}.
 func (e *Emulator) disableAuth(c *call) error {
-	if _, err := readDocumentBody(c, true); err != nil { // delete_data: the emulator keeps nothing
+	if _, err := c.decode(nil); err != nil { // delete_data: the emulator keeps nothing
 		return err
 	}
 	provider := c.param("auth_provider")
@@ -222,17 +214,10 @@ func (e *Emulator) disableAuth(c *call) error {
 // createUser serves POST /projects/auth/user (project_id and auth_provider
 // in the body) and POST /projects/{project_id}/branches/{branch_id}/auth/users.
 func (e *Emulator) createUser(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	if err := emailMember(o, "email"); err != nil {
-		return err
-	}
 	// The project-level request; the branch-scoped one
 	// (CreateBranchNeonAuthNewUserRequest) has only some of its fields.
 	var req neonapi.NeonAuthCreateNewUserRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	projectID, provider := c.param("project_id"), ""
@@ -272,12 +257,8 @@ func (e *Emulator) deleteUser(c *call) error {
 // {"roles": [...]} (at least one, each a distinct non-empty string) replaces
 // the user's roles. 200 {"id"}.
 func (e *Emulator) setUserRoles(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.UpdateNeonAuthUserRoleRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	roles := req.Roles

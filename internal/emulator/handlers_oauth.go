@@ -123,12 +123,8 @@ func sameOAuthProvider(p OAuthProvider, set oauthSettings) bool {
 // for one without), with them "standard". Answers 200; a branch-scoped
 // re-add of the same settings answers 200 again, other settings 409.
 func (e *Emulator) addOAuthProvider(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthAddOAuthProviderRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	id := string(req.ID)
@@ -161,12 +157,8 @@ func (e *Emulator) addOAuthProvider(c *call) error {
 // own credentials (both required) make the provider "standard"; the tenant
 // id of microsoft can be set alone.
 func (e *Emulator) updateOAuthProvider(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthUpdateOAuthProviderRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	id := c.param("oauth_provider_id")

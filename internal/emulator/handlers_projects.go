@@ -16,10 +16,7 @@ import (
 // The project endpoints: who may see a project, listing with cursor
 // pagination, creating, reading, updating and deleting one.
 
-const (
-	defaultPageLimit = 10
-	maxPageLimit     = 400
-)
+const defaultPageLimit = 10
 
 // visibleProject returns the project if it exists and the caller's key may
 // see it; otherwise 404 "project not found" in both cases, so that a
@@ -38,12 +35,8 @@ func (e *Emulator) visibleProject(c *call, id string) (*projectState, error) {
 // project); a page past the end is empty and has no pagination object.
 func (e *Emulator) listProjects(c *call) error {
 	q := c.r.URL.Query()
-	limit := defaultPageLimit
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxPageLimit {
-			return invalid("limit", "must be an integer from 1 to %d", maxPageLimit)
-		}
+	limit := defaultPageLimit // the reference has checked a limit given
+	if n, err := strconv.Atoi(q.Get("limit")); err == nil {
 		limit = n
 	}
 	var after uint64
@@ -116,9 +109,9 @@ func decodeCursor(s string) (uint64, bool) {
 // and the default compute's maximum size must not be below its minimum.
 // The deprecated project-level compute limits count where
 // default_endpoint_settings does not set its own.
-func parseProjectCreate(o object) (neonapi.ProjectCreateRequest, error) {
+func parseProjectCreate(c *call) (neonapi.ProjectCreateRequest, error) {
 	var req neonapi.ProjectCreateRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return req, err
 	}
 	pc := &req.Project
@@ -211,13 +204,6 @@ func applyDefaultBranch(req neonapi.ProjectCreateRequest, p *projectState) {
 	}
 }
 
-// set copies a value that was given.
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
 // createProjectAPI serves POST /projects: a ProjectCreateRequest as the API
 // reference defines it. What the emulator models is stored and returned
 // (name, region, Postgres version, provisioner, store_passwords, history
@@ -229,11 +215,7 @@ func (e *Emulator) createProjectAPI(c *call) error {
 	if c.key.kind == KeyProject {
 		return forbidden("project-scoped API keys cannot create projects")
 	}
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	pc, err := parseProjectCreate(o)
+	pc, err := parseProjectCreate(c)
 	if err != nil {
 		return err
 	}
@@ -275,12 +257,8 @@ func (e *Emulator) getProject(c *call) error {
 // (settings and default_endpoint_settings merge into what the project has:
 // a field left out keeps its value). Existing endpoints keep their size.
 func (e *Emulator) updateProject(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.ProjectUpdateRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	pu := req.Project

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -25,12 +26,8 @@ func (e *Emulator) getAllowLocalhost(c *call) error {
 // updateAllowLocalhost serves PATCH .../auth/allow_localhost
 // (UpdateNeonAuthAllowLocalhostRequest).
 func (e *Emulator) updateAllowLocalhost(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.UpdateNeonAuthAllowLocalhostRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
@@ -42,18 +39,24 @@ func (e *Emulator) updateAllowLocalhost(c *call) error {
 // updateConfig serves PATCH .../auth/config (NeonAuthConfigUpdate): the
 // application name.
 func (e *Emulator) updateConfig(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthConfigUpdate
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		a.Name = req.Name
 		return neonapi.NeonAuthConfigResponse{Name: a.Name}, nil
 	})
+}
+
+// newSettingValue is base with the members of body set over its own,
+// checked by the rules the reference cannot express.
+func newSettingValue(base reflect.Value, body map[string]json.RawMessage) (reflect.Value, error) {
+	v, err := overlay(base, body)
+	if err == nil {
+		err = checkSetting(v)
+	}
+	return v, err
 }
 
 // readSetting serves GET …/auth/<path> of a setting: its stored value.
@@ -72,14 +75,15 @@ func readSetting(st betterauth.Setting) handlerFunc {
 // on the stored one.
 func writeSetting(st betterauth.Setting) handlerFunc {
 	return func(e *Emulator, c *call) error {
-		body, err := readDocumentBody(c, false)
-		if err != nil {
+		var body map[string]json.RawMessage
+		if _, err := c.decode(&body); err != nil {
 			return err
 		}
 		var replacement reflect.Value
 		if st.Write == http.MethodPut {
 			defaults := defaultSettings()
-			if replacement, err = newSettingValue(st, defaults.setting(st), body); err != nil {
+			var err error
+			if replacement, err = newSettingValue(defaults.setting(st), body); err != nil {
 				return err
 			}
 		}
@@ -87,7 +91,7 @@ func writeSetting(st betterauth.Setting) handlerFunc {
 			f, v := a.setting(st), replacement
 			if !v.IsValid() {
 				var err error
-				if v, err = newSettingValue(st, f, body); err != nil {
+				if v, err = newSettingValue(f, body); err != nil {
 					return nil, err
 				}
 			}

@@ -14,6 +14,40 @@ import (
 // do; BranchAuth, MutateBranchAuth, DisableBranchAuth and RemoveEmailProvider
 // name the branch ("" also means the production branch).
 
+// CreateKey creates an API key and returns its token. projectID is required
+// for KeyProject and must be empty otherwise.
+func (e *Emulator) CreateKey(kind KeyKind, projectID string) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch kind {
+	case KeyPersonal, KeyOrganization:
+		if projectID != "" {
+			return "", fmt.Errorf("%w: project_id is only for project-scoped keys", ErrInvalid)
+		}
+	case KeyProject:
+		if e.st.project(projectID) == nil {
+			return "", fmt.Errorf("%w: project %q", ErrNotFound, projectID)
+		}
+	default:
+		return "", fmt.Errorf("%w: key type %q (want personal, organization or project)", ErrInvalid, kind)
+	}
+	token := newAPIKeyToken()
+	e.st.ensureKey(token, kind, projectID, now())
+	return token, e.saveLocked()
+}
+
+// RevokeKey revokes a key immediately and permanently.
+func (e *Emulator) RevokeKey(token string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := e.st.key(token)
+	if k == nil {
+		return fmt.Errorf("%w: API key", ErrNotFound)
+	}
+	k.Revoked = true
+	return e.saveLocked()
+}
+
 // CreateProject creates a project with its default branch "main", database
 // "neondb" and role "neondb_owner". An empty name becomes the project id.
 func (e *Emulator) CreateProject(name string) (Project, error) {

@@ -5,9 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"net/http"
-	"strings"
 	"time"
 )
 
@@ -83,57 +80,4 @@ func (s *state) ensureKey(token string, kind KeyKind, projectID string, at time.
 		return
 	}
 	s.Keys = append(s.Keys, &apiKey{Hash: hashToken(token), Kind: kind, ProjectID: projectID, CreatedAt: at})
-}
-
-// authenticate checks the bearer token of r.
-func (e *Emulator) authenticate(r *http.Request) (keyInfo, bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return keyInfo{}, false
-	}
-	token = strings.TrimSpace(token)
-	if token == "" {
-		return keyInfo{}, false
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	k := e.st.key(token)
-	if k == nil || k.Revoked {
-		return keyInfo{}, false
-	}
-	return keyInfo{kind: k.Kind, projectID: k.ProjectID}, true
-}
-
-// CreateKey creates an API key and returns its token. projectID is required
-// for KeyProject and must be empty otherwise.
-func (e *Emulator) CreateKey(kind KeyKind, projectID string) (string, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	switch kind {
-	case KeyPersonal, KeyOrganization:
-		if projectID != "" {
-			return "", fmt.Errorf("%w: project_id is only for project-scoped keys", ErrInvalid)
-		}
-	case KeyProject:
-		if e.st.project(projectID) == nil {
-			return "", fmt.Errorf("%w: project %q", ErrNotFound, projectID)
-		}
-	default:
-		return "", fmt.Errorf("%w: key type %q (want personal, organization or project)", ErrInvalid, kind)
-	}
-	token := newAPIKeyToken()
-	e.st.ensureKey(token, kind, projectID, now())
-	return token, e.saveLocked()
-}
-
-// RevokeKey revokes a key immediately and permanently.
-func (e *Emulator) RevokeKey(token string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	k := e.st.key(token)
-	if k == nil {
-		return fmt.Errorf("%w: API key", ErrNotFound)
-	}
-	k.Revoked = true
-	return e.saveLocked()
 }

@@ -1,0 +1,358 @@
+package emulator
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+)
+
+// What a handler reads of its request. kin-openapi (openapi3filter) checks
+// the query and the JSON body against the operation of the API reference
+// (internal/apispec), so the reference decides which fields exist and what
+// their values may be; the handler then decodes what it keeps and adds only
+// what the reference cannot say (a taken name, a missing parent, a rule
+// across fields). A refusal is a 400 naming the field and the rule, never the
+// value: "project.pg_version: number must be at most 18".
+
+// call is one authenticated API request on its way to its handler. It is
+// also the response writer the route's handler gets from the mux, which is
+// how the handler finds it (see router.go).
+type call struct {
+	http.ResponseWriter
+	r     *http.Request
+	key   keyInfo
+	reqID string
+	route string // the route key, "METHOD /template"
+}
+
+func (c *call) param(name string) string { return c.r.PathValue(name) }
+
+func (c *call) json(status int, v any) error {
+	writeJSON(c, status, v)
+	return nil
+}
+
+// empty answers with a status and no body at all.
+func (c *call) empty(status int) error {
+	c.WriteHeader(status)
+	return nil
+}
+
+// operation is what the reference says of a route's request: its body (nil:
+// none) and its query parameters.
+type operation struct {
+	body  *openapi3.RequestBody
+	query openapi3.Parameters
+}
+
+// operations are the reference's operations by route key ("POST
+// /projects"), read once per process from a copy of the document of their
+// own, whose request objects closeObjects closes.
+var operations = sync.OnceValues(func() (map[string]operation, error) {
+	data, err := apispec.ReferenceJSON()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: load the API reference: %w", err)
+	}
+	out := map[string]operation{}
+	closed := map[*openapi3.Schema]bool{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			var o operation
+			for _, p := range slices.Concat(item.Parameters, op.Parameters) {
+				if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+					o.query = append(o.query, p)
+				}
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				o.body = op.RequestBody.Value
+				if mt := o.body.Content.Get(jsonMediaType); mt != nil {
+					closeObjects(mt.Schema, closed)
+				}
+			}
+			out[method+" "+path] = o
+		}
+	}
+	return out, nil
+})
+
+const jsonMediaType = "application/json"
+
+// closeObjects makes every object of a request schema refuse the members it
+// does not define where the reference leaves that open: the emulator's
+// stricter reading, since the document rarely says additionalProperties.
+// The object parts of an allOf are merged first, so that no part refuses
+// another's members; a oneOf's alternatives are closed, not the oneOf.
+func closeObjects(ref *openapi3.SchemaRef, closed map[*openapi3.Schema]bool) {
+	if ref == nil || ref.Value == nil || closed[ref.Value] {
+		return
+	}
+	s := ref.Value
+	if len(s.AllOf) > 0 {
+		merged := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
+		for _, part := range s.AllOf {
+			maps.Copy(merged.Properties, part.Value.Properties)
+			merged.Required = append(merged.Required, part.Value.Required...)
+		}
+		ref.Value, s = merged, merged
+	}
+	closed[s] = true
+	isObject := (s.Type.Is(openapi3.TypeObject) || len(s.Properties) > 0) && len(s.OneOf) == 0 && len(s.AnyOf) == 0
+	if isObject && s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil {
+		s.AdditionalProperties.Has = new(false)
+	}
+	for _, p := range s.Properties {
+		closeObjects(p, closed)
+	}
+	for _, alt := range s.OneOf {
+		closeObjects(alt, closed)
+	}
+	closeObjects(s.Items, closed)
+	closeObjects(s.AdditionalProperties.Schema, closed)
+}
+
+// checking are the options of every check: no defaults written into the
+// request, and the addresses of format "email" checked as the API checks
+// them (validEmail).
+var checking = &openapi3filter.Options{
+	SkipSettingDefaults:     true,
+	SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidator("email", emailFormat{})},
+}
+
+type emailFormat struct{}
+
+func (emailFormat) Validate(s string) error {
+	if !validEmail(s) {
+		return errors.New("not an email address")
+	}
+	return nil
+}
+
+// checkQuery checks the query parameters the reference defines for the
+// call's route; the others are ignored.
+func (c *call) checkQuery() error {
+	ops, err := operations()
+	if err != nil {
+		return err
+	}
+	in := &openapi3filter.RequestValidationInput{Request: c.r, QueryParams: c.r.URL.Query(), Options: checking}
+	for _, p := range ops[c.route].query {
+		if err := openapi3filter.ValidateParameter(c.r.Context(), in, p.Value); err != nil {
+			return refusal(err)
+		}
+	}
+	return nil
+}
+
+// decode reads the request body, checks it against the reference and
+// decodes it into dst (nil: only checked). The body is a JSON object of at
+// most 1 MiB sent as application/json, with nothing after it; a member that
+// is null counts as absent. An empty body is refused where the reference
+// requires one, and read as {} where it does not. It returns the body as
+// checked.
+func (c *call) decode(dst any) (json.RawMessage, error) {
+	ops, err := operations()
+	if err != nil {
+		return nil, err
+	}
+	op := ops[c.route]
+	if op.body == nil {
+		return nil, fmt.Errorf("emulator: the API reference has no request body for %s", c.route)
+	}
+	data, err := readObject(c)
+	if err == nil && data == nil && op.body.Required {
+		err = &apiError{status: http.StatusBadRequest, msg: "request body is required"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []byte("{}")
+	}
+	if err := checkBody(c.r, op.body, data); err != nil {
+		return nil, err
+	}
+	if dst != nil {
+		if err := json.Unmarshal(data, dst); err != nil {
+			return nil, invalid("request body", "%v", err)
+		}
+	}
+	return data, nil
+}
+
+// readObject reads the request body as a JSON object, without its null
+// members; nil for an empty body.
+func readObject(c *call) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(c, c.r.Body, maxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, &apiError{status: http.StatusRequestEntityTooLarge, msg: "request body too large (limit 1 MiB)"}
+	case err != nil:
+		return nil, &apiError{status: http.StatusBadRequest, msg: "cannot read request body"}
+	case len(bytes.TrimSpace(data)) == 0:
+		return nil, nil
+	}
+	if mt, _, err := mime.ParseMediaType(c.r.Header.Get("Content-Type")); err != nil || mt != jsonMediaType {
+		return nil, &apiError{status: http.StatusUnsupportedMediaType, msg: "Content-Type must be application/json"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var body map[string]any
+	if err := dec.Decode(&body); err != nil || body == nil {
+		return nil, invalid("request body", "must be a JSON object")
+	}
+	if dec.More() {
+		return nil, invalid("request body", "unexpected data after the JSON object")
+	}
+	maps.DeleteFunc(body, func(_ string, v any) bool { return v == nil })
+	return json.Marshal(body)
+}
+
+// checkBody checks a JSON body against the request body of an operation.
+func checkBody(r *http.Request, body *openapi3.RequestBody, data []byte) error {
+	req := r.Clone(r.Context())
+	req.Body = io.NopCloser(bytes.NewReader(data))
+	req.Header.Set("Content-Type", jsonMediaType)
+	in := &openapi3filter.RequestValidationInput{Request: req, Options: checking}
+	if err := openapi3filter.ValidateRequestBody(r.Context(), in, body); err != nil {
+		return refusal(err)
+	}
+	return nil
+}
+
+// refusal is the 400 for what the reference refuses: the field, named as
+// the handlers name fields ("project.settings.audit_log_level",
+// "endpoints[0].type", a query parameter by its name), and kin-openapi's
+// reason, which holds no value of the request. Of a oneOf, the reason is
+// that of the alternative that failed. A format's reason is the emulator's
+// own, since a format validator's may quote the value.
+func refusal(err error) error {
+	var re *openapi3filter.RequestError
+	field, reason := "request body", "does not conform to the API reference"
+	if errors.As(err, &re) && re.Parameter != nil {
+		field = re.Parameter.Name
+		if s := re.Parameter.Schema; s != nil && s.Value != nil && s.Value.Type != nil {
+			reason = "must be " + typeWords[s.Value.Type.Slice()[0]]
+		}
+	}
+	var se *openapi3.SchemaError
+	if !errors.As(err, &se) {
+		return invalid(field, "%s", reason)
+	}
+	pointer := se.JSONPointer()
+	for inner := (*openapi3.SchemaError)(nil); errors.As(se.Origin, &inner); se = inner {
+		if p := inner.JSONPointer(); len(p) < len(pointer) || !slices.Equal(p[:len(pointer)], pointer) {
+			pointer = slices.Concat(pointer, p)
+		} else {
+			pointer = p
+		}
+	}
+	switch reason = se.Reason; se.SchemaField {
+	case "required": // the pointer names the member
+		reason = "is required"
+	case "format":
+		reason = cmp.Or(formatWords[se.Schema.Format], fmt.Sprintf("must have the format %q", se.Schema.Format))
+	}
+	return invalid(cmp.Or(fieldPath(pointer), field), "%s", reason)
+}
+
+// typeWords say what a value of each JSON type must be.
+var typeWords = map[string]string{
+	"array": "an array", "string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+}
+
+// formatWords say what a value of a format must be.
+var formatWords = map[string]string{
+	"email":     "must be an email address",
+	"date-time": "must be an RFC 3339 time such as 2025-06-09T18:02:16Z",
+}
+
+// fieldPath names the value at a JSON pointer as a field: "a.b[2].c".
+func fieldPath(pointer []string) string {
+	var b strings.Builder
+	for _, p := range pointer {
+		if _, err := strconv.Atoi(p); err == nil {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// checkAuthProvider refuses an auth provider the API does not know (one
+// named in a path, which the emulator does not check against the
+// reference).
+func checkAuthProvider(v string) error {
+	if !slices.Contains(neonapi.NeonAuthSupportedAuthProviderValues, neonapi.NeonAuthSupportedAuthProvider(v)) {
+		return invalid("auth_provider", "unsupported auth provider %q; supported: %s", v, authProviderList())
+	}
+	return nil
+}
+
+// authProviderList is the values of NeonAuthSupportedAuthProvider, in the
+// reference's order, for messages.
+func authProviderList() string {
+	names := make([]string, 0, len(neonapi.NeonAuthSupportedAuthProviderValues))
+	for _, p := range neonapi.NeonAuthSupportedAuthProviderValues {
+		names = append(names, string(p))
+	}
+	return strings.Join(names, ", ")
+}
+
+// firstError is the first of errs that is not nil: checks of several
+// fields report the first field at fault, in the order given.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notEmpty refuses an optional string field given empty, where the API
+// reference sets no minimum length.
+func notEmpty(field string, v *string) error {
+	if v != nil && *v == "" {
+		return invalid(field, "must not be empty")
+	}
+	return nil
+}
+
+// distinct refuses a list whose items are empty or repeated ("<field>[i]:"
+// names the item at fault), where the API reference does not.
+func distinct(field string, items []string) error {
+	for i, s := range items {
+		switch {
+		case s == "":
+			return invalid(fmt.Sprintf("%s[%d]", field, i), "must not be empty")
+		case slices.Contains(items[:i], s):
+			return invalid(fmt.Sprintf("%s[%d]", field, i), "%q is listed twice", s)
+		}
+	}
+	return nil
+}
