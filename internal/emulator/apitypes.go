@@ -110,3 +110,11 @@ func computeUnits(cu float32) float64 {
 
 // number is a compute size as messages show it: 0.25, 2.
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// orEmpty is s, or an empty slice for nil: a list that answers [].
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

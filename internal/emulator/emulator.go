@@ -79,8 +79,6 @@ type Options struct {
 const (
 	defaultAccountRPM = 700
 	defaultRouteRPS   = 40
-	accountBurst      = 40
-	maxBodyBytes      = 1 << 20
 
 	apiPrefix     = "/api/v2"
 	controlPrefix = "/_emulator"
@@ -125,12 +123,8 @@ func newEmulator(opts Options) (*Emulator, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	// The API reference decides requests and the defaults of the settings;
-	// it is read once per process, before the first request rather than
-	// during it.
-	if _, err := operations(); err != nil {
-		return nil, err
-	}
+	// The API reference decides the defaults of the settings; it is read
+	// once per process, before the first request rather than during it.
 	if _, err := referenceSettingDefaults(); err != nil {
 		return nil, err
 	}

@@ -61,12 +61,6 @@ func (f Faults) normalized() Faults {
 	return f
 }
 
-// SetFaults replaces the fault configuration and reseeds its randomness.
-func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
-
-// CurrentFaults returns the fault configuration in force (defaults filled in).
-func (e *Emulator) CurrentFaults() Faults { return e.faults.get() }
-
 type faultInjector struct {
 	mu  sync.Mutex
 	f   Faults

@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -14,20 +13,6 @@ import (
 // SharedEmailServer (internal/apispec/overlays/01-email-server-shapes.json).
 // The test emails: POST .../auth/email_provider/test and the deprecated
 // POST .../auth/send_test_email.
-
-// emailView is a configuration as the API shows it
-// (NeonAuthEmailServerConfigResponse): a standard one with all six fields,
-// the password blank (as in every read of an ordinary caller and in every
-// PATCH response); a shared one with its sender fields, if set.
-func emailView(cfg EmailServer) (neonapi.NeonAuthEmailServerConfigResponse, error) {
-	var v neonapi.NeonAuthEmailServerConfigResponse
-	if cfg.Type == emailStandard {
-		return v, v.FromStandardEmailServerResponse(neonapi.StandardEmailServerResponse{Type: neonapi.StandardEmailServerResponseTypeStandard,
-			Host: cfg.Host, Port: cfg.Port, Username: cfg.Username, SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName})
-	}
-	return v, v.FromSharedEmailServer(neonapi.SharedEmailServer{Type: neonapi.SharedEmailServerTypeShared,
-		SenderEmail: nonEmpty(cfg.SenderEmail), SenderName: nonEmpty(cfg.SenderName)})
-}
 
 var errNoEmailProvider = &apiError{status: http.StatusNotFound, msg: "no email provider is configured"}
 
@@ -148,20 +133,6 @@ func missingEmailField(cfg EmailServer) string {
 		return "sender_name"
 	}
 	return ""
-}
-
-// TestEmail is a test email the emulator "sent" (it sends nothing): through
-// the saved configuration (POST .../auth/email_provider/test) or through the
-// configuration in the request (the deprecated POST .../auth/send_test_email).
-type TestEmail struct {
-	Recipient   string    `json:"recipient"`
-	Host        string    `json:"host"`
-	Port        int       `json:"port"`
-	Username    string    `json:"username"`
-	SenderEmail string    `json:"sender_email"`
-	SenderName  string    `json:"sender_name"`
-	Saved       bool      `json:"saved"` // sent with the saved configuration
-	SentAt      time.Time `json:"sent_at"`
 }
 
 // testEmailProvider serves POST .../auth/email_provider/test

@@ -109,7 +109,7 @@ func writeSetting(st betterauth.Setting) handlerFunc {
 // part is exactly what the part's own read answers.
 func (e *Emulator) getPlugins(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
-		views := oauthViews(a)
+		views := oauthViews(true, a.OAuthProviders...)
 		p := neonapi.NeonAuthPluginConfigs{OauthProviders: &views, AllowLocalhost: &a.AllowLocalhost}
 		if a.EmailProvider != nil {
 			view, err := emailView(*a.EmailProvider)

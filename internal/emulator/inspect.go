@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -13,6 +14,13 @@ import (
 // the project's production (default) branch, as the project-level endpoints
 // do; BranchAuth, MutateBranchAuth, DisableBranchAuth and RemoveEmailProvider
 // name the branch ("" also means the production branch).
+
+// Errors returned by the Go API of the emulator (wrapped with details).
+var (
+	ErrNotFound = errors.New("emulator: not found")
+	ErrConflict = errors.New("emulator: already exists")
+	ErrInvalid  = errors.New("emulator: invalid argument")
+)
 
 // CreateKey creates an API key and returns its token. projectID is required
 // for KeyProject and must be empty otherwise.
@@ -47,6 +55,28 @@ func (e *Emulator) RevokeKey(token string) error {
 	k.Revoked = true
 	return e.saveLocked()
 }
+
+// SetSharedOAuthProviders names the OAuth providers that have the platform's
+// shared keys; adding another without client credentials is refused (400,
+// code INVALID_SHARED_OAUTH_PROVIDER). With no ids, every provider has them
+// (the default).
+func (e *Emulator) SetSharedOAuthProviders(ids ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sharedOAuth = slices.Clone(ids)
+}
+
+// Stats returns a copy of the counters.
+func (e *Emulator) Stats() Stats { return e.stats.snapshot() }
+
+// ResetStats sets every counter to zero.
+func (e *Emulator) ResetStats() { e.stats.reset() }
+
+// SetFaults replaces the fault configuration and reseeds its randomness.
+func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
+
+// CurrentFaults returns the fault configuration in force (defaults filled in).
+func (e *Emulator) CurrentFaults() Faults { return e.faults.get() }
 
 // CreateProject creates a project with its default branch "main", database
 // "neondb" and role "neondb_owner". An empty name becomes the project id.

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"time"
 )
 
@@ -19,13 +18,6 @@ const (
 	KeyPersonal     KeyKind = "personal"     // a user's key: all projects of the organization
 	KeyOrganization KeyKind = "organization" // admin-level: all projects of the organization
 	KeyProject      KeyKind = "project"      // member-level: one project only
-)
-
-// Errors returned by the Go API of the emulator (wrapped with details).
-var (
-	ErrNotFound = errors.New("emulator: not found")
-	ErrConflict = errors.New("emulator: already exists")
-	ErrInvalid  = errors.New("emulator: invalid argument")
 )
 
 // apiKey is a stored key. Only the SHA-256 of the token is kept.
@@ -62,22 +54,4 @@ func newAPIKeyToken() string {
 		b[i] = alphabet[int(b[i])%len(alphabet)]
 	}
 	return string(b)
-}
-
-func (s *state) key(token string) *apiKey {
-	h := hashToken(token)
-	for _, k := range s.Keys {
-		if k.Hash == h {
-			return k
-		}
-	}
-	return nil
-}
-
-// ensureKey registers token unless it is already known (a revoked key stays revoked).
-func (s *state) ensureKey(token string, kind KeyKind, projectID string, at time.Time) {
-	if s.key(token) != nil {
-		return
-	}
-	s.Keys = append(s.Keys, &apiKey{Hash: hashToken(token), Kind: kind, ProjectID: projectID, CreatedAt: at})
 }

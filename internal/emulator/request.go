@@ -19,7 +19,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // What a handler reads of its request. kin-openapi (openapi3filter) checks
@@ -54,17 +53,17 @@ func (c *call) empty(status int) error {
 	return nil
 }
 
-// operation is what the reference says of a route's request: its body (nil:
+// referenceOperation is what the reference says of a route's request: its body (nil:
 // none) and its query parameters.
-type operation struct {
+type referenceOperation struct {
 	body  *openapi3.RequestBody
 	query openapi3.Parameters
 }
 
-// operations are the reference's operations by route key ("POST
+// referenceOperations are the reference's operations by route key ("POST
 // /projects"), read once per process from a copy of the document of their
 // own, whose request objects closeObjects closes.
-var operations = sync.OnceValues(func() (map[string]operation, error) {
+var referenceOperations = sync.OnceValues(func() (map[string]referenceOperation, error) {
 	data, err := apispec.ReferenceJSON()
 	if err != nil {
 		return nil, err
@@ -73,11 +72,11 @@ var operations = sync.OnceValues(func() (map[string]operation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emulator: load the API reference: %w", err)
 	}
-	out := map[string]operation{}
+	out := map[string]referenceOperation{}
 	closed := map[*openapi3.Schema]bool{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			var o operation
+			var o referenceOperation
 			for _, p := range slices.Concat(item.Parameters, op.Parameters) {
 				if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
 					o.query = append(o.query, p)
@@ -95,7 +94,10 @@ var operations = sync.OnceValues(func() (map[string]operation, error) {
 	return out, nil
 })
 
-const jsonMediaType = "application/json"
+const (
+	jsonMediaType = "application/json"
+	maxBodyBytes  = 1 << 20
+)
 
 // closeObjects makes every object of a request schema refuse the members it
 // does not define where the reference leaves that open: the emulator's
@@ -150,7 +152,7 @@ func (emailFormat) Validate(s string) error {
 // checkQuery checks the query parameters the reference defines for the
 // call's route; the others are ignored.
 func (c *call) checkQuery() error {
-	ops, err := operations()
+	ops, err := referenceOperations()
 	if err != nil {
 		return err
 	}
@@ -170,7 +172,7 @@ func (c *call) checkQuery() error {
 // requires one, and read as {} where it does not. It returns the body as
 // checked.
 func (c *call) decode(dst any) (json.RawMessage, error) {
-	ops, err := operations()
+	ops, err := referenceOperations()
 	if err != nil {
 		return nil, err
 	}
@@ -301,26 +303,6 @@ func fieldPath(pointer []string) string {
 		b.WriteString(p)
 	}
 	return b.String()
-}
-
-// checkAuthProvider refuses an auth provider the API does not know (one
-// named in a path, which the emulator does not check against the
-// reference).
-func checkAuthProvider(v string) error {
-	if !slices.Contains(neonapi.NeonAuthSupportedAuthProviderValues, neonapi.NeonAuthSupportedAuthProvider(v)) {
-		return invalid("auth_provider", "unsupported auth provider %q; supported: %s", v, authProviderList())
-	}
-	return nil
-}
-
-// authProviderList is the values of NeonAuthSupportedAuthProvider, in the
-// reference's order, for messages.
-func authProviderList() string {
-	names := make([]string, 0, len(neonapi.NeonAuthSupportedAuthProviderValues))
-	for _, p := range neonapi.NeonAuthSupportedAuthProviderValues {
-		names = append(names, string(p))
-	}
-	return strings.Join(names, ", ")
 }
 
 // firstError is the first of errs that is not nil: checks of several

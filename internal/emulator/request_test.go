@@ -87,7 +87,7 @@ func TestEveryRouteAcceptsTheTopLevelFieldsOfTheReference(t *testing.T) {
 	params := strings.NewReplacer("{project_id}", v.project, "{branch_id}", v.branch, "{auth_provider}", "better_auth",
 		"{oauth_provider_id}", "google", "{auth_user_id}", newUUID(), "{endpoint_id}", "ep-none", "{database_name}", "neondb",
 		"{role_name}", "neondb_owner")
-	ops, err := operations()
+	ops, err := referenceOperations()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestEveryRouteAcceptsTheTopLevelFieldsOfTheReference(t *testing.T) {
 // one, passes the check of every route that reads a body: the emulator
 // refuses no field the reference has.
 func TestABodyWithEveryFieldOfTheReferencePassesTheCheck(t *testing.T) {
-	ops, err := operations()
+	ops, err := referenceOperations()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestABodyWithEveryFieldOfTheReferencePassesTheCheck(t *testing.T) {
 
 // bodySchema is the JSON schema of an operation's request body; nil when it
 // has none.
-func bodySchema(op operation) *openapi3.Schema {
+func bodySchema(op referenceOperation) *openapi3.Schema {
 	if op.body == nil || op.body.Content.Get(jsonMediaType) == nil {
 		return nil
 	}

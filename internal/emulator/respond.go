@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -15,7 +16,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// API errors and responses: the statuses and error bodies the handlers return.
+// API errors and responses: the statuses and error bodies the handlers
+// return, and the response writers the emulator passes responses through.
 
 // apiError is an error answered to the client as GeneralError:
 // {"code":"","message":...,"request_id":...}.
@@ -29,6 +31,8 @@ type apiError struct {
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.status, e.msg) }
 
 var (
+	errNotFound        = &apiError{status: http.StatusNotFound, msg: "not found"}
+	errMethod          = &apiError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}
 	errUnauthorized    = &apiError{status: http.StatusUnauthorized, msg: "authorization failed: API key missing, invalid or revoked"}
 	errProjectNotFound = &apiError{status: http.StatusNotFound, msg: "project not found"}
 )
@@ -116,3 +120,70 @@ func newOperationID() openapi_types.UUID {
 
 // now is the emulator's clock: UTC, whole seconds (RFC 3339 without fraction).
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// noRoute answers a request that no pattern of mux takes as the mux would
+// (404, or 405 with the Allow header), in the API's error format.
+func noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request, reqID string) {
+	h, _ := mux.Handler(r)
+	probe := &StatusRecorder{ResponseWriter: &bufferedWriter{header: http.Header{}}}
+	h.ServeHTTP(probe, r)
+	if probe.Status() == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.Header().Get("Allow"))
+		writeError(w, reqID, errMethod)
+		return
+	}
+	writeError(w, reqID, errNotFound)
+}
+
+// cutConnection closes the client connection without a response.
+func cutConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// StatusRecorder passes a response on and remembers its status: the
+// emulator's own request log uses it, and so do tests and the benchmark
+// that wrap the emulator's handler to count answers.
+type StatusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *StatusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *StatusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Status is the status written so far (200 when nothing was written).
+func (w *StatusRecorder) Status() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// bufferedWriter swallows a response (a lost one, or the mux's own answer
+// when no route matches).
+type bufferedWriter struct {
+	header http.Header
+}
+
+func (b *bufferedWriter) Header() http.Header         { return b.header }
+func (b *bufferedWriter) WriteHeader(int)             {}
+func (b *bufferedWriter) Write(p []byte) (int, error) { return io.Discard.Write(p) }

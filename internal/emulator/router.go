@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"path"
 	"strings"
@@ -16,13 +15,9 @@ import (
 // The routes of the platform API v2 the emulator serves, net/http.ServeMux
 // patterns under /api/v2, and the way every request takes to its handler.
 
-// handlerFunc handles one API request. It writes the success response itself
-// and returns an *apiError (or any other error, answered with 500) on failure.
-type handlerFunc func(e *Emulator, c *call) error
-
-// route is one API endpoint. Its key, "METHOD /template", is its ServeMux
+// apiRoute is one API endpoint. Its key, "METHOD /template", is its ServeMux
 // pattern and names it in Stats, Faults.Routes and the rate limiter.
-type route struct {
+type apiRoute struct {
 	key     string
 	handler handlerFunc
 }
@@ -38,10 +33,10 @@ const unmatchedRoute = "unmatched"
 // overlays); and the Better Auth settings of internal/apispec/betterauth,
 // each at its own path: GET where the reference reads it, and its PATCH or
 // PUT.
-func apiRoutes() []route {
+func apiRoutes() []apiRoute {
 	const p, br = "/projects/{project_id}", "/projects/{project_id}/branches/{branch_id}"
 	const auth = br + "/auth"
-	routes := []route{
+	routes := []apiRoute{
 		{"GET /projects", (*Emulator).listProjects},
 		{"POST /projects", (*Emulator).createProjectAPI},
 		{"GET " + p, (*Emulator).getProject},
@@ -111,9 +106,9 @@ func apiRoutes() []route {
 	}
 	for _, st := range betterauth.Settings {
 		if st.Read {
-			routes = append(routes, route{"GET " + auth + "/" + st.Path, readSetting(st)})
+			routes = append(routes, apiRoute{"GET " + auth + "/" + st.Path, readSetting(st)})
 		}
-		routes = append(routes, route{st.Write + " " + auth + "/" + st.Path, writeSetting(st)})
+		routes = append(routes, apiRoute{st.Write + " " + auth + "/" + st.Path, writeSetting(st)})
 	}
 	return routes
 }
@@ -121,6 +116,11 @@ func apiRoutes() []route {
 // New builds an emulator. With Options.StateFile set and the file present,
 // the state is loaded from it; otherwise the seed projects are created.
 func New(opts Options) (*Emulator, error) {
+	// The API reference decides requests; it is read once per process,
+	// before the first request rather than during it.
+	if _, err := referenceOperations(); err != nil {
+		return nil, err
+	}
 	e, err := newEmulator(opts)
 	if err != nil {
 		return nil, err
@@ -152,11 +152,6 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, reqID, errNotFound)
 	}
 }
-
-var (
-	errNotFound = &apiError{status: http.StatusNotFound, msg: "not found"}
-	errMethod   = &apiError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}
-)
 
 // serveAPI takes an API request (its path without /api/v2) through
 // authentication (401), routing (404, 405), the rate limiter (429), fault
@@ -219,20 +214,6 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string
 	e.api.ServeHTTP(c, r)
 }
 
-// noRoute answers a request that no pattern of mux takes as the mux would
-// (404, or 405 with the Allow header), in the API's error format.
-func noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request, reqID string) {
-	h, _ := mux.Handler(r)
-	probe := &StatusRecorder{ResponseWriter: &bufferedWriter{header: http.Header{}}}
-	h.ServeHTTP(probe, r)
-	if probe.Status() == http.StatusMethodNotAllowed {
-		w.Header().Set("Allow", probe.Header().Get("Allow"))
-		writeError(w, reqID, errMethod)
-		return
-	}
-	writeError(w, reqID, errNotFound)
-}
-
 // runHandler checks the query against the API reference and runs the
 // route's handler, answering the error it returns.
 func (e *Emulator) runHandler(h handlerFunc, c *call) {
@@ -269,59 +250,6 @@ func (e *Emulator) authenticate(r *http.Request) (keyInfo, bool) {
 	}
 	return keyInfo{kind: k.Kind, projectID: k.ProjectID}, true
 }
-
-// cutConnection closes the client connection without a response.
-func cutConnection(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	_ = conn.Close()
-}
-
-// StatusRecorder passes a response on and remembers its status: the
-// emulator's own request log uses it, and so do tests and the benchmark
-// that wrap the emulator's handler to count answers.
-type StatusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *StatusRecorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *StatusRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Status is the status written so far (200 when nothing was written).
-func (w *StatusRecorder) Status() int {
-	if w.status == 0 {
-		return http.StatusOK
-	}
-	return w.status
-}
-
-// bufferedWriter swallows a response (a lost one, or the mux's own answer
-// when no route matches).
-type bufferedWriter struct {
-	header http.Header
-}
-
-func (b *bufferedWriter) Header() http.Header         { return b.header }
-func (b *bufferedWriter) WriteHeader(int)             {}
-func (b *bufferedWriter) Write(p []byte) (int, error) { return io.Discard.Write(p) }
 
 // sleepCtx waits for d or until ctx is done.
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -5,6 +5,10 @@ import (
 	"net/http"
 )
 
+// What every handler starts from: the project and branch a request names,
+// which the caller's key must be allowed to see, and the Neon Auth it
+// addresses.
+//
 // Neon Auth is served by two families of routes over the same state:
 //
 //   - the project-level endpoints of internal/apispec/auth-api.md
@@ -16,6 +20,53 @@ import (
 //
 // One handler serves an operation in both families; authScope is the branch
 // it resolved from the path (or, for POST /projects/auth/*, the body).
+
+// handlerFunc handles one API request. It writes the success response itself
+// and returns an *apiError (or any other error, answered with 500) on failure.
+type handlerFunc func(e *Emulator, c *call) error
+
+// visibleProject returns the project if it exists and the caller's key may
+// see it; otherwise 404 "project not found" in both cases, so that a
+// project-scoped key cannot tell other projects from missing ones.
+// e.mu must be held.
+func (e *Emulator) visibleProject(c *call, id string) (*projectState, error) {
+	p := e.st.project(id)
+	if p == nil || !c.key.canSee(id) {
+		return nil, errProjectNotFound
+	}
+	return p, nil
+}
+
+// inProject runs f, under the lock, on the project of the path.
+func (e *Emulator) inProject(c *call, f func(p *projectState) error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, err := e.visibleProject(c, c.param("project_id"))
+	if err != nil {
+		return err
+	}
+	return f(p)
+}
+
+// inBranch runs f, under the lock, on the branch of the path.
+func (e *Emulator) inBranch(c *call, f func(p *projectState, b *branchState) error) error {
+	return e.inProject(c, func(p *projectState) error {
+		b := p.branch(c.param("branch_id"))
+		if b == nil {
+			return errBranchNotFound
+		}
+		return f(p, b)
+	})
+}
+
+// saved saves the state and answers status with v, encoded under the lock
+// (v may share slices with the state). e.mu must be held.
+func (e *Emulator) saved(c *call, status int, v any) error {
+	if err := e.saveLocked(); err != nil {
+		return err
+	}
+	return c.json(status, v)
+}
 
 // authScope is the branch whose Neon Auth a request addresses.
 type authScope struct {

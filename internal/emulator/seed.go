@@ -369,11 +369,9 @@ func seedState(s *Seed, at time.Time) *state {
 // the copy the branch inherited.
 func seedAuth(p *projectState, b *branchState, sa *SeedNeonAuth, at time.Time) {
 	if b.Auth == nil {
-		b.Auth = newBranchAuth(p, b, sa.AuthProvider, defaultDatabaseName, defaultRoleName, at)
+		b.Auth = newBranchAuth(p.Project, b.ID, sa.AuthProvider, defaultDatabaseName, defaultRoleName, at)
 	}
 	for _, dom := range sa.Domains {
-		if b.Auth.domainIndex(dom) < 0 {
-			b.Auth.addDomain(dom)
-		}
+		b.Auth.addDomain(dom)
 	}
 }

@@ -21,9 +21,39 @@ import (
 // where each is held (its field of Settings, found by the setting's name),
 // the defaults of a new integration (the API reference's, read once), how a
 // write makes a new value (the fields given over the stored value or over
-// the defaults), and the rules the reference cannot express. Settings in
-// branch_auth.go is the one place that names a setting; the handlers are in
-// handlers_settings.go.
+// the defaults), and the rules the reference cannot express. The handlers
+// are in handlers_settings.go.
+
+// Settings is the Better Auth configuration surface of a branch's Neon Auth
+// (every integration has it, whatever its provider): one field per setting
+// of internal/apispec/betterauth, of the type the API reference gives it,
+// under the setting's name. It is the one place the emulator names a
+// setting; everything else works from betterauth.Settings.
+type Settings struct {
+	EmailAndPassword neonapi.NeonAuthEmailAndPasswordConfig `json:"email_and_password"`
+	Organization     neonapi.NeonAuthOrganizationConfig     `json:"organization"`
+	MagicLink        neonapi.NeonAuthMagicLinkConfig        `json:"magic_link"`
+	PhoneNumber      neonapi.NeonAuthPhoneNumberConfig      `json:"phone_number"`
+	Webhooks         neonapi.NeonAuthWebhookConfig          `json:"webhooks"`
+}
+
+// emulatorSettingChoices are the emulator's defaults where the API
+// reference gives none (defaultSettings puts the reference's over them).
+// The reference gives none for email and password, nor for webhooks never
+// configured; the emulator's: sign-up and sign-in with email and password
+// work at once, without verification (no mail needs to be delivered for a
+// first user), verification by one-time code once required; no webhooks
+// (disabled, no URL, no events).
+func emulatorSettingChoices() Settings {
+	return Settings{
+		EmailAndPassword: neonapi.NeonAuthEmailAndPasswordConfig{
+			Enabled:                     true,
+			EmailVerificationMethod:     neonapi.NeonAuthEmailVerificationMethodOTP,
+			AutoSignInAfterVerification: true,
+		},
+		Webhooks: neonapi.NeonAuthWebhookConfig{EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{}},
+	}
+}
 
 // settingIndex maps a setting's name to its field of Settings (the field's
 // JSON name).

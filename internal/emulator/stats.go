@@ -18,12 +18,6 @@ type Stats struct {
 	RateLimited int                    `json:"rate_limited"` // 429s of the real rate limiter
 }
 
-// Stats returns a copy of the counters.
-func (e *Emulator) Stats() Stats { return e.stats.snapshot() }
-
-// ResetStats sets every counter to zero.
-func (e *Emulator) ResetStats() { e.stats.reset() }
-
 type outcome int
 
 const (
