@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -110,6 +111,23 @@ func computeUnits(cu float32) float64 {
 
 // number is a compute size as messages show it: 0.25, 2.
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// find is the first element of s that f accepts; nil when none does.
+func find[T any](s []*T, f func(*T) bool) *T {
+	if i := slices.IndexFunc(s, f); i >= 0 {
+		return s[i]
+	}
+	return nil
+}
+
+// mapped is f of each element of s, in order; never nil.
+func mapped[T, U any](s []T, f func(T) U) []U {
+	out := make([]U, 0, len(s))
+	for _, x := range s {
+		out = append(out, f(x))
+	}
+	return out
+}
 
 // orEmpty is s, or an empty slice for nil: a list that answers [].
 func orEmpty[T any](s []T) []T {

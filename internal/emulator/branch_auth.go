@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
@@ -161,7 +163,7 @@ func newBranchAuth(p Project, branchID, provider, db, role string, at time.Time)
 		Integration: Integration{
 			ProjectID:             p.ID,
 			AuthProvider:          provider,
-			AuthProviderProjectID: newUUID(),
+			AuthProviderProjectID: uuid.NewString(),
 			DBName:                db,
 			RoleName:              role,
 			Name:                  p.Name,
@@ -240,7 +242,7 @@ func (a *BranchAuth) inheritedBy(p Project, childID string, at time.Time) *Branc
 		return nil
 	}
 	c := a.clone()
-	c.AuthProviderProjectID = newUUID()
+	c.AuthProviderProjectID = uuid.NewString()
 	c.CreatedAt = at
 	c.moveTo(p, childID)
 	c.TransferCode, c.TransferStatus = "", ""

@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"crypto/rand"
 	"strings"
 	"time"
 
@@ -101,6 +100,44 @@ func (ep *endpointState) resize(p Project) {
 	ep.Provisioner = p.Provisioner
 }
 
+// changeEndpoint sets on ep what a request gives it: fields is one of the
+// objects that carry an endpoint's fields (EndpointUpdateRequest.endpoint,
+// which EndpointCreateRequest.endpoint and
+// BranchCreateRequestEndpointOptions share by name), already checked
+// against the reference. A maximum size below the minimum is refused
+// (prefix names the request's object in the error).
+func changeEndpoint(ep *endpointState, fields any, prefix string) error {
+	var f neonapi.EndpointUpdateRequest
+	if err := convertShape(fields, &f.Endpoint); err != nil {
+		return invalid("request body", "%v", err)
+	}
+	ch := f.Endpoint
+	minCU, maxCU := ep.MinCU, ep.MaxCU
+	if ch.AutoscalingLimitMinCu != nil {
+		minCU = computeUnits(*ch.AutoscalingLimitMinCu)
+		maxCU = max(maxCU, minCU)
+	}
+	if ch.AutoscalingLimitMaxCu != nil {
+		maxCU = computeUnits(*ch.AutoscalingLimitMaxCu)
+	}
+	if maxCU < minCU {
+		return invalid(prefix+"autoscaling_limit_max_cu", "must not be less than autoscaling_limit_min_cu (%s)", number(minCU))
+	}
+	ep.MinCU, ep.MaxCU = minCU, maxCU
+	set(&ep.Name, ch.Name)
+	if ch.Provisioner != nil && *ch.Provisioner != "" {
+		ep.Provisioner = *ch.Provisioner
+	}
+	set(&ep.PoolerEnabled, ch.PoolerEnabled)
+	set(&ep.Disabled, ch.Disabled)
+	set(&ep.PasswordlessAccess, ch.PasswordlessAccess)
+	set(&ep.SuspendTimeoutSeconds, ch.SuspendTimeoutSeconds)
+	if ch.Settings != nil {
+		ep.EndpointSettings = merged(ep.EndpointSettings, ch.Settings)
+	}
+	return nil
+}
+
 // host is the endpoint's host name in a region's proxy host:
 // ep-quiet-leaf-00000004.us-east-2.aws.neon.tech.
 func (ep *endpointState) host(proxyHost string) string { return ep.ID + "." + proxyHost }
@@ -108,11 +145,5 @@ func (ep *endpointState) host(proxyHost string) string { return ep.ID + "." + pr
 // newRolePassword makes a password as Neon does: "npg_" and 12 letters and
 // digits.
 func newRolePassword() string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return "npg_" + string(b)
+	return "npg_" + randomText("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 12)
 }

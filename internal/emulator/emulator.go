@@ -110,19 +110,9 @@ func newEmulator(opts Options) (*Emulator, error) {
 	if opts.SeedProjects < 0 {
 		return nil, errors.New("emulator: SeedProjects must not be negative")
 	}
-	if opts.SeedProjects == 0 {
-		opts.SeedProjects = 1
-	}
-	if opts.AccountRequestsPerMinute == 0 {
-		opts.AccountRequestsPerMinute = defaultAccountRPM
-	}
-	if opts.RouteRequestsPerSecond == 0 {
-		opts.RouteRequestsPerSecond = defaultRouteRPS
-	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	opts.SeedProjects = cmp.Or(opts.SeedProjects, 1)
+	opts.AccountRequestsPerMinute = cmp.Or(opts.AccountRequestsPerMinute, defaultAccountRPM)
+	opts.RouteRequestsPerSecond = cmp.Or(opts.RouteRequestsPerSecond, defaultRouteRPS)
 	// The API reference decides the defaults of the settings; it is read
 	// once per process, before the first request rather than during it.
 	if _, err := referenceSettingDefaults(); err != nil {
@@ -130,17 +120,16 @@ func newEmulator(opts Options) (*Emulator, error) {
 	}
 	e := &Emulator{
 		opts:    opts,
-		log:     logger,
+		log:     cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
 		limiter: newRateLimiter(opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond, time.Now),
 		faults:  newFaultInjector(),
 		stats:   newStatsRecorder(),
 	}
+	var err error
 	if opts.StateFile != "" {
-		loaded, err := loadState(opts.StateFile)
-		if err != nil {
+		if e.st, err = loadState(opts.StateFile); err != nil {
 			return nil, err
 		}
-		e.st = loaded
 	}
 	if e.st == nil {
 		e.st = e.initialState()

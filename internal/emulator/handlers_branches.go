@@ -143,13 +143,11 @@ func (e *Emulator) getBranch(c *call) error {
 // lsnPattern is a PostgreSQL Log Sequence Number, "X/Y" in hexadecimal.
 var lsnPattern = regexp.MustCompile(`^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$`)
 
-// parseBranchCreate reads the body of POST /projects/{project_id}/branches
-// (BranchCreateRequest with annotation_value). Beyond the document's rules:
-// parent_lsn is a Log Sequence Number, parent_timestamp is not in the
-// future and not given with parent_lsn, init_source is parent-data or
-// schema-only, expires_at is in the future, and at most one of the
-// endpoints is read_write. Fields the emulator does not model (parent_lsn,
-// parent_timestamp, archived) are checked, then ignored.
+// parseBranchCreate reads a BranchCreateRequest with annotation_value and
+// checks what the document cannot say: a Log Sequence Number, times in the
+// past or future, the init sources, one read_write endpoint at most. Fields
+// the emulator does not model (parent_lsn, parent_timestamp, archived) are
+// checked, then ignored.
 func parseBranchCreate(c *call) (neonapi.CreateProjectBranchJSONBody, error) {
 	var bc neonapi.CreateProjectBranchJSONBody
 	if _, err := c.decode(&bc); err != nil {
@@ -173,29 +171,21 @@ func parseBranchCreate(c *call) (neonapi.CreateProjectBranchJSONBody, error) {
 	}
 	readWrite := 0
 	for i, ep := range *orZero(bc.Endpoints) {
-		if readWrite += boolInt(string(ep.Type) == endpointReadWrite); readWrite > 1 {
+		if string(ep.Type) == endpointReadWrite {
+			readWrite++
+		}
+		if readWrite > 1 {
 			return bc, invalid(fmt.Sprintf("endpoints[%d].type", i), "a branch can have only one read_write endpoint")
 		}
 	}
 	return bc, nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// createBranch serves POST /projects/{project_id}/branches. The body is
-// optional: BranchCreateRequest with annotation_value. The new branch is a
-// child of parent_id (default: the production branch) with copies of its
-// databases and roles (their passwords too), of its Neon Auth when that is
-// Better Auth (see BranchAuth.inheritedBy), and one compute endpoint per item
-// of endpoints; init_source schema-only makes a root branch without either
-// parent or Neon Auth (see state.addBranch). annotation_value, protected,
-// init_source and expires_at are stored and returned. Names are unique in a
-// project (409). Answers 201 (createdBranch).
+// createBranch serves POST /projects/{project_id}/branches (an optional
+// body): a branch made from parent_id (default: the production branch) as
+// state.addBranch makes one, with one compute endpoint per item of
+// endpoints. Names are unique in a project (409). Answers 201
+// (createdBranch).
 func (e *Emulator) createBranch(c *call) error {
 	bc, err := parseBranchCreate(c)
 	if err != nil {

@@ -10,44 +10,6 @@ import (
 // The compute endpoint endpoints: listing the endpoints of a project or a
 // branch, creating, reading, updating and deleting one.
 
-// changeEndpoint sets on ep what a request gives it: fields is one of the
-// objects that carry an endpoint's fields (EndpointUpdateRequest.endpoint,
-// which EndpointCreateRequest.endpoint and
-// BranchCreateRequestEndpointOptions share by name), already checked
-// against the reference. A maximum size below the minimum is refused
-// (prefix names the request's object in the error).
-func changeEndpoint(ep *endpointState, fields any, prefix string) error {
-	var f neonapi.EndpointUpdateRequest
-	if err := convertShape(fields, &f.Endpoint); err != nil {
-		return invalid("request body", "%v", err)
-	}
-	ch := f.Endpoint
-	minCU, maxCU := ep.MinCU, ep.MaxCU
-	if ch.AutoscalingLimitMinCu != nil {
-		minCU = computeUnits(*ch.AutoscalingLimitMinCu)
-		maxCU = max(maxCU, minCU)
-	}
-	if ch.AutoscalingLimitMaxCu != nil {
-		maxCU = computeUnits(*ch.AutoscalingLimitMaxCu)
-	}
-	if maxCU < minCU {
-		return invalid(prefix+"autoscaling_limit_max_cu", "must not be less than autoscaling_limit_min_cu (%s)", number(minCU))
-	}
-	ep.MinCU, ep.MaxCU = minCU, maxCU
-	set(&ep.Name, ch.Name)
-	if ch.Provisioner != nil && *ch.Provisioner != "" {
-		ep.Provisioner = *ch.Provisioner
-	}
-	set(&ep.PoolerEnabled, ch.PoolerEnabled)
-	set(&ep.Disabled, ch.Disabled)
-	set(&ep.PasswordlessAccess, ch.PasswordlessAccess)
-	set(&ep.SuspendTimeoutSeconds, ch.SuspendTimeoutSeconds)
-	if ch.Settings != nil {
-		ep.EndpointSettings = merged(ep.EndpointSettings, ch.Settings)
-	}
-	return nil
-}
-
 // errReadWriteTaken is the answer to a second read_write endpoint on a branch.
 func errReadWriteTaken(b *branchState) error {
 	return conflict("branch %s already has a read_write endpoint; a branch can have only one", b.ID)

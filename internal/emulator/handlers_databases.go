@@ -10,10 +10,6 @@ import (
 // The database and role endpoints of a branch, and the role password that a
 // project storing passwords reveals.
 
-func errDatabaseNotFound(b *branchState, name string) error {
-	return notFound("database %s not found on branch %s", name, b.ID)
-}
-
 // listDatabases serves GET /projects/{project_id}/branches/{branch_id}/databases.
 func (e *Emulator) listDatabases(c *call) error {
 	return e.inBranch(c, func(_ *projectState, b *branchState) error {
@@ -27,7 +23,7 @@ func (e *Emulator) inDatabase(c *call, f func(p *projectState, b *branchState, i
 	return e.inBranch(c, func(p *projectState, b *branchState) error {
 		i := b.database(c.param("database_name"))
 		if i < 0 {
-			return errDatabaseNotFound(b, c.param("database_name"))
+			return notFound("database %s not found on branch %s", c.param("database_name"), b.ID)
 		}
 		return f(p, b, i)
 	})

@@ -71,9 +71,8 @@ func readEmailServer(c *call) (EmailServer, *neonapi.StandardEmailServer, error)
 		if err == nil {
 			err = checkEmailServer(neonapi.StandardEmailServer{SenderEmail: shared.SenderEmail, SenderName: shared.SenderName})
 		}
-		cfg := EmailServer{Type: emailShared}
-		set(&cfg.SenderEmail, shared.SenderEmail)
-		set(&cfg.SenderName, shared.SenderName)
+		var cfg EmailServer
+		_ = convertShape(shared, &cfg) // type and sender fields, by name
 		return cfg, nil, err
 	}
 	standard, err := body.AsStandardEmailServer()
@@ -106,13 +105,8 @@ func checkEmailServer(f neonapi.StandardEmailServer) error {
 // of u given.
 func mergeEmailServer(stored EmailServer, u *neonapi.StandardEmailServer) EmailServer {
 	out := stored
+	_ = convertShape(u, &out) // the fields given, by name
 	out.Type = emailStandard
-	set(&out.Host, u.Host)
-	set(&out.Port, u.Port)
-	set(&out.Username, u.Username)
-	set(&out.Password, u.Password)
-	set(&out.SenderEmail, u.SenderEmail)
-	set(&out.SenderName, u.SenderName)
 	return out
 }
 
@@ -135,6 +129,13 @@ func missingEmailField(cfg EmailServer) string {
 	return ""
 }
 
+// testEmail is a test email "sent" now to a recipient through a
+// configuration (saved: the branch's).
+func testEmail(to string, cfg EmailServer, saved bool) TestEmail {
+	return TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username, SenderEmail: cfg.SenderEmail,
+		SenderName: cfg.SenderName, Saved: saved, SentAt: now()}
+}
+
 // testEmailProvider serves POST .../auth/email_provider/test
 // {"recipient_email"}: a test email through the configuration saved on the
 // branch. Refused (400) when the integration is not Better Auth, when no
@@ -155,9 +156,7 @@ func (e *Emulator) testEmailProvider(c *call) error {
 		case a.EmailProvider.Type != emailStandard:
 			return nil, invalid("email_provider", "the shared email provider cannot be tested: configure a standard one first")
 		}
-		cfg := a.EmailProvider
-		a.TestEmails = append(a.TestEmails, TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
-			SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, Saved: true, SentAt: now()})
+		a.TestEmails = append(a.TestEmails, testEmail(to, *a.EmailProvider, true))
 		return neonapi.SendNeonAuthTestEmailResponse{Success: true}, nil
 	})
 }
@@ -177,8 +176,7 @@ func (e *Emulator) sendTestEmail(c *call) error {
 	}
 	to, cfg := string(req.RecipientEmail), mergeEmailServer(EmailServer{}, &u)
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-		a.TestEmails = append(a.TestEmails, TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
-			SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, SentAt: now()})
+		a.TestEmails = append(a.TestEmails, testEmail(to, cfg, false))
 		return neonapi.SendNeonAuthTestEmailResponse{Success: true}, nil
 	})
 }

@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
@@ -159,7 +161,7 @@ func (e *Emulator) createUser(c *call) error {
 		if a.userByEmail(string(req.Email)) >= 0 {
 			return nil, conflict("a user with this email already exists")
 		}
-		u := UserRow{ID: newUUID(), Email: string(req.Email), Name: *orZero(req.Name), CreatedAt: now()}
+		u := UserRow{ID: uuid.NewString(), Email: string(req.Email), Name: *orZero(req.Name), CreatedAt: now()}
 		a.Users = append(a.Users, u)
 		return neonapi.NeonAuthCreateNewUserResponse{ID: u.ID}, nil
 	})

@@ -146,11 +146,8 @@ func applyProjectCreate(req neonapi.ProjectCreateRequest, p *projectState) {
 	}
 }
 
-// createProjectAPI serves POST /projects: a ProjectCreateRequest as the API
-// reference defines it. What the emulator models is stored and returned
-// (name, region, Postgres version, provisioner, store_passwords, history
-// retention, organization, settings, the default compute's settings, the
-// default branch's name, annotations, database and role); the other fields
+// createProjectAPI serves POST /projects: what the emulator models of a
+// ProjectCreateRequest is stored (see applyProjectCreate), the other fields
 // are checked and ignored. The answer holds the default branch, its
 // read_write endpoint, its role with its password and the connection URI.
 func (e *Emulator) createProjectAPI(c *call) error {

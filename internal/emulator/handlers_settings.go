@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"reflect"
 
@@ -101,12 +100,10 @@ func writeSetting(st betterauth.Setting) handlerFunc {
 	}
 }
 
-// getPlugins serves GET .../auth/plugins (NeonAuthPluginConfigs): every
-// setting betterauth.Settings marks as bundled, with the email provider
-// (password redacted; absent when none is configured), the OAuth providers
-// (as the branch-scoped list shows them: the same NeonAuthOauthProvider,
-// whose answers can carry the client credentials) and allow_localhost. Each
-// part is exactly what the part's own read answers.
+// getPlugins serves GET .../auth/plugins (NeonAuthPluginConfigs): the
+// bundled settings of betterauth.Settings, the email provider (absent when
+// none is configured), the OAuth providers and allow_localhost, each part
+// exactly what its own read answers.
 func (e *Emulator) getPlugins(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
 		views := oauthViews(true, a.OAuthProviders...)
@@ -118,28 +115,12 @@ func (e *Emulator) getPlugins(c *call) error {
 			}
 			p.EmailProvider = &view
 		}
-		bundle := reflect.ValueOf(&p).Elem()
+		bundled := map[string]any{}
 		for _, st := range betterauth.Settings {
 			if st.Bundled {
-				part, err := bundleField(bundle, st.Name)
-				if err != nil {
-					return nil, err
-				}
-				part.Set(a.setting(st).Addr())
+				bundled[st.Name] = a.setting(st).Interface()
 			}
 		}
-		return p, nil
+		return p, convertShape(bundled, &p)
 	})
-}
-
-// bundleField is the field of NeonAuthPluginConfigs that holds a setting:
-// a pointer to the setting's type, under the setting's name.
-func bundleField(bundle reflect.Value, name string) (reflect.Value, error) {
-	t := bundle.Type()
-	for i := range t.NumField() {
-		if jsonName(t.Field(i)) == name {
-			return bundle.Field(i), nil
-		}
-	}
-	return reflect.Value{}, fmt.Errorf("emulator: %s has no field %q", t.Name(), name)
 }

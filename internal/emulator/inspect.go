@@ -87,23 +87,11 @@ func (e *Emulator) CreateProject(name string) (Project, error) {
 	return p.Project, e.saveLocked()
 }
 
-// DeleteProject deletes a project; its project-scoped keys stop working.
-func (e *Emulator) DeleteProject(projectID string) error {
-	return e.mutate(projectID, func(p *projectState) error {
-		e.st.removeProject(projectID)
-		return nil
-	})
-}
-
 // ProjectIDs lists the project ids in creation order.
 func (e *Emulator) ProjectIDs() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ids := make([]string, 0, len(e.st.Projects))
-	for _, p := range e.st.Projects {
-		ids = append(ids, p.Project.ID)
-	}
-	return ids
+	return mapped(e.st.Projects, func(p *projectState) string { return p.Project.ID })
 }
 
 // DefaultBranchID returns the id of the project's default branch.
@@ -125,22 +113,23 @@ func (e *Emulator) AddBranch(projectID, name string) (string, error) {
 	return b.ID, err
 }
 
-// BranchOptions say how CreateBranch makes a branch.
+// BranchOptions say how CreateBranch makes a branch; they are also the body
+// of POST /_emulator/projects/{project_id}/branches.
 type BranchOptions struct {
 	// Name is the branch name; "" → the branch id. Names are unique in a
 	// project.
-	Name string
+	Name string `json:"name"`
 	// ParentID is the branch it is created from; "" → the default branch.
-	ParentID string
+	ParentID string `json:"parent_id"`
 	// InitSource is "" or "parent-data" (a child of the parent, with a copy
 	// of its Neon Auth when that is Better Auth) or "schema-only" (a root
 	// branch with the parent's schema only, and no Neon Auth).
-	InitSource string
+	InitSource string `json:"init_source"`
 	// Domains are trusted domains added to the new branch's Neon Auth, as
 	// the Vercel integration pre-sets a preview deployment's. The branch
 	// must start with Neon Auth; each domain is checked and canonicalised
 	// as the API does, and one the copy already has is not added twice.
-	Domains []string
+	Domains []string `json:"domains"`
 }
 
 // CreateBranch creates a branch out of band, as POST .../branches does,
@@ -163,7 +152,7 @@ func (e *Emulator) CreateBranch(projectID string, o BranchOptions) (Branch, erro
 				return fmt.Errorf("%w: parent branch %q in project %q", ErrNotFound, o.ParentID, projectID)
 			}
 		}
-		if o.Name != "" && slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.Name == o.Name }) {
+		if o.Name != "" && p.branchNamed(o.Name) {
 			return fmt.Errorf("%w: a branch named %q already exists in project %q", ErrConflict, o.Name, projectID)
 		}
 		inherits := o.InitSource != initSchemaOnly && parent.Auth != nil && parent.Auth.AuthProvider == authProviderBetterAuth
@@ -173,12 +162,9 @@ func (e *Emulator) CreateBranch(projectID string, o BranchOptions) (Branch, erro
 		}
 		b := e.st.addBranch(p, parent, o.Name, o.InitSource, now())
 		for _, d := range domains {
-			if b.Auth.domainIndex(d) < 0 {
-				b.Auth.addDomain(d)
-			}
+			b.Auth.addDomain(d)
 		}
-		out = b.Branch
-		out.Databases, out.Roles = slices.Clone(b.Databases), slices.Clone(b.Roles)
+		out = b.copy()
 		return nil
 	})
 	return out, err
@@ -206,14 +192,7 @@ func (e *Emulator) Branches(projectID string) []Branch {
 	if p == nil {
 		return nil
 	}
-	out := make([]Branch, 0, len(p.Branches))
-	for _, b := range p.Branches {
-		c := b.Branch
-		c.Databases = slices.Clone(b.Databases)
-		c.Roles = slices.Clone(b.Roles)
-		out = append(out, c)
-	}
-	return out
+	return mapped(p.Branches, func(b *branchState) Branch { return b.copy() })
 }
 
 // BranchAuth returns a deep copy of a branch's whole Neon Auth state
@@ -234,7 +213,7 @@ func (e *Emulator) BranchAuth(projectID, branchID string) (auth BranchAuth, ok b
 // the state, which replaces the stored one when f returns (its project and
 // branch ids cannot change).
 func (e *Emulator) MutateBranchAuth(projectID, branchID string, f func(*BranchAuth)) error {
-	return e.mutateBranchAuth(projectID, branchID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
 		c := a.clone()
 		f(&c)
 		c.ProjectID, c.BranchID = a.ProjectID, a.BranchID
@@ -247,20 +226,16 @@ func (e *Emulator) MutateBranchAuth(projectID, branchID string, f func(*BranchAu
 // DisableBranchAuth removes Neon Auth from a branch, with everything
 // configured on it.
 func (e *Emulator) DisableBranchAuth(projectID, branchID string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b, err := e.st.branchAuth(projectID, branchID)
-	if err != nil {
-		return err
-	}
-	b.Auth = nil
-	return e.saveLocked()
+	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
+		e.st.project(projectID).branch(a.BranchID).Auth = nil
+		return nil
+	})
 }
 
 // RemoveEmailProvider removes a branch's email provider configuration:
 // reading it then answers 404 until one is set again.
 func (e *Emulator) RemoveEmailProvider(projectID, branchID string) error {
-	return e.mutateBranchAuth(projectID, branchID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
 		a.EmailProvider = nil
 		return nil
 	})
@@ -298,7 +273,7 @@ func (e *Emulator) DeleteIntegration(projectID, authProvider string) error {
 // OAuthProviders returns the OAuth providers of the production branch.
 func (e *Emulator) OAuthProviders(projectID string) []OAuthProvider {
 	var out []OAuthProvider
-	_ = e.inspect(projectID, func(a *BranchAuth) error {
+	_ = e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
 		out = slices.Clone(a.OAuthProviders)
 		return nil
 	})
@@ -318,7 +293,7 @@ func (e *Emulator) PutOAuthProvider(projectID string, p OAuthProvider) error {
 			p.Type = oauthStandard
 		}
 	}
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		if i := a.oauthProvider(p.ID); i >= 0 {
 			a.OAuthProviders[i] = p
 		} else {
@@ -330,7 +305,7 @@ func (e *Emulator) PutOAuthProvider(projectID string, p OAuthProvider) error {
 
 // DeleteOAuthProvider removes an OAuth provider of the production branch.
 func (e *Emulator) DeleteOAuthProvider(projectID, id string) error {
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		i := a.oauthProvider(id)
 		if i < 0 {
 			return fmt.Errorf("%w: OAuth provider %q in project %q", ErrNotFound, id, projectID)
@@ -343,7 +318,7 @@ func (e *Emulator) DeleteOAuthProvider(projectID, id string) error {
 // Domains returns the whitelisted domains of the production branch.
 func (e *Emulator) Domains(projectID string) []Domain {
 	var out []Domain
-	_ = e.inspect(projectID, func(a *BranchAuth) error {
+	_ = e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
 		out = slices.Clone(a.Domains)
 		return nil
 	})
@@ -357,7 +332,7 @@ func (e *Emulator) AddDomain(projectID, domain string) error {
 	if err != nil {
 		return fmt.Errorf("%w: domain %q %w", ErrInvalid, domain, err)
 	}
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		if a.domainIndex(canonical) >= 0 {
 			return fmt.Errorf("%w: domain %q", ErrConflict, canonical)
 		}
@@ -373,7 +348,7 @@ func (e *Emulator) RemoveDomain(projectID, domain string) error {
 	if err != nil {
 		canonical = domain
 	}
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		i := a.domainIndex(canonical)
 		if i < 0 {
 			return fmt.Errorf("%w: domain %q in project %q", ErrNotFound, domain, projectID)
@@ -387,7 +362,7 @@ func (e *Emulator) RemoveDomain(projectID, domain string) error {
 // included; ErrNotFound when none is configured.
 func (e *Emulator) EmailServer(projectID string) (EmailServer, error) {
 	var out EmailServer
-	err := e.inspect(projectID, func(a *BranchAuth) error {
+	err := e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
 		if a.EmailProvider == nil {
 			return fmt.Errorf("%w: email provider of project %q", ErrNotFound, projectID)
 		}
@@ -403,7 +378,7 @@ func (e *Emulator) SetEmailServer(projectID string, c EmailServer) error {
 	if c.Type != emailShared && c.Type != emailStandard {
 		return fmt.Errorf("%w: email server type %q", ErrInvalid, c.Type)
 	}
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		a.EmailProvider = &c
 		return nil
 	})
@@ -412,7 +387,7 @@ func (e *Emulator) SetEmailServer(projectID string, c EmailServer) error {
 // UsersSync returns the rows of the production branch's users_sync table.
 func (e *Emulator) UsersSync(projectID string) []UserRow {
 	var out []UserRow
-	_ = e.inspect(projectID, func(a *BranchAuth) error {
+	_ = e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
 		out = a.clone().Users
 		return nil
 	})
@@ -421,7 +396,7 @@ func (e *Emulator) UsersSync(projectID string) []UserRow {
 
 // DeleteUser deletes a user of the production branch's Neon Auth.
 func (e *Emulator) DeleteUser(projectID, userID string) error {
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		i := a.userIndex(userID)
 		if i < 0 {
 			return fmt.Errorf("%w: user %q in project %q", ErrNotFound, userID, projectID)
@@ -436,7 +411,7 @@ func (e *Emulator) DeleteUser(projectID, userID string) error {
 // requested (POST /projects/auth/transfer_ownership) first, and sets
 // owned_by to "user".
 func (e *Emulator) ConfirmTransfer(projectID, authProvider string) error {
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		if a.AuthProvider != authProvider {
 			return fmt.Errorf("%w: integration with auth provider %q in project %q", ErrNotFound, authProvider, projectID)
 		}
@@ -488,32 +463,17 @@ func (e *Emulator) mutate(projectID string, f func(p *projectState) error) error
 	return e.saveLocked()
 }
 
-// mutateBranchAuth runs f on a branch's Neon Auth and persists if f succeeds.
-func (e *Emulator) mutateBranchAuth(projectID, branchID string, f func(a *BranchAuth) error) error {
+// onBranchAuth runs f on a branch's Neon Auth ("": the production
+// branch's) under the lock, and persists a change (save) when f succeeds.
+func (e *Emulator) onBranchAuth(projectID, branchID string, save bool, f func(a *BranchAuth) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	b, err := e.st.branchAuth(projectID, branchID)
-	if err != nil {
-		return err
+	if err == nil {
+		err = f(b.Auth)
 	}
-	if err := f(b.Auth); err != nil {
+	if err != nil || !save {
 		return err
 	}
 	return e.saveLocked()
-}
-
-// mutateProduction is mutateBranchAuth on the production branch.
-func (e *Emulator) mutateProduction(projectID string, f func(a *BranchAuth) error) error {
-	return e.mutateBranchAuth(projectID, "", f)
-}
-
-// inspect runs f on the production branch's Neon Auth without persisting.
-func (e *Emulator) inspect(projectID string, f func(a *BranchAuth) error) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b, err := e.st.branchAuth(projectID, "")
-	if err != nil {
-		return err
-	}
-	return f(b.Auth)
 }

@@ -36,7 +36,7 @@ func loadState(path string) (*state, error) {
 // saveState writes the state atomically: a temporary file in the same
 // directory is written, synced and renamed over path, then the directory is
 // synced. No partial file is ever visible at path.
-func saveState(path string, st *state) (err error) {
+func saveState(path string, st *state) error {
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return fmt.Errorf("emulator: encode state: %w", err)
@@ -46,25 +46,17 @@ func saveState(path string, st *state) (err error) {
 	if err != nil {
 		return fmt.Errorf("emulator: write state file: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
+	if _, err = tmp.Write(data); err == nil {
+		err = tmp.Sync()
+	}
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("emulator: write state file: %w", err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("emulator: sync state file: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("emulator: close state file: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("emulator: rename state file: %w", err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
+	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		_ = d.Close()
 	}

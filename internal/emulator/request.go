@@ -94,10 +94,8 @@ var referenceOperations = sync.OnceValues(func() (map[string]referenceOperation,
 	return out, nil
 })
 
-const (
-	jsonMediaType = "application/json"
-	maxBodyBytes  = 1 << 20
-)
+// maxBodyBytes is the largest request body read: 1 MiB.
+const maxBodyBytes = 1 << 20
 
 // closeObjects makes every object of a request schema refuse the members it
 // does not define where the reference leaves that open: the emulator's
@@ -132,10 +130,10 @@ func closeObjects(ref *openapi3.SchemaRef, closed map[*openapi3.Schema]bool) {
 	closeObjects(s.AdditionalProperties.Schema, closed)
 }
 
-// checking are the options of every check: no defaults written into the
+// checkOptions are the options of every check: no defaults written into the
 // request, and the addresses of format "email" checked as the API checks
 // them (validEmail).
-var checking = &openapi3filter.Options{
+var checkOptions = &openapi3filter.Options{
 	SkipSettingDefaults:     true,
 	SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidator("email", emailFormat{})},
 }
@@ -156,7 +154,7 @@ func (c *call) checkQuery() error {
 	if err != nil {
 		return err
 	}
-	in := &openapi3filter.RequestValidationInput{Request: c.r, QueryParams: c.r.URL.Query(), Options: checking}
+	in := &openapi3filter.RequestValidationInput{Request: c.r, QueryParams: c.r.URL.Query(), Options: checkOptions}
 	for _, p := range ops[c.route].query {
 		if err := openapi3filter.ValidateParameter(c.r.Context(), in, p.Value); err != nil {
 			return refusal(err)
@@ -165,12 +163,11 @@ func (c *call) checkQuery() error {
 	return nil
 }
 
-// decode reads the request body, checks it against the reference and
-// decodes it into dst (nil: only checked). The body is a JSON object of at
-// most 1 MiB sent as application/json, with nothing after it; a member that
-// is null counts as absent. An empty body is refused where the reference
-// requires one, and read as {} where it does not. It returns the body as
-// checked.
+// decode reads the request body (a JSON object of at most 1 MiB sent as
+// application/json; a null member counts as absent), checks it against the
+// reference, decodes it into dst (nil: only checked) and returns it as
+// checked. An empty body is refused where the reference requires one, else
+// read as {}.
 func (c *call) decode(dst any) (json.RawMessage, error) {
 	ops, err := referenceOperations()
 	if err != nil {
@@ -235,7 +232,7 @@ func checkBody(r *http.Request, body *openapi3.RequestBody, data []byte) error {
 	req := r.Clone(r.Context())
 	req.Body = io.NopCloser(bytes.NewReader(data))
 	req.Header.Set("Content-Type", jsonMediaType)
-	in := &openapi3filter.RequestValidationInput{Request: req, Options: checking}
+	in := &openapi3filter.RequestValidationInput{Request: req, Options: checkOptions}
 	if err := openapi3filter.ValidateRequestBody(r.Context(), in, body); err != nil {
 		return refusal(err)
 	}
@@ -261,13 +258,11 @@ func refusal(err error) error {
 	if !errors.As(err, &se) {
 		return invalid(field, "%s", reason)
 	}
-	pointer := se.JSONPointer()
-	for inner := (*openapi3.SchemaError)(nil); errors.As(se.Origin, &inner); se = inner {
-		if p := inner.JSONPointer(); len(p) < len(pointer) || !slices.Equal(p[:len(pointer)], pointer) {
-			pointer = slices.Concat(pointer, p)
-		} else {
-			pointer = p
-		}
+	// kin-openapi gives the failures of a oneOf's alternatives the path of
+	// the oneOf's value too.
+	var inner *openapi3.SchemaError
+	for errors.As(se.Origin, &inner) {
+		se = inner
 	}
 	switch reason = se.Reason; se.SchemaField {
 	case "required": // the pointer names the member
@@ -275,7 +270,7 @@ func refusal(err error) error {
 	case "format":
 		reason = cmp.Or(formatWords[se.Schema.Format], fmt.Sprintf("must have the format %q", se.Schema.Format))
 	}
-	return invalid(cmp.Or(fieldPath(pointer), field), "%s", reason)
+	return invalid(cmp.Or(fieldPath(se.JSONPointer()), field), "%s", reason)
 }
 
 // typeWords say what a value of each JSON type must be.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 )
 
 // Request bodies are decided by the API reference: what its schema of the
@@ -85,7 +86,7 @@ func TestEveryRouteAcceptsTheTopLevelFieldsOfTheReference(t *testing.T) {
 	v := newEnv(t, Options{})
 	v.enableOn(v.branch, "better_auth")
 	params := strings.NewReplacer("{project_id}", v.project, "{branch_id}", v.branch, "{auth_provider}", "better_auth",
-		"{oauth_provider_id}", "google", "{auth_user_id}", newUUID(), "{endpoint_id}", "ep-none", "{database_name}", "neondb",
+		"{oauth_provider_id}", "google", "{auth_user_id}", uuid.NewString(), "{endpoint_id}", "ep-none", "{database_name}", "neondb",
 		"{role_name}", "neondb_owner")
 	ops, err := referenceOperations()
 	if err != nil {

@@ -3,7 +3,6 @@ package emulator
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -11,13 +10,15 @@ import (
 	"strconv"
 	"time"
 
-	openapi_types "github.com/oapi-codegen/runtime/types"
+	"github.com/google/uuid"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // API errors and responses: the statuses and error bodies the handlers
 // return, and the response writers the emulator passes responses through.
+
+const jsonMediaType = "application/json"
 
 // apiError is an error answered to the client as GeneralError:
 // {"code":"","message":...,"request_id":...}.
@@ -64,18 +65,11 @@ func writeError(w http.ResponseWriter, reqID string, e *apiError) {
 }
 
 // retryAfterSeconds rounds d up to whole seconds, at least 1.
-func retryAfterSeconds(d time.Duration) int {
-	s := int(math.Ceil(d.Seconds()))
-	return max(s, 1)
-}
+func retryAfterSeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		// Only our own types are marshalled; this is a programming error.
-		panic(fmt.Sprintf("emulator: marshal response: %v", err))
-	}
-	w.Header().Set("Content-Type", "application/json")
+	b := mustEncode(v) // the emulator's own types: an error is a programming error
+	w.Header().Set("Content-Type", jsonMediaType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
@@ -86,7 +80,7 @@ func requestID(r *http.Request) string {
 	if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 128 && printableASCII(id) {
 		return id
 	}
-	return newUUID()
+	return uuid.NewString()
 }
 
 func printableASCII(s string) bool {
@@ -105,17 +99,14 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// newUUID returns a random (version 4) UUID.
-func newUUID() string { return newOperationID().String() }
-
-// newOperationID returns a random (version 4) UUID, as the API's types
-// hold one.
-func newOperationID() openapi_types.UUID {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return openapi_types.UUID(b)
+// randomText returns n random characters of alphabet.
+func randomText(alphabet string, n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
 }
 
 // now is the emulator's clock: UTC, whole seconds (RFC 3339 without fraction).

@@ -2,11 +2,11 @@ package emulator
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
@@ -25,14 +25,10 @@ type apiRoute struct {
 // unmatchedRoute is the key of requests that no route takes.
 const unmatchedRoute = "unmatched"
 
-// apiRoutes lists every endpoint served under /api/v2: projects and
-// branches; the compute endpoints, databases and roles the official Neon
-// provider manages beside them; Neon Auth through the project-level family
-// (internal/apispec/auth-api.md; deprecated, acting on the production
-// branch) and the branch-scoped one (the OpenAPI document with its
-// overlays); and the Better Auth settings of internal/apispec/betterauth,
-// each at its own path: GET where the reference reads it, and its PATCH or
-// PUT.
+// apiRoutes lists every endpoint served under /api/v2: projects, branches,
+// their computes, databases and roles; Neon Auth in both families (see
+// scope.go); and each Better Auth setting of internal/apispec/betterauth at
+// its own path, with GET where the reference reads it.
 func apiRoutes() []apiRoute {
 	const p, br = "/projects/{project_id}", "/projects/{project_id}/branches/{branch_id}"
 	const auth = br + "/auth"
@@ -158,8 +154,12 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // injection and its handler, and counts it in Stats under its route.
 func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string) {
 	start := time.Now()
-	if d := e.faults.latency(); d > 0 && sleepCtx(r.Context(), d) != nil {
-		return
+	if d := e.faults.latency(); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	_, pattern := e.api.Handler(r)
 	if path.Clean(r.URL.Path) != r.URL.Path { // the mux would redirect
@@ -168,15 +168,13 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string
 	sw := &StatusRecorder{ResponseWriter: w}
 	c := &call{ResponseWriter: sw, r: r, reqID: reqID, route: cmp.Or(pattern, unmatchedRoute)}
 	out := outcomeNormal
-	recorded := false
+	var recorded sync.Once
 	finish := func() {
-		if recorded {
-			return
-		}
-		recorded = true
-		e.stats.record(c.route, sw.Status(), out)
-		e.log.Info("api request", "method", r.Method, "route", c.route, "status", sw.Status(),
-			"request_id", reqID, "lost", out == outcomeLost, "duration", time.Since(start))
+		recorded.Do(func() {
+			e.stats.record(c.route, sw.Status(), out)
+			e.log.Info("api request", "method", r.Method, "route", c.route, "status", sw.Status(),
+				"request_id", reqID, "lost", out == outcomeLost, "duration", time.Since(start))
+		})
 	}
 	defer finish()
 
@@ -249,16 +247,4 @@ func (e *Emulator) authenticate(r *http.Request) (keyInfo, bool) {
 		return keyInfo{}, false
 	}
 	return keyInfo{kind: k.Kind, projectID: k.ProjectID}, true
-}
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -90,36 +90,22 @@ func branchFamily(c *call) bool { return c.param("branch_id") != "" }
 
 var errBranchNotFound = &apiError{status: http.StatusNotFound, msg: "branch not found"}
 
-// visibleBranch returns a project the key may see and one of its branches,
-// or 404. e.mu must be held.
-func (e *Emulator) visibleBranch(c *call, projectID, branchID string) (*projectState, *branchState, error) {
-	p, err := e.visibleProject(c, projectID)
-	if err != nil {
-		return nil, nil, err
-	}
-	b := p.branch(branchID)
-	if b == nil {
-		return nil, nil, errBranchNotFound
-	}
-	return p, b, nil
-}
-
 // scopeOf resolves the scope of a request naming projectID: the branch of the
 // path, or the production branch for the project-level family. e.mu must be
 // held.
 func (e *Emulator) scopeOf(c *call, projectID string) (authScope, error) {
-	if branchFamily(c) {
-		p, b, err := e.visibleBranch(c, projectID, c.param("branch_id"))
-		if err != nil {
-			return authScope{}, err
-		}
-		return authScope{p: p, b: b}, nil
-	}
 	p, err := e.visibleProject(c, projectID)
-	if err != nil {
+	switch {
+	case err != nil:
 		return authScope{}, err
+	case !branchFamily(c):
+		return authScope{p: p, b: p.defaultBranch(), projectLevel: true}, nil
 	}
-	return authScope{p: p, b: p.defaultBranch(), projectLevel: true}, nil
+	b := p.branch(c.param("branch_id"))
+	if b == nil {
+		return authScope{}, errBranchNotFound
+	}
+	return authScope{p: p, b: b}, nil
 }
 
 // pathScope is scopeOf for the project of the path.

@@ -16,36 +16,31 @@ import (
 )
 
 // A seed is a declarative starting state: projects, their branches, API keys
-// with a fixed token, and each branch's Neon Auth. It is written in HCL
-// (.hcl) or in HCL's JSON form (.json), for example
+// with a fixed token, and each branch's Neon Auth, in HCL (.hcl) or in HCL's
+// JSON form (.json). The blocks and attributes are the hcl tags of Seed's
+// types, for example
 //
 //	project "app" {
-//	  id = "app-project-00000001"        # optional; generated otherwise
-//	  branch "main" {                     # the default branch (always "main")
-//	    neon_auth {
-//	      auth_provider = "better_auth"    # default; also stack (deprecated) and mock (tests only)
-//	      domains       = ["https://app.example.com"]
+//	  id = "app-project-00000001"      # optional; generated otherwise
+//	  branch "main" {                   # the default branch
+//	    neon_auth {                     # auth_provider: better_auth (default), stack or mock
+//	      domains = ["https://app.example.com"]
 //	    }
 //	  }
-//	  branch "preview" {                  # a child of parent (default "main"), with
-//	    parent = "main"                   # a copy of its Better Auth, as on Neon
-//	    neon_auth {                       # optional: domains pre-set on the copy
+//	  branch "preview" {                # a child of parent (default "main") with a copy of
+//	    parent = "main"                 # its Better Auth, as on Neon; neon_auth pre-sets
+//	    neon_auth {                     # domains on the copy
 //	      domains = ["https://pr-1.preview.example.com"]
 //	    }
 //	  }
-//	  branch "schema" {                   # init_source = "schema-only": a root
-//	    init_source = "schema-only"       # branch, no parent, no Neon Auth copied
-//	  }
+//	  branch "schema" { init_source = "schema-only" } # a root branch: no parent, no copy
 //	}
-//
 //	api_key "ci" {
-//	  token   = "..."                     # fixed token, 16 characters or more
-//	  type    = "project"                 # personal, organization or project
-//	  project = "app"                     # the project label (type project only)
+//	  token   = "..."                   # 16 characters or more
+//	  type    = "project"               # personal, organization or project
+//	  project = "app"                   # the project's label (type project only)
 //	}
 //
-// In JSON: {"project": {"app": {"branch": {"main": {"neon_auth": {}}}}},
-// "api_key": {"ci": {"token": "...", "type": "personal"}}}.
 // ParseSeed reports every mistake with its file, line and column.
 
 // Seed is a parsed, validated seed file. Its types are decoded by gohcl
@@ -332,6 +327,7 @@ func quotedKeys(m map[string]hcl.Range) string {
 // seedState builds a fresh state from a seed.
 func seedState(s *Seed, at time.Time) *state {
 	st := newState()
+	projectIDs := map[string]string{}
 	for _, sp := range s.Projects {
 		p := st.addProject(sp.Name, at)
 		if sp.ID != "" {
@@ -340,6 +336,7 @@ func seedState(s *Seed, at time.Time) *state {
 				b.ProjectID = sp.ID
 			}
 		}
+		projectIDs[sp.Name] = p.Project.ID
 		byName := map[string]*branchState{defaultBranchName: p.defaultBranch()}
 		for _, sb := range seedCreationOrder(sp.Branches) {
 			b := byName[defaultBranchName]
@@ -350,28 +347,16 @@ func seedState(s *Seed, at time.Time) *state {
 			if sb.ID != "" {
 				p.renameBranch(b, sb.ID)
 			}
-			if sb.NeonAuth != nil {
-				seedAuth(p, b, sb.NeonAuth, at)
+			if a := sb.NeonAuth; a != nil && b.Auth == nil { // a block on a copy pre-sets domains only
+				b.Auth = newBranchAuth(p.Project, b.ID, a.AuthProvider, defaultDatabaseName, defaultRoleName, at)
+			}
+			for _, d := range orZero(sb.NeonAuth).Domains {
+				b.Auth.addDomain(d)
 			}
 		}
-	}
-	projectIDs := map[string]string{}
-	for i, sp := range s.Projects {
-		projectIDs[sp.Name] = st.Projects[i].Project.ID
 	}
 	for _, k := range s.Keys {
 		st.ensureKey(k.Token, k.Kind, projectIDs[k.Project], at)
 	}
 	return st
-}
-
-// seedAuth enables a seed branch's Neon Auth, or adds the block's domains to
-// the copy the branch inherited.
-func seedAuth(p *projectState, b *branchState, sa *SeedNeonAuth, at time.Time) {
-	if b.Auth == nil {
-		b.Auth = newBranchAuth(p.Project, b.ID, sa.AuthProvider, defaultDatabaseName, defaultRoleName, at)
-	}
-	for _, dom := range sa.Domains {
-		b.Auth.addDomain(dom)
-	}
 }

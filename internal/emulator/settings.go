@@ -171,30 +171,27 @@ func defaultSettings() Settings {
 	if err != nil {
 		panic(err) // New has read them already
 	}
-	return emulatorSettingChoices().overlaid(func(st betterauth.Setting) map[string]json.RawMessage {
-		return defaults[st.Name]
-	})
+	return emulatorSettingChoices().overlaid(defaults)
 }
 
 // normalized is s with every field a setting leaves unset (a nil pointer:
 // the API always shows it) at its default, and nothing shared with s.
-func (s Settings) normalized() Settings {
-	return defaultSettings().overlaid(func(st betterauth.Setting) map[string]json.RawMessage {
-		members := map[string]json.RawMessage{}
-		_ = json.Unmarshal(mustEncode(s.setting(st).Interface()), &members)
-		return members
-	})
+func (s Settings) normalized() Settings { return defaultSettings().overlaid(s.members()) }
+
+// members are the JSON members of each setting of s, by setting name.
+func (s Settings) members() map[string]map[string]json.RawMessage {
+	var out map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(mustEncode(s), &out); err != nil {
+		panic(fmt.Sprintf("emulator: settings: %v", err))
+	}
+	return out
 }
 
-// overlaid is s with every setting overlaid with the members patch gives it.
-func (s Settings) overlaid(patch func(betterauth.Setting) map[string]json.RawMessage) Settings {
-	for _, st := range betterauth.Settings {
-		f := s.setting(st)
-		v, err := overlay(f, patch(st))
-		if err != nil {
-			panic(fmt.Sprintf("emulator: setting %s: %v", st.Name, err))
-		}
-		f.Set(v)
+// overlaid is s with the members patch gives each setting set over its own.
+func (s Settings) overlaid(patch map[string]map[string]json.RawMessage) Settings {
+	members := s.members()
+	for name, p := range patch {
+		maps.Copy(members[name], p)
 	}
-	return s
+	return *mustDecode[Settings](string(mustEncode(members)))
 }

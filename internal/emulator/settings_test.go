@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"testing"
@@ -382,4 +383,16 @@ func TestSettingDefaultsComeFromTheAPIReference(t *testing.T) {
 	if len(defaults[betterauth.Organization.Name]) == 0 {
 		t.Error("the reference gives the organization plugin no defaults; expected its own")
 	}
+}
+
+// bundleField is the field of NeonAuthPluginConfigs that holds a setting:
+// a pointer to the setting's type, under the setting's name.
+func bundleField(bundle reflect.Value, name string) (reflect.Value, error) {
+	t := bundle.Type()
+	for i := range t.NumField() {
+		if jsonName(t.Field(i)) == name {
+			return bundle.Field(i), nil
+		}
+	}
+	return reflect.Value{}, fmt.Errorf("%s has no field %q", t.Name(), name)
 }

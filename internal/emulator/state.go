@@ -2,9 +2,13 @@ package emulator
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // The emulator's state: projects, branches with their databases, roles,
@@ -23,6 +27,46 @@ const (
 	initParentData = "parent-data"
 	initSchemaOnly = "schema-only"
 )
+
+// KeyKind is the type of an API key.
+type KeyKind string
+
+// The API key types of the platform.
+const (
+	KeyPersonal     KeyKind = "personal"     // a user's key: all projects of the organization
+	KeyOrganization KeyKind = "organization" // admin-level: all projects of the organization
+	KeyProject      KeyKind = "project"      // member-level: one project only
+)
+
+// apiKey is a stored key. Only the SHA-256 of the token is kept.
+type apiKey struct {
+	Hash      string    `json:"sha256,omitempty"` // empty only in the state dump
+	Kind      KeyKind   `json:"kind"`
+	ProjectID string    `json:"project_id,omitempty"`
+	Revoked   bool      `json:"revoked"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// keyInfo is what a handler knows about the caller's key.
+type keyInfo struct {
+	kind      KeyKind
+	projectID string // KeyProject only
+}
+
+// canSee reports whether the key may access the project (existing or not).
+func (k keyInfo) canSee(projectID string) bool {
+	return k.kind != KeyProject || k.projectID == projectID
+}
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// newAPIKeyToken returns a random 64-character lower-case alphanumeric token.
+func newAPIKeyToken() string {
+	return randomText("abcdefghijklmnopqrstuvwxyz0123456789", 64)
+}
 
 // Branch is a branch of a project with its databases and roles.
 type Branch struct {
@@ -63,7 +107,7 @@ type state struct {
 
 // stateVersion 3 keeps the computes of branches, their roles' passwords, the
 // ids of databases and the project settings; version 2 had none of them,
-// version 1 kept Neon Auth per project (see migrate.go).
+// version 1 kept Neon Auth per project (see persist.go).
 const stateVersion = 3
 
 type projectState struct {
@@ -87,7 +131,7 @@ type branchState struct {
 func newState() *state {
 	s := &state{Version: stateVersion}
 	s.OrgID = "org-" + idWords(s.next())
-	s.OwnerID = newUUID()
+	s.OwnerID = uuid.NewString()
 	return s
 }
 
@@ -159,14 +203,11 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 func (s *state) nextEndpointID() string { return "ep-" + idWords(s.next()) }
 
 // addBranch adds a non-default branch created from parent, with copies of
-// the parent's databases and roles (their passwords too, see copyRoles). An
-// empty name becomes the branch id.
-//
-// With initSource "" or parent-data the branch is the parent's child and
-// starts with an independent copy of the parent's Neon Auth, as Neon branches
-// it (see BranchAuth.inheritedBy). With schema-only it is a new root branch:
-// the parent only lends its schema, the branch has no parent_id and no Neon
-// Auth (the data of Neon Auth, users and configuration, is not schema).
+// the parent's databases and roles (see copyRoles); an empty name becomes
+// the branch id. With initSource "" or parent-data it is the parent's child
+// and starts with a copy of its Neon Auth (see BranchAuth.inheritedBy); with
+// schema-only it is a root branch without parent_id nor Neon Auth, whose
+// data (users, configuration) is not schema.
 func (s *state) addBranch(p *projectState, parent *branchState, name, initSource string, at time.Time) *branchState {
 	seq := s.next()
 	id := "br-" + idWords(seq)
@@ -192,11 +233,7 @@ func (s *state) addBranch(p *projectState, parent *branchState, name, initSource
 }
 
 func (s *state) project(id string) *projectState {
-	i := slices.IndexFunc(s.Projects, func(p *projectState) bool { return p.Project.ID == id })
-	if i < 0 {
-		return nil
-	}
-	return s.Projects[i]
+	return find(s.Projects, func(p *projectState) bool { return p.Project.ID == id })
 }
 
 // removeProject deletes a project; its project-scoped keys stop working.
@@ -211,11 +248,7 @@ func (s *state) removeProject(id string) {
 
 func (s *state) key(token string) *apiKey {
 	h := hashToken(token)
-	i := slices.IndexFunc(s.Keys, func(k *apiKey) bool { return k.Hash == h })
-	if i < 0 {
-		return nil
-	}
-	return s.Keys[i]
+	return find(s.Keys, func(k *apiKey) bool { return k.Hash == h })
 }
 
 // ensureKey registers token unless it is already known (a revoked key stays revoked).
@@ -226,20 +259,12 @@ func (s *state) ensureKey(token string, kind KeyKind, projectID string, at time.
 }
 
 func (p *projectState) branch(id string) *branchState {
-	i := slices.IndexFunc(p.Branches, func(b *branchState) bool { return b.ID == id })
-	if i < 0 {
-		return nil
-	}
-	return p.Branches[i]
+	return find(p.Branches, func(b *branchState) bool { return b.ID == id })
 }
 
 // defaultBranch is the production branch; every project has one.
 func (p *projectState) defaultBranch() *branchState {
-	i := slices.IndexFunc(p.Branches, func(b *branchState) bool { return b.Default })
-	if i < 0 {
-		return nil
-	}
-	return p.Branches[i]
+	return find(p.Branches, func(b *branchState) bool { return b.Default })
 }
 
 // branchNamed reports whether a branch of the project has the name.
@@ -280,11 +305,7 @@ func (p *projectState) endpoint(id string) (*branchState, *endpointState) {
 // readWriteEndpoint is the branch's read_write endpoint (a branch has at
 // most one), nil when it has none.
 func (b *branchState) readWriteEndpoint() *endpointState {
-	i := slices.IndexFunc(b.Endpoints, func(ep *endpointState) bool { return ep.Type == endpointReadWrite })
-	if i < 0 {
-		return nil
-	}
-	return b.Endpoints[i]
+	return find(b.Endpoints, func(ep *endpointState) bool { return ep.Type == endpointReadWrite })
 }
 
 // roleOf is what the project keeps of a role of branch b: b's own, or, for
@@ -333,6 +354,13 @@ func (b *Branch) nextDatabaseID() int64 {
 		top = max(top, d.ID)
 	}
 	return top + 1
+}
+
+// copy is b with databases and roles of its own.
+func (b *Branch) copy() Branch {
+	c := *b
+	c.Databases, c.Roles = slices.Clone(b.Databases), slices.Clone(b.Roles)
+	return c
 }
 
 func (b *Branch) hasRole(name string) bool {

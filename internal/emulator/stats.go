@@ -1,6 +1,9 @@
 package emulator
 
-import "sync"
+import (
+	"maps"
+	"sync"
+)
 
 // Request statistics by route template and outcome, read by tests and the
 // benchmark.
@@ -62,11 +65,7 @@ func (r *statsRecorder) snapshot() Stats {
 	out := r.s
 	out.Requests = make(map[string]map[int]int, len(r.s.Requests))
 	for k, m := range r.s.Requests {
-		c := make(map[int]int, len(m))
-		for st, n := range m {
-			c[st] = n
-		}
-		out.Requests[k] = c
+		out.Requests[k] = maps.Clone(m)
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
@@ -63,7 +65,7 @@ func branchAnnotation(b *Branch) neonapi.AnnotationData {
 // finishedOperation is an Operation of the branch that finished at once, as
 // every operation of the emulator does; endpointID is "" for none.
 func finishedOperation(projectID, branchID, endpointID string, action neonapi.OperationAction, at time.Time) neonapi.Operation {
-	return neonapi.Operation{ID: newOperationID(), ProjectID: projectID, BranchID: new(branchID), EndpointID: nonEmpty(endpointID),
+	return neonapi.Operation{ID: uuid.New(), ProjectID: projectID, BranchID: new(branchID), EndpointID: nonEmpty(endpointID),
 		Action: action, Status: neonapi.OperationStatusFinished, CreatedAt: at, UpdatedAt: at}
 }
 
@@ -155,11 +157,7 @@ func roleViewOf(p *projectState, b *branchState, name string, withPassword bool)
 }
 
 func rolesOf(p *projectState, b *branchState, withPasswords bool) []neonapi.Role {
-	out := make([]neonapi.Role, 0, len(b.Roles))
-	for _, name := range b.Roles {
-		out = append(out, roleViewOf(p, b, name, withPasswords))
-	}
-	return out
+	return mapped(b.Roles, func(name string) neonapi.Role { return roleViewOf(p, b, name, withPasswords) })
 }
 
 // databaseViewOf is a database of a branch as the API shows it (Database).
@@ -168,11 +166,7 @@ func databaseViewOf(b *Branch, d Database) neonapi.Database {
 }
 
 func databasesOf(b *Branch) []neonapi.Database {
-	out := make([]neonapi.Database, 0, len(b.Databases))
-	for _, d := range b.Databases {
-		out = append(out, databaseViewOf(b, d))
-	}
-	return out
+	return mapped(b.Databases, func(d Database) neonapi.Database { return databaseViewOf(b, d) })
 }
 
 // connectionURIs are the branch's connection URIs (ConnectionDetails): its
@@ -234,22 +228,18 @@ func integrationViewOf(a *BranchAuth) neonapi.NeonAuthIntegration {
 	return v
 }
 
-// oauthViews are the OAuth providers as the API shows them
-// (NeonAuthOauthProvider), with the client credentials where such answers
-// can carry them (the branch-scoped reads: see
-// auth-api-changes-since-2026-04-25.md, "OAuth providers"), else with id
-// and type only (the project-level list). The tenant id is stored but never
-// returned.
+// oauthViews are OAuth providers as the API shows them
+// (NeonAuthOauthProvider): with their client credentials in the
+// branch-scoped reads, which can carry them (auth-api-changes-since-2026-04-25.md),
+// with id and type only in the project-level list; never the tenant id.
 func oauthViews(withCredentials bool, providers ...OAuthProvider) []neonapi.NeonAuthOauthProvider {
-	out := make([]neonapi.NeonAuthOauthProvider, 0, len(providers))
-	for _, p := range providers {
+	return mapped(providers, func(p OAuthProvider) neonapi.NeonAuthOauthProvider {
 		v := neonapi.NeonAuthOauthProvider{ID: neonapi.NeonAuthOauthProviderID(p.ID), Type: neonapi.NeonAuthOauthProviderType(p.Type)}
 		if withCredentials {
 			v.ClientID, v.ClientSecret = nonEmpty(p.ClientID), nonEmpty(p.ClientSecret)
 		}
-		out = append(out, v)
-	}
-	return out
+		return v
+	})
 }
 
 // emailView is an email provider configuration as the API shows it
