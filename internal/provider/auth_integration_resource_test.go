@@ -40,7 +40,7 @@ var (
 )
 
 // expectIntegrations checks how many integrations the production branch has.
-func expectIntegrations(env *accEnv, want int) stateCheckFunc {
+func expectIntegrations(env *accEnv, want int) apiCheck {
 	return func() error {
 		if n := len(env.Emu.Integrations(env.ProjectID)); n != want {
 			return fmt.Errorf("%d integrations on the emulator, want %d", n, want)
@@ -66,7 +66,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 			expectValue(integrationAddr, "owned_by", stringExact("neon")),
 			expectValue(integrationAddr, "jwks_url", knownvalue.StringRegexp(regexp.MustCompile(`^https://.+jwks`))),
 			expectValue(integrationAddr, "created_at", aTime),
-			stateCheckFunc(func() error {
+			apiCheck(func() error {
 				its := env.Emu.Integrations(env.ProjectID)
 				if len(its) != 1 || its[0].BranchID != branch || its[0].AuthProvider != env.authProvider() {
 					return fmt.Errorf("emulator integrations = %+v, want one %s integration on branch %s", its, env.authProvider(), branch)
@@ -96,7 +96,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
   name                   = "Acme Sign-in"
   allow_localhost        = false`
 			updated = append(updated, expectValue(integrationAddr, "name", stringExact("Acme Sign-in")), expectValue(integrationAddr, "allow_localhost", knownvalue.Bool(false)),
-				stateCheckFunc(func() error {
+				apiCheck(func() error {
 					a, _ := env.Emu.BranchAuth(env.ProjectID, branch)
 					if a.Name != "Acme Sign-in" || a.AllowLocalhost {
 						return fmt.Errorf("emulator name %q, allow_localhost %v; want the configured ones", a.Name, a.AllowLocalhost)
@@ -154,7 +154,7 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 				expectValue(integrationAddr, "branch_id", stringExact(preview)),
 				expectValue(integrationAddr, "pub_client_key", anything),
 				expectIntegrations(env, 0),
-				stateCheckFunc(func() error {
+				apiCheck(func() error {
 					if a, ok := env.Emu.BranchAuth(env.ProjectID, preview); !ok || a.AuthProvider != "stack" {
 						return fmt.Errorf("the preview branch has no stack integration: %+v", a)
 					}

@@ -44,7 +44,7 @@ data "neon_auth_integrations" "empty" {
 				same("base_url"), same("name"), same("owned_by"), same("auth_provider"),
 				statecheck.ExpectKnownValue(ds, item.AtMapKey("auth_provider"), stringExact(env.authProvider())),
 				statecheck.ExpectKnownValue(ds, item.AtMapKey("transfer_status"), knownvalue.Null()),
-				stateCheckFunc(func() error {
+				apiCheck(func() error {
 					its := env.Emu.Integrations(env.ProjectID)
 					if len(its) != 1 || its[0].DBName != "neondb" || its[0].OwnedBy != "neon" {
 						return fmt.Errorf("emulator integrations differ from the data source: %+v", its)

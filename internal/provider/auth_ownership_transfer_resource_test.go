@@ -111,7 +111,7 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 				ConfigPlanChecks: expectActionKeepingIntegration(transferAddr, plancheck.ResourceActionDestroy),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
-					stateCheckFunc(func() error {
+					apiCheck(func() error {
 						its := env.Emu.Integrations(env.ProjectID)
 						if len(its) != 1 || its[0].OwnedBy != "user" {
 							return fmt.Errorf("after destroying the request the integrations are %+v, want one owned by the user", its)
@@ -158,7 +158,7 @@ func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
 				}},
-				ConfigStateChecks: append(transferState("neon", false), stateCheckFunc(func() error {
+				ConfigStateChecks: append(transferState("neon", false), apiCheck(func() error {
 					if n := env.routeCount(routeTransfer); n != 3 {
 						return fmt.Errorf("%d transfer requests, want 3 (one per integration)", n)
 					}

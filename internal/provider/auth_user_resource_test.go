@@ -177,7 +177,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 				// Destroying the user alone deletes its row; the integration stays.
 				Config:           env.config(integrationConfig(env.ProjectID, "")),
 				ConfigPlanChecks: expectActionKeepingIntegration(userAddr, plancheck.ResourceActionDestroy),
-				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+				ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
 					if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
 						return fmt.Errorf("users_sync still holds %+v after the user was destroyed", rows)
 					}
@@ -267,7 +267,7 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email)),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
 					expectUserRow{env, email, name},
-					stateCheckFunc(func() error {
+					apiCheck(func() error {
 						// Only the out-of-band create: adopting made no call.
 						create, del := env.userRoutes()
 						if n := env.routeCount(create); n != 1 {
@@ -328,7 +328,7 @@ func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
+				ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
 					_, del := env.userRoutes()
 					if got := env.Emu.Stats().Requests[del]; got[http.StatusNotFound] != 1 || len(got) != 1 {
 						return fmt.Errorf("user deletions by status = %v, want one 404", got)
@@ -418,7 +418,7 @@ func TestAccAuthUser_roles(t *testing.T) {
 	withRoles := func(roles string) string {
 		return env.config(userConfig(env.ProjectID, "admin@example.com", "  roles = "+roles))
 	}
-	rolesAre := func(want ...string) stateCheckFunc {
+	rolesAre := func(want ...string) apiCheck {
 		return func() error {
 			rows := env.Emu.UsersSync(env.ProjectID)
 			if len(rows) != 1 || !slices.Equal(rows[0].Roles, want) {

@@ -283,7 +283,7 @@ func TestAccIdentity_filledInOnRefresh(t *testing.T) {
 			PreConfig:                func() { writes = writesTo(env) },
 			Config:                   cfg,
 			ConfigPlanChecks:         noChanges(),
-			ConfigStateChecks: append(identityChecks(env), stateCheckFunc(func() error {
+			ConfigStateChecks: append(identityChecks(env), apiCheck(func() error {
 				if n := writesTo(env) - writes; n != 0 {
 					return fmt.Errorf("filling in the identities sent %d writes to the API, want none", n)
 				}

@@ -290,7 +290,7 @@ func (row lostCreate) lostIn(t *testing.T, mode string) {
 	}
 	cfg := env.config(row.config(env))
 	sent := func(want int32) statecheck.StateCheck {
-		return stateCheckFunc(func() error {
+		return apiCheck(func() error {
 			if n := posts.Load(); n != want {
 				return fmt.Errorf("%d create requests, want %d", n, want)
 			}

@@ -274,7 +274,7 @@ func TestAccSettings_lifecycle(t *testing.T) {
 			c.onUpdate(&a)
 			updated := c.emu(a)
 			emuHolds := func(when string, want any) statecheck.StateCheck {
-				return stateCheckFunc(func() error { return expectSettings(env, c, when, want) })
+				return apiCheck(func() error { return expectSettings(env, c, when, want) })
 			}
 			tc := env.testCase(
 				resource.TestStep{
