@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -29,11 +28,6 @@ import (
 // The acceptance test environment: one test's place on the API under test
 // (see acc_target_test.go), the provider served in-process to the real
 // Terraform CLI, and the vocabulary the tests are written in.
-
-// protoV6Factories serves the provider in-process to the Terraform CLI.
-var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"neon": providerserver.NewProtocol6WithError(New("test")()),
-}
 
 // accEnv is one test's place on the API: a branch (or a project) of its
 // own, so that tests run in parallel without sharing anything.
@@ -115,17 +109,6 @@ func (e *accEnv) otherProject() (projectID, productionBranch string) {
 	b, err := e.client().DefaultBranch(context.Background(), projectID)
 	e.must(err)
 	return projectID, b.ID
-}
-
-// emulatorOnly is the in-process emulator for what only it can do; on a
-// remote target the test skips, saying why (injected faults, lost answers,
-// request counts, the emulator's own features).
-func (e *accEnv) emulatorOnly(why string) *emulator.Emulator {
-	e.t.Helper()
-	if e.Emu == nil {
-		e.t.Skipf("runs only against the in-process emulator: %s", why)
-	}
-	return e.Emu
 }
 
 // newEmulatorEnv starts an emulator for a test of what only it can do (why
@@ -380,17 +363,6 @@ func withIntegrationOf(t *testing.T, env *accEnv, authProvider string) {
 	}
 }
 
-// recreateIntegration deletes and re-creates the production branch's
-// integration behind Terraform's back: a new managed project, with nothing
-// of the old one.
-func recreateIntegration(t *testing.T, env *accEnv) {
-	t.Helper()
-	if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
-		t.Fatal(err)
-	}
-	withIntegration(t, env)
-}
-
 // The vocabulary of checks.
 
 // expectValue checks one attribute of a resource in state.
@@ -400,39 +372,6 @@ func expectValue(addr, attr string, v knownvalue.Check) statecheck.StateCheck {
 
 // stringExact is an exact string value.
 func stringExact(s string) knownvalue.Check { return knownvalue.StringExact(s) }
-
-// expectSensitive checks, in the state Terraform records, that attributes are
-// marked sensitive.
-func expectSensitive(addr string, attrs ...string) []statecheck.StateCheck {
-	var checks []statecheck.StateCheck
-	for _, a := range attrs {
-		checks = append(checks, statecheck.ExpectSensitiveValue(addr, tfjsonpath.New(a)))
-	}
-	return checks
-}
-
-// expectNull checks that attributes are null in state (write-only arguments must
-// leave no trace; values the API cannot return stay unknown).
-func expectNull(addr string, attrs ...string) []statecheck.StateCheck {
-	var checks []statecheck.StateCheck
-	for _, a := range attrs {
-		checks = append(checks, expectValue(addr, a, knownvalue.Null()))
-	}
-	return checks
-}
-
-// expectPlannedAction expects the plan to take action on the resource.
-func expectPlannedAction(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, action)}}
-}
-
-// expectActionKeepingIntegration expects action on addr and none on the integration.
-func expectActionKeepingIntegration(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-		plancheck.ExpectResourceAction(addr, action),
-		plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-	}}
-}
 
 // refreshRequests is a step that refreshes the state alone and checks the
 // requests of that one refresh, by route (its Check runs after `terraform
@@ -452,36 +391,6 @@ func refreshRequests(env *accEnv, what string, want map[string]int) resource.Tes
 		},
 	}
 }
-
-// noChanges expects an empty plan.
-func noChanges() resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
-}
-
-// Configuration fixtures the scenarios share, on the integration "test".
-
-// standardEmailServer is neon_auth_email_server "test": a standard server
-// with every setting, and the given password.
-func standardEmailServer(password string) string {
-	return fmt.Sprintf(`resource "neon_auth_email_server" "test" {
-  project_id   = neon_auth_integration.test.project_id
-  type         = "standard"
-  host         = "smtp.example.com"
-  port         = 587
-  username     = "mailer"
-  password     = %q
-  sender_email = "noreply@example.com"
-  sender_name  = "Example"
-}
-`, password)
-}
-
-// appDomain is neon_auth_domain "app": https://app.example.com.
-const appDomain = `resource "neon_auth_domain" "app" {
-  project_id = neon_auth_integration.test.project_id
-  domain     = "https://app.example.com"
-}
-`
 
 // conformant puts an OpenAPI validator in front of the emulator: every
 // request the provider sends and every response the emulator gives is checked

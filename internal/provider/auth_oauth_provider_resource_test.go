@@ -21,18 +21,6 @@ import (
 
 const oauthAddr = "neon_auth_oauth_provider.test"
 
-// oauthConfig is neon_auth_oauth_provider "test" on the production branch
-// of the project, with the extra argument lines.
-func oauthConfig(projectID, providerID, extra string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_oauth_provider" "test" {
-  project_id  = %[1]q
-  provider_id = %[2]q
-%[3]s
-}
-`, projectID, providerID, extra)
-}
-
 // emuOAuthProvider returns the emulator's record of one OAuth provider.
 func emuOAuthProvider(env *accEnv, id string) (emulator.OAuthProvider, bool) {
 	for _, p := range env.Emu.OAuthProviders(env.ProjectID) {

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -88,9 +91,8 @@ func (e *accEnv) recreateAuth() {
 // check holds (such as expectDomains() for "no domain left").
 func (e *accEnv) destroyedKeepingAuth(checks ...apiCheck) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		its, err := e.client().ListIntegrations(context.Background(), e.scope())
-		if err != nil || len(its) != 1 {
-			return fmt.Errorf("the branch's Neon Auth must outlive the destroy: %d integrations, %v", len(its), err)
+		if e.integration() == nil {
+			return fmt.Errorf("the branch's Neon Auth must outlive the destroy, but branch %s has none", e.BranchID)
 		}
 		for _, check := range checks {
 			if err := check(); err != nil {
@@ -280,4 +282,40 @@ func (e *accEnv) enableAuthWithSecrets() {
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587, Username: "mailer",
 		Password: "audit-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Example"}))
 	e.must(err)
+}
+
+// authDestroyed is a CheckDestroy for a configuration that enables Neon
+// Auth itself: the test's branch has none left.
+func (e *accEnv) authDestroyed(*terraform.State) error {
+	if it := e.integration(); it != nil {
+		return fmt.Errorf("destroy left Neon Auth on branch %s: %+v", e.BranchID, it)
+	}
+	return nil
+}
+
+// sent counts the requests a provider sends, on the client's side of the
+// wire: "nothing was sent" and "nothing was written" then hold or fail on
+// any target, whoever else uses the account.
+type sent struct {
+	next http.RoundTripper
+	// all are the requests sent; writes those with another method than GET.
+	all, writes atomic.Int64
+}
+
+func (s *sent) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.all.Add(1)
+	if r.Method != http.MethodGet {
+		s.writes.Add(1)
+	}
+	return s.next.RoundTrip(r)
+}
+
+// counted is the test's provider (see provider), remotely still validated,
+// with what it sends counted.
+func (e *accEnv) counted() (provider.Provider, *sent) {
+	s := &sent{next: http.DefaultTransport}
+	if e.validator != nil {
+		s.next = e.validator.Transport(nil)
+	}
+	return newWithHTTPClient("test", &http.Client{Transport: s})(), s
 }

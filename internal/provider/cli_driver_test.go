@@ -40,14 +40,6 @@ func newCLIDir(t *testing.T) *cliDir {
 	return newCLIDirServing(t, New("test")(), nil)
 }
 
-// newCLIDirWith is newCLIDir with more providers served beside this one,
-// by source address ("neondatabase/neon"), such as a test double of
-// another provider a configuration uses.
-func newCLIDirWith(t *testing.T, others map[string]tfprotov6.ProviderServer) *cliDir {
-	t.Helper()
-	return newCLIDirServing(t, New("test")(), others)
-}
-
 // cli is a working directory driven by the CLI with the test's provider
 // (see accEnv.provider) served in-process, and others beside it.
 func (e *accEnv) cli(others map[string]tfprotov6.ProviderServer) *cliDir {

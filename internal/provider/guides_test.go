@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/officialneontest"
 )
 
 // The guides' configurations, applied as written.
@@ -98,16 +100,16 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 					next.ServeHTTP(w, r)
 				})
 			})
-			double := &officialDouble{baseURL: env.BaseURL, key: env.Key}
+			double := &officialneontest.Double{BaseURL: env.BaseURL, Key: env.Key}
 			if order == "production first" {
-				double.beforeBranchCreate = func(projectID string) {
+				double.BeforeBranchCreate = func(projectID string) {
 					holdUntil(func() bool {
 						a, ok := env.Emu.BranchAuth(projectID, "")
 						return ok && len(a.Domains) == 1
 					})
 				}
 			}
-			cli := env.cli(map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.server()})
+			cli := env.cli(map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
 			cli.write("main.tf", pointedAt(t, guideConfig(t, "official-neon-provider"), "neonauth", env))
 			cli.must(0, "init", "-input=false")
 			out := cli.must(0, "apply", "-auto-approve", "-input=false")

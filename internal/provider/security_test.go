@@ -353,7 +353,11 @@ resource "neon_auth_oauth_provider" "google" {
   provider_id = "google"
 }
 
-`+appDomain+`
+resource "neon_auth_domain" "app" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://app.example.com"
+}
+
 resource "neon_auth_email_server" "test" {
   project_id = neon_auth_integration.test.project_id
   type       = "shared"
