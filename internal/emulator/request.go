@@ -53,8 +53,8 @@ func (c *call) empty(status int) error {
 	return nil
 }
 
-// referenceOperation is what the reference says of a route's request: its body (nil:
-// none) and its query parameters.
+// referenceOperation is what the reference says of a route's request: its
+// body (nil: none) and its query parameters.
 type referenceOperation struct {
 	body  *openapi3.RequestBody
 	query openapi3.Parameters
