@@ -3,15 +3,81 @@ package emulator
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"sync"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
 )
 
-// Working with the generated shapes of the API (internal/apispec/neonapi):
-// optional fields, merges of nested settings, one shape converted into
-// another, and compute units, which the reference gives as float32.
+// The API reference as the emulator reads it, and working with its
+// generated shapes (internal/apispec/neonapi): optional fields, merges of
+// nested settings, one shape converted into another, and compute units,
+// which the reference gives as float32.
+
+const jsonMediaType = "application/json"
+
+// referenceDocument is the API reference with its overlays (apispec), loaded
+// once per process into a copy of the emulator's own, whose request objects
+// closeObjects closes.
+var referenceDocument = sync.OnceValues(func() (*openapi3.T, error) {
+	data, err := apispec.ReferenceJSON()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: load the API reference: %w", err)
+	}
+	closed := map[*openapi3.Schema]bool{}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				if mt := op.RequestBody.Value.Content.Get(jsonMediaType); mt != nil {
+					closeObjects(mt.Schema, closed)
+				}
+			}
+		}
+	}
+	return doc, nil
+})
+
+// closeObjects makes every object of a request schema refuse the members it
+// does not define where the reference leaves that open: the emulator's
+// stricter reading, since the document rarely says additionalProperties.
+// The object parts of an allOf are merged first, so that no part refuses
+// another's members; a oneOf's alternatives are closed, not the oneOf.
+func closeObjects(ref *openapi3.SchemaRef, closed map[*openapi3.Schema]bool) {
+	if ref == nil || ref.Value == nil || closed[ref.Value] {
+		return
+	}
+	s := ref.Value
+	if len(s.AllOf) > 0 {
+		merged := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
+		for _, part := range s.AllOf {
+			maps.Copy(merged.Properties, part.Value.Properties)
+			merged.Required = append(merged.Required, part.Value.Required...)
+		}
+		ref.Value, s = merged, merged
+	}
+	closed[s] = true
+	isObject := (s.Type.Is(openapi3.TypeObject) || len(s.Properties) > 0) && len(s.OneOf) == 0 && len(s.AnyOf) == 0
+	if isObject && s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil {
+		s.AdditionalProperties.Has = new(false)
+	}
+	for _, p := range s.Properties {
+		closeObjects(p, closed)
+	}
+	for _, alt := range s.OneOf {
+		closeObjects(alt, closed)
+	}
+	closeObjects(s.Items, closed)
+	closeObjects(s.AdditionalProperties.Schema, closed)
+}
 
 // orZero is p, or a new zero value for nil: an optional object of a
 // request, read as empty when absent.

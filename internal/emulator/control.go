@@ -56,7 +56,9 @@ type controlFunc func(r *http.Request) (int, any, error)
 func (e *Emulator) controlRoutes() *http.ServeMux {
 	mux := http.NewServeMux()
 	for pattern, h := range map[string]controlFunc{
-		"GET /healthz":                          e.controlHealthz,
+		"GET /healthz": func(*http.Request) (int, any, error) {
+			return http.StatusOK, map[string]string{"status": "ok", "base_url": e.opts.BaseURL}, nil
+		},
 		"POST /keys":                            e.controlCreateKey,
 		"POST /keys/revoke":                     e.controlRevokeKey,
 		"POST /projects":                        e.controlCreateProject,
@@ -65,11 +67,14 @@ func (e *Emulator) controlRoutes() *http.ServeMux {
 		"POST /transfer/confirm":                e.controlConfirmTransfer,
 		"GET /faults":                           e.controlFaults,
 		"PUT /faults":                           e.controlSetFaults,
-		"GET /stats":                            e.controlStats,
-		"POST /stats/reset":                     e.controlResetStats,
-		"GET /state":                            e.controlState,
-		"POST /reset":                           e.controlReset,
-		"PUT /seed":                             e.controlSeed,
+		"GET /stats":                            func(*http.Request) (int, any, error) { return http.StatusOK, e.Stats(), nil },
+		"POST /stats/reset": func(*http.Request) (int, any, error) {
+			e.ResetStats()
+			return http.StatusNoContent, nil, nil
+		},
+		"GET /state":  e.controlState,
+		"POST /reset": func(*http.Request) (int, any, error) { return http.StatusNoContent, nil, e.Reset() },
+		"PUT /seed":   e.controlSeed,
 	} {
 		mux.HandleFunc(strings.Replace(pattern, " ", " "+controlPrefix, 1), func(w http.ResponseWriter, r *http.Request) {
 			status, body, err := h(r)
@@ -150,10 +155,6 @@ func decodeControl(r *http.Request, v any) error {
 	return nil
 }
 
-func (e *Emulator) controlHealthz(*http.Request) (int, any, error) {
-	return http.StatusOK, map[string]string{"status": "ok", "base_url": e.opts.BaseURL}, nil
-}
-
 func (e *Emulator) controlCreateKey(r *http.Request) (int, any, error) {
 	var req struct {
 		Type      KeyKind `json:"type"`
@@ -215,10 +216,6 @@ func (e *Emulator) controlConfirmTransfer(r *http.Request) (int, any, error) {
 	return http.StatusNoContent, nil, e.ConfirmTransfer(req.ProjectID, cmp.Or(req.AuthProvider, authProviderStack))
 }
 
-func (e *Emulator) controlReset(*http.Request) (int, any, error) {
-	return http.StatusNoContent, nil, e.Reset()
-}
-
 // controlSeed loads a seed sent as the body: JSON when it starts with "{",
 // HCL otherwise. Its mistakes come back as a 400 naming each line.
 func (e *Emulator) controlSeed(r *http.Request) (int, any, error) {
@@ -235,15 +232,6 @@ func (e *Emulator) controlSeed(r *http.Request) (int, any, error) {
 		return 0, nil, &apiError{status: http.StatusBadRequest, msg: err.Error()}
 	}
 	return http.StatusNoContent, nil, e.LoadSeed(s)
-}
-
-func (e *Emulator) controlStats(*http.Request) (int, any, error) {
-	return http.StatusOK, e.Stats(), nil
-}
-
-func (e *Emulator) controlResetStats(*http.Request) (int, any, error) {
-	e.ResetStats()
-	return http.StatusNoContent, nil, nil
 }
 
 func (e *Emulator) controlUsersSync(r *http.Request) (int, any, error) {

@@ -51,10 +51,7 @@ func (f Faults) normalized() Faults {
 		f.Statuses = defaultFaultStatuses
 	}
 	f.Statuses = slices.Clone(f.Statuses)
-	if f.RetryAfter <= 0 {
-		f.RetryAfter = time.Second
-	}
-	f.RetryAfter = time.Duration(retryAfterSeconds(f.RetryAfter)) * time.Second
+	f.RetryAfter = time.Duration(retryAfterSeconds(f.RetryAfter)) * time.Second // 0 → 1s
 	f.Latency = max(f.Latency, 0)
 	f.Routes = slices.Clone(f.Routes)
 	f.NoLossRoutes = slices.Clone(f.NoLossRoutes)

@@ -66,7 +66,7 @@ func (e *Emulator) enableAuth(c *call) error {
 // (production) branch. e.mu is held.
 func (e *Emulator) enableAuthScope(c *call, projectID, branchID string) (authScope, error) {
 	if branchFamily(c) {
-		return e.pathScope(c)
+		return e.scopeOf(c, c.param("project_id"))
 	}
 	p, err := e.visibleProject(c, projectID)
 	if err != nil {

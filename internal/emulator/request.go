@@ -17,8 +17,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
 )
 
 // What a handler reads of its request. kin-openapi (openapi3filter) checks
@@ -61,19 +59,13 @@ type referenceOperation struct {
 }
 
 // referenceOperations are the reference's operations by route key ("POST
-// /projects"), read once per process from a copy of the document of their
-// own, whose request objects closeObjects closes.
+// /projects"), read once per process.
 var referenceOperations = sync.OnceValues(func() (map[string]referenceOperation, error) {
-	data, err := apispec.ReferenceJSON()
+	doc, err := referenceDocument()
 	if err != nil {
 		return nil, err
 	}
-	doc, err := openapi3.NewLoader().LoadFromData(data)
-	if err != nil {
-		return nil, fmt.Errorf("emulator: load the API reference: %w", err)
-	}
 	out := map[string]referenceOperation{}
-	closed := map[*openapi3.Schema]bool{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			var o referenceOperation
@@ -82,11 +74,8 @@ var referenceOperations = sync.OnceValues(func() (map[string]referenceOperation,
 					o.query = append(o.query, p)
 				}
 			}
-			if op.RequestBody != nil && op.RequestBody.Value != nil {
+			if op.RequestBody != nil {
 				o.body = op.RequestBody.Value
-				if mt := o.body.Content.Get(jsonMediaType); mt != nil {
-					closeObjects(mt.Schema, closed)
-				}
 			}
 			out[method+" "+path] = o
 		}
@@ -96,39 +85,6 @@ var referenceOperations = sync.OnceValues(func() (map[string]referenceOperation,
 
 // maxBodyBytes is the largest request body read: 1 MiB.
 const maxBodyBytes = 1 << 20
-
-// closeObjects makes every object of a request schema refuse the members it
-// does not define where the reference leaves that open: the emulator's
-// stricter reading, since the document rarely says additionalProperties.
-// The object parts of an allOf are merged first, so that no part refuses
-// another's members; a oneOf's alternatives are closed, not the oneOf.
-func closeObjects(ref *openapi3.SchemaRef, closed map[*openapi3.Schema]bool) {
-	if ref == nil || ref.Value == nil || closed[ref.Value] {
-		return
-	}
-	s := ref.Value
-	if len(s.AllOf) > 0 {
-		merged := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
-		for _, part := range s.AllOf {
-			maps.Copy(merged.Properties, part.Value.Properties)
-			merged.Required = append(merged.Required, part.Value.Required...)
-		}
-		ref.Value, s = merged, merged
-	}
-	closed[s] = true
-	isObject := (s.Type.Is(openapi3.TypeObject) || len(s.Properties) > 0) && len(s.OneOf) == 0 && len(s.AnyOf) == 0
-	if isObject && s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil {
-		s.AdditionalProperties.Has = new(false)
-	}
-	for _, p := range s.Properties {
-		closeObjects(p, closed)
-	}
-	for _, alt := range s.OneOf {
-		closeObjects(alt, closed)
-	}
-	closeObjects(s.Items, closed)
-	closeObjects(s.AdditionalProperties.Schema, closed)
-}
 
 // checkOptions are the options of every check: no defaults written into the
 // request, and the addresses of format "email" checked as the API checks
@@ -247,12 +203,13 @@ func checkBody(r *http.Request, body *openapi3.RequestBody, data []byte) error {
 // own, since a format validator's may quote the value.
 func refusal(err error) error {
 	var re *openapi3filter.RequestError
+	var pe *openapi3filter.ParseError
 	field, reason := "request body", "does not conform to the API reference"
 	if errors.As(err, &re) && re.Parameter != nil {
 		field = re.Parameter.Name
-		if s := re.Parameter.Schema; s != nil && s.Value != nil && s.Value.Type != nil {
-			reason = "must be " + typeWords[s.Value.Type.Slice()[0]]
-		}
+	}
+	if errors.As(err, &pe) && pe.Reason != "" {
+		reason = "is " + pe.Reason // "an invalid integer": never the value
 	}
 	var se *openapi3.SchemaError
 	if !errors.As(err, &se) {
@@ -271,11 +228,6 @@ func refusal(err error) error {
 		reason = cmp.Or(formatWords[se.Schema.Format], fmt.Sprintf("must have the format %q", se.Schema.Format))
 	}
 	return invalid(cmp.Or(fieldPath(se.JSONPointer()), field), "%s", reason)
-}
-
-// typeWords say what a value of each JSON type must be.
-var typeWords = map[string]string{
-	"array": "an array", "string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
 }
 
 // formatWords say what a value of a format must be.

@@ -18,8 +18,6 @@ import (
 // API errors and responses: the statuses and error bodies the handlers
 // return, and the response writers the emulator passes responses through.
 
-const jsonMediaType = "application/json"
-
 // apiError is an error answered to the client as GeneralError:
 // {"code":"","message":...,"request_id":...}.
 type apiError struct {

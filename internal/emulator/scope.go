@@ -108,11 +108,6 @@ func (e *Emulator) scopeOf(c *call, projectID string) (authScope, error) {
 	return authScope{p: p, b: b}, nil
 }
 
-// pathScope is scopeOf for the project of the path.
-func (e *Emulator) pathScope(c *call) (authScope, error) {
-	return e.scopeOf(c, c.param("project_id"))
-}
-
 // auth returns the scope's Neon Auth, or 404 when it is not enabled.
 func (s authScope) auth() (*BranchAuth, error) {
 	if s.b.Auth == nil {

@@ -137,7 +137,7 @@ func checkSetting(v reflect.Value) error {
 // write answers with), by setting name. Read once per process; New reads it
 // before the first request.
 var referenceSettingDefaults = sync.OnceValues(func() (map[string]map[string]json.RawMessage, error) {
-	doc, err := apispec.Document()
+	doc, err := referenceDocument()
 	if err != nil {
 		return nil, err
 	}
