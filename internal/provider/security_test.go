@@ -174,7 +174,7 @@ resource "neon_auth_ownership_transfer" "test" {
 				}
 			},
 			Config:      cfg,
-			ExpectError: mustMatch("API key is missing, invalid or revoked"),
+			ExpectError: matchInOrder("API key is missing, invalid or revoked"),
 		},
 		resource.TestStep{
 			PreConfig: func() { t.Setenv(envAPIKey, env.Key) },
@@ -299,50 +299,42 @@ variable "smtp_password" {
 	resource.Test(t, tc)
 }
 
-// responseRewriter answers chosen API reads with broken bodies, as a faulty
-// proxy or a changed beta API would.
-type responseRewriter struct {
-	mode atomic.Value // string
-}
-
-func (rw *responseRewriter) set(mode string) { rw.mode.Store(mode) }
-
-func (rw *responseRewriter) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mode, _ := rw.mode.Load().(string)
-		if r.Method != http.MethodGet {
-			next.ServeHTTP(w, r)
-			return
-		}
-		path := r.URL.Path
-		switch {
-		case mode == "truncated-json" && strings.HasSuffix(path, "/auth/domains"):
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"domains":[{"domain":"https://app.exa`))
-		case mode == "html-502" && strings.HasSuffix(path, "/auth/oauth_providers"):
-			w.Header().Set("Content-Type", "text/html")
-			w.Header().Set("X-Request-Id", "proxy-req-502")
-			w.WriteHeader(http.StatusBadGateway)
-			_, _ = w.Write([]byte("<html><head><title>502</title></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"))
-		case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/oauth_providers"):
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"providers":[{"id":"google","type":"platinum"}]}`))
-		case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/email_server"):
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"type":"carrier-pigeon"}`))
-		default:
-			next.ServeHTTP(w, r)
-		}
-	})
-}
-
 // Truncated JSON and an HTML error page give clear errors, no panic, and
 // leave the state as it was. Values outside the documented enums (a beta API
 // that grew) do not block the run: they are kept as the API gave them, with
 // a warning.
 func TestAccBadResponses_clearErrorsAndNoStateChange(t *testing.T) {
-	rw := &responseRewriter{}
-	env := newEmulatorEnv(t, "it rewrites the API's answers", rw.wrap)
+	// The mode answers chosen API reads with broken bodies, as a faulty proxy
+	// or a changed beta API would.
+	var rewrite atomic.Value // string
+	env := newEmulatorEnv(t, "it rewrites the API's answers", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mode, _ := rewrite.Load().(string)
+			if r.Method != http.MethodGet {
+				next.ServeHTTP(w, r)
+				return
+			}
+			path := r.URL.Path
+			switch {
+			case mode == "truncated-json" && strings.HasSuffix(path, "/auth/domains"):
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"domains":[{"domain":"https://app.exa`))
+			case mode == "html-502" && strings.HasSuffix(path, "/auth/oauth_providers"):
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("X-Request-Id", "proxy-req-502")
+				w.WriteHeader(http.StatusBadGateway)
+				_, _ = w.Write([]byte("<html><head><title>502</title></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"))
+			case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/oauth_providers"):
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"providers":[{"id":"google","type":"platinum"}]}`))
+			case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/email_server"):
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"type":"carrier-pigeon"}`))
+			default:
+				next.ServeHTTP(w, r)
+			}
+		})
+	})
 	body := fmt.Sprintf(`
 resource "neon_auth_integration" "test" {
   project_id = %[1]q
@@ -365,10 +357,7 @@ resource "neon_auth_email_server" "test" {
 `, env.ProjectID)
 	// Few retries: the HTML 502 is retried as a read should be, then reported.
 	// Project mode, named: the rewritten reads are its endpoints.
-	cfg := env.providerBlockWithArgs(`
-  auth_api    = "project"
-  max_retries = 1
-`) + body
+	cfg := env.providerBlock("max_retries = 1") + body
 	var before string
 	snapshot := func(s *terraform.State) string {
 		var b strings.Builder
@@ -379,9 +368,9 @@ resource "neon_auth_email_server" "test" {
 	}
 	step := func(mode, want string) resource.TestStep {
 		return resource.TestStep{
-			PreConfig:   func() { rw.set(mode) },
+			PreConfig:   func() { rewrite.Store(mode) },
 			Config:      cfg,
-			ExpectError: mustMatch(want),
+			ExpectError: matchInOrder(want),
 		}
 	}
 	resource.ParallelTest(t, env.testCase(
@@ -395,11 +384,11 @@ resource "neon_auth_email_server" "test" {
 		step("truncated-json", "could not be decoded"),
 		// The error names the operation, the status and the request id;
 		// never a JSON decode error.
-		resource.TestStep{PreConfig: func() { rw.set("html-502") }, Config: cfg,
+		resource.TestStep{PreConfig: func() { rewrite.Store("html-502") }, Config: cfg,
 			ExpectError: matchInOrder("Reading the google OAuth provider", "HTTP 502", "non-JSON response body (text/html): 502 502 Bad Gateway nginx",
 				"Request id: proxy-req-502")},
 		resource.TestStep{
-			PreConfig:          func() { rw.set("unknown-enum") },
+			PreConfig:          func() { rewrite.Store("unknown-enum") },
 			RefreshState:       true,
 			ExpectNonEmptyPlan: true, // the configuration still wants "shared"
 			Check: resource.ComposeAggregateTestCheckFunc(
@@ -409,7 +398,7 @@ resource "neon_auth_email_server" "test" {
 		},
 		resource.TestStep{
 			// Back to normal: nothing was lost or changed by the failures.
-			PreConfig:        func() { rw.set("") },
+			PreConfig:        func() { rewrite.Store("") },
 			Config:           cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: func(s *terraform.State) error {

@@ -31,8 +31,8 @@ func (e *accEnv) projectScope() apiclient.Scope {
 
 // Fifty readers of one project's domains at once cost one request.
 func TestSharedReads_concurrentReadersShareOneRequest(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
+	env := newEmulatorEnv(t, "it counts the requests the shared reads send", nil)
+	env.enableAuth()
 	for i := range 50 {
 		if err := env.Emu.AddDomain(env.ProjectID, fmt.Sprintf("https://d%d.example.com", i)); err != nil {
 			t.Fatal(err)
@@ -68,8 +68,8 @@ func TestSharedReads_concurrentReadersShareOneRequest(t *testing.T) {
 // With sharing off (maxAge 0) every read is its own request: the switch the
 // benchmark compares against.
 func TestSharedReads_sharingOff(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
+	env := newEmulatorEnv(t, "it counts the requests the shared reads send", nil)
+	env.enableAuth()
 	d := newTestProviderData(env, 0)
 	env.Emu.ResetStats()
 	for range 5 {
@@ -85,8 +85,8 @@ func TestSharedReads_sharingOff(t *testing.T) {
 // A write invalidates the cached list: the next read sees what was written,
 // and until then a read is served from the cache.
 func TestSharedReads_writeInvalidates(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
+	env := newEmulatorEnv(t, "it counts the requests the shared reads send", nil)
+	env.enableAuth()
 	d := newTestProviderData(env, time.Hour)
 	ctx := context.Background()
 	if list, err := d.domains(ctx, env.projectScope()); err != nil || len(list) != 0 {
@@ -120,7 +120,7 @@ func TestSharedReads_inFlightListIsNotServedAfterAWrite(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	var once sync.Once
-	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
+	env := newEmulatorEnv(t, "it holds a list request at the server and counts the requests", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/auth/domains") {
 				first := false
@@ -143,7 +143,7 @@ func TestSharedReads_inFlightListIsNotServedAfterAWrite(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	withIntegration(t, env)
+	env.enableAuth()
 	d := newTestProviderData(env, time.Hour)
 	ctx := context.Background()
 
@@ -173,8 +173,8 @@ func TestSharedReads_inFlightListIsNotServedAfterAWrite(t *testing.T) {
 
 // A cached list never outlives its bound.
 func TestSharedReads_entriesExpire(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
+	env := newEmulatorEnv(t, "it counts the requests the shared reads send", nil)
+	env.enableAuth()
 	d := newTestProviderData(env, time.Hour)
 	now := time.Now()
 	d.reads.domains.now = func() time.Time { return now }
@@ -222,13 +222,13 @@ func TestSharedReads_getSinceFetchesAReadOlderThanItsMoment(t *testing.T) {
 }
 
 func TestSharedReads_errorsAreNotCached(t *testing.T) {
-	env := newAccEnv(t) // no integration yet: the domain list is a 404
+	env := newEmulatorEnv(t, "it counts the requests the shared reads send", nil) // no integration yet: the domain list is a 404
 	d := newTestProviderData(env, time.Hour)
 	ctx := context.Background()
 	if _, err := d.domains(ctx, env.projectScope()); err == nil {
 		t.Fatal("listing domains without an integration succeeded")
 	}
-	withIntegration(t, env)
+	env.enableAuth()
 	if _, err := d.domains(ctx, env.projectScope()); err != nil {
 		t.Fatalf("the earlier error was served from the cache: %v", err)
 	}
@@ -238,7 +238,7 @@ func TestSharedReads_errorsAreNotCached(t *testing.T) {
 // one list request, and removing them sends their deletes in batches (one
 // DELETE with many domains), not one request per domain.
 func TestAccAuthDomain_fiftyDomainsOneListRequest(t *testing.T) {
-	env := newAccEnv(t)
+	env := newEmulatorEnv(t, "it counts the requests the shared reads send", nil)
 	integration := fmt.Sprintf(`
 resource "neon_auth_integration" "test" {
   project_id = %[1]q

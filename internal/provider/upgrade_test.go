@@ -38,22 +38,31 @@ func newUpgradeEnv(t *testing.T, fixture, authAPI string) *upgradeEnv {
 	if remoteRun != nil {
 		t.Skip("runs only against the in-process emulator: it starts from the emulator state the 0.1 builds' fixtures describe")
 	}
-	cli := newCLIDir(t)
+	cli := newCLIDir(t, New("test")(), nil)
 	stateFile := filepath.Join(t.TempDir(), "emulator.json")
-	copyFile(t, filepath.Join(upgradeFixtures, "emulator.json"), stateFile)
+	copies := map[string]string{filepath.Join(upgradeFixtures, "emulator.json"): stateFile}
+	for _, f := range []string{"main.tf", "project.auto.tfvars", "terraform.tfstate"} {
+		copies[filepath.Join(upgradeFixtures, fixture, f)] = filepath.Join(cli.dir, f)
+	}
+	for from, to := range copies {
+		data, err := os.ReadFile(from)
+		if err == nil {
+			err = os.WriteFile(to, data, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	emu, err := emulator.New(emulator.Options{StateFile: stateFile, BootstrapKey: upgradeFixtureKey,
 		AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1})
 	if err != nil {
 		t.Fatalf("loading the emulator state of 0.1: %v", err)
 	}
-	srv := httptest.NewServer(conformant(t, emu))
+	srv := httptest.NewServer(validated(t).Middleware(emu))
 	t.Cleanup(func() {
 		srv.Close()
 		_ = emu.Close()
 	})
-	for _, f := range []string{"main.tf", "project.auto.tfvars", "terraform.tfstate"} {
-		copyFile(t, filepath.Join(upgradeFixtures, fixture, f), filepath.Join(cli.dir, f))
-	}
 	authAPILine := ""
 	if authAPI != "" {
 		authAPILine = fmt.Sprintf(`  auth_api            = %q`, authAPI)
@@ -67,17 +76,6 @@ provider "neon" {
 }
 `, upgradeFixtureKey, srv.URL+"/api/v2/", authAPILine))
 	return &upgradeEnv{emu: emu, cli: cli}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // stateFile is the part of a terraform.tfstate the upgrade tests read.
@@ -105,25 +103,16 @@ func readStateFile(t *testing.T, path string) stateFile {
 	return s
 }
 
-// idAfterUpgrade is the id a resource on a branch has from 0.2 on, built
-// from its attributes: `<project_id>/<branch_id>`, then what names the object
-// on its branch.
-func idAfterUpgrade(typ string, a map[string]any) string {
-	s := func(k string) string { v, _ := a[k].(string); return v }
-	id := s("project_id") + "/" + s("branch_id")
-	switch typ {
-	case "neon_auth_integration", "neon_auth_ownership_transfer":
-		id += "/" + s("auth_provider")
-	case "neon_auth_sdk_keys":
-		id += "/" + s("auth_provider") + "/" + s("created_at")
-	case "neon_auth_domain":
-		id += "/" + s("domain")
-	case "neon_auth_oauth_provider":
-		id += "/" + s("provider_id")
-	case "neon_auth_user":
-		id += "/" + s("user_id")
-	}
-	return id
+// idAfterUpgrade are, per resource type, the attributes that follow
+// `<project_id>/<branch_id>` in its id from 0.2 on: what names the object on
+// its branch.
+var idAfterUpgrade = map[string][]string{
+	"neon_auth_integration":        {"auth_provider"},
+	"neon_auth_ownership_transfer": {"auth_provider"},
+	"neon_auth_sdk_keys":           {"auth_provider", "created_at"},
+	"neon_auth_domain":             {"domain"},
+	"neon_auth_oauth_provider":     {"provider_id"},
+	"neon_auth_user":               {"user_id"},
 }
 
 // Every resource type, as 0.1 left it, upgrades in place: the new provider
@@ -201,7 +190,11 @@ func checkUpgradedState(t *testing.T, old, upgraded stateFile) {
 			t.Fatalf("resource %d is %s after the upgrade, %s.%s before", i, addr, o.Type, o.Name)
 		}
 		now, was := r.Instances[0].Attributes, o.Instances[0].Attributes
-		if want := idAfterUpgrade(r.Type, now); now["id"] != want {
+		want := fmt.Sprintf("%s/%s", now["project_id"], now["branch_id"])
+		for _, attr := range idAfterUpgrade[r.Type] {
+			want += fmt.Sprintf("/%s", now[attr])
+		}
+		if now["id"] != want {
 			t.Errorf("%s: id %q after the upgrade, want %q (0.1: %q)", addr, now["id"], want, was["id"])
 		}
 		if !strings.HasPrefix(fmt.Sprint(now["id"]), fmt.Sprintf("%s/%s", was["project_id"], was["branch_id"])) {
