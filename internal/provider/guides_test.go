@@ -18,16 +18,6 @@ import (
 
 // The guides' configurations, applied as written.
 
-// guideTemplate is the template that tfplugindocs renders a guide from.
-func guideTemplate(t *testing.T, guide string) string {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", guide+".md.tmpl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(src)
-}
-
 // The guide "Using this provider with the official Neon provider": one
 // configuration creates a project and a preview branch with the official
 // provider (a stand-in here) and their Neon Auth with this one. Nothing
@@ -37,7 +27,12 @@ func guideTemplate(t *testing.T, guide string) string {
 // own). Each applies in one run — the branch, created during the apply, is
 // found — plans empty and destroys.
 func TestAccGuide_officialNeonProvider(t *testing.T) {
-	guide := guideTemplate(t, "official-neon-provider")
+	// The template tfplugindocs renders the guide from.
+	src, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "official-neon-provider.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide := string(src)
 	// The configuration the guide shows (its first terraform block), and the
 	// warning it tells users they will see (quoted as ("…")).
 	shown := regexp.MustCompile("(?s)```terraform\n(.*?)```").FindStringSubmatch(guide)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -21,47 +20,6 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
-
-// secretSet collects the secrets a scenario handles, to look for them in
-// everything Terraform and the provider print.
-type secretSet struct {
-	mu sync.Mutex
-	m  map[string]string // value → what it is
-}
-
-func (s *secretSet) add(what, v string) {
-	if v == "" {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string]string{}
-	}
-	s.m[v] = what
-}
-
-// leaks returns what of the set appears in text (never the value itself).
-func (s *secretSet) leaks(text string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var found []string
-	for v, what := range s.m {
-		if strings.Contains(text, v) {
-			found = append(found, what)
-		}
-	}
-	return found
-}
-
-// collectSecrets adds the sensitive attributes of the state to the set.
-func (s *secretSet) collectSecrets(st *terraform.State) {
-	for addr, r := range st.RootModule().Resources {
-		for _, a := range []string{"pub_client_key", "secret_server_key", "url", "client_secret", "password"} {
-			s.add(addr+"."+a, r.Primary.Attributes[a])
-		}
-	}
-}
 
 // A full scenario with TF_LOG=trace: the captured logs (Terraform's and the
 // provider's) and the error output of a failed refresh hold neither the API
@@ -83,12 +41,15 @@ func TestAccSecurity_traceLogsHoldNoSecret(t *testing.T) {
 	t.Setenv("TF_VAR_github_secret", "oauth-wo-secret-1b2d4e")
 	t.Setenv("TF_VAR_smtp_password", "smtp-password-5e6f7a")
 
-	var secrets secretSet
-	secrets.add("API key", key)
-	secrets.add("bootstrap API key", env.Key)
-	secrets.add("OAuth client secret", "oauth-client-secret-7f3a9c")
-	secrets.add("write-only OAuth client secret", "oauth-wo-secret-1b2d4e")
-	secrets.add("SMTP password", "smtp-password-5e6f7a")
+	// The secrets the scenario handles (value → what it is), to look for in
+	// everything Terraform and the provider print.
+	secrets := map[string]string{
+		key:                          "API key",
+		env.Key:                      "bootstrap API key",
+		"oauth-client-secret-7f3a9c": "OAuth client secret",
+		"oauth-wo-secret-1b2d4e":     "write-only OAuth client secret",
+		"smtp-password-5e6f7a":       "SMTP password",
+	}
 
 	// Project mode, named: SDK keys and the ownership transfer need the
 	// Stack Auth integration that mode creates by default.
@@ -157,11 +118,16 @@ resource "neon_auth_ownership_transfer" "test" {
 		resource.TestStep{
 			Config: cfg,
 			Check: func(s *terraform.State) error {
-				secrets.collectSecrets(s)
-				for _, it := range env.Emu.Integrations(env.ProjectID) {
-					secrets.add("minted secret server key", it.SecretServerKey)
-					secrets.add("minted public client key", it.PubClientKey)
+				// The sensitive attributes of the state, and the keys minted.
+				for addr, r := range s.RootModule().Resources {
+					for _, a := range []string{"pub_client_key", "secret_server_key", "url", "client_secret", "password"} {
+						secrets[r.Primary.Attributes[a]] = addr + "." + a
+					}
 				}
+				for _, it := range env.Emu.Integrations(env.ProjectID) {
+					secrets[it.SecretServerKey], secrets[it.PubClientKey] = "minted secret server key", "minted public client key"
+				}
+				delete(secrets, "")
 				return nil
 			},
 		},
@@ -198,10 +164,16 @@ resource "neon_auth_ownership_transfer" "test" {
 			t.Fatalf("the captured log (%d bytes) lacks %q; the leak check would prove nothing", len(log), want)
 		}
 	}
-	if leaks := secrets.leaks(log); len(leaks) > 0 {
+	var leaks []string // what leaked, never the value itself
+	for v, what := range secrets {
+		if strings.Contains(log, v) {
+			leaks = append(leaks, what)
+		}
+	}
+	if len(leaks) > 0 {
 		t.Errorf("the TF_LOG=trace log contains: %v", leaks)
 	}
-	t.Logf("TF_LOG=trace: %d bytes of logs searched for %d secrets, none found", len(log), len(secrets.m))
+	t.Logf("TF_LOG=trace: %d bytes of logs searched for %d secrets, none found", len(log), len(secrets))
 }
 
 // noSecretIn checks that a value never appears in the JSON Terraform shows of
