@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -87,18 +88,26 @@ var referenceOperations = sync.OnceValues(func() (map[string]referenceOperation,
 const maxBodyBytes = 1 << 20
 
 // checkOptions are the options of every check: no defaults written into the
-// request, and the addresses of format "email" checked as the API checks
-// them (validEmail).
+// request; the formats email and date-time checked as the API and the
+// generated types read them (validEmail, RFC 3339).
 var checkOptions = &openapi3filter.Options{
-	SkipSettingDefaults:     true,
-	SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidator("email", emailFormat{})},
+	SkipSettingDefaults: true,
+	SchemaValidationOptions: []openapi3.SchemaValidationOption{
+		openapi3.WithStringFormatValidator("email", formatCheck(validEmail)),
+		openapi3.WithStringFormatValidator("date-time", formatCheck(func(s string) bool {
+			_, err := time.Parse(time.RFC3339, s)
+			return err == nil
+		})),
+	},
 }
 
-type emailFormat struct{}
+// formatCheck is a format validator of kin-openapi: whether a string has the
+// format.
+type formatCheck func(string) bool
 
-func (emailFormat) Validate(s string) error {
-	if !validEmail(s) {
-		return errors.New("not an email address")
+func (f formatCheck) Validate(s string) error {
+	if !f(s) {
+		return errors.New("does not have the format")
 	}
 	return nil
 }

@@ -53,6 +53,8 @@ func TestRequestBodiesFollowTheAPIReference(t *testing.T) {
 			"annotation_value: there must be at most 50 properties"},
 		{"not a date-time", "PATCH", br, map[string]any{"branch": map[string]any{"expires_at": "tomorrow"}},
 			"branch.expires_at: must be an RFC 3339 time such as 2025-06-09T18:02:16Z"},
+		{"a date-time Go cannot read", "PATCH", br, map[string]any{"branch": map[string]any{"expires_at": "2099-01-01T00:00:00+25:00"}},
+			"branch.expires_at: must be an RFC 3339 time such as 2025-06-09T18:02:16Z"},
 		{"an endpoint type the enum lacks", "POST", "/projects/" + v.project + "/endpoints", map[string]any{"endpoint": map[string]any{"branch_id": v.branch, "type": "primary"}},
 			`endpoint.type: value is not one of the allowed values ["read_only","read_write"]`},
 		{"an endpoint without its branch", "POST", "/projects/" + v.project + "/endpoints", map[string]any{"endpoint": map[string]any{"type": "read_only"}},
