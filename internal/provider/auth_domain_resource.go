@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -70,7 +71,28 @@ func (r *authDomainResource) UpgradeState(context.Context) map[int64]resource.St
 func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
 	r.planWhitelist(ctx, req, &resp.Diagnostics)
+	var m authDomainModel
+	from := req.State
+	if req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &m)...)
+	} else {
+		resp.Diagnostics.Append(from.Get(ctx, &m)...)
+	}
+	canonical, err := apiclient.CanonicalOrigin(m.Domain.ValueString())
+	if err != nil || resp.Diagnostics.HasError() {
+		return
+	}
+	what := "trusted domain " + canonical
+	r.planPutBack(ctx, req, resp, what, domainLeftOnDestroy)
+	r.planTakeOver(ctx, req, resp, domainLeftOnDestroy, func(ctx context.Context, s neonauth.Scope) (spotted, error) {
+		ds, err := r.data.auth.Domains(ctx, s)
+		listed := slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return apiclient.SameOrigin(d.Domain, canonical) })
+		return spotted{object: neonauth.Object{Kind: neonauth.KindDomain, Key: canonical}, what: what, exists: listed}, err
+	})
 }
+
+// domainLeftOnDestroy is what destroy does with a domain taken over.
+const domainLeftOnDestroy = "Destroy leaves it in the whitelist."
 
 // domainImport is the import id; the domain itself contains `://`, so the id
 // is split at the first slashes only.
@@ -109,7 +131,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	if to.Allowed() {
 		recordTakeOver(ctx, resp.Private, to.Parent, struct{}{}, &resp.Diagnostics)
-		takeOverWarning(&resp.Diagnostics, s, to.Parent, "trusted domain "+canonical, "Destroy leaves it in the whitelist.")
+		takeOverWarning(&resp.Diagnostics, s, to.Parent, "trusted domain "+canonical, "", domainLeftOnDestroy)
 	}
 	if recovered {
 		resp.Diagnostics.AddWarning("Auth domain created; response lost",

@@ -151,6 +151,11 @@ func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resour
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
+	r.planPutBack(ctx, req, resp, "email server setting", emailServerOnDestroy)
+	r.planTakeOver(ctx, req, resp, emailServerOnDestroy, func(ctx context.Context, s neonauth.Scope) (spotted, error) {
+		_, err := r.data.auth.EmailServer(ctx, s)
+		return spotted{object: neonauth.Object{Kind: neonauth.KindEmailServer}, what: "email server setting", exists: err == nil}, nil
+	})
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -323,11 +328,15 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 			what = "the " + string(found.Type) + " email server"
 		}
 		recordTakeOver(ctx, private, to.Parent, foundEmailServer{found}, diags)
-		takeOverWarning(diags, s, to.Parent, "email server setting ("+what+")",
-			"Destroy puts back what it found (the shared server when none was configured); an SMTP password cannot be read back, "+
-				"so a standard server keeps the one this configuration set.")
+		takeOverWarning(diags, s, to.Parent, "email server setting ("+what+")", "and started with a copy of its email server setting",
+			emailServerOnDestroy)
 	}
 }
+
+// emailServerOnDestroy is what destroy does with an email server setting
+// taken over.
+const emailServerOnDestroy = "Destroy puts back what it found (the shared server when none was configured); an SMTP password " +
+	"cannot be read back, so a standard server keeps the one this configuration set."
 
 // foundEmailServer is the email server a take-over found (nil: none was
 // configured), without its password, which the API never returns.

@@ -100,6 +100,17 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 
 func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{branchOnly: true}, req, resp)
+	what := string(r.typeName) + " settings"
+	r.planTakeOver(ctx, req, resp, "Destroy puts back the values found.", func(context.Context, neonauth.Scope) (spotted, error) {
+		return spotted{object: neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}, what: what, exists: true}, nil
+	})
+	if req.Plan.Raw.IsNull() && req.Private != nil {
+		if raw, d := req.Private.GetKey(ctx, privateFound); len(raw) > 0 && !d.HasError() {
+			resp.Diagnostics.AddWarning("Destroy puts back the "+what+" found",
+				fmt.Sprintf("Settings cannot be deleted: destroying %s sets the values its branch had when this configuration created "+
+					"it, instead of removing anything.", r.typeName))
+		}
+	}
 }
 
 func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -124,7 +135,7 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateFound, raw)...)
 	if to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}); to.Allowed() {
-		takeOverWarning(&resp.Diagnostics, s, to.Parent, string(r.typeName)+" settings", "Destroy puts back the values found.")
+		takeOverWarning(&resp.Diagnostics, s, to.Parent, string(r.typeName)+" settings", "and started with a copy of its settings", "Destroy puts back the values found.")
 	}
 }
 

@@ -1,13 +1,19 @@
 package provider
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
@@ -55,18 +61,97 @@ func takeOverRefusal(s neonauth.Scope, t neonauth.TakeOver) string {
 	case neonauth.RefusedBranchMissing:
 		return branchNotInProject(s.ProjectID, s.BranchID)
 	case neonauth.RefusedRootBranch:
-		return fmt.Sprintf("Branch %s is a root branch (the production branch, or one created schema-only): it inherited "+
-			"nothing, so an object on it that is not in the state was made outside Terraform.", s.BranchID)
+		return fmt.Sprintf("Branch %[1]s is a root branch (the production branch, or one created schema-only): it inherited nothing, so "+
+			"the object was made there outside this configuration. Either branch_id points at the wrong branch — a preview's "+
+			"configuration names the preview branch's id (br-…), which `neon branches list --project-id %[2]s`, the API's "+
+			"GET /projects/%[2]s/branches, the official Neon provider's neon_branch.<name>.id or the Neon console shows — or this "+
+			"configuration should manage the object on branch %[1]s.", s.BranchID, s.ProjectID)
+	case neonauth.RefusedParentLacks:
+		return fmt.Sprintf("Branch %[1]s was created from branch %[2]s, but %[2]s holds no such object, so %[1]s did not inherit it: "+
+			"another configuration, a person or a tool made it on %[1]s (or %[2]s has lost it since). If another configuration "+
+			"manages it, leave it to that one and remove it from this configuration.", s.BranchID, t.Parent)
+	case neonauth.RefusedParentUnread:
+		return fmt.Sprintf("Whether branch %s inherited it from branch %s could not be told: %s", s.BranchID, t.Parent,
+			apiErrorDetail("Reading what branch "+t.Parent+" holds", t.Err))
 	}
 	return ""
 }
 
-// takeOverWarning is the warning of a take-over: what was found, where it
-// came from, and what destroy does with it.
-func takeOverWarning(diags *diag.Diagnostics, s neonauth.Scope, parent, what, onDestroy string) {
+// takeOverWarning is the warning of a take-over: what was found, why it
+// counts as inherited (held: by default, that the parent holds the same),
+// and what destroy does with it.
+func takeOverWarning(diags *diag.Diagnostics, s neonauth.Scope, parent, what, held, onDestroy string) {
+	if held == "" {
+		held = fmt.Sprintf("which holds the same %s", what)
+	}
 	diags.AddWarning("Inherited "+what+" taken over",
-		fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s and started with a copy of its Neon Auth, so its %[4]s "+
-			"was already there: the provider took it over instead of creating it, and applied this configuration to it. %[5]s "+
-			"To refuse inherited objects instead, set inherited_auth = \"refuse\" in the provider block.",
-			s.BranchID, s.ProjectID, parent, what, onDestroy))
+		fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, %[4]s: %[1]s inherited it, so the provider took it "+
+			"over instead of creating it, and applied this configuration to it. %[5]s To refuse inherited objects instead, set "+
+			"inherited_auth = \"refuse\" in the provider block.", s.BranchID, s.ProjectID, parent, held, onDestroy))
+}
+
+// spotted is what a create's plan finds on its branch: the object (exists
+// false when the branch has none) and what to call it in a warning.
+type spotted struct {
+	object neonauth.Object
+	what   string
+	exists bool
+}
+
+// planTakeOver warns at the plan of a create on a branch created from a
+// parent when apply will take over, instead of creating, what the branch
+// already holds (it inherited it: the parent holds the same), or will refuse
+// it (the parent lacks it). spot finds the object on the branch. It reads
+// only for a create whose branch_id is known and names a branch with a
+// parent, in branch mode: the branch list, what the branch holds of the kind,
+// and what the parent holds of it, each shared by the plan's resources. A
+// plan of what is in the state reads nothing more.
+func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, onDestroy string,
+	spot func(context.Context, neonauth.Scope) (spotted, error),
+) {
+	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || c.data.auth.Family() != apiclient.FamilyBranch {
+		return
+	}
+	var m scopeModel
+	resp.Diagnostics.Append(getScopeModel(ctx, resp.Plan, req.Plan.Schema.GetAttributes(), &m)...)
+	if !isKnownSet(m.ProjectID) || !isKnownSet(m.BranchID) || resp.Diagnostics.HasError() {
+		return
+	}
+	s := neonauth.Scope{Scope: apiclient.Scope{ProjectID: m.ProjectID.ValueString(), BranchID: m.BranchID.ValueString(),
+		Family: apiclient.FamilyBranch}, AuthProvider: knownString(m.AuthProvider)}
+	if b, err := c.data.auth.Branch(ctx, s.ProjectID, s.BranchID); err != nil || b == nil || apiclient.Deref(b.ParentID) == "" || b.Default {
+		return // apply says what it finds on a root branch, or one that cannot be read
+	}
+	found, err := spot(ctx, s)
+	if err != nil || !found.exists {
+		tflog.Debug(ctx, "nothing to take over found at plan", map[string]any{"branch_id": s.BranchID, "error": fmt.Sprint(err)})
+		return
+	}
+	to := c.data.auth.MayTakeOver(ctx, s, found.object)
+	if to.Allowed() {
+		resp.Diagnostics.AddWarning("Inherited "+found.what+" will be taken over",
+			fmt.Sprintf("Branch %[1]s of project %[2]s already holds the %[3]s, which it inherited from branch %[4]s (which holds the "+
+				"same): apply will take it over instead of creating it, and apply this configuration to it. %[5]s", s.BranchID,
+				s.ProjectID, found.what, to.Parent, onDestroy))
+		return
+	}
+	resp.Diagnostics.AddWarning(fmt.Sprintf("%s%s already on branch %s", strings.ToUpper(found.what[:1]), found.what[1:], s.BranchID),
+		fmt.Sprintf("Branch %s of project %s already holds the %s, so apply will refuse to create it (unless it is gone by then). %s",
+			s.BranchID, s.ProjectID, found.what, takeOverRefusal(s, to)))
+}
+
+// planPutBack says, at the plan of a destroy, that the object the resource
+// took over at creation is put back as found instead of deleted. It reads
+// the resource's private state only.
+func (c *configured) planPutBack(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, what, onDestroy string) {
+	if !req.Plan.Raw.IsNull() || req.Private == nil {
+		return
+	}
+	rec, ok := recordedTakeOver[json.RawMessage](ctx, req.Private, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	resp.Diagnostics.AddWarning("Destroy puts back what was inherited: "+what,
+		fmt.Sprintf("%s took over the %s that its branch inherited from branch %s, so destroying it does not delete it: %s",
+			c.typeName, what, rec.Parent, onDestroy))
 }
