@@ -38,9 +38,10 @@ func inheritedAuthAttribute() schema.StringAttribute {
 		MarkdownDescription: "What a create does with an object that a branch already has because it inherited it: a branch " +
 			"created from a parent starts with a copy of the parent's Neon Auth (integration, users, settings, OAuth providers, " +
 			"trusted domains, webhooks). `\"adopt\"` (default): take it over with a warning that names it, apply the " +
-			"configuration to it, and put it back as found on destroy instead of deleting it. `\"refuse\"`: fail with an " +
-			"import hint, as for any object made outside Terraform. On a root branch (the production branch) and in project " +
-			"mode nothing is inherited, and such objects are always refused. Falls back to `" + envInheritedAuth + "`.",
+			"configuration to it, and put it back as found on destroy instead of deleting it — only when the parent holds the " +
+			"same object; one the parent lacks was made on the branch by something else, and is refused. `\"refuse\"`: fail " +
+			"with an import hint, as for any object made outside Terraform. On a root branch (the production branch) and in " +
+			"project mode nothing is inherited, and such objects are always refused. Falls back to `" + envInheritedAuth + "`.",
 		Optional:   true,
 		Validators: []validator.String{stringvalidator.OneOf(inheritedAdopt, inheritedRefuse)},
 	}
