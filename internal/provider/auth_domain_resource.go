@@ -49,7 +49,7 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		Version: branchIDVersion,
 		MarkdownDescription: "One origin of the redirect URI whitelist of a branch's Neon Auth (`…/auth/domains`). " +
 			"Import with `<project_id>/<branch_id>/<domain>`; `<project_id>/<domain>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("whitelists the domain", integrationAuthProvider), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whose Neon Auth whitelists the domain", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<canonical domain>`.", false),
 			"domain": schema.StringAttribute{
 				MarkdownDescription: "The domain to whitelist: an origin (`https://app.example.com`), a wildcard host " +

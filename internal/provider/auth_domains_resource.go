@@ -49,7 +49,7 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 		MarkdownDescription: "The whole redirect URI whitelist of a branch's Neon Auth, owned by Terraform (`…/auth/domains`): " +
 			"an origin added outside Terraform shows in the plan and is removed. Do not combine it with `neon_auth_domain` on the " +
 			"same branch. Import with `<project_id>` or `<project_id>/<branch_id>`.",
-		Attributes: withAttributes(scopeAttributes("owns the whitelist", integrationAuthProvider), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whose whitelist this is", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"domains": schema.SetAttribute{
 				MarkdownDescription: "Every domain the whitelist may hold: origins (`https://app.example.com`), wildcard hosts " +

@@ -86,7 +86,7 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 			"your own SMTP server (`…/auth/email_server`, or `…/auth/email_provider` with `auth_api = \"branch\"`, read with the " +
 			"branch's other settings from `GET …/auth/plugins`). " +
 			"Destroy resets it to the shared server. Import with `<project_id>/<branch_id>`; `<project_id>` is the production branch's.",
-		Attributes: withAttributes(branchAttributes("sends its mails through the server"), map[string]schema.Attribute{
+		Attributes: withAttributes(branchAttributes("whose Neon Auth sends its mail through the server"), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"type": schema.StringAttribute{
 				MarkdownDescription: "`shared` (the platform's mail server) or `standard` (your own SMTP server, configured by the other arguments).",

@@ -75,7 +75,7 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 		MarkdownDescription: "Neon Auth on a branch of a Neon project: `POST /projects/{project_id}/branches/{branch_id}/auth` or " +
 			"`POST /projects/auth/create`, depending on the provider's `auth_api`. " +
 			"Import with `<project_id>/<branch_id>/<auth_provider>` or `<project_id>/<branch_id>`; without the branch, the production branch's.",
-		Attributes: withAttributes(scopeAttributes("gets Neon Auth",
+		Attributes: withAttributes(scopeAttributes("that gets Neon Auth",
 			"Auth provider: "+enumText(apiclient.AuthProviders, map[string]string{
 				apiclient.AuthProviderStack: "deprecated by Neon; creating one with `auth_api = \"branch\"` warns",
 				apiclient.AuthProviderMock:  authProviderNotes[apiclient.AuthProviderMock],

@@ -62,7 +62,7 @@ func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaR
 		MarkdownDescription: "An OAuth sign-in provider (Google, GitHub, Microsoft or Vercel) of a branch's Neon Auth " +
 			"(`…/auth/oauth_providers`), with the platform's shared keys or your own OAuth app. " +
 			"Import with `<project_id>/<branch_id>/<provider_id>`; `<project_id>/<provider_id>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("gets the OAuth provider", integrationAuthProvider), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whose Neon Auth gets the OAuth provider", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<provider_id>`.", false),
 			"provider_id": schema.StringAttribute{
 				MarkdownDescription: "Which OAuth provider: " + enumText(apiclient.OAuthProviderIDs, nil) + ". Changing it replaces the resource.",

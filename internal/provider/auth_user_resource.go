@@ -55,7 +55,7 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		MarkdownDescription: "A user of a branch's Neon Auth, for seed, test and service accounts: `POST …/branches/{branch_id}/auth/users` " +
 			"or `POST /projects/auth/user`. No endpoint reads a user back. " +
 			"Import with `<project_id>/<branch_id>/<user_id>`; `<project_id>/<user_id>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("holds the user", integrationAuthProvider), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whose Neon Auth holds the user", integrationAuthProvider), map[string]schema.Attribute{
 			"id":      computedString("`<project_id>/<branch_id>/<user_id>`.", false),
 			"user_id": computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),
 			"email": schema.StringAttribute{
