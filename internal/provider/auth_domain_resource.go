@@ -84,11 +84,11 @@ func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	what := "trusted domain " + canonical
 	r.planPutBack(ctx, req, resp, what, domainLeftOnDestroy)
-	r.planTakeOver(ctx, req, resp, domainLeftOnDestroy, func(ctx context.Context, s neonauth.Scope) (spotted, error) {
-		ds, err := r.data.auth.Domains(ctx, s)
-		listed := slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return apiclient.SameOrigin(d.Domain, canonical) })
-		return spotted{object: neonauth.Object{Kind: neonauth.KindDomain, Key: canonical}, what: what, exists: listed}, err
-	})
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindDomain, Key: canonical}, what, domainLeftOnDestroy,
+		func(ctx context.Context, s neonauth.Scope) (bool, error) {
+			ds, err := r.data.auth.Domains(ctx, s)
+			return slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return apiclient.SameOrigin(d.Domain, canonical) }), err
+		})
 }
 
 // domainLeftOnDestroy is what destroy does with a domain taken over.

@@ -69,10 +69,7 @@ func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.Modif
 	r.planWhitelist(ctx, req, &resp.Diagnostics)
 	const onDestroy = "Destroy puts back the entries it inherited, as it found them, instead of emptying the list."
 	r.planPutBack(ctx, req, resp, "trusted domain list", onDestroy)
-	r.planTakeOver(ctx, req, resp, onDestroy, func(ctx context.Context, s neonauth.Scope) (spotted, error) {
-		ds, err := r.data.auth.Domains(ctx, s)
-		return spotted{object: neonauth.Object{Kind: neonauth.KindWhitelist}, what: "trusted domain list", exists: len(ds) > 0}, err
-	})
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindWhitelist}, "trusted domain list", onDestroy, nil)
 }
 
 // domainsImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.

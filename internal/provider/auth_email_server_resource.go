@@ -152,10 +152,7 @@ func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resour
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
 	r.planPutBack(ctx, req, resp, "email server setting", emailServerOnDestroy)
-	r.planTakeOver(ctx, req, resp, emailServerOnDestroy, func(ctx context.Context, s neonauth.Scope) (spotted, error) {
-		_, err := r.data.auth.EmailServer(ctx, s)
-		return spotted{object: neonauth.Object{Kind: neonauth.KindEmailServer}, what: "email server setting", exists: err == nil}, nil
-	})
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindEmailServer}, "email server setting", emailServerOnDestroy, nil)
 	if req.Plan.Raw.IsNull() {
 		return
 	}

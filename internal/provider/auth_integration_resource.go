@@ -130,16 +130,13 @@ const integrationOnDestroy = "Destroy leaves Neon Auth enabled on the branch, wi
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, integrationRules, req, resp)
 	r.planPutBack(ctx, req, resp, "Neon Auth integration", integrationOnDestroy)
-	r.planTakeOver(ctx, req, resp, integrationOnDestroy, func(ctx context.Context, s neonauth.Scope) (spotted, error) {
-		it, err := r.data.auth.Integration(ctx, s)
-		return spotted{object: neonauth.Object{Kind: neonauth.KindIntegration, Key: s.AuthProvider},
-			what: fmt.Sprintf("Neon Auth integration (%s)", s.AuthProvider), exists: it != nil}, err
-	})
 	if !r.data.ready() || r.data.auth.Family() != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
 	var provider types.String
 	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("auth_provider"), &provider)...)
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindIntegration, Key: provider.ValueString()},
+		fmt.Sprintf("Neon Auth integration (%s)", provider.ValueString()), integrationOnDestroy, nil)
 	if provider.ValueString() == apiclient.AuthProviderStack {
 		resp.Diagnostics.AddAttributeWarning(path.Root("auth_provider"), "Stack Auth is deprecated",
 			"Neon deprecated the `stack` auth provider: this creates a new Stack Auth integration. New integrations should use "+

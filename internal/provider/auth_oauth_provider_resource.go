@@ -129,11 +129,11 @@ func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource
 	what := id.ValueString() + " OAuth provider"
 	const onDestroy = "Destroy leaves it on the branch (with the shared keys it had, when it had them)."
 	r.planPutBack(ctx, req, resp, what, onDestroy)
-	r.planTakeOver(ctx, req, resp, onDestroy, func(ctx context.Context, s neonauth.Scope) (spotted, error) {
-		ps, err := r.data.auth.OAuthProviders(ctx, s)
-		listed := slices.ContainsFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == id.ValueString() })
-		return spotted{object: neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id.ValueString()}, what: what, exists: listed}, err
-	})
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id.ValueString()}, what, onDestroy,
+		func(ctx context.Context, s neonauth.Scope) (bool, error) {
+			ps, err := r.data.auth.OAuthProviders(ctx, s)
+			return slices.ContainsFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == id.ValueString() }), err
+		})
 }
 
 // oauthTypePlanModifier plans `type` from the configuration: credentials mean

@@ -101,9 +101,7 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{branchOnly: true}, req, resp)
 	what := string(r.typeName) + " settings"
-	r.planTakeOver(ctx, req, resp, "Destroy puts back the values found.", func(context.Context, neonauth.Scope) (spotted, error) {
-		return spotted{object: neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}, what: what, exists: true}, nil
-	})
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}, what, "Destroy puts back the values found.", nil)
 	if req.Plan.Raw.IsNull() && req.Private != nil {
 		if raw, d := req.Private.GetKey(ctx, privateFound); len(raw) > 0 && !d.HasError() {
 			resp.Diagnostics.AddWarning("Destroy puts back the "+what+" found",

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
@@ -91,24 +89,19 @@ func takeOverWarning(diags *diag.Diagnostics, s neonauth.Scope, parent, what, he
 			"inherited_auth = \"refuse\" in the provider block.", s.BranchID, s.ProjectID, parent, held, onDestroy))
 }
 
-// spotted is what a create's plan finds on its branch: the object (exists
-// false when the branch has none) and what to call it in a warning.
-type spotted struct {
-	object neonauth.Object
-	what   string
-	exists bool
-}
-
 // planTakeOver warns at the plan of a create on a branch created from a
-// parent when apply will take over, instead of creating, what the branch
-// already holds (it inherited it: the parent holds the same), or will refuse
-// it (the parent lacks it). spot finds the object on the branch. It reads
+// parent when apply will take over, instead of creating, the branch's copy
+// of object, which the parent holds (what names it in the warning). It reads
 // only for a create whose branch_id is known and names a branch with a
-// parent, in branch mode: the branch list, what the branch holds of the kind,
-// and what the parent holds of it, each shared by the plan's resources. A
-// plan of what is in the state reads nothing more.
-func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, onDestroy string,
-	spot func(context.Context, neonauth.Scope) (spotted, error),
+// parent and Neon Auth, in branch mode: the branch list, the branch's
+// integration, whether the branch holds the object (onBranch, for the kinds
+// a branch may lack; nil for the singletons), and what the parent holds of
+// the kind, each shared by the plan's resources (Terraform plans a create
+// again at apply, where the create's own reads share them). A plan of what
+// is in the state reads nothing more. An object the parent lacks gets no
+// warning: apply refuses it and says why.
+func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+	object neonauth.Object, what, onDestroy string, onBranch func(context.Context, neonauth.Scope) (bool, error),
 ) {
 	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || c.data.auth.Family() != apiclient.FamilyBranch {
 		return
@@ -123,22 +116,24 @@ func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRe
 	if b, err := c.data.auth.Branch(ctx, s.ProjectID, s.BranchID); err != nil || b == nil || apiclient.Deref(b.ParentID) == "" || b.Default {
 		return // apply says what it finds on a root branch, or one that cannot be read
 	}
-	found, err := spot(ctx, s)
-	if err != nil || !found.exists {
-		tflog.Debug(ctx, "nothing to take over found at plan", map[string]any{"branch_id": s.BranchID, "error": fmt.Sprint(err)})
+	// A branch without Neon Auth holds nothing: one read, shared by the
+	// plan's resources, spares each its own.
+	anyProvider := s
+	anyProvider.AuthProvider = ""
+	if it, err := c.data.auth.Integration(ctx, anyProvider); err != nil || it == nil {
 		return
 	}
-	to := c.data.auth.MayTakeOver(ctx, s, found.object)
-	if to.Allowed() {
-		resp.Diagnostics.AddWarning("Inherited "+found.what+" will be taken over",
-			fmt.Sprintf("Branch %[1]s of project %[2]s already holds the %[3]s, which it inherited from branch %[4]s (which holds the "+
-				"same): apply will take it over instead of creating it, and apply this configuration to it. %[5]s", s.BranchID,
-				s.ProjectID, found.what, to.Parent, onDestroy))
-		return
+	if onBranch != nil {
+		if held, err := onBranch(ctx, s); err != nil || !held {
+			return
+		}
 	}
-	resp.Diagnostics.AddWarning(fmt.Sprintf("%s%s already on branch %s", strings.ToUpper(found.what[:1]), found.what[1:], s.BranchID),
-		fmt.Sprintf("Branch %s of project %s already holds the %s, so apply will refuse to create it (unless it is gone by then). %s",
-			s.BranchID, s.ProjectID, found.what, takeOverRefusal(s, to)))
+	if to := c.data.auth.MayTakeOver(ctx, s, object); to.Allowed() {
+		resp.Diagnostics.AddWarning("Inherited "+what+" will be taken over",
+			fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, which holds the same %[4]s: apply will take "+
+				"over the branch's copy instead of creating it (or create it, if the branch no longer has one), and apply this "+
+				"configuration to it. %[5]s", s.BranchID, s.ProjectID, to.Parent, what, onDestroy))
+	}
 }
 
 // planPutBack says, at the plan of a destroy, that the object the resource
