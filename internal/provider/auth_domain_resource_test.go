@@ -70,7 +70,7 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(second)},
 			},
 		)
-		tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
+		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -124,7 +124,7 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			},
 		},
 	)
-	tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
+	tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
 	resource.ParallelTest(t, tc)
 }
 
@@ -141,7 +141,7 @@ func TestAccAuthDomain_wildcardAndNativeAppSchemes(t *testing.T) {
 			}},
 			resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		)
-		tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
+		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -166,6 +166,6 @@ func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
 			}),
 		},
 	})
-	tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
+	tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
 	resource.ParallelTest(t, tc)
 }

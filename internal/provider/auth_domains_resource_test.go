@@ -77,7 +77,7 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 		)
 		// Destroy removes every domain: those the create found too, which the
 		// branch did not inherit (its parent has no Neon Auth).
-		tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
+		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
 		resource.ParallelTest(t, tc)
 	})
 }

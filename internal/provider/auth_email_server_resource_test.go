@@ -156,7 +156,7 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 			},
 		)
 		// Destroy resets the branch to the shared server.
-		tc.CheckDestroy = env.destroyedKeepingAuth(expectEmailServer(env, "shared", "", ""))
+		tc.CheckDestroy = env.destroyed(authKept, expectEmailServer(env, "shared", "", ""))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -201,7 +201,7 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 		},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-	tc.CheckDestroy = env.destroyedKeepingAuth(expectEmailServer(env, "shared", "", ""))
+	tc.CheckDestroy = env.destroyed(authKept, expectEmailServer(env, "shared", "", ""))
 	resource.ParallelTest(t, tc)
 }
 
@@ -331,7 +331,7 @@ func TestAccAuthEmailServer_partialUpdateKeepsThePasswordOnBetterAuth(t *testing
 				},
 				second,
 			)
-			tc.CheckDestroy = env.destroyedKeepingAuth(expectEmailServer(env, "shared", "", ""))
+			tc.CheckDestroy = env.destroyed(authKept, expectEmailServer(env, "shared", "", ""))
 			resource.ParallelTest(t, tc)
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -125,7 +126,7 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 			},
 		)
 		tc := env.testCase(steps...)
-		tc.CheckDestroy = env.authDestroyed
+		tc.CheckDestroy = env.destroyed(authGone)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -164,7 +165,7 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 			ImportStateVerifyIgnore: integrationCreateOnly,
 			ImportStateId:           env.ProjectID + "/" + env.BranchID},
 	)
-	tc.CheckDestroy = env.authDestroyed
+	tc.CheckDestroy = env.destroyed(authGone)
 	resource.ParallelTest(t, tc)
 }
 
@@ -247,23 +248,30 @@ func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
 	}
 }
 
-// loseThenLag loses the response of the first POST to a path ending in
-// suffix (after the emulator applied it), then answers the next GET of that
-// path with status and body, as a read that lags the write: the read-back
-// does not show the write, the re-send meets it (409).
+// loseThenLag cuts the connection of the first POST to a path ending in
+// suffix, before any response byte but after the emulator applied it, then
+// answers the next GET of that path with status and body, as a read that
+// lags the write: the read-back does not show the write, the re-send meets
+// it (409). posts counts the POSTs to that path.
 func loseThenLag(suffix string, status int, body string, posts *atomic.Int32) func(http.Handler) http.Handler {
 	var lagged atomic.Bool
-	lose := loseFirstResponse(suffix, true, posts)
 	return func(next http.Handler) http.Handler {
-		lost := lose(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, suffix) && posts.Load() == 1 && lagged.CompareAndSwap(false, true) {
+			switch {
+			case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, suffix) && posts.Add(1) == 1:
+				next.ServeHTTP(httptest.NewRecorder(), r)
+				if hj, ok := w.(http.Hijacker); ok {
+					if conn, _, err := hj.Hijack(); err == nil {
+						_ = conn.Close()
+					}
+				}
+			case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, suffix) && posts.Load() == 1 && lagged.CompareAndSwap(false, true):
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(status)
 				_, _ = w.Write([]byte(body))
-				return
+			default:
+				next.ServeHTTP(w, r)
 			}
-			lost.ServeHTTP(w, r)
 		})
 	}
 }
@@ -304,7 +312,7 @@ func TestAccAuthIntegration_lostEnableAnsweredConflictIsAdopted(t *testing.T) {
 // Only plans: nothing is created.
 func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
 	env := newBranchEnv(t)
-	cli := env.cli(nil)
+	cli := env.cli(nil, nil)
 	const warning = "Stack Auth is deprecated"
 	for i, tc := range []struct {
 		mode, branch, args string
@@ -373,7 +381,7 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 		if locked(disable) == lockedBefore {
 			return fmt.Errorf("no disable of the destroy was refused 423: the retry was not exercised")
 		}
-		return env.authDestroyed(nil)
+		return env.destroyed(authGone)(nil)
 	}
 	// The final destroy runs under the faults of the first step again.
 	tc.Steps = append(tc.Steps, resource.TestStep{PreConfig: func() { env.Emu.SetFaults(faults) }, Config: cfg,

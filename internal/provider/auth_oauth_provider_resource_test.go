@@ -148,7 +148,7 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{typeIs("shared"), expectListedOAuth(env, "google shared")},
 			},
 		)
-		tc.CheckDestroy = env.destroyedKeepingAuth(expectListedOAuth(env))
+		tc.CheckDestroy = env.destroyed(authKept, expectListedOAuth(env))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -201,7 +201,7 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 		},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-	tc.CheckDestroy = env.destroyedKeepingAuth(expectListedOAuth(env))
+	tc.CheckDestroy = env.destroyed(authKept, expectListedOAuth(env))
 	resource.ParallelTest(t, tc)
 }
 
@@ -262,7 +262,7 @@ func TestAccAuthOAuthProvider_credentialsReachTheAPI(t *testing.T) {
 				},
 			)
 			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-			tc.CheckDestroy = env.destroyedKeepingAuth(expectListedOAuth(env))
+			tc.CheckDestroy = env.destroyed(authKept, expectListedOAuth(env))
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -331,7 +331,7 @@ func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"client_id", "client_secret", "microsoft_tenant_id"}},
 		resource.TestStep{ResourceName: "neon_auth_oauth_provider.vercel", ImportState: true, ImportStateVerify: true},
 	)
-	tc.CheckDestroy = env.destroyedKeepingAuth(expectListedOAuth(env))
+	tc.CheckDestroy = env.destroyed(authKept, expectListedOAuth(env))
 	resource.ParallelTest(t, tc)
 }
 

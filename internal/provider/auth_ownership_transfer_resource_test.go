@@ -86,7 +86,7 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 					})},
 				},
 			)
-			tc.CheckDestroy = env.authDestroyed
+			tc.CheckDestroy = env.destroyed(authGone)
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -151,7 +151,7 @@ func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
 					},
 				},
 			)
-			tc.CheckDestroy = env.authDestroyed
+			tc.CheckDestroy = env.destroyed(authGone)
 			resource.ParallelTest(t, tc)
 		})
 	}

@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -166,7 +163,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, userID), expectUser(env, email1, true)},
 			},
 		)
-		tc.CheckDestroy = env.authDestroyed
+		tc.CheckDestroy = env.destroyed(authGone)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -254,7 +251,7 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 				ExpectError:   matchInOrder("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
 			},
 		)
-		tc.CheckDestroy = env.destroyedKeepingAuth(expectUser(env, email, false))
+		tc.CheckDestroy = env.destroyed(authKept, expectUser(env, email, false))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -283,7 +280,7 @@ func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
 				PlanOnly:  true, // an empty plan: not detectable
 			},
 		)
-		tc.CheckDestroy = env.destroyedKeepingAuth(expectUser(env, "gone@example.com", false))
+		tc.CheckDestroy = env.destroyed(authKept, expectUser(env, "gone@example.com", false))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -321,7 +318,7 @@ func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
 					})},
 				},
 			)
-			tc.CheckDestroy = env.destroyedKeepingAuth()
+			tc.CheckDestroy = env.destroyed(authKept)
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -351,29 +348,6 @@ func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
 			},
 		))
 	})
-}
-
-// loseFirstResponse cuts the connection of the first POST to a path ending in
-// suffix, before any response byte: after handing the request to the
-// emulator when applied is true, without it otherwise. posts counts the
-// POSTs to that path.
-func loseFirstResponse(suffix string, applied bool, posts *atomic.Int32) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, suffix) || posts.Add(1) != 1 {
-				next.ServeHTTP(w, r)
-				return
-			}
-			if applied {
-				next.ServeHTTP(httptest.NewRecorder(), r)
-			}
-			if hj, ok := w.(http.Hijacker); ok {
-				if conn, _, err := hj.Hijack(); err == nil {
-					_ = conn.Close()
-				}
-			}
-		})
-	}
 }
 
 // Roles (branch mode): set after the user is created, changed in place,
@@ -423,7 +397,7 @@ func TestAccAuthUser_roles(t *testing.T) {
 			},
 		},
 	)
-	tc.CheckDestroy = env.destroyedKeepingAuth(expectUser(env, email, false))
+	tc.CheckDestroy = env.destroyed(authKept, expectUser(env, email, false))
 	resource.ParallelTest(t, tc)
 }
 
@@ -477,7 +451,7 @@ func TestAccAuthUser_usersSyncRowAndRoles(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, ""}},
 		},
 	)
-	tc.CheckDestroy = env.destroyedKeepingAuth(func() error {
+	tc.CheckDestroy = env.destroyed(authKept, func() error {
 		if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
 			return fmt.Errorf("destroy left users_sync rows %+v", rows)
 		}

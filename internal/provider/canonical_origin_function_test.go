@@ -79,7 +79,7 @@ output "o" {
 // for_each instances with string keys.
 func TestAccFunctionCanonicalOrigin_example(t *testing.T) {
 	env := newProjectEnv(t)
-	cli := env.cli(nil)
+	cli := env.cli(nil, nil)
 	if why := lacks(t, providerFunctions); why != "" {
 		t.Skip(why)
 	}

@@ -85,13 +85,24 @@ func (e *accEnv) recreateAuth() {
 	e.enableAuth(string(its[0].AuthProvider))
 }
 
-// destroyedKeepingAuth is a CheckDestroy: the Neon Auth of the test's
-// branch, made outside the configuration, outlived the destroy, and every
-// check holds (such as expectDomains() for "no domain left").
-func (e *accEnv) destroyedKeepingAuth(checks ...apiCheck) resource.TestCheckFunc {
+// authKept and authGone say what a CheckDestroy (destroyed) expects of the
+// test's branch: Neon Auth made outside the configuration outlives the
+// destroy; Neon Auth the configuration enabled is gone with it.
+const (
+	authKept = true
+	authGone = false
+)
+
+// destroyed is a CheckDestroy: the test's branch has Neon Auth or none, as
+// keep says, and every check holds (such as expectDomains() for "no domain
+// left").
+func (e *accEnv) destroyed(keep bool, checks ...apiCheck) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if e.integration() == nil {
+		switch it := e.integration(); {
+		case keep && it == nil:
 			return fmt.Errorf("the branch's Neon Auth must outlive the destroy, but branch %s has none", e.BranchID)
+		case !keep && it != nil:
+			return fmt.Errorf("destroy left Neon Auth on branch %s: %+v", e.BranchID, it)
 		}
 		for _, check := range checks {
 			if err := check(); err != nil {
@@ -262,15 +273,6 @@ func (e *accEnv) enableAuthWithSecrets() {
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587, Username: "mailer",
 		Password: "audit-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Example"}))
 	e.must(err)
-}
-
-// authDestroyed is a CheckDestroy for a configuration that enables Neon
-// Auth itself: the test's branch has none left.
-func (e *accEnv) authDestroyed(*terraform.State) error {
-	if it := e.integration(); it != nil {
-		return fmt.Errorf("destroy left Neon Auth on branch %s: %+v", e.BranchID, it)
-	}
-	return nil
 }
 
 // sent counts the requests a provider sends, on the client's side of the

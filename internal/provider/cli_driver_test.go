@@ -33,19 +33,17 @@ type cliDir struct {
 	env []string
 }
 
-// cli is a working directory driven by the CLI with the test's provider
-// (see accEnv.provider) served in-process, and others beside it.
-func (e *accEnv) cli(others map[string]tfprotov6.ProviderServer) *cliDir {
-	e.t.Helper()
-	return newCLIDir(e.t, e.provider(), others)
-}
-
-// newCLIDir serves p in-process (the CLI attaches to it through
-// TF_REATTACH_PROVIDERS), and others beside it by source address
-// ("neondatabase/neon"), such as a stand-in for another provider a
-// configuration uses, to an empty working directory.
-func newCLIDir(t *testing.T, p provider.Provider, others map[string]tfprotov6.ProviderServer) *cliDir {
+// cli is an empty working directory driven by the CLI, with p (nil: the
+// test's provider, see accEnv.provider) served in this process (the CLI
+// attaches to it through TF_REATTACH_PROVIDERS), and others beside it by
+// source address ("neondatabase/neon"), such as a stand-in for another
+// provider a configuration uses.
+func (e *accEnv) cli(p provider.Provider, others map[string]tfprotov6.ProviderServer) *cliDir {
+	t := e.t
 	t.Helper()
+	if p == nil {
+		p = e.provider()
+	}
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("Acceptance tests skipped unless env 'TF_ACC' set")
 	}
@@ -60,29 +58,15 @@ func newCLIDir(t *testing.T, p provider.Provider, others map[string]tfprotov6.Pr
 	}
 	servers := map[string]tfprotov6.ProviderServer{"neon-auth/neon": providerserver.NewProtocol6(p)()}
 	maps.Copy(servers, others)
-	return &cliDir{t: t, dir: dir, cli: cli, env: []string{
-		"TF_REATTACH_PROVIDERS=" + serve(t, servers),
-		"TF_CLI_CONFIG_FILE=" + rc,
-		"TF_IN_AUTOMATION=1",
-		"CHECKPOINT_DISABLE=1",
-		"TF_LOG=",
-	}}
-}
-
-// reattachEntry is one provider of TF_REATTACH_PROVIDERS.
-type reattachEntry struct {
-	Protocol        string
-	ProtocolVersion int
-	Pid             int
-	Test            bool
-	Addr            struct{ Network, String string }
-}
-
-// serve starts each provider's gRPC server in this process, until the test
-// ends, and returns the reattach configuration naming it under both
-// registries' addresses.
-func serve(t *testing.T, servers map[string]tfprotov6.ProviderServer) string {
-	t.Helper()
+	// Each provider's gRPC server runs in this process until the test ends;
+	// the reattach configuration names it under both registries' addresses.
+	type reattachEntry struct {
+		Protocol        string
+		ProtocolVersion int
+		Pid             int
+		Test            bool
+		Addr            struct{ Network, String string }
+	}
 	entries := map[string]reattachEntry{}
 	for source, server := range servers {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -109,16 +93,22 @@ func serve(t *testing.T, servers map[string]tfprotov6.ProviderServer) string {
 			cancel()
 			<-closed
 		})
-		e := reattachEntry{Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true}
-		e.Addr.Network, e.Addr.String = cfg.Addr.Network(), cfg.Addr.String()
-		entries["registry.terraform.io/"+source] = e
-		entries["registry.opentofu.org/"+source] = e
+		entry := reattachEntry{Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true}
+		entry.Addr.Network, entry.Addr.String = cfg.Addr.Network(), cfg.Addr.String()
+		entries["registry.terraform.io/"+source] = entry
+		entries["registry.opentofu.org/"+source] = entry
 	}
-	out, err := json.Marshal(entries)
+	reattachJSON, err := json.Marshal(entries)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(out)
+	return &cliDir{t: t, dir: dir, cli: cli, env: []string{
+		"TF_REATTACH_PROVIDERS=" + string(reattachJSON),
+		"TF_CLI_CONFIG_FILE=" + rc,
+		"TF_IN_AUTOMATION=1",
+		"CHECKPOINT_DISABLE=1",
+		"TF_LOG=",
+	}}
 }
 
 // write puts a file into the working directory.

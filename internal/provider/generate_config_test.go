@@ -67,7 +67,7 @@ import {
 // branch).
 func TestAccGenerateConfig_projectMode(t *testing.T) {
 	env := newProjectEnv(t)
-	cli := env.cli(nil)
+	cli := env.cli(nil, nil)
 	// The generated configuration gives the secrets as write-only arguments.
 	if why := lacks(t, writeOnlyArguments); why != "" {
 		t.Skip(why)
@@ -177,5 +177,5 @@ func TestAccGenerateConfig_branchMode(t *testing.T) {
 	for _, c := range settingsCases {
 		imports[c.typeName+".this"] = id
 	}
-	generateAndAdopt(t, env, env.cli(nil), imports)
+	generateAndAdopt(t, env, env.cli(nil, nil), imports)
 }

@@ -72,7 +72,7 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 					})
 				}
 			}
-			cli := env.cli(map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
+			cli := env.cli(nil, map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
 			// The guide's provider "neonauth" block, pointed at the emulator.
 			head := `provider "neonauth" {`
 			cli.write("main.tf", strings.Replace(shown[1], head, head+fmt.Sprintf("\n  api_key = %q\n  base_url = %q\n  requests_per_minute = 100000\n",

@@ -320,7 +320,7 @@ func (s noIdentityServer) ReadResource(ctx context.Context, req *tfprotov6.ReadR
 // (the production branch); in branch mode they name it.
 func TestAccIdentity_generateConfig(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cli := env.cli(nil)
+		cli := env.cli(nil, nil)
 		if why := lacks(t, resourceIdentity); why != "" {
 			t.Skip(why)
 		}

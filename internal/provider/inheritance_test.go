@@ -249,7 +249,7 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 	env := newBranchEnv(t)
 	configureProduction(env, true)
 	preview := env.childBranch("pr-8")
-	cli := env.cli(nil)
+	cli := env.cli(nil, nil)
 	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID)))
 	out := cli.must(0, "apply", "-auto-approve", "-input=false")
 	for _, want := range []string{
@@ -347,7 +347,7 @@ func TestAccInherited_anotherConfigurationsObjectIsRefused(t *testing.T) {
 			preview := *env
 			preview.BranchID = env.childBranch("pr-123")
 			cfg := requiredProviders + env.config(preview.resource("neon_auth_domain", "pr", `domain = "https://pr-123.preview.example.com"`))
-			owner, other := env.cli(nil), env.cli(nil)
+			owner, other := env.cli(nil, nil), env.cli(nil, nil)
 			for _, w := range []*cliDir{owner, other} {
 				w.write("main.tf", cfg)
 				w.must(0, "init", "-input=false")
@@ -396,7 +396,7 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 	configureProduction(env, false)
 	preview := *env
 	preview.BranchID = env.childBranch("pr-5")
-	cli := env.cli(nil)
+	cli := env.cli(nil, nil)
 	cli.write("main.tf", requiredProviders+env.config(
 		preview.resource("neon_auth_integration", "preview")+
 			preview.resource("neon_auth_domain", "app", `domain = "https://app.example.com"`, "depends_on = [neon_auth_integration.preview]")+

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"path"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,35 +28,24 @@ func foundCaseOf[A any](name, stored string, want A) foundCase {
 	}
 }
 
-// foundCases are the stored values of every settings resource type, named
-// by type.
-func foundCases() []foundCase {
-	var all []foundCase
-	for _, c := range settingsCases {
-		for _, f := range c.found {
-			f.name = strings.TrimSuffix(c.typeName+"/"+f.name, "/")
-			all = append(all, f)
-		}
-	}
-	return all
-}
-
 // A state written by an earlier release still destroys right: its values
 // decode to what was found, both as written before the record had a version
 // (the bare values) and as version 1 with the field order of the provider's
 // own mirror types then, whatever order the reference's types have now.
 func TestUnitPrivateFound_previousReleaseDecodes(t *testing.T) {
-	for _, tc := range foundCases() {
-		for version, stored := range map[string]string{"0": tc.stored, "1": `{"version":1,"values":` + tc.stored + `}`} {
-			t.Run(tc.name+"/version "+version, func(t *testing.T) {
-				got, err := tc.decode([]byte(stored))
-				if err != nil {
-					t.Fatalf("decoding %s: %v", stored, err)
-				}
-				if !reflect.DeepEqual(got, tc.want) {
-					t.Errorf("decoded %+v, want %+v", got, tc.want)
-				}
-			})
+	for _, c := range settingsCases {
+		for _, tc := range c.found {
+			for version, stored := range map[string]string{"0": tc.stored, "1": `{"version":1,"values":` + tc.stored + `}`} {
+				t.Run(path.Join(c.typeName, tc.name, "version "+version), func(t *testing.T) {
+					got, err := tc.decode([]byte(stored))
+					if err != nil {
+						t.Fatalf("decoding %s: %v", stored, err)
+					}
+					if !reflect.DeepEqual(got, tc.want) {
+						t.Errorf("decoded %+v, want %+v", got, tc.want)
+					}
+				})
+			}
 		}
 	}
 }
@@ -63,20 +53,22 @@ func TestUnitPrivateFound_previousReleaseDecodes(t *testing.T) {
 // What is written now is version 1 with the API value's own fields, and
 // reads back.
 func TestUnitPrivateFound_writesVersionOne(t *testing.T) {
-	for _, tc := range foundCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			raw, err := tc.encode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.HasPrefix(raw, []byte(`{"version":1,"values":{`)) {
-				t.Errorf("stored %s, want a version 1 record", raw)
-			}
-			got, err := tc.decode(raw)
-			if err != nil || !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("read back %+v (%v), want %+v", got, err, tc.want)
-			}
-		})
+	for _, c := range settingsCases {
+		for _, tc := range c.found {
+			t.Run(path.Join(c.typeName, tc.name), func(t *testing.T) {
+				raw, err := tc.encode()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.HasPrefix(raw, []byte(`{"version":1,"values":{`)) {
+					t.Errorf("stored %s, want a version 1 record", raw)
+				}
+				got, err := tc.decode(raw)
+				if err != nil || !reflect.DeepEqual(got, tc.want) {
+					t.Errorf("read back %+v (%v), want %+v", got, err, tc.want)
+				}
+			})
+		}
 	}
 }
 

@@ -39,7 +39,11 @@ func consoleSetup(env *accEnv, branchID string) {
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
 	env.must(err)
 	if env.Mode == authAPIBranch {
-		seedSettings(env.t, env, branchID)
+		for _, c := range settingsCases {
+			if err := c.api.patch(env, branchID, c.onCreate); err != nil {
+				env.t.Fatalf("seeding %s: %v", c.typeName, err)
+			}
+		}
 	}
 }
 
@@ -146,7 +150,7 @@ func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
 			env := newProjectEnv(t)
 			env.Mode = mode
 			counted, sent := env.counted()
-			cli := newCLIDir(t, counted, nil)
+			cli := env.cli(counted, nil)
 			if why := lacks(t, listResources); why != "" {
 				t.Skip(why)
 			}
@@ -192,7 +196,7 @@ func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
 // list.
 func TestAccQuery_oneRequestPerList(t *testing.T) {
 	env := newEmulatorEnv(t, "it counts the requests per route, as the emulator records them", nil)
-	cli := env.cli(nil)
+	cli := env.cli(nil, nil)
 	if why := lacks(t, listResources); why != "" {
 		t.Skip(why)
 	}

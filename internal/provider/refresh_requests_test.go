@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -11,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"text/template"
 
@@ -21,43 +18,26 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
-	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // How many requests a refresh costs: the API requests of a no-change plan
 // (with refresh) of configurations that hold every resource type, counted
 // per (branch, read endpoint) by a handler in front of the emulator.
 
-// requestLog records the method and path of every API request while on.
+// requestLog records the method and path of every API request.
 type requestLog struct {
 	mu   sync.Mutex
-	on   bool
 	seen []string // "GET /projects/…"
 }
 
 func (l *requestLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l.mu.Lock()
-		if l.on {
-			l.seen = append(l.seen, r.Method+" "+strings.TrimPrefix(r.URL.Path, "/api/v2"))
-		}
+		l.seen = append(l.seen, r.Method+" "+strings.TrimPrefix(r.URL.Path, "/api/v2"))
 		l.mu.Unlock()
 		h.ServeHTTP(w, r)
 	})
-}
-
-// during records the requests that run sends.
-func (l *requestLog) during(run func()) []string {
-	l.mu.Lock()
-	l.on, l.seen = true, nil
-	l.mu.Unlock()
-	run()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.on = false
-	return slices.Clone(l.seen)
 }
 
 var (
@@ -88,37 +68,41 @@ func expectReads(t *testing.T, counted map[string]map[string]int, scope, name st
 	}
 }
 
-// everyType renders a template of testdata/every_resource_type.tf.tmpl:
-// "better_auth" (every resource type and data source on a Better Auth
-// branch), "stack" (a Stack Auth production branch with the SDK keys and
-// the ownership transfer) or "stack_email_server".
-func everyType(t *testing.T, name string, data everyTypeData) string {
+// everyType is a configuration of testdata/every_resource_type.tf.tmpl:
+// Template "better_auth" (every resource type and data source on a Better
+// Auth branch), "stack" (a Stack Auth production branch with the SDK keys
+// and the ownership transfer) or "stack_email_server".
+type everyType struct {
+	Template, Name, ProjectID, BranchID string
+	Domains                             bool
+}
+
+// noChangePlanRequests applies the configurations and returns the requests
+// of the no-change plan that follows, grouped by scope; the plan must be
+// empty.
+func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, configs ...everyType) map[string]map[string]int {
 	t.Helper()
 	tmpl, err := template.ParseFiles("testdata/every_resource_type.tf.tmpl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
-		t.Fatal(err)
+	var body strings.Builder
+	for _, c := range configs {
+		if err := tmpl.ExecuteTemplate(&body, c.Template, c); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return b.String()
-}
-
-type everyTypeData struct {
-	Name, ProjectID, BranchID string
-	Domains                   bool
-}
-
-// noChangePlanRequests applies body and returns the requests of the no-change
-// plan that follows, grouped by scope; the plan must be empty.
-func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, body string) map[string]map[string]int {
-	t.Helper()
-	cli := newCLIDir(t, New("test")(), nil)
-	cli.write("main.tf", requiredProviders+env.providerBlock()+body)
+	cli := env.cli(nil, nil)
+	cli.write("main.tf", requiredProviders+env.providerBlock()+body.String())
 	cli.must(0, "init")
 	cli.must(0, "apply", "-auto-approve", "-input=false")
-	reqs := log.during(func() { cli.must(0, "plan", "-detailed-exitcode", "-input=false") })
+	log.mu.Lock()
+	log.seen = nil
+	log.mu.Unlock()
+	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
+	log.mu.Lock()
+	reqs := slices.Clone(log.seen)
+	log.mu.Unlock()
 	t.Logf("refresh plan: %d requests", len(reqs))
 	// By the Neon Auth each reaches: "<project>/<branch>" for the
 	// branch-scoped endpoints, "<project>" for the project-level ones,
@@ -143,19 +127,6 @@ func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, body strin
 	return out
 }
 
-// branchReads are the reads of a branch in branch mode: the integration, the
-// domains, the plugins bundle, and each setting the bundle does not carry,
-// at its own path (today the webhooks: four in all).
-func branchReads() []string {
-	reads := []string{"GET …/auth", "GET …/auth/domains", "GET …/auth/plugins"}
-	for _, set := range betterauth.Settings {
-		if !set.Bundled {
-			reads = append(reads, "GET …/auth/"+set.Path)
-		}
-	}
-	return reads
-}
-
 // A branch refreshes in 4 requests, with no request per resource: every
 // resource type and the data sources that read the same things, on the
 // production and a preview branch of one project (Better Auth) and on the
@@ -177,14 +148,23 @@ func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stack := everyTypeData{Name: "stack", ProjectID: stackProject}
-	body := everyType(t, "better_auth", everyTypeData{Name: "prod", ProjectID: env.ProjectID}) +
-		everyType(t, "better_auth", everyTypeData{Name: "preview", ProjectID: env.ProjectID, BranchID: preview, Domains: true}) +
-		everyType(t, "stack", stack) + everyType(t, "stack_email_server", stack)
-	counted := noChangePlanRequests(t, env, &log, body)
+	counted := noChangePlanRequests(t, env, &log,
+		everyType{Template: "better_auth", Name: "prod", ProjectID: env.ProjectID},
+		everyType{Template: "better_auth", Name: "preview", ProjectID: env.ProjectID, BranchID: preview, Domains: true},
+		everyType{Template: "stack", Name: "stack", ProjectID: stackProject},
+		everyType{Template: "stack_email_server", Name: "stack", ProjectID: stackProject})
 
-	expectReads(t, counted, env.ProjectID+"/"+env.BranchID, "Better Auth, production branch", branchReads()...)
-	expectReads(t, counted, env.ProjectID+"/"+preview, "Better Auth, preview branch", branchReads()...)
+	// The reads of a branch in branch mode: the integration, the domains,
+	// the plugins bundle, and each setting the bundle does not carry, at its
+	// own path (today the webhooks: four in all).
+	branchReads := []string{"GET …/auth", "GET …/auth/domains", "GET …/auth/plugins"}
+	for _, set := range betterauth.Settings {
+		if !set.Bundled {
+			branchReads = append(branchReads, "GET …/auth/"+set.Path)
+		}
+	}
+	expectReads(t, counted, env.ProjectID+"/"+env.BranchID, "Better Auth, production branch", branchReads...)
+	expectReads(t, counted, env.ProjectID+"/"+preview, "Better Auth, preview branch", branchReads...)
 	expectReads(t, counted, stackProject+"/"+stackBranchID, "Stack Auth, production branch",
 		"GET …/auth", "GET …/auth/domains", "GET …/auth/plugins")
 	for scope, eps := range counted {
@@ -203,9 +183,10 @@ func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 	env := newEmulatorEnv(t, "it counts the requests of a refresh", log.wrap)
 	env.Mode = authAPIProject
 	second := env.Emu.ProjectIDs()[1]
-	two := everyTypeData{Name: "two", ProjectID: second}
-	counted := noChangePlanRequests(t, env, &log, everyType(t, "stack", everyTypeData{Name: "one", ProjectID: env.ProjectID})+
-		everyType(t, "stack", two)+everyType(t, "stack_email_server", two))
+	counted := noChangePlanRequests(t, env, &log,
+		everyType{Template: "stack", Name: "one", ProjectID: env.ProjectID},
+		everyType{Template: "stack", Name: "two", ProjectID: second},
+		everyType{Template: "stack_email_server", Name: "two", ProjectID: second})
 
 	projectReads := []string{"GET …/auth/integrations", "GET …/auth/domains", "GET …/auth/oauth_providers"}
 	expectReads(t, counted, env.ProjectID, "project without an email server", projectReads...)
@@ -336,141 +317,6 @@ resource "neon_auth_integration" "test" {
 			},
 		},
 	))
-}
-
-// Every part of a branch's Better Auth configuration, read at once, costs
-// one GET …/auth/plugins. An answer without the parts (every member is
-// optional in the reference) makes each part read from its own endpoint,
-// which says the same; the plugins that have no endpoint of their own are
-// then an error that says so.
-func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
-	var empty atomic.Bool
-	var emptied atomic.Int32 // empty answers given
-	env := newEmulatorEnv(t, "it counts the requests of a read", func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if empty.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/auth/plugins") {
-				emptied.Add(1)
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write([]byte("{}"))
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
-	env.Mode = authAPIBranch
-	env.enableAuth()
-	ctx, c, s := context.Background(), env.client(), env.scope()
-	seedSettings(t, env, env.BranchID)
-	if _, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"}); err != nil {
-		t.Fatal(err)
-	}
-
-	env.Emu.ResetStats()
-	bundled := bundledParts(neonauth.New(env.client(), neonauth.Options{Family: apiclient.FamilyBranch, ReadMaxAge: neonauth.DefaultReadMaxAge}), s)
-	if n := env.Emu.Stats().Total; n != 1 || env.routeCount("GET /auth/plugins") != 1 {
-		t.Errorf("%d requests %v, want one GET …/auth/plugins", n, env.Emu.Stats().Requests)
-	}
-	for part, v := range bundled {
-		if strings.HasPrefix(v, "error") {
-			t.Errorf("%s from the bundle: %s", part, v)
-		}
-	}
-	held := emulatorSettingsJSON(t, env)
-	for _, set := range betterauth.Settings {
-		if set.Bundled && bundled[set.Name] != held[set.Name] {
-			t.Errorf("%s from the bundle = %s, the emulator holds %s", set.Name, bundled[set.Name], held[set.Name])
-		}
-	}
-
-	empty.Store(true)
-	env.Emu.ResetStats()
-	own := bundledParts(neonauth.New(env.client(), neonauth.Options{Family: apiclient.FamilyBranch, ReadMaxAge: neonauth.DefaultReadMaxAge}), s)
-	if n := emptied.Load(); n != 1 {
-		t.Errorf("%d GET …/auth/plugins, want 1", n)
-	}
-	endpoints := map[string]string{"email_provider": "email_provider", "oauth_providers": "oauth_providers", "allow_localhost": "allow_localhost"}
-	for _, set := range betterauth.Settings {
-		switch {
-		case set.Bundled && set.Read:
-			endpoints[set.Name] = set.Path
-		case set.Bundled:
-			if want := "error: " + neonauth.ErrPluginNotReported.Error(); own[set.Name] != want {
-				t.Errorf("%s missing from the bundle = %s, want %q", set.Name, own[set.Name], want)
-			}
-		}
-	}
-	for part, ep := range endpoints {
-		if n := env.routeCount("GET /auth/" + ep); n != 1 {
-			t.Errorf("%d GET …/auth/%s, want 1", n, ep)
-		}
-		if own[part] != bundled[part] {
-			t.Errorf("%s: the bundle says %s, its own endpoint %s", part, bundled[part], own[part])
-		}
-	}
-}
-
-// emulatorSettingsJSON is every setting the emulator holds for the
-// production branch, by name, as JSON with its keys in order.
-func emulatorSettingsJSON(t *testing.T, env *accEnv) map[string]string {
-	t.Helper()
-	a, _ := env.Emu.BranchAuth(env.ProjectID, env.BranchID)
-	raw, err := json.Marshal(a.Settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var parts map[string]map[string]any
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for name, v := range parts {
-		text, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[name] = string(text)
-	}
-	return out
-}
-
-// bundledParts reads every part of the bundle through d, all at once, and
-// gives each as JSON (or "error: …").
-func bundledParts(d *neonauth.Service, scope apiclient.Scope) map[string]string {
-	ctx, s := context.Background(), neonauth.Scope{Scope: scope}
-	reads := map[string]func() (any, error){
-		"email_provider":  func() (any, error) { return d.EmailServer(ctx, s) },
-		"oauth_providers": func() (any, error) { return d.OAuthProviders(ctx, s) },
-		"allow_localhost": func() (any, error) { return d.AllowLocalhost(ctx, s) },
-	}
-	for _, set := range betterauth.Settings {
-		if set.Bundled {
-			reads[set.Name] = func() (any, error) { return neonauth.ReadSetting[map[string]any](ctx, d, s, set) }
-		}
-	}
-	out := map[string]string{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for name, read := range reads {
-		wg.Go(func() {
-			v, err := read()
-			text, jerr := json.Marshal(v)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil:
-				out[name] = "error: " + err.Error()
-			case jerr != nil:
-				out[name] = "error: " + jerr.Error()
-			default:
-				out[name] = string(text)
-			}
-		})
-	}
-	wg.Wait()
-	return out
 }
 
 // refreshRequests is a step that refreshes the state alone and checks the

@@ -218,7 +218,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 			holds: func(env *accEnv) []statecheck.StateCheck {
 				return []statecheck.StateCheck{env.expectDomains("https://app.example.com")}
 			},
-			destroyed: func(env *accEnv) resource.TestCheckFunc { return env.destroyedKeepingAuth(env.expectDomains()) },
+			destroyed: func(env *accEnv) resource.TestCheckFunc { return env.destroyed(authKept, env.expectDomains()) },
 		},
 		{
 			name: "neon_auth_oauth_provider adopted", paths: map[string]string{authAPIProject: "/oauth_providers", authAPIBranch: "/oauth_providers"}, applied: true,
@@ -241,7 +241,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 				}
 			},
 			destroyed: func(env *accEnv) resource.TestCheckFunc {
-				return env.destroyedKeepingAuth(func() error {
+				return env.destroyed(authKept, func() error {
 					if p, ok := env.oauthProvider("google"); ok {
 						return fmt.Errorf("destroy left the OAuth provider %s", p.ID)
 					}

@@ -241,7 +241,7 @@ func TestAccActionSendTestEmail_failsWithTheMailServersComplaint(t *testing.T) {
 // variable) no output shows.
 func TestAccActionSendTestEmail_invokeThroughCLI(t *testing.T) {
 	env := newBranchEnv(t)
-	cli := env.cli(nil)
+	cli := env.cli(nil, nil)
 	if why := lacks(t, actions); why != "" {
 		t.Skip(why)
 	}
@@ -286,7 +286,7 @@ func TestAccActionSendTestEmail_invokeThroughCLI(t *testing.T) {
 func TestAccActionSendTestEmail_invokeSendsOneEmailEach(t *testing.T) {
 	env := newEmulatorEnv(t, "it reads the test emails the emulator recorded (no API lists the mail a server sent) and counts requests", nil)
 	env.Mode = authAPIBranch
-	cli := env.cli(nil)
+	cli := env.cli(nil, nil)
 	if why := lacks(t, actions); why != "" {
 		t.Skip(why)
 	}

@@ -286,18 +286,6 @@ var settingsCases = []settingsCase{
 	},
 }
 
-// seedSettings gives every settings resource type's setting on a branch of
-// the test's project the values its create step writes, through the public
-// API, behind Terraform's back.
-func seedSettings(t *testing.T, env *accEnv, branchID string) {
-	t.Helper()
-	for _, c := range settingsCases {
-		if err := c.api.patch(env, branchID, c.onCreate); err != nil {
-			t.Fatalf("seeding %s: %v", c.typeName, err)
-		}
-	}
-}
-
 // The life of every Better Auth settings resource on a branch: create (the
 // settings it omits keep the branch's values, which it reads), import by
 // `<project_id>/<branch_id>`, update in place, drift (changed behind
@@ -359,7 +347,7 @@ func TestAccSettings_lifecycle(t *testing.T) {
 					ConfigStateChecks: []statecheck.StateCheck{returns("after repairing drift", updated)},
 				},
 			)
-			tc.CheckDestroy = env.destroyedKeepingAuth(returns("after destroy (the settings found at creation)", found))
+			tc.CheckDestroy = env.destroyed(authKept, returns("after destroy (the settings found at creation)", found))
 			resource.ParallelTest(t, tc)
 		})
 	}

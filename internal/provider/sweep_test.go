@@ -50,11 +50,11 @@ func sweeper(projects bool) func(string) error {
 			report: func(s string) { log.Print(s) }}
 		ctx := context.Background()
 		if projects {
-			_, err = sw.projects(ctx)
+			_, err = sw.sweep(ctx, "")
 			return err
 		}
 		if id := os.Getenv(envTestProjectID); id != "" {
-			_, err = sw.branches(ctx, id)
+			_, err = sw.sweep(ctx, id)
 			return err
 		}
 		log.Printf("%s is not set: no branches to sweep (the suite's own projects go whole)", envTestProjectID)
@@ -72,55 +72,57 @@ type leftovers struct {
 	report func(string)
 }
 
-// projects deletes the leftover projects and returns their names.
-func (l leftovers) projects(ctx context.Context) ([]string, error) {
-	list, err := l.client.ListProjects(ctx, apiclient.ListProjectsOptions{Search: l.prefix, OrgID: l.orgID})
-	if err != nil {
-		return nil, fmt.Errorf("listing projects: %w", err)
+// sweep deletes the leftover projects (projectID "") or the leftover
+// branches of project projectID, and returns their names. A production
+// branch is never one of them.
+func (l leftovers) sweep(ctx context.Context, projectID string) ([]string, error) {
+	type object struct {
+		what, name string // "project …", "branch … of project …"
+		created    time.Time
+		delete     func() error
+	}
+	var found []object
+	if projectID == "" {
+		list, err := l.client.ListProjects(ctx, apiclient.ListProjectsOptions{Search: l.prefix, OrgID: l.orgID})
+		if err != nil {
+			return nil, fmt.Errorf("listing projects: %w", err)
+		}
+		for _, p := range list.Projects {
+			found = append(found, object{"project " + p.ID, p.Name, p.CreatedAt, func() error { return l.client.DeleteProject(ctx, p.ID) }})
+		}
+	} else {
+		list, err := l.client.ListBranches(ctx, projectID)
+		if err != nil {
+			return nil, fmt.Errorf("listing the branches of project %s: %w", projectID, err)
+		}
+		// Children first: Neon refuses to delete a branch that has children.
+		slices.SortFunc(list, func(a, b apiclient.Branch) int { return b.CreatedAt.Compare(a.CreatedAt) })
+		for _, b := range list {
+			if !b.Default {
+				found = append(found, object{fmt.Sprintf("branch %s of project %s", b.ID, projectID), b.Name, b.CreatedAt,
+					func() error { return l.client.DeleteBranch(ctx, projectID, b.ID) }})
+			}
+		}
 	}
 	var deleted []string
 	var errs []error
-	for _, p := range list.Projects {
-		if !strings.HasPrefix(p.Name, l.prefix) || !p.CreatedAt.Before(l.cutoff) {
+	for _, o := range found {
+		if !strings.HasPrefix(o.name, l.prefix) || !o.created.Before(l.cutoff) {
 			continue
 		}
-		if err := l.client.DeleteProject(ctx, p.ID); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
-			errs = append(errs, fmt.Errorf("deleting project %s (%s): %w", p.ID, p.Name, err))
+		if err := o.delete(); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("deleting %s (%s): %w", o.what, o.name, err))
 			continue
 		}
-		l.report(fmt.Sprintf("deleted project %s (%s, created %s)", p.ID, p.Name, p.CreatedAt.Format(time.RFC3339)))
-		deleted = append(deleted, p.Name)
+		l.report(fmt.Sprintf("deleted %s (%s, created %s)", o.what, o.name, o.created.Format(time.RFC3339)))
+		deleted = append(deleted, o.name)
 	}
 	if len(deleted) == 0 && len(errs) == 0 {
-		l.report(fmt.Sprintf("no project named %s… created before %s", l.prefix, l.cutoff.Format(time.RFC3339)))
-	}
-	return deleted, errors.Join(errs...)
-}
-
-// branches deletes the leftover branches of a project and returns their
-// names. The production branch is never one of them.
-func (l leftovers) branches(ctx context.Context, projectID string) ([]string, error) {
-	list, err := l.client.ListBranches(ctx, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("listing the branches of project %s: %w", projectID, err)
-	}
-	// Children first: Neon refuses to delete a branch that has children.
-	slices.SortFunc(list, func(a, b apiclient.Branch) int { return b.CreatedAt.Compare(a.CreatedAt) })
-	var deleted []string
-	var errs []error
-	for _, b := range list {
-		if b.Default || !strings.HasPrefix(b.Name, l.prefix) || !b.CreatedAt.Before(l.cutoff) {
-			continue
+		where := "no project"
+		if projectID != "" {
+			where = "no branch of project " + projectID
 		}
-		if err := l.client.DeleteBranch(ctx, projectID, b.ID); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
-			errs = append(errs, fmt.Errorf("deleting branch %s (%s) of project %s: %w", b.ID, b.Name, projectID, err))
-			continue
-		}
-		l.report(fmt.Sprintf("deleted branch %s (%s) of project %s, created %s", b.ID, b.Name, projectID, b.CreatedAt.Format(time.RFC3339)))
-		deleted = append(deleted, b.Name)
-	}
-	if len(deleted) == 0 && len(errs) == 0 {
-		l.report(fmt.Sprintf("no branch of project %s named %s… created before %s", projectID, l.prefix, l.cutoff.Format(time.RFC3339)))
+		l.report(fmt.Sprintf("%s named %s… created before %s", where, l.prefix, l.cutoff.Format(time.RFC3339)))
 	}
 	return deleted, errors.Join(errs...)
 }
@@ -160,12 +162,12 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 	sweep := func(age time.Duration) (branches, projects []string) {
 		l := leftovers{client: c, prefix: prefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(envTestOrgID),
 			report: func(s string) { reported = append(reported, s) }}
-		branches, err := l.branches(ctx, env.ProjectID)
+		branches, err := l.sweep(ctx, env.ProjectID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if projectNames != nil {
-			if projects, err = l.projects(ctx); err != nil {
+			if projects, err = l.sweep(ctx, ""); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -94,7 +94,7 @@ func TestAccUpgrade_from01(t *testing.T) {
 			if remoteRun != nil {
 				t.Skip("runs only against the in-process emulator: it starts from the emulator state the 0.1 builds' fixtures describe")
 			}
-			cli := newCLIDir(t, New("test")(), nil)
+			cli := (&accEnv{t: t}).cli(nil, nil) // the fixtures name their own emulator
 			stateFile := filepath.Join(t.TempDir(), "emulator.json")
 			copies := map[string]string{filepath.Join(upgradeFixtures, "emulator.json"): stateFile}
 			for _, f := range []string{"main.tf", "project.auto.tfvars", "terraform.tfstate"} {
