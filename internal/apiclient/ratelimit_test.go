@@ -3,13 +3,17 @@ package apiclient
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // The limiter's specification, in simulated time (testing/synctest): a
@@ -315,4 +319,107 @@ func TestTheWaitEndsWithItsContext(t *testing.T) {
 			t.Errorf("wait = %v after %v; the next turn is 1 s after the burst", err, time.Since(start))
 		}
 	})
+}
+
+// accountServer is the server's side of the account limit as the emulator keeps
+// it: a bucket of 700/min holding 40, where a refused request takes nothing
+// and is answered 429 with a whole-second Retry-After (at least 1).
+type accountServer struct {
+	mu          sync.Mutex
+	bucket      *rate.Limiter
+	ok, limited int
+}
+
+func (s *accountServer) RoundTrip(req *http.Request) (*http.Response, error) {
+	time.Sleep(time.Millisecond)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now, resp := time.Now(), &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: http.NoBody, Request: req}
+	if tokens := s.bucket.TokensAt(now); tokens < 1 {
+		resp.StatusCode = http.StatusTooManyRequests
+		resp.Header.Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil((1-tokens)/float64(s.bucket.Limit()))))))
+		s.limited++
+		return resp, nil
+	}
+	s.bucket.AllowN(now, 1)
+	s.ok++
+	return resp, nil
+}
+
+// apply sends what a Terraform apply does through a client's limited
+// transport: three reads one after the other, then n creates with ten
+// workers (Terraform's parallelism), each taking 20–60 ms of Terraform's own
+// time after an answer and waiting out a 429 as the retry layer does (its
+// Retry-After and up to 250 ms more) before sending again.
+func apply(t *testing.T, tr http.RoundTripper, n int, seed uint64) {
+	send := func(rng *rand.Rand) {
+		for {
+			req, _ := http.NewRequest(http.MethodPost, "https://api.invalid/api/v2/projects/p/auth/domains", nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusTooManyRequests {
+				time.Sleep(time.Duration(20+rng.IntN(40)) * time.Millisecond)
+				return
+			}
+			d, _ := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+			time.Sleep(d + time.Duration(rng.Int64N(int64(250*time.Millisecond))))
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 10))
+	for range 3 {
+		send(rng)
+	}
+	jobs := make(chan int, n)
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	var wg sync.WaitGroup
+	for w := range 10 {
+		rng := rand.New(rand.NewPCG(seed, uint64(w)))
+		wg.Go(func() {
+			for range jobs {
+				send(rng)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Runs that each pace themselves to the account limit overshoot it together;
+// they settle on shares of it, with few 429s and the account used to the
+// full. Runs sharing the machine's bucket meet no 429 at all.
+func TestRunsOnOneAccountSettleOnShares(t *testing.T) {
+	for _, tc := range []struct {
+		runs, requests int
+		shared         bool
+		max429         float64
+	}{{4, 200, false, 0.10}, {8, 100, false, 0.15}, {4, 200, true, 0}} {
+		synctest.Test(t, func(t *testing.T) {
+			srv := &accountServer{bucket: rate.NewLimiter(rate.Limit(float64(DefaultAccountRequestsPerMinute)/60), documentedBurst)}
+			rl := RateLimit{Shared: tc.shared, SharedDir: t.TempDir()}
+			start := time.Now()
+			var wg sync.WaitGroup
+			for r := range tc.runs {
+				wg.Go(func() {
+					time.Sleep(time.Duration(r) * 200 * time.Millisecond)
+					apply(t, &limitedTransport{next: srv, limiter: newLimiter(rl, "account")}, tc.requests, uint64(r))
+				})
+			}
+			wg.Wait()
+			share := float64(srv.limited) / float64(srv.ok+srv.limited)
+			perMin := float64(srv.ok) / time.Since(start).Minutes()
+			t.Logf("%d × %d (shared %t): %.1f %% 429s, %.0f requests/min", tc.runs, tc.requests, tc.shared, 100*share, perMin)
+			if share > tc.max429 {
+				t.Errorf("%.1f %% of the answers were 429, want at most %.0f %%", 100*share, 100*tc.max429)
+			}
+			if perMin < 0.8*DefaultAccountRequestsPerMinute {
+				t.Errorf("%.0f requests per minute together, want at least 80 %% of %d", perMin, DefaultAccountRequestsPerMinute)
+			}
+		})
+	}
 }
