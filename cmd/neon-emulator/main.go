@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ln, handler, httpsProxy = tn, tn, proxyURL(where.baseURL)
 	}
 
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: handshakeLog(stderr, caFile, where.baseURL)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 

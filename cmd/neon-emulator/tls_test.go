@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -183,4 +184,31 @@ func body2string(v any) string {
 	m, _ := v.(map[string]any)
 	id, _ := m["id"].(string)
 	return id
+}
+
+// A client that does not trust the emulator's certificate is told, once, in
+// the emulator's log, which CA file to trust and how: Go's own line says
+// only "bad certificate".
+func TestTLSNamesTheCAFileWhenAClientRefusesTheCertificate(t *testing.T) {
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	const key = "tlskeytlskeytlskeytlskey"
+	in := start(t, 2, "-tls", "-tls-ca-file", caFile, "-bootstrap-key", key)
+	for range 2 {
+		if _, err := clientTrusting(t, in.baseURL, key, "").ListProjects(context.Background(), apiclient.ListProjectsOptions{}); err == nil {
+			t.Fatal("a client without the CA got an answer")
+		}
+	}
+	hint := "SSL_CERT_FILE=" + caFile
+	var logged string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if logged = in.stderr.String(); strings.Count(logged, "TLS handshake error") >= 2 {
+			break
+		}
+	}
+	if n := strings.Count(logged, hint); n != 1 || !strings.Contains(logged, "neon-emulator ca -o ca.pem https://127.0.0.1:") {
+		t.Errorf("the log names %q %d times, want once, with how to fetch the CA from another host:\n%s", hint, n, logged)
+	}
+	if !strings.Contains(logged, "bad certificate") {
+		t.Errorf("the log lacks the server's own line:\n%s", logged)
+	}
 }

@@ -184,6 +184,10 @@ func (e EmailServer) GoString() string { return e.String() }
 // Project is an element of GET /projects.
 type Project = neonapi.ProjectListItem
 
+// CreatedProject is the answer of POST /projects: the project and its
+// production branch.
+type CreatedProject = neonapi.CreatedProject
+
 // ListProjectsOptions narrows GET /projects.
 type ListProjectsOptions struct {
 	// Search filters by partial project name or id.

@@ -10,7 +10,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// Projects and branches: the paginated lists, the production branch, and branch create and delete.
+// Projects and branches: the paginated lists, the production branch, and
+// project and branch create and delete.
 
 // maxPages guards the paginated lists against a server that never stops.
 const maxPages = 10000
@@ -137,10 +138,15 @@ func ProductionBranch(projectID string, branches []Branch) (*Branch, error) {
 }
 
 // CreateBranchRequest is what creating a branch takes; empty fields take the
-// API's defaults (a generated name; the production branch as parent).
+// API's defaults (a generated name; the production branch as parent; no
+// compute endpoint).
 type CreateBranchRequest struct {
 	Name     string
 	ParentID string
+	// ReadWriteEndpoint gives the branch a read-write compute endpoint, as
+	// a preview branch made for an application has: Neon Auth serves a
+	// branch from the endpoint it matches.
+	ReadWriteEndpoint bool
 }
 
 // CreateBranch creates a branch without compute endpoints: POST
@@ -151,6 +157,9 @@ func (c *Client) CreateBranch(ctx context.Context, projectID string, req CreateB
 	var body neonapi.BranchCreateRequest
 	body.Branch = alloc(body.Branch) // an inline object of the reference: its type has no name
 	body.Branch.Name, body.Branch.ParentID = Optional(req.Name), Optional(req.ParentID)
+	if req.ReadWriteEndpoint {
+		body.Endpoints = &[]neonapi.BranchCreateRequestEndpointOptions{{Type: neonapi.EndpointTypeReadWrite}}
+	}
 	if _, err := c.write(ctx, writeCall{call: call{method: http.MethodPost, ep: projectEndpoint(projectID).sub("branches"), body: body, out: &out}, rule: neverResend}); err != nil {
 		return nil, err
 	}
@@ -161,5 +170,35 @@ func (c *Client) CreateBranch(ctx context.Context, projectID string, req CreateB
 // /projects/{project_id}/branches/{branch_id}. A repeat finds it gone.
 func (c *Client) DeleteBranch(ctx context.Context, projectID, branchID string) error {
 	_, err := c.write(ctx, writeCall{call: call{method: http.MethodDelete, ep: branchEndpoint(projectID, branchID)}, rule: resendFreely})
+	return err
+}
+
+// CreateProjectRequest is what creating a project takes; empty fields take
+// the API's defaults (a generated name; the key's own account).
+type CreateProjectRequest struct {
+	Name string
+	// OrgID places the project in an organization: needed with a personal
+	// key of a user who belongs to one, refused with an organization key of
+	// another.
+	OrgID string
+}
+
+// CreateProject creates a project with its production branch: POST
+// /projects. Like a branch, a project cannot be matched to a lost answer,
+// so the request is never sent again blindly.
+func (c *Client) CreateProject(ctx context.Context, req CreateProjectRequest) (*CreatedProject, error) {
+	var out neonapi.CreatedProject
+	var body neonapi.ProjectCreateRequest
+	body.Project.Name, body.Project.OrgID = Optional(req.Name), Optional(req.OrgID)
+	if _, err := c.write(ctx, writeCall{call: call{method: http.MethodPost, ep: projectsEndpoint, body: body, out: &out}, rule: neverResend}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteProject deletes a project with all its branches: DELETE
+// /projects/{project_id}. A repeat finds it gone.
+func (c *Client) DeleteProject(ctx context.Context, projectID string) error {
+	_, err := c.write(ctx, writeCall{call: call{method: http.MethodDelete, ep: projectEndpoint(projectID)}, rule: resendFreely})
 	return err
 }

@@ -6,16 +6,15 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -26,33 +25,116 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
-// The acceptance test environment: an emulator per test, the provider served
-// in-process to the real Terraform CLI, and the vocabulary the tests are
-// written in.
+// The acceptance test environment: one test's place on the API under test
+// (see acc_target_test.go), the provider served in-process to the real
+// Terraform CLI, and the vocabulary the tests are written in.
 
-// protoV6Factories serves the provider in-process to the Terraform CLI.
-var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"neon": providerserver.NewProtocol6WithError(New("test")()),
-}
-
-// accEnv is one emulator behind one test: its own server, key and projects,
-// so that tests run in parallel without sharing anything.
+// accEnv is one test's place on the API: a branch (or a project) of its
+// own, so that tests run in parallel without sharing anything.
 type accEnv struct {
-	t         *testing.T
+	t *testing.T
+	// Emu is the in-process emulator; nil on a remote target, where only
+	// emulatorOnly hands it out (by skipping).
 	Emu       *emulator.Emulator
 	BaseURL   string
 	Key       string
 	ProjectID string
+	// BranchID is the branch the test works on: a branch of its own in
+	// branch mode, the production branch of a project of its own in
+	// project mode. Configurations name it.
+	BranchID string
 	// Mode is the provider's auth_api, always written into the provider
-	// block: "project" unless a test sets "branch" (the provider's own
-	// default, which TestAccUpgrade_from01 and TestAccProvider_defaultIsBranchMode
-	// run without naming it).
+	// block.
 	Mode string
+	// remote is the remote target; nil in-process.
+	remote *remoteTarget
+	// validator checks the traffic of a remote target on the client's side
+	// (in-process, conformant checks it on the emulator's).
+	validator *apispec.Validator
 }
 
-// newAccEnv starts an emulator on a loopback httptest server. Rate limits are
-// off unless opts set them: the limiter has its own tests, and the
-// acceptance tests are about behaviour.
+// newBranchEnv is a branch of the test's own, in branch mode, made through
+// the API from the production branch of a project whose production branch
+// has no Neon Auth: an emulator's project in-process, the suite's project
+// remotely.
+func newBranchEnv(t *testing.T) *accEnv {
+	t.Helper()
+	e := newTargetEnv(t)
+	e.Mode = authAPIBranch
+	if e.remote != nil {
+		e.ProjectID = e.remote.suiteProject(t)
+		e.BranchID = newBranch(t, e.client(), e.ProjectID, e.remote.name(t))
+		return e
+	}
+	e.BranchID = newBranch(t, e.client(), e.ProjectID, "test-"+strings.Trim(nonName.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-"))
+	return e
+}
+
+// newProjectEnv is the production branch of a project of the test's own, in
+// project mode: for what only a production branch whose Neon Auth is free
+// allows (the project-level API, Stack Auth, ownership transfer). Remotely
+// the project is created for the test, which skips when the key may not
+// create projects.
+func newProjectEnv(t *testing.T) *accEnv {
+	t.Helper()
+	e := newTargetEnv(t)
+	e.Mode = authAPIProject
+	if e.remote != nil {
+		e.ProjectID, e.BranchID = e.remote.newProject(t, e.client())
+	}
+	return e
+}
+
+// newTargetEnv is the target of the run with nothing of the test's own yet:
+// an emulator started for the test in-process (with the first of its
+// projects), or the remote API.
+func newTargetEnv(t *testing.T) *accEnv {
+	t.Helper()
+	if r := remoteRun; r != nil {
+		r.requireKey(t)
+		return &accEnv{t: t, BaseURL: r.baseURL, Key: r.key, remote: r, validator: validated(t)}
+	}
+	return startEmulator(t, nil)
+}
+
+// otherProject is another project the key can see, with its production
+// branch: the emulator's second project in-process, one created for the
+// test remotely (which skips when the key may not create projects).
+func (e *accEnv) otherProject() (projectID, productionBranch string) {
+	e.t.Helper()
+	if e.remote != nil {
+		return e.remote.newProject(e.t, e.client())
+	}
+	projectID = e.Emu.ProjectIDs()[1]
+	b, err := e.client().DefaultBranch(context.Background(), projectID)
+	e.must(err)
+	return projectID, b.ID
+}
+
+// newEmulatorEnv starts an emulator for a test of what only it can do (why
+// says what), behind wrap (which may be nil), in project mode on its first
+// project's production branch; remotely the test skips, saying why.
+func newEmulatorEnv(t *testing.T, why string, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
+	t.Helper()
+	if remoteRun != nil {
+		t.Skipf("runs only against the in-process emulator: %s", why)
+	}
+	return startEmulator(t, wrap, opts...)
+}
+
+// resource is a resource block of typeName named name on the test's project
+// and branch, with the given arguments, one per line.
+func (e *accEnv) resource(typeName, name string, args ...string) string {
+	var lines strings.Builder
+	for _, a := range args {
+		fmt.Fprintf(&lines, "  %s\n", a)
+	}
+	return resourceBlock(typeName, name, e.ProjectID, e.BranchID, lines.String())
+}
+
+// newAccEnv starts an emulator on a loopback httptest server, for the tests
+// that reach into it. Rate limits are off unless opts set them: the
+// limiter has its own tests, and the acceptance tests are about behaviour.
 func newAccEnv(t *testing.T, opts ...func(*emulator.Options)) *accEnv {
 	t.Helper()
 	return newAccEnvWith(t, nil, opts...)
@@ -61,6 +143,17 @@ func newAccEnv(t *testing.T, opts ...func(*emulator.Options)) *accEnv {
 // newAccEnvWith is newAccEnv with a handler in front of the emulator (to
 // lose or rewrite particular responses); wrap may be nil.
 func newAccEnvWith(t *testing.T, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
+	t.Helper()
+	if remoteRun != nil {
+		t.Skip("runs only against the in-process emulator: it sets up or checks state through the emulator itself")
+	}
+	return startEmulator(t, wrap, opts...)
+}
+
+// startEmulator starts an emulator for the test, behind conformant and then
+// wrap (which may be nil), in project mode on its first project's
+// production branch.
+func startEmulator(t *testing.T, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
 	t.Helper()
 	o := emulator.Options{SeedProjects: 2, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1}
 	for _, f := range opts {
@@ -79,7 +172,7 @@ func newAccEnvWith(t *testing.T, wrap func(http.Handler) http.Handler, opts ...f
 		srv.Close()
 		_ = emu.Close()
 	})
-	return &accEnv{
+	e := &accEnv{
 		t:         t,
 		Emu:       emu,
 		BaseURL:   srv.URL + "/api/v2/",
@@ -87,25 +180,23 @@ func newAccEnvWith(t *testing.T, wrap func(http.Handler) http.Handler, opts ...f
 		ProjectID: emu.ProjectIDs()[0],
 		Mode:      authAPIProject,
 	}
+	e.BranchID = e.branch()
+	return e
 }
 
 // modes are the two API families of the provider.
 var modes = []string{authAPIProject, authAPIBranch}
 
-// inBothModes runs a scenario once per API family, each on its own
-// emulator: the same configuration must behave the same through the
+// inBothModes runs a scenario once per API family: in project mode on the
+// production branch of a project of its own, in branch mode on a branch of
+// its own. The same configuration must behave the same through the
 // project-level endpoints and their branch-scoped successors.
 func inBothModes(t *testing.T, scenario func(t *testing.T, env *accEnv)) {
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
-			env := newAccEnv(t)
-			env.Mode = mode
-			scenario(t, env)
-		})
-	}
+	t.Run(authAPIProject, func(t *testing.T) { scenario(t, newProjectEnv(t)) })
+	t.Run(authAPIBranch, func(t *testing.T) { scenario(t, newBranchEnv(t)) })
 }
 
-// providerBlock points the provider at this test's emulator. The address goes
+// providerBlock points the provider at this test's API. The address goes
 // into the configuration, never into a process-wide environment variable.
 func (e *accEnv) providerBlock() string {
 	return e.providerBlockWithKey(e.Key)
@@ -115,22 +206,38 @@ func (e *accEnv) providerBlockWithKey(key string) string {
 	return e.providerBlockIn(e.Mode, key)
 }
 
+// providerBlockIn is the provider block in a mode with a key.
 func (e *accEnv) providerBlockIn(mode, key string) string {
 	return fmt.Sprintf(`
 provider "neon" {
-  api_key             = %[1]q
-  base_url            = %[2]q
-  auth_api            = %[3]q
-  requests_per_minute = 100000
+  api_key  = %[1]q
+  base_url = %[2]q
+  auth_api = %[3]q
+  %[4]s
 }
-`, key, e.BaseURL, mode)
+`, key, e.BaseURL, mode, e.pacing())
+}
+
+// pacing is the provider argument of the target's rate limits: in-process
+// the emulator has none and the provider keeps none either; remotely the
+// documented ones hold, and the provider paces every run on this machine
+// together.
+func (e *accEnv) pacing() string {
+	if e.remote != nil {
+		return "shared_rate_limit = true"
+	}
+	return "requests_per_minute = 100000"
 }
 
 // providerBlockWithArgs is a provider block with this test's api_key and
 // base_url and then the given argument lines, which start and end with a
-// newline. It sets nothing else: no auth_api, no requests_per_minute, unless
-// the lines do.
+// newline. It sets nothing else but the target's pacing (unless the lines
+// set requests_per_minute or shared_rate_limit): no auth_api unless the
+// lines do.
 func (e *accEnv) providerBlockWithArgs(args string) string {
+	if !strings.Contains(args, "requests_per_minute") && !strings.Contains(args, "shared_rate_limit") {
+		args += "  " + e.pacing() + "\n"
+	}
 	return fmt.Sprintf(`
 provider "neon" {
   api_key  = %[1]q
@@ -186,7 +293,9 @@ func (e *accEnv) authRoute(method, suffix string) string {
 // feature appends its capability to TerraformVersionChecks.
 func (e *accEnv) testCase(steps ...resource.TestStep) resource.TestCase {
 	return resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Factories,
+		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
+			"neon": providerserver.NewProtocol6WithError(e.provider()),
+		},
 		TerraformVersionChecks: []tfversion.TerraformVersionCheck{
 			tfversion.SkipBelow(tfversion.Version1_8_0),
 			openTofuProviderHost{},
@@ -195,10 +304,22 @@ func (e *accEnv) testCase(steps ...resource.TestStep) resource.TestCase {
 	}
 }
 
-// client is an API client on this test's emulator, for changes made behind
-// Terraform's back through the public API.
+// provider is this provider as the test's Terraform runs use it: remotely
+// over an HTTP client that checks the traffic against the API reference.
+func (e *accEnv) provider() provider.Provider {
+	if e.validator == nil {
+		return New("test")()
+	}
+	return newWithHTTPClient("test", &http.Client{Transport: e.validator.Transport(nil)})()
+}
+
+// client is an API client on this test's API, for setting up, changing
+// behind Terraform's back and checking through the public API.
 func (e *accEnv) client() *apiclient.Client {
 	e.t.Helper()
+	if e.remote != nil {
+		return e.remote.client(e.validator)
+	}
 	c, err := apiclient.New(apiclient.Options{BaseURL: e.BaseURL, APIKey: e.Key,
 		RateLimit: apiclient.RateLimit{RequestsPerMinute: -1, RouteRequestsPerSecond: -1}})
 	if err != nil {
@@ -210,29 +331,18 @@ func (e *accEnv) client() *apiclient.Client {
 // branch is the id of the project's production branch.
 func (e *accEnv) branch() string {
 	e.t.Helper()
+	if e.Emu == nil {
+		b, err := e.client().DefaultBranch(context.Background(), e.ProjectID)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		return b.ID
+	}
 	id, err := e.Emu.DefaultBranchID(e.ProjectID)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return id
-}
-
-// scope is the production branch of the first project, in the env's family.
-func (e *accEnv) scope() apiclient.Scope {
-	f := apiclient.FamilyProject
-	if e.Mode == authAPIBranch {
-		f = apiclient.FamilyBranch
-	}
-	return apiclient.Scope{ProjectID: e.ProjectID, BranchID: e.branch(), Family: f}
-}
-
-// authProvider is what a new integration gets in this mode when the
-// configuration does not say.
-func (e *accEnv) authProvider() string {
-	if e.Mode == authAPIBranch {
-		return apiclient.AuthProviderBetterAuth
-	}
-	return apiclient.AuthProviderStack
 }
 
 // withIntegration enables Neon Auth on the production branch behind
@@ -253,17 +363,6 @@ func withIntegrationOf(t *testing.T, env *accEnv, authProvider string) {
 	}
 }
 
-// recreateIntegration deletes and re-creates the production branch's
-// integration behind Terraform's back: a new managed project, with nothing
-// of the old one.
-func recreateIntegration(t *testing.T, env *accEnv) {
-	t.Helper()
-	if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
-		t.Fatal(err)
-	}
-	withIntegration(t, env)
-}
-
 // The vocabulary of checks.
 
 // expectValue checks one attribute of a resource in state.
@@ -273,39 +372,6 @@ func expectValue(addr, attr string, v knownvalue.Check) statecheck.StateCheck {
 
 // stringExact is an exact string value.
 func stringExact(s string) knownvalue.Check { return knownvalue.StringExact(s) }
-
-// expectSensitive checks, in the state Terraform records, that attributes are
-// marked sensitive.
-func expectSensitive(addr string, attrs ...string) []statecheck.StateCheck {
-	var checks []statecheck.StateCheck
-	for _, a := range attrs {
-		checks = append(checks, statecheck.ExpectSensitiveValue(addr, tfjsonpath.New(a)))
-	}
-	return checks
-}
-
-// expectNull checks that attributes are null in state (write-only arguments must
-// leave no trace; values the API cannot return stay unknown).
-func expectNull(addr string, attrs ...string) []statecheck.StateCheck {
-	var checks []statecheck.StateCheck
-	for _, a := range attrs {
-		checks = append(checks, expectValue(addr, a, knownvalue.Null()))
-	}
-	return checks
-}
-
-// expectPlannedAction expects the plan to take action on the resource.
-func expectPlannedAction(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, action)}}
-}
-
-// expectActionKeepingIntegration expects action on addr and none on the integration.
-func expectActionKeepingIntegration(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-		plancheck.ExpectResourceAction(addr, action),
-		plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-	}}
-}
 
 // refreshRequests is a step that refreshes the state alone and checks the
 // requests of that one refresh, by route (its Check runs after `terraform
@@ -326,34 +392,6 @@ func refreshRequests(env *accEnv, what string, want map[string]int) resource.Tes
 	}
 }
 
-// noChanges expects an empty plan.
-func noChanges() resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
-}
-
-// stateCheckFunc adapts a function to statecheck.StateCheck.
-type stateCheckFunc func() error
-
-func (f stateCheckFunc) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	resp.Error = f()
-}
-
-// mustMatch is regexp.MustCompile for error expectations that span lines:
-// Terraform wraps long diagnostics, so spaces match any whitespace.
-func mustMatch(s string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(s), " ", `\s+`))
-}
-
-// matchInOrder matches the parts in order anywhere in the output; spaces
-// match any whitespace, since Terraform wraps long diagnostics.
-func matchInOrder(parts ...string) *regexp.Regexp {
-	quoted := make([]string, len(parts))
-	for i, p := range parts {
-		quoted[i] = mustMatch(p).String()
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
-}
-
 // conformant puts an OpenAPI validator in front of the emulator: every
 // request the provider sends and every response the emulator gives is checked
 // against the document in internal/apispec, and the test fails on any
@@ -361,39 +399,5 @@ func matchInOrder(parts ...string) *regexp.Regexp {
 // wrap it, so what they break on purpose is not counted.
 func conformant(t *testing.T, emu http.Handler) http.Handler {
 	t.Helper()
-	v, err := apispec.NewValidator(nil)
-	if err != nil {
-		t.Fatalf("loading the OpenAPI document: %v", err)
-	}
-	t.Cleanup(func() {
-		for _, violation := range v.Violations() {
-			t.Errorf("OpenAPI violation: %s", violation)
-		}
-	})
-	return v.Middleware(emu)
+	return validated(t).Middleware(emu)
 }
-
-// Configuration fixtures the scenarios share, on the integration "test".
-
-// standardEmailServer is neon_auth_email_server "test": a standard server
-// with every setting, and the given password.
-func standardEmailServer(password string) string {
-	return fmt.Sprintf(`resource "neon_auth_email_server" "test" {
-  project_id   = neon_auth_integration.test.project_id
-  type         = "standard"
-  host         = "smtp.example.com"
-  port         = 587
-  username     = "mailer"
-  password     = %q
-  sender_email = "noreply@example.com"
-  sender_name  = "Example"
-}
-`, password)
-}
-
-// appDomain is neon_auth_domain "app": https://app.example.com.
-const appDomain = `resource "neon_auth_domain" "app" {
-  project_id = neon_auth_integration.test.project_id
-  domain     = "https://app.example.com"
-}
-`

@@ -1,16 +1,20 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -28,7 +32,7 @@ resource "neon_auth_domain" "test" {
 
 // expectEmuDomains checks the emulator's whitelist (canonical forms).
 func expectEmuDomains(env *accEnv, want ...string) statecheck.StateCheck {
-	return stateCheckFunc(func() error {
+	return apiCheck(func() error {
 		var got []string
 		for _, d := range env.Emu.Domains(env.ProjectID) {
 			got = append(got, d.Domain)
@@ -65,79 +69,82 @@ func domainsGoneIntegrationKept(env *accEnv) func(*terraform.State) error {
 // the whole integration re-created) repaired, destroy.
 func TestAccAuthDomain_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
+		env.enableAuth()
 		const first, second = "https://app.example.com", "http://localhost:3000"
+		cfg := func(domain string) string {
+			return env.config(env.resource("neon_auth_domain", "test", "domain = "+strconv.Quote(domain)))
+		}
+		id := func(domain string) knownvalue.Check {
+			return knownvalue.StringExact(env.ProjectID + "/" + env.BranchID + "/" + domain)
+		}
 		tc := env.testCase(
 			resource.TestStep{
-				Config:           env.config(domainConfig(env.ProjectID, first)),
-				ConfigPlanChecks: expectPlannedAction(domainAddr, plancheck.ResourceActionCreate),
+				Config:           cfg(first),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate)}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					expectValue(domainAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+first)),
-					expectValue(domainAddr, "domain", stringExact(first)),
-					expectValue(domainAddr, "auth_provider", stringExact(env.authProvider())),
-					expectValue(domainAddr, "branch_id", stringExact(env.branch())),
-					expectEmuDomains(env, first),
+					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), id(first)),
+					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("domain"), knownvalue.StringExact(first)),
+					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
+					env.expectDomains(first),
 				},
 			},
 			// Everything of a domain can be read back: nothing is ignored.
 			resource.TestStep{ResourceName: domainAddr, ImportState: true, ImportStateVerify: true},
-			resource.TestStep{ResourceName: domainAddr, ImportState: true, ImportStateVerify: true,
-				ImportStateId: env.ProjectID + "/" + env.branch() + "/" + first},
 			resource.TestStep{
 				// The API has no update: another domain replaces this one.
-				Config:            env.config(domainConfig(env.ProjectID, second)),
-				ConfigPlanChecks:  expectPlannedAction(domainAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				ConfigStateChecks: []statecheck.StateCheck{expectValue(domainAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+second)), expectEmuDomains(env, second)},
+				Config:            cfg(second),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionDestroyBeforeCreate)}},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), id(second)), env.expectDomains(second)},
 			},
 			resource.TestStep{
 				// Drift: removed from the whitelist behind Terraform's back.
 				PreConfig: func() {
-					if err := env.Emu.RemoveDomain(env.ProjectID, second); err != nil {
-						t.Fatal(err)
-					}
+					env.must(env.client().DeleteDomains(context.Background(), env.scope(), env.authProvider(), []string{second}))
 				},
-				Config:            env.config(domainConfig(env.ProjectID, second)),
-				ConfigPlanChecks:  expectPlannedAction(domainAddr, plancheck.ResourceActionCreate),
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
+				Config:            cfg(second),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate)}},
+				ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(second)},
 			},
 			resource.TestStep{
 				// Drift: the whole integration (and the whitelist with it) is
 				// deleted and re-created behind Terraform's back: the domain is
 				// planned for creation, not reported as an error.
-				PreConfig:         func() { recreateIntegration(t, env) },
-				Config:            env.config(domainConfig(env.ProjectID, second)),
-				ConfigPlanChecks:  expectPlannedAction(domainAddr, plancheck.ResourceActionCreate),
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuDomains(env, second)},
+				PreConfig:         env.recreateAuth,
+				Config:            cfg(second),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate)}},
+				ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(second)},
 			},
 		)
-		tc.CheckDestroy = domainsGoneIntegrationKept(env)
+		tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
 		resource.ParallelTest(t, tc)
 	})
 }
 
 // Domains compare in canonical form: a configuration that writes the domain
 // with upper case and a trailing slash has no perpetual diff, and neither
-// has an import by an id that writes it differently again.
+// has an import by an id that writes it differently again, even one that
+// leaves the branch to the default, the production branch.
 func TestAccAuthDomain_canonicalForm(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
+	env := newProjectEnv(t)
+	env.enableAuth()
 	const written, canonical = "https://App.Example.COM/", "https://app.example.com"
-	cfg := env.config(domainConfig(env.ProjectID, written))
+	cfg := env.config(env.resource("neon_auth_domain", "test", "domain = "+strconv.Quote(written)))
 	tc := env.testCase(
 		resource.TestStep{
 			// The framework checks that the plan after this apply is empty.
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
 				// The configured spelling stays in state; the id is canonical.
-				expectValue(domainAddr, "domain", stringExact(written)),
-				expectValue(domainAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+canonical)),
-				expectEmuDomains(env, canonical),
+				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("domain"), knownvalue.StringExact(written)),
+				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/"+canonical)),
+				env.expectDomains(canonical),
 			},
 		},
 		resource.TestStep{
 			// Writing it another equivalent way changes nothing.
-			Config:           env.config(domainConfig(env.ProjectID, "HTTPS://app.example.com")),
-			ConfigPlanChecks: noChanges(),
+			Config:           env.config(env.resource("neon_auth_domain", "test", `domain = "HTTPS://app.example.com"`)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 		resource.TestStep{
 			// Import block with an id in yet another spelling: the plan is a
@@ -156,14 +163,14 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			ImportStateId: env.ProjectID + "/HTTPS://APP.example.com/",
 			ImportStateCheck: func(states []*terraform.InstanceState) error {
 				// The id names the branch that the import id left to the default.
-				if want := env.ProjectID + "/" + env.branch() + "/" + canonical; len(states) != 1 || states[0].ID != want || states[0].Attributes["domain"] != canonical {
+				if want := env.ProjectID + "/" + env.BranchID + "/" + canonical; len(states) != 1 || states[0].ID != want || states[0].Attributes["domain"] != canonical {
 					return fmt.Errorf("imported %v, want one instance with id %s and domain %s", states, want, canonical)
 				}
 				return nil
 			},
 		},
 	)
-	tc.CheckDestroy = domainsGoneIntegrationKept(env)
+	tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
 	resource.ParallelTest(t, tc)
 }
 
@@ -171,30 +178,16 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 // and applied, stored canonical, no diff after, destroyed; in both families.
 func TestAccAuthDomain_wildcardAndNativeAppSchemes(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		cfg := env.config(domainConfig(env.ProjectID, "https://*.Preview.example.com/") + `
-resource "neon_auth_domain" "app" {
-  project_id = ` + fmt.Sprintf("%q", env.ProjectID) + `
-  domain     = "myapp://callback"
-}
-`)
+		env.enableAuth()
+		cfg := env.config(env.resource("neon_auth_domain", "test", `domain = "https://*.Preview.example.com/"`) +
+			env.resource("neon_auth_domain", "app", `domain = "myapp://callback"`))
 		tc := env.testCase(
 			resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{
-				stateCheckFunc(func() error {
-					var got []string
-					for _, d := range env.Emu.Domains(env.ProjectID) {
-						got = append(got, d.Domain)
-					}
-					slices.Sort(got)
-					if want := []string{"https://*.preview.example.com", "myapp://callback"}; !slices.Equal(got, want) {
-						return fmt.Errorf("emulator whitelist = %q, want %q", got, want)
-					}
-					return nil
-				}),
+				env.expectDomains("https://*.preview.example.com", "myapp://callback"),
 			}},
-			resource.TestStep{Config: cfg, ConfigPlanChecks: noChanges()},
+			resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		)
-		tc.CheckDestroy = domainsGoneIntegrationKept(env)
+		tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -204,14 +197,14 @@ resource "neon_auth_domain" "app" {
 // refused with the import hint (TestAccConflictSuggestsImport/neon_auth_domain).
 func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
 	var posts atomic.Int32
-	env := newAccEnvWith(t, loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
+	env := newEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
 	env.Mode = authAPIBranch
 	withIntegration(t, env)
 	tc := env.testCase(resource.TestStep{
 		Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
 		ConfigStateChecks: []statecheck.StateCheck{
 			expectEmuDomains(env, "https://app.example.com"),
-			stateCheckFunc(func() error {
+			apiCheck(func() error {
 				if n := env.Emu.Stats().Requests["POST /projects/{project_id}/branches/{branch_id}/auth/domains"][409]; n != 1 || posts.Load() != 2 {
 					return fmt.Errorf("%d adds, %d answered 409: want the lost one and a re-send answered 409", posts.Load(), n)
 				}

@@ -1,22 +1,30 @@
 package provider
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // The whitelist as the API lists it, in both API families.
 func TestAccAuthDomainsDataSource(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
+		env.enableAuthWithSecrets()
 		const ds = "data.neon_auth_domains.audit"
 		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_domains")),
+			Config: env.config(fmt.Sprintf(`
+data "neon_auth_domains" "audit" {
+  project_id = %q
+  branch_id  = %q
+}
+`, env.ProjectID, env.BranchID)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(ds, "domains", knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"domain": stringExact("https://app.example.com"), "auth_provider": stringExact(env.authProvider()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("domains"), knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"domain": knownvalue.StringExact("https://app.example.com"), "auth_provider": knownvalue.StringExact(env.authProvider()),
 				})})),
 			},
 		}))

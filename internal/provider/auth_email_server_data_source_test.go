@@ -1,22 +1,32 @@
 package provider
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // The email server's settings, in both API families; never the password.
 func TestAccAuthEmailServerDataSource(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
+		env.enableAuthWithSecrets()
 		const ds = "data.neon_auth_email_server.audit"
 		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_email_server")),
+			Config: env.config(fmt.Sprintf(`
+data "neon_auth_email_server" "audit" {
+  project_id = %q
+  branch_id  = %q
+}
+`, env.ProjectID, env.BranchID)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(ds, "type", stringExact("standard")), expectValue(ds, "host", stringExact("smtp.example.com")),
-				expectValue(ds, "port", knownvalue.Int64Exact(587)), expectValue(ds, "sender_name", stringExact("Example")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("host"), knownvalue.StringExact("smtp.example.com")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("port"), knownvalue.Int64Exact(587)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("sender_name"), knownvalue.StringExact("Example")),
 			},
 			Check: noAuditSecret(ds),
 		}))

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"testing"
@@ -12,86 +13,69 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 const emailAddr = "neon_auth_email_server.test"
 
-// emailStandardConfig is a standard server; password is the HCL of the
-// password argument(s).
-func emailStandardConfig(projectID, host, password string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_email_server" "test" {
-  project_id   = %[1]q
-  type         = "standard"
-  host         = %[2]q
+// standardEmailServerArgs are the arguments of a standard email server on the
+// host %[1]q, sent as %[2]q, with the password argument lines %[3]s.
+const standardEmailServerArgs = `type         = "standard"
+  host         = %[1]q
   port         = 587
   username     = "mailer"
-%[3]s
   sender_email = "noreply@example.com"
-  sender_name  = "Example"
-}
-`, projectID, host, password)
-}
+  sender_name  = %[2]q
+  %[3]s`
 
-func emailSharedConfig(projectID string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_email_server" "test" {
-  project_id = %[1]q
-  type       = "shared"
-}
-`, projectID)
-}
-
-// expectEmuEmail checks the emulator's configuration, password included.
-func expectEmuEmail(env *accEnv, want emulator.EmailServer) statecheck.StateCheck {
-	return stateCheckFunc(func() error {
-		got, err := env.Emu.EmailServer(env.ProjectID)
-		if err != nil {
-			return err
+// expectEmailServer checks the email server of the test's branch as the API
+// shows it: a shared one (host and senderName empty) or a standard one on
+// host, port 587, as standardEmailServerArgs sets it. The password reads
+// redacted, so it is not compared (TestAccAuthEmailServer_passwordsReachTheAPI
+// checks what the API stored).
+func expectEmailServer(env *accEnv, typ, host, senderName string) apiCheck {
+	return func() error {
+		es := env.emailServer()
+		if es == nil {
+			return fmt.Errorf("the branch has no email server, want a %s one", typ)
 		}
-		if got != want {
-			got.Password, want.Password = fmt.Sprintf("<%d chars>", len(got.Password)), fmt.Sprintf("<%d chars>", len(want.Password))
-			return fmt.Errorf("emulator email server = %+v, want %+v", got, want)
+		want := apiclient.SMTP{}
+		if typ == apiclient.TypeStandard {
+			want = apiclient.SMTP{Host: host, Port: 587, Username: "mailer", SenderEmail: "noreply@example.com", SenderName: senderName}
 		}
-		return nil
-	})
-}
-
-func standardEmail(host, password string) emulator.EmailServer {
-	return emulator.EmailServer{Type: "standard", Host: host, Port: 587, Username: "mailer", Password: password,
-		SenderEmail: "noreply@example.com", SenderName: "Example"}
-}
-
-// Destroy resets the project to the shared server, with the integration kept.
-func emailResetToShared(env *accEnv) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-			return fmt.Errorf("the integration must outlive the email server; emulator has %d integrations", n)
-		}
-		got, err := env.Emu.EmailServer(env.ProjectID)
-		if err != nil {
-			return err
-		}
-		if got != (emulator.EmailServer{Type: "shared"}) {
-			return fmt.Errorf("after destroy the email server is %+v, want shared", got)
+		got := apiclient.SMTP{Host: apiclient.Deref(es.Host), Port: apiclient.Deref(es.Port), Username: apiclient.Deref(es.Username),
+			SenderEmail: apiclient.Deref(es.SenderEmail), SenderName: apiclient.Deref(es.SenderName)}
+		if string(es.Type) != typ || got != want {
+			return fmt.Errorf("the branch's email server is %s %+v, want %s %+v", es.Type, got, typ, want)
 		}
 		return nil
 	}
 }
 
 // The life of a standard email server, in both API families: create, import,
-// host changed in place, drift (host changed, type reset to shared, provider
-// removed) repaired, switch to shared, destroy back to shared.
+// host changed in place, drift (host changed, type reset to shared, the
+// integration re-created) repaired, switch to shared, destroy back to
+// shared.
 func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		const pw = `  password     = "smtp-secret-1"`
-		first := env.config(emailStandardConfig(env.ProjectID, "smtp.example.com", pw))
-		second := env.config(emailStandardConfig(env.ProjectID, "smtp2.example.com", pw))
+		env.enableAuth()
+		standard := func(host string) string {
+			return env.config(env.resource("neon_auth_email_server", "test",
+				fmt.Sprintf(standardEmailServerArgs, host, "Example", `password = "smtp-secret-1"`)))
+		}
+		first, second := standard("smtp.example.com"), standard("smtp2.example.com")
 		updates := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
 		}}
+		// A new Better Auth integration has no email server (the API answers
+		// 404), so the configuration is created again; a new Stack Auth one
+		// has the shared server, which is updated.
+		afterRecreate := plancheck.ResourceActionCreate
+		if env.authProvider() == apiclient.AuthProviderStack {
+			afterRecreate = plancheck.ResourceActionUpdate
+		}
+		ctx, c := context.Background(), env.client()
 
 		tc := env.testCase(
 			resource.TestStep{
@@ -100,104 +84,101 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionCreate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.branch())),
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID)),
 					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
 					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("port"), knownvalue.Int64Exact(587)),
 					statecheck.ExpectSensitiveValue(emailAddr, tfjsonpath.New("password")),
-					expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1")),
+					expectEmailServer(env, "standard", "smtp.example.com", "Example"),
 				},
 			},
 			resource.TestStep{
 				ResourceName:      emailAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				// The API never returns the password.
+				// The API returns the password redacted.
 				ImportStateVerifyIgnore: []string{"password"},
 			},
 			resource.TestStep{
 				// Another host: the whole configuration is sent again, in place.
 				Config:            second,
 				ConfigPlanChecks:  updates,
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp2.example.com", "Example")},
 			},
 			resource.TestStep{
 				// Drift: the host is changed behind Terraform's back.
 				PreConfig: func() {
-					if err := env.Emu.SetEmailServer(env.ProjectID, standardEmail("evil.example.com", "smtp-secret-1")); err != nil {
-						t.Fatal(err)
-					}
+					_, err := c.UpdateEmailServer(ctx, env.scope(), apiclient.StandardEmailServer(apiclient.SMTP{Host: "evil.example.com", Port: 587,
+						Username: "mailer", Password: "smtp-secret-1", SenderEmail: "noreply@example.com", SenderName: "Example"}))
+					env.must(err)
 				},
 				Config:            second,
 				ConfigPlanChecks:  updates,
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp2.example.com", "Example")},
 			},
 			resource.TestStep{
 				// Drift: reset to the shared server behind Terraform's back.
 				PreConfig: func() {
-					if err := env.Emu.SetEmailServer(env.ProjectID, emulator.EmailServer{Type: "shared"}); err != nil {
-						t.Fatal(err)
-					}
+					_, err := c.UpdateEmailServer(ctx, env.scope(), apiclient.SharedEmailServer())
+					env.must(err)
 				},
 				Config: second,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(emailAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp2.example.com", "Example")},
 			},
 			resource.TestStep{
-				// Drift: no email provider at all (the API answers 404): the
-				// configuration is created again, never reported as an error.
-				PreConfig: func() {
-					if err := env.Emu.RemoveEmailProvider(env.ProjectID, env.branch()); err != nil {
-						t.Fatal(err)
-					}
-				},
+				// Drift: the integration is deleted and re-created behind
+				// Terraform's back, with nothing of the old one.
+				PreConfig:         env.recreateAuth,
 				Config:            second,
-				ConfigPlanChecks:  expectPlannedAction(emailAddr, plancheck.ResourceActionCreate),
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp2.example.com", "smtp-secret-1"))},
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(emailAddr, afterRecreate)}},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp2.example.com", "Example")},
 			},
 			resource.TestStep{
 				// Back to the platform's server, in place.
-				Config:           env.config(emailSharedConfig(env.ProjectID)),
+				Config:           env.config(env.resource("neon_auth_email_server", "test", `type = "shared"`)),
 				ConfigPlanChecks: updates,
 				ConfigStateChecks: []statecheck.StateCheck{
-					expectValue(emailAddr, "host", knownvalue.Null()), expectValue(emailAddr, "port", knownvalue.Null()),
-					expectValue(emailAddr, "password", knownvalue.Null()), expectValue(emailAddr, "sender_name", knownvalue.Null()),
-					expectEmuEmail(env, emulator.EmailServer{Type: "shared"}),
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("host"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("port"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("sender_name"), knownvalue.Null()),
+					expectEmailServer(env, "shared", "", ""),
 				},
 			},
 			resource.TestStep{
 				// And to standard again, so that destroy has something to reset.
 				Config:            first,
 				ConfigPlanChecks:  updates,
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+				ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp.example.com", "Example")},
 			},
 		)
-		tc.CheckDestroy = emailResetToShared(env)
+		// Destroy resets the branch to the shared server.
+		tc.CheckDestroy = env.destroyedKeepingAuth(expectEmailServer(env, "shared", "", ""))
 		resource.ParallelTest(t, tc)
 	})
 }
 
-// The write-only password never reaches plan or state, yet the API gets it;
-// a new value is sent with a new password_wo_version.
+// The write-only password never reaches plan or state; a new
+// password_wo_version updates in place
+// (TestAccAuthEmailServer_passwordsReachTheAPI checks what reached the API).
 func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
+	env := newBranchEnv(t)
+	env.enableAuth()
 	cfg := func(password string, version int) string {
-		return env.config(emailStandardConfig(env.ProjectID, "smtp.example.com", fmt.Sprintf(`
-  password_wo         = %q
-  password_wo_version = %d
-`, password, version)))
+		return env.config(env.resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", "Example",
+			fmt.Sprintf("password_wo = %q\n  password_wo_version = %d", password, version))))
 	}
 	tc := env.testCase(
 		resource.TestStep{
 			Config: cfg("wo-pass-1", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(emailAddr, "password_wo", knownvalue.Null()),
-				expectValue(emailAddr, "password", knownvalue.Null()),
+				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password_wo"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password_wo_version"), knownvalue.Int64Exact(1)),
-				expectEmuEmail(env, standardEmail("smtp.example.com", "wo-pass-1")),
+				expectEmailServer(env, "standard", "smtp.example.com", "Example"),
 			},
 		},
 		resource.TestStep{
@@ -206,8 +187,8 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(emailAddr, "password_wo", knownvalue.Null()),
-				expectEmuEmail(env, standardEmail("smtp.example.com", "wo-pass-2")),
+				statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password_wo"), knownvalue.Null()),
+				expectEmailServer(env, "standard", "smtp.example.com", "Example"),
 			},
 		},
 		resource.TestStep{
@@ -220,81 +201,137 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 		},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-	tc.CheckDestroy = emailResetToShared(env)
+	tc.CheckDestroy = env.destroyedKeepingAuth(expectEmailServer(env, "shared", "", ""))
 	resource.ParallelTest(t, tc)
+}
+
+// What the API stored of the password, in both API families: the
+// configured one, sent again when a reset to shared is repaired; kept by
+// Better Auth when a configuration without it changes another setting (the
+// blank one read back is never sent); the write-only one, sent with each
+// new version. The API returns the password redacted, so the emulator's
+// record is read.
+func TestAccAuthEmailServer_passwordsReachTheAPI(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newEmulatorEnv(t, "it reads the password the API stored, which the API returns redacted", nil)
+			env.Mode = mode
+			env.enableAuth()
+			cfg := func(senderName, password string) string {
+				return env.config(env.resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", senderName, password)))
+			}
+			stored := func(senderName, password string) []statecheck.StateCheck {
+				return []statecheck.StateCheck{apiCheck(func() error {
+					got, err := env.Emu.EmailServer(env.ProjectID)
+					if err != nil {
+						return err
+					}
+					want := emulator.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 587, Username: "mailer", Password: password,
+						SenderEmail: "noreply@example.com", SenderName: senderName}
+					if got != want {
+						got.Password, want.Password = fmt.Sprintf("<%d chars>", len(got.Password)), fmt.Sprintf("<%d chars>", len(want.Password))
+						return fmt.Errorf("the emulator's email server is %+v, want %+v", got, want)
+					}
+					return nil
+				})}
+			}
+			steps := []resource.TestStep{
+				{Config: cfg("Example", `password = "smtp-secret-1"`), ConfigStateChecks: stored("Example", "smtp-secret-1")},
+				{
+					PreConfig:         func() { env.must(env.Emu.SetEmailServer(env.ProjectID, emulator.EmailServer{Type: "shared"})) },
+					Config:            cfg("Example", `password = "smtp-secret-1"`),
+					ConfigStateChecks: stored("Example", "smtp-secret-1"),
+				},
+			}
+			if env.authProvider() == apiclient.AuthProviderBetterAuth {
+				steps = append(steps, resource.TestStep{Config: cfg("Shop", ""), ConfigStateChecks: stored("Shop", "smtp-secret-1")})
+			}
+			steps = append(steps,
+				resource.TestStep{Config: cfg("Shop", "password_wo = \"wo-pass-1\"\n  password_wo_version = 1"), ConfigStateChecks: stored("Shop", "wo-pass-1")},
+				resource.TestStep{Config: cfg("Shop", "password_wo = \"wo-pass-2\"\n  password_wo_version = 2"), ConfigStateChecks: stored("Shop", "wo-pass-2")},
+			)
+			tc := env.testCase(steps...)
+			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
+			resource.ParallelTest(t, tc)
+		})
+	}
 }
 
 // With the integration in the same configuration, and the integration
 // deleted behind Terraform's back: the email server leaves the state (its
 // configuration went with the integration) and both are created again.
 func TestAccAuthEmailServer_integrationDeleted(t *testing.T) {
-	env := newAccEnv(t)
-	cfg := env.config(integrationConfig(env.ProjectID, "") + `
-` + standardEmailServer("smtp-secret-1"))
+	env := newBranchEnv(t)
+	cfg := env.config(env.resource("neon_auth_integration", "test") + `
+resource "neon_auth_email_server" "test" {
+  project_id   = neon_auth_integration.test.project_id
+  branch_id    = neon_auth_integration.test.branch_id
+  ` + fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", "Example", `password = "smtp-secret-1"`) + `
+}
+`)
 	tc := env.testCase(
 		resource.TestStep{
 			Config:            cfg,
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp.example.com", "Example")},
 		},
 		resource.TestStep{
 			PreConfig: func() {
-				if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
-					t.Fatal(err)
-				}
+				env.must(env.client().DeleteIntegration(context.Background(), env.scope(), env.authProvider(), false))
 			},
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
 				plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionCreate),
 			}},
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+			ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp.example.com", "Example")},
 		},
 	)
-	tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
+	tc.CheckDestroy = func(*terraform.State) error {
+		if it := env.integration(); it != nil {
+			return fmt.Errorf("destroy left the %s integration", it.AuthProvider)
+		}
+		return nil
+	}
 	resource.ParallelTest(t, tc)
 }
 
 // A configuration without the password, after a standard server is set:
-// Better Auth merges the partial update and keeps its stored password (the
-// blank one read back is never sent); Stack Auth needs all six fields, so
-// the plan is refused on password.
+// Better Auth merges the partial update (the blank password read back is
+// never sent); Stack Auth needs all six fields, so the plan is refused on
+// password.
 func TestAccAuthEmailServer_partialUpdateKeepsThePasswordOnBetterAuth(t *testing.T) {
-	for _, provider := range []string{"better_auth", "stack"} {
+	for _, provider := range []string{apiclient.AuthProviderBetterAuth, apiclient.AuthProviderStack} {
 		t.Run(provider, func(t *testing.T) {
-			env := newAccEnv(t)
-			env.Mode = authAPIBranch
-			withIntegrationOf(t, env, provider)
+			// Stack Auth needs a production branch.
+			var env *accEnv
+			if provider == apiclient.AuthProviderStack {
+				env = newProjectEnv(t)
+				env.Mode = authAPIBranch
+			} else {
+				env = newBranchEnv(t)
+			}
+			env.enableAuth(provider)
 			cfg := func(password, senderName string) string {
-				return env.config(fmt.Sprintf(`
-resource "neon_auth_email_server" "test" {
-  project_id   = %[1]q
-  type         = "standard"
-  host         = "smtp.example.com"
-  port         = 587
-  username     = "mailer"
-%[2]s
-  sender_email = "noreply@example.com"
-  sender_name  = %[3]q
-}
-`, env.ProjectID, password, senderName))
+				return env.config(env.resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", senderName, password)))
 			}
 			second := resource.TestStep{Config: cfg("", "Shop")}
-			if provider == "better_auth" {
-				renamed := standardEmail("smtp.example.com", "smtp-secret-1")
-				renamed.SenderName = "Shop"
-				second.ConfigPlanChecks = expectPlannedAction(emailAddr, plancheck.ResourceActionUpdate)
-				second.ConfigStateChecks = []statecheck.StateCheck{expectValue(emailAddr, "password", knownvalue.Null()), expectEmuEmail(env, renamed)}
+			if provider == apiclient.AuthProviderBetterAuth {
+				second.ConfigPlanChecks = resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate)}}
+				second.ConfigStateChecks = []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("password"), knownvalue.Null()),
+					expectEmailServer(env, "standard", "smtp.example.com", "Shop"),
+				}
 			} else {
 				second.ExpectError = regexp.MustCompile(`(?s)Missing argument for a standard email server.*Stack Auth integration needs\s+all six fields`)
 			}
 			tc := env.testCase(
 				resource.TestStep{
-					Config:            cfg(`  password     = "smtp-secret-1"`, "Example"),
-					ConfigStateChecks: []statecheck.StateCheck{expectEmuEmail(env, standardEmail("smtp.example.com", "smtp-secret-1"))},
+					Config:            cfg(`password = "smtp-secret-1"`, "Example"),
+					ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp.example.com", "Example")},
 				},
 				second,
 			)
-			tc.CheckDestroy = emailResetToShared(env)
+			tc.CheckDestroy = env.destroyedKeepingAuth(expectEmailServer(env, "shared", "", ""))
 			resource.ParallelTest(t, tc)
 		})
 	}

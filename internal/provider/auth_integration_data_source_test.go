@@ -5,37 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
-
-// auditSetup is a Neon Auth with a secret of each kind (an OAuth client
-// secret, an SMTP password) for the audit data sources to read without
-// exposing.
-func auditSetup(projectID string) string {
-	return integrationConfig(projectID, "") + `
-resource "neon_auth_oauth_provider" "google" {
-  project_id    = neon_auth_integration.test.project_id
-  provider_id   = "google"
-  client_id     = "audit-client"
-  client_secret = "audit-oauth-secret"
-}
-
-` + appDomain + `
-` + standardEmailServer("audit-smtp-secret")
-}
-
-// auditData is a data source of the audit family, read after the setup.
-func auditData(typ string) string {
-	return fmt.Sprintf(`
-data %q "audit" {
-  project_id = neon_auth_integration.test.project_id
-  depends_on = [neon_auth_oauth_provider.google, neon_auth_domain.app, neon_auth_email_server.test]
-}
-`, typ)
-}
 
 // noAuditSecret fails when a data source's state holds a secret of the setup.
 func noAuditSecret(addr string) func(*terraform.State) error {
@@ -53,19 +29,35 @@ func noAuditSecret(addr string) func(*terraform.State) error {
 	}
 }
 
-// One branch's integration, field for field, in both API families; no secret.
+// One branch's integration, field for field, in both API families; no
+// secret of the branch's Neon Auth (SDK keys, an OAuth client secret, an
+// SMTP password) shows in it.
 func TestAccAuthIntegrationDataSource(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
 		const ds = "data.neon_auth_integration.audit"
+		after := "depends_on = [neon_auth_integration.test]"
 		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(auditSetup(env.ProjectID) + auditData("neon_auth_integration")),
+			Config: env.config(env.resource("neon_auth_integration", "test") +
+				env.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "audit-client"`,
+					`client_secret = "audit-oauth-secret"`, after) +
+				env.resource("neon_auth_email_server", "test", `type = "standard"`, `host = "smtp.example.com"`, "port = 587",
+					`username = "mailer"`, `password = "audit-smtp-secret"`, `sender_email = "noreply@example.com"`, `sender_name = "Example"`, after) +
+				fmt.Sprintf(`
+data "neon_auth_integration" "audit" {
+  project_id = %[1]q
+  branch_id  = %[2]q
+  depends_on = [neon_auth_oauth_provider.google, neon_auth_email_server.test]
+}
+`, env.ProjectID, env.BranchID)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(ds, "auth_provider", stringExact(env.authProvider())),
-				expectValue(ds, "branch_id", stringExact(env.branch())),
-				expectValue(ds, "db_name", stringExact("neondb")),
-				expectValue(ds, "owned_by", stringExact("neon")),
-				expectValue(ds, "jwks_url", anything),
-				expectValue(ds, "transfer_status", knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("db_name"), knownvalue.StringExact("neondb")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("jwks_url"), anything),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("transfer_status"), knownvalue.Null()),
+				statecheck.CompareValuePairs(ds, tfjsonpath.New("auth_provider_project_id"),
+					integrationAddr, tfjsonpath.New("auth_provider_project_id"), compare.ValuesSame()),
 			},
 			Check: noAuditSecret(ds),
 		}))

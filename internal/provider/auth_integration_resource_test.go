@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -8,128 +10,122 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 const integrationAddr = "neon_auth_integration.test"
 
-func integrationConfig(projectID, extra string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_integration" "test" {
-  project_id = %[1]q
-%[2]s
-}
-`, projectID, extra)
-}
+var anything = knownvalue.StringRegexp(regexp.MustCompile(`.+`))
 
-// stackIntegrationConfig is a Stack Auth integration, named so in both API
-// families (the branch-scoped one defaults to Better Auth).
-func stackIntegrationConfig(projectID string) string {
-	return integrationConfig(projectID, `  auth_provider = "stack"`)
-}
+// integrationCreateOnly are what the API returns of an integration only when
+// it is created (keys, schema, table) or never lists (the role): after an
+// import they are unknown to Terraform, so an import cannot verify them.
+var integrationCreateOnly = []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"}
 
-var (
-	anything = knownvalue.StringRegexp(regexp.MustCompile(`.+`))
-	aTime    = knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT`))
-)
-
-// expectIntegrations checks how many integrations the production branch has.
-func expectIntegrations(env *accEnv, want int) stateCheckFunc {
-	return func() error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != want {
-			return fmt.Errorf("%d integrations on the emulator, want %d", n, want)
-		}
-		return nil
-	}
-}
-
-// The life of an integration with defaults, in both API families: create on
-// the production branch (Stack Auth through the project-level API, Better
-// Auth through the branch-scoped one), import by every id form, the
-// in-place updates, drift (deleted behind Terraform's back) and destroy.
+// The life of an integration with defaults, in both API families: create
+// (Stack Auth through the project-level API on a production branch, Better
+// Auth through the branch-scoped one on a branch of the test's own), import
+// by every id form, the in-place updates, drift (deleted behind Terraform's
+// back) and destroy.
 func TestAccAuthIntegration_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		branch := env.branch()
-		cfg := env.config(integrationConfig(env.ProjectID, ""))
+		ctx := context.Background()
+		cfg := func(args ...string) string { return env.config(env.resource("neon_auth_integration", "test", args...)) }
+		listed := apiCheck(func() error {
+			if it := env.integration(); it == nil || it.BranchID != env.BranchID || string(it.AuthProvider) != env.authProvider() {
+				return fmt.Errorf("the branch's integration is %+v, want one %s integration on branch %s", it, env.authProvider(), env.BranchID)
+			}
+			return nil
+		})
 		created := []statecheck.StateCheck{
-			expectValue(integrationAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+env.authProvider())),
-			expectValue(integrationAddr, "auth_provider", stringExact(env.authProvider())),
-			expectValue(integrationAddr, "branch_id", stringExact(branch)),
-			expectValue(integrationAddr, "database_name", stringExact("neondb")),
-			expectValue(integrationAddr, "db_name", stringExact("neondb")),
-			expectValue(integrationAddr, "owned_by", stringExact("neon")),
-			expectValue(integrationAddr, "jwks_url", knownvalue.StringRegexp(regexp.MustCompile(`^https://.+jwks`))),
-			expectValue(integrationAddr, "created_at", aTime),
-			stateCheckFunc(func() error {
-				its := env.Emu.Integrations(env.ProjectID)
-				if len(its) != 1 || its[0].BranchID != branch || its[0].AuthProvider != env.authProvider() {
-					return fmt.Errorf("emulator integrations = %+v, want one %s integration on branch %s", its, env.authProvider(), branch)
-				}
-				return nil
-			}),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/"+env.authProvider())),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("database_name"), knownvalue.StringExact("neondb")),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("db_name"), knownvalue.StringExact("neondb")),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("jwks_url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://.+jwks`))),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("created_at"), knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT`))),
+			listed,
 		}
 		if env.Mode == authAPIProject {
 			// Stack Auth hands out SDK keys, once, in the create response.
-			created = append(created, expectValue(integrationAddr, "pub_client_key", anything), expectValue(integrationAddr, "secret_server_key", anything),
-				expectValue(integrationAddr, "schema_name", stringExact("neon_auth")), expectValue(integrationAddr, "table_name", stringExact("users_sync")))
-			created = append(created, expectSensitive(integrationAddr, "pub_client_key", "secret_server_key")...)
+			created = append(created,
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("pub_client_key"), anything),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("secret_server_key"), anything),
+				statecheck.ExpectSensitiveValue(integrationAddr, tfjsonpath.New("pub_client_key")),
+				statecheck.ExpectSensitiveValue(integrationAddr, tfjsonpath.New("secret_server_key")),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("schema_name"), knownvalue.StringExact("neon_auth")),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("table_name"), knownvalue.StringExact("users_sync")))
 		} else {
 			// Better Auth has no SDK keys: clients use base_url and the JWKS.
-			created = append(created, expectValue(integrationAddr, "base_url", anything), expectValue(integrationAddr, "allow_localhost", knownvalue.NotNull()))
-			created = append(created, expectNull(integrationAddr, "pub_client_key", "secret_server_key")...)
+			created = append(created,
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("base_url"), anything),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("allow_localhost"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("pub_client_key"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("secret_server_key"), knownvalue.Null()))
 		}
-		// The API returns keys, schema and table only when the integration
-		// is created, and never lists the role: after an import they are
-		// unknown to Terraform.
-		ignore := []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"}
-		update := `  delete_data_on_destroy = true`
-		updated := []statecheck.StateCheck{expectValue(integrationAddr, "delete_data_on_destroy", knownvalue.Bool(true)), expectIntegrations(env, 1)}
+		update := []string{"delete_data_on_destroy = true"}
+		updated := []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("delete_data_on_destroy"), knownvalue.Bool(true)),
+			listed,
+		}
 		if env.Mode == authAPIBranch {
-			update = `
-  delete_data_on_destroy = true
-  name                   = "Acme Sign-in"
-  allow_localhost        = false`
-			updated = append(updated, expectValue(integrationAddr, "name", stringExact("Acme Sign-in")), expectValue(integrationAddr, "allow_localhost", knownvalue.Bool(false)),
-				stateCheckFunc(func() error {
-					a, _ := env.Emu.BranchAuth(env.ProjectID, branch)
-					if a.Name != "Acme Sign-in" || a.AllowLocalhost {
-						return fmt.Errorf("emulator name %q, allow_localhost %v; want the configured ones", a.Name, a.AllowLocalhost)
+			update = append(update, `name = "Acme Sign-in"`, "allow_localhost = false")
+			updated = append(updated,
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("name"), knownvalue.StringExact("Acme Sign-in")),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("allow_localhost"), knownvalue.Bool(false)),
+				apiCheck(func() error {
+					allow, err := env.client().GetAllowLocalhost(ctx, env.scope())
+					if err != nil {
+						return err
+					}
+					if it := env.integration(); it == nil || apiclient.Deref(it.Name) != "Acme Sign-in" || allow {
+						return fmt.Errorf("the branch's integration is %+v with allow_localhost %v; want the configured name and false", it, allow)
 					}
 					return nil
 				}))
 		}
-		tc := env.testCase(
-			resource.TestStep{Config: cfg, ConfigPlanChecks: expectPlannedAction(integrationAddr, plancheck.ResourceActionCreate), ConfigStateChecks: created},
-			resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: ignore},
-			resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: ignore,
-				ImportStateId: env.ProjectID},
-			resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: ignore,
-				ImportStateId: env.ProjectID + "/" + branch},
+		imports := []string{"", env.ProjectID + "/" + env.BranchID}
+		if env.Mode == authAPIProject {
+			// Without a branch: the production branch, which is the test's.
+			imports = append(imports, env.ProjectID)
+		}
+		steps := []resource.TestStep{{
+			Config:            cfg(),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate)}},
+			ConfigStateChecks: created,
+		}}
+		for _, id := range imports {
+			steps = append(steps, resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true,
+				ImportStateVerifyIgnore: integrationCreateOnly, ImportStateId: id})
+		}
+		steps = append(steps,
 			resource.TestStep{
 				// In place: the same integration, with its settings sent.
-				Config:            env.config(integrationConfig(env.ProjectID, update)),
-				ConfigPlanChecks:  expectPlannedAction(integrationAddr, plancheck.ResourceActionUpdate),
+				Config:            cfg(update...),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionUpdate)}},
 				ConfigStateChecks: updated,
 			},
 			resource.TestStep{
 				// Drift: deleted outside Terraform; the plan creates it again.
-				PreConfig: func() {
-					if err := env.Emu.DisableBranchAuth(env.ProjectID, branch); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:            env.config(integrationConfig(env.ProjectID, update)),
-				ConfigPlanChecks:  expectPlannedAction(integrationAddr, plancheck.ResourceActionCreate),
-				ConfigStateChecks: []statecheck.StateCheck{expectIntegrations(env, 1)},
+				PreConfig:         func() { env.must(env.client().DeleteIntegration(ctx, env.scope(), env.authProvider(), false)) },
+				Config:            cfg(update...),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate)}},
+				ConfigStateChecks: []statecheck.StateCheck{listed},
 			},
 		)
-		tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
+		tc := env.testCase(steps...)
+		tc.CheckDestroy = env.authDestroyed
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -138,40 +134,33 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 // that branch's, the production branch has none, and the import id names
 // the branch.
 func TestAccAuthIntegration_previewBranch(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := env.config(integrationConfig(env.ProjectID, fmt.Sprintf(`
-  branch_id     = %q
-  auth_provider = "stack"`, preview)))
+	env := newBranchEnv(t)
+	production := env.branch()
 	tc := env.testCase(
 		resource.TestStep{
-			Config: cfg,
+			Config: env.config(env.resource("neon_auth_integration", "test")),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(integrationAddr, "branch_id", stringExact(preview)),
-				expectValue(integrationAddr, "pub_client_key", anything),
-				expectIntegrations(env, 0),
-				stateCheckFunc(func() error {
-					if a, ok := env.Emu.BranchAuth(env.ProjectID, preview); !ok || a.AuthProvider != "stack" {
-						return fmt.Errorf("the preview branch has no stack integration: %+v", a)
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("base_url"), anything),
+				apiCheck(func() error {
+					if it := env.integration(); it == nil || it.BranchID != env.BranchID {
+						return fmt.Errorf("the branch %s has no integration of its own: %+v", env.BranchID, it)
+					}
+					switch _, err := env.client().ListIntegrations(context.Background(), env.scopeOf(production)); {
+					case err == nil:
+						return fmt.Errorf("the production branch %s has Neon Auth too", production)
+					case !errors.Is(err, apiclient.ErrNotFound):
+						return fmt.Errorf("reading the Neon Auth of the production branch %s: %w", production, err)
 					}
 					return nil
 				}),
 			},
 		},
 		resource.TestStep{ResourceName: integrationAddr, ImportState: true, ImportStateVerify: true,
-			ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
-			ImportStateId:           env.ProjectID + "/" + preview},
+			ImportStateVerifyIgnore: integrationCreateOnly,
+			ImportStateId:           env.ProjectID + "/" + env.BranchID},
 	)
-	tc.CheckDestroy = func(*terraform.State) error {
-		if _, ok := env.Emu.BranchAuth(env.ProjectID, preview); ok {
-			return fmt.Errorf("destroy left Neon Auth on the preview branch")
-		}
-		return nil
-	}
+	tc.CheckDestroy = env.authDestroyed
 	resource.ParallelTest(t, tc)
 }
 
@@ -179,67 +168,51 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 // branch in project mode is refused at plan, saying how to reach it; naming
 // the production branch explicitly is the same integration as omitting it.
 func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
-	env := newAccEnv(t)
-	staging, err := env.Emu.AddBranch(env.ProjectID, "staging")
-	if err != nil {
-		t.Fatal(err)
-	}
-	main := env.branch()
+	env := newProjectEnv(t)
+	staging := env.childBranch("staging")
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config:      env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q", staging))),
+			Config:      env.config(resourceBlock("neon_auth_integration", "test", env.ProjectID, staging, "")),
 			PlanOnly:    true,
 			ExpectError: matchInOrder("Branch "+staging+" is not the production branch", `Set auth_api = "branch"`),
 		},
 		resource.TestStep{
-			Config:            env.config(integrationConfig(env.ProjectID, fmt.Sprintf("  branch_id = %q", main))),
-			ConfigStateChecks: []statecheck.StateCheck{expectValue(integrationAddr, "branch_id", stringExact(main))},
+			Config:            env.config(env.resource("neon_auth_integration", "test")),
+			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID))},
 		},
 		resource.TestStep{
 			// Removing branch_id from the configuration keeps the stored one.
-			Config:           env.config(integrationConfig(env.ProjectID, "")),
-			ConfigPlanChecks: noChanges(),
+			Config:           env.config(resourceBlock("neon_auth_integration", "test", env.ProjectID, "", "")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 	))
 }
 
 // A revoked key fails with a clear message and leaves the state unchanged.
 func TestAccAuthIntegration_revokedKey(t *testing.T) {
-	env := newAccEnv(t)
-	key, err := env.Emu.CreateKey("personal", "")
+	env := newEmulatorEnv(t, "it creates and revokes an API key through the emulator's control surface", nil)
+	key, err := env.Emu.CreateKey(emulator.KeyPersonal, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := integrationConfig(env.ProjectID, "")
-	var idBefore string
+	body := env.resource("neon_auth_integration", "test")
+	// The failed refresh drops nothing: the same integration stays in state.
+	same := statecheck.CompareValue(compare.ValuesSame())
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config: env.providerBlockWithKey(key) + body,
-			Check: func(s *terraform.State) error {
-				idBefore = s.RootModule().Resources[integrationAddr].Primary.Attributes["auth_provider_project_id"]
-				return nil
-			},
+			Config:            env.providerBlockWithKey(key) + body,
+			ConfigStateChecks: []statecheck.StateCheck{same.AddStateValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"))},
 		},
 		resource.TestStep{
-			PreConfig: func() {
-				if err := env.Emu.RevokeKey(key); err != nil {
-					t.Fatal(err)
-				}
-			},
+			PreConfig:   func() { env.must(env.Emu.RevokeKey(key)) },
 			Config:      env.providerBlockWithKey(key) + body,
 			ExpectError: mustMatch("API key is missing, invalid or revoked"),
 		},
 		resource.TestStep{
-			// With a valid key the same state is still there: nothing was
-			// dropped by the failed refresh.
-			Config:           env.config(body),
-			ConfigPlanChecks: noChanges(),
-			Check: func(s *terraform.State) error {
-				if got := s.RootModule().Resources[integrationAddr].Primary.Attributes["auth_provider_project_id"]; got != idBefore {
-					return fmt.Errorf("auth_provider_project_id changed from %q to %q", idBefore, got)
-				}
-				return nil
-			},
+			// With a valid key the same state is still there.
+			Config:            env.config(body),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{same.AddStateValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"))},
 		},
 	))
 }
@@ -248,21 +221,25 @@ func TestAccAuthIntegration_revokedKey(t *testing.T) {
 // the branch's auth, then on the branch list —; that is not proof the
 // integration is gone, so the state is kept and the error names the cause.
 func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		scoped, err := env.Emu.CreateKey("project", env.Emu.ProjectIDs()[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		body := integrationConfig(env.ProjectID, "")
-		resource.ParallelTest(t, env.testCase(
-			resource.TestStep{Config: env.config(body)},
-			resource.TestStep{
-				Config:      env.providerBlockWithKey(scoped) + body,
-				ExpectError: mustMatch("project-scoped key only sees its own project"),
-			},
-			resource.TestStep{Config: env.config(body), ConfigPlanChecks: noChanges()},
-		))
-	})
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newEmulatorEnv(t, "it creates a project-scoped API key through the emulator's control surface", nil)
+			env.Mode = mode
+			scoped, err := env.Emu.CreateKey(emulator.KeyProject, env.Emu.ProjectIDs()[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := env.resource("neon_auth_integration", "test")
+			resource.ParallelTest(t, env.testCase(
+				resource.TestStep{Config: env.config(body)},
+				resource.TestStep{
+					Config:      env.providerBlockWithKey(scoped) + body,
+					ExpectError: mustMatch("project-scoped key only sees its own project"),
+				},
+				resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			))
+		})
+	}
 }
 
 // loseThenLag loses the response of the first POST to a path ending in
@@ -291,52 +268,55 @@ func loseThenLag(suffix string, status int, body string, posts *atomic.Int32) fu
 // back, not refused with the import hint of a second enable.
 func TestAccAuthIntegration_lostEnableAnsweredConflictIsAdopted(t *testing.T) {
 	var posts atomic.Int32
-	env := newAccEnvWith(t, loseThenLag("/auth", http.StatusNotFound,
+	env := newEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth", http.StatusNotFound,
 		`{"code":"","message":"Neon Auth is not enabled on this branch","request_id":"lagging-read"}`, &posts))
 	env.Mode = authAPIBranch
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(integrationConfig(env.ProjectID, "")),
-		Check: func(s *terraform.State) error {
-			its := env.Emu.Integrations(env.ProjectID)
-			if len(its) != 1 {
-				return fmt.Errorf("emulator has %d integrations, want 1", len(its))
-			}
-			if n := posts.Load(); n != 2 {
-				return fmt.Errorf("%d enables were sent, want the lost one and its re-send", n)
-			}
-			if n := env.Emu.Stats().Requests["POST /projects/{project_id}/branches/{branch_id}/auth"][409]; n != 1 {
-				return fmt.Errorf("the re-send was answered 409 %d times, want once", n)
-			}
-			got := s.RootModule().Resources[integrationAddr].Primary.Attributes
-			if got["auth_provider_project_id"] != its[0].AuthProviderProjectID || got["jwks_url"] == "" {
-				return fmt.Errorf("state %v does not hold the adopted integration %+v", got, its[0])
-			}
-			return nil
+		Config: env.config(env.resource("neon_auth_integration", "test")),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("jwks_url"), anything),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"), knownvalue.StringFunc(func(got string) error {
+				if it := env.integration(); it == nil || got != it.AuthProviderProjectID {
+					return fmt.Errorf("state holds auth_provider_project_id %q, not the adopted integration's: %+v", got, it)
+				}
+				return nil
+			})),
+			apiCheck(func() error {
+				if n := posts.Load(); n != 2 {
+					return fmt.Errorf("%d enables were sent, want the lost one and its re-send", n)
+				}
+				if n := env.Emu.Stats().Requests[env.authRoute("POST", "")][http.StatusConflict]; n != 1 {
+					return fmt.Errorf("the re-send was answered 409 %d times, want once", n)
+				}
+				return nil
+			}),
 		},
 	}))
 }
 
 // Creating a Stack Auth integration in branch mode warns that Neon
 // deprecated it; Better Auth, and project mode (made for Stack Auth), do not.
+// Only plans: nothing is created.
 func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
-	env := newAccEnv(t)
-	cli := newCLIDir(t)
+	env := newBranchEnv(t)
+	cli := env.cli(nil)
 	const warning = "Stack Auth is deprecated"
-	for _, tc := range []struct {
-		mode, extra string
-		warns       bool
+	for i, tc := range []struct {
+		mode, branch, args string
+		warns              bool
 	}{
-		{authAPIBranch, `  auth_provider = "stack"`, true},
-		{authAPIBranch, `  auth_provider = "better_auth"`, false},
-		{authAPIProject, "", false},
+		{authAPIBranch, env.BranchID, `  auth_provider = "stack"`, true},
+		{authAPIBranch, env.BranchID, `  auth_provider = "better_auth"`, false},
+		// The project-level API reaches only the production branch.
+		{authAPIProject, env.branch(), "", false},
 	} {
-		cli.write("main.tf", requiredProviders+env.configIn(tc.mode, integrationConfig(env.ProjectID, tc.extra)))
-		if tc.mode == authAPIBranch && tc.warns {
+		cli.write("main.tf", requiredProviders+env.configIn(tc.mode, resourceBlock("neon_auth_integration", "test", env.ProjectID, tc.branch, tc.args+"\n")))
+		if i == 0 {
 			cli.must(0, "init")
 		}
 		out := cli.must(0, "plan", "-input=false")
 		if got := strings.Contains(out, warning); got != tc.warns {
-			t.Errorf("%s mode, %q: warning shown = %v, want %v:\n%s", tc.mode, tc.extra, got, tc.warns, out)
+			t.Errorf("%s mode, %q: warning shown = %v, want %v:\n%s", tc.mode, tc.args, got, tc.warns, out)
 		}
 	}
 }
@@ -346,7 +326,7 @@ func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
 // retry_timeout, and the apply and the destroy succeed. A 423 that outlasts
 // retry_timeout is reported, naming the status.
 func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
-	env := newAccEnv(t)
+	env := newEmulatorEnv(t, "it injects 423 answers and counts them", nil)
 	env.Mode = authAPIBranch
 	enable, disable := env.authRoute("POST", ""), env.authRoute("DELETE", "")
 	locked := func(route string) int { return env.Emu.Stats().Requests[route][http.StatusLocked] }
@@ -358,7 +338,7 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
   retry_timeout       = %q
 `, retryTimeout))
 	}
-	cfg := block("2m") + integrationConfig(env.ProjectID, "")
+	cfg := block("2m") + env.resource("neon_auth_integration", "test")
 	// About every other request of the two routes is refused 423, with
 	// Retry-After: 1s; the checks below prove some were.
 	faults := emulator.Faults{Rate: 0.5, Statuses: []int{http.StatusLocked}, Routes: []string{enable, disable}, Seed: 7}
@@ -366,22 +346,22 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 		resource.TestStep{
 			PreConfig: func() { env.Emu.SetFaults(faults) },
 			Config:    cfg,
-			Check: func(*terraform.State) error {
+			ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
 				if locked(enable) == 0 {
 					return fmt.Errorf("no enable was refused 423: the retry was not exercised")
 				}
-				if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-					return fmt.Errorf("%d integrations after the apply", n)
+				if env.integration() == nil {
+					return fmt.Errorf("no integration after the apply")
 				}
 				return nil
-			},
+			})},
 		},
 		resource.TestStep{
 			// Locked for longer than retry_timeout: reported with its status.
 			PreConfig: func() {
 				env.Emu.SetFaults(emulator.Faults{Rate: 1, Statuses: []int{http.StatusLocked}, Routes: []string{disable}})
 			},
-			Config:      block("2s") + integrationConfig(env.ProjectID, `  delete_data_on_destroy = true`),
+			Config:      block("2s") + env.resource("neon_auth_integration", "test", "delete_data_on_destroy = true"),
 			Destroy:     true,
 			ExpectError: matchInOrder("HTTP 423"),
 		},
@@ -391,10 +371,7 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 		if locked(disable) == lockedBefore {
 			return fmt.Errorf("no disable of the destroy was refused 423: the retry was not exercised")
 		}
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
-			return fmt.Errorf("%d integrations after destroy", n)
-		}
-		return nil
+		return env.authDestroyed(nil)
 	}
 	// The final destroy runs under the faults of the first step again.
 	tc.Steps = append(tc.Steps, resource.TestStep{PreConfig: func() { env.Emu.SetFaults(faults) }, Config: cfg,

@@ -3,6 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -18,20 +21,6 @@ import (
 
 const oauthAddr = "neon_auth_oauth_provider.test"
 
-func oauthConfig(projectID, providerID, extra string) string {
-	return oauthConfigNamed("test", projectID, providerID, extra)
-}
-
-func oauthConfigNamed(name, projectID, providerID, extra string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_oauth_provider" %[4]q {
-  project_id  = %[1]q
-  provider_id = %[2]q
-%[3]s
-}
-`, projectID, providerID, extra, name)
-}
-
 // emuOAuthProvider returns the emulator's record of one OAuth provider.
 func emuOAuthProvider(env *accEnv, id string) (emulator.OAuthProvider, bool) {
 	for _, p := range env.Emu.OAuthProviders(env.ProjectID) {
@@ -44,7 +33,7 @@ func emuOAuthProvider(env *accEnv, id string) (emulator.OAuthProvider, bool) {
 
 // expectEmuOAuth checks the emulator's record after an apply.
 func expectEmuOAuth(env *accEnv, id, typ, clientID, secret string) statecheck.StateCheck {
-	return stateCheckFunc(func() error {
+	return apiCheck(func() error {
 		p, ok := emuOAuthProvider(env, id)
 		if !ok {
 			return fmt.Errorf("emulator has no %s OAuth provider", id)
@@ -62,21 +51,43 @@ func oauthGoneIntegrationKept(env *accEnv) func(*terraform.State) error {
 	return goneIntegrationKept(env, "OAuth providers", func() []emulator.OAuthProvider { return env.Emu.OAuthProviders(env.ProjectID) })
 }
 
-// The life of an OAuth provider: shared → standard in place, a new client id
-// in place, drift (credentials removed, provider deleted) repaired, removal
-// of the credentials by replacement, destroy.
+// expectListedOAuth checks the OAuth providers the test's branch lists, each
+// wanted as "<id> <type>" or "<id> <type> <client id>"; a client id is
+// compared where the list shows one (the project-level list does not).
+func expectListedOAuth(env *accEnv, want ...string) apiCheck {
+	return func() error {
+		ps, err := env.client().ListOAuthProviders(context.Background(), env.scope())
+		if err != nil {
+			return err
+		}
+		ok := len(ps) == len(want)
+		for _, w := range want {
+			f := strings.Fields(w)
+			i := slices.IndexFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == f[0] })
+			ok = ok && i >= 0 && string(ps[i].Type) == f[1] && (ps[i].ClientID == nil || *ps[i].ClientID == strings.Join(f[2:], ""))
+		}
+		if !ok {
+			return fmt.Errorf("the branch lists the OAuth providers %v, want %q", ps, want)
+		}
+		return nil
+	}
+}
+
+// The life of an OAuth provider, in both API families: shared → standard in
+// place, a new client id in place, drift (credentials removed, provider
+// deleted) repaired, removal of the credentials by replacement, destroy.
 func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		withIntegration(t, env)
-		shared := env.config(oauthConfig(env.ProjectID, "google", ""))
+		env.enableAuth()
+		shared := env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`))
 		creds := func(clientID string) string {
-			return env.config(oauthConfig(env.ProjectID, "google", fmt.Sprintf(`
-  client_id     = %q
-  client_secret = "secret-1"`, clientID)))
+			return env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`,
+				"client_id = "+strconv.Quote(clientID), `client_secret = "secret-1"`))
 		}
 		typeIs := func(v string) statecheck.StateCheck {
 			return statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact(v))
 		}
+		ctx, c := context.Background(), env.client()
 
 		tc := env.testCase(
 			resource.TestStep{
@@ -87,10 +98,10 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 					plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.branch()+"/google")),
-					expectValue(oauthAddr, "auth_provider", stringExact(env.authProvider())),
+					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/google")),
+					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
 					typeIs("shared"),
-					expectEmuOAuth(env, "google", "shared", "", ""),
+					expectListedOAuth(env, "google shared"),
 				},
 			},
 			resource.TestStep{
@@ -109,15 +120,16 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					typeIs("standard"),
 					statecheck.ExpectSensitiveValue(oauthAddr, tfjsonpath.New("client_secret")),
-					expectEmuOAuth(env, "google", "standard", "client-1", "secret-1"),
+					expectListedOAuth(env, "google standard client-1"),
 				},
 			},
 			resource.TestStep{
 				ResourceName:      oauthAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				// The API lists only id and type: client_id and client_secret
-				// cannot be read back after an import.
+				// The provider reads an OAuth provider's id and type only (the
+				// project-level list has nothing else): client_id and
+				// client_secret cannot be read back after an import.
 				ImportStateVerifyIgnore: []string{"client_id", "client_secret"},
 			},
 			resource.TestStep{
@@ -126,36 +138,34 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
+				ConfigStateChecks: []statecheck.StateCheck{expectListedOAuth(env, "google standard client-2")},
 			},
 			resource.TestStep{
-				// Drift: the credentials are removed behind Terraform's back (the
-				// API lists the provider as shared). The type shows the change,
-				// and apply sends the credentials again.
+				// Drift: the credentials are removed behind Terraform's back
+				// (the API has no standard → shared transition: the provider is
+				// deleted and added again without them, and lists as shared).
+				// The type shows the change, and apply sends the credentials
+				// again.
 				PreConfig: func() {
-					if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
-						t.Fatal(err)
-					}
+					env.must(c.DeleteOAuthProvider(ctx, env.scope(), "google"))
+					_, err := c.AddOAuthProvider(ctx, env.scope(), apiclient.AddOAuthProviderRequest{ID: "google"})
+					env.must(err)
 				},
 				Config: creds("client-2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
+				ConfigStateChecks: []statecheck.StateCheck{expectListedOAuth(env, "google standard client-2")},
 			},
 			resource.TestStep{
 				// Drift: the provider is deleted behind Terraform's back.
-				PreConfig: func() {
-					if err := env.Emu.DeleteOAuthProvider(env.ProjectID, "google"); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: creds("client-2"),
+				PreConfig: func() { env.must(c.DeleteOAuthProvider(ctx, env.scope(), "google")) },
+				Config:    creds("client-2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionCreate),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "google", "standard", "client-2", "secret-1")},
+				ConfigStateChecks: []statecheck.StateCheck{expectListedOAuth(env, "google standard client-2")},
 			},
 			resource.TestStep{
 				// Removing the credentials: the API has no standard → shared
@@ -164,43 +174,40 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					typeIs("shared"),
-					expectEmuOAuth(env, "google", "shared", "", ""),
-				},
+				ConfigStateChecks: []statecheck.StateCheck{typeIs("shared"), expectListedOAuth(env, "google shared")},
 			},
 		)
-		tc.CheckDestroy = oauthGoneIntegrationKept(env)
+		tc.CheckDestroy = env.destroyedKeepingAuth(expectListedOAuth(env))
 		resource.ParallelTest(t, tc)
 	})
 }
 
-// The write-only secret never reaches plan or state, yet the API gets it;
-// a new value is sent only with a new client_secret_wo_version.
+// The write-only secret never reaches plan or state; a new value alone
+// changes nothing, and a new client_secret_wo_version updates in place
+// (TestAccAuthOAuthProvider_credentialsReachTheAPI checks what reached the
+// API).
 func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
+	env := newBranchEnv(t)
+	env.enableAuth()
 	cfg := func(secret string, version int) string {
-		return env.config(oauthConfig(env.ProjectID, "github", fmt.Sprintf(`  client_id                = "gh-client"
-  client_secret_wo         = %q
-  client_secret_wo_version = %d`, secret, version)))
+		return env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "github"`, `client_id = "gh-client"`,
+			"client_secret_wo = "+strconv.Quote(secret), fmt.Sprintf("client_secret_wo_version = %d", version)))
 	}
 	tc := env.testCase(
 		resource.TestStep{
 			Config: cfg("wo-secret-1", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(oauthAddr, "client_secret_wo", knownvalue.Null()),
-				expectValue(oauthAddr, "client_secret", knownvalue.Null()),
-				expectValue(oauthAddr, "type", stringExact("standard")),
-				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-1"),
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("client_secret_wo"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("client_secret"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				expectListedOAuth(env, "github standard gh-client"),
 			},
 		},
 		resource.TestStep{
 			// A new write-only value alone is invisible to Terraform: no
-			// change, and the API keeps the old secret.
-			Config:            cfg("wo-secret-2", 1),
-			ConfigPlanChecks:  noChanges(),
-			ConfigStateChecks: []statecheck.StateCheck{expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-1")},
+			// change.
+			Config:           cfg("wo-secret-2", 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 		resource.TestStep{
 			// Bumping the version sends it, in place.
@@ -209,101 +216,157 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 				plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(oauthAddr, "client_secret_wo", knownvalue.Null()),
-				expectEmuOAuth(env, "github", "standard", "gh-client", "wo-secret-2"),
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("client_secret_wo"), knownvalue.Null()),
+				expectListedOAuth(env, "github standard gh-client"),
 			},
 		},
 		resource.TestStep{
 			ResourceName:      oauthAddr,
 			ImportState:       true,
 			ImportStateVerify: true,
-			// client_id is never returned by the API; the version exists only
-			// in the configuration (it tracks a write-only value).
+			// client_id is never read back; the version exists only in the
+			// configuration (it tracks a write-only value).
 			ImportStateVerifyIgnore: []string{"client_id", "client_secret_wo_version"},
 		},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-	tc.CheckDestroy = oauthGoneIntegrationKept(env)
+	tc.CheckDestroy = env.destroyedKeepingAuth(expectListedOAuth(env))
 	resource.ParallelTest(t, tc)
 }
 
-// The integration can be declared in the same configuration: the reference
-// orders the provider after it.
+// What the API stored of the credentials, in both API families: the
+// configured secret, sent again when drift is repaired; the write-only
+// secret, kept when only its value changes and sent with a new version; the
+// Microsoft tenant, changed in place. No API returns secrets or the tenant
+// dependably, so the emulator's record is read.
+func TestAccAuthOAuthProvider_credentialsReachTheAPI(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newEmulatorEnv(t, "it reads the secrets and the tenant the API stored, which no API returns dependably", nil)
+			env.Mode = mode
+			env.enableAuth()
+			cfg := func(googleClient, woSecret string, woVersion int, tenant string) string {
+				return env.config(
+					env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`, "client_id = "+strconv.Quote(googleClient), `client_secret = "secret-1"`) +
+						env.resource("neon_auth_oauth_provider", "github", `provider_id = "github"`, `client_id = "gh-client"`,
+							"client_secret_wo = "+strconv.Quote(woSecret), fmt.Sprintf("client_secret_wo_version = %d", woVersion)) +
+						env.resource("neon_auth_oauth_provider", "microsoft", `provider_id = "microsoft"`, `client_id = "ms-app"`, `client_secret = "ms-secret"`,
+							"microsoft_tenant_id = "+strconv.Quote(tenant)))
+			}
+			stored := func(googleClient, woSecret, tenant string) []statecheck.StateCheck {
+				return []statecheck.StateCheck{
+					expectEmuOAuth(env, "google", "standard", googleClient, "secret-1"),
+					expectEmuOAuth(env, "github", "standard", "gh-client", woSecret),
+					expectEmuOAuth(env, "microsoft", "standard", "ms-app", "ms-secret"),
+					apiCheck(func() error {
+						if p, _ := emuOAuthProvider(env, "microsoft"); p.MicrosoftTenantID != tenant {
+							return fmt.Errorf("the emulator's microsoft provider has tenant %q, want %q", p.MicrosoftTenantID, tenant)
+						}
+						return nil
+					}),
+				}
+			}
+			tc := env.testCase(
+				resource.TestStep{Config: cfg("client-1", "wo-secret-1", 1, "tenant-1"), ConfigStateChecks: stored("client-1", "wo-secret-1", "tenant-1")},
+				// A new write-only value without a new version is not sent.
+				resource.TestStep{Config: cfg("client-2", "wo-secret-2", 1, "tenant-2"), ConfigStateChecks: stored("client-2", "wo-secret-1", "tenant-2")},
+				resource.TestStep{Config: cfg("client-2", "wo-secret-2", 2, "tenant-2"), ConfigStateChecks: stored("client-2", "wo-secret-2", "tenant-2")},
+				resource.TestStep{
+					// Drift: google's credentials removed behind Terraform's back.
+					PreConfig:         func() { env.must(env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"})) },
+					Config:            cfg("client-2", "wo-secret-2", 2, "tenant-2"),
+					ConfigStateChecks: stored("client-2", "wo-secret-2", "tenant-2"),
+				},
+				resource.TestStep{
+					// Drift: google deleted behind Terraform's back.
+					PreConfig:         func() { env.must(env.Emu.DeleteOAuthProvider(env.ProjectID, "google")) },
+					Config:            cfg("client-2", "wo-secret-2", 2, "tenant-2"),
+					ConfigStateChecks: stored("client-2", "wo-secret-2", "tenant-2"),
+				},
+			)
+			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
+			tc.CheckDestroy = oauthGoneIntegrationKept(env)
+			resource.ParallelTest(t, tc)
+		})
+	}
+}
+
+// The integration can be declared in the same configuration, in both API
+// families: the reference orders the provider after it.
 func TestAccAuthOAuthProvider_withIntegrationInConfig(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cfg := env.config(integrationConfig(env.ProjectID, "") + `
+		cfg := env.config(env.resource("neon_auth_integration", "test") + `
 resource "neon_auth_oauth_provider" "test" {
   project_id  = neon_auth_integration.test.project_id
-  provider_id = "microsoft"
+  branch_id   = neon_auth_integration.test.branch_id
+  provider_id = "google"
 }
 `)
 		tc := env.testCase(resource.TestStep{
-			Config:            cfg,
-			ConfigStateChecks: []statecheck.StateCheck{expectValue(oauthAddr, "type", stringExact("shared")), expectEmuOAuth(env, "microsoft", "shared", "", "")},
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
+				expectListedOAuth(env, "google shared"),
+			},
 		})
-		tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
+		tc.CheckDestroy = func(*terraform.State) error {
+			if it := env.integration(); it != nil {
+				return fmt.Errorf("destroy left the %s integration", it.AuthProvider)
+			}
+			return nil
+		}
 		resource.ParallelTest(t, tc)
 	})
 }
 
-// Vercel, and a Microsoft app of one Entra tenant: the tenant is sent with
-// the credentials and changed in place; the API never returns it, so an
-// import cannot verify it.
+// Vercel, and a Microsoft app of one Entra tenant: the tenant is changed in
+// place; the API never returns it, so an import cannot verify it
+// (TestAccAuthOAuthProvider_credentialsReachTheAPI checks that it reached
+// the API).
 func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	withIntegration(t, env)
+	env := newBranchEnv(t)
+	env.enableAuth()
 	cfg := func(tenant string) string {
-		return env.config(oauthConfig(env.ProjectID, "microsoft", fmt.Sprintf(`
-  client_id           = "ms-app"
-  client_secret       = "ms-secret"
-  microsoft_tenant_id = %q`, tenant)) +
-			oauthConfigNamed("vercel", env.ProjectID, "vercel", ""))
-	}
-	tenantIs := func(want string) stateCheckFunc {
-		return func() error {
-			a, _ := env.Emu.BranchAuth(env.ProjectID, env.branch())
-			for _, p := range a.OAuthProviders {
-				if p.ID == "microsoft" && p.MicrosoftTenantID == want {
-					return nil
-				}
-			}
-			return fmt.Errorf("the emulator's microsoft provider does not have tenant %q: %+v", want, a.OAuthProviders)
-		}
+		return env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "microsoft"`, `client_id = "ms-app"`,
+			`client_secret = "ms-secret"`, "microsoft_tenant_id = "+strconv.Quote(tenant)) +
+			env.resource("neon_auth_oauth_provider", "vercel", `provider_id = "vercel"`))
 	}
 	tc := env.testCase(
 		resource.TestStep{
 			Config: cfg("tenant-1"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(oauthAddr, "type", stringExact("standard")), expectValue(oauthAddr, "microsoft_tenant_id", stringExact("tenant-1")),
-				expectValue("neon_auth_oauth_provider.vercel", "type", stringExact("shared")),
-
-				tenantIs("tenant-1"), expectEmuOAuth(env, "vercel", "shared", "", ""),
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("microsoft_tenant_id"), knownvalue.StringExact("tenant-1")),
+				statecheck.ExpectKnownValue("neon_auth_oauth_provider.vercel", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
+				expectListedOAuth(env, "microsoft standard ms-app", "vercel shared"),
 			},
 		},
 		resource.TestStep{
-			Config:            cfg("tenant-2"),
-			ConfigPlanChecks:  expectPlannedAction(oauthAddr, plancheck.ResourceActionUpdate),
-			ConfigStateChecks: []statecheck.StateCheck{tenantIs("tenant-2"), expectEmuOAuth(env, "microsoft", "standard", "ms-app", "ms-secret")},
+			Config:           cfg("tenant-2"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionUpdate)}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("microsoft_tenant_id"), knownvalue.StringExact("tenant-2")),
+				expectListedOAuth(env, "microsoft standard ms-app", "vercel shared"),
+			},
 		},
 		resource.TestStep{ResourceName: oauthAddr, ImportState: true, ImportStateVerify: true,
-			// The API returns neither the credentials nor the tenant.
+			// The provider reads neither the credentials nor the tenant.
 			ImportStateVerifyIgnore: []string{"client_id", "client_secret", "microsoft_tenant_id"}},
 		resource.TestStep{ResourceName: "neon_auth_oauth_provider.vercel", ImportState: true, ImportStateVerify: true},
 	)
-	tc.CheckDestroy = oauthGoneIntegrationKept(env)
+	tc.CheckDestroy = env.destroyedKeepingAuth(expectListedOAuth(env))
 	resource.ParallelTest(t, tc)
 }
 
 // A provider without shared keys, added without credentials: the API's
 // INVALID_SHARED_OAUTH_PROVIDER becomes advice on client_id.
 func TestAccAuthOAuthProvider_noSharedKeysGivesGuidance(t *testing.T) {
-	env := newAccEnv(t)
+	env := newEmulatorEnv(t, "it chooses which OAuth providers have the platform's shared keys", nil)
 	env.Mode = authAPIBranch
-	withIntegration(t, env)
+	env.enableAuth()
 	env.Emu.SetSharedOAuthProviders("google", "github", "vercel")
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(oauthConfig(env.ProjectID, "microsoft", "")),
+		Config: env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "microsoft"`)),
 		ExpectError: matchInOrder("No shared credentials for this OAuth provider", "set `client_id` and a secret",
 			"`client_secret`", "client_secret_wo", "INVALID_SHARED_OAUTH_PROVIDER"),
 	}))
@@ -314,29 +377,29 @@ func TestAccAuthOAuthProvider_noSharedKeysGivesGuidance(t *testing.T) {
 // state when the configuration did not set it (here the secret is
 // write-only), and an import never does either.
 func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	withIntegration(t, env)
-	cfg := env.config(oauthConfig(env.ProjectID, "google", `
-  client_id                = "google-client"
-  client_secret_wo         = "listed-secret"
-  client_secret_wo_version = 1`))
-	noSecret := []statecheck.StateCheck{expectValue(oauthAddr, "client_secret", knownvalue.Null()), expectValue(oauthAddr, "client_secret_wo", knownvalue.Null())}
+	env := newBranchEnv(t)
+	env.enableAuth()
+	cfg := env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`, `client_id = "google-client"`,
+		`client_secret_wo = "listed-secret"`, "client_secret_wo_version = 1"))
+	noSecret := []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("client_secret"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("client_secret_wo"), knownvalue.Null()),
+	}
 	tc := env.testCase(
 		resource.TestStep{Config: cfg, ConfigStateChecks: noSecret},
 		resource.TestStep{
 			PreConfig: func() {
-				ps, err := env.client().ListOAuthProviders(context.Background(), env.scope())
-				if err != nil || len(ps) != 1 || apiclient.Deref(ps[0].ClientSecret) != "listed-secret" {
-					t.Fatalf("the list does not carry the secret, so this test proves nothing: %v, %v", ps, err)
-				}
+				inList, _ := env.oauthProvider("google")
 				bundle, err := env.client().GetPlugins(context.Background(), env.scope())
-				var listed []apiclient.OAuthProvider
-				if err == nil {
-					_, err = bundle.Part(apiclient.PartOAuthProviders, &listed)
-				}
-				if err != nil || len(listed) != 1 || apiclient.Deref(listed[0].ClientSecret) != "listed-secret" {
-					t.Fatalf("the bundle does not carry the secret, so this test proves nothing: %v", err)
+				env.must(err)
+				var inBundle []apiclient.OAuthProvider
+				_, err = bundle.Part(apiclient.PartOAuthProviders, &inBundle)
+				env.must(err)
+				if apiclient.Deref(inList.ClientSecret) != "listed-secret" || len(inBundle) != 1 || apiclient.Deref(inBundle[0].ClientSecret) != "listed-secret" {
+					if remoteRun != nil {
+						t.Skip("the target's list or bundle does not carry the client secret, so there is none to keep out of the state")
+					}
+					t.Fatal("the list or the bundle does not carry the secret, so this test proves nothing")
 				}
 			},
 			RefreshState: true,
@@ -347,9 +410,9 @@ func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
 				return nil
 			},
 		},
-		resource.TestStep{Config: cfg, ConfigPlanChecks: noChanges(), ConfigStateChecks: noSecret},
+		resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}, ConfigStateChecks: noSecret},
 		resource.TestStep{
-			ResourceName: oauthAddr, ImportState: true, ImportStateId: env.ProjectID + "/" + env.branch() + "/google",
+			ResourceName: oauthAddr, ImportState: true, ImportStateId: env.ProjectID + "/" + env.BranchID + "/google",
 			ImportStateCheck: func(states []*terraform.InstanceState) error {
 				if v := states[0].Attributes["client_secret"]; v != "" {
 					return fmt.Errorf("the imported state holds a client secret (%d chars)", len(v))

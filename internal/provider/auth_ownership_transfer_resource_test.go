@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -17,18 +19,6 @@ const (
 	transferAddr  = "neon_auth_ownership_transfer.test"
 	routeTransfer = "POST /projects/auth/transfer_ownership"
 )
-
-// transferConfig is a Stack Auth integration and a transfer request for it
-// (the only kind with a managed project to transfer, in both API families);
-// the request takes its project_id from the integration so Terraform orders
-// them.
-func transferConfig(projectID string) string {
-	return stackIntegrationConfig(projectID) + `
-resource "neon_auth_ownership_transfer" "test" {
-  project_id = neon_auth_integration.test.project_id
-}
-`
-}
 
 // transferState checks the transfer's outputs and the integration's owner.
 func transferState(ownedBy string, transferred bool) []statecheck.StateCheck {
@@ -49,137 +39,177 @@ func transferAttrs(ownedBy string, transferred bool) resource.TestCheckFunc {
 	)
 }
 
-// The transfer: request the link, confirm it outside Terraform (the
-// emulator's control surface stands in for the browser), and the next
-// refresh shows the new owner with no planned change. The integration keeps
-// working, and destroying the request only forgets it.
+// The transfer request, in both API families, on the production branch of
+// a project of the test's own (only a Stack Auth integration there has a
+// managed project to transfer): the link is requested and is sensitive;
+// until confirmed, applying again changes nothing and requests no new link;
+// the integration stays readable, and destroying the request only forgets
+// it.
 func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cfg := env.config(transferConfig(env.ProjectID))
-
-		tc := env.testCase(
-			resource.TestStep{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
-				}},
-				ConfigStateChecks: append(transferState("neon", false),
-					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.branch()+"/stack")),
-					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
-					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://\S+code=\S+`))),
-					statecheck.ExpectSensitiveValue(transferAddr, tfjsonpath.New("url")),
-				),
-			},
-			resource.TestStep{
-				// Confirmed in the browser: a refresh observes it, and the plan
-				// is empty: owned_by and transferred are outputs updated by Read.
-				PreConfig: func() {
-					if err := env.Emu.ConfirmTransfer(env.ProjectID, "stack"); err != nil {
-						t.Fatal(err)
-					}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newProjectEnv(t)
+			env.Mode = mode
+			integration := env.resource("neon_auth_integration", "test", `auth_provider = "stack"`)
+			cfg := env.config(integration + env.resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
+			sameLink := statecheck.CompareValue(compare.ValuesSame())
+			tc := env.testCase(
+				resource.TestStep{
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+					}},
+					ConfigStateChecks: append(transferState("neon", false),
+						statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/stack")),
+						statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("stack")),
+						statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://\S+`))),
+						statecheck.ExpectSensitiveValue(transferAddr, tfjsonpath.New("url")),
+						sameLink.AddStateValue(transferAddr, tfjsonpath.New("url")),
+					),
 				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-				ConfigStateChecks: transferState("user", true),
-			},
-			resource.TestStep{
-				// A refresh alone keeps it so, and no new link was requested.
-				RefreshState: true,
-				RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(transferAttrs("user", true), func(*terraform.State) error {
-					if n := env.routeCount(routeTransfer); n != 1 {
-						return fmt.Errorf("%d transfer requests, want 1", n)
-					}
-					return nil
-				}),
-			},
-			resource.TestStep{
-				// The integration is still fully readable after the transfer.
-				ResourceName:            integrationAddr,
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"pub_client_key", "secret_server_key", "schema_name", "table_name", "role_name"},
-			},
-			resource.TestStep{
-				// Destroying the request only forgets it: the integration stays,
-				// and so does the confirmed transfer.
-				Config:           env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: expectActionKeepingIntegration(transferAddr, plancheck.ResourceActionDestroy),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
-					stateCheckFunc(func() error {
-						its := env.Emu.Integrations(env.ProjectID)
-						if len(its) != 1 || its[0].OwnedBy != "user" {
-							return fmt.Errorf("after destroying the request the integrations are %+v, want one owned by the user", its)
+				resource.TestStep{
+					// Not confirmed yet: nothing to change, and the link is the
+					// one requested.
+					Config:            cfg,
+					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					ConfigStateChecks: append(transferState("neon", false), sameLink.AddStateValue(transferAddr, tfjsonpath.New("url"))),
+				},
+				resource.TestStep{
+					// The integration is fully readable with a transfer requested.
+					ResourceName:            integrationAddr,
+					ImportState:             true,
+					ImportStateVerify:       true,
+					ImportStateVerifyIgnore: integrationCreateOnly,
+				},
+				resource.TestStep{
+					// Destroying the request only forgets it: the integration stays.
+					Config: env.config(integration),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
+						plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
+						if it := env.integration(); it == nil || it.OwnedBy != "neon" {
+							return fmt.Errorf("after destroying the request the integration is %+v, want one owned by neon", it)
+						}
+						return nil
+					})},
+				},
+			)
+			tc.CheckDestroy = env.authDestroyed
+			resource.ParallelTest(t, tc)
+		})
+	}
+}
+
+// A confirmed transfer (a person confirms it at Stack Auth, in a browser;
+// the emulator's control surface stands in): the next refresh shows the new
+// owner with no planned change, a refresh alone keeps it so and requests no
+// new link, the integration keeps working, and destroying the request leaves
+// the transfer done.
+func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newEmulatorEnv(t, "a person confirms a transfer at Stack Auth; only the emulator's control surface does it in a test", nil)
+			env.Mode = mode
+			integration := env.resource("neon_auth_integration", "test", `auth_provider = "stack"`)
+			cfg := env.config(integration + env.resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
+			tc := env.testCase(
+				resource.TestStep{Config: cfg, ConfigStateChecks: append(transferState("neon", false),
+					// The emulator's link has the form of Stack Auth's.
+					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://\S+code=\S+`))))},
+				resource.TestStep{
+					// owned_by and transferred are outputs updated by Read.
+					PreConfig:         func() { env.must(env.Emu.ConfirmTransfer(env.ProjectID, "stack")) },
+					Config:            cfg,
+					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					ConfigStateChecks: transferState("user", true),
+				},
+				resource.TestStep{
+					RefreshState:      true,
+					RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					Check: resource.ComposeAggregateTestCheckFunc(transferAttrs("user", true), func(*terraform.State) error {
+						if n := env.routeCount(routeTransfer); n != 1 {
+							return fmt.Errorf("%d transfer requests, want 1", n)
 						}
 						return nil
 					}),
 				},
-			},
-		)
-		tc.CheckDestroy = func(*terraform.State) error { return expectIntegrations(env, 0)() }
-		resource.ParallelTest(t, tc)
-	})
+				resource.TestStep{
+					ResourceName:            integrationAddr,
+					ImportState:             true,
+					ImportStateVerify:       true,
+					ImportStateVerifyIgnore: integrationCreateOnly,
+				},
+				resource.TestStep{
+					Config: env.config(integration),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
+						plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
+						apiCheck(func() error {
+							if it := env.integration(); it == nil || it.OwnedBy != "user" {
+								return fmt.Errorf("after destroying the request the integration is %+v, want one owned by the user", it)
+							}
+							return nil
+						}),
+					},
+				},
+			)
+			tc.CheckDestroy = env.authDestroyed
+			resource.ParallelTest(t, tc)
+		})
+	}
 }
 
 // The request lives under the integration: when the integration is deleted,
 // or deleted and created again, behind Terraform's back, the request leaves
 // the state and the next apply requests a new link.
 func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cfg := env.config(transferConfig(env.ProjectID))
-		resource.ParallelTest(t, env.testCase(
-			resource.TestStep{Config: cfg},
-			resource.TestStep{
-				PreConfig: func() {
-					if err := env.Emu.DeleteIntegration(env.ProjectID, "stack"); err != nil {
-						t.Fatal(err)
-					}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newProjectEnv(t)
+			env.Mode = mode
+			cfg := env.config(env.resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
+				env.resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
+			newLink := statecheck.CompareValue(compare.ValuesDiffer())
+			resource.ParallelTest(t, env.testCase(
+				resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{newLink.AddStateValue(transferAddr, tfjsonpath.New("url"))}},
+				resource.TestStep{
+					PreConfig: func() {
+						env.must(env.client().DeleteIntegration(context.Background(), env.scope(), "stack", false))
+					},
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+					}},
+					ConfigStateChecks: append(transferState("neon", false), newLink.AddStateValue(transferAddr, tfjsonpath.New("url"))),
 				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
-				}},
-				ConfigStateChecks: transferState("neon", false),
-			},
-			resource.TestStep{
-				PreConfig: func() {
-					if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
-						t.Fatal(err)
-					}
-					withIntegrationOf(t, env, "stack")
+				resource.TestStep{
+					PreConfig: env.recreateAuth,
+					Config:    cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
+					}},
+					ConfigStateChecks: append(transferState("neon", false), newLink.AddStateValue(transferAddr, tfjsonpath.New("url"))),
 				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
-				}},
-				ConfigStateChecks: append(transferState("neon", false), stateCheckFunc(func() error {
-					if n := env.routeCount(routeTransfer); n != 3 {
-						return fmt.Errorf("%d transfer requests, want 3 (one per integration)", n)
-					}
-					return nil
-				})),
-			},
-		))
-	})
+			))
+		})
+	}
 }
 
 // Without an integration the API answers 404; the error says to create one
 // first (and is not mistaken for a project the key cannot see).
 func TestAccAuthOwnershipTransfer_withoutIntegration(t *testing.T) {
-	env := newAccEnv(t)
+	env := newBranchEnv(t)
+	// The transfer is the project-level API's, on the production branch,
+	// which has no Neon Auth.
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config: env.config(fmt.Sprintf(`
-resource "neon_auth_ownership_transfer" "test" {
-  project_id = %q
-}
-`, env.ProjectID)),
+			Config:      env.configIn(authAPIProject, resourceBlock("neon_auth_ownership_transfer", "test", env.ProjectID, env.branch(), "")),
 			ExpectError: matchInOrder("has no Neon Auth integration", "Create a neon_auth_integration first"),
 		},
 	))

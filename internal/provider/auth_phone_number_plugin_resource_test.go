@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
@@ -18,9 +19,8 @@ import (
 )
 
 // phoneNumberStateV0 is a state as releases before schema version 1 wrote
-// it: allowed_attempts set.
-func phoneNumberStateV0(projectID, branchID string) string {
-	return fmt.Sprintf(`{
+// it (allowed_attempts set), for project %[1]s and branch %[2]s.
+const phoneNumberStateV0 = `{
   "version": 4,
   "terraform_version": "1.8.0",
   "serial": 3,
@@ -50,42 +50,31 @@ func phoneNumberStateV0(projectID, branchID string) string {
   ],
   "check_results": null
 }
-`, projectID, branchID)
-}
+`
 
 // A state written before allowed_attempts was removed upgrades in place: the
 // plan is empty and nothing is written. A configuration that still sets it
-// fails at plan, on that line, saying Neon removed it.
+// fails at plan, on that line, saying Neon removed it, and writes nothing
+// either.
 func TestAccAuthPhoneNumberPlugin_upgradeDropsAllowedAttempts(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	withIntegration(t, env)
-	mustDo(t, func() error {
-		_, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](context.Background(), env.client(), env.scope(), betterauth.PhoneNumber,
-			neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(120)})
-		return err
-	})
-	cli := newCLIDir(t)
-	resourceBlock := func(extra string) string {
-		return fmt.Sprintf(`
-resource "neon_auth_phone_number_plugin" "this" {
-  project_id     = %[1]q
-  branch_id      = %[2]q
-  enabled        = true
-  otp_expires_in = 120
-%[3]s
-}
-`, env.ProjectID, env.branch(), extra)
+	env := newBranchEnv(t)
+	env.enableAuth()
+	_, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](context.Background(), env.client(), env.scope(), betterauth.PhoneNumber,
+		neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(120)})
+	env.must(err)
+	p, sent := env.counted()
+	cli := newCLIDirServing(t, p, nil)
+	config := func(extra ...string) string {
+		return requiredProviders + env.providerBlock() +
+			env.resource("neon_auth_phone_number_plugin", "this", append([]string{"enabled        = true", "otp_expires_in = 120"}, extra...)...)
 	}
-	cli.write("main.tf", requiredProviders+env.providerBlock()+resourceBlock(""))
-	cli.write("terraform.tfstate", phoneNumberStateV0(env.ProjectID, env.branch()))
+	cli.write("main.tf", config())
+	cli.write("terraform.tfstate", fmt.Sprintf(phoneNumberStateV0, env.ProjectID, env.BranchID))
 	cli.must(0, "init")
-	env.Emu.ResetStats()
 
-	patch := "PATCH /projects/{project_id}/branches/{branch_id}/auth/plugins/phone-number"
 	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
 	cli.must(0, "apply", "-auto-approve", "-input=false")
-	if n := env.routeCount(patch); n != 0 {
+	if n := sent.writes.Load(); n != 0 {
 		t.Errorf("the upgraded state sent %d writes, want none", n)
 	}
 	var st struct {
@@ -104,14 +93,14 @@ resource "neon_auth_phone_number_plugin" "this" {
 		t.Errorf("upgraded state: schema version %d, attributes %v", inst.SchemaVersion, inst.Attributes)
 	}
 
-	cli.write("main.tf", requiredProviders+env.providerBlock()+resourceBlock(`  allowed_attempts = 3`))
+	cli.write("main.tf", config("allowed_attempts = 3"))
 	code, out := cli.run("plan", "-input=false")
 	flat := strings.Join(strings.Fields(out), " ")
 	if code != 1 || !strings.Contains(flat, "allowed_attempts") || !strings.Contains(flat, "Neon removed `allowed_attempts`") ||
 		!strings.Contains(flat, "Delete the `allowed_attempts` line") {
 		t.Errorf("plan with allowed_attempts exited %d:\n%s", code, out)
 	}
-	if n := env.routeCount(patch); n != 0 {
+	if n := sent.writes.Load(); n != 0 {
 		t.Errorf("%d writes were sent", n)
 	}
 }
@@ -134,7 +123,7 @@ func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"code":"","message":"not found","request_id":"moved-path"}`))
 	}
-	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
+	env := newEmulatorEnv(t, "it answers 404 from a path that still exists", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			f := fault.Load()
 			switch {
@@ -161,13 +150,8 @@ func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
 		})
 	})
 	env.Mode = authAPIBranch
-	withIntegration(t, env)
-	cfg := env.config(fmt.Sprintf(`
-resource "neon_auth_phone_number_plugin" "test" {
-  project_id = %q
-  enabled    = true
-}
-`, env.ProjectID))
+	env.enableAuth()
+	cfg := env.config(env.resource("neon_auth_phone_number_plugin", "test", "enabled = true"))
 	movedStep := func(f int32) resource.TestStep {
 		return resource.TestStep{
 			PreConfig:   func() { fault.Store(f) },
@@ -182,7 +166,7 @@ resource "neon_auth_phone_number_plugin" "test" {
 		resource.TestStep{
 			PreConfig:        func() { fault.Store(healthy) },
 			Config:           cfg,
-			ConfigPlanChecks: noChanges(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 	))
 }

@@ -7,10 +7,12 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -23,29 +25,6 @@ import (
 
 const userAddr = "neon_auth_user.test"
 
-// userRoutes are the routes that create and delete users in env's family.
-func (e *accEnv) userRoutes() (create, del string) {
-	create = "POST /projects/auth/user"
-	if e.Mode == authAPIBranch {
-		create = e.authRoute("POST", "/users")
-	}
-	return create, e.authRoute("DELETE", "/users/{auth_user_id}")
-}
-
-// userConfig is an integration and a user under it; the user takes its
-// project_id from the integration so that Terraform orders them.
-func userConfig(projectID, email, extra string) string {
-	return integrationConfig(projectID, "") + fmt.Sprintf(`
-resource "neon_auth_user" "test" {
-  project_id = neon_auth_integration.test.project_id
-  email      = %[1]q
-%[2]s
-}
-`, email, extra)
-}
-
-func nameLine(name string) string { return fmt.Sprintf("  name = %q", name) }
-
 // expectUserRow checks that the emulator's users_sync table holds exactly one
 // row, the user in Terraform's state: same id, with the given email and name.
 type expectUserRow struct {
@@ -54,9 +33,16 @@ type expectUserRow struct {
 }
 
 func (c expectUserRow) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	id, err := stateString(req, userAddr, "user_id")
-	if err != nil {
-		resp.Error = err
+	id := ""
+	if req.State != nil && req.State.Values != nil && req.State.Values.RootModule != nil {
+		for _, r := range req.State.Values.RootModule.Resources {
+			if r.Address == userAddr {
+				id, _ = r.AttributeValues["user_id"].(string)
+			}
+		}
+	}
+	if id == "" {
+		resp.Error = fmt.Errorf("no user_id of %s in state", userAddr)
 		return
 	}
 	rows := c.env.Emu.UsersSync(c.env.ProjectID)
@@ -70,77 +56,59 @@ func (c expectUserRow) CheckState(_ context.Context, req statecheck.CheckStateRe
 	}
 }
 
-// stateString reads a string attribute of a resource from Terraform's state.
-func stateString(req statecheck.CheckStateRequest, address, attr string) (string, error) {
-	if req.State == nil || req.State.Values == nil || req.State.Values.RootModule == nil {
-		return "", fmt.Errorf("no state to check")
-	}
-	for _, r := range req.State.Values.RootModule.Resources {
-		if r.Address == address {
-			s, ok := r.AttributeValues[attr].(string)
-			if !ok {
-				return "", fmt.Errorf("%s.%s is %v, not a string", address, attr, r.AttributeValues[attr])
-			}
-			return s, nil
+// expectUser checks whether the test's branch has a user with the email (no
+// endpoint reads users: env.userExists asks by creating one).
+func expectUser(env *accEnv, email string, exists bool) apiCheck {
+	return func() error {
+		if env.integration() == nil {
+			return fmt.Errorf("the branch has no Neon Auth, so no user %s", email)
 		}
-	}
-	return "", fmt.Errorf("resource %s not in state", address)
-}
-
-// userImportID is the user's id in state, `<project_id>/<branch_id>/<user_id>`:
-// the id it is imported by.
-func userImportID(s *terraform.State) (string, error) {
-	rs, ok := s.RootModule().Resources[userAddr]
-	if !ok {
-		return "", fmt.Errorf("%s not in state", userAddr)
-	}
-	return rs.Primary.ID, nil
-}
-
-// checkUsersAndIntegrationsGone is CheckDestroy: nothing left on the emulator.
-func checkUsersAndIntegrationsGone(env *accEnv) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		if n := len(env.Emu.UsersSync(env.ProjectID)); n != 0 {
-			return fmt.Errorf("destroy left %d row(s) in users_sync", n)
-		}
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 0 {
-			return fmt.Errorf("destroy left %d integration(s)", n)
+		if got := env.userExists(email); got != exists {
+			return fmt.Errorf("the branch has a user %s: %v, want %v", email, got, exists)
 		}
 		return nil
 	}
 }
 
-// A user's life: create (the row appears in users_sync), import, every
-// change of an input replaces it (the old row goes), removal from the
+// A user's life: create, import, every change of an input replaces it (a
+// new user, with a new id; the old one goes), removal from the
 // configuration deletes it while the integration stays, and an integration
 // deleted behind Terraform's back takes the user with it.
 func TestAccAuthUser_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
 		const email1, email2 = "seed@example.com", "service@example.com"
-		const name1, name2 = "Seed User", "Renamed User"
-
+		integration := env.resource("neon_auth_integration", "test")
+		cfg := func(email string, args ...string) string {
+			return env.config(integration + env.resource("neon_auth_user", "test",
+				append([]string{"email = " + strconv.Quote(email), "depends_on = [neon_auth_integration.test]"}, args...)...))
+		}
+		newUser := statecheck.CompareValue(compare.ValuesDiffer())
+		userID := tfjsonpath.New("user_id")
+		replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
+		}}
 		tc := env.testCase(
 			resource.TestStep{
-				Config: env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
+				Config: cfg(email1, `name = "Seed User"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
 					plancheck.ExpectUnknownValue(userAddr, tfjsonpath.New("id")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("id"),
-						knownvalue.StringRegexp(regexp.MustCompile(`^`+regexp.QuoteMeta(env.ProjectID+"/"+env.branch()+"/")+`[0-9a-f-]{36}$`))),
+						knownvalue.StringRegexp(regexp.MustCompile(`^`+regexp.QuoteMeta(env.ProjectID+"/"+env.BranchID+"/")+`[^/]+$`))),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("project_id"), knownvalue.StringExact(env.ProjectID)),
-					expectValue(userAddr, "auth_provider", stringExact(env.authProvider())),
-					expectValue(userAddr, "branch_id", stringExact(env.branch())),
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email1)),
-					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name1)),
-					expectUserRow{env, email1, name1},
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact("Seed User")),
+					newUser.AddStateValue(userAddr, userID),
+					expectUser(env, email1, true),
 				},
 			},
 			resource.TestStep{
 				ResourceName:      userAddr,
 				ImportState:       true,
-				ImportStateIdFunc: userImportID,
 				ImportStateVerify: true,
 				// The API has no endpoint to read a user: email and name cannot
 				// be known after an import (null until the configuration
@@ -149,144 +117,135 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 			},
 			resource.TestStep{
 				// A new name is a new user: the API cannot update users.
-				Config: env.config(userConfig(env.ProjectID, email1, nameLine(name2))),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name2}},
+				Config:            cfg(email1, `name = "Renamed User"`),
+				ConfigPlanChecks:  replaced,
+				ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, userID), expectUser(env, email1, true)},
 			},
 			resource.TestStep{
-				Config: env.config(userConfig(env.ProjectID, email2, nameLine(name2))),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email2, name2}},
-			},
-			resource.TestStep{
-				// Removing the optional name is a change too.
-				Config: env.config(userConfig(env.ProjectID, email2, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
+				Config:           cfg(email2, `name = "Renamed User"`),
+				ConfigPlanChecks: replaced,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.Null()),
-					expectUserRow{env, email2, ""},
+					newUser.AddStateValue(userAddr, userID), expectUser(env, email2, true), expectUser(env, email1, false),
 				},
 			},
 			resource.TestStep{
-				// Destroying the user alone deletes its row; the integration stays.
-				Config:           env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: expectActionKeepingIntegration(userAddr, plancheck.ResourceActionDestroy),
-				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
-					if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
-						return fmt.Errorf("users_sync still holds %+v after the user was destroyed", rows)
-					}
-					if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-						return fmt.Errorf("the integration is gone too (%d listed)", n)
-					}
-					return nil
-				})},
+				// Removing the optional name is a change too.
+				Config:           cfg(email2),
+				ConfigPlanChecks: replaced,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.Null()),
+					newUser.AddStateValue(userAddr, userID),
+					expectUser(env, email2, true),
+				},
 			},
 			resource.TestStep{
-				Config:            env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
-				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name1}},
+				// Destroying the user alone deletes it; the integration stays.
+				Config: env.config(integration),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
+					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectUser(env, email2, false)},
+			},
+			resource.TestStep{
+				Config:            cfg(email1, `name = "Seed User"`),
+				ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, userID), expectUser(env, email1, true)},
 			},
 			resource.TestStep{
 				// Drift: the integration is deleted behind Terraform's back, and
 				// its users with it. Both leave the state on refresh, and the
 				// plan creates both again.
 				PreConfig: func() {
-					if err := env.Emu.DisableBranchAuth(env.ProjectID, env.branch()); err != nil {
-						t.Fatal(err)
-					}
+					env.must(env.client().DeleteIntegration(context.Background(), env.scope(), env.authProvider(), false))
 				},
-				Config: env.config(userConfig(env.ProjectID, email1, nameLine(name1))),
+				Config: cfg(email1, `name = "Seed User"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email1, name1}},
+				ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, userID), expectUser(env, email1, true)},
 			},
 		)
-		tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+		tc.CheckDestroy = env.authDestroyed
 		resource.ParallelTest(t, tc)
 	})
 }
 
 // After an import, email and name are unknown (the API cannot read a user).
-// The first apply adopts the configured values in place, with no API call;
-// from then on a change replaces the user as usual.
+// The first apply adopts the configured values in place, with no API call:
+// the same user, with the same id, stays; from then on a change replaces the
+// user as usual.
 func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
 		const email, name = "ops@example.com", "Ops Bot"
 		var userID string
-		cfg := env.config(userConfig(env.ProjectID, email, nameLine(name)))
-
+		env.enableAuth()
+		cfg := func(name string) string {
+			return env.config(env.resource("neon_auth_user", "test", "email = "+strconv.Quote(email), "name = "+strconv.Quote(name)))
+		}
+		sameUser := func(same bool) statecheck.StateCheck {
+			return statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("user_id"), knownvalue.StringFunc(func(got string) error {
+				if (got == userID) != same {
+					return fmt.Errorf("user_id %q, the imported user %q: same = %v, want %v", got, userID, got == userID, same)
+				}
+				return nil
+			}))
+		}
 		tc := env.testCase(
-			resource.TestStep{Config: env.config(integrationConfig(env.ProjectID, ""))},
 			resource.TestStep{
 				PreConfig: func() {
 					u, err := env.client().CreateUser(context.Background(), env.scope(), apiclient.CreateUserRequest{
 						AuthProvider: env.authProvider(), Email: email, Name: name,
 					})
-					if err != nil {
-						t.Fatal(err)
-					}
+					env.must(err)
 					userID = u.ID
 				},
-				Config:             cfg,
+				Config:             cfg(name),
 				ResourceName:       userAddr,
 				ImportState:        true,
 				ImportStatePersist: true,
-				ImportStateIdFunc:  func(*terraform.State) (string, error) { return env.ProjectID + "/" + userID, nil },
-				ImportStateCheck: func(states []*terraform.InstanceState) error {
-					// The states of the whole configuration: find the user.
-					// Imported by the short id, it gets the id that names the
-					// production branch.
-					for _, st := range states {
-						if st.Attributes["user_id"] != userID {
-							continue
-						}
-						if a := st.Attributes; a["email"] != "" || a["name"] != "" || a["project_id"] != env.ProjectID {
-							return fmt.Errorf("after import email/name/project_id = %q/%q/%q, want null/null/%s", a["email"], a["name"], a["project_id"], env.ProjectID)
-						}
-						if want := env.ProjectID + "/" + env.branch() + "/" + userID; st.ID != want {
-							return fmt.Errorf("after import id = %q, want %q", st.ID, want)
-						}
-						return nil
+				ImportStateIdFunc: func(*terraform.State) (string, error) {
+					if env.Mode == authAPIProject {
+						// The test's branch is the production branch, which
+						// the short id means.
+						return env.ProjectID + "/" + userID, nil
 					}
-					return fmt.Errorf("the user %s is not among the imported states", userID)
+					return env.ProjectID + "/" + env.BranchID + "/" + userID, nil
+				},
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					if len(states) != 1 || states[0].Attributes["user_id"] != userID {
+						return fmt.Errorf("imported %d states, want the one user %s", len(states), userID)
+					}
+					if a := states[0].Attributes; a["email"] != "" || a["name"] != "" || a["project_id"] != env.ProjectID {
+						return fmt.Errorf("after import email/name/project_id = %q/%q/%q, want null/null/%s", a["email"], a["name"], a["project_id"], env.ProjectID)
+					}
+					if want := env.ProjectID + "/" + env.BranchID + "/" + userID; states[0].ID != want {
+						return fmt.Errorf("after import id = %q, want %q", states[0].ID, want)
+					}
+					return nil
 				},
 			},
 			resource.TestStep{
-				Config: cfg,
+				// Adopting creates no user (the email is taken: a create would
+				// fail) and deletes none (the imported one stays, same id).
+				Config: cfg(name),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email)),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
-					expectUserRow{env, email, name},
-					stateCheckFunc(func() error {
-						// Only the out-of-band create: adopting made no call.
-						create, del := env.userRoutes()
-						if n := env.routeCount(create); n != 1 {
-							return fmt.Errorf("%d user creations, want 1 (adopting must not create)", n)
-						}
-						if n := env.routeCount(del); n != 0 {
-							return fmt.Errorf("%d user deletions, want 0", n)
-						}
-						return nil
-					}),
+					sameUser(true),
+					expectUser(env, email, true),
 				},
 			},
 			resource.TestStep{
 				// Adopted: a change now replaces the user.
-				Config: env.config(userConfig(env.ProjectID, email, nameLine("Ops Robot"))),
+				Config: cfg("Ops Robot"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Ops Robot"}},
+				ConfigStateChecks: []statecheck.StateCheck{sameUser(false), expectUser(env, email, true)},
 			},
 			resource.TestStep{
 				ResourceName:  userAddr,
@@ -295,51 +254,77 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 				ExpectError:   mustMatch("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
 			},
 		)
-		tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+		tc.CheckDestroy = env.destroyedKeepingAuth(expectUser(env, email, false))
 		resource.ParallelTest(t, tc)
 	})
 }
 
 // What the provider cannot see: with no read endpoint, a user deleted behind
 // Terraform's back while the integration exists goes unnoticed (the plan
-// stays empty, as documented). Destroying it then meets a 404, which is
-// success because the integration list shows the project visible and the
-// integration active: the missing thing is the user.
+// stays empty, as documented). Destroying it then succeeds: the delete meets
+// a 404 (see TestAccAuthUser_deletedOutOfBandDeleteAnswers404), which is
+// success because the integration is there: the missing thing is the user.
 func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cfg := env.config(userConfig(env.ProjectID, "gone@example.com", ""))
+		env.enableAuth()
+		user := env.resource("neon_auth_user", "test", `email = "gone@example.com"`)
+		var userID string
 		tc := env.testCase(
-			resource.TestStep{Config: cfg},
 			resource.TestStep{
-				PreConfig: func() {
-					rows := env.Emu.UsersSync(env.ProjectID)
-					if len(rows) != 1 {
-						t.Fatalf("users_sync = %+v, want one row", rows)
-					}
-					if err := env.Emu.DeleteUser(env.ProjectID, rows[0].ID); err != nil {
-						t.Fatal(err)
-					}
+				Config: env.config(user),
+				Check: func(s *terraform.State) error {
+					userID = s.RootModule().Resources[userAddr].Primary.Attributes["user_id"]
+					return nil
 				},
-				Config:   cfg,
-				PlanOnly: true, // an empty plan: not detectable
 			},
 			resource.TestStep{
-				Config: env.config(integrationConfig(env.ProjectID, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
-					_, del := env.userRoutes()
-					if got := env.Emu.Stats().Requests[del]; got[http.StatusNotFound] != 1 || len(got) != 1 {
-						return fmt.Errorf("user deletions by status = %v, want one 404", got)
-					}
-					return nil
-				})},
+				PreConfig: func() { env.must(env.client().DeleteUser(context.Background(), env.scope(), userID)) },
+				Config:    env.config(user),
+				PlanOnly:  true, // an empty plan: not detectable
 			},
 		)
-		tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+		tc.CheckDestroy = env.destroyedKeepingAuth(expectUser(env, "gone@example.com", false))
 		resource.ParallelTest(t, tc)
 	})
+}
+
+// The destroy of a user deleted behind Terraform's back sends one delete,
+// answered 404, and takes that as done.
+func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newEmulatorEnv(t, "it counts the answers to user deletions", nil)
+			env.Mode = mode
+			env.enableAuth()
+			user := env.resource("neon_auth_user", "test", `email = "gone@example.com"`)
+			del := env.authRoute("DELETE", "/users/{auth_user_id}")
+			tc := env.testCase(
+				resource.TestStep{Config: env.config(user)},
+				resource.TestStep{
+					PreConfig: func() {
+						// Behind the API, so that only the provider's delete counts.
+						rows := env.Emu.UsersSync(env.ProjectID)
+						if len(rows) != 1 {
+							t.Fatalf("users_sync = %+v, want one row", rows)
+						}
+						env.must(env.Emu.DeleteUser(env.ProjectID, rows[0].ID))
+					},
+					Config: env.config(""),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
+						if got := env.Emu.Stats().Requests[del]; got[http.StatusNotFound] != 1 || len(got) != 1 {
+							return fmt.Errorf("user deletions by status = %v, want one 404", got)
+						}
+						return nil
+					})},
+				},
+			)
+			tc.CheckDestroy = env.destroyedKeepingAuth()
+			resource.ParallelTest(t, tc)
+		})
+	}
 }
 
 // An integration deleted and created again behind Terraform's back is a new
@@ -348,42 +333,24 @@ func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
 // at creation) and is created again.
 func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cfg := env.config(userConfig(env.ProjectID, "seed@example.com", nameLine("Seed")))
+		cfg := env.config(env.resource("neon_auth_integration", "test") +
+			env.resource("neon_auth_user", "test", `email = "seed@example.com"`, `name = "Seed"`, "depends_on = [neon_auth_integration.test]"))
+		newUser := statecheck.CompareValue(compare.ValuesDiffer())
 		resource.ParallelTest(t, env.testCase(
-			resource.TestStep{Config: cfg},
+			resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))}},
 			resource.TestStep{
-				PreConfig: func() { recreateIntegration(t, env) },
+				PreConfig: env.recreateAuth,
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, "seed@example.com", "Seed"}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					newUser.AddStateValue(userAddr, tfjsonpath.New("user_id")),
+					expectUser(env, "seed@example.com", true),
+				},
 			},
 		))
 	})
-}
-
-// userCreateSuffix is the end of the path that creates users, per family.
-var userCreateSuffix = map[string]string{authAPIProject: "/projects/auth/user", authAPIBranch: "/auth/users"}
-
-// lostUserGuidance is what a create whose answer was lost says: the request
-// was not sent again, and how to find out and adopt the user.
-func lostUserGuidance(env *accEnv, email string) *regexp.Regexp {
-	return matchInOrder("The response was lost in transit, so the user may or may not have been created",
-		"the request was not sent again, since no endpoint can read a user back",
-		"Run apply again: if it then fails because the email already exists, the user was created",
-		"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
-		"terraform import", env.ProjectID+"/"+env.branch()+"/<user_id>")
-}
-
-// expectPosts checks how many user creation requests were sent so far.
-func expectPosts(t *testing.T, posts *atomic.Int32, want int32) func() {
-	return func() {
-		t.Helper()
-		if n := posts.Load(); n != want {
-			t.Fatalf("%d user creation requests so far, want %d", n, want)
-		}
-	}
 }
 
 // loseFirstResponse cuts the connection of the first POST to a path ending in
@@ -411,14 +378,68 @@ func loseFirstResponse(suffix string, applied bool, posts *atomic.Int32) func(ht
 
 // Roles (branch mode): set after the user is created, changed in place,
 // never read back (an import cannot verify them); removing them from the
-// configuration leaves the user's roles as they are.
+// configuration is an update too, and the user stays the same.
 func TestAccAuthUser_roles(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	withRoles := func(roles string) string {
-		return env.config(userConfig(env.ProjectID, "admin@example.com", "  roles = "+roles))
+	env := newBranchEnv(t)
+	env.enableAuth()
+	const email = "admin@example.com"
+	cfg := func(args ...string) string {
+		return env.config(env.resource("neon_auth_user", "test", append([]string{"email = " + strconv.Quote(email)}, args...)...))
 	}
-	rolesAre := func(want ...string) stateCheckFunc {
+	sameUser := statecheck.CompareValue(compare.ValuesSame())
+	tc := env.testCase(
+		resource.TestStep{
+			Config: cfg(`roles = ["admin"]`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("roles"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("admin")})),
+				sameUser.AddStateValue(userAddr, tfjsonpath.New("user_id")),
+				expectUser(env, email, true),
+			},
+		},
+		resource.TestStep{
+			// The API accepts the new roles for the same user.
+			Config: cfg(`roles = ["admin", "billing"]`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("roles"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("admin"), knownvalue.StringExact("billing")})),
+				sameUser.AddStateValue(userAddr, tfjsonpath.New("user_id")),
+			},
+		},
+		resource.TestStep{ResourceName: userAddr, ImportState: true, ImportStateVerify: true,
+			// The API has no endpoint to read a user.
+			ImportStateVerifyIgnore: []string{"email", "name", "roles"}},
+		resource.TestStep{
+			Config: cfg(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("roles"), knownvalue.Null()),
+				sameUser.AddStateValue(userAddr, tfjsonpath.New("user_id")),
+				expectUser(env, email, true),
+			},
+		},
+	)
+	tc.CheckDestroy = env.destroyedKeepingAuth(expectUser(env, email, false))
+	resource.ParallelTest(t, tc)
+}
+
+// What the API sends of a user lands at the auth provider: its users_sync
+// row holds exactly the user in state, with the configured email and name;
+// a new name replaces the row; roles are set after the create, changed in
+// place, and stay as they are when removed from the configuration.
+func TestAccAuthUser_usersSyncRowAndRoles(t *testing.T) {
+	env := newEmulatorEnv(t, "no endpoint reads a user: its users_sync row (the name) and its roles show only on the emulator", nil)
+	env.Mode = authAPIBranch
+	env.enableAuth()
+	const email = "admin@example.com"
+	cfg := func(args ...string) string {
+		return env.config(env.resource("neon_auth_user", "test", append([]string{"email = " + strconv.Quote(email)}, args...)...))
+	}
+	rolesAre := func(want ...string) apiCheck {
 		return func() error {
 			rows := env.Emu.UsersSync(env.ProjectID)
 			if len(rows) != 1 || !slices.Equal(rows[0].Roles, want) {
@@ -427,25 +448,40 @@ func TestAccAuthUser_roles(t *testing.T) {
 			return nil
 		}
 	}
+	updated := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate)}}
+	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate)}}
 	tc := env.testCase(
 		resource.TestStep{
-			Config:            withRoles(`["admin"]`),
-			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin"), expectValue(userAddr, "roles", knownvalue.ListExact([]knownvalue.Check{stringExact("admin")}))},
+			Config:            cfg(`name = "Admin"`, `roles = ["admin"]`),
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Admin"}, rolesAre("admin")},
 		},
 		resource.TestStep{
-			Config:            withRoles(`["admin", "billing"]`),
-			ConfigPlanChecks:  expectPlannedAction(userAddr, plancheck.ResourceActionUpdate),
+			Config:            cfg(`name = "Admin"`, `roles = ["admin", "billing"]`),
+			ConfigPlanChecks:  updated,
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Admin"}, rolesAre("admin", "billing")},
+		},
+		resource.TestStep{
+			Config:            cfg(`name = "Admin"`),
+			ConfigPlanChecks:  updated,
 			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin", "billing")},
 		},
-		resource.TestStep{ResourceName: userAddr, ImportState: true, ImportStateIdFunc: userImportID, ImportStateVerify: true,
-			// The API has no endpoint to read a user.
-			ImportStateVerifyIgnore: []string{"email", "name", "roles"}},
 		resource.TestStep{
-			Config:            env.config(userConfig(env.ProjectID, "admin@example.com", "")),
-			ConfigPlanChecks:  expectPlannedAction(userAddr, plancheck.ResourceActionUpdate),
-			ConfigStateChecks: []statecheck.StateCheck{rolesAre("admin", "billing"), expectValue(userAddr, "roles", knownvalue.Null())},
+			// A new user: the old row goes, the new one has no roles.
+			Config:            cfg(`name = "Renamed"`),
+			ConfigPlanChecks:  replaced,
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Renamed"}, rolesAre()},
+		},
+		resource.TestStep{
+			Config:            cfg(),
+			ConfigPlanChecks:  replaced,
+			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, ""}},
 		},
 	)
-	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+	tc.CheckDestroy = env.destroyedKeepingAuth(func() error {
+		if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
+			return fmt.Errorf("destroy left users_sync rows %+v", rows)
+		}
+		return nil
+	})
 	resource.ParallelTest(t, tc)
 }

@@ -2,17 +2,18 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
-	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // Ids that name their branch, and no plan that deletes an object on a branch
@@ -45,9 +46,9 @@ func crossBranchImports(projectID, branchID, userID string) []struct{ typ, args,
 // production's object. Changing branch_id of a resource in state fails the
 // same way. Production keeps everything.
 func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
-	env := newAccEnv(t)
+	env := newProjectEnv(t)
 	env.Mode = authAPIBranch
-	withIntegration(t, env)
+	env.enableAuth()
 	ctx, c, prod := context.Background(), env.client(), env.scope()
 	if _, err := c.AddOAuthProvider(ctx, prod, apiclient.AddOAuthProviderRequest{ID: "google"}); err != nil {
 		t.Fatal(err)
@@ -64,10 +65,7 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 	if _, err := c.UpdateEmailServer(ctx, prod, apiclient.SharedEmailServer()); err != nil {
 		t.Fatal(err)
 	}
-	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")
-	if err != nil {
-		t.Fatal(err)
-	}
+	preview := env.childBranch("preview")
 
 	var steps []resource.TestStep
 	for _, imp := range crossBranchImports(env.ProjectID, preview, user.ID) {
@@ -78,7 +76,7 @@ import {
   id = %q
 }
 `, imp.typ, imp.id)),
-			ExpectError: matchInOrder("Object on another branch", "This "+imp.typ+" in the state lives on branch "+env.branch(),
+			ExpectError: matchInOrder("Object on another branch", "This "+imp.typ+" in the state lives on branch "+env.BranchID,
 				"configuration names branch "+preview),
 		})
 	}
@@ -89,30 +87,27 @@ import {
 	steps = append(steps,
 		resource.TestStep{Config: moved("")},
 		resource.TestStep{Config: moved(preview),
-			ExpectError: matchInOrder("Object on another branch", "lives on branch "+env.branch(), "names branch "+preview)},
-		resource.TestStep{Config: moved(""), ConfigPlanChecks: noChanges(), Check: func(*terraform.State) error {
-			return productionIntact(env, user.ID)
-		}},
+			ExpectError: matchInOrder("Object on another branch", "lives on branch "+env.BranchID, "names branch "+preview)},
+		resource.TestStep{Config: moved(""), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: func(*terraform.State) error { return productionIntact(env) }},
 	)
 	resource.ParallelTest(t, env.testCase(steps...))
 }
 
 // productionIntact checks that production's Neon Auth still has what the
 // refused plans would have deleted.
-func productionIntact(env *accEnv, userID string) error {
-	ctx, c, prod := context.Background(), env.client(), env.scope()
-	if its, err := c.ListIntegrations(ctx, prod); err != nil || len(its) != 1 {
-		return fmt.Errorf("production's integrations: %v, %w; want the one it had", its, err)
+func productionIntact(env *accEnv) error {
+	if env.integration() == nil {
+		return fmt.Errorf("production's integration is gone")
 	}
-	if ps, err := c.ListOAuthProviders(ctx, prod); err != nil || !slices.ContainsFunc(ps, func(p apiclient.OAuthProvider) bool { return p.ID == "google" }) {
-		return fmt.Errorf("production's OAuth providers: %v, %w; want google among them", ps, err)
+	if _, ok := env.oauthProvider("google"); !ok {
+		return fmt.Errorf("production's google OAuth provider is gone")
 	}
-	ds, err := c.ListDomains(ctx, prod)
-	if err != nil || !slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return d.Domain == "https://app.example.com" }) {
-		return fmt.Errorf("production's domains: %v, %w; want https://app.example.com among them", ds, err)
+	if !slices.Contains(env.domains(), "https://app.example.com") {
+		return fmt.Errorf("production's domain https://app.example.com is gone")
 	}
-	if !slices.ContainsFunc(env.Emu.UsersSync(env.ProjectID), func(r emulator.UserRow) bool { return r.ID == userID }) {
-		return fmt.Errorf("production's user %s is gone", userID)
+	if !env.userExists("seed@example.com") {
+		return fmt.Errorf("production's user seed@example.com is gone")
 	}
 	return nil
 }
@@ -122,14 +117,9 @@ func productionIntact(env *accEnv, userID string) error {
 // the integration data source. None advises `terraform state rm` (there is
 // nothing in state to remove).
 func TestAccBranchIDs_branchOfAnotherProject(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	other := env.Emu.ProjectIDs()[1]
-	otherBranch, err := env.Emu.DefaultBranchID(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli := newCLIDir(t)
+	env := newBranchEnv(t)
+	other, otherBranch := env.otherProject()
+	cli := env.cli(nil)
 	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
 resource "neon_auth_integration" "x" {
   project_id = %[1]q
@@ -153,8 +143,10 @@ resource "neon_auth_integration" "x" {
 `, env.ProjectID, otherBranch)))
 	_, out = cli.run("apply", "-auto-approve", "-input=false")
 	checkBranchOfAnotherProject(t, "apply", out, env.ProjectID, otherBranch, 1)
-	if its := env.Emu.Integrations(other); len(its) != 0 {
-		t.Fatalf("the other project got an integration: %v", its)
+	its, err := env.client().ListIntegrations(context.Background(),
+		apiclient.Scope{ProjectID: other, BranchID: otherBranch, Family: apiclient.FamilyBranch})
+	if !errors.Is(err, apiclient.ErrNotFound) {
+		t.Fatalf("the other project's production branch got Neon Auth: %v, %v", its, err)
 	}
 
 	// A data source reading it.

@@ -70,17 +70,18 @@ output "o" {
 	resource.Test(t, tc)
 }
 
-// examples/functions/canonical_origin, applied as written: keying for_each
-// by the function folds two spellings of one origin into one
-// neon_auth_domain, and the keys are the domains the emulator lists (the
-// function gives the form the API stores). The variable's validation refuses
-// what is not an origin. Driven with the CLI directly, since
-// terraform-plugin-testing cannot read for_each instances with string keys.
+// examples/functions/canonical_origin, applied as written (on the
+// production branch, which it leaves to the default): keying for_each by the
+// function folds two spellings of one origin into one neon_auth_domain, and
+// the keys are the domains the API lists (the function gives the form the
+// API stores). The variable's validation refuses what is not an origin.
+// Driven with the CLI directly, since terraform-plugin-testing cannot read
+// for_each instances with string keys.
 func TestAccFunctionCanonicalOrigin_example(t *testing.T) {
-	env := newAccEnv(t)
-	cli := newCLIDir(t)
+	env := newProjectEnv(t)
+	cli := env.cli(nil)
 	skipUnless(t, cli, providerFunctions)
-	withIntegration(t, env)
+	env.enableAuth()
 	cli.write("main.tf", requiredProviders+env.config(exampleBody(t, "functions/canonical_origin"))+`
 output "keys" {
   value = keys(neon_auth_domain.each)
@@ -99,18 +100,15 @@ output "keys" {
 	if err := json.Unmarshal([]byte(cli.must(0, "output", "-json", "keys")), &keys); err != nil {
 		t.Fatal(err)
 	}
-	var listed []string
-	for _, d := range env.Emu.Domains(env.ProjectID) {
-		listed = append(listed, d.Domain)
-	}
 	// Created in parallel: listed in any order.
+	listed := env.domains()
 	if want := []string{"http://localhost:3000", "https://app.example.com"}; !slices.Equal(keys, want) ||
 		!slices.Equal(slices.Sorted(slices.Values(listed)), want) {
-		t.Fatalf("for_each keys %q, emulator whitelist %q; want both %q", keys, listed, want)
+		t.Fatalf("for_each keys %q, listed domains %q; want both %q", keys, listed, want)
 	}
 	cli.must(0, "plan", "-detailed-exitcode", "-input=false", project)
 	cli.must(0, "destroy", "-auto-approve", "-input=false", project)
-	if ds := env.Emu.Domains(env.ProjectID); len(ds) != 0 {
-		t.Errorf("destroy left domains on the emulator: %v", ds)
+	if ds := env.domains(); len(ds) != 0 {
+		t.Errorf("destroy left domains: %v", ds)
 	}
 }

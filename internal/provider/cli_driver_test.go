@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
@@ -36,13 +37,19 @@ type cliDir struct {
 // TF_REATTACH_PROVIDERS) and prepares an empty working directory.
 func newCLIDir(t *testing.T) *cliDir {
 	t.Helper()
-	return newCLIDirWith(t, nil)
+	return newCLIDirServing(t, New("test")(), nil)
 }
 
-// newCLIDirWith is newCLIDir with more providers served beside this one,
-// by source address ("neondatabase/neon"), such as a test double of
-// another provider a configuration uses.
-func newCLIDirWith(t *testing.T, others map[string]tfprotov6.ProviderServer) *cliDir {
+// cli is a working directory driven by the CLI with the test's provider
+// (see accEnv.provider) served in-process, and others beside it.
+func (e *accEnv) cli(others map[string]tfprotov6.ProviderServer) *cliDir {
+	e.t.Helper()
+	return newCLIDirServing(e.t, e.provider(), others)
+}
+
+// newCLIDirServing serves p, and others beside it, to a new working
+// directory.
+func newCLIDirServing(t *testing.T, p provider.Provider, others map[string]tfprotov6.ProviderServer) *cliDir {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("Acceptance tests skipped unless env 'TF_ACC' set")
@@ -56,7 +63,7 @@ func newCLIDirWith(t *testing.T, others map[string]tfprotov6.ProviderServer) *cl
 	if err := os.WriteFile(rc, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	servers := map[string]tfprotov6.ProviderServer{"neon-auth/neon": providerserver.NewProtocol6(New("test")())()}
+	servers := map[string]tfprotov6.ProviderServer{"neon-auth/neon": providerserver.NewProtocol6(p)()}
 	maps.Copy(servers, others)
 	return &cliDir{t: t, dir: dir, cli: cli, env: []string{
 		"TF_REATTACH_PROVIDERS=" + serveInProcess(t, servers),

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +11,15 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // exampleBody is the configuration of an example directory without its
@@ -61,12 +68,13 @@ func withoutBlocks(src string, heads ...string) string {
 // puts the branch's Neon Auth back byte for byte as the branch started, and
 // production never changes.
 func TestAccExample_branchPreview(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	configureProduction(t, env)
-	production := authSnapshot(t, env, env.branch())
-	preview := newBranchFromProduction(t, env, "pr-123")
-	inherited := authSnapshot(t, env, preview)
+	env := newBranchEnv(t)
+	configureProduction(env, false)
+	production := env.authOf(env.BranchID)
+	preview := env.childBranch("pr-123")
+	inherited := env.authOf(preview)
+	on := *env
+	on.BranchID = preview
 	vars := config.Variables{
 		"project_id": config.StringVariable(env.ProjectID), "preview_branch_id": config.StringVariable(preview),
 		"google_client_id": config.StringVariable(productionGoogleClientID), "google_client_secret": config.StringVariable("acme-google-secret"),
@@ -79,33 +87,51 @@ func TestAccExample_branchPreview(t *testing.T) {
 			plancheck.ExpectResourceAction("neon_auth_oauth_provider.google", plancheck.ResourceActionCreate),
 		}},
 		ConfigStateChecks: []statecheck.StateCheck{
-			expectValue("neon_auth_integration.preview", "branch_id", stringExact(preview)),
-			expectValue("neon_auth_integration.preview", "auth_provider", stringExact("better_auth")),
-			expectValue("neon_auth_oauth_provider.google", "type", stringExact("standard")),
-			stateCheckFunc(func() error {
-				a, _ := env.Emu.BranchAuth(env.ProjectID, preview)
-				switch {
-				case a.Name != "Acme (preview)" || !a.AllowLocalhost || len(a.Domains) != 2 || a.Domains[1].Domain != "https://pr-123.preview.example.com":
-					return fmt.Errorf("preview auth = name %q, allow_localhost %v, domains %+v; want the inherited domain and the preview's", a.Name, a.AllowLocalhost, a.Domains)
-				case a.Webhooks.WebhookURL == nil || *a.Webhooks.WebhookURL != "https://pr-123.preview.example.com/api/auth-events" || !a.MagicLink.Enabled || a.EmailAndPassword.RequireEmailVerification:
-					return fmt.Errorf("preview settings = %+v", a.Settings)
-				case len(a.OAuthProviders) != 1 || a.OAuthProviders[0].ClientID != productionGoogleClientID:
-					return fmt.Errorf("preview OAuth providers = %v", a.OAuthProviders)
+			statecheck.ExpectKnownValue("neon_auth_integration.preview", tfjsonpath.New("branch_id"), knownvalue.StringExact(preview)),
+			statecheck.ExpectKnownValue("neon_auth_integration.preview", tfjsonpath.New("auth_provider"), knownvalue.StringExact("better_auth")),
+			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+			on.expectDomains("https://app.example.com", "https://pr-123.preview.example.com"),
+			apiCheck(func() error {
+				ctx, c, s := context.Background(), on.client(), on.scope()
+				bundle, err := c.GetPlugins(ctx, s)
+				if err != nil {
+					return err
 				}
-				return sameAuth(t, env, env.branch(), production, "after the preview's apply")
+				var magicLink neonapi.NeonAuthMagicLinkConfig
+				var signIn neonapi.NeonAuthEmailAndPasswordConfig
+				var localhost bool
+				for part, v := range map[string]any{betterauth.MagicLink.Name: &magicLink, betterauth.EmailAndPassword.Name: &signIn, apiclient.PartAllowLocalhost: &localhost} {
+					if _, err := bundle.Part(part, v); err != nil {
+						return err
+					}
+				}
+				webhooks, err := apiclient.ReadSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks)
+				if err != nil {
+					return err
+				}
+				google, _ := on.oauthProvider("google")
+				switch it := on.integration(); {
+				case it == nil || apiclient.Deref(it.Name) != "Acme (preview)" || !localhost:
+					return fmt.Errorf("preview integration %+v, allow_localhost %v", it, localhost)
+				case apiclient.Deref(webhooks.WebhookURL) != "https://pr-123.preview.example.com/api/auth-events" || !magicLink.Enabled || signIn.RequireEmailVerification:
+					return fmt.Errorf("preview settings: webhooks %+v, magic link %+v, email and password %+v", webhooks, magicLink, signIn)
+				case apiclient.Deref(google.ClientID) != productionGoogleClientID:
+					return fmt.Errorf("preview Google sign-in %+v, want production's app", google)
+				}
+				return env.sameAuth(env.BranchID, production, "after the preview's apply")
 			}),
 		},
 	}, resource.TestStep{
 		Config:           env.config(exampleBody(t, "branch-preview")),
 		ConfigVariables:  vars,
-		ConfigPlanChecks: noChanges(),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 	})
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, ephemeralVariables, writeOnlyArguments)
 	tc.CheckDestroy = func(*terraform.State) error {
-		if err := sameAuth(t, env, preview, inherited, "after destroy"); err != nil {
+		if err := env.sameAuth(preview, inherited, "after destroy"); err != nil {
 			return err
 		}
-		return sameAuth(t, env, env.branch(), production, "after the preview's destroy")
+		return env.sameAuth(env.BranchID, production, "after the preview's destroy")
 	}
 	resource.ParallelTest(t, tc)
 }

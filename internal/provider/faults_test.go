@@ -94,7 +94,7 @@ resource "neon_auth_domain" "p%[1]d" {
 // blindly, and such an apply stops with guidance instead (its own tests are
 // in auth_user_resource_test.go and auth_sdk_keys_resource_test.go).
 func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
-	env := newAccEnv(t, func(o *emulator.Options) { o.SeedProjects = faultProjects })
+	env := newEmulatorEnv(t, "it injects faults", nil, func(o *emulator.Options) { o.SeedProjects = faultProjects })
 	projects := env.Emu.ProjectIDs()
 	if faultTotalResources != 100 {
 		t.Fatalf("the suite is meant for 100 resources, has %d", faultTotalResources)
@@ -231,7 +231,7 @@ func stateMatchesEmulator(env *accEnv, projects []string, s *terraform.State) er
 // provider's pacing, as when other clients share the account), the apply
 // waits them out and completes.
 func TestAccFaults_serverRateLimitsAreWaitedOut(t *testing.T) {
-	env := newAccEnv(t, func(o *emulator.Options) { o.RouteRequestsPerSecond = 3 })
+	env := newEmulatorEnv(t, "it sets the server's route limit and counts its 429s", nil, func(o *emulator.Options) { o.RouteRequestsPerSecond = 3 })
 	withIntegration(t, env)
 	cfg := env.config(fmt.Sprintf(`
 resource "neon_auth_domain" "many" {

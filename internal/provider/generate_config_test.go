@@ -18,19 +18,21 @@ import (
 // a user's email) are filled in as the docs say, which updates in place and
 // replaces nothing.
 
-// generateAndAdopt runs the flow on imports (one `import {}` block each) and
-// checks that every one of them was generated, applied, and plans no change,
-// and that no secret of the console's objects reached the output or files.
+// generateAndAdopt runs the flow on imports, which map the `to` of each
+// `import {}` block to the line that names the object (`id = …` or
+// `identity = {…}`), and checks that every one of them was generated,
+// applied, and plans no change, and that no secret of the console's objects
+// reached the output or files.
 func generateAndAdopt(t *testing.T, env *accEnv, cli *cliDir, imports map[string]string, secrets ...string) string {
 	t.Helper()
 	var blocks strings.Builder
-	for to, id := range imports {
+	for to, line := range imports {
 		fmt.Fprintf(&blocks, `
 import {
   to = %s
-  id = %q
+  %s
 }
-`, to, id)
+`, to, line)
 	}
 	cli.write("main.tf", requiredProviders+env.providerBlock()+blocks.String())
 	cli.must(0, "init")
@@ -59,95 +61,50 @@ import {
 	return generated
 }
 
-// fillIn sets one attribute of one generated block, as a user does by hand:
-// the line `attr = null` of that block becomes `attr = value`.
-func fillIn(t *testing.T, generated, block, attr, value string) string {
-	t.Helper()
-	start := strings.Index(generated, block+" {")
-	if start < 0 {
-		t.Fatalf("no block %s in generated.tf", block)
-	}
-	end := start + strings.Index(generated[start:], "\n}")
-	line := regexp.MustCompile(`(?m)^(\s*)` + regexp.QuoteMeta(attr) + `(\s*)= null.*$`)
-	loc := line.FindStringSubmatchIndex(generated[start:end])
-	if loc == nil {
-		t.Fatalf("no line `%s = null` in block %s:\n%s", attr, block, generated[start:end])
-	}
-	indent := generated[start+loc[2] : start+loc[3]]
-	pad := generated[start+loc[4] : start+loc[5]]
-	return generated[:start+loc[0]] + indent + attr + pad + "= " + value + generated[start+loc[1]:]
-}
-
-// planSummary runs a plan and returns its summary line ("Plan: …" or "No
-// changes.").
-func planSummary(t *testing.T, cli *cliDir) string {
-	t.Helper()
-	_, out := cli.run("plan", "-input=false")
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "Plan:") || strings.HasPrefix(l, "No changes.") {
-			return strings.TrimSpace(l)
-		}
-	}
-	t.Fatalf("no plan summary in:\n%s", out)
-	return ""
-}
-
 // Project mode (Stack Auth): the integration, OAuth providers with the shared
 // keys and with the team's own app, a redirect domain, a standard email
-// server and a user.
+// server and a user, imported by ids that name no branch (the production
+// branch).
 func TestAccGenerateConfig_projectMode(t *testing.T) {
-	env := newAccEnv(t)
-	cli := newCLIDir(t)
+	env := newProjectEnv(t)
+	cli := env.cli(nil)
 	// The generated configuration gives the secrets as write-only arguments.
 	skipUnless(t, cli, writeOnlyArguments)
-	ctx := context.Background()
-	c, s := env.client(), env.scope()
+	ctx, c, s := context.Background(), env.client(), env.scope()
 	const ghSecret, smtpPassword = "gh-console-secret-7f3a", "console-smtp-password-91c2"
-	withIntegration(t, env)
-	mustDo(t, func() error {
-		_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
-		return err
-	})
-	mustDo(t, func() error {
-		_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: apiclient.Ptr("gh-client"), ClientSecret: apiclient.Ptr(ghSecret)})
-		return err
-	})
-	mustDo(t, func() error {
-		_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderStack)})
-		return err
-	})
-	mustDo(t, func() error {
-		_, err := c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587,
-			Username: "mailer", Password: smtpPassword, SenderEmail: "no-reply@example.com", SenderName: "Example"}))
-		return err
-	})
-	var userID string
-	mustDo(t, func() error {
-		u, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: apiclient.AuthProviderStack, Email: "bot@example.com", Name: "Bot"})
-		if u != nil {
-			userID = u.ID
-		}
-		return err
-	})
+	env.enableAuth()
+	_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
+	env.must(err)
+	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: apiclient.Ptr("gh-client"), ClientSecret: apiclient.Ptr(ghSecret)})
+	env.must(err)
+	_, err = c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderStack)})
+	env.must(err)
+	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587,
+		Username: "mailer", Password: smtpPassword, SenderEmail: "no-reply@example.com", SenderName: "Example"}))
+	env.must(err)
+	u, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: apiclient.AuthProviderStack, Email: "bot@example.com", Name: "Bot"})
+	env.must(err)
 	p := env.ProjectID
 	generated := generateAndAdopt(t, env, cli, map[string]string{
-		"neon_auth_integration.this":      p,
-		"neon_auth_oauth_provider.google": p + "/google",
-		"neon_auth_oauth_provider.github": p + "/github",
-		"neon_auth_domain.app":            p + "/https://app.example.com",
-		"neon_auth_email_server.smtp":     p,
-		"neon_auth_user.bot":              p + "/" + userID,
+		"neon_auth_integration.this":      fmt.Sprintf("id = %q", p),
+		"neon_auth_oauth_provider.google": fmt.Sprintf("id = %q", p+"/google"),
+		"neon_auth_oauth_provider.github": fmt.Sprintf("id = %q", p+"/github"),
+		"neon_auth_domain.app":            fmt.Sprintf("id = %q", p+"/https://app.example.com"),
+		"neon_auth_email_server.smtp":     fmt.Sprintf("id = %q", p),
+		"neon_auth_user.bot":              fmt.Sprintf("id = %q", p+"/"+u.ID),
 	}, ghSecret, smtpPassword)
 
 	// Writing to what was adopted needs what no endpoint returns, and only
 	// what this API generation can write may change: both refused at plan.
-	for _, refused := range []struct{ attr, from, to, want string }{
-		{"host", `"smtp.example.com"`, `"smtp2.example.com"`, "After an import, supply it before changing anything else"},
-		{"name", `"seed-project-1"`, `"renamed"`, "`name` is only offered by Neon's branch-scoped endpoints"},
+	// The only quoted value of each attribute is the email server's host
+	// and the integration's name.
+	for _, refused := range []struct{ attr, to, want string }{
+		{"host", `"smtp2.example.com"`, "After an import, supply it before changing anything else"},
+		{"name", `"renamed"`, "`name` is only offered by Neon's branch-scoped endpoints"},
 	} {
-		line := regexp.MustCompile(`(?m)^(\s*` + refused.attr + `\s*=\s*)` + regexp.QuoteMeta(refused.from) + `$`)
-		if !line.MatchString(generated) {
-			t.Fatalf("generated.tf has no line %s = %s:\n%s", refused.attr, refused.from, generated)
+		line := regexp.MustCompile(`(?m)^(\s*` + refused.attr + `\s*=\s*)"[^"]*"$`)
+		if n := len(line.FindAllString(generated, -1)); n != 1 {
+			t.Fatalf("generated.tf has %d lines %s = \"…\", want 1:\n%s", n, refused.attr, generated)
 		}
 		cli.write("generated.tf", line.ReplaceAllString(generated, "${1}"+refused.to))
 		if code, out := cli.run("plan", "-input=false"); code != 1 || !strings.Contains(strings.Join(strings.Fields(out), " "), refused.want) {
@@ -166,65 +123,57 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 		{`resource "neon_auth_user" "bot"`, "email", `"bot@example.com"`},
 		{`resource "neon_auth_user" "bot"`, "name", `"Bot"`},
 	} {
-		generated = fillIn(t, generated, f.block, f.attr, f.value)
+		// As a user does by hand: the line `attr = null` of that block
+		// becomes `attr = value`.
+		start := strings.Index(generated, f.block+" {")
+		if start < 0 {
+			t.Fatalf("no block %s in generated.tf", f.block)
+		}
+		end := start + strings.Index(generated[start:], "\n}")
+		line := regexp.MustCompile(`(?m)^(\s*)` + regexp.QuoteMeta(f.attr) + `(\s*)= null.*$`)
+		loc := line.FindStringSubmatchIndex(generated[start:end])
+		if loc == nil {
+			t.Fatalf("no line `%s = null` in block %s:\n%s", f.attr, f.block, generated[start:end])
+		}
+		indent, pad := generated[start+loc[2]:start+loc[3]], generated[start+loc[4]:start+loc[5]]
+		generated = generated[:start+loc[0]] + indent + f.attr + pad + "= " + f.value + generated[start+loc[1]:]
 	}
 	cli.write("generated.tf", generated)
-	if got, want := planSummary(t, cli), "Plan: 0 to add, 3 to change, 0 to destroy."; got != want {
-		t.Fatalf("after filling in the secrets: %q, want %q (in place, nothing replaced)", got, want)
+	if _, out := cli.run("plan", "-input=false"); !strings.Contains(out, "Plan: 0 to add, 3 to change, 0 to destroy.") {
+		t.Fatalf("after filling in the secrets, the plan is not 3 changes in place and nothing replaced:\n%s", out)
 	}
 	cli.must(0, "apply", "-auto-approve", "-input=false")
 	cli.must(0, "plan", "-detailed-exitcode")
-	for _, p := range env.Emu.OAuthProviders(env.ProjectID) {
-		if p.ID == "github" && p.ClientSecret != "gh-rotated-secret" {
-			t.Error("the filled-in client secret did not reach the API")
+
+	t.Run("the filled-in secrets reached the API", func(t *testing.T) {
+		if env.Emu == nil {
+			t.Skip("runs only against the in-process emulator: no endpoint returns a secret")
 		}
-	}
-	if es, err := env.Emu.EmailServer(env.ProjectID); err != nil || es.Password != "rotated-smtp-password" {
-		t.Errorf("the filled-in SMTP password did not reach the API (err %v)", err)
-	}
+		for _, p := range env.Emu.OAuthProviders(env.ProjectID) {
+			if p.ID == "github" && p.ClientSecret != "gh-rotated-secret" {
+				t.Error("the filled-in client secret did not reach the API")
+			}
+		}
+		if es, err := env.Emu.EmailServer(env.ProjectID); err != nil || es.Password != "rotated-smtp-password" {
+			t.Errorf("the filled-in SMTP password did not reach the API (err %v)", err)
+		}
+	})
 }
 
 // Branch mode (Better Auth): the integration and every singleton of its
 // configuration, the whole redirect whitelist and the shared email server.
 func TestAccGenerateConfig_branchMode(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	cli := newCLIDir(t)
-	ctx := context.Background()
-	c, s := env.client(), env.scope()
-	withIntegration(t, env) // better_auth
-	seedSettings(t, env, env.branch())
-	mustDo(t, func() error {
-		// A fresh Better Auth branch has no email provider: set the shared one.
-		_, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
-		return err
-	})
-	mustDo(t, func() error {
-		_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
-		return err
-	})
-	for _, d := range []string{"https://app.example.com", "https://admin.example.com"} {
-		mustDo(t, func() error {
-			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)})
-			return err
-		})
-	}
-	scope := env.ProjectID + "/" + env.branch()
+	env := newBranchEnv(t)
+	consoleSetup(env, env.BranchID)
+	id := fmt.Sprintf("id = %q", env.ProjectID+"/"+env.BranchID)
 	imports := map[string]string{
-		"neon_auth_integration.this":      scope,
-		"neon_auth_domains.all":           scope,
-		"neon_auth_email_server.shared":   scope,
-		"neon_auth_oauth_provider.google": scope + "/google",
+		"neon_auth_integration.this":      id,
+		"neon_auth_domains.all":           id,
+		"neon_auth_email_server.shared":   id,
+		"neon_auth_oauth_provider.google": fmt.Sprintf("id = %q", env.ProjectID+"/"+env.BranchID+"/google"),
 	}
 	for _, c := range settingsCases {
-		imports[c.typeName+".this"] = scope
+		imports[c.typeName+".this"] = id
 	}
-	generateAndAdopt(t, env, cli, imports)
-}
-
-func mustDo(t *testing.T, f func() error) {
-	t.Helper()
-	if err := f(); err != nil {
-		t.Fatal(err)
-	}
+	generateAndAdopt(t, env, env.cli(nil), imports)
 }

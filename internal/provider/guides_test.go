@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/officialneontest"
 )
 
 // The guides' configurations, applied as written.
@@ -89,7 +91,7 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 			project := func(r *http.Request) string {
 				return strings.Split(strings.TrimPrefix(r.URL.Path, "/api/v2/projects/"), "/")[0]
 			}
-			env = newAccEnvWith(t, func(next http.Handler) http.Handler {
+			env = newEmulatorEnv(t, "it holds requests at the server to force each order of the two providers' writes", func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					// Branch first: production's Neon Auth waits for the branch.
 					if order == "branch first" && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/auth") {
@@ -98,16 +100,16 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 					next.ServeHTTP(w, r)
 				})
 			})
-			double := &officialDouble{baseURL: env.BaseURL, key: env.Key}
+			double := &officialneontest.Double{BaseURL: env.BaseURL, Key: env.Key}
 			if order == "production first" {
-				double.beforeBranchCreate = func(projectID string) {
+				double.BeforeBranchCreate = func(projectID string) {
 					holdUntil(func() bool {
 						a, ok := env.Emu.BranchAuth(projectID, "")
 						return ok && len(a.Domains) == 1
 					})
 				}
 			}
-			cli := newCLIDirWith(t, map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.server()})
+			cli := env.cli(map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
 			cli.write("main.tf", pointedAt(t, guideConfig(t, "official-neon-provider"), "neonauth", env))
 			cli.must(0, "init", "-input=false")
 			out := cli.must(0, "apply", "-auto-approve", "-input=false")
@@ -126,7 +128,11 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 			if order == "production first" {
 				want = "https://app.example.com " + want
 			}
-			if got := domainList(preview); got != want {
+			var got []string
+			for _, d := range preview.Domains {
+				got = append(got, d.Domain)
+			}
+			if got := strings.Join(got, " "); got != want {
 				t.Errorf("the preview's domains = %q, want %q", got, want)
 			}
 			cli.must(0, "plan", "-detailed-exitcode", "-input=false")

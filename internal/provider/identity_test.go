@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -21,9 +23,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Every resource that can be imported has an identity, made of the same
@@ -80,28 +79,19 @@ func TestUnitIdentityOfEveryImportableResource(t *testing.T) {
 				t.Errorf("%s: identity attribute %s is no attribute of the resource", meta.TypeName, name)
 				continue
 			}
-			if !forcesReplacement(ctx, sa) {
+			// It cannot change for an object: the API sets it (computed
+			// only), or a plan modifier replaces the object when it changes.
+			str, isString := sa.(schema.StringAttribute)
+			apiSet := isString && str.Computed && !str.Optional && !str.Required
+			replaces := isString && slices.ContainsFunc(str.PlanModifiers, func(m planmodifier.String) bool {
+				d := strings.ToLower(m.Description(ctx))
+				return strings.Contains(d, "replaces the resource") || strings.Contains(d, "destroy and recreate")
+			})
+			if !apiSet && !replaces {
 				t.Errorf("%s: identity attribute %s does not force replacement", meta.TypeName, name)
 			}
 		}
 	}
-}
-
-// forcesReplacement reports whether a string attribute cannot change for an
-// object: the API sets it (computed only), or a plan modifier replaces the
-// object when it changes.
-func forcesReplacement(ctx context.Context, a schema.Attribute) bool {
-	sa, ok := a.(schema.StringAttribute)
-	if !ok {
-		return false
-	}
-	if sa.Computed && !sa.Optional && !sa.Required {
-		return true
-	}
-	return slices.ContainsFunc(sa.PlanModifiers, func(m planmodifier.String) bool {
-		d := strings.ToLower(m.Description(ctx))
-		return strings.Contains(d, "replaces the resource") || strings.Contains(d, "destroy and recreate")
-	})
 }
 
 // The import id an identity makes, and what is refused, naming the
@@ -159,83 +149,52 @@ func TestUnitImportIDFromIdentity(t *testing.T) {
 	}
 }
 
-// identityConfig is one resource of every importable type: in branch mode
-// every settings singleton and a domain spelled otherwise than the API
-// stores it; in project mode (no settings resources there) the whole
-// whitelist instead.
-func identityConfig(env *accEnv) string {
-	cfg := integrationConfig(env.ProjectID, "") + `
-resource "neon_auth_oauth_provider" "google" {
-  project_id  = neon_auth_integration.test.project_id
-  provider_id = "google"
-}
-
-resource "neon_auth_user" "test" {
-  project_id = neon_auth_integration.test.project_id
-  email      = "ada@example.com"
-}
-
-resource "neon_auth_email_server" "test" {
-  project_id = neon_auth_integration.test.project_id
-  type       = "shared"
-}
-`
+// identityCase is one resource of every importable type on the test's
+// branch (in branch mode every settings singleton and a domain spelled
+// otherwise than the API stores it; in project mode, which has no settings
+// resources, the whole whitelist instead), and the identity each must have:
+// the scope, the branch resolved, and its own key, canonical. In project
+// mode the configuration leaves the branch to the default, the production
+// branch.
+func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) {
+	branch := env.BranchID
 	if env.Mode == authAPIProject {
-		return cfg + `
-resource "neon_auth_domains" "test" {
-  project_id = neon_auth_integration.test.project_id
-  domains    = ["https://app.example.com"]
-}
-`
+		branch = ""
 	}
-	cfg += `
-resource "neon_auth_domain" "app" {
-  project_id = neon_auth_integration.test.project_id
-  domain     = "HTTPS://App.Example.com/"
-}
-`
-	for _, c := range settingsCases {
-		cfg += fmt.Sprintf(`
-resource %q "test" {
-  project_id = neon_auth_integration.test.project_id
-%s}
-`, c.typeName, strings.TrimPrefix(c.create, "\n"))
+	block := func(typeName, name string, args ...string) string {
+		var lines strings.Builder
+		for _, a := range append(args, "depends_on = [neon_auth_integration.test]") {
+			fmt.Fprintf(&lines, "  %s\n", a)
+		}
+		return resourceBlock(typeName, name, env.ProjectID, branch, lines.String())
 	}
-	return cfg
-}
-
-// identities is what identityConfig's resources are identified by: the
-// scope (the branch resolved) and each one's own key, canonical.
-func identities(env *accEnv) map[string]map[string]knownvalue.Check {
-	scope := map[string]knownvalue.Check{"project_id": stringExact(env.ProjectID), "branch_id": stringExact(env.branch())}
-	with := func(extra map[string]knownvalue.Check) map[string]knownvalue.Check {
+	cfg := resourceBlock("neon_auth_integration", "test", env.ProjectID, branch, "") +
+		block("neon_auth_oauth_provider", "google", `provider_id = "google"`) +
+		block("neon_auth_user", "test", `email = "ada@example.com"`) +
+		block("neon_auth_email_server", "test", `type = "shared"`)
+	scope := map[string]knownvalue.Check{"project_id": knownvalue.StringExact(env.ProjectID), "branch_id": knownvalue.StringExact(env.BranchID)}
+	with := func(attr string, v knownvalue.Check) map[string]knownvalue.Check {
 		m := maps.Clone(scope)
-		maps.Copy(m, extra)
+		m[attr] = v
 		return m
 	}
 	want := map[string]map[string]knownvalue.Check{
-		"neon_auth_integration.test":      with(map[string]knownvalue.Check{"auth_provider": stringExact(env.authProvider())}),
-		"neon_auth_oauth_provider.google": with(map[string]knownvalue.Check{"provider_id": stringExact("google")}),
-		"neon_auth_user.test":             with(map[string]knownvalue.Check{"user_id": anything}),
+		"neon_auth_integration.test":      with("auth_provider", knownvalue.StringExact(env.authProvider())),
+		"neon_auth_oauth_provider.google": with("provider_id", knownvalue.StringExact("google")),
+		"neon_auth_user.test":             with("user_id", knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
 		"neon_auth_email_server.test":     scope,
 	}
 	if env.Mode == authAPIProject {
 		want["neon_auth_domains.test"] = scope
-		return want
+		return cfg + block("neon_auth_domains", "test", `domains = ["https://app.example.com"]`), want
 	}
-	want["neon_auth_domain.app"] = with(map[string]knownvalue.Check{"domain": stringExact("https://app.example.com")})
+	cfg += block("neon_auth_domain", "app", `domain = "HTTPS://App.Example.com/"`)
+	want["neon_auth_domain.app"] = with("domain", knownvalue.StringExact("https://app.example.com"))
 	for _, c := range settingsCases {
+		cfg += block(c.typeName, "test", strings.TrimSpace(c.create))
 		want[c.typeName+".test"] = scope
 	}
-	return want
-}
-
-func identityChecks(env *accEnv) []statecheck.StateCheck {
-	var checks []statecheck.StateCheck
-	for addr, want := range identities(env) {
-		checks = append(checks, statecheck.ExpectIdentity(addr, want))
-	}
-	return checks
+	return cfg, want
 }
 
 // Every importable resource gets its identity at creation (the branch
@@ -243,9 +202,16 @@ func identityChecks(env *accEnv) []statecheck.StateCheck {
 // imports it with nothing to change, in both API families.
 func TestAccIdentity_importBlocks(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		steps := []tfresource.TestStep{{Config: env.config(identityConfig(env)), ConfigStateChecks: identityChecks(env)}}
-		for _, addr := range slices.Sorted(maps.Keys(identities(env))) {
-			step := importByIdentity(addr)
+		cfg, want := identityCase(env)
+		var identities []statecheck.StateCheck
+		for addr, identity := range want {
+			identities = append(identities, statecheck.ExpectIdentity(addr, identity))
+		}
+		steps := []tfresource.TestStep{{Config: env.config(cfg), ConfigStateChecks: identities}}
+		for _, addr := range slices.Sorted(maps.Keys(want)) {
+			// An import block whose identity is the one recorded: the
+			// harness fails on any change.
+			step := tfresource.TestStep{ResourceName: addr, ImportState: true, ImportStateKind: tfresource.ImportBlockWithResourceIdentity}
 			if addr == "neon_auth_user.test" {
 				// No endpoint reads a user: the import leaves email null,
 				// and the plan adopts the configured one in place (see
@@ -253,7 +219,7 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 				step.ExpectNonEmptyPlan = true
 				step.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("email"), stringExact("ada@example.com")),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("email"), knownvalue.StringExact("ada@example.com")),
 				}
 			}
 			steps = append(steps, step)
@@ -268,45 +234,38 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 // declares none) gets every identity on the next refresh, with an empty
 // plan and nothing written to the API.
 func TestAccIdentity_filledInOnRefresh(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	cfg := env.config(identityConfig(env))
-	var writes int
+	env := newBranchEnv(t)
+	cfg, want := identityCase(env)
+	withoutIdentity := providerserver.NewProtocol6WithError(env.provider())
+	counted, sent := env.counted()
+	identities := []statecheck.StateCheck{apiCheck(func() error {
+		if n := sent.writes.Load(); n != 0 {
+			return fmt.Errorf("filling in the identities sent %d writes to the API, want none", n)
+		}
+		return nil
+	})}
+	for addr, identity := range want {
+		identities = append(identities, statecheck.ExpectIdentity(addr, identity))
+	}
 	tc := env.testCase(
 		tfresource.TestStep{
-			ProtoV6ProviderFactories: withoutIdentity,
-			Config:                   cfg,
-			ConfigStateChecks:        []statecheck.StateCheck{noIdentities{}},
+			ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"neon": func() (tfprotov6.ProviderServer, error) {
+				s, err := withoutIdentity()
+				return noIdentityServer{s}, err
+			}},
+			Config:            env.config(cfg),
+			ConfigStateChecks: []statecheck.StateCheck{noIdentities{}},
 		},
 		tfresource.TestStep{
-			ProtoV6ProviderFactories: protoV6Factories,
-			PreConfig:                func() { writes = writesTo(env) },
-			Config:                   cfg,
-			ConfigPlanChecks:         noChanges(),
-			ConfigStateChecks: append(identityChecks(env), stateCheckFunc(func() error {
-				if n := writesTo(env) - writes; n != 0 {
-					return fmt.Errorf("filling in the identities sent %d writes to the API, want none", n)
-				}
-				return nil
-			})),
+			ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"neon": providerserver.NewProtocol6WithError(counted)},
+			Config:                   env.config(cfg),
+			ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks:        identities,
 		},
 	)
 	tc.ProtoV6ProviderFactories = nil
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, resourceIdentity)
 	tfresource.Test(t, tc)
-}
-
-// writesTo is how many requests other than GET the emulator has answered.
-func writesTo(env *accEnv) int {
-	n := 0
-	for route, byStatus := range env.Emu.Stats().Requests {
-		if !strings.HasPrefix(route, "GET ") {
-			for _, c := range byStatus {
-				n += c
-			}
-		}
-	}
-	return n
 }
 
 // noIdentities checks that no resource in state has an identity.
@@ -321,17 +280,9 @@ func (noIdentities) CheckState(_ context.Context, req statecheck.CheckStateReque
 	}
 }
 
-// withoutIdentity serves the provider as it was before it declared any
-// resource identity.
-var withoutIdentity = map[string]func() (tfprotov6.ProviderServer, error){
-	"neon": func() (tfprotov6.ProviderServer, error) {
-		s, err := protoV6Factories["neon"]()
-		return noIdentityServer{s}, err
-	},
-}
-
 // noIdentityServer hides the identity schemas and every identity in the
-// provider's answers.
+// provider's answers: the provider as it was before it declared any
+// resource identity.
 type noIdentityServer struct{ tfprotov6.ProviderServer }
 
 func (s noIdentityServer) GetResourceIdentitySchemas(ctx context.Context, req *tfprotov6.GetResourceIdentitySchemasRequest) (*tfprotov6.GetResourceIdentitySchemasResponse, error) {
@@ -366,12 +317,6 @@ func (s noIdentityServer) ReadResource(ctx context.Context, req *tfprotov6.ReadR
 	return resp, err
 }
 
-// importByIdentity is a step that imports the resource with an import block
-// whose identity is the one recorded for it, and expects nothing to change.
-func importByIdentity(addr string) tfresource.TestStep {
-	return tfresource.TestStep{ResourceName: addr, ImportState: true, ImportStateKind: tfresource.ImportBlockWithResourceIdentity}
-}
-
 // Adopting what was set up outside Terraform with import blocks that give an
 // identity instead of an id, through the CLI: `plan -generate-config-out`
 // writes every block, the generated configuration applies as it is, and the
@@ -379,63 +324,27 @@ func importByIdentity(addr string) tfresource.TestStep {
 // (the production branch); in branch mode they name it.
 func TestAccIdentity_generateConfig(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cli := newCLIDir(t)
+		cli := env.cli(nil)
 		skipUnless(t, cli, resourceIdentity)
-		ctx := context.Background()
-		c, s := env.client(), env.scope()
-		withIntegration(t, env)
-		mustDo(t, func() error {
-			_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
-			return err
-		})
-		mustDo(t, func() error {
-			_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
-			return err
-		})
+		consoleSetup(env, env.BranchID)
 		scope := fmt.Sprintf("project_id = %q", env.ProjectID)
 		if env.Mode == authAPIBranch {
-			scope += fmt.Sprintf(", branch_id = %q", env.branch())
+			scope += fmt.Sprintf(", branch_id = %q", env.BranchID)
 		}
 		imports := map[string]string{
-			"neon_auth_integration.this":      scope,
-			"neon_auth_oauth_provider.google": scope + `, provider_id = "google"`,
-			"neon_auth_domain.app":            scope + `, domain = "https://app.example.com"`,
+			"neon_auth_integration.this":      "identity = { " + scope + " }",
+			"neon_auth_oauth_provider.google": "identity = { " + scope + `, provider_id = "google" }`,
+			"neon_auth_domain.app":            "identity = { " + scope + `, domain = "https://app.example.com" }`,
 		}
 		if env.Mode == authAPIBranch {
-			seedSettings(t, env, env.branch())
-			for _, sc := range settingsCases {
-				imports[sc.typeName+".this"] = scope
+			for _, c := range settingsCases {
+				imports[c.typeName+".this"] = "identity = { " + scope + " }"
 			}
 		}
-		var blocks strings.Builder
-		for to, identity := range imports {
-			fmt.Fprintf(&blocks, `
-import {
-  to       = %s
-  identity = { %s }
-}
-`, to, identity)
-		}
-		cli.write("main.tf", requiredProviders+env.providerBlock()+blocks.String())
-		cli.must(0, "init")
-		out := cli.must(0, "plan", "-generate-config-out=generated.tf", "-out=import.tfplan")
-		generated := cli.read("generated.tf")
-		if want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", len(imports)); !strings.Contains(out, want) {
-			t.Fatalf("the import plan is not %q:\n%s\ngenerated.tf:\n%s", want, out, generated)
-		}
-		for to := range imports {
-			typ, name, _ := strings.Cut(to, ".")
-			if !strings.Contains(generated, fmt.Sprintf("resource %q %q {", typ, name)) {
-				t.Errorf("generated.tf has no block for %s:\n%s", to, generated)
-			}
-		}
-		cli.must(0, "apply", "import.tfplan")
-		if code, out := cli.run("plan", "-detailed-exitcode"); code != 0 {
-			t.Fatalf("the plan after applying the generated configuration exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
-		}
+		generateAndAdopt(t, env, cli, imports)
 		// The state records the identity, the branch resolved.
 		state := cli.must(0, "show", "-json")
-		if !strings.Contains(state, fmt.Sprintf(`"identity":{"branch_id":%q,"domain":"https://app.example.com","project_id":%q}`, env.branch(), env.ProjectID)) {
+		if !strings.Contains(state, fmt.Sprintf(`"identity":{"branch_id":%q,"domain":"https://app.example.com","project_id":%q}`, env.BranchID, env.ProjectID)) {
 			t.Errorf("the state does not record the domain's identity with its branch:\n%s", state)
 		}
 	})

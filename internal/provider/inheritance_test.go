@@ -2,20 +2,20 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
-	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // Neon Auth branches with the database: what a configuration finds on a
@@ -25,16 +25,18 @@ import (
 // configureProduction and the configurations that take its copy over.
 const productionGoogleClientID = "acme-google-client"
 
-// configureProduction gives the production branch the Neon Auth that
+// configureProduction gives the test's branch — production, to the
+// previews made from it — the Neon Auth that
 // examples/branch-preview/production describes, through the API, as any
 // other client would: Better Auth named Acme, https://app.example.com
 // trusted, Google sign-in with its own app, verified email required, and
-// webhooks to production's endpoint.
-func configureProduction(t *testing.T, env *accEnv) {
-	t.Helper()
-	ctx, c := context.Background(), env.client()
-	s := apiclient.Scope{ProjectID: env.ProjectID, BranchID: env.branch(), Family: apiclient.FamilyBranch}
-	yes := true
+// webhooks to production's endpoint. With fully, it adds one more of
+// everything a branch inherits: a shared GitHub sign-in, a user with a role,
+// an SMTP server and non-default plugins.
+func configureProduction(env *accEnv, fully bool) {
+	env.t.Helper()
+	ctx, c, s := context.Background(), env.client(), env.scopeOf(env.BranchID)
+	s.Family = apiclient.FamilyBranch
 	steps := []func() error{
 		func() error {
 			_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: apiclient.AuthProviderBetterAuth})
@@ -51,7 +53,7 @@ func configureProduction(t *testing.T, env *accEnv) {
 		},
 		func() error {
 			_, err := apiclient.WriteSetting[neonapi.NeonAuthEmailAndPasswordConfig](ctx, c, s, betterauth.EmailAndPassword,
-				neonapi.NeonAuthEmailAndPasswordConfigUpdate{RequireEmailVerification: apiclient.Ptr(yes)})
+				neonapi.NeonAuthEmailAndPasswordConfigUpdate{RequireEmailVerification: apiclient.Ptr(true)})
 			return err
 		},
 		func() error {
@@ -61,75 +63,40 @@ func configureProduction(t *testing.T, env *accEnv) {
 			return err
 		},
 	}
+	if fully {
+		steps = append(steps,
+			func() error {
+				_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"})
+				return err
+			},
+			func() error {
+				u, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: apiclient.AuthProviderBetterAuth, Email: "ada@example.com"})
+				if err != nil {
+					return err
+				}
+				return c.SetUserRoles(ctx, s, u.ID, []string{"admin"})
+			},
+			func() error {
+				_, err := c.UpdateEmailServer(ctx, s, apiclient.EmailServer{StandardEmailServer: neonapi.StandardEmailServer{Type: "standard",
+					Host: apiclient.Ptr("smtp.example.com"), Port: apiclient.Ptr(465), Username: apiclient.Ptr("mailer"),
+					Password: apiclient.Ptr("smtp-secret"), SenderEmail: apiclient.Ptr("auth@example.com"), SenderName: apiclient.Ptr("Acme")}})
+				return err
+			},
+			func() error {
+				_, err := apiclient.WriteSetting[neonapi.NeonAuthOrganizationConfig](ctx, c, s, betterauth.Organization,
+					neonapi.NeonAuthOrganizationConfigUpdate{OrganizationLimit: apiclient.Ptr(int32(3))})
+				return err
+			},
+			func() error {
+				_, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](ctx, c, s, betterauth.PhoneNumber,
+					neonapi.NeonAuthPhoneNumberConfigUpdate{Enabled: apiclient.Ptr(true)})
+				return err
+			})
+	}
 	for i, step := range steps {
 		if err := step(); err != nil {
-			t.Fatalf("configuring production (step %d): %v", i+1, err)
+			env.t.Fatalf("configuring production (step %d): %v", i+1, err)
 		}
-	}
-}
-
-// newBranchFromProduction creates a branch from the production branch
-// through the API, as a CI job would for a pull request; it starts with a
-// copy of production's Neon Auth.
-func newBranchFromProduction(t *testing.T, env *accEnv, name string) string {
-	t.Helper()
-	b, err := env.client().CreateBranch(context.Background(), env.ProjectID, apiclient.CreateBranchRequest{Name: name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.ID
-}
-
-// authSnapshot is a branch's whole Neon Auth as the emulator stores it
-// ("none" without one), for byte-for-byte comparisons.
-func authSnapshot(t *testing.T, env *accEnv, branchID string) string {
-	t.Helper()
-	a, ok := env.Emu.BranchAuth(env.ProjectID, branchID)
-	if !ok {
-		return "none"
-	}
-	b, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// sameAuth fails when a branch's Neon Auth is no longer byte for byte what
-// it was (want, an authSnapshot); what names the moment, for the error.
-func sameAuth(t *testing.T, env *accEnv, branchID, want, what string) error {
-	t.Helper()
-	if got := authSnapshot(t, env, branchID); got != want {
-		return fmt.Errorf("%s, the Neon Auth of branch %s changed:\nwas %s\nnow %s", what, branchID, want, got)
-	}
-	return nil
-}
-
-// domainList is a branch's trusted domains, space-separated, in list order.
-func domainList(a emulator.BranchAuth) string {
-	var out []string
-	for _, d := range a.Domains {
-		out = append(out, d.Domain)
-	}
-	return strings.Join(out, " ")
-}
-
-// configureProductionFully is configureProduction and, behind Terraform's
-// back, one more of everything a branch inherits: a shared GitHub sign-in, a
-// user with a role, an SMTP server and non-default plugins.
-func configureProductionFully(t *testing.T, env *accEnv) {
-	t.Helper()
-	configureProduction(t, env)
-	err := env.Emu.MutateBranchAuth(env.ProjectID, "", func(a *emulator.BranchAuth) {
-		a.OAuthProviders = append(a.OAuthProviders, emulator.OAuthProvider{ID: "github", Type: "shared"})
-		a.Users = append(a.Users, emulator.UserRow{ID: "0d4b7a52-8f4e-4c8a-9d0e-6f1a2b3c4d5e", Email: "ada@example.com", Roles: []string{"admin"}})
-		a.EmailProvider = &emulator.EmailServer{Type: "standard", Host: "smtp.example.com", Port: 465, Username: "mailer",
-			Password: "smtp-secret", SenderEmail: "auth@example.com", SenderName: "Acme"}
-		a.Organization.OrganizationLimit = 3
-		a.PhoneNumber.Enabled = true
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -216,39 +183,61 @@ resource "neon_auth_webhooks" "preview" {
 // byte as the branch started, deleting only the user it created. Production
 // never changes.
 func TestAccInherited_everyTypeTakesOverAndPutsBack(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	configureProductionFully(t, env)
-	production := authSnapshot(t, env, env.branch())
-	preview := newBranchFromProduction(t, env, "pr-7")
-	inherited := authSnapshot(t, env, preview)
+	env := newBranchEnv(t)
+	configureProduction(env, true)
+	production := env.authOf(env.BranchID)
+	preview := env.childBranch("pr-7")
+	inherited := env.authOf(preview)
+	on := *env
+	on.BranchID = preview
 	cfg := env.config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID))
 	tc := env.testCase(resource.TestStep{
 		Config: cfg,
 		ConfigStateChecks: []statecheck.StateCheck{
-			expectValue("neon_auth_user.ada", "user_id", knownvalue.Null()),
-			expectValue("neon_auth_user.ada", "id", stringExact(env.ProjectID+"/"+preview+"/email:ada@example.com")),
-			expectValue("neon_auth_user.tester", "user_id", knownvalue.NotNull()),
-			expectValue("neon_auth_oauth_provider.github", "type", stringExact("shared")),
-			stateCheckFunc(func() error {
-				a, _ := env.Emu.BranchAuth(env.ProjectID, preview)
-				switch {
-				case domainList(a) != "https://pr-7.preview.example.com":
-					return fmt.Errorf("preview domains = %q, want the configured one only", domainList(a))
-				case a.Name != "Acme (preview)" || a.Webhooks.Enabled || a.PhoneNumber.Enabled || a.Organization.OrganizationLimit != 5:
-					return fmt.Errorf("preview = name %q, settings %+v", a.Name, a.Settings)
-				case len(a.Users) != 2 || a.EmailProvider.SenderName != "Acme (preview)":
-					return fmt.Errorf("preview users %v, email provider %+v", a.Users, a.EmailProvider)
+			statecheck.ExpectKnownValue("neon_auth_user.ada", tfjsonpath.New("user_id"), knownvalue.Null()),
+			statecheck.ExpectKnownValue("neon_auth_user.ada", tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+preview+"/email:ada@example.com")),
+			statecheck.ExpectKnownValue("neon_auth_user.tester", tfjsonpath.New("user_id"), knownvalue.NotNull()),
+			statecheck.ExpectKnownValue("neon_auth_oauth_provider.github", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
+			on.expectDomains("https://pr-7.preview.example.com"),
+			apiCheck(func() error {
+				ctx, c, s := context.Background(), on.client(), on.scope()
+				webhooks, err := apiclient.ReadSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks)
+				if err != nil {
+					return err
 				}
-				return sameAuth(t, env, env.branch(), production, "after the preview's apply")
+				var org neonapi.NeonAuthOrganizationConfig
+				var phone neonapi.NeonAuthPhoneNumberConfig
+				bundle, err := c.GetPlugins(ctx, s)
+				if err != nil {
+					return err
+				}
+				if _, err := bundle.Part(betterauth.Organization.Name, &org); err != nil {
+					return err
+				}
+				if _, err := bundle.Part(betterauth.PhoneNumber.Name, &phone); err != nil {
+					return err
+				}
+				it, es := on.integration(), on.emailServer()
+				switch {
+				case it == nil || apiclient.Deref(it.Name) != "Acme (preview)" || webhooks.Enabled || phone.Enabled || org.OrganizationLimit != 5:
+					return fmt.Errorf("preview = integration %+v, webhooks %+v, phone number %+v, organization %+v", it, webhooks, phone, org)
+				case es == nil || apiclient.Deref(es.SenderName) != "Acme (preview)":
+					return fmt.Errorf("preview email provider %+v", es)
+				case !on.userExists("ada@example.com") || !on.userExists("tester@example.com"):
+					return fmt.Errorf("the preview lacks the inherited user or the new one")
+				}
+				return env.sameAuth(env.BranchID, production, "after the preview's apply")
 			}),
 		},
-	}, resource.TestStep{Config: cfg, ConfigPlanChecks: noChanges()})
+	}, resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
 	tc.CheckDestroy = func(*terraform.State) error {
-		if err := sameAuth(t, env, preview, inherited, "after destroy"); err != nil {
+		if err := env.sameAuth(preview, inherited, "after destroy"); err != nil {
 			return err
 		}
-		return sameAuth(t, env, env.branch(), production, "after the preview's destroy")
+		if on.userExists("tester@example.com") || !on.userExists("ada@example.com") {
+			return fmt.Errorf("after destroy, the preview must keep the inherited user and lose the one it created")
+		}
+		return env.sameAuth(env.BranchID, production, "after the preview's destroy")
 	}
 	resource.ParallelTest(t, tc)
 }
@@ -257,11 +246,10 @@ func TestAccInherited_everyTypeTakesOverAndPutsBack(t *testing.T) {
 // what destroy does with it; the domain list's warning names the inherited
 // entries it removed.
 func TestAccInherited_eachTakeOverWarns(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	configureProductionFully(t, env)
-	preview := newBranchFromProduction(t, env, "pr-8")
-	cli := newCLIDir(t)
+	env := newBranchEnv(t)
+	configureProduction(env, true)
+	preview := env.childBranch("pr-8")
+	cli := env.cli(nil)
 	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID)))
 	out := cli.must(0, "apply", "-auto-approve", "-input=false")
 	for _, want := range []string{
@@ -274,7 +262,7 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 		"Inherited email server setting (the standard email server) taken over",
 		"Inherited neon_auth_organization_plugin settings taken over",
 		"Inherited neon_auth_webhooks settings taken over",
-		"was created from branch " + env.branch(),
+		"was created from branch " + env.BranchID,
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("the apply does not warn %q:\n%s", want, out)
@@ -293,18 +281,16 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 // put back); roles of an inherited user (no endpoint tells its id); an
 // inherited SMTP server made shared (its password could not be put back).
 func TestAccInherited_refusals(t *testing.T) {
-	env := newAccEnv(t)
-	env.Mode = authAPIBranch
-	configureProductionFully(t, env)
-	preview := newBranchFromProduction(t, env, "pr-9")
-	inherited := authSnapshot(t, env, preview)
+	env := newBranchEnv(t)
+	configureProduction(env, true)
+	preview := env.childBranch("pr-9")
+	inherited := env.authOf(preview)
 	on := func(body string) string { return fmt.Sprintf(body, env.ProjectID, preview) }
 	step := func(cfg string, want ...string) resource.TestStep {
 		return resource.TestStep{Config: cfg, ExpectError: matchInOrder(want...)}
 	}
 	refuse := env.providerBlockWithArgs(`
-  requests_per_minute = 100000
-  inherited_auth      = "refuse"
+  inherited_auth = "refuse"
 `)
 	tc := env.testCase(
 		step(refuse+on(`
@@ -343,6 +329,6 @@ resource "neon_auth_email_server" "preview" {
 }
 `)), "Inherited email server is standard", "would lose the SMTP password", `type = "standard"`),
 	)
-	tc.CheckDestroy = func(*terraform.State) error { return sameAuth(t, env, preview, inherited, "after the refusals") }
+	tc.CheckDestroy = func(*terraform.State) error { return env.sameAuth(preview, inherited, "after the refusals") }
 	resource.ParallelTest(t, tc)
 }

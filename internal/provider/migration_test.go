@@ -13,9 +13,12 @@ import (
 )
 
 // migrationConfig is a whole Neon Auth setup written for the project-level
-// API: every resource type, nothing that names a mode.
-func migrationConfig(projectID string) string {
-	return integrationConfig(projectID, "") + `
+// API: every resource type, nothing that names a mode or a branch.
+const migrationConfig = `
+resource "neon_auth_integration" "test" {
+  project_id = %q
+}
+
 resource "neon_auth_oauth_provider" "google" {
   project_id    = neon_auth_integration.test.project_id
   provider_id   = "google"
@@ -23,8 +26,22 @@ resource "neon_auth_oauth_provider" "google" {
   client_secret = "google-secret"
 }
 
-` + appDomain + `
-` + standardEmailServer("smtp-secret") + `
+resource "neon_auth_domain" "app" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://app.example.com"
+}
+
+resource "neon_auth_email_server" "test" {
+  project_id   = neon_auth_integration.test.project_id
+  type         = "standard"
+  host         = "smtp.example.com"
+  port         = 587
+  username     = "mailer"
+  password     = "smtp-secret"
+  sender_email = "noreply@example.com"
+  sender_name  = "Example"
+}
+
 resource "neon_auth_user" "seed" {
   project_id = neon_auth_integration.test.project_id
   email      = "seed@example.com"
@@ -38,7 +55,6 @@ resource "neon_auth_ownership_transfer" "test" {
   project_id = neon_auth_integration.test.project_id
 }
 `
-}
 
 // noReplacement fails a plan that destroys or replaces anything.
 type noReplacement struct{}
@@ -57,23 +73,30 @@ func (noReplacement) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 // replacement, applies, and then plans empty: both families see one Neon
 // Auth per branch, and the provider records what the branch API needs.
 func TestAccMigration_projectToBranchReplacesNothing(t *testing.T) {
-	env := newAccEnv(t)
-	body := migrationConfig(env.ProjectID)
+	env := newProjectEnv(t)
+	body := fmt.Sprintf(migrationConfig, env.ProjectID)
 	tc := env.testCase(
 		resource.TestStep{Config: env.configIn(authAPIProject, body)},
 		resource.TestStep{
 			Config:           env.configIn(authAPIBranch, body),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{noReplacement{}}},
 			Check: func(*terraform.State) error {
-				// The apply went through the branch-scoped endpoints.
-				if n := env.routeCount("GET /projects/{project_id}/branches/{branch_id}/auth"); n == 0 {
+				// In-process, the emulator also shows that the apply went
+				// through the branch-scoped endpoints: the switch was
+				// exercised.
+				if env.Emu != nil && env.routeCount("GET /projects/{project_id}/branches/{branch_id}/auth") == 0 {
 					return fmt.Errorf("no request reached the branch-scoped endpoints; the switch was not exercised")
 				}
 				return nil
 			},
 		},
-		resource.TestStep{Config: env.configIn(authAPIBranch, body), ConfigPlanChecks: noChanges()},
+		resource.TestStep{Config: env.configIn(authAPIBranch, body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 	)
-	tc.CheckDestroy = checkUsersAndIntegrationsGone(env)
+	tc.CheckDestroy = func(*terraform.State) error {
+		if it := env.integration(); it != nil {
+			return fmt.Errorf("destroy left the integration %+v", it)
+		}
+		return nil
+	}
 	resource.ParallelTest(t, tc)
 }

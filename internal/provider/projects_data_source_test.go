@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -8,13 +10,56 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
+
+// Every project the key can see, one per page, every page followed: on an
+// account that holds others' projects too, the test's project is among
+// them, with its name.
+func TestAccProjectsDataSource_listsTheTestsProject(t *testing.T) {
+	env := newBranchEnv(t)
+	// Projects are made in NEON_TEST_ORG_ID when it is set.
+	orgID, org := "", ""
+	if env.remote != nil && env.remote.orgID != "" {
+		orgID, org = env.remote.orgID, fmt.Sprintf("org_id = %q", env.remote.orgID)
+	}
+	found, err := env.client().ListProjects(context.Background(), apiclient.ListProjectsOptions{Search: env.ProjectID, OrgID: orgID})
+	env.must(err)
+	name := ""
+	for _, p := range found.Projects {
+		if p.ID == env.ProjectID {
+			name = p.Name
+		}
+	}
+	if name == "" {
+		t.Fatalf("searching the projects for %s found %d others, not it", env.ProjectID, len(found.Projects))
+	}
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: env.config(fmt.Sprintf(`
+data "neon_projects" "all" {
+  page_size = 1
+  %s
+}
+`, org)),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("data.neon_projects.all", tfjsonpath.New("projects"), knownvalue.SetPartial([]knownvalue.Check{
+				knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"id":         knownvalue.StringExact(env.ProjectID),
+					"name":       knownvalue.StringExact(name),
+					"pg_version": knownvalue.NotNull(),
+					"created_at": knownvalue.NotNull(),
+				}),
+			})),
+		},
+	}))
+}
 
 // All 25 seeded projects come back with a page size of 10: three pages,
 // each project once, in the API's order.
 func TestAccProjectsDataSource_followsEveryPage(t *testing.T) {
-	env := newAccEnv(t, func(o *emulator.Options) { o.SeedProjects = 25 })
+	env := newEmulatorEnv(t, "it seeds 25 projects, the account's only ones, and counts the requests of one read", nil,
+		func(o *emulator.Options) { o.SeedProjects = 25 })
 	ids := env.Emu.ProjectIDs()
 	checks := make([]knownvalue.Check, 0, len(ids))
 	for _, id := range ids {
@@ -45,7 +90,8 @@ data "neon_projects" "all" {
 
 // A project-scoped key sees only its project.
 func TestAccProjectsDataSource_scopedKey(t *testing.T) {
-	env := newAccEnv(t, func(o *emulator.Options) { o.SeedProjects = 3 })
+	env := newEmulatorEnv(t, "it creates a project-scoped API key through the emulator's control surface", nil,
+		func(o *emulator.Options) { o.SeedProjects = 3 })
 	own := env.Emu.ProjectIDs()[2]
 	key, err := env.Emu.CreateKey(emulator.KeyProject, own)
 	if err != nil {

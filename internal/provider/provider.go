@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -48,13 +49,22 @@ var (
 
 // New returns the provider factory for a given version.
 func New(version string) func() provider.Provider {
+	return newWithHTTPClient(version, nil)
+}
+
+// newWithHTTPClient is New with the HTTP client every API request goes
+// through (cloned, never mutated); nil is New's own, over a clone of
+// http.DefaultTransport. The acceptance tests pass one that checks the
+// traffic against the API reference on its way.
+func newWithHTTPClient(version string, httpClient *http.Client) func() provider.Provider {
 	return func() provider.Provider {
-		return &neonProvider{version: version}
+		return &neonProvider{version: version, httpClient: httpClient}
 	}
 }
 
 type neonProvider struct {
-	version string
+	version    string
+	httpClient *http.Client
 }
 
 type neonProviderModel struct {
@@ -267,12 +277,13 @@ func (p *neonProvider) configured(cfg neonProviderModel, terraformVersion string
 		return nil
 	}
 	client, err := apiclient.New(apiclient.Options{
-		BaseURL:   set.baseURL,
-		APIKey:    set.apiKey,
-		UserAgent: fmt.Sprintf("%s/%s (terraform/%s)", userAgentComponent, p.version, terraformVersion),
-		Retry:     apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries), Timeout: set.retryTimeout},
-		RateLimit: rateLimit(cfg, set.shared),
-		Logger:    tflogLogger{secrets: []string{set.apiKey}},
+		BaseURL:    set.baseURL,
+		APIKey:     set.apiKey,
+		HTTPClient: p.httpClient,
+		UserAgent:  fmt.Sprintf("%s/%s (terraform/%s)", userAgentComponent, p.version, terraformVersion),
+		Retry:      apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries), Timeout: set.retryTimeout},
+		RateLimit:  rateLimit(cfg, set.shared),
+		Logger:     tflogLogger{secrets: []string{set.apiKey}},
 	})
 	if err != nil {
 		diags.AddError("Unable to create Neon API client", err.Error())

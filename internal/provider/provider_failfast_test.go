@@ -34,7 +34,7 @@ func TestAccProvider_revokedKeyStopsSendingAfterTheFirst401(t *testing.T) {
 		late        atomic.Int32 // requests arriving later than answerInTransit after it
 		refusals    atomic.Int32
 	)
-	env = newAccEnvWith(t, func(h http.Handler) http.Handler {
+	env = newEmulatorEnv(t, "it revokes an API key through the emulator's control surface and times the requests after the first 401", func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if first := firstRefuse.Load(); first != 0 && time.Since(time.Unix(0, first)) > answerInTransit {
 				late.Add(1)
@@ -98,7 +98,7 @@ resource "neon_auth_integration" "each" {
 }
 
 func TestAccProvider_baseURLWithoutAPIPathIsRefusedWithTheCorrectedURL(t *testing.T) {
-	env := newAccEnv(t)
+	env := newEmulatorEnv(t, "it counts the requests the server received (none)", nil)
 	root := strings.TrimSuffix(env.BaseURL, "/api/v2/")
 	start := time.Now()
 	resource.ParallelTest(t, env.testCase(resource.TestStep{

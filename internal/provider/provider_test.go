@@ -19,9 +19,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -51,7 +53,7 @@ func TestProviderSchemaIsValid(t *testing.T) {
 func TestAccProvider_userAgent(t *testing.T) {
 	var mu sync.Mutex
 	agents := map[string]bool{}
-	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
+	env := newEmulatorEnv(t, "it reads the User-Agent the server received", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			agents[r.UserAgent()] = true
@@ -83,7 +85,7 @@ data "neon_projects" "all" {}
 // An API key that is unknown until apply (here from another resource) is
 // tolerated at plan; the client is built once it is known.
 func TestAccProvider_keyUnknownAtPlan(t *testing.T) {
-	env := newAccEnv(t)
+	env := newBranchEnv(t)
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
 		Config: fmt.Sprintf(`
 resource "terraform_data" "key" {
@@ -93,18 +95,15 @@ resource "terraform_data" "key" {
 provider "neon" {
   api_key  = terraform_data.key.output
   base_url = %[2]q
+  %[3]s
 }
-
-resource "neon_auth_integration" "test" {
-  project_id = %[3]q
-}
-`, env.Key, env.BaseURL, env.ProjectID),
+`, env.Key, env.BaseURL, env.pacing()) + env.resource("neon_auth_integration", "test"),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
 		}},
-		ConfigStateChecks: []statecheck.StateCheck{stateCheckFunc(func() error {
-			if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-				return fmt.Errorf("%d integrations on the emulator, want 1", n)
+		ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
+			if env.integration() == nil {
+				return fmt.Errorf("the branch has no Neon Auth after the apply")
 			}
 			return nil
 		})},
@@ -280,30 +279,20 @@ func TestUnitEveryTypeIsConfiguredAndNamed(t *testing.T) {
 }
 
 // A provider block without auth_api is in branch mode (the default): a new
-// integration goes through the branch-scoped endpoint and, its auth_provider
-// omitted, is Better Auth; the project-level endpoints see no request.
+// integration on a branch other than the production branch (which the
+// project-level endpoints cannot reach) goes through the branch-scoped
+// endpoint and, its auth_provider omitted, is Better Auth.
 func TestAccProvider_defaultIsBranchMode(t *testing.T) {
-	env := newAccEnv(t)
+	env := newBranchEnv(t)
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: fmt.Sprintf(`
-provider "neon" {
-  api_key  = %[1]q
-  base_url = %[2]q
-}
-
-resource "neon_auth_integration" "test" {
-  project_id = %[3]q
-}
-`, env.Key, env.BaseURL, env.ProjectID),
+		Config: env.providerBlockWithArgs("") + env.resource("neon_auth_integration", "test"),
 		ConfigStateChecks: []statecheck.StateCheck{
-			expectValue(integrationAddr, "auth_provider", stringExact(apiclient.AuthProviderBetterAuth)),
-			expectValue(integrationAddr, "id", stringExact(env.ProjectID+"/"+env.branch()+"/"+apiclient.AuthProviderBetterAuth)),
-			stateCheckFunc(func() error {
-				if n := env.routeCount("POST /projects/{project_id}/branches/{branch_id}/auth"); n != 1 {
-					return fmt.Errorf("%d requests to the branch-scoped enable, want 1", n)
-				}
-				if n := env.routeCount("POST /projects/auth/create"); n != 0 {
-					return fmt.Errorf("%d requests to the project-level enable, want none", n)
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(apiclient.AuthProviderBetterAuth)),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("id"),
+				knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/"+apiclient.AuthProviderBetterAuth)),
+			apiCheck(func() error {
+				if it := env.integration(); it == nil || string(it.AuthProvider) != apiclient.AuthProviderBetterAuth {
+					return fmt.Errorf("the branch's Neon Auth is %+v, want Better Auth", it)
 				}
 				return nil
 			}),

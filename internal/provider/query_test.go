@@ -16,53 +16,29 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// consoleSetup is Neon Auth made outside Terraform, through the API as the
-// console or Neon's CLI would: in branch mode on the production branch and
-// on a second branch ("preview"), in project mode on the production branch.
-// Each branch gets its integration, two domains, an OAuth provider and the
-// shared email server; in branch mode the production branch also gets the
-// settings each settings resource type's create step writes. It returns
-// the preview branch ("" in project mode).
-func consoleSetup(t *testing.T, env *accEnv) string {
-	t.Helper()
-	ctx := context.Background()
-	c := env.client()
-	scopes := []apiclient.Scope{env.scope()}
-	var preview string
+// consoleSetup is Neon Auth made on a branch of the test's project outside
+// Terraform, through the API as the console or Neon's CLI would: the
+// integration, two domains (one spelled otherwise than the API stores it),
+// the google OAuth provider and the shared email server; in branch mode
+// also the settings each settings resource type's create step writes.
+func consoleSetup(env *accEnv, branchID string) {
+	env.t.Helper()
+	ctx, c, s := context.Background(), env.client(), env.scopeOf(branchID)
+	_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.authProvider()})
+	env.must(err)
+	for _, d := range []string{"https://app.example.com", "https://Admin.example.com/"} {
+		_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
+		env.must(err)
+	}
+	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
+	env.must(err)
+	// A new Better Auth branch has no email provider until one is saved
+	// (GET answers 404); the console saves Neon's shared one.
+	_, err = c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
+	env.must(err)
 	if env.Mode == authAPIBranch {
-		b, err := c.CreateBranch(ctx, env.ProjectID, apiclient.CreateBranchRequest{Name: "preview"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		preview = b.ID
-		scopes = append(scopes, apiclient.Scope{ProjectID: env.ProjectID, BranchID: preview, Family: apiclient.FamilyBranch})
+		seedSettings(env.t, env, branchID)
 	}
-	for i, s := range scopes {
-		mustDo(t, func() error {
-			_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.authProvider()})
-			return err
-		})
-		for _, d := range []string{fmt.Sprintf("https://app%d.example.com", i), fmt.Sprintf("https://Admin%d.example.com/", i)} {
-			mustDo(t, func() error {
-				_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
-				return err
-			})
-		}
-		mustDo(t, func() error {
-			_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
-			return err
-		})
-		// A new Better Auth branch has no email provider until one is
-		// saved (GET answers 404); the console saves Neon's shared one.
-		mustDo(t, func() error {
-			_, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
-			return err
-		})
-	}
-	if env.Mode == authAPIBranch {
-		seedSettings(t, env, env.branch())
-	}
-	return preview
 }
 
 // listBlock is a list block of a .tfquery.hcl file over the project; args
@@ -82,18 +58,21 @@ list %q %q {
 // Auth in branch mode: identities with the branch, canonical domains,
 // display names a person recognises, and the resources' own values.
 func TestAccQuery_findsWhatExists(t *testing.T) {
-	env := newAccEnv(t)
+	// Every branch of the project is the test's own.
+	env := newProjectEnv(t)
 	env.Mode = authAPIBranch
-	preview := consoleSetup(t, env)
-	prod := env.branch()
+	prod := env.BranchID
+	preview := newBranchFrom(t, env.client(), env.ProjectID, prod, "preview")
+	consoleSetup(env, prod)
+	consoleSetup(env, preview)
 	// The provider block is the configuration's (step 1).
 	query := listBlock("neon_auth_integration", "all", env.ProjectID) +
 		listBlock("neon_auth_domain", "all", env.ProjectID) +
 		listBlock("neon_auth_oauth_provider", "all", env.ProjectID)
 	scope := func(branch string, extra ...string) map[string]knownvalue.Check {
-		m := map[string]knownvalue.Check{"project_id": stringExact(env.ProjectID), "branch_id": stringExact(branch)}
+		m := map[string]knownvalue.Check{"project_id": knownvalue.StringExact(env.ProjectID), "branch_id": knownvalue.StringExact(branch)}
 		for i := 0; i < len(extra); i += 2 {
-			m[extra[i]] = stringExact(extra[i+1])
+			m[extra[i]] = knownvalue.StringExact(extra[i+1])
 		}
 		return m
 	}
@@ -119,14 +98,14 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 				querycheck.ExpectIdentity("neon_auth_integration.all", scope(prod, "auth_provider", "better_auth")),
 				querycheck.ExpectIdentity("neon_auth_integration.all", scope(preview, "auth_provider", "better_auth")),
 				querycheck.ExpectLength("neon_auth_domain.all", 4),
-				querycheck.ExpectIdentity("neon_auth_domain.all", scope(prod, "domain", "https://admin0.example.com")),
-				querycheck.ExpectIdentity("neon_auth_domain.all", scope(preview, "domain", "https://app1.example.com")),
+				querycheck.ExpectIdentity("neon_auth_domain.all", scope(prod, "domain", "https://admin.example.com")),
+				querycheck.ExpectIdentity("neon_auth_domain.all", scope(preview, "domain", "https://app.example.com")),
 				querycheck.ExpectResourceDisplayName("neon_auth_domain.all",
-					queryfilter.ByResourceIdentity(scope(preview, "domain", "https://admin1.example.com")),
-					stringExact("https://admin1.example.com (preview)")),
+					queryfilter.ByResourceIdentity(scope(preview, "domain", "https://admin.example.com")),
+					knownvalue.StringExact("https://admin.example.com (preview)")),
 				querycheck.ExpectLength("neon_auth_oauth_provider.all", 2),
 				querycheck.ExpectResourceDisplayName("neon_auth_oauth_provider.all",
-					queryfilter.ByResourceIdentity(scope(preview, "provider_id", "google")), stringExact("google (preview)")),
+					queryfilter.ByResourceIdentity(scope(preview, "provider_id", "google")), knownvalue.StringExact("google (preview)")),
 			}, settingsChecks...),
 		},
 	)
@@ -137,9 +116,9 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 // In project mode settings have no endpoint: listing any of them says so,
 // naming the type.
 func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
-	steps := []resource.TestStep{{Config: env.config("")}}
+	env := newBranchEnv(t)
+	env.enableAuth()
+	steps := []resource.TestStep{{Config: env.configIn(authAPIProject, "")}}
 	for _, c := range settingsCases {
 		steps = append(steps, resource.TestStep{
 			Query:       true,
@@ -153,63 +132,68 @@ func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
 }
 
 // The whole adoption flow through the CLI, in both API families: Neon Auth
-// made outside Terraform, `terraform query -generate-config-out` writes
-// import and resource blocks for everything found, the generated file
-// applies as it is (everything imported, nothing created or destroyed), and
-// the next plan is empty.
+// made outside Terraform (in branch mode on two branches), `terraform query
+// -generate-config-out` writes import and resource blocks for everything
+// found, the generated file applies as it is (everything imported, nothing
+// created or destroyed), the next plan is empty, and the provider wrote
+// nothing.
 func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cli := newCLIDir(t)
-		skipUnless(t, cli, listResources)
-		consoleSetup(t, env)
-		types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server"}
-		want := 1 + 2 + 1 + 1 // on the production branch
-		if env.Mode == authAPIBranch {
-			for _, c := range settingsCases {
-				types = append(types, c.typeName)
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			// Every branch of the project is the test's own.
+			env := newProjectEnv(t)
+			env.Mode = mode
+			counted, sent := env.counted()
+			cli := newCLIDirServing(t, counted, nil)
+			skipUnless(t, cli, listResources)
+			types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server"}
+			want := 1 + 2 + 1 + 1 // on the production branch
+			if mode == authAPIBranch {
+				consoleSetup(env, newBranchFrom(t, env.client(), env.ProjectID, env.BranchID, "preview"))
+				for _, c := range settingsCases {
+					types = append(types, c.typeName)
+				}
+				want = 2 * (want + len(settingsCases)) // and on the preview branch
 			}
-			want = 2 * (want + len(settingsCases)) // and on the preview branch
-		}
-		var query strings.Builder
-		for _, typ := range types {
-			query.WriteString(listBlock(typ, "all", env.ProjectID))
-		}
-		cli.write("main.tf", requiredProviders+env.providerBlock())
-		cli.write("search.tfquery.hcl", query.String())
-		cli.must(0, "init")
-		before := writesTo(env)
-		out := cli.must(0, "query", "-generate-config-out=generated.tf")
-		generated := cli.read("generated.tf")
-		if n := strings.Count(generated, "import {"); n != want {
-			t.Fatalf("generated.tf has %d import blocks, want %d:\n%s\nquery output:\n%s", n, want, generated, out)
-		}
-		plan := cli.must(0, "plan", "-out=adopt.tfplan", "-input=false")
-		if w := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", want); !strings.Contains(plan, w) {
-			t.Fatalf("the plan of the generated configuration is not %q:\n%s\ngenerated.tf:\n%s", w, plan, generated)
-		}
-		cli.must(0, "apply", "adopt.tfplan")
-		if code, out := cli.run("plan", "-detailed-exitcode", "-input=false"); code != 0 {
-			t.Fatalf("the plan after adopting exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
-		}
-		if n := writesTo(env) - before; n != 0 {
-			t.Errorf("query, import and the empty plans sent %d writes to the API, want none", n)
-		}
-	})
+			consoleSetup(env, env.BranchID)
+			var query strings.Builder
+			for _, typ := range types {
+				query.WriteString(listBlock(typ, "all", env.ProjectID))
+			}
+			cli.write("main.tf", requiredProviders+env.providerBlock())
+			cli.write("search.tfquery.hcl", query.String())
+			cli.must(0, "init")
+			out := cli.must(0, "query", "-generate-config-out=generated.tf")
+			generated := cli.read("generated.tf")
+			if n := strings.Count(generated, "import {"); n != want {
+				t.Fatalf("generated.tf has %d import blocks, want %d:\n%s\nquery output:\n%s", n, want, generated, out)
+			}
+			plan := cli.must(0, "plan", "-out=adopt.tfplan", "-input=false")
+			if w := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", want); !strings.Contains(plan, w) {
+				t.Fatalf("the plan of the generated configuration is not %q:\n%s\ngenerated.tf:\n%s", w, plan, generated)
+			}
+			cli.must(0, "apply", "adopt.tfplan")
+			if code, out := cli.run("plan", "-detailed-exitcode", "-input=false"); code != 0 {
+				t.Fatalf("the plan after adopting exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
+			}
+			if n := sent.writes.Load(); n != 0 {
+				t.Errorf("query, import and the empty plans sent %d writes to the API, want none", n)
+			}
+		})
+	}
 }
 
 // A project with hundreds of domains is listed with one request per list
 // endpoint, as a refresh reads them: every result is read from the shared
 // list.
 func TestAccQuery_oneRequestPerList(t *testing.T) {
-	env := newAccEnv(t)
-	cli := newCLIDir(t)
+	env := newEmulatorEnv(t, "it counts the requests per route, as the emulator records them", nil)
+	cli := env.cli(nil)
 	skipUnless(t, cli, listResources)
-	withIntegration(t, env)
+	env.enableAuth()
 	const n = 300
 	for i := range n {
-		if err := env.Emu.AddDomain(env.ProjectID, fmt.Sprintf("https://app%03d.example.com", i)); err != nil {
-			t.Fatal(err)
-		}
+		env.must(env.Emu.AddDomain(env.ProjectID, fmt.Sprintf("https://app%03d.example.com", i)))
 	}
 	cli.write("main.tf", requiredProviders+env.providerBlock())
 	// Terraform shows 100 results unless the list block asks for more.

@@ -178,7 +178,7 @@ func branchReads() []string {
 // not carry the webhooks). The plan is empty, and nothing else is read.
 func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
 	var log requestLog
-	env := newAccEnvWith(t, log.wrap)
+	env := newEmulatorEnv(t, "it counts the requests of a refresh", log.wrap)
 	env.Mode = authAPIBranch
 	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")
 	if err != nil {
@@ -212,7 +212,7 @@ func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
 // …/auth/email_server where neon_auth_email_server is configured.
 func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 	var log requestLog
-	env := newAccEnvWith(t, log.wrap)
+	env := newEmulatorEnv(t, "it counts the requests of a refresh", log.wrap)
 	env.Mode = authAPIProject
 	second := env.Emu.ProjectIDs()[1]
 	two := everyTypeData{Name: "two", ProjectID: second}
@@ -235,7 +235,7 @@ func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 // switched on, and the integration reads it back. Each read sees the write
 // before it.
 func TestAccRefresh_writeThenReadSeesTheWrite(t *testing.T) {
-	env := newAccEnv(t)
+	env := newEmulatorEnv(t, "it counts the requests of a refresh", nil)
 	env.Mode = authAPIBranch
 	const (
 		emailBefore = "data.neon_auth_email_server.before"
@@ -337,7 +337,7 @@ resource "neon_auth_integration" "test" {
 				expectValue(integrationAddr, "allow_localhost", knownvalue.Bool(true)),
 				// Each read came from the bundle, none from the parts' own
 				// endpoints: the sharing is what is under test.
-				stateCheckFunc(func() error {
+				apiCheck(func() error {
 					for _, own := range []string{"/email_provider", "/oauth_providers", "/allow_localhost"} {
 						if n := env.routeCount(env.authRoute("GET", own)); n != 0 {
 							return fmt.Errorf("%d GET …/auth%s, want the bundle read instead", n, own)
@@ -358,7 +358,7 @@ resource "neon_auth_integration" "test" {
 func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 	var empty atomic.Bool
 	var emptied atomic.Int32 // empty answers given
-	env := newAccEnvWith(t, func(next http.Handler) http.Handler {
+	env := newEmulatorEnv(t, "it counts the requests of a read", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if empty.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/auth/plugins") {
 				emptied.Add(1)

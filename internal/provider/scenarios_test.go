@@ -3,7 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,7 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Scenarios that several resources share, one row per resource.
@@ -24,97 +28,70 @@ import (
 // A create that finds its object already there on the production branch
 // fails with an error that says so, why it is not taken over (nothing on a
 // root branch is inherited; project mode reaches nothing else), and gives
-// the `terraform import` that adopts it, with the import id.
+// the `terraform import` that adopts it, with the import id. The objects are
+// made through the API before Terraform runs, one row per resource type.
 func TestAccConflictSuggestsImport(t *testing.T) {
-	for _, row := range []struct {
-		typeName string
-		// before is a configuration applied first ("" for none); exists
-		// then makes the object outside Terraform.
-		before func(env *accEnv) string
-		exists func(t *testing.T, env *accEnv)
-		config func(env *accEnv) string
-		// want are the parts of the error, in order.
-		want func(env *accEnv) []string
-	}{
-		{
-			typeName: "neon_auth_integration",
-			exists:   withIntegration,
-			config:   func(env *accEnv) string { return integrationConfig(env.ProjectID, "") },
-			want: func(env *accEnv) []string {
-				return []string{"already has Neon Auth", "terraform import", env.ProjectID + "/" + env.branch()}
-			},
-		},
-		{
-			typeName: "neon_auth_domain",
-			exists: func(t *testing.T, env *accEnv) {
-				withIntegration(t, env)
-				if err := env.Emu.AddDomain(env.ProjectID, "https://app.example.com"); err != nil {
-					t.Fatal(err)
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			// The production branch of a project of the test's own: a root
+			// branch, in either API family.
+			env := newProjectEnv(t)
+			env.Mode = mode
+			env.enableAuth()
+			ctx, c, s := context.Background(), env.client(), env.scope()
+			why := "is a root branch (the production branch, or one created schema-only): it inherited nothing"
+			if mode == authAPIProject {
+				why = "The project-level endpoints (auth_api = \"project\") reach only the production branch, which inherits nothing."
+			}
+			at := env.ProjectID + "/" + env.BranchID
+			var steps []resource.TestStep
+			for _, row := range []struct {
+				// exists makes the object outside Terraform (nil: the
+				// integration, which every row has).
+				exists func() error
+				config string
+				// want are the parts of the error, in order: the reason
+				// follows the sentence that says what is there.
+				want []string
+			}{
+				{
+					config: env.resource("neon_auth_integration", "test"),
+					want:   []string{"already has Neon Auth", why, "terraform import", at},
+				},
+				{
+					exists: func() error {
+						_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://app.example.com",
+							AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
+						return err
+					},
+					// Another spelling of the same origin.
+					config: env.resource("neon_auth_domain", "test", `domain = "https://APP.example.com"`),
+					want:   []string{"Unable to Create Auth Domain", "already whitelisted", why, "terraform import", at + "/https://app.example.com"},
+				},
+				{
+					exists: func() error {
+						_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
+						return err
+					},
+					config: env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`),
+					want:   []string{"already has the google OAuth provider", why, "terraform import", at + "/google"},
+				},
+				{
+					exists: func() error {
+						_, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: env.authProvider(), Email: "taken@example.com"})
+						return err
+					},
+					config: env.resource("neon_auth_user", "test", `email = "taken@example.com"`),
+					want: []string{"A user with this email already exists", why,
+						"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'", "terraform import", at + "/<user_id>"},
+				},
+			} {
+				if row.exists != nil {
+					env.must(row.exists())
 				}
-			},
-			// Another spelling of the same origin.
-			config: func(env *accEnv) string { return domainConfig(env.ProjectID, "https://APP.example.com") },
-			want: func(env *accEnv) []string {
-				return []string{"Unable to Create Auth Domain", "already whitelisted", "terraform import",
-					env.ProjectID + "/" + env.branch() + "/https://app.example.com"}
-			},
-		},
-		{
-			typeName: "neon_auth_oauth_provider",
-			exists: func(t *testing.T, env *accEnv) {
-				withIntegration(t, env)
-				if err := env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"}); err != nil {
-					t.Fatal(err)
-				}
-			},
-			config: func(env *accEnv) string { return oauthConfig(env.ProjectID, "google", "") },
-			want: func(env *accEnv) []string {
-				return []string{"already has the google OAuth provider", "terraform import", env.ProjectID + "/" + env.branch() + "/google"}
-			},
-		},
-		{
-			typeName: "neon_auth_user",
-			before:   func(env *accEnv) string { return integrationConfig(env.ProjectID, "") },
-			exists: func(t *testing.T, env *accEnv) {
-				if _, err := env.client().CreateUser(context.Background(), env.scope(), apiclient.CreateUserRequest{
-					AuthProvider: env.authProvider(), Email: "taken@example.com",
-				}); err != nil {
-					t.Fatal(err)
-				}
-			},
-			config: func(env *accEnv) string { return userConfig(env.ProjectID, "taken@example.com", "") },
-			want: func(env *accEnv) []string {
-				return []string{"A user with this email already exists",
-					"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'",
-					"terraform import", env.ProjectID + "/" + env.branch() + "/<user_id>"}
-			},
-		},
-	} {
-		t.Run(row.typeName, func(t *testing.T) {
-			inBothModes(t, func(t *testing.T, env *accEnv) {
-				var steps []resource.TestStep
-				if row.before != nil {
-					steps = append(steps, resource.TestStep{Config: env.config(row.before(env))})
-				}
-				why := "is a root branch (the production branch, or one created schema-only): it inherited nothing"
-				if env.Mode == authAPIProject {
-					why = "The project-level endpoints (auth_api = \"project\") reach only the production branch, which inherits nothing."
-				}
-				// The reason follows the sentence that says what is there.
-				var want []string
-				for _, part := range row.want(env) {
-					want = append(want, part)
-					if strings.Contains(part, "already") {
-						want = append(want, why)
-					}
-				}
-				steps = append(steps, resource.TestStep{
-					PreConfig:   func() { row.exists(t, env) },
-					Config:      env.config(row.config(env)),
-					ExpectError: matchInOrder(want...),
-				})
-				resource.ParallelTest(t, env.testCase(steps...))
-			})
+				steps = append(steps, resource.TestStep{Config: env.config(row.config), ExpectError: matchInOrder(row.want...)})
+			}
+			resource.ParallelTest(t, env.testCase(steps...))
 		})
 	}
 }
@@ -123,6 +100,12 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 // when the configuration names it, at apply when the branch has it, saying
 // what a Better Auth integration offers instead.
 func TestAccNotForBetterAuth(t *testing.T) {
+	// The production branch, the only one these resources may name, with
+	// better_auth, the branch API's default.
+	env := newProjectEnv(t)
+	env.Mode = authAPIBranch
+	env.enableAuth()
+	var steps []resource.TestStep
 	for _, row := range []struct {
 		typeName string
 		explains string // what the error says of Better Auth
@@ -130,38 +113,25 @@ func TestAccNotForBetterAuth(t *testing.T) {
 		{typeName: "neon_auth_ownership_transfer", explains: "Better Auth integrations"},
 		{typeName: "neon_auth_sdk_keys", explains: "Better Auth integrations have no SDK keys"},
 	} {
-		t.Run(row.typeName, func(t *testing.T) {
-			env := newAccEnv(t)
-			env.Mode = authAPIBranch
-			withIntegration(t, env) // better_auth, the branch API's default
-			cfg := func(extra string) string {
-				return env.config(fmt.Sprintf(`
-resource %q "test" {
-  project_id = %q
-%s
-}
-`, row.typeName, env.ProjectID, extra))
-			}
-			explained := matchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
-				row.explains, "`base_url`", "`jwks_url`")
-			resource.ParallelTest(t, env.testCase(
-				resource.TestStep{Config: cfg(`  auth_provider = "better_auth"`), PlanOnly: true, ExpectError: explained},
-				resource.TestStep{Config: cfg(""), ExpectError: explained},
-			))
-		})
+		explained := matchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
+			row.explains, "`base_url`", "`jwks_url`")
+		steps = append(steps,
+			resource.TestStep{Config: env.config(env.resource(row.typeName, "test", `auth_provider = "better_auth"`)), PlanOnly: true, ExpectError: explained},
+			resource.TestStep{Config: env.config(env.resource(row.typeName, "test")), ExpectError: explained},
+		)
 	}
+	resource.ParallelTest(t, env.testCase(steps...))
 }
 
 // lostCreate is a resource whose create request loses its first answer.
 type lostCreate struct {
 	name string
-	// modes it runs in; nil: project mode only.
-	modes []string
-	// suffix ends the path of the create request; applied: the emulator
-	// applied the request whose answer was lost.
-	suffix  func(mode string) string
+	// paths are the API families the row runs in, each with the end of the
+	// path of its create request; applied: the emulator applied the request
+	// whose answer was lost.
+	paths   map[string]string
 	applied bool
-	setup   func(t *testing.T, env *accEnv) // before Terraform; nil: nothing
+	setup   func(env *accEnv) // before Terraform; nil: nothing
 	config  func(env *accEnv) string
 	// refused: the first apply fails so, without sending the create again
 	// (nil: it succeeds).
@@ -174,50 +144,125 @@ type lostCreate struct {
 	holds func(env *accEnv) []statecheck.StateCheck
 	// then are the steps that follow.
 	then      func(t *testing.T, env *accEnv, cfg string, posts *atomic.Int32) []resource.TestStep
-	destroyed func(env *accEnv) func(*terraform.State) error
+	destroyed func(env *accEnv) resource.TestCheckFunc
 }
-
-// pathSuffix is the same path suffix in every mode.
-func pathSuffix(s string) func(string) string { return func(string) string { return s } }
 
 // A create whose answer is lost in transit, resource by resource: what can be
 // read back is adopted without a second object; what can be sent again
 // harmlessly is sent again; what can be neither is not sent again, and the
 // error says how to find out and adopt it.
 func TestAccLostCreateResponse(t *testing.T) {
-	const email = "seed@example.com"
+	const email, userAt, transferAt = "seed@example.com", "neon_auth_user.test", "neon_auth_ownership_transfer.test"
+	// lose drops the connection of the first POST to a path ending in
+	// suffix, after the emulator applied it when applied is set; posts
+	// counts those POSTs.
+	lose := func(suffix string, applied bool, posts *atomic.Int32) func(http.Handler) http.Handler {
+		return func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, suffix) || posts.Add(1) != 1 {
+					next.ServeHTTP(w, r)
+					return
+				}
+				if applied {
+					next.ServeHTTP(httptest.NewRecorder(), r)
+				}
+				if hj, ok := w.(http.Hijacker); ok {
+					if conn, _, err := hj.Hijack(); err == nil {
+						_ = conn.Close()
+					}
+				}
+			})
+		}
+	}
+	postsSoFar := func(t *testing.T, posts *atomic.Int32, want int32) func() {
+		return func() {
+			t.Helper()
+			if n := posts.Load(); n != want {
+				t.Fatalf("%d create requests so far, want %d", n, want)
+			}
+		}
+	}
+	enabled := func(env *accEnv) { env.enableAuth() }
+	// withUser is an integration and its user, with more arguments.
+	withUser := func(env *accEnv, args ...string) string {
+		return env.resource("neon_auth_integration", "test") +
+			env.resource("neon_auth_user", "test", append([]string{fmt.Sprintf("email = %q", email), "depends_on = [neon_auth_integration.test]"}, args...)...)
+	}
+	outcomeUnknown := func(env *accEnv) *regexp.Regexp {
+		return matchInOrder("The response was lost in transit, so the user may or may not have been created",
+			"the request was not sent again, since no endpoint can read a user back",
+			"Run apply again: if it then fails because the email already exists, the user was created",
+			"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
+			"terraform import", env.ProjectID+"/"+env.BranchID+"/<user_id>")
+	}
+	// userRow checks that users_sync holds exactly one row, the user in
+	// the state, with the email and name.
+	userRow := func(env *accEnv, name string) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(userAt, tfjsonpath.New("user_id"), knownvalue.StringFunc(func(id string) error {
+			rows := env.Emu.UsersSync(env.ProjectID)
+			if len(rows) != 1 || rows[0].ID != id || rows[0].Email != email || rows[0].Name != name {
+				return fmt.Errorf("users_sync holds %+v, want one row {id %q (from state), email %q, name %q}", rows, id, email, name)
+			}
+			return nil
+		}))
+	}
+	users := map[string]string{authAPIProject: "/projects/auth/user", authAPIBranch: "/auth/users"}
 	for _, row := range []lostCreate{
 		{
-			name: "neon_auth_domain adopted", modes: modes, suffix: pathSuffix("/auth/domains"), applied: true,
-			setup:  withIntegration,
-			config: func(env *accEnv) string { return domainConfig(env.ProjectID, "https://app.example.com") },
-			sends:  1,
-			holds: func(env *accEnv) []statecheck.StateCheck {
-				return []statecheck.StateCheck{expectEmuDomains(env, "https://app.example.com")}
-			},
-			destroyed: domainsGoneIntegrationKept,
-		},
-		{
-			name: "neon_auth_oauth_provider adopted", modes: modes, suffix: pathSuffix("/oauth_providers"), applied: true,
-			setup: withIntegration,
+			name: "neon_auth_domain adopted", paths: map[string]string{authAPIProject: "/auth/domains", authAPIBranch: "/auth/domains"}, applied: true,
+			setup: enabled,
 			config: func(env *accEnv) string {
-				return oauthConfig(env.ProjectID, "google", `
-  client_id     = "c"
-  client_secret = "s"`)
+				return env.resource("neon_auth_domain", "test", `domain = "https://app.example.com"`)
 			},
 			sends: 1,
 			holds: func(env *accEnv) []statecheck.StateCheck {
-				return []statecheck.StateCheck{expectValue(oauthAddr, "type", stringExact("standard")), expectEmuOAuth(env, "google", "standard", "c", "s")}
+				return []statecheck.StateCheck{env.expectDomains("https://app.example.com")}
 			},
-			destroyed: oauthGoneIntegrationKept,
+			destroyed: func(env *accEnv) resource.TestCheckFunc { return env.destroyedKeepingAuth(env.expectDomains()) },
 		},
 		{
-			name: "neon_auth_ownership_transfer sent again", suffix: pathSuffix("/projects/auth/transfer_ownership"), applied: true,
-			config: func(env *accEnv) string { return transferConfig(env.ProjectID) },
-			sends:  2, // starting a transfer again is harmless
+			name: "neon_auth_oauth_provider adopted", paths: map[string]string{authAPIProject: "/oauth_providers", authAPIBranch: "/oauth_providers"}, applied: true,
+			setup: enabled,
+			config: func(env *accEnv) string {
+				return env.resource("neon_auth_oauth_provider", "test", `provider_id   = "google"`, `client_id     = "c"`, `client_secret = "s"`)
+			},
+			sends: 1,
+			holds: func(env *accEnv) []statecheck.StateCheck {
+				return []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("neon_auth_oauth_provider.test", tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+					apiCheck(func() error {
+						// The secret is the one configured: no endpoint returns it.
+						ps := env.Emu.OAuthProviders(env.ProjectID)
+						if len(ps) != 1 || ps[0].ID != "google" || ps[0].Type != "standard" || ps[0].ClientID != "c" || ps[0].ClientSecret != "s" {
+							return fmt.Errorf("the emulator has %d OAuth providers, want one: google, standard, client c, the configured secret", len(ps))
+						}
+						return nil
+					}),
+				}
+			},
+			destroyed: func(env *accEnv) resource.TestCheckFunc {
+				return env.destroyedKeepingAuth(func() error {
+					if p, ok := env.oauthProvider("google"); ok {
+						return fmt.Errorf("destroy left the OAuth provider %s", p.ID)
+					}
+					return nil
+				})
+			},
+		},
+		{
+			name: "neon_auth_ownership_transfer sent again", paths: map[string]string{authAPIProject: "/projects/auth/transfer_ownership"}, applied: true,
+			config: func(env *accEnv) string {
+				return env.resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
+					env.resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]")
+			},
+			sends: 2, // starting a transfer again is harmless
 			holds: func(*accEnv) []statecheck.StateCheck {
-				return append(transferState("neon", false),
-					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://`))))
+				return []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
+					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("transferred"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue("neon_auth_integration.test", tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
+					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://`))),
+				}
 			},
 			then: func(t *testing.T, env *accEnv, _ string, _ *atomic.Int32) []resource.TestStep {
 				// The recorded platform owner is right: a confirmation shows as usual.
@@ -228,131 +273,121 @@ func TestAccLostCreateResponse(t *testing.T) {
 						}
 					},
 					RefreshState: true,
-					Check:        transferAttrs("user", true),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr(transferAt, "owned_by", "user"),
+						resource.TestCheckResourceAttr(transferAt, "transferred", "true"),
+						resource.TestCheckResourceAttr("neon_auth_integration.test", "owned_by", "user"),
+					),
 				}}
 			},
 		},
 		{
-			name: "neon_auth_sdk_keys not sent again", suffix: pathSuffix("/projects/auth/keys"), applied: true,
-			setup: func(t *testing.T, env *accEnv) { withIntegrationOf(t, env, "stack") },
-			config: func(env *accEnv) string {
-				return fmt.Sprintf(`
-resource "neon_auth_sdk_keys" "test" {
-  project_id = %q
-}
-`, env.ProjectID)
-			},
+			name: "neon_auth_sdk_keys not sent again", paths: map[string]string{authAPIProject: "/projects/auth/keys"}, applied: true,
+			setup:  func(env *accEnv) { env.enableAuth(apiclient.AuthProviderStack) },
+			config: func(env *accEnv) string { return env.resource("neon_auth_sdk_keys", "test") },
 			refused: func(*accEnv) *regexp.Regexp {
 				return matchInOrder("Unable to Create Auth SDK Keys", "A key pair may have been minted that no one has seen", "Run apply again")
 			},
 			sends: 1,
 			holds: func(*accEnv) []statecheck.StateCheck {
-				return []statecheck.StateCheck{statecheck.ExpectKnownValue(sdkKeysAddr, tfjsonpath.New("secret_server_key"), knownvalue.NotNull())}
+				return []statecheck.StateCheck{statecheck.ExpectKnownValue("neon_auth_sdk_keys.test", tfjsonpath.New("secret_server_key"), knownvalue.NotNull())}
 			},
 		},
 		{
-			name: "neon_auth_user not applied, not sent again", modes: modes, suffix: func(mode string) string { return userCreateSuffix[mode] },
-			config:  func(env *accEnv) string { return userConfig(env.ProjectID, email, "") },
-			refused: func(env *accEnv) *regexp.Regexp { return lostUserGuidance(env, email) },
+			name: "neon_auth_user not applied, not sent again", paths: users,
+			config:  func(env *accEnv) string { return withUser(env) },
+			refused: outcomeUnknown,
 			sends:   1,
-			holds: func(env *accEnv) []statecheck.StateCheck {
-				return []statecheck.StateCheck{expectUserRow{env, email, ""}}
-			},
+			holds:   func(env *accEnv) []statecheck.StateCheck { return []statecheck.StateCheck{userRow(env, "")} },
 		},
 		{
-			name: "neon_auth_user applied, not sent again", modes: modes, suffix: func(mode string) string { return userCreateSuffix[mode] }, applied: true,
-			config:    func(env *accEnv) string { return userConfig(env.ProjectID, email, nameLine("Seed")) },
-			refused:   func(env *accEnv) *regexp.Regexp { return lostUserGuidance(env, email) },
-			sends:     1,
-			then:      lostUserAdopted(email),
-			destroyed: checkUsersAndIntegrationsGone,
+			name: "neon_auth_user applied, not sent again", paths: users, applied: true,
+			config:  func(env *accEnv) string { return withUser(env, `name = "Seed"`) },
+			refused: outcomeUnknown,
+			sends:   1,
+			// The next apply finds the email taken, exactly one user
+			// exists, and the fix the error describes (import, then apply)
+			// adopts it.
+			then: func(t *testing.T, env *accEnv, cfg string, posts *atomic.Int32) []resource.TestStep {
+				return []resource.TestStep{
+					{
+						PreConfig: postsSoFar(t, posts, 1),
+						Config:    cfg,
+						ExpectError: matchInOrder("A user with this email already exists",
+							"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
+							"terraform import", env.ProjectID+"/"+env.BranchID+"/<user_id>"),
+					},
+					{
+						PreConfig: func() {
+							postsSoFar(t, posts, 2)()
+							if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 1 || rows[0].Email != email {
+								t.Fatalf("users_sync = %+v, want the one user of the lost response", rows)
+							}
+						},
+						Config:             cfg,
+						ResourceName:       userAt,
+						ImportState:        true,
+						ImportStatePersist: true,
+						ImportStateIdFunc: func(*terraform.State) (string, error) {
+							return env.ProjectID + "/" + env.Emu.UsersSync(env.ProjectID)[0].ID, nil
+						},
+					},
+					{
+						Config:            cfg,
+						ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAt, plancheck.ResourceActionUpdate)}},
+						ConfigStateChecks: []statecheck.StateCheck{userRow(env, "Seed")},
+					},
+				}
+			},
+			destroyed: func(env *accEnv) resource.TestCheckFunc {
+				return func(*terraform.State) error {
+					if n, m := len(env.Emu.UsersSync(env.ProjectID)), len(env.Emu.Integrations(env.ProjectID)); n != 0 || m != 0 {
+						return fmt.Errorf("destroy left %d row(s) in users_sync and %d integration(s)", n, m)
+					}
+					return nil
+				}
+			},
 		},
 	} {
 		t.Run(row.name, func(t *testing.T) {
-			if row.modes == nil {
-				row.lostIn(t, authAPIProject)
-				return
-			}
-			for _, mode := range row.modes {
-				t.Run(mode, func(t *testing.T) { row.lostIn(t, mode) })
-			}
-		})
-	}
-}
-
-// lostIn runs the row's scenario in one API family.
-func (row lostCreate) lostIn(t *testing.T, mode string) {
-	var posts atomic.Int32
-	env := newAccEnvWith(t, loseFirstResponse(row.suffix(mode), row.applied, &posts))
-	env.Mode = mode
-	if row.setup != nil {
-		row.setup(t, env)
-	}
-	cfg := env.config(row.config(env))
-	sent := func(want int32) statecheck.StateCheck {
-		return stateCheckFunc(func() error {
-			if n := posts.Load(); n != want {
-				return fmt.Errorf("%d create requests, want %d", n, want)
-			}
-			return nil
-		})
-	}
-	var steps []resource.TestStep
-	switch {
-	case row.refused == nil:
-		steps = append(steps, resource.TestStep{Config: cfg, ConfigStateChecks: append(row.holds(env), sent(row.sends))})
-	case row.holds != nil:
-		steps = append(steps, resource.TestStep{Config: cfg, ExpectError: row.refused(env)},
-			resource.TestStep{PreConfig: expectPosts(t, &posts, row.sends), Config: cfg,
-				ConfigStateChecks: append(row.holds(env), sent(row.sends+1))})
-	default:
-		steps = append(steps, resource.TestStep{Config: cfg, ExpectError: row.refused(env)})
-	}
-	if row.then != nil {
-		steps = append(steps, row.then(t, env, cfg, &posts)...)
-	}
-	tc := env.testCase(steps...)
-	if row.destroyed != nil {
-		tc.CheckDestroy = row.destroyed(env)
-	}
-	resource.ParallelTest(t, tc)
-}
-
-// lostUserAdopted follows a user create whose answer was lost after it was
-// applied: the next apply finds the email taken, exactly one user exists,
-// and the fix the error describes (import, then apply) adopts it.
-func lostUserAdopted(email string) func(t *testing.T, env *accEnv, cfg string, posts *atomic.Int32) []resource.TestStep {
-	return func(t *testing.T, env *accEnv, cfg string, posts *atomic.Int32) []resource.TestStep {
-		return []resource.TestStep{
-			{
-				PreConfig: expectPosts(t, posts, 1),
-				Config:    cfg,
-				ExpectError: matchInOrder("A user with this email already exists",
-					"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
-					"terraform import", env.ProjectID+"/"+env.branch()+"/<user_id>"),
-			},
-			{
-				PreConfig: func() {
-					expectPosts(t, posts, 2)()
-					if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 1 || rows[0].Email != email {
-						t.Fatalf("users_sync = %+v, want the one user of the lost response", rows)
+			for _, mode := range slices.Sorted(maps.Keys(row.paths)) {
+				t.Run(mode, func(t *testing.T) {
+					var posts atomic.Int32
+					env := newEmulatorEnv(t, "it loses the answer to a create", lose(row.paths[mode], row.applied, &posts))
+					env.Mode = mode
+					if row.setup != nil {
+						row.setup(env)
 					}
-				},
-				Config:             cfg,
-				ResourceName:       userAddr,
-				ImportState:        true,
-				ImportStatePersist: true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) {
-					return env.ProjectID + "/" + env.Emu.UsersSync(env.ProjectID)[0].ID, nil
-				},
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Seed"}},
-			},
-		}
+					cfg := env.config(row.config(env))
+					sent := func(want int32) statecheck.StateCheck {
+						return apiCheck(func() error {
+							if n := posts.Load(); n != want {
+								return fmt.Errorf("%d create requests, want %d", n, want)
+							}
+							return nil
+						})
+					}
+					var steps []resource.TestStep
+					switch {
+					case row.refused == nil:
+						steps = append(steps, resource.TestStep{Config: cfg, ConfigStateChecks: append(row.holds(env), sent(row.sends))})
+					case row.holds != nil:
+						steps = append(steps, resource.TestStep{Config: cfg, ExpectError: row.refused(env)},
+							resource.TestStep{PreConfig: postsSoFar(t, &posts, row.sends), Config: cfg,
+								ConfigStateChecks: append(row.holds(env), sent(row.sends+1))})
+					default:
+						steps = append(steps, resource.TestStep{Config: cfg, ExpectError: row.refused(env)})
+					}
+					if row.then != nil {
+						steps = append(steps, row.then(t, env, cfg, &posts)...)
+					}
+					tc := env.testCase(steps...)
+					if row.destroyed != nil {
+						tc.CheckDestroy = row.destroyed(env)
+					}
+					resource.ParallelTest(t, tc)
+				})
+			}
+		})
 	}
 }

@@ -17,6 +17,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // secretSet collects the secrets a scenario handles, to look for them in
@@ -64,7 +67,7 @@ func (s *secretSet) collectSecrets(st *terraform.State) {
 // provider's) and the error output of a failed refresh hold neither the API
 // key nor any minted key, client secret, SMTP password or transfer URL.
 func TestAccSecurity_traceLogsHoldNoSecret(t *testing.T) {
-	env := newAccEnv(t)
+	env := newEmulatorEnv(t, "it creates and revokes an API key through the emulator's control surface", nil)
 	key, err := env.Emu.CreateKey("personal", "")
 	if err != nil {
 		t.Fatal(err)
@@ -231,8 +234,8 @@ func (c noSecretIn) CheckState(_ context.Context, req statecheck.CheckStateReque
 // Write-only arguments leave no trace in plan files or state, yet reach the
 // API.
 func TestAccSecurity_writeOnlyValuesLeaveNoTrace(t *testing.T) {
-	env := newAccEnv(t)
-	withIntegration(t, env)
+	env := newBranchEnv(t)
+	env.enableAuth()
 	const clientSecret, smtpPassword = "wo-client-secret-8c1e", "wo-smtp-password-2f9b"
 	check := noSecretIn{secrets: []string{clientSecret, smtpPassword}}
 	// Write-only values come from ephemeral variables, as they would in real
@@ -240,7 +243,7 @@ func TestAccSecurity_writeOnlyValuesLeaveNoTrace(t *testing.T) {
 	// which Terraform records in the plan as written.
 	t.Setenv("TF_VAR_client_secret", clientSecret)
 	t.Setenv("TF_VAR_smtp_password", smtpPassword)
-	cfg := env.config(fmt.Sprintf(`
+	cfg := env.config(`
 variable "client_secret" {
   type      = string
   sensitive = true
@@ -252,27 +255,11 @@ variable "smtp_password" {
   sensitive = true
   ephemeral = true
 }
-
-resource "neon_auth_oauth_provider" "google" {
-  project_id               = %[1]q
-  provider_id              = "google"
-  client_id                = "google-client"
-  client_secret_wo         = var.client_secret
-  client_secret_wo_version = 1
-}
-
-resource "neon_auth_email_server" "test" {
-  project_id          = %[1]q
-  type                = "standard"
-  host                = "smtp.example.com"
-  port                = 587
-  username            = "mailer"
-  password_wo         = var.smtp_password
-  password_wo_version = 1
-  sender_email        = "noreply@example.com"
-  sender_name         = "Example"
-}
-`, env.ProjectID))
+` + env.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "google-client"`,
+		"client_secret_wo = var.client_secret", "client_secret_wo_version = 1") +
+		env.resource("neon_auth_email_server", "test", `type = "standard"`, `host = "smtp.example.com"`, "port = 587",
+			`username = "mailer"`, "password_wo = var.smtp_password", "password_wo_version = 1",
+			`sender_email = "noreply@example.com"`, `sender_name = "Example"`))
 	tc := env.testCase(resource.TestStep{
 		Config: cfg,
 		ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -281,18 +268,28 @@ resource "neon_auth_email_server" "test" {
 		},
 		ConfigStateChecks: []statecheck.StateCheck{
 			check,
-			expectValue("neon_auth_oauth_provider.google", "client_secret_wo", knownvalue.Null()),
-			expectValue("neon_auth_oauth_provider.google", "client_secret", knownvalue.Null()),
-			expectValue("neon_auth_email_server.test", "password_wo", knownvalue.Null()),
-			expectValue("neon_auth_email_server.test", "password", knownvalue.Null()),
-			stateCheckFunc(func() error {
-				p, ok := emuOAuthProvider(env, "google")
-				if !ok || p.ClientSecret != clientSecret {
+			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("client_secret_wo"), knownvalue.Null()),
+			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("client_secret"), knownvalue.Null()),
+			statecheck.ExpectKnownValue("neon_auth_email_server.test", tfjsonpath.New("password_wo"), knownvalue.Null()),
+			statecheck.ExpectKnownValue("neon_auth_email_server.test", tfjsonpath.New("password"), knownvalue.Null()),
+			apiCheck(func() error {
+				if p, ok := env.oauthProvider("google"); !ok || p.Type != "standard" || apiclient.Deref(p.ClientID) != "google-client" {
+					return fmt.Errorf("the API lists the google OAuth provider as %+v, want its own app", p)
+				}
+				if es := env.emailServer(); es == nil || apiclient.Deref(es.Host) != "smtp.example.com" {
+					return fmt.Errorf("the API has the email server %v, want the SMTP server", es)
+				}
+				// The API never returns the secrets; the emulator shows it
+				// received them.
+				if env.Emu == nil {
+					return nil
+				}
+				a, _ := env.Emu.BranchAuth(env.ProjectID, env.BranchID)
+				if len(a.OAuthProviders) != 1 || a.OAuthProviders[0].ClientSecret != clientSecret {
 					return fmt.Errorf("the emulator did not receive the write-only client secret")
 				}
-				es, err := env.Emu.EmailServer(env.ProjectID)
-				if err != nil || es.Password != smtpPassword {
-					return fmt.Errorf("the emulator did not receive the write-only SMTP password (%w)", err)
+				if a.EmailProvider == nil || a.EmailProvider.Password != smtpPassword {
+					return fmt.Errorf("the emulator did not receive the write-only SMTP password")
 				}
 				return nil
 			}),
@@ -345,7 +342,7 @@ func (rw *responseRewriter) wrap(next http.Handler) http.Handler {
 // a warning.
 func TestAccBadResponses_clearErrorsAndNoStateChange(t *testing.T) {
 	rw := &responseRewriter{}
-	env := newAccEnvWith(t, rw.wrap)
+	env := newEmulatorEnv(t, "it rewrites the API's answers", rw.wrap)
 	body := fmt.Sprintf(`
 resource "neon_auth_integration" "test" {
   project_id = %[1]q
@@ -356,7 +353,11 @@ resource "neon_auth_oauth_provider" "google" {
   provider_id = "google"
 }
 
-`+appDomain+`
+resource "neon_auth_domain" "app" {
+  project_id = neon_auth_integration.test.project_id
+  domain     = "https://app.example.com"
+}
+
 resource "neon_auth_email_server" "test" {
   project_id = neon_auth_integration.test.project_id
   type       = "shared"

@@ -1,8 +1,9 @@
 package provider
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,38 +12,37 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
-	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // settingsCase is one settings resource type under test, the one place its
 // tests are written: the settings to create with and to change to, what the
-// emulator then holds of them, a change made behind Terraform's back, the
+// API then returns of them, a change made behind Terraform's back, the
 // configurations refused at plan and the values earlier releases stored.
 // The lifecycle, validation, import, identity, query, generate-config and
 // private-state tests all read their rows from here, so a new settings
 // resource adds a row, not a file.
 type settingsCase struct {
 	typeName string
-	setting  betterauth.Setting
+	// api is the setting as the public API reads and writes it, in its
+	// neonapi type.
+	api settingAPI
 	// create and update are the resource's arguments after project_id, one
 	// per line.
 	create, update string
 	// created and updated are checks of the state after each apply.
 	created, updated map[string]knownvalue.Check
-	// emu is the emulator's value of the settings.
-	emu func(a emulator.BranchAuth) any
-	// onCreate and onUpdate set what create and update write: applied to
-	// the settings found before create, they give the values the emulator
-	// must hold after each apply (what the configuration omits keeps the
-	// branch's value). Other tests seed a branch with onCreate.
-	onCreate, onUpdate func(a *emulator.BranchAuth)
-	// drift changes them outside Terraform.
-	drift func(a *emulator.BranchAuth)
+	// onCreate and onUpdate are the fields create and update write, in the
+	// API's JSON: set on the value found before create, they give the value
+	// the API must return after each apply (what the configuration omits
+	// keeps the branch's value). Other tests seed a branch with onCreate.
+	onCreate, onUpdate string
+	// drift is a change made outside Terraform, in the API's JSON.
+	drift string
 	// invalid are arguments refused at plan, in branch mode.
 	invalid []invalidSettings
 	// found are values an earlier release stored as what to put back on
@@ -54,10 +54,94 @@ type settingsCase struct {
 // argument the error names, want what it says.
 type invalidSettings struct{ name, args, field, want string }
 
+// settingAPI is a Better Auth setting of a branch through the public API.
+// Values are the JSON of the setting's neonapi type, so that they compare
+// as strings and print as the API spells them.
+type settingAPI struct {
+	setting betterauth.Setting
+	// read is the setting of a branch of the test's project: from its own
+	// GET where it has one, else from GET …/auth/plugins.
+	read func(env *accEnv, branchID string) (string, error)
+	// patched is value with the fields of patch set.
+	patched func(value, patch string) (string, error)
+	// patch sets the fields of patch on a branch: it reads the setting and
+	// writes the whole value back.
+	patch func(env *accEnv, branchID, patch string) error
+}
+
+// settingOf is the settingAPI of a setting whose API type is T; normalize
+// puts a value in the form values are compared in.
+func settingOf[T any](set betterauth.Setting, normalize ...func(*T)) settingAPI {
+	canonical := func(v T) (string, error) {
+		for _, f := range normalize {
+			f(&v)
+		}
+		b, err := json.Marshal(v)
+		return string(b), err
+	}
+	decode := func(value, patch string) (T, error) {
+		var v T
+		if err := json.Unmarshal([]byte(value), &v); err != nil {
+			return v, err
+		}
+		d := json.NewDecoder(strings.NewReader(patch))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&v); err != nil {
+			return v, fmt.Errorf("setting %s on %s: %w", patch, value, err)
+		}
+		return v, nil
+	}
+	a := settingAPI{setting: set}
+	a.read = func(env *accEnv, branchID string) (string, error) {
+		ctx, c := context.Background(), env.client()
+		s := apiclient.Scope{ProjectID: env.ProjectID, BranchID: branchID, Family: apiclient.FamilyBranch}
+		if set.Read {
+			v, err := apiclient.ReadSetting[T](ctx, c, s, set)
+			if err != nil {
+				return "", err
+			}
+			return canonical(v)
+		}
+		plugins, err := c.GetPlugins(ctx, s)
+		if err != nil {
+			return "", err
+		}
+		var v T
+		switch ok, err := plugins.Part(set.Name, &v); {
+		case err != nil:
+			return "", fmt.Errorf("%s of GET …/auth/plugins of branch %s: %w", set.Name, branchID, err)
+		case !ok:
+			return "", fmt.Errorf("GET …/auth/plugins of branch %s has no %s", branchID, set.Name)
+		}
+		return canonical(v)
+	}
+	a.patched = func(value, patch string) (string, error) {
+		v, err := decode(value, patch)
+		if err != nil {
+			return "", err
+		}
+		return canonical(v)
+	}
+	a.patch = func(env *accEnv, branchID, patch string) error {
+		value, err := a.read(env, branchID)
+		if err != nil {
+			return err
+		}
+		v, err := decode(value, patch)
+		if err != nil {
+			return err
+		}
+		s := apiclient.Scope{ProjectID: env.ProjectID, BranchID: branchID, Family: apiclient.FamilyBranch}
+		_, err = apiclient.WriteSetting[T](context.Background(), env.client(), s, set, v)
+		return err
+	}
+	return a
+}
+
 var settingsCases = []settingsCase{
 	{
 		typeName: "neon_auth_email_and_password",
-		setting:  betterauth.EmailAndPassword,
+		api:      settingOf[neonapi.NeonAuthEmailAndPasswordConfig](betterauth.EmailAndPassword),
 		create: `
   email_verification_method  = "otp"
   require_email_verification = true
@@ -67,16 +151,11 @@ var settingsCases = []settingsCase{
   require_email_verification = false
   disable_sign_up            = true
 `,
-		created: map[string]knownvalue.Check{"email_verification_method": stringExact("otp"), "require_email_verification": knownvalue.Bool(true), "enabled": knownvalue.NotNull()},
-		updated: map[string]knownvalue.Check{"disable_sign_up": knownvalue.Bool(true), "require_email_verification": knownvalue.Bool(false)},
-		emu:     func(a emulator.BranchAuth) any { return a.EmailAndPassword },
-		onCreate: func(a *emulator.BranchAuth) {
-			a.EmailAndPassword.EmailVerificationMethod, a.EmailAndPassword.RequireEmailVerification = "otp", true
-		},
-		onUpdate: func(a *emulator.BranchAuth) {
-			a.EmailAndPassword.RequireEmailVerification, a.EmailAndPassword.DisableSignUp = false, true
-		},
-		drift: func(a *emulator.BranchAuth) { a.EmailAndPassword.EmailVerificationMethod = "link" },
+		created:  map[string]knownvalue.Check{"email_verification_method": knownvalue.StringExact("otp"), "require_email_verification": knownvalue.Bool(true), "enabled": knownvalue.NotNull()},
+		updated:  map[string]knownvalue.Check{"disable_sign_up": knownvalue.Bool(true), "require_email_verification": knownvalue.Bool(false)},
+		onCreate: `{"email_verification_method": "otp", "require_email_verification": true}`,
+		onUpdate: `{"require_email_verification": false, "disable_sign_up": true}`,
+		drift:    `{"email_verification_method": "link"}`,
 		invalid: []invalidSettings{
 			{"verification by sms", `email_verification_method = "sms"`, "email_verification_method", `value must be one of: ["link" "otp"], got: "sms"`},
 		},
@@ -90,7 +169,7 @@ var settingsCases = []settingsCase{
 	},
 	{
 		typeName: "neon_auth_organization_plugin",
-		setting:  betterauth.Organization,
+		api:      settingOf[neonapi.NeonAuthOrganizationConfig](betterauth.Organization),
 		create: `
   enabled            = true
   organization_limit = 3
@@ -102,16 +181,11 @@ var settingsCases = []settingsCase{
   creator_role          = "admin"
   send_invitation_email = true
 `,
-		created: map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(3), "creator_role": stringExact("admin"), "membership_limit": knownvalue.NotNull()},
-		updated: map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(5), "send_invitation_email": knownvalue.Bool(true)},
-		emu:     func(a emulator.BranchAuth) any { return a.Organization },
-		onCreate: func(a *emulator.BranchAuth) {
-			a.Organization.Enabled, a.Organization.OrganizationLimit, a.Organization.CreatorRole = true, 3, "admin"
-		},
-		onUpdate: func(a *emulator.BranchAuth) {
-			a.Organization.OrganizationLimit, a.Organization.SendInvitationEmail = 5, true
-		},
-		drift: func(a *emulator.BranchAuth) { a.Organization.OrganizationLimit = 1 },
+		created:  map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(3), "creator_role": knownvalue.StringExact("admin"), "membership_limit": knownvalue.NotNull()},
+		updated:  map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(5), "send_invitation_email": knownvalue.Bool(true)},
+		onCreate: `{"enabled": true, "organization_limit": 3, "creator_role": "admin"}`,
+		onUpdate: `{"organization_limit": 5, "send_invitation_email": true}`,
+		drift:    `{"organization_limit": 1}`,
 		invalid: []invalidSettings{
 			{"no organizations", `organization_limit = 0`, "organization_limit", "value must be at least 1, got: 0"},
 			{"unknown creator role", `creator_role = "member"`, "creator_role", `value must be one of: ["admin" "owner"], got: "member"`},
@@ -123,7 +197,7 @@ var settingsCases = []settingsCase{
 	},
 	{
 		typeName: "neon_auth_magic_link_plugin",
-		setting:  betterauth.MagicLink,
+		api:      settingOf[neonapi.NeonAuthMagicLinkConfig](betterauth.MagicLink),
 		create: `
   enabled    = true
   expires_in = 15
@@ -134,10 +208,9 @@ var settingsCases = []settingsCase{
 `,
 		created:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(true), "expires_in": knownvalue.Int64Exact(15), "disable_sign_up": knownvalue.NotNull()},
 		updated:  map[string]knownvalue.Check{"expires_in": knownvalue.Int64Exact(60)},
-		emu:      func(a emulator.BranchAuth) any { return a.MagicLink },
-		onCreate: func(a *emulator.BranchAuth) { a.MagicLink.Enabled, a.MagicLink.ExpiresIn = true, 15 },
-		onUpdate: func(a *emulator.BranchAuth) { a.MagicLink.ExpiresIn = 60 },
-		drift:    func(a *emulator.BranchAuth) { a.MagicLink.Enabled = false },
+		onCreate: `{"enabled": true, "expires_in": 15}`,
+		onUpdate: `{"expires_in": 60}`,
+		drift:    `{"enabled": false}`,
 		invalid: []invalidSettings{
 			{"expires in 4 minutes", `expires_in = 4`, "expires_in", "value must be between 5 and 1440, got: 4"},
 		},
@@ -148,7 +221,7 @@ var settingsCases = []settingsCase{
 	},
 	{
 		typeName: "neon_auth_phone_number_plugin",
-		setting:  betterauth.PhoneNumber,
+		api:      settingOf[neonapi.NeonAuthPhoneNumberConfig](betterauth.PhoneNumber),
 		create: `
   enabled        = true
   otp_expires_in = 120
@@ -159,10 +232,9 @@ var settingsCases = []settingsCase{
 `,
 		created:  map[string]knownvalue.Check{"otp_expires_in": knownvalue.Int64Exact(120), "allowed_attempts": knownvalue.Null()},
 		updated:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(false), "otp_expires_in": knownvalue.Int64Exact(600)},
-		emu:      func(a emulator.BranchAuth) any { return a.PhoneNumber },
-		onCreate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = true, new(120) },
-		onUpdate: func(a *emulator.BranchAuth) { a.PhoneNumber.Enabled, a.PhoneNumber.OTPExpiresIn = false, new(600) },
-		drift:    func(a *emulator.BranchAuth) { a.PhoneNumber.OTPExpiresIn = new(300) },
+		onCreate: `{"enabled": true, "otp_expires_in": 120}`,
+		onUpdate: `{"enabled": false, "otp_expires_in": 600}`,
+		drift:    `{"otp_expires_in": 300}`,
 		invalid: []invalidSettings{
 			{"code expires in 30 s", `otp_expires_in = 30`, "otp_expires_in", "value must be between 60 and 600, got: 30"},
 			{"allowed_attempts, which Neon removed", `allowed_attempts = 3`, "allowed_attempts", "Neon removed `allowed_attempts` from the phone number plugin in 2026"},
@@ -174,7 +246,12 @@ var settingsCases = []settingsCase{
 	},
 	{
 		typeName: "neon_auth_webhooks",
-		setting:  betterauth.Webhooks,
+		// The events are a set: compared in order.
+		api: settingOf(betterauth.Webhooks, func(w *neonapi.NeonAuthWebhookConfig) {
+			if w.EnabledEvents != nil {
+				slices.Sort(*w.EnabledEvents)
+			}
+		}),
 		create: `
   enabled        = true
   webhook_url    = "https://hooks.example.com/auth"
@@ -186,24 +263,13 @@ var settingsCases = []settingsCase{
   enabled_events  = ["user.created"]
   timeout_seconds = 9
 `,
-		created: map[string]knownvalue.Check{"webhook_url": stringExact("https://hooks.example.com/auth"), "timeout_seconds": knownvalue.Int64Exact(5),
-			"enabled_events": knownvalue.SetExact([]knownvalue.Check{stringExact("user.created"), stringExact("send.otp")})},
-		updated: map[string]knownvalue.Check{"timeout_seconds": knownvalue.Int64Exact(9), "enabled_events": knownvalue.SetExact([]knownvalue.Check{stringExact("user.created")})},
-		// The events are a set: compared in order.
-		emu: func(a emulator.BranchAuth) any {
-			w := a.Webhooks
-			events := slices.Sorted(slices.Values(*w.EnabledEvents))
-			w.EnabledEvents = &events
-			return w
-		},
-		onCreate: func(a *emulator.BranchAuth) {
-			a.Webhooks.Enabled, a.Webhooks.WebhookURL = true, new("https://hooks.example.com/auth")
-			a.Webhooks.EnabledEvents = &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created", "send.otp"}
-		},
-		onUpdate: func(a *emulator.BranchAuth) {
-			a.Webhooks.EnabledEvents, a.Webhooks.TimeoutSeconds = &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}, new(9)
-		},
-		drift: func(a *emulator.BranchAuth) { a.Webhooks.WebhookURL = new("https://attacker.example.com/") },
+		created: map[string]knownvalue.Check{"webhook_url": knownvalue.StringExact("https://hooks.example.com/auth"), "timeout_seconds": knownvalue.Int64Exact(5),
+			"enabled_events": knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("user.created"), knownvalue.StringExact("send.otp")})},
+		updated: map[string]knownvalue.Check{"timeout_seconds": knownvalue.Int64Exact(9),
+			"enabled_events": knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("user.created")})},
+		onCreate: `{"enabled": true, "webhook_url": "https://hooks.example.com/auth", "enabled_events": ["user.created", "send.otp"]}`,
+		onUpdate: `{"enabled_events": ["user.created"], "timeout_seconds": 9}`,
+		drift:    `{"webhook_url": "https://attacker.example.com/"}`,
 		invalid: []invalidSettings{
 			{"plain http URL", `webhook_url = "http://hooks.example.com/"`, "webhook_url", "must be an `https://` URL"},
 			{"unknown event", `enabled_events = ["user.deleted"]`, "enabled_events", `value must be one of: ["user.before_create"`},
@@ -220,36 +286,16 @@ var settingsCases = []settingsCase{
 	},
 }
 
-// seedSettings gives every settings resource type's setting on the branch
-// the values its create step writes, behind Terraform's back.
+// seedSettings gives every settings resource type's setting on a branch of
+// the test's project the values its create step writes, through the public
+// API, behind Terraform's back.
 func seedSettings(t *testing.T, env *accEnv, branchID string) {
 	t.Helper()
 	for _, c := range settingsCases {
-		if err := env.Emu.MutateBranchAuth(env.ProjectID, branchID, c.onCreate); err != nil {
-			t.Fatal(err)
+		if err := c.api.patch(env, branchID, c.onCreate); err != nil {
+			t.Fatalf("seeding %s: %v", c.typeName, err)
 		}
 	}
-}
-
-// checksOf turns a map of expected attributes into state checks.
-func checksOf(addr string, want map[string]knownvalue.Check) []statecheck.StateCheck {
-	var checks []statecheck.StateCheck
-	for attr, v := range want {
-		checks = append(checks, expectValue(addr, attr, v))
-	}
-	return checks
-}
-
-// expectSettings checks that the emulator holds want as c's settings.
-func expectSettings(env *accEnv, c settingsCase, when string, want any) error {
-	a, ok := env.Emu.BranchAuth(env.ProjectID, env.branch())
-	if !ok {
-		return fmt.Errorf("%s the branch has no Neon Auth", when)
-	}
-	if got := c.emu(a); !reflect.DeepEqual(got, want) {
-		return fmt.Errorf("%s the emulator holds %+v, want %+v", when, got, want)
-	}
-	return nil
 }
 
 // The life of every Better Auth settings resource on a branch: create (the
@@ -259,50 +305,61 @@ func expectSettings(env *accEnv, c settingsCase, when string, want any) error {
 func TestAccSettings_lifecycle(t *testing.T) {
 	for _, c := range settingsCases {
 		t.Run(c.typeName, func(t *testing.T) {
-			env := newAccEnv(t)
-			env.Mode = authAPIBranch
-			withIntegration(t, env)
-			branch := env.branch()
+			env := newBranchEnv(t)
+			env.enableAuth()
 			addr := c.typeName + ".test"
 			cfg := func(args string) string {
-				return env.config(resourceBlock(c.typeName, "test", env.ProjectID, "", args))
+				return env.config(env.resource(c.typeName, "test", strings.TrimSpace(args)))
 			}
-			a, _ := env.Emu.BranchAuth(env.ProjectID, branch)
-			found := c.emu(a)
-			c.onCreate(&a)
-			created := c.emu(a)
-			c.onUpdate(&a)
-			updated := c.emu(a)
-			emuHolds := func(when string, want any) statecheck.StateCheck {
-				return stateCheckFunc(func() error { return expectSettings(env, c, when, want) })
+			found, err := c.api.read(env, env.BranchID)
+			env.must(err)
+			created, err := c.api.patched(found, c.onCreate)
+			env.must(err)
+			updated, err := c.api.patched(created, c.onUpdate)
+			env.must(err)
+			// returns checks that the API returns want as the settings.
+			returns := func(when, want string) apiCheck {
+				return func() error {
+					got, err := c.api.read(env, env.BranchID)
+					if err != nil {
+						return fmt.Errorf("%s: %w", when, err)
+					}
+					if got != want {
+						return fmt.Errorf("%s the API returns %s, want %s", when, got, want)
+					}
+					return nil
+				}
+			}
+			var createdChecks, updatedChecks []statecheck.StateCheck
+			for attr, v := range c.created {
+				createdChecks = append(createdChecks, statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v))
+			}
+			for attr, v := range c.updated {
+				updatedChecks = append(updatedChecks, statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v))
 			}
 			tc := env.testCase(
 				resource.TestStep{
 					Config:           cfg(c.create),
-					ConfigPlanChecks: expectPlannedAction(addr, plancheck.ResourceActionCreate),
-					ConfigStateChecks: append(checksOf(addr, c.created), expectValue(addr, "id", stringExact(env.ProjectID+"/"+branch)),
-						expectValue(addr, "branch_id", stringExact(branch)), emuHolds("after create", created)),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)}},
+					ConfigStateChecks: append(createdChecks,
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID)),
+						statecheck.ExpectKnownValue(addr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
+						returns("after create", created)),
 				},
-				resource.TestStep{ResourceName: addr, ImportState: true, ImportStateVerify: true, ImportStateId: env.ProjectID + "/" + branch},
+				resource.TestStep{ResourceName: addr, ImportState: true, ImportStateVerify: true, ImportStateId: env.ProjectID + "/" + env.BranchID},
 				resource.TestStep{
 					Config:            cfg(c.update),
-					ConfigPlanChecks:  expectPlannedAction(addr, plancheck.ResourceActionUpdate),
-					ConfigStateChecks: append(checksOf(addr, c.updated), emuHolds("after update", updated)),
+					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
+					ConfigStateChecks: append(updatedChecks, returns("after update", updated)),
 				},
 				resource.TestStep{
-					PreConfig: func() {
-						if err := env.Emu.MutateBranchAuth(env.ProjectID, branch, c.drift); err != nil {
-							t.Fatal(err)
-						}
-					},
+					PreConfig:         func() { env.must(c.api.patch(env, env.BranchID, c.drift)) },
 					Config:            cfg(c.update),
-					ConfigPlanChecks:  expectPlannedAction(addr, plancheck.ResourceActionUpdate),
-					ConfigStateChecks: []statecheck.StateCheck{emuHolds("after repairing drift", updated)},
+					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
+					ConfigStateChecks: []statecheck.StateCheck{returns("after repairing drift", updated)},
 				},
 			)
-			tc.CheckDestroy = func(*terraform.State) error {
-				return expectSettings(env, c, "after destroy (the settings found at creation)", found)
-			}
+			tc.CheckDestroy = env.destroyedKeepingAuth(returns("after destroy (the settings found at creation)", found))
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -312,17 +369,17 @@ func TestAccSettings_lifecycle(t *testing.T) {
 // reports with that one request per refresh, and only the others at their
 // own paths.
 func TestAccSettings_bundledSettingsShareOneRead(t *testing.T) {
-	env := newAccEnv(t)
+	env := newEmulatorEnv(t, "it counts the requests of one refresh by route, as the emulator records them", nil)
 	env.Mode = authAPIBranch
-	withIntegration(t, env)
+	env.enableAuth()
 	var body strings.Builder
 	want := map[string]int{env.authRoute("GET", "/plugins"): 1}
 	for _, c := range settingsCases {
-		body.WriteString(resourceBlock(c.typeName, "test", env.ProjectID, "", c.create))
-		if c.setting.Read {
-			want[env.authRoute("GET", "/"+c.setting.Path)] = 1
-			if c.setting.Bundled {
-				want[env.authRoute("GET", "/"+c.setting.Path)] = 0
+		body.WriteString(env.resource(c.typeName, "test", strings.TrimSpace(c.create)))
+		if set := c.api.setting; set.Read {
+			want[env.authRoute("GET", "/"+set.Path)] = 1
+			if set.Bundled {
+				want[env.authRoute("GET", "/"+set.Path)] = 0
 			}
 		}
 	}

@@ -35,6 +35,9 @@ type upgradeEnv struct {
 
 func newUpgradeEnv(t *testing.T, fixture, authAPI string) *upgradeEnv {
 	t.Helper()
+	if remoteRun != nil {
+		t.Skip("runs only against the in-process emulator: it starts from the emulator state the 0.1 builds' fixtures describe")
+	}
 	cli := newCLIDir(t)
 	stateFile := filepath.Join(t.TempDir(), "emulator.json")
 	copyFile(t, filepath.Join(upgradeFixtures, "emulator.json"), stateFile)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
@@ -23,17 +25,14 @@ type badInput struct {
 	branch bool
 }
 
-// branchInput is a bad input with the provider in branch mode.
-func branchInput(name, cfg, field, want string) badInput {
-	return badInput{name: name, cfg: cfg, field: field, want: want, branch: true}
-}
-
-// badInputs spans the provider block and every resource and data source.
-//
-// pid and keyAndURL start and end with a newline. A row's own arguments start
-// with one too, so that a blank line sets them apart from those, and they are
-// aligned among themselves as terraform fmt aligns them.
-func badInputs(env *accEnv) []badInput {
+// Every invalid configuration fails before any API request, with an error
+// that names the attribute and says what is expected. The table spans the
+// provider block and every resource and data source.
+func TestAccValidation_badInputFailsBeforeAnyRequest(t *testing.T) {
+	env := newBranchEnv(t)
+	// pid and keyAndURL start and end with a newline. A row's own arguments
+	// start with one too, so that a blank line sets them apart from those,
+	// and they are aligned among themselves as terraform fmt aligns them.
 	p := env.ProjectID
 	res := func(typ, body string) string {
 		return fmt.Sprintf(`
@@ -55,6 +54,10 @@ resource %q "test" {%s
   sender_email = "noreply@example.com"
   sender_name  = "Example"`
 	user := func(body string) string { return res("neon_auth_user", pid+body) }
+	oauth := func(providerID, body string) string {
+		return res("neon_auth_oauth_provider", pid+fmt.Sprintf(`
+  provider_id = %q`, providerID)+body)
+	}
 	providerBlock := func(args string) string {
 		// A data source makes Terraform configure the provider.
 		return fmt.Sprintf(`
@@ -69,7 +72,7 @@ data "neon_projects" "all" {}
   base_url = %q
 `, env.Key, env.BaseURL)
 
-	rows := []badInput{
+	cases := []badInput{
 		// The provider block.
 		{"provider: plain http on a public host", providerBlock(fmt.Sprintf(`
   api_key  = %q
@@ -155,23 +158,23 @@ data "neon_projects" "all" {}
 			"auth_provider", "Better Auth integrations have no SDK keys", false},
 
 		// neon_auth_oauth_provider.
-		{"oauth: unknown provider id", oauthConfig(p, "facebook", ""), "provider_id", `must be one of: ["google" "github" "microsoft" "vercel"], got: "facebook"`, false},
-		{"oauth: tenant for another provider", oauthConfig(p, "google", `
+		{"oauth: unknown provider id", oauth("facebook", ""), "provider_id", `must be one of: ["google" "github" "microsoft" "vercel"], got: "facebook"`, false},
+		{"oauth: tenant for another provider", oauth("google", `
   microsoft_tenant_id = "t"`),
 			"microsoft_tenant_id", "only for `provider_id = \"microsoft\"`", false},
-		{"oauth: both secret forms", oauthConfig(p, "google", `
+		{"oauth: both secret forms", oauth("google", `
   client_id                = "c"
   client_secret            = "s"
   client_secret_wo         = "s"
   client_secret_wo_version = 1`),
 			"client_secret_wo", "Conflicting client secret arguments", false},
-		{"oauth: client_id without a secret", oauthConfig(p, "google", `
+		{"oauth: client_id without a secret", oauth("google", `
   client_id = "c"`),
 			"client_id", "needs a client secret", false},
-		{"oauth: secret without client_id", oauthConfig(p, "google", `
+		{"oauth: secret without client_id", oauth("google", `
   client_secret = "s"`),
 			"client_secret", "needs `client_id`", false},
-		{"oauth: write-only secret without its version", oauthConfig(p, "google", `
+		{"oauth: write-only secret without its version", oauth("google", `
   client_id        = "c"
   client_secret_wo = "s"`),
 			"client_secret_wo_version", "Missing client_secret_wo_version", false},
@@ -282,23 +285,18 @@ data "neon_projects" "all" {}
 	// The Better Auth settings: project mode cannot reach them, and the
 	// spec's ranges and values (settingsCases), in branch mode.
 	for _, c := range settingsCases {
-		rows = append(rows, badInput{c.typeName + ": project mode", resourceBlock(c.typeName, "test", p, "", "  enabled = true\n"),
+		cases = append(cases, badInput{c.typeName + ": project mode", resourceBlock(c.typeName, "test", p, "", "  enabled = true\n"),
 			"project_id", "`" + c.typeName + "` is only offered by Neon's branch-scoped endpoints", false})
 		for _, bad := range c.invalid {
-			rows = append(rows, branchInput(c.typeName+": "+bad.name, resourceBlock(c.typeName, "test", p, "", "  "+bad.args+"\n"), bad.field, bad.want))
+			cases = append(cases, badInput{c.typeName + ": " + bad.name, resourceBlock(c.typeName, "test", p, "", "  "+bad.args+"\n"), bad.field, bad.want, true})
 		}
 	}
-	return rows
-}
-
-// Every invalid configuration fails before any API request, with an error
-// that names the attribute and says what is expected.
-func TestAccValidation_badInputFailsBeforeAnyRequest(t *testing.T) {
-	env := newAccEnv(t)
-	cases := badInputs(env)
 	if len(cases) < 30 {
 		t.Fatalf("the table holds %d bad inputs; it is meant to cover every attribute with at least 30", len(cases))
 	}
+	// What the provider sends is counted on its side: nothing, on any target.
+	counted, sent := env.counted()
+	neon := map[string]func() (tfprotov6.ProviderServer, error){"neon": providerserver.NewProtocol6WithError(counted)}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -311,24 +309,24 @@ func TestAccValidation_badInputFailsBeforeAnyRequest(t *testing.T) {
 				case c.branch:
 					cfg = env.configIn(authAPIBranch, cfg)
 				case !strings.HasPrefix(strings.TrimSpace(cfg), "provider "):
-					cfg = env.config(cfg)
+					cfg = env.configIn(authAPIProject, cfg)
 				}
 				// The attribute is named (in the diagnostic's "with …" line
 				// or its text), and so is the fix.
-				re := regexp.MustCompile(`(?s)(` + regexp.QuoteMeta(c.field) + `.*` + spaced(c.want) + `|` + spaced(c.want) + `.*` + regexp.QuoteMeta(c.field) + `)`)
+				want := mustMatch(c.want).String()
+				re := regexp.MustCompile(`(?s)(` + regexp.QuoteMeta(c.field) + `.*` + want + `|` + want + `.*` + regexp.QuoteMeta(c.field) + `)`)
 				if strings.Contains(c.want, c.field) {
-					re = regexp.MustCompile(`(?s)` + spaced(c.want))
+					re = regexp.MustCompile(`(?s)` + want)
 				}
-				resource.UnitTest(t, env.testCase(resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: re}))
+				tc := env.testCase(resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: re})
+				tc.ProtoV6ProviderFactories = neon
+				resource.UnitTest(t, tc)
 			})
 		}
 	})
 	// All subtests have finished here.
-	if n := env.requests(); n != 0 {
+	if n := sent.all.Load(); n != 0 {
 		t.Errorf("%d bad inputs caused %d API request(s); every one must fail before any call", len(cases), n)
 	}
 	t.Logf("%d bad inputs refused at plan time, 0 API requests", len(cases))
 }
-
-// spaced quotes s for a regexp in which a space matches any whitespace.
-func spaced(s string) string { return strings.ReplaceAll(regexp.QuoteMeta(s), " ", `\s+`) }

@@ -1,4 +1,11 @@
-package provider
+// Package officialneontest is a stand-in for the official Neon provider
+// (neondatabase/neon, formerly kislerdm/neon) in tests of configurations
+// that use it beside this provider: its neon_project and neon_branch with
+// the arguments this provider's guides use (a project's name; a branch's
+// project_id, name and parent_id) and their ids, through the same platform
+// API. The real provider cannot be fetched where the tests run; it has been
+// run against the emulator by hand (see the official-neon-provider guide).
+package officialneontest
 
 import (
 	"bytes"
@@ -19,26 +26,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// A stand-in for the official Neon provider (neondatabase/neon) in tests of
-// configurations that use both: its neon_project and neon_branch with the
-// arguments this provider's guides use (a project's name; a branch's
-// project_id, name and parent_id) and their ids, through the same platform
-// API on the test's emulator. The real provider cannot be fetched in tests;
-// it has been run against the emulator by hand (see the guide).
-
-// officialDouble is the stand-in's configuration: where the API is, and a
-// hook run before each branch is created (tests use it to order the work).
-type officialDouble struct {
-	baseURL, key       string
-	beforeBranchCreate func(projectID string)
+// Double is the stand-in's configuration: where the API is, with which key,
+// and a hook run before each branch is created (tests use it to order the
+// work).
+type Double struct {
+	BaseURL, Key       string
+	BeforeBranchCreate func(projectID string)
 }
 
-func (o *officialDouble) server() tfprotov6.ProviderServer {
+// Server serves the stand-in, to be attached to the CLI under the source
+// address "neondatabase/neon".
+func (o *Double) Server() tfprotov6.ProviderServer {
 	return providerserver.NewProtocol6(&officialProvider{o: o})()
 }
 
 // call sends one API request and decodes the answer into out (may be nil).
-func (o *officialDouble) call(ctx context.Context, method, path string, body, out any) error {
+func (o *Double) call(ctx context.Context, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -47,11 +50,11 @@ func (o *officialDouble) call(ctx context.Context, method, path string, body, ou
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, o.baseURL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, o.BaseURL+path, rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+o.key)
+	req.Header.Set("Authorization", "Bearer "+o.Key)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -71,7 +74,7 @@ func (o *officialDouble) call(ctx context.Context, method, path string, body, ou
 	return json.Unmarshal(data, out)
 }
 
-type officialProvider struct{ o *officialDouble }
+type officialProvider struct{ o *Double }
 
 func (p *officialProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "neon"
@@ -103,7 +106,7 @@ func replacing(required bool) schema.StringAttribute {
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}}
 }
 
-type officialProject struct{ o *officialDouble }
+type officialProject struct{ o *Double }
 
 type officialProjectModel struct {
 	ID   types.String `tfsdk:"id"`
@@ -150,7 +153,7 @@ func (r *officialProject) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 }
 
-type officialBranch struct{ o *officialDouble }
+type officialBranch struct{ o *Double }
 
 type officialBranchModel struct {
 	ID        types.String `tfsdk:"id"`
@@ -172,8 +175,8 @@ func (r *officialBranch) Schema(_ context.Context, _ resource.SchemaRequest, res
 func (r *officialBranch) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m officialBranchModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if r.o.beforeBranchCreate != nil {
-		r.o.beforeBranchCreate(m.ProjectID.ValueString())
+	if r.o.BeforeBranchCreate != nil {
+		r.o.BeforeBranchCreate(m.ProjectID.ValueString())
 	}
 	branch := map[string]any{}
 	if !m.Name.IsUnknown() && !m.Name.IsNull() {

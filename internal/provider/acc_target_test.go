@@ -1,0 +1,243 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
+)
+
+// The API the acceptance tests run against. By default each test starts an
+// emulator in this process. With NEON_TEST_REMOTE=1 (make test-live) they run
+// against any server that follows Neon's reference, reached over the network
+// only: Neon itself with a key, or neon-emulator started elsewhere (make
+// test-remote). Either way a test sets up, changes and checks state through
+// the public API; what only the in-process emulator can do (inject faults,
+// lose answers, count requests) skips remotely, saying why.
+//
+// Remotely, every name the suite gives carries runPrefix and a run id, so
+// that runs on one account never collide and `make sweep` finds what a
+// crashed run left behind. Each test works in a branch it creates (in
+// NEON_TEST_PROJECT_ID, or in a project the run creates) or, when it needs a
+// production branch of its own, in a project it creates; it deletes them
+// after itself, also when it fails.
+
+// The variables of the remote target.
+const (
+	envTestRemote    = "NEON_TEST_REMOTE"
+	envTestProjectID = "NEON_TEST_PROJECT_ID"
+	envTestOrgID     = "NEON_TEST_ORG_ID"
+)
+
+// runPrefix starts the name of every project and branch the suite creates
+// remotely (and is what the sweepers look for).
+const runPrefix = "tfacc-"
+
+// remoteTarget is the remote API of this test run.
+type remoteTarget struct {
+	baseURL, key, orgID string
+	// runID is runPrefix and a random suffix, the same for every name of
+	// this run.
+	runID string
+	seq   atomic.Int64
+
+	// The suite's project: NEON_TEST_PROJECT_ID, or one created at the
+	// first need and deleted when the run ends.
+	project     sync.Once
+	projectID   string
+	projectErr  error
+	madeProject bool
+}
+
+// remoteRun is the remote target, or nil when the tests run in-process.
+var remoteRun = func() *remoteTarget {
+	if os.Getenv(envTestRemote) == "" {
+		return nil
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	return &remoteTarget{
+		baseURL: firstNonEmpty(os.Getenv(envBaseURL), apiclient.DefaultBaseURL),
+		key:     os.Getenv(envAPIKey),
+		orgID:   os.Getenv(envTestOrgID),
+		runID:   fmt.Sprintf("%s%x", runPrefix, suffix),
+	}
+}()
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestMain runs the sweepers when -sweep is given (make sweep), and
+// otherwise the tests, deleting the project a remote run created for them.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("sweep"); f != nil && f.Value.String() != "" {
+		resource.TestMain(m)
+		return
+	}
+	code := m.Run()
+	if r := remoteRun; r != nil && r.madeProject {
+		if err := r.client(nil).DeleteProject(context.Background(), r.projectID); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
+			fmt.Fprintf(os.Stderr, "deleting the suite's project %s: %v (make sweep deletes it later)\n", r.projectID, err)
+			code = max(code, 1)
+		}
+	}
+	os.Exit(code)
+}
+
+// client is an API client on the remote target, paced with every other run
+// on this machine (shared_rate_limit), whose traffic v checks when not nil.
+func (r *remoteTarget) client(v *apispec.Validator) *apiclient.Client {
+	opts := apiclient.Options{BaseURL: r.baseURL, APIKey: r.key, RateLimit: apiclient.RateLimit{Shared: true}}
+	if v != nil {
+		opts.HTTPClient = &http.Client{Transport: v.Transport(nil)}
+	}
+	c, err := apiclient.New(opts)
+	if err != nil {
+		panic(fmt.Sprintf("the remote target's client: %v", err)) // the base URL was checked by requireKey
+	}
+	return c
+}
+
+// requireKey fails the test when the remote target has no key or a base URL
+// the client refuses.
+func (r *remoteTarget) requireKey(t *testing.T) {
+	t.Helper()
+	if r.key == "" {
+		t.Fatalf("%s=1 runs the tests against a remote API, which needs %s (and %s for another server than Neon's)",
+			envTestRemote, envAPIKey, envBaseURL)
+	}
+	if _, err := apiclient.ParseBaseURL(r.baseURL); err != nil {
+		t.Fatalf("%s: %v", envBaseURL, err)
+	}
+}
+
+// name is a name for something a test creates: the run id, a sequence
+// number, and the test's name as far as the API allows.
+func (r *remoteTarget) name(t *testing.T) string {
+	slug := strings.Trim(nonName.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	n := fmt.Sprintf("%s-%d-%s", r.runID, r.seq.Add(1), slug)
+	return n[:min(len(n), 63)]
+}
+
+var nonName = regexp.MustCompile(`[^a-z0-9]+`)
+
+// suiteProject is the project the run's branches are made in: the one
+// NEON_TEST_PROJECT_ID names, or one created for the run. Its production
+// branch must have no Neon Auth, or every branch made from it would start
+// with a copy.
+func (r *remoteTarget) suiteProject(t *testing.T) string {
+	t.Helper()
+	r.project.Do(func() {
+		ctx, c := context.Background(), r.client(nil)
+		r.projectID = os.Getenv(envTestProjectID)
+		if r.projectID == "" {
+			p, err := c.CreateProject(ctx, apiclient.CreateProjectRequest{Name: r.runID, OrgID: r.orgID})
+			if err != nil {
+				r.projectErr = fmt.Errorf("creating the suite's project %s (set %s to a project for the suite instead, or %s for an "+
+					"organization key): %w", r.runID, envTestProjectID, envTestOrgID, err)
+				return
+			}
+			r.projectID, r.madeProject = p.Project.ID, true
+			return
+		}
+		prod, err := c.DefaultBranch(ctx, r.projectID)
+		if err != nil {
+			r.projectErr = fmt.Errorf("%s=%s: %w", envTestProjectID, r.projectID, err)
+			return
+		}
+		s := apiclient.Scope{ProjectID: r.projectID, BranchID: prod.ID, Family: apiclient.FamilyBranch}
+		switch _, err := c.ListIntegrations(ctx, s); {
+		case err == nil:
+			r.projectErr = fmt.Errorf("%s=%s: its production branch %s has Neon Auth, so every branch the suite makes from it would "+
+				"start with a copy; use a project whose production branch has none", envTestProjectID, r.projectID, prod.ID)
+		case !errors.Is(err, apiclient.ErrNotFound):
+			r.projectErr = fmt.Errorf("%s=%s: reading the Neon Auth of its production branch: %w", envTestProjectID, r.projectID, err)
+		}
+	})
+	if r.projectErr != nil {
+		t.Fatal(r.projectErr)
+	}
+	return r.projectID
+}
+
+// newBranch creates a branch of its own for t, from the production branch
+// of projectID, with a read-write compute endpoint as an application's
+// branch has, and deletes it when t ends.
+func newBranch(t *testing.T, c *apiclient.Client, projectID, name string) string {
+	t.Helper()
+	return newBranchFrom(t, c, projectID, "", name)
+}
+
+// newBranchFrom is newBranch from the parent branch (the production branch
+// when empty).
+func newBranchFrom(t *testing.T, c *apiclient.Client, projectID, parentID, name string) string {
+	t.Helper()
+	b, err := c.CreateBranch(context.Background(), projectID, apiclient.CreateBranchRequest{Name: name, ParentID: parentID, ReadWriteEndpoint: true})
+	if err != nil {
+		t.Fatalf("creating branch %s in project %s: %v", name, projectID, err)
+	}
+	t.Cleanup(func() {
+		if err := c.DeleteBranch(context.Background(), projectID, b.ID); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
+			t.Errorf("deleting branch %s (%s) of project %s: %v", b.ID, name, projectID, err)
+		}
+	})
+	return b.ID
+}
+
+// newProject creates a project of its own for t and deletes it when t ends.
+// A key that may not create projects skips the test, saying so.
+func (r *remoteTarget) newProject(t *testing.T, c *apiclient.Client) (projectID, productionBranch string) {
+	t.Helper()
+	name := r.name(t)
+	p, err := c.CreateProject(context.Background(), apiclient.CreateProjectRequest{Name: name, OrgID: r.orgID})
+	var apiErr *apiclient.Error
+	if errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusTooManyRequests {
+		t.Skipf("this test needs a project of its own (a production branch whose Neon Auth is free), and the API refused to "+
+			"create one: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("creating project %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := c.DeleteProject(context.Background(), p.Project.ID); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
+			t.Errorf("deleting project %s (%s): %v", p.Project.ID, name, err)
+		}
+	})
+	return p.Project.ID, p.Branch.ID
+}
+
+// validated is a validator of the traffic of t, which fails t at its end
+// for every request or response that breaks the API reference.
+func validated(t *testing.T) *apispec.Validator {
+	t.Helper()
+	v, err := apispec.NewValidator(nil)
+	if err != nil {
+		t.Fatalf("loading the OpenAPI document: %v", err)
+	}
+	t.Cleanup(func() {
+		for _, violation := range v.Violations() {
+			t.Errorf("OpenAPI violation: %s", violation)
+		}
+	})
+	return v
+}
