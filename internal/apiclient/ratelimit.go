@@ -115,10 +115,8 @@ func (l *limiter) wait(ctx context.Context, route string) error {
 		if l.account != nil {
 			at, shared = l.account.earliest(at), l.account.shared
 		}
-		if at.After(now) {
-			sharedAt = time.Time{} // it would count the request too early: a new one then
-
-		} else if shared == nil || !sharedAt.IsZero() && !sharedAt.After(now) {
+		ready := !at.After(now)
+		if ready && (shared == nil || !sharedAt.IsZero() && !sharedAt.After(now)) {
 			l.route(route).add(now)
 			if l.account != nil {
 				l.account.take(now)
@@ -127,12 +125,13 @@ func (l *limiter) wait(ctx context.Context, route string) error {
 			return nil
 		}
 		l.mu.Unlock()
-		if !at.After(now) {
-			// The limits of this process allow the request; the last is
-			// the bucket of the machine's processes.
-			if sharedAt.IsZero() {
-				sharedAt = l.sharedTurn(ctx, shared, now)
-			}
+		switch {
+		case !ready: // a shared turn taken would count the request before it leaves
+			sharedAt = time.Time{}
+		case sharedAt.IsZero(): // the last limit is the bucket of the machine's processes
+			sharedAt = l.sharedTurn(ctx, shared, now)
+			at = sharedAt
+		default:
 			at = sharedAt
 		}
 		if deadline, ok := ctx.Deadline(); ok && at.After(deadline) {
