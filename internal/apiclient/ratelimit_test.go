@@ -41,7 +41,6 @@ type arrival struct {
 // returns when each left, in order. Call inside a synctest bubble.
 func run(t *testing.T, l *limiter, arrivals []arrival, latency time.Duration) []sent {
 	t.Helper()
-	start := time.Now()
 	var mu sync.Mutex
 	var out []sent
 	var wg sync.WaitGroup
@@ -61,11 +60,6 @@ func run(t *testing.T, l *limiter, arrivals []arrival, latency time.Duration) []
 	}
 	wg.Wait()
 	slices.SortFunc(out, func(a, b sent) int { return a.at.Compare(b.at) })
-	for i := range out {
-		if out[i].at.Before(start) {
-			t.Fatalf("a request left before the start")
-		}
-	}
 	return out
 }
 
