@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -235,7 +236,7 @@ func authzRoutes() map[string]authzRoute {
 	}
 	// The Better Auth settings: each one's example write (settingSpecs).
 	for _, st := range betterauth.Settings {
-		route := branchAuthRoutes + "/" + st.Path
+		route := apispec.BranchAuthPath + st.Path
 		at := "/projects/{p}/branches/{branch}/auth/" + st.Path
 		if st.Read {
 			rows["GET "+route] = authzRoute{scope: scopeProject, request: path("GET", at)}
@@ -448,7 +449,7 @@ func errorMessage(r *response) string {
 // routeKeys lists the router's route keys in table order.
 func routeKeys() []string {
 	var keys []string
-	for _, rt := range newAPIRouter().routes {
+	for _, rt := range apiRoutes() {
 		keys = append(keys, rt.key)
 	}
 	return keys
@@ -765,7 +766,7 @@ func TestAuthzBodyProjectIDIsCheckedAgainstTheKeyScope(t *testing.T) {
 		before := fx.stateSnapshot()
 		r := fx.send(fx.keys[keyOwnProject], authzRequest{method: "POST", path: "/projects/" + fx.a + "/auth/domains",
 			body: map[string]any{"project_id": fx.b, "domain": "https://smuggled.example.com", "auth_provider": "stack"}})
-		wantError(t, r, http.StatusBadRequest, "project_id: unknown field")
+		wantError(t, r, http.StatusBadRequest, `request body: property "project_id" is unsupported`)
 		if after := fx.stateSnapshot(); !bytes.Equal(before, after) {
 			t.Errorf("a refused request changed the state")
 		}

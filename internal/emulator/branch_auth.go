@@ -6,11 +6,43 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// The Neon Auth of a branch in the emulator's state: its integration, Better
-// Auth settings and their defaults.
+// The Neon Auth of a branch in the emulator's state: the integration and
+// everything configured on it, how a branch gets one and how a new branch
+// inherits its parent's.
+
+// Fixed values of Neon Auth; the values of the API's enums are the
+// reference's.
+const (
+	authProviderMock       = string(neonapi.NeonAuthSupportedAuthProviderMock)
+	authProviderStack      = string(neonapi.NeonAuthSupportedAuthProviderStack)
+	authProviderBetterAuth = string(neonapi.NeonAuthSupportedAuthProviderBetterAuth)
+
+	ownedByNeon = string(neonapi.NeonAuthProviderProjectOwnedByNeon)
+	ownedByUser = string(neonapi.NeonAuthProviderProjectOwnedByUser)
+
+	transferInitiated = string(neonapi.NeonAuthProviderProjectTransferStatusInitiated)
+	transferFinished  = string(neonapi.NeonAuthProviderProjectTransferStatusFinished)
+
+	emailShared   = string(neonapi.SharedEmailServerTypeShared)
+	emailStandard = string(neonapi.StandardEmailServerTypeStandard)
+
+	oauthShared    = string(neonapi.NeonAuthOauthProviderTypeShared)
+	oauthStandard  = string(neonapi.NeonAuthOauthProviderTypeStandard)
+	oauthMicrosoft = string(neonapi.NeonAuthOauthProviderIDMicrosoft)
+
+	usersSchema = "neon_auth"
+	usersTable  = "users_sync"
+
+	// defaultAllowLocalhost: a new integration accepts redirects to
+	// localhost, so that local development works before any domain is
+	// whitelisted.
+	defaultAllowLocalhost = true
+)
 
 // BranchAuth is the whole Neon Auth state of one branch: the integration and
 // everything configured on it. A branch has at most one. The Go API hands out
@@ -30,66 +62,116 @@ type BranchAuth struct {
 	TestEmails []TestEmail `json:"test_emails,omitempty"`
 }
 
-// Settings is the Better Auth configuration surface of a branch's Neon Auth
-// (every integration has it, whatever its provider): one field per setting
-// of internal/apispec/betterauth, of the type the API reference gives it,
-// under the setting's name. It is the one place the emulator names a
-// setting; everything else works from betterauth.Settings (settings.go).
-type Settings struct {
-	EmailAndPassword neonapi.NeonAuthEmailAndPasswordConfig `json:"email_and_password"`
-	Organization     neonapi.NeonAuthOrganizationConfig     `json:"organization"`
-	MagicLink        neonapi.NeonAuthMagicLinkConfig        `json:"magic_link"`
-	PhoneNumber      neonapi.NeonAuthPhoneNumberConfig      `json:"phone_number"`
-	Webhooks         neonapi.NeonAuthWebhookConfig          `json:"webhooks"`
+// Integration is the Neon Auth integration of a branch, with the
+// credentials minted last.
+type Integration struct {
+	ProjectID             string    `json:"project_id"`
+	AuthProvider          string    `json:"auth_provider"` // mock, stack or better_auth
+	AuthProviderProjectID string    `json:"auth_provider_project_id"`
+	BranchID              string    `json:"branch_id"`
+	DBName                string    `json:"db_name"`
+	RoleName              string    `json:"role_name"`
+	Name                  string    `json:"name"` // PATCH .../auth/config; the Neon project name at first
+	CreatedAt             time.Time `json:"created_at"`
+	OwnedBy               string    `json:"owned_by"`        // "neon" while managed, "user" after a confirmed transfer
+	TransferStatus        string    `json:"transfer_status"` // "", "initiated" or "finished"
+	BaseURL               string    `json:"base_url"`
+	JWKSURL               string    `json:"jwks_url"`
+	PubClientKey          string    `json:"pub_client_key"`    // latest minted; "" for better_auth
+	SecretServerKey       string    `json:"secret_server_key"` // latest minted; "" for better_auth
+	SchemaName            string    `json:"schema_name"`       // "neon_auth"
+	TableName             string    `json:"table_name"`        // "users_sync"
 }
 
-// emulatorSettingChoices are the emulator's defaults where the API
-// reference gives none (defaultSettings puts the reference's over them).
-// The reference gives none for email and password, nor for webhooks never
-// configured; the emulator's: sign-up and sign-in with email and password
-// work at once, without verification (no mail needs to be delivered for a
-// first user), verification by one-time code once required; no webhooks
-// (disabled, no URL, no events).
-func emulatorSettingChoices() Settings {
-	return Settings{
-		EmailAndPassword: neonapi.NeonAuthEmailAndPasswordConfig{
-			Enabled:                     true,
-			EmailVerificationMethod:     neonapi.NeonAuthEmailVerificationMethodOTP,
-			AutoSignInAfterVerification: true,
-		},
-		Webhooks: neonapi.NeonAuthWebhookConfig{EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{}},
-	}
+// OAuthProvider is an OAuth provider of a Neon Auth integration.
+// MicrosoftTenantID is stored but never returned by the API.
+type OAuthProvider struct {
+	ID                string `json:"id"`
+	Type              string `json:"type"` // "shared" or "standard"
+	ClientID          string `json:"client_id,omitempty"`
+	ClientSecret      string `json:"client_secret,omitempty"`
+	MicrosoftTenantID string `json:"microsoft_tenant_id,omitempty"`
+}
+
+// Domain is a whitelisted redirect origin (stored canonicalised), held as
+// the API lists it.
+type Domain = neonapi.NeonAuthRedirectURIWhitelistDomain
+
+// EmailServer is an email provider configuration. Type "shared" may carry
+// only the sender fields; "standard" has all six.
+type EmailServer struct {
+	Type        string `json:"type"`
+	Host        string `json:"host,omitempty"`
+	Port        int    `json:"port,omitempty"`
+	Username    string `json:"username,omitempty"`
+	Password    string `json:"password,omitempty"`
+	SenderEmail string `json:"sender_email,omitempty"`
+	SenderName  string `json:"sender_name,omitempty"`
+}
+
+// UserRow is a row of the users_sync table, with the user's roles (set
+// with PUT .../auth/users/{auth_user_id}/role; none at creation).
+type UserRow struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name,omitempty"`
+	Roles     []string  `json:"roles,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// TestEmail is a test email the emulator "sent" (it sends nothing): through
+// the saved configuration (POST .../auth/email_provider/test) or through the
+// configuration in the request (the deprecated POST .../auth/send_test_email).
+type TestEmail struct {
+	Recipient   string    `json:"recipient"`
+	Host        string    `json:"host"`
+	Port        int       `json:"port"`
+	Username    string    `json:"username"`
+	SenderEmail string    `json:"sender_email"`
+	SenderName  string    `json:"sender_name"`
+	Saved       bool      `json:"saved"` // sent with the saved configuration
+	SentAt      time.Time `json:"sent_at"`
 }
 
 // hostedByNeon reports whether the provider runs inside Neon (Better Auth):
 // no SDK keys, no provider project to transfer.
 func hostedByNeon(provider string) bool { return provider == authProviderBetterAuth }
 
-// defaultAllowLocalhost: a new integration accepts redirects to localhost,
-// so that local development works before any domain is whitelisted.
-const defaultAllowLocalhost = true
+// checkAuthProvider refuses an auth provider the API does not know (one
+// named in a path or a seed, which the reference's schemas do not check).
+func checkAuthProvider(v string) error {
+	if !slices.Contains(neonapi.NeonAuthSupportedAuthProviderValues, neonapi.NeonAuthSupportedAuthProvider(v)) {
+		return invalid("auth_provider", "unsupported auth provider %q; supported: %s", v, authProviderList())
+	}
+	return nil
+}
 
-// newBranchAuth enables Neon Auth on branch b of project p with fresh
-// credentials and the defaults of every setting.
-func newBranchAuth(p *projectState, b *branchState, provider, db, role string, at time.Time) *BranchAuth {
-	apid := newUUID()
+// authProviderList is the values of NeonAuthSupportedAuthProvider, in the
+// reference's order, for messages.
+func authProviderList() string {
+	names := make([]string, 0, len(neonapi.NeonAuthSupportedAuthProviderValues))
+	for _, p := range neonapi.NeonAuthSupportedAuthProviderValues {
+		names = append(names, string(p))
+	}
+	return strings.Join(names, ", ")
+}
+
+// newBranchAuth enables Neon Auth on branch branchID of project p with
+// fresh credentials and the defaults of every setting.
+func newBranchAuth(p Project, branchID, provider, db, role string, at time.Time) *BranchAuth {
 	a := &BranchAuth{
 		Integration: Integration{
-			ProjectID:             p.Project.ID,
+			ProjectID:             p.ID,
 			AuthProvider:          provider,
-			AuthProviderProjectID: apid,
-			BranchID:              b.ID,
+			AuthProviderProjectID: uuid.NewString(),
 			DBName:                db,
 			RoleName:              role,
-			Name:                  p.Project.Name,
+			Name:                  p.Name,
 			CreatedAt:             at,
 			OwnedBy:               ownedByNeon,
 			SchemaName:            usersSchema,
 			TableName:             usersTable,
 		},
-		OAuthProviders: []OAuthProvider{},
-		Domains:        []Domain{},
-		Users:          []UserRow{},
 		AllowLocalhost: defaultAllowLocalhost,
 		Settings:       defaultSettings(),
 	}
@@ -99,25 +181,28 @@ func newBranchAuth(p *projectState, b *branchState, provider, db, role string, a
 	if provider != authProviderBetterAuth {
 		a.EmailProvider = &EmailServer{Type: emailShared}
 	}
-	a.BaseURL = authBaseURL(p, b, provider, apid, db)
-	a.JWKSURL = a.BaseURL + "/.well-known/jwks.json"
+	a.moveTo(p, branchID)
 	a.mintKeys()
+	a.normalize()
 	return a
 }
 
-// authBaseURL is where an integration's auth server answers. Better Auth runs
-// per branch and database inside Neon; Stack Auth projects live at Stack
-// Auth (their JWKS is <base_url>/.well-known/jwks.json there too).
-func authBaseURL(p *projectState, b *branchState, provider, apid, db string) string {
-	switch provider {
+// moveTo gives the integration to branch branchID of p: its branch id, and
+// the auth endpoint named after it. Better Auth runs per branch and
+// database inside Neon; Stack Auth projects live at Stack Auth (their JWKS
+// is <base_url>/.well-known/jwks.json there too).
+func (a *BranchAuth) moveTo(p Project, branchID string) {
+	a.BranchID = branchID
+	switch a.AuthProvider {
 	case authProviderBetterAuth:
-		region := strings.TrimPrefix(p.Project.RegionID, p.Project.PlatformID+"-")
-		return "https://" + b.ID + ".neonauth." + region + "." + p.Project.PlatformID + ".neon.tech/" + db + "/auth"
+		region := strings.TrimPrefix(p.RegionID, p.PlatformID+"-")
+		a.BaseURL = "https://" + branchID + ".neonauth." + region + "." + p.PlatformID + ".neon.tech/" + a.DBName + "/auth"
 	case authProviderMock:
-		return "https://mock-auth.neon.invalid/api/v1/projects/" + apid
+		a.BaseURL = "https://mock-auth.neon.invalid/api/v1/projects/" + a.AuthProviderProjectID
 	default:
-		return "https://api.stack-auth.com/api/v1/projects/" + apid
+		a.BaseURL = "https://api.stack-auth.com/api/v1/projects/" + a.AuthProviderProjectID
 	}
+	a.JWKSURL = a.BaseURL + "/.well-known/jwks.json"
 }
 
 // mintKeys replaces the SDK keys with a new distinct pair; Better Auth has none.
@@ -131,26 +216,10 @@ func (a *BranchAuth) mintKeys() {
 }
 
 // clone is a deep copy.
-func (a *BranchAuth) clone() BranchAuth {
-	c := *a
-	c.OAuthProviders = slices.Clone(a.OAuthProviders)
-	c.Domains = slices.Clone(a.Domains)
-	if a.EmailProvider != nil {
-		ep := *a.EmailProvider
-		c.EmailProvider = &ep
-	}
-	c.Users = make([]UserRow, len(a.Users))
-	for i, u := range a.Users {
-		u.Roles = slices.Clone(u.Roles)
-		c.Users[i] = u
-	}
-	c.Settings = a.Settings.clone()
-	c.TestEmails = slices.Clone(a.TestEmails)
-	return c
-}
+func (a *BranchAuth) clone() BranchAuth { return *clonePtr(a) }
 
-// inheritedBy is the Neon Auth that child, a branch just created from a's
-// branch, starts with; nil when it starts without one.
+// inheritedBy is the Neon Auth that branch childID of p, just created from
+// a's branch, starts with; nil when it starts without one.
 //
 // Neon Auth's data lives in the branch's database (the neon_auth schema), so
 // branching copies it as it is at that moment (Neon's docs,
@@ -168,16 +237,14 @@ func (a *BranchAuth) clone() BranchAuth {
 // ownership transfer only the production branch reaches. Neon documents no
 // copy of it, and the emulator makes none: the child starts without Neon
 // Auth, as before branching existed for auth.
-func (a *BranchAuth) inheritedBy(p *projectState, child *branchState, at time.Time) *BranchAuth {
+func (a *BranchAuth) inheritedBy(p Project, childID string, at time.Time) *BranchAuth {
 	if a.AuthProvider != authProviderBetterAuth {
 		return nil
 	}
 	c := a.clone()
-	c.BranchID = child.ID
-	c.AuthProviderProjectID = newUUID()
+	c.AuthProviderProjectID = uuid.NewString()
 	c.CreatedAt = at
-	c.BaseURL = authBaseURL(p, child, c.AuthProvider, c.AuthProviderProjectID, c.DBName)
-	c.JWKSURL = c.BaseURL + "/.well-known/jwks.json"
+	c.moveTo(p, childID)
 	c.TransferCode, c.TransferStatus = "", ""
 	c.TestEmails = nil
 	c.mintKeys()
@@ -190,7 +257,7 @@ func (a *BranchAuth) inheritedBy(p *projectState, child *branchState, at time.Ti
 // lacks takes the API's default rather than Go's zero value.
 func (a *BranchAuth) UnmarshalJSON(data []byte) error {
 	type fields BranchAuth // the same fields, without this method
-	f := fields{Settings: defaultSettings().clone()}
+	f := fields{Settings: defaultSettings()}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
 	}
@@ -201,15 +268,9 @@ func (a *BranchAuth) UnmarshalJSON(data []byte) error {
 // normalize gives nil lists their empty value, so that lists answer [], and
 // a setting's unset fields their defaults.
 func (a *BranchAuth) normalize() {
-	if a.OAuthProviders == nil {
-		a.OAuthProviders = []OAuthProvider{}
-	}
-	if a.Domains == nil {
-		a.Domains = []Domain{}
-	}
-	if a.Users == nil {
-		a.Users = []UserRow{}
-	}
+	a.OAuthProviders = orEmpty(a.OAuthProviders)
+	a.Domains = orEmpty(a.Domains)
+	a.Users = orEmpty(a.Users)
 	a.Settings = a.normalized()
 }
 
@@ -218,9 +279,11 @@ func (a *BranchAuth) oauthProvider(id string) int {
 }
 
 // addDomain trusts a domain, in canonical form, for the integration's
-// auth provider.
+// auth provider, unless it is trusted already.
 func (a *BranchAuth) addDomain(canonical string) {
-	a.Domains = append(a.Domains, Domain{Domain: canonical, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider)})
+	if a.domainIndex(canonical) < 0 {
+		a.Domains = append(a.Domains, Domain{Domain: canonical, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider)})
+	}
 }
 
 func (a *BranchAuth) domainIndex(canonical string) int {

@@ -98,7 +98,7 @@ func TestEnableNeonAuthOnAnyBranch(t *testing.T) {
 		wantError(t, v.do("POST", path, map[string]any{"auth_provider": "better_auth"}), http.StatusConflict, "")
 		wantError(t, v.do("POST", path, map[string]any{"auth_provider": "stack"}), http.StatusConflict, "Neon Auth is already enabled on branch "+dev)
 		wantError(t, v.do("POST", path, map[string]any{}), http.StatusBadRequest, "auth_provider: is required")
-		wantError(t, v.do("POST", path, map[string]any{"auth_provider": "stack", "project_id": v.project}), http.StatusBadRequest, "project_id: unknown field")
+		wantError(t, v.do("POST", path, map[string]any{"auth_provider": "stack", "project_id": v.project}), http.StatusBadRequest, `request body: property "project_id" is unsupported`)
 		other := v.branchAuthPath(v.branch)
 		wantError(t, v.do("POST", other, map[string]any{"auth_provider": "stack", "database_name": "nope"}), http.StatusBadRequest, "database_name: ")
 		wantError(t, v.do("POST", "/projects/"+v.project+"/branches/br-nope/auth", map[string]any{"auth_provider": "stack"}), http.StatusNotFound, "branch not found")
@@ -112,7 +112,7 @@ func TestEnableNeonAuthOnAnyBranch(t *testing.T) {
 	})
 	t.Run("disable drops everything", func(t *testing.T) {
 		wantStatus(t, v.do("POST", path+"/users", map[string]any{"email": "a@example.com"}), http.StatusCreated)
-		wantError(t, v.do("DELETE", path, map[string]any{"delete_data": "yes"}), http.StatusBadRequest, "delete_data: must be a boolean")
+		wantError(t, v.do("DELETE", path, map[string]any{"delete_data": "yes"}), http.StatusBadRequest, "delete_data: value must be a boolean")
 		r := v.do("DELETE", path, map[string]any{"delete_data": true})
 		wantStatus(t, r, http.StatusOK)
 		if _, ok := v.e.BranchAuth(v.project, dev); ok {
@@ -255,7 +255,7 @@ func TestUsersAndRolesOnABranch(t *testing.T) {
 	}
 	wantError(t, v.do("POST", base, map[string]any{"email": "ADA@example.com"}), http.StatusConflict, "")
 	wantError(t, v.do("POST", base, map[string]any{"email": "ada"}), http.StatusBadRequest, "email: ")
-	wantError(t, v.do("POST", base, map[string]any{"email": "b@example.com", "auth_provider": "better_auth"}), http.StatusBadRequest, "auth_provider: unknown field")
+	wantError(t, v.do("POST", base, map[string]any{"email": "b@example.com", "auth_provider": "better_auth"}), http.StatusBadRequest, `request body: property "auth_provider" is unsupported`)
 
 	roles := base + "/" + id + "/role"
 	cases := []struct {
@@ -265,7 +265,7 @@ func TestUsersAndRolesOnABranch(t *testing.T) {
 	}{
 		{"missing", map[string]any{}, "roles: is required"},
 		{"empty", map[string]any{"roles": []string{}}, "roles: "},
-		{"not an array", map[string]any{"roles": "admin"}, "roles: must be an array"},
+		{"not an array", map[string]any{"roles": "admin"}, "roles: value must be an array"},
 		{"empty role", map[string]any{"roles": []string{"admin", ""}}, "roles[1]: must not be empty"},
 		{"repeated role", map[string]any{"roles": []string{"admin", "admin"}}, "roles[1]: "},
 	}
@@ -304,7 +304,7 @@ func TestAllowLocalhostAndName(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 	wantJSON(t, "update", r.Body, `{"allow_localhost":false}`)
 	wantError(t, v.do("PATCH", base+"/allow_localhost", map[string]any{}), http.StatusBadRequest, "allow_localhost: is required")
-	wantError(t, v.do("PATCH", base+"/allow_localhost", map[string]any{"allow_localhost": "no"}), http.StatusBadRequest, "allow_localhost: must be a boolean")
+	wantError(t, v.do("PATCH", base+"/allow_localhost", map[string]any{"allow_localhost": "no"}), http.StatusBadRequest, "allow_localhost: value must be a boolean")
 
 	r = v.do("PATCH", base+"/config", map[string]any{"name": "Storefront auth"})
 	wantStatus(t, r, http.StatusOK)
@@ -313,8 +313,8 @@ func TestAllowLocalhostAndName(t *testing.T) {
 		t.Errorf("name = %v", got)
 	}
 	wantError(t, v.do("PATCH", base+"/config", map[string]any{}), http.StatusBadRequest, "name: is required")
-	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": ""}), http.StatusBadRequest, "name: must be 1 to 256 characters")
-	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": strings.Repeat("n", 257)}), http.StatusBadRequest, "name: must be 1 to 256 characters")
+	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": ""}), http.StatusBadRequest, "name: minimum string length is 1")
+	wantError(t, v.do("PATCH", base+"/config", map[string]any{"name": strings.Repeat("n", 257)}), http.StatusBadRequest, "name: maximum string length is 256")
 }
 
 func TestBranchAuthGoAPI(t *testing.T) {

@@ -68,16 +68,16 @@ func TestCreateBranch(t *testing.T) {
 			{"an empty name", map[string]any{"branch": map[string]any{"name": ""}}, 400, "branch.name: "},
 			{"a long name", map[string]any{"branch": map[string]any{"name": strings.Repeat("b", 257)}}, 400, "branch.name: "},
 			{"an endpoint without type", map[string]any{"endpoints": []any{map[string]any{}}}, 400, "endpoints[0].type: is required"},
-			{"an endpoint of an unknown type", map[string]any{"endpoints": []any{map[string]any{"type": "primary"}}}, 400, "endpoints[0].type: must be"},
+			{"an endpoint of an unknown type", map[string]any{"endpoints": []any{map[string]any{"type": "primary"}}}, 400, "endpoints[0].type: value is not one of the allowed values"},
 			{"a malformed LSN", map[string]any{"branch": map[string]any{"parent_lsn": "yesterday"}}, 400, "branch.parent_lsn: "},
 			{"a malformed timestamp", map[string]any{"branch": map[string]any{"parent_timestamp": "26/02/2024"}}, 400, "branch.parent_timestamp: "},
 			{"an LSN and a timestamp", map[string]any{"branch": map[string]any{"parent_lsn": "0/1F00000", "parent_timestamp": "2024-02-26T12:00:00Z"}}, 400, "branch.parent_timestamp: give either"},
 			{"an unknown init source", map[string]any{"branch": map[string]any{"init_source": "empty"}}, 400, "branch.init_source: "},
 			{"an expiry in the past", map[string]any{"branch": map[string]any{"expires_at": "2020-01-01T00:00:00Z"}}, 400, "branch.expires_at: must be in the future"},
 			{"archived not a boolean", map[string]any{"branch": map[string]any{"archived": "yes"}}, 400, "branch.archived: "},
-			{"an annotation value not a string", map[string]any{"annotation_value": map[string]any{"k": 1}}, 400, "annotation_value.k: must be a string"},
-			{"an unknown field", map[string]any{"branch": map[string]any{"colour": "red"}}, 400, "branch.colour: unknown field"},
-			{"branch not an object", map[string]any{"branch": "dev"}, 400, "branch: must be a JSON object"},
+			{"an annotation value not a string", map[string]any{"annotation_value": map[string]any{"k": 1}}, 400, "annotation_value.k: value must be a string"},
+			{"an unknown field", map[string]any{"branch": map[string]any{"colour": "red"}}, 400, `branch: property "colour" is unsupported`},
+			{"branch not an object", map[string]any{"branch": "dev"}, 400, "branch: value must be an object"},
 		}
 		before := len(v.e.Branches(v.project))
 		for _, tc := range cases {

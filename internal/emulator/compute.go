@@ -1,19 +1,14 @@
 package emulator
 
 import (
-	"bytes"
-	"crypto/rand"
-	"encoding/json"
-	"maps"
 	"strings"
 	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// The computes, roles and databases of branches as the state holds them: how
-// they are made, found and copied to a new branch, and the project settings
-// they follow.
+// Projects, and the compute endpoints and roles of their branches, as the
+// state holds them; the project settings and defaults they follow.
 
 const (
 	endpointReadWrite = string(neonapi.EndpointTypeReadWrite)
@@ -25,6 +20,38 @@ const (
 	// a new endpoint's size when the project sets none.
 	minComputeUnits = 0.25
 )
+
+// Project is a database project as the emulator holds it and GET /projects
+// lists it: the reference's ProjectListItem, whose settings and
+// default_endpoint_settings are held as given (over the platform's defaults
+// for settings).
+type Project = neonapi.ProjectListItem
+
+// endpointState is a compute endpoint of the branch holding it (its project
+// and branch ids are the holder's; its region and host follow the project).
+// EndpointSettings is EndpointSettingsData of the API reference (Postgres and
+// PgBouncer settings, preloaded libraries), held as given.
+type endpointState struct {
+	ID                    string                        `json:"id"`
+	Name                  string                        `json:"name,omitempty"`
+	Type                  string                        `json:"type"` // read_write or read_only
+	MinCU                 float64                       `json:"autoscaling_limit_min_cu"`
+	MaxCU                 float64                       `json:"autoscaling_limit_max_cu"`
+	SuspendTimeoutSeconds int64                         `json:"suspend_timeout_seconds"`
+	Provisioner           string                        `json:"provisioner"`
+	PoolerEnabled         bool                          `json:"pooler_enabled"`
+	Disabled              bool                          `json:"disabled"`
+	PasswordlessAccess    bool                          `json:"passwordless_access"`
+	EndpointSettings      *neonapi.EndpointSettingsData `json:"settings,omitempty"`
+	CreatedAt             time.Time                     `json:"created_at"`
+	UpdatedAt             time.Time                     `json:"updated_at"`
+}
+
+// roleState is what the emulator keeps of a role besides its name.
+type roleState struct {
+	Password  string    `json:"password,omitempty"` // "": created with no_login
+	CreatedAt time.Time `json:"created_at"`
+}
 
 // proxyHostOf is the host name under which a region's computes are reached:
 // aws-us-east-2 → us-east-2.aws.neon.tech.
@@ -49,158 +76,74 @@ func defaultProjectSettings() *neonapi.ProjectSettingsData {
 		`"block_public_connections":false,"block_vpc_connections":false,"hipaa":false}`)
 }
 
-// mergeJSON applies patch to base as a JSON Merge Patch (RFC 7386): objects
-// merge member by member, anything else replaces. Both are JSON objects.
-func mergeJSON(base, patch json.RawMessage) json.RawMessage {
-	decode := func(raw json.RawMessage) map[string]any {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var m map[string]any
-		_ = dec.Decode(&m)
-		if m == nil {
-			m = map[string]any{}
-		}
-		return m
-	}
-	merged, _ := json.Marshal(mergeObjects(decode(base), decode(patch)))
-	return merged
+// newEndpoint makes an endpoint of typ in a project, sized by the project's
+// default_endpoint_settings, else the smallest compute with the platform's
+// suspension (0: the default); the caller puts it on a branch.
+func newEndpoint(id string, p Project, typ string, at time.Time) *endpointState {
+	ep := &endpointState{ID: id, Type: typ, MinCU: minComputeUnits, Provisioner: p.Provisioner, CreatedAt: at, UpdatedAt: at}
+	ep.resize(p)
+	return ep
 }
 
-func mergeObjects(base, patch map[string]any) map[string]any {
-	out := make(map[string]any, len(base)+len(patch))
-	maps.Copy(out, base)
-	for k, v := range patch {
-		switch pv := v.(type) {
-		case nil:
-			delete(out, k)
-		case map[string]any:
-			bv, _ := out[k].(map[string]any)
-			out[k] = mergeObjects(bv, pv)
-		default:
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// computeSize is the size and suspension of a compute endpoint.
-type computeSize struct {
-	minCU, maxCU float64
-	suspend      int64
-}
-
-// computeDefaults is what a new endpoint of the project takes unless told
-// otherwise: the project's default_endpoint_settings, else the smallest
-// compute with the platform's suspension (0: the default).
-func (p *projectState) computeDefaults() computeSize {
-	var d neonapi.DefaultEndpointSettings
-	if p.Project.DefaultEndpointSettings != nil {
-		d = *p.Project.DefaultEndpointSettings
-	}
-	size := computeSize{minCU: minComputeUnits}
+// resize gives ep the size and suspension a new endpoint of p takes.
+func (ep *endpointState) resize(p Project) {
+	d := *orZero(p.DefaultEndpointSettings)
+	ep.MinCU, ep.SuspendTimeoutSeconds = minComputeUnits, 0
 	if d.AutoscalingLimitMinCu != nil {
-		size.minCU = computeUnits(*d.AutoscalingLimitMinCu)
+		ep.MinCU = computeUnits(*d.AutoscalingLimitMinCu)
 	}
-	size.maxCU = max(size.minCU, minComputeUnits)
+	ep.MaxCU = max(ep.MinCU, minComputeUnits)
 	if d.AutoscalingLimitMaxCu != nil {
-		size.maxCU = computeUnits(*d.AutoscalingLimitMaxCu)
+		ep.MaxCU = computeUnits(*d.AutoscalingLimitMaxCu)
 	}
-	if d.SuspendTimeoutSeconds != nil {
-		size.suspend = *d.SuspendTimeoutSeconds
-	}
-	return size
+	set(&ep.SuspendTimeoutSeconds, d.SuspendTimeoutSeconds)
+	ep.Provisioner = p.Provisioner
 }
 
-// newEndpoint makes an endpoint of typ sized by the project's defaults; the
-// caller puts it on a branch.
-func (s *state) newEndpoint(p *projectState, typ string, at time.Time) *endpointState {
-	size := p.computeDefaults()
-	return &endpointState{
-		ID:                    "ep-" + idWords(s.next()),
-		Type:                  typ,
-		MinCU:                 size.minCU,
-		MaxCU:                 size.maxCU,
-		SuspendTimeoutSeconds: size.suspend,
-		Provisioner:           p.Project.Provisioner,
-		CreatedAt:             at,
-		UpdatedAt:             at,
+// changeEndpoint sets on ep what a request gives it: fields is one of the
+// objects that carry an endpoint's fields (EndpointUpdateRequest.endpoint,
+// which EndpointCreateRequest.endpoint and
+// BranchCreateRequestEndpointOptions share by name), already checked
+// against the reference. A maximum size below the minimum is refused
+// (prefix names the request's object in the error).
+func changeEndpoint(ep *endpointState, fields any, prefix string) error {
+	var f neonapi.EndpointUpdateRequest
+	if err := convertShape(fields, &f.Endpoint); err != nil {
+		return invalid("request body", "%v", err)
 	}
-}
-
-// endpoint finds an endpoint of the project and the branch holding it.
-func (p *projectState) endpoint(id string) (*branchState, *endpointState) {
-	for _, b := range p.Branches {
-		for _, ep := range b.Endpoints {
-			if ep.ID == id {
-				return b, ep
-			}
-		}
+	ch := f.Endpoint
+	minCU, maxCU := ep.MinCU, ep.MaxCU
+	if ch.AutoscalingLimitMinCu != nil {
+		minCU = computeUnits(*ch.AutoscalingLimitMinCu)
+		maxCU = max(maxCU, minCU)
 	}
-	return nil, nil
-}
-
-// readWriteEndpoint is the branch's read_write endpoint (a branch has at
-// most one), nil when it has none.
-func (b *branchState) readWriteEndpoint() *endpointState {
-	for _, ep := range b.Endpoints {
-		if ep.Type == endpointReadWrite {
-			return ep
-		}
+	if ch.AutoscalingLimitMaxCu != nil {
+		maxCU = computeUnits(*ch.AutoscalingLimitMaxCu)
+	}
+	if maxCU < minCU {
+		return invalid(prefix+"autoscaling_limit_max_cu", "must not be less than autoscaling_limit_min_cu (%s)", number(minCU))
+	}
+	ep.MinCU, ep.MaxCU = minCU, maxCU
+	set(&ep.Name, ch.Name)
+	if ch.Provisioner != nil && *ch.Provisioner != "" {
+		ep.Provisioner = *ch.Provisioner
+	}
+	set(&ep.PoolerEnabled, ch.PoolerEnabled)
+	set(&ep.Disabled, ch.Disabled)
+	set(&ep.PasswordlessAccess, ch.PasswordlessAccess)
+	set(&ep.SuspendTimeoutSeconds, ch.SuspendTimeoutSeconds)
+	if ch.Settings != nil {
+		ep.EndpointSettings = merged(ep.EndpointSettings, ch.Settings)
 	}
 	return nil
 }
 
-// roleOf is what the project keeps of a role of branch b: b's own, or, for
-// a branch given no copies, the one it inherited from its parent. nil when
-// no branch on the way has it.
-func (p *projectState) roleOf(b *branchState, name string) *roleState {
-	for at := b; at != nil; at = p.branch(at.ParentID) {
-		if r := at.RoleStates[name]; r != nil {
-			return r
-		}
-	}
-	return nil
-}
-
-// copyRoles gives b copies of the roles it took from the branch it was made
-// from, with their passwords: a new branch's roles are its parent's, as on
-// Neon (also for a schema-only branch, which records no parent).
-func (p *projectState) copyRoles(from, b *branchState) {
-	states := map[string]*roleState{}
-	for _, name := range b.Roles {
-		if r := p.roleOf(from, name); r != nil {
-			c := *r
-			states[name] = &c
-		}
-	}
-	b.RoleStates = states
-}
-
-// ownRoles gives b role states of its own, copies of those it reads from
-// its parent, before its roles change.
-func (p *projectState) ownRoles(b *branchState) {
-	if b.RoleStates == nil {
-		p.copyRoles(b, b)
-	}
-}
-
-// nextDatabaseID is an id no database of the branch has.
-func (b *branchState) nextDatabaseID() int64 {
-	var top int64
-	for _, d := range b.Databases {
-		top = max(top, d.ID)
-	}
-	return top + 1
-}
+// host is the endpoint's host name in a region's proxy host:
+// ep-quiet-leaf-00000004.us-east-2.aws.neon.tech.
+func (ep *endpointState) host(proxyHost string) string { return ep.ID + "." + proxyHost }
 
 // newRolePassword makes a password as Neon does: "npg_" and 12 letters and
 // digits.
 func newRolePassword() string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return "npg_" + string(b)
+	return "npg_" + randomText("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 12)
 }

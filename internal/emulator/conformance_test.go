@@ -2,7 +2,10 @@ package emulator
 
 import (
 	"net/http"
+	"os"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
@@ -195,7 +198,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 	})
 
 	stats := v.e.Stats()
-	for _, rt := range newAPIRouter().routes {
+	for _, rt := range apiRoutes() {
 		if !slices.ContainsFunc(mapKeys(stats.Requests[rt.key]), func(s int) bool { return s >= 200 && s < 300 }) {
 			t.Errorf("%s was not driven to a 2xx", rt.key)
 		}
@@ -204,7 +207,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 	for _, x := range found {
 		t.Errorf("OpenAPI violation: %s", x)
 	}
-	t.Logf("%d requests over %d routes, %d OpenAPI violations", stats.Total, len(newAPIRouter().routes), len(found))
+	t.Logf("%d requests over %d routes, %d OpenAPI violations", stats.Total, len(apiRoutes()), len(found))
 }
 
 // officialProjectCreate is a ProjectCreateRequest with every field the
@@ -239,4 +242,40 @@ func mapKeys[K comparable, V any](m map[K]V) []K {
 		out = append(out, k)
 	}
 	return out
+}
+
+// Package neonapi has the types of every operation the emulator serves: the
+// operations of its configuration (internal/apispec/neonapi/oapi-codegen.yaml,
+// and those of the Better Auth settings) are those of the emulator's routes.
+func TestTheGeneratedTypesCoverEveryServedOperation(t *testing.T) {
+	doc, err := apispec.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile("../apispec/neonapi/oapi-codegen.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := apispec.SettingsOperationIDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`(?m)^    - (\w+)$`).FindAllStringSubmatch(string(cfg), -1) {
+		listed = append(listed, m[1])
+	}
+	var served []string
+	for _, rt := range apiRoutes() {
+		method, path, _ := strings.Cut(rt.key, " ")
+		op := doc.Paths.Value(path).GetOperation(method)
+		if op == nil {
+			t.Errorf("the emulator serves %s, which the reference does not have", rt.key)
+			continue
+		}
+		served = append(served, op.OperationID)
+	}
+	slices.Sort(listed)
+	slices.Sort(served)
+	if served = slices.Compact(served); !slices.Equal(listed, served) {
+		t.Errorf("oapi-codegen.yaml lists\n  %s\nthe emulator serves\n  %s", strings.Join(listed, " "), strings.Join(served, " "))
+	}
 }

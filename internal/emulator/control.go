@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,70 @@ import (
 // milliseconds (250). Omitted fields take their zero value (PUT replaces the
 // whole configuration).
 
+// controlFunc serves a request of the control surface: the status and body
+// of its answer (nil: no body), or an error; one of the Go API's errors
+// (ErrNotFound, ErrConflict, ErrInvalid) answers 404, 409 or 400.
+type controlFunc func(r *http.Request) (int, any, error)
+
+// controlRoutes are the endpoints of the control surface, as ServeMux
+// patterns.
+func (e *Emulator) controlRoutes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for pattern, h := range map[string]controlFunc{
+		"GET /healthz": func(*http.Request) (int, any, error) {
+			return http.StatusOK, map[string]string{"status": "ok", "base_url": e.opts.BaseURL}, nil
+		},
+		"POST /keys":                            e.controlCreateKey,
+		"POST /keys/revoke":                     e.controlRevokeKey,
+		"POST /projects":                        e.controlCreateProject,
+		"POST /projects/{project_id}/branches":  e.controlCreateBranch,
+		"GET /projects/{project_id}/users_sync": e.controlUsersSync,
+		"POST /transfer/confirm":                e.controlConfirmTransfer,
+		"GET /faults":                           e.controlFaults,
+		"PUT /faults":                           e.controlSetFaults,
+		"GET /stats":                            func(*http.Request) (int, any, error) { return http.StatusOK, e.Stats(), nil },
+		"POST /stats/reset": func(*http.Request) (int, any, error) {
+			e.ResetStats()
+			return http.StatusNoContent, nil, nil
+		},
+		"GET /state":  e.controlState,
+		"POST /reset": func(*http.Request) (int, any, error) { return http.StatusNoContent, nil, e.Reset() },
+		"PUT /seed":   e.controlSeed,
+	} {
+		mux.HandleFunc(strings.Replace(pattern, " ", " "+controlPrefix, 1), func(w http.ResponseWriter, r *http.Request) {
+			status, body, err := h(r)
+			switch {
+			case err != nil:
+				writeError(w, w.Header().Get("X-Request-Id"), controlError(err))
+			case body == nil:
+				w.WriteHeader(status)
+			default:
+				writeJSON(w, status, body)
+			}
+		})
+	}
+	return mux
+}
+
+// controlError is the answer to an error of the control surface.
+func controlError(err error) *apiError {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.Is(err, ErrNotFound):
+		return notFound("%v", err)
+	case errors.Is(err, ErrConflict):
+		return conflict("%v", err)
+	case errors.Is(err, ErrInvalid):
+		return &apiError{status: http.StatusBadRequest, msg: err.Error()}
+	}
+	return &apiError{status: http.StatusInternalServerError, msg: err.Error()}
+}
+
+// serveControl serves a request of the control surface: 401 without the
+// control token (but for the health check), 404 or 405 where no endpoint
+// takes it. A trailing slash is ignored.
 func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID string) {
 	// Health tells nothing secret, and container health checks have no token.
 	open := r.URL.Path == controlPrefix+"/healthz" && r.Method == http.MethodGet
@@ -52,16 +117,15 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request, reqID st
 		writeError(w, reqID, errControlUnauthorized)
 		return
 	}
-	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, controlPrefix), "/")
-	err := e.control(w, r, path)
-	if err == nil {
+	if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path {
+		r = r.Clone(r.Context())
+		r.URL.Path, r.URL.RawPath = p, ""
+	}
+	if _, pattern := e.control.Handler(r); pattern == "" {
+		noRoute(e.control, w, r, reqID)
 		return
 	}
-	var ae *apiError
-	if !errors.As(err, &ae) {
-		ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
-	}
-	writeError(w, reqID, ae)
+	e.control.ServeHTTP(w, r)
 }
 
 var errControlUnauthorized = &apiError{status: http.StatusUnauthorized,
@@ -81,62 +145,9 @@ func (e *Emulator) controlAuthorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(e.opts.ControlToken)) == 1
 }
 
-func (e *Emulator) control(w http.ResponseWriter, r *http.Request, path string) error {
-	if rest, ok := strings.CutPrefix(path, "/projects/"); ok {
-		if id, ok := strings.CutSuffix(rest, "/users_sync"); ok && id != "" && !strings.Contains(id, "/") {
-			if r.Method != http.MethodGet {
-				return errMethod
-			}
-			return e.controlUsersSync(w, id)
-		}
-		if id, ok := strings.CutSuffix(rest, "/branches"); ok && id != "" && !strings.Contains(id, "/") {
-			if r.Method != http.MethodPost {
-				return errMethod
-			}
-			return e.controlCreateBranch(w, r, id)
-		}
-	}
-	type endpoint struct {
-		method string
-		h      func(http.ResponseWriter, *http.Request) error
-	}
-	endpoints := map[string]endpoint{
-		"/healthz":          {http.MethodGet, e.controlHealthz},
-		"/keys":             {http.MethodPost, e.controlCreateKey},
-		"/keys/revoke":      {http.MethodPost, e.controlRevokeKey},
-		"/projects":         {http.MethodPost, e.controlCreateProject},
-		"/transfer/confirm": {http.MethodPost, e.controlConfirmTransfer},
-		"/stats":            {http.MethodGet, e.controlStats},
-		"/stats/reset":      {http.MethodPost, e.controlResetStats},
-		"/state":            {http.MethodGet, e.controlState},
-		"/reset":            {http.MethodPost, e.controlReset},
-		"/seed":             {http.MethodPut, e.controlSeed},
-	}
-	if path == "/faults" {
-		switch r.Method {
-		case http.MethodGet:
-			writeJSON(w, http.StatusOK, faultsToJSON(e.CurrentFaults()))
-			return nil
-		case http.MethodPut:
-			return e.controlSetFaults(w, r)
-		}
-		return errMethod
-	}
-	ep, ok := endpoints[path]
-	if !ok {
-		return &apiError{status: http.StatusNotFound, msg: "not found"}
-	}
-	if r.Method != ep.method {
-		return errMethod
-	}
-	return ep.h(w, r)
-}
-
-var errMethod = &apiError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}
-
 // decodeControl decodes a JSON body strictly into v.
-func decodeControl(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+func decodeControl(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return &apiError{status: http.StatusBadRequest, msg: "invalid JSON body: " + err.Error()}
@@ -144,123 +155,73 @@ func decodeControl(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// goAPIError maps an error of the Go API to a status.
-func goAPIError(err error) error {
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return &apiError{status: http.StatusNotFound, msg: err.Error()}
-	case errors.Is(err, ErrConflict):
-		return &apiError{status: http.StatusConflict, msg: err.Error()}
-	case errors.Is(err, ErrInvalid):
-		return &apiError{status: http.StatusBadRequest, msg: err.Error()}
-	}
-	return err
-}
-
-func (e *Emulator) controlHealthz(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "base_url": e.opts.BaseURL})
-	return nil
-}
-
-func (e *Emulator) controlCreateKey(w http.ResponseWriter, r *http.Request) error {
+func (e *Emulator) controlCreateKey(r *http.Request) (int, any, error) {
 	var req struct {
 		Type      KeyKind `json:"type"`
 		ProjectID string  `json:"project_id"`
 	}
-	if err := decodeControl(w, r, &req); err != nil {
-		return err
+	if err := decodeControl(r, &req); err != nil {
+		return 0, nil, err
 	}
 	token, err := e.CreateKey(req.Type, req.ProjectID)
-	if err != nil {
-		return goAPIError(err)
-	}
-	writeJSON(w, http.StatusCreated, map[string]string{"key": token})
-	return nil
+	return http.StatusCreated, map[string]string{"key": token}, err
 }
 
-func (e *Emulator) controlRevokeKey(w http.ResponseWriter, r *http.Request) error {
+func (e *Emulator) controlRevokeKey(r *http.Request) (int, any, error) {
 	var req struct {
 		Key string `json:"key"`
 	}
-	if err := decodeControl(w, r, &req); err != nil {
-		return err
+	if err := decodeControl(r, &req); err != nil {
+		return 0, nil, err
 	}
-	if err := e.RevokeKey(req.Key); err != nil {
-		return goAPIError(err)
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return http.StatusNoContent, nil, e.RevokeKey(req.Key)
 }
 
-func (e *Emulator) controlCreateProject(w http.ResponseWriter, r *http.Request) error {
+func (e *Emulator) controlCreateProject(r *http.Request) (int, any, error) {
 	var req struct {
 		Name string `json:"name"`
 	}
-	if err := decodeControl(w, r, &req); err != nil {
-		return err
+	if err := decodeControl(r, &req); err != nil {
+		return 0, nil, err
 	}
 	p, err := e.CreateProject(req.Name)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, p)
-	return nil
+	return http.StatusCreated, p, err
 }
 
-func (e *Emulator) controlCreateBranch(w http.ResponseWriter, r *http.Request, projectID string) error {
-	var req struct {
-		Name       string   `json:"name"`
-		ParentID   string   `json:"parent_id"`
-		InitSource string   `json:"init_source"`
-		Domains    []string `json:"domains"`
+func (e *Emulator) controlCreateBranch(r *http.Request) (int, any, error) {
+	projectID := r.PathValue("project_id")
+	var o BranchOptions
+	if err := decodeControl(r, &o); err != nil {
+		return 0, nil, err
 	}
-	if err := decodeControl(w, r, &req); err != nil {
-		return err
-	}
-	b, err := e.CreateBranch(projectID, BranchOptions{Name: req.Name, ParentID: req.ParentID, InitSource: req.InitSource, Domains: req.Domains})
+	b, err := e.CreateBranch(projectID, o)
 	if err != nil {
-		return goAPIError(err)
+		return 0, nil, err
 	}
 	out := map[string]any{"branch": newBranchView(&b), "neon_auth": nil}
 	if a, ok := e.BranchAuth(projectID, b.ID); ok {
 		out["neon_auth"] = maskedAuth(&a)
 	}
-	writeJSON(w, http.StatusCreated, out)
-	return nil
+	return http.StatusCreated, out, nil
 }
 
-func (e *Emulator) controlConfirmTransfer(w http.ResponseWriter, r *http.Request) error {
+func (e *Emulator) controlConfirmTransfer(r *http.Request) (int, any, error) {
 	var req struct {
 		ProjectID    string `json:"project_id"`
 		AuthProvider string `json:"auth_provider"`
 	}
-	if err := decodeControl(w, r, &req); err != nil {
-		return err
+	if err := decodeControl(r, &req); err != nil {
+		return 0, nil, err
 	}
-	if req.AuthProvider == "" {
-		req.AuthProvider = authProviderStack
-	}
-	if err := e.ConfirmTransfer(req.ProjectID, req.AuthProvider); err != nil {
-		return goAPIError(err)
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-func (e *Emulator) controlReset(w http.ResponseWriter, _ *http.Request) error {
-	if err := e.Reset(); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return http.StatusNoContent, nil, e.ConfirmTransfer(req.ProjectID, cmp.Or(req.AuthProvider, authProviderStack))
 }
 
 // controlSeed loads a seed sent as the body: JSON when it starts with "{",
 // HCL otherwise. Its mistakes come back as a 400 naming each line.
-func (e *Emulator) controlSeed(w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+func (e *Emulator) controlSeed(r *http.Request) (int, any, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
 	if err != nil {
-		return &apiError{status: http.StatusBadRequest, msg: "reading the seed: " + err.Error()}
+		return 0, nil, &apiError{status: http.StatusBadRequest, msg: "reading the seed: " + err.Error()}
 	}
 	name := "seed.hcl"
 	if strings.HasPrefix(strings.TrimSpace(string(body)), "{") {
@@ -268,39 +229,17 @@ func (e *Emulator) controlSeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	s, err := ParseSeed(name, body)
 	if err != nil {
-		return &apiError{status: http.StatusBadRequest, msg: err.Error()}
+		return 0, nil, &apiError{status: http.StatusBadRequest, msg: err.Error()}
 	}
-	if err := e.LoadSeed(s); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return http.StatusNoContent, nil, e.LoadSeed(s)
 }
 
-func (e *Emulator) controlStats(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, e.Stats())
-	return nil
-}
-
-func (e *Emulator) controlResetStats(w http.ResponseWriter, _ *http.Request) error {
-	e.ResetStats()
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-func (e *Emulator) controlUsersSync(w http.ResponseWriter, projectID string) error {
-	e.mu.Lock()
-	exists := e.st.project(projectID) != nil
-	e.mu.Unlock()
-	if !exists {
-		return errProjectNotFound
+func (e *Emulator) controlUsersSync(r *http.Request) (int, any, error) {
+	projectID := r.PathValue("project_id")
+	if _, err := e.DefaultBranchID(projectID); err != nil {
+		return 0, nil, errProjectNotFound
 	}
-	rows := e.UsersSync(projectID)
-	if rows == nil {
-		rows = []UserRow{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"rows": rows})
-	return nil
+	return http.StatusOK, map[string]any{"rows": orEmpty(e.UsersSync(projectID))}, nil
 }
 
 // faultsJSON is the wire form of Faults on the control surface.
@@ -315,32 +254,28 @@ type faultsJSON struct {
 	Seed             int64        `json:"seed"`
 }
 
-func faultsToJSON(f Faults) faultsJSON {
-	return faultsJSON{
-		Rate: f.Rate, Statuses: f.Statuses, RetryAfter: jsonDuration(f.RetryAfter),
-		LostResponseRate: f.LostResponseRate, Latency: jsonDuration(f.Latency), Routes: f.Routes, NoLossRoutes: f.NoLossRoutes, Seed: f.Seed,
-	}
+func (e *Emulator) controlFaults(*http.Request) (int, any, error) {
+	f := e.CurrentFaults()
+	return http.StatusOK, faultsJSON{Rate: f.Rate, Statuses: f.Statuses, RetryAfter: jsonDuration(f.RetryAfter), LostResponseRate: f.LostResponseRate,
+		Latency: jsonDuration(f.Latency), Routes: f.Routes, NoLossRoutes: f.NoLossRoutes, Seed: f.Seed}, nil
 }
 
-func (e *Emulator) controlSetFaults(w http.ResponseWriter, r *http.Request) error {
+func (e *Emulator) controlSetFaults(r *http.Request) (int, any, error) {
 	var req faultsJSON
-	if err := decodeControl(w, r, &req); err != nil {
-		return err
+	if err := decodeControl(r, &req); err != nil {
+		return 0, nil, err
 	}
 	if req.Rate < 0 || req.Rate > 1 || req.LostResponseRate < 0 || req.LostResponseRate > 1 {
-		return &apiError{status: http.StatusBadRequest, msg: "rate and lost_response_rate must be from 0 to 1"}
+		return 0, nil, &apiError{status: http.StatusBadRequest, msg: "rate and lost_response_rate must be from 0 to 1"}
 	}
 	for _, s := range req.Statuses {
 		if s < 400 || s > 599 {
-			return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf("statuses: %d is not an error status", s)}
+			return 0, nil, &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf("statuses: %d is not an error status", s)}
 		}
 	}
-	e.SetFaults(Faults{
-		Rate: req.Rate, Statuses: req.Statuses, RetryAfter: time.Duration(req.RetryAfter),
-		LostResponseRate: req.LostResponseRate, Latency: time.Duration(req.Latency), Routes: req.Routes, NoLossRoutes: req.NoLossRoutes, Seed: req.Seed,
-	})
-	writeJSON(w, http.StatusOK, faultsToJSON(e.CurrentFaults()))
-	return nil
+	e.SetFaults(Faults{Rate: req.Rate, Statuses: req.Statuses, RetryAfter: time.Duration(req.RetryAfter), LostResponseRate: req.LostResponseRate,
+		Latency: time.Duration(req.Latency), Routes: req.Routes, NoLossRoutes: req.NoLossRoutes, Seed: req.Seed})
+	return e.controlFaults(r)
 }
 
 // jsonDuration reads a Go duration string or integer milliseconds and writes
@@ -352,29 +287,25 @@ func (d jsonDuration) MarshalJSON() ([]byte, error) {
 }
 
 func (d *jsonDuration) UnmarshalJSON(b []byte) error {
+	var s string
 	if string(b) == "null" {
 		*d = 0
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
+	} else if err := json.Unmarshal(b, &s); err == nil {
 		v, err := time.ParseDuration(s)
 		if err != nil {
 			return fmt.Errorf("invalid duration %q", s)
 		}
 		*d = jsonDuration(v)
-		return nil
-	}
-	ms, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
+	} else if ms, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+		*d = jsonDuration(time.Duration(ms) * time.Millisecond)
+	} else {
 		return fmt.Errorf("duration must be a string like \"1.5s\" or integer milliseconds")
 	}
-	*d = jsonDuration(time.Duration(ms) * time.Millisecond)
 	return nil
 }
 
-// The state dump masks secrets: a secret shows as "(set)" when it has a
-// value, "" otherwise. API key tokens are never shown.
+// maskSet shows a secret that has a value in the state dump; one without
+// shows as "".
 const maskSet = "(set)"
 
 func mask(s string) string {
@@ -384,31 +315,7 @@ func mask(s string) string {
 	return maskSet
 }
 
-type stateDump struct {
-	OrgID    string        `json:"org_id"`
-	OwnerID  string        `json:"owner_id"`
-	Keys     []keyDump     `json:"keys"`
-	Projects []projectDump `json:"projects"`
-}
-
-type keyDump struct {
-	Kind      KeyKind   `json:"kind"`
-	ProjectID string    `json:"project_id,omitempty"`
-	Revoked   bool      `json:"revoked"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-type projectDump struct {
-	Project  Project      `json:"project"`
-	Branches []branchDump `json:"branches"`
-}
-
-// branchDump is a branch with its Neon Auth (null when not enabled).
-type branchDump struct {
-	Branch
-	NeonAuth *authDump `json:"neon_auth"`
-}
-
+// authDump is a branch's Neon Auth in the state dump.
 type authDump struct {
 	BranchAuth
 	TransferPending bool `json:"transfer_pending"`
@@ -429,11 +336,28 @@ func maskedAuth(a *BranchAuth) *authDump {
 	return d
 }
 
-func (e *Emulator) controlState(w http.ResponseWriter, _ *http.Request) error {
+// controlState dumps the state: every secret masked, API keys without
+// their tokens' hashes, and each branch with its Neon Auth (null when not
+// enabled).
+func (e *Emulator) controlState(*http.Request) (int, any, error) {
+	type branchDump struct {
+		Branch
+		NeonAuth *authDump `json:"neon_auth"`
+	}
+	type projectDump struct {
+		Project  Project      `json:"project"`
+		Branches []branchDump `json:"branches"`
+	}
 	e.mu.Lock()
-	d := stateDump{OrgID: e.st.OrgID, OwnerID: e.st.OwnerID, Keys: []keyDump{}, Projects: []projectDump{}}
+	defer e.mu.Unlock()
+	d := struct {
+		OrgID    string        `json:"org_id"`
+		OwnerID  string        `json:"owner_id"`
+		Keys     []apiKey      `json:"keys"`
+		Projects []projectDump `json:"projects"`
+	}{OrgID: e.st.OrgID, OwnerID: e.st.OwnerID, Keys: []apiKey{}, Projects: []projectDump{}}
 	for _, k := range e.st.Keys {
-		d.Keys = append(d.Keys, keyDump{Kind: k.Kind, ProjectID: k.ProjectID, Revoked: k.Revoked, CreatedAt: k.CreatedAt})
+		d.Keys = append(d.Keys, apiKey{Kind: k.Kind, ProjectID: k.ProjectID, Revoked: k.Revoked, CreatedAt: k.CreatedAt})
 	}
 	for _, p := range e.st.Projects {
 		pd := projectDump{Project: p.Project, Branches: []branchDump{}}
@@ -446,14 +370,6 @@ func (e *Emulator) controlState(w http.ResponseWriter, _ *http.Request) error {
 		}
 		d.Projects = append(d.Projects, pd)
 	}
-	// Marshal while holding the lock: the dump shares slices with the state.
-	b, err := json.Marshal(d)
-	e.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(b, '\n'))
-	return nil
+	// Encoded now, under the lock: the dump shares slices with the state.
+	return http.StatusOK, json.RawMessage(mustEncode(d)), nil
 }

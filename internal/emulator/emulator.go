@@ -14,7 +14,7 @@
 //
 //   - request bodies must be JSON objects with Content-Type application/json;
 //     fields the API reference does not define and values that break its
-//     rules are rejected with 400 (docschema.go);
+//     rules are rejected with 400 (request.go);
 //   - a project that a key may not see answers 404 "project not found", the
 //     same as a project that does not exist;
 //   - branch_id of an integration created through POST /projects/auth/create
@@ -33,13 +33,11 @@
 package emulator
 
 import (
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 )
@@ -81,8 +79,6 @@ type Options struct {
 const (
 	defaultAccountRPM = 700
 	defaultRouteRPS   = 40
-	accountBurst      = 40
-	maxBodyBytes      = 1 << 20
 
 	apiPrefix     = "/api/v2"
 	controlPrefix = "/_emulator"
@@ -101,66 +97,44 @@ type Emulator struct {
 
 	seedMu sync.Mutex // guards opts.Seed
 
-	api     *router
+	api     *http.ServeMux // the routes under /api/v2, without that prefix
+	control *http.ServeMux // the control surface
 	limiter *rateLimiter
 	faults  *faultInjector
 	stats   *statsRecorder
 }
 
-// New builds an emulator. With Options.StateFile set and the file present,
-// the state is loaded from it; otherwise the seed projects are created.
-func New(opts Options) (*Emulator, error) {
+// newEmulator builds an emulator without its routes (see New): its limits,
+// and its state, loaded from Options.StateFile when that file exists.
+func newEmulator(opts Options) (*Emulator, error) {
 	if opts.SeedProjects < 0 {
 		return nil, errors.New("emulator: SeedProjects must not be negative")
 	}
-	if opts.SeedProjects == 0 {
-		opts.SeedProjects = 1
-	}
-	if opts.AccountRequestsPerMinute == 0 {
-		opts.AccountRequestsPerMinute = defaultAccountRPM
-	}
-	if opts.RouteRequestsPerSecond == 0 {
-		opts.RouteRequestsPerSecond = defaultRouteRPS
-	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	// The API reference decides request bodies and the defaults of the
-	// settings; it is read once per process, before the first request
-	// rather than during it.
-	if _, err := documentBodies(); err != nil {
-		return nil, err
-	}
+	opts.SeedProjects = cmp.Or(opts.SeedProjects, 1)
+	opts.AccountRequestsPerMinute = cmp.Or(opts.AccountRequestsPerMinute, defaultAccountRPM)
+	opts.RouteRequestsPerSecond = cmp.Or(opts.RouteRequestsPerSecond, defaultRouteRPS)
+	// The API reference decides the defaults of the settings; it is read
+	// once per process, before the first request rather than during it.
 	if _, err := referenceSettingDefaults(); err != nil {
 		return nil, err
 	}
 	e := &Emulator{
 		opts:    opts,
-		log:     logger,
-		api:     newAPIRouter(),
+		log:     cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
 		limiter: newRateLimiter(opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond, time.Now),
 		faults:  newFaultInjector(),
 		stats:   newStatsRecorder(),
 	}
-
-	var st *state
+	var err error
 	if opts.StateFile != "" {
-		loaded, err := loadState(opts.StateFile)
-		if err != nil {
+		if e.st, err = loadState(opts.StateFile); err != nil {
 			return nil, err
 		}
-		st = loaded
 	}
-	if st == nil {
-		st = e.initialState()
+	if e.st == nil {
+		e.st = e.initialState()
 	}
-	e.st = st
-
-	e.bootstrapKey = opts.BootstrapKey
-	if e.bootstrapKey == "" {
-		e.bootstrapKey = newAPIKeyToken()
-	}
+	e.bootstrapKey = cmp.Or(opts.BootstrapKey, newAPIKeyToken())
 	e.st.ensureKey(e.bootstrapKey, KeyPersonal, "", now())
 	if err := e.saveLocked(); err != nil {
 		return nil, err
@@ -219,183 +193,4 @@ func (e *Emulator) saveLocked() error {
 		return nil
 	}
 	return saveState(e.opts.StateFile, e.st)
-}
-
-// ServeHTTP serves the API under /api/v2/ and the control surface under /_emulator/.
-func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	reqID := requestID(r)
-	w.Header().Set("X-Request-Id", reqID)
-	switch {
-	case strings.HasPrefix(r.URL.Path, apiPrefix+"/"):
-		e.serveAPI(w, r, reqID)
-	case r.URL.Path == controlPrefix || strings.HasPrefix(r.URL.Path, controlPrefix+"/"):
-		e.serveControl(w, r, reqID)
-	default:
-		writeError(w, reqID, &apiError{status: http.StatusNotFound, msg: "not found"})
-	}
-}
-
-// call is the context of one authenticated API request handed to handlers.
-type call struct {
-	w     http.ResponseWriter
-	r     *http.Request
-	key   keyInfo
-	reqID string
-	route *route // the route being served
-}
-
-func (c *call) param(name string) string { return c.r.PathValue(name) }
-
-func (c *call) json(status int, v any) error {
-	writeJSON(c.w, status, v)
-	return nil
-}
-
-// empty answers with a status and no body at all.
-func (c *call) empty(status int) error {
-	c.w.WriteHeader(status)
-	return nil
-}
-
-func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string) {
-	start := time.Now()
-	if d := e.faults.latency(); d > 0 {
-		if sleepCtx(r.Context(), d) != nil {
-			return
-		}
-	}
-
-	m := e.api.match(r.Method, strings.TrimPrefix(r.URL.EscapedPath(), apiPrefix))
-	sw := &StatusRecorder{ResponseWriter: w}
-	out := outcomeNormal
-	recorded := false
-	finish := func() {
-		if recorded {
-			return
-		}
-		recorded = true
-		e.stats.record(m.key, sw.Status(), out)
-		e.log.Info("api request", "method", r.Method, "route", m.key, "status", sw.Status(),
-			"request_id", reqID, "lost", out == outcomeLost, "duration", time.Since(start))
-	}
-	defer finish()
-
-	key, ok := e.authenticate(r)
-	if !ok {
-		writeError(sw, reqID, errUnauthorized)
-		return
-	}
-	if m.route == nil {
-		if len(m.allow) > 0 {
-			sw.Header().Set("Allow", strings.Join(m.allow, ", "))
-			writeError(sw, reqID, &apiError{status: http.StatusMethodNotAllowed, msg: "method not allowed"})
-			return
-		}
-		writeError(sw, reqID, &apiError{status: http.StatusNotFound, msg: "not found"})
-		return
-	}
-	if ok, retry := e.limiter.allow(m.key); !ok {
-		out = outcomeRateLimited
-		writeError(sw, reqID, &apiError{status: http.StatusTooManyRequests, msg: "rate limit exceeded", retryAfter: retry})
-		return
-	}
-	d := e.faults.decide(m.key, r.Method)
-	if d.status != 0 {
-		out = outcomeFault
-		writeError(sw, reqID, faultError(d))
-		return
-	}
-	for name, v := range m.params {
-		r.SetPathValue(name, v)
-	}
-	if d.lose {
-		// Apply the request, then cut the connection before any byte of the
-		// response is written.
-		out = outcomeLost
-		buf := &bufferedWriter{header: http.Header{}}
-		sw.ResponseWriter = buf
-		e.runHandler(m.route, &call{w: sw, r: r, key: key, reqID: reqID})
-		finish() // count it before the client can observe the cut
-		cutConnection(w)
-		return
-	}
-	e.runHandler(m.route, &call{w: sw, r: r, key: key, reqID: reqID})
-}
-
-func (e *Emulator) runHandler(rt *route, c *call) {
-	c.route = rt
-	err := rt.handler(e, c)
-	if err == nil {
-		return
-	}
-	var ae *apiError
-	if !errors.As(err, &ae) {
-		e.log.Error("internal error", "route", rt.key, "request_id", c.reqID, "error", err.Error())
-		ae = &apiError{status: http.StatusInternalServerError, msg: "internal server error"}
-	}
-	writeError(c.w, c.reqID, ae)
-}
-
-// cutConnection closes the client connection without a response.
-func cutConnection(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	_ = conn.Close()
-}
-
-// StatusRecorder passes a response on and remembers its status: the
-// emulator's own request log uses it, and so do tests and the benchmark
-// that wrap the emulator's handler to count answers.
-type StatusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *StatusRecorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *StatusRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Status is the status written so far (200 when nothing was written).
-func (w *StatusRecorder) Status() int {
-	if w.status == 0 {
-		return http.StatusOK
-	}
-	return w.status
-}
-
-// bufferedWriter swallows a response (used for lost responses).
-type bufferedWriter struct {
-	header http.Header
-}
-
-func (b *bufferedWriter) Header() http.Header         { return b.header }
-func (b *bufferedWriter) WriteHeader(int)             {}
-func (b *bufferedWriter) Write(p []byte) (int, error) { return io.Discard.Write(p) }
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -47,25 +48,15 @@ func (f Faults) normalized() Faults {
 	f.Rate = min(max(f.Rate, 0), 1)
 	f.LostResponseRate = min(max(f.LostResponseRate, 0), 1)
 	if len(f.Statuses) == 0 {
-		f.Statuses = slices.Clone(defaultFaultStatuses)
-	} else {
-		f.Statuses = slices.Clone(f.Statuses)
+		f.Statuses = defaultFaultStatuses
 	}
-	if f.RetryAfter <= 0 {
-		f.RetryAfter = time.Second
-	}
-	f.RetryAfter = time.Duration(retryAfterSeconds(f.RetryAfter)) * time.Second
+	f.Statuses = slices.Clone(f.Statuses)
+	f.RetryAfter = time.Duration(retryAfterSeconds(f.RetryAfter)) * time.Second // 0 → 1s
 	f.Latency = max(f.Latency, 0)
 	f.Routes = slices.Clone(f.Routes)
 	f.NoLossRoutes = slices.Clone(f.NoLossRoutes)
 	return f
 }
-
-// SetFaults replaces the fault configuration and reseeds its randomness.
-func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
-
-// CurrentFaults returns the fault configuration in force (defaults filled in).
-func (e *Emulator) CurrentFaults() Faults { return e.faults.get() }
 
 type faultInjector struct {
 	mu  sync.Mutex
@@ -89,11 +80,7 @@ func (fi *faultInjector) set(f Faults) {
 func (fi *faultInjector) get() Faults {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
-	f := fi.f
-	f.Statuses = slices.Clone(f.Statuses)
-	f.Routes = slices.Clone(f.Routes)
-	f.NoLossRoutes = slices.Clone(f.NoLossRoutes)
-	return f
+	return fi.f.normalized() // a copy: normalized twice is normalized once
 }
 
 func (fi *faultInjector) latency() time.Duration {
@@ -144,19 +131,14 @@ func outcomeUnknownStatus(status int) bool {
 
 // faultError is the response of an injected status, in the API's own words.
 func faultError(d faultDecision) *apiError {
-	msg := http.StatusText(d.status)
-	switch d.status {
-	case http.StatusTooManyRequests:
-		msg = "rate limit exceeded"
-	case http.StatusLocked:
-		msg = "project already has running conflicting operations, scheduling of new ones is prohibited"
-	case http.StatusServiceUnavailable:
-		msg = "service temporarily unavailable, please retry"
-	case http.StatusInternalServerError:
-		msg = "internal server error"
-	}
-	if msg == "" {
-		msg = "error"
-	}
+	msg := cmp.Or(faultMessages[d.status], http.StatusText(d.status), "error")
 	return &apiError{status: d.status, msg: msg, retryAfter: d.retryAfter}
+}
+
+// faultMessages are the API's words for the statuses faults inject most.
+var faultMessages = map[int]string{
+	http.StatusTooManyRequests:     "rate limit exceeded",
+	http.StatusLocked:              "project already has running conflicting operations, scheduling of new ones is prohibited",
+	http.StatusServiceUnavailable:  "service temporarily unavailable, please retry",
+	http.StatusInternalServerError: "internal server error",
 }

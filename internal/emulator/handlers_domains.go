@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -21,20 +22,15 @@ func (e *Emulator) listDomains(c *call) error {
 // addDomain serves POST .../auth/domains: the domain must be an origin; it is
 // stored canonicalised. 201 without body.
 func (e *Emulator) addDomain(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthAddDomainToRedirectURIWhitelistRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	domain, cerr := canonicalOrigin(req.Domain)
 	if cerr != nil {
 		return invalid("domain", "%s", cerr.Error())
 	}
-	provider := string(req.AuthProvider)
-	return e.changeAuthWith(c, provider, http.StatusCreated, func(_ authScope, a *BranchAuth) (any, error) {
+	return e.changeAuthWith(c, string(req.AuthProvider), http.StatusCreated, func(_ authScope, a *BranchAuth) (any, error) {
 		if a.domainIndex(domain) >= 0 {
 			return nil, conflict("domain %s is already in the redirect URI whitelist", domain)
 		}
@@ -46,15 +42,10 @@ func (e *Emulator) addDomain(c *call) error {
 // deleteDomains serves DELETE .../auth/domains: removes every listed domain
 // (compared in canonical form; absent ones are ignored). 200 without body.
 func (e *Emulator) deleteDomains(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthDeleteDomainFromRedirectURIWhitelistRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
-	provider := string(req.AuthProvider)
 	remove := make([]string, 0, len(req.Domains))
 	for i, item := range req.Domains {
 		canonical, cerr := canonicalOrigin(item.Domain)
@@ -63,12 +54,8 @@ func (e *Emulator) deleteDomains(c *call) error {
 		}
 		remove = append(remove, canonical)
 	}
-	return e.changeAuthWith(c, provider, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-		for _, d := range remove {
-			if i := a.domainIndex(d); i >= 0 {
-				a.Domains = append(a.Domains[:i], a.Domains[i+1:]...)
-			}
-		}
+	return e.changeAuthWith(c, string(req.AuthProvider), http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
+		a.Domains = slices.DeleteFunc(a.Domains, func(d Domain) bool { return slices.Contains(remove, d.Domain) })
 		return nil, nil
 	})
 }

@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -14,20 +13,6 @@ import (
 // SharedEmailServer (internal/apispec/overlays/01-email-server-shapes.json).
 // The test emails: POST .../auth/email_provider/test and the deprecated
 // POST .../auth/send_test_email.
-
-// emailView is a configuration as the API shows it
-// (NeonAuthEmailServerConfigResponse): a standard one with all six fields,
-// the password blank (as in every read of an ordinary caller and in every
-// PATCH response); a shared one with its sender fields, if set.
-func emailView(cfg EmailServer) (neonapi.NeonAuthEmailServerConfigResponse, error) {
-	var v neonapi.NeonAuthEmailServerConfigResponse
-	if cfg.Type == emailStandard {
-		return v, v.FromStandardEmailServerResponse(neonapi.StandardEmailServerResponse{Type: neonapi.StandardEmailServerResponseTypeStandard,
-			Host: cfg.Host, Port: cfg.Port, Username: cfg.Username, SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName})
-	}
-	return v, v.FromSharedEmailServer(neonapi.SharedEmailServer{Type: neonapi.SharedEmailServerTypeShared,
-		SenderEmail: nonEmpty(cfg.SenderEmail), SenderName: nonEmpty(cfg.SenderName)})
-}
 
 var errNoEmailProvider = &apiError{status: http.StatusNotFound, msg: "no email provider is configured"}
 
@@ -50,11 +35,7 @@ func (e *Emulator) getEmailProvider(c *call) error {
 // six fields (400 naming the first one missing). The answer has the
 // password blank.
 func (e *Emulator) updateEmailProvider(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	written, standard, err := readEmailServer(o)
+	written, standard, err := readEmailServer(c)
 	if err != nil {
 		return err
 	}
@@ -80,9 +61,9 @@ func (e *Emulator) updateEmailProvider(c *call) error {
 // (NeonAuthEmailServerConfig, which the reference has checked): the
 // configuration it gives and, for a standard one, the fields it gives (nil
 // for a shared one), which a merge into a stored configuration takes.
-func readEmailServer(o object) (EmailServer, *neonapi.StandardEmailServer, error) {
+func readEmailServer(c *call) (EmailServer, *neonapi.StandardEmailServer, error) {
 	var body neonapi.NeonAuthEmailServerConfig
-	if err := decodeBody(o, &body); err != nil {
+	if _, err := c.decode(&body); err != nil {
 		return EmailServer{}, nil, err
 	}
 	if kind, _ := body.Discriminator(); kind == emailShared {
@@ -90,9 +71,8 @@ func readEmailServer(o object) (EmailServer, *neonapi.StandardEmailServer, error
 		if err == nil {
 			err = checkEmailServer(neonapi.StandardEmailServer{SenderEmail: shared.SenderEmail, SenderName: shared.SenderName})
 		}
-		cfg := EmailServer{Type: emailShared}
-		set(&cfg.SenderEmail, shared.SenderEmail)
-		set(&cfg.SenderName, shared.SenderName)
+		var cfg EmailServer
+		_ = convertShape(shared, &cfg) // type and sender fields, by name
 		return cfg, nil, err
 	}
 	standard, err := body.AsStandardEmailServer()
@@ -125,13 +105,8 @@ func checkEmailServer(f neonapi.StandardEmailServer) error {
 // of u given.
 func mergeEmailServer(stored EmailServer, u *neonapi.StandardEmailServer) EmailServer {
 	out := stored
+	_ = convertShape(u, &out) // the fields given, by name
 	out.Type = emailStandard
-	set(&out.Host, u.Host)
-	set(&out.Port, u.Port)
-	set(&out.Username, u.Username)
-	set(&out.Password, u.Password)
-	set(&out.SenderEmail, u.SenderEmail)
-	set(&out.SenderName, u.SenderName)
 	return out
 }
 
@@ -154,18 +129,11 @@ func missingEmailField(cfg EmailServer) string {
 	return ""
 }
 
-// TestEmail is a test email the emulator "sent" (it sends nothing): through
-// the saved configuration (POST .../auth/email_provider/test) or through the
-// configuration in the request (the deprecated POST .../auth/send_test_email).
-type TestEmail struct {
-	Recipient   string    `json:"recipient"`
-	Host        string    `json:"host"`
-	Port        int       `json:"port"`
-	Username    string    `json:"username"`
-	SenderEmail string    `json:"sender_email"`
-	SenderName  string    `json:"sender_name"`
-	Saved       bool      `json:"saved"` // sent with the saved configuration
-	SentAt      time.Time `json:"sent_at"`
+// testEmail is a test email "sent" now to a recipient through a
+// configuration (saved: the branch's).
+func testEmail(to string, cfg EmailServer, saved bool) TestEmail {
+	return TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username, SenderEmail: cfg.SenderEmail,
+		SenderName: cfg.SenderName, Saved: saved, SentAt: now()}
 }
 
 // testEmailProvider serves POST .../auth/email_provider/test
@@ -173,15 +141,8 @@ type TestEmail struct {
 // branch. Refused (400) when the integration is not Better Auth, when no
 // provider is configured, or when it is the shared one.
 func (e *Emulator) testEmailProvider(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	if err := emailMember(o, "recipient_email"); err != nil {
-		return err
-	}
 	var req neonapi.SendNeonAuthEmailProviderTestJSONBody
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	to := string(req.RecipientEmail)
@@ -195,9 +156,7 @@ func (e *Emulator) testEmailProvider(c *call) error {
 		case a.EmailProvider.Type != emailStandard:
 			return nil, invalid("email_provider", "the shared email provider cannot be tested: configure a standard one first")
 		}
-		cfg := a.EmailProvider
-		a.TestEmails = append(a.TestEmails, TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
-			SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, Saved: true, SentAt: now()})
+		a.TestEmails = append(a.TestEmails, testEmail(to, *a.EmailProvider, true))
 		return neonapi.SendNeonAuthTestEmailResponse{Success: true}, nil
 	})
 }
@@ -206,15 +165,8 @@ func (e *Emulator) testEmailProvider(c *call) error {
 // SMTP fields (all required) and recipient_email; any auth provider; the
 // saved configuration is not used nor changed.
 func (e *Emulator) sendTestEmail(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	if err := emailMember(o, "recipient_email"); err != nil {
-		return err
-	}
 	var req neonapi.SendNeonAuthTestEmailJSONBody
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	u := neonapi.StandardEmailServer{Host: &req.Host, Port: &req.Port, Username: &req.Username, Password: &req.Password,
@@ -224,8 +176,7 @@ func (e *Emulator) sendTestEmail(c *call) error {
 	}
 	to, cfg := string(req.RecipientEmail), mergeEmailServer(EmailServer{}, &u)
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
-		a.TestEmails = append(a.TestEmails, TestEmail{Recipient: to, Host: cfg.Host, Port: cfg.Port, Username: cfg.Username,
-			SenderEmail: cfg.SenderEmail, SenderName: cfg.SenderName, SentAt: now()})
+		a.TestEmails = append(a.TestEmails, testEmail(to, cfg, false))
 		return neonapi.SendNeonAuthTestEmailResponse{Success: true}, nil
 	})
 }

@@ -3,30 +3,15 @@ package emulator
 import (
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// The handlers of an integration's lifecycle: enabling Neon Auth on a branch,
-// reading it, SDK keys, users and the ownership transfer. Validation order in
-// every handler: the request body and fields (400), then the resources they
-// name (404), then conflicts (409).
-
-// credentialsOf is the body of POST /projects/auth/create,
-// POST .../branches/{branch_id}/auth and POST /projects/auth/keys
-// (NeonAuthCreateIntegrationResponse). Better Auth has no SDK keys: both
-// are "".
-func credentialsOf(a *BranchAuth) neonapi.NeonAuthCreateIntegrationResponse {
-	return neonapi.NeonAuthCreateIntegrationResponse{
-		AuthProvider:          neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider),
-		AuthProviderProjectID: a.AuthProviderProjectID,
-		PubClientKey:          a.PubClientKey,
-		SecretServerKey:       a.SecretServerKey,
-		JWKSURL:               a.JWKSURL,
-		SchemaName:            a.SchemaName,
-		TableName:             a.TableName,
-		BaseURL:               nonEmpty(a.BaseURL),
-	}
-}
+// The endpoints of an integration's lifecycle: enabling Neon Auth on a
+// branch, reading it, SDK keys, users and the ownership transfer.
+// Validation order in every handler: the request body and fields (400),
+// then the resources they name (404), then conflicts (409).
 
 // enableAuth serves POST /projects/auth/create (the body names the project
 // and its production branch; role_name, deprecated, must exist when given)
@@ -34,14 +19,10 @@ func credentialsOf(a *BranchAuth) neonapi.NeonAuthCreateIntegrationResponse {
 // database_name defaults to the branch's first database ("neondb" on a new
 // project). 409 when the branch already has Neon Auth, whatever its provider.
 func (e *Emulator) enableAuth(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	// The project-level request; the branch-scoped one
 	// (EnableNeonAuthIntegrationRequest) has only some of its fields.
 	var req neonapi.NeonAuthCreateIntegrationRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	role := req.RoleName //nolint:staticcheck // role_name is deprecated, and the emulator serves it as the API still does
@@ -49,28 +30,26 @@ func (e *Emulator) enableAuth(c *call) error {
 		return err
 	}
 	provider := string(req.AuthProvider)
-	projectID, branchID := c.param("project_id"), c.param("branch_id")
-	if !branchFamily(c) {
-		projectID, branchID = req.ProjectID, req.BranchID
-	}
-	dbName, hasDB := deref(req.DatabaseName)
-	roleName, hasRole := deref(role)
-
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s, err := e.enableAuthScope(c, projectID, branchID)
+	s, err := e.enableAuthScope(c, req.ProjectID, req.BranchID)
 	if err != nil {
 		return err
 	}
 	b := s.b
-	db, err := authDatabase(b, dbName, hasDB)
-	if err != nil {
-		return err
+	db := 0
+	if req.DatabaseName != nil {
+		if db = b.database(*req.DatabaseName); db < 0 {
+			return invalid("database_name", "database %q does not exist on branch %s", *req.DatabaseName, b.ID)
+		}
+	} else if len(b.Databases) == 0 {
+		return invalid("database_name", "branch %s has no database", b.ID)
 	}
-	if !hasRole {
-		roleName = db.OwnerName
-	} else if !b.hasRole(roleName) {
-		return invalid("role_name", "role %q does not exist on branch %s", roleName, b.ID)
+	roleName := b.Databases[db].OwnerName
+	if role != nil {
+		if roleName = *role; !b.hasRole(roleName) {
+			return invalid("role_name", "role %q does not exist on branch %s", roleName, b.ID)
+		}
 	}
 	if a := b.Auth; a != nil {
 		if a.AuthProvider == provider {
@@ -78,11 +57,8 @@ func (e *Emulator) enableAuth(c *call) error {
 		}
 		return conflict("Neon Auth is already enabled %s, with auth provider %s", s.where(), a.AuthProvider)
 	}
-	b.Auth = newBranchAuth(s.p, b, provider, db.Name, roleName, now())
-	if err := e.saveLocked(); err != nil {
-		return err
-	}
-	return c.json(http.StatusCreated, credentialsOf(b.Auth))
+	b.Auth = newBranchAuth(s.p.Project, b.ID, provider, b.Databases[db].Name, roleName, now())
+	return e.saved(c, http.StatusCreated, credentialsOf(b.Auth))
 }
 
 // enableAuthScope is the branch Neon Auth is enabled on: the path's in the
@@ -90,7 +66,7 @@ func (e *Emulator) enableAuth(c *call) error {
 // (production) branch. e.mu is held.
 func (e *Emulator) enableAuthScope(c *call, projectID, branchID string) (authScope, error) {
 	if branchFamily(c) {
-		return e.pathScope(c)
+		return e.scopeOf(c, c.param("project_id"))
 	}
 	p, err := e.visibleProject(c, projectID)
 	if err != nil {
@@ -106,57 +82,16 @@ func (e *Emulator) enableAuthScope(c *call, projectID, branchID string) (authSco
 	return authScope{p: p, b: b, projectLevel: true}, nil
 }
 
-// authDatabase is the database Neon Auth is enabled in: the one named, else
-// the branch's first.
-func authDatabase(b *branchState, dbName string, named bool) (*Database, error) {
-	switch {
-	case named:
-		db := b.database(dbName)
-		if db == nil {
-			return nil, invalid("database_name", "database %q does not exist on branch %s", dbName, b.ID)
-		}
-		return db, nil
-	case len(b.Databases) > 0:
-		return &b.Databases[0], nil
-	}
-	return nil, invalid("database_name", "branch %s has no database", b.ID)
-}
-
-// integrationViewOf is an integration as the API shows it
-// (NeonAuthIntegration): an item of GET /projects/{project_id}/auth/integrations
-// and the body of GET .../branches/{branch_id}/auth.
-func integrationViewOf(a *BranchAuth) neonapi.NeonAuthIntegration {
-	v := neonapi.NeonAuthIntegration{
-		AuthProvider:          neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider),
-		AuthProviderProjectID: a.AuthProviderProjectID,
-		BranchID:              a.BranchID,
-		DBName:                a.DBName,
-		CreatedAt:             a.CreatedAt,
-		OwnedBy:               neonapi.NeonAuthProviderProjectOwnedBy(a.OwnedBy),
-		JWKSURL:               a.JWKSURL,
-		BaseURL:               nonEmpty(a.BaseURL),
-		Name:                  nonEmpty(a.Name),
-	}
-	if a.TransferStatus != "" {
-		v.TransferStatus = new(neonapi.NeonAuthProviderProjectTransferStatus(a.TransferStatus))
-	}
-	return v
-}
-
 // listIntegrations serves GET /projects/{project_id}/auth/integrations: the
 // production branch's integration, if any (0 or 1 items).
 func (e *Emulator) listIntegrations(c *call) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s, err := e.pathScope(c)
-	if err != nil {
-		return err
-	}
-	out := neonapi.ListNeonAuthIntegrationsResponse{Data: []neonapi.NeonAuthIntegration{}}
-	if a := s.b.Auth; a != nil {
-		out.Data = append(out.Data, integrationViewOf(a))
-	}
-	return c.json(http.StatusOK, out)
+	return e.inProject(c, func(p *projectState) error {
+		out := neonapi.ListNeonAuthIntegrationsResponse{Data: []neonapi.NeonAuthIntegration{}}
+		if a := p.defaultBranch().Auth; a != nil {
+			out.Data = append(out.Data, integrationViewOf(a))
+		}
+		return c.json(http.StatusOK, out)
+	})
 }
 
 // getAuth serves GET /projects/{project_id}/branches/{branch_id}/auth; 404
@@ -167,29 +102,22 @@ func (e *Emulator) getAuth(c *call) error {
 	})
 }
 
-// readProjectProvider reads a body of exactly project_id and auth_provider,
-// both required (NeonAuthCreateAuthProviderSDKKeysRequest, and
-// NeonAuthTransferAuthProviderProjectRequest of the same fields).
-func readProjectProvider(c *call) (projectID, provider string, err error) {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return "", "", err
-	}
+// inBodyProject is an authOp on the project and auth provider a body names
+// (project_id and auth_provider of NeonAuthCreateAuthProviderSDKKeysRequest,
+// and of NeonAuthTransferAuthProviderProjectRequest of the same fields).
+func inBodyProject(c *call, status int) (authOp, error) {
 	var req neonapi.NeonAuthCreateAuthProviderSDKKeysRequest
-	if err := decodeBody(o, &req); err != nil {
-		return "", "", err
-	}
-	return req.ProjectID, string(req.AuthProvider), nil
+	_, err := c.decode(&req)
+	return authOp{status: status, save: true, project: req.ProjectID, provider: string(req.AuthProvider)}, err
 }
 
 // createSDKKeys serves POST /projects/auth/keys: a new distinct key pair
 // every call. Better Auth has no SDK keys (400).
 func (e *Emulator) createSDKKeys(c *call) error {
-	projectID, provider, err := readProjectProvider(c)
+	op, err := inBodyProject(c, http.StatusCreated)
 	if err != nil {
 		return err
 	}
-	op := authOp{status: http.StatusCreated, save: true, project: projectID, provider: provider}
 	return e.serveAuth(c, op, func(_ authScope, a *BranchAuth) (any, error) {
 		if hostedByNeon(a.AuthProvider) {
 			return nil, invalid("auth_provider", "%s integrations have no SDK keys: the auth server runs inside Neon at the integration's base_url; verify tokens with its jwks_url", a.AuthProvider)
@@ -204,7 +132,7 @@ func (e *Emulator) createSDKKeys(c *call) error {
 // {"delete_data": bool}. The integration's OAuth providers, domains, users,
 // email provider, settings and pending transfer go with it. Answers 200 {}.
 func (e *Emulator) disableAuth(c *call) error {
-	if _, err := readDocumentBody(c, true); err != nil { // delete_data: the emulator keeps nothing
+	if _, err := c.decode(nil); err != nil { // delete_data: the emulator keeps nothing
 		return err
 	}
 	provider := c.param("auth_provider")
@@ -222,32 +150,18 @@ func (e *Emulator) disableAuth(c *call) error {
 // createUser serves POST /projects/auth/user (project_id and auth_provider
 // in the body) and POST /projects/{project_id}/branches/{branch_id}/auth/users.
 func (e *Emulator) createUser(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
-	if err := emailMember(o, "email"); err != nil {
-		return err
-	}
 	// The project-level request; the branch-scoped one
 	// (CreateBranchNeonAuthNewUserRequest) has only some of its fields.
 	var req neonapi.NeonAuthCreateNewUserRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
-	projectID, provider := c.param("project_id"), ""
-	if !branchFamily(c) {
-		projectID, provider = req.ProjectID, string(req.AuthProvider)
-	}
-	email := string(req.Email)
-	name, _ := deref(req.Name)
-
-	op := authOp{status: http.StatusCreated, save: true, project: projectID, provider: provider}
+	op := authOp{status: http.StatusCreated, save: true, project: req.ProjectID, provider: string(req.AuthProvider)}
 	return e.serveAuth(c, op, func(_ authScope, a *BranchAuth) (any, error) {
-		if a.userByEmail(email) >= 0 {
+		if a.userByEmail(string(req.Email)) >= 0 {
 			return nil, conflict("a user with this email already exists")
 		}
-		u := UserRow{ID: newUUID(), Email: email, Name: name, CreatedAt: now()}
+		u := UserRow{ID: uuid.NewString(), Email: string(req.Email), Name: *orZero(req.Name), CreatedAt: now()}
 		a.Users = append(a.Users, u)
 		return neonapi.NeonAuthCreateNewUserResponse{ID: u.ID}, nil
 	})
@@ -272,16 +186,11 @@ func (e *Emulator) deleteUser(c *call) error {
 // {"roles": [...]} (at least one, each a distinct non-empty string) replaces
 // the user's roles. 200 {"id"}.
 func (e *Emulator) setUserRoles(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.UpdateNeonAuthUserRoleRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
-	roles := req.Roles
-	if err := distinct("roles", roles); err != nil {
+	if err := distinct("roles", req.Roles); err != nil {
 		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
@@ -289,7 +198,7 @@ func (e *Emulator) setUserRoles(c *call) error {
 		if i < 0 {
 			return nil, errUserNotFound
 		}
-		a.Users[i].Roles = roles
+		a.Users[i].Roles = req.Roles
 		return neonapi.UpdateNeonAuthUserRoleResponse{ID: a.Users[i].ID}, nil
 	})
 }
@@ -298,11 +207,10 @@ func (e *Emulator) setUserRoles(c *call) error {
 // transfer completes only when confirmed (ConfirmTransfer). Better Auth runs
 // inside Neon: there is no provider project to transfer (400).
 func (e *Emulator) transferOwnership(c *call) error {
-	projectID, provider, err := readProjectProvider(c)
+	op, err := inBodyProject(c, http.StatusOK)
 	if err != nil {
 		return err
 	}
-	op := authOp{status: http.StatusOK, save: true, project: projectID, provider: provider}
 	return e.serveAuth(c, op, func(_ authScope, a *BranchAuth) (any, error) {
 		if hostedByNeon(a.AuthProvider) {
 			return nil, invalid("auth_provider", "%s integrations run inside Neon: there is no auth provider project to transfer", a.AuthProvider)

@@ -9,25 +9,6 @@ import (
 
 // The handlers of the OAuth providers of a branch's Neon Auth.
 
-const oauthMicrosoft = string(neonapi.NeonAuthOauthProviderIDMicrosoft)
-
-// oauthProviderViewOf is a provider as the API shows it
-// (NeonAuthOauthProvider): the tenant id is stored but never returned.
-func oauthProviderViewOf(p OAuthProvider) neonapi.NeonAuthOauthProvider {
-	return neonapi.NeonAuthOauthProvider{ID: neonapi.NeonAuthOauthProviderID(p.ID), Type: neonapi.NeonAuthOauthProviderType(p.Type),
-		ClientID: nonEmpty(p.ClientID), ClientSecret: nonEmpty(p.ClientSecret)}
-}
-
-// oauthList is the providers as the project-level list shows them: id and
-// type, never credentials.
-func oauthList(a *BranchAuth) []neonapi.NeonAuthOauthProvider {
-	out := make([]neonapi.NeonAuthOauthProvider, 0, len(a.OAuthProviders))
-	for _, p := range a.OAuthProviders {
-		out = append(out, neonapi.NeonAuthOauthProvider{ID: neonapi.NeonAuthOauthProviderID(p.ID), Type: neonapi.NeonAuthOauthProviderType(p.Type)})
-	}
-	return out
-}
-
 // oauthSettings are the writable fields of an OAuth provider.
 type oauthSettings struct {
 	clientID, secret string
@@ -69,38 +50,13 @@ var errOAuthProviderNotFound = &apiError{status: http.StatusNotFound, msg: "OAut
 // service can (the MCP server redacts them from what it lists).
 func (e *Emulator) listOAuthProviders(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
-		if !branchFamily(c) {
-			return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthList(a)}, nil
-		}
-		return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthViews(a)}, nil
+		return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthViews(branchFamily(c), a.OAuthProviders...)}, nil
 	})
-}
-
-// oauthViews are the providers as the branch-scoped reads show them (the
-// list and GET .../auth/plugins): with the client credentials, which such
-// answers can carry (see auth-api-changes-since-2026-04-25.md, "OAuth
-// providers").
-func oauthViews(a *BranchAuth) []neonapi.NeonAuthOauthProvider {
-	out := make([]neonapi.NeonAuthOauthProvider, 0, len(a.OAuthProviders))
-	for _, p := range a.OAuthProviders {
-		out = append(out, oauthProviderViewOf(p))
-	}
-	return out
 }
 
 // codeInvalidSharedOAuthProvider is the API's error code for a provider
 // added without credentials that has no shared keys (neon CLI 5.0.1).
 const codeInvalidSharedOAuthProvider = "INVALID_SHARED_OAUTH_PROVIDER"
-
-// SetSharedOAuthProviders names the OAuth providers that have the platform's
-// shared keys; adding another without client credentials is refused (400,
-// code INVALID_SHARED_OAUTH_PROVIDER). With no ids, every provider has them
-// (the default).
-func (e *Emulator) SetSharedOAuthProviders(ids ...string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.sharedOAuth = slices.Clone(ids)
-}
 
 func (e *Emulator) hasSharedKeys(id string) bool {
 	return len(e.sharedOAuth) == 0 || slices.Contains(e.sharedOAuth, id)
@@ -123,12 +79,8 @@ func sameOAuthProvider(p OAuthProvider, set oauthSettings) bool {
 // for one without), with them "standard". Answers 200; a branch-scoped
 // re-add of the same settings answers 200 again, other settings 409.
 func (e *Emulator) addOAuthProvider(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthAddOAuthProviderRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	id := string(req.ID)
@@ -140,7 +92,7 @@ func (e *Emulator) addOAuthProvider(c *call) error {
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		if i := a.oauthProvider(id); i >= 0 {
 			if branchFamily(c) && sameOAuthProvider(a.OAuthProviders[i], set) {
-				return oauthProviderViewOf(a.OAuthProviders[i]), nil
+				return oauthViews(true, a.OAuthProviders[i])[0], nil
 			}
 			return nil, conflict("OAuth provider %s already exists", id)
 		}
@@ -153,7 +105,7 @@ func (e *Emulator) addOAuthProvider(c *call) error {
 			p.Type, p.ClientID, p.ClientSecret = oauthStandard, set.clientID, set.secret
 		}
 		a.OAuthProviders = append(a.OAuthProviders, p)
-		return oauthProviderViewOf(p), nil
+		return oauthViews(true, p)[0], nil
 	})
 }
 
@@ -161,12 +113,8 @@ func (e *Emulator) addOAuthProvider(c *call) error {
 // own credentials (both required) make the provider "standard"; the tenant
 // id of microsoft can be set alone.
 func (e *Emulator) updateOAuthProvider(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthUpdateOAuthProviderRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	id := c.param("oauth_provider_id")
@@ -189,7 +137,7 @@ func (e *Emulator) updateOAuthProvider(c *call) error {
 		if set.hasTenant {
 			p.MicrosoftTenantID = set.tenant
 		}
-		return oauthProviderViewOf(*p), nil
+		return oauthViews(true, *p)[0], nil
 	})
 }
 

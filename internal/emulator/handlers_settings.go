@@ -1,7 +1,7 @@
 package emulator
 
 import (
-	"fmt"
+	"encoding/json"
 	"net/http"
 	"reflect"
 
@@ -25,12 +25,8 @@ func (e *Emulator) getAllowLocalhost(c *call) error {
 // updateAllowLocalhost serves PATCH .../auth/allow_localhost
 // (UpdateNeonAuthAllowLocalhostRequest).
 func (e *Emulator) updateAllowLocalhost(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.UpdateNeonAuthAllowLocalhostRequest
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
@@ -42,18 +38,24 @@ func (e *Emulator) updateAllowLocalhost(c *call) error {
 // updateConfig serves PATCH .../auth/config (NeonAuthConfigUpdate): the
 // application name.
 func (e *Emulator) updateConfig(c *call) error {
-	o, err := readDocumentBody(c, false)
-	if err != nil {
-		return err
-	}
 	var req neonapi.NeonAuthConfigUpdate
-	if err := decodeBody(o, &req); err != nil {
+	if _, err := c.decode(&req); err != nil {
 		return err
 	}
 	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
 		a.Name = req.Name
 		return neonapi.NeonAuthConfigResponse{Name: a.Name}, nil
 	})
+}
+
+// newSettingValue is base with the members of body set over its own,
+// checked by the rules the reference cannot express.
+func newSettingValue(base reflect.Value, body map[string]json.RawMessage) (reflect.Value, error) {
+	v, err := overlay(base, body)
+	if err == nil {
+		err = checkSetting(v)
+	}
+	return v, err
 }
 
 // readSetting serves GET …/auth/<path> of a setting: its stored value.
@@ -72,14 +74,15 @@ func readSetting(st betterauth.Setting) handlerFunc {
 // on the stored one.
 func writeSetting(st betterauth.Setting) handlerFunc {
 	return func(e *Emulator, c *call) error {
-		body, err := readDocumentBody(c, false)
-		if err != nil {
+		var body map[string]json.RawMessage
+		if _, err := c.decode(&body); err != nil {
 			return err
 		}
 		var replacement reflect.Value
 		if st.Write == http.MethodPut {
 			defaults := defaultSettings()
-			if replacement, err = newSettingValue(st, defaults.setting(st), body); err != nil {
+			var err error
+			if replacement, err = newSettingValue(defaults.setting(st), body); err != nil {
 				return err
 			}
 		}
@@ -87,7 +90,7 @@ func writeSetting(st betterauth.Setting) handlerFunc {
 			f, v := a.setting(st), replacement
 			if !v.IsValid() {
 				var err error
-				if v, err = newSettingValue(st, f, body); err != nil {
+				if v, err = newSettingValue(f, body); err != nil {
 					return nil, err
 				}
 			}
@@ -97,15 +100,13 @@ func writeSetting(st betterauth.Setting) handlerFunc {
 	}
 }
 
-// getPlugins serves GET .../auth/plugins (NeonAuthPluginConfigs): every
-// setting betterauth.Settings marks as bundled, with the email provider
-// (password redacted; absent when none is configured), the OAuth providers
-// (as the branch-scoped list shows them: the same NeonAuthOauthProvider,
-// whose answers can carry the client credentials) and allow_localhost. Each
-// part is exactly what the part's own read answers.
+// getPlugins serves GET .../auth/plugins (NeonAuthPluginConfigs): the
+// bundled settings of betterauth.Settings, the email provider (absent when
+// none is configured), the OAuth providers and allow_localhost, each part
+// exactly what its own read answers.
 func (e *Emulator) getPlugins(c *call) error {
 	return e.readAuth(c, func(_ authScope, a *BranchAuth) (any, error) {
-		views := oauthViews(a)
+		views := oauthViews(true, a.OAuthProviders...)
 		p := neonapi.NeonAuthPluginConfigs{OauthProviders: &views, AllowLocalhost: &a.AllowLocalhost}
 		if a.EmailProvider != nil {
 			view, err := emailView(*a.EmailProvider)
@@ -114,28 +115,12 @@ func (e *Emulator) getPlugins(c *call) error {
 			}
 			p.EmailProvider = &view
 		}
-		bundle := reflect.ValueOf(&p).Elem()
+		bundled := map[string]any{}
 		for _, st := range betterauth.Settings {
 			if st.Bundled {
-				part, err := bundleField(bundle, st.Name)
-				if err != nil {
-					return nil, err
-				}
-				part.Set(a.setting(st).Addr())
+				bundled[st.Name] = a.setting(st).Interface()
 			}
 		}
-		return p, nil
+		return p, convertShape(bundled, &p)
 	})
-}
-
-// bundleField is the field of NeonAuthPluginConfigs that holds a setting:
-// a pointer to the setting's type, under the setting's name.
-func bundleField(bundle reflect.Value, name string) (reflect.Value, error) {
-	t := bundle.Type()
-	for i := range t.NumField() {
-		if jsonName(t.Field(i)) == name {
-			return bundle.Field(i), nil
-		}
-	}
-	return reflect.Value{}, fmt.Errorf("emulator: %s has no field %q", t.Name(), name)
 }

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -14,6 +15,69 @@ import (
 // do; BranchAuth, MutateBranchAuth, DisableBranchAuth and RemoveEmailProvider
 // name the branch ("" also means the production branch).
 
+// Errors returned by the Go API of the emulator (wrapped with details).
+var (
+	ErrNotFound = errors.New("emulator: not found")
+	ErrConflict = errors.New("emulator: already exists")
+	ErrInvalid  = errors.New("emulator: invalid argument")
+)
+
+// CreateKey creates an API key and returns its token. projectID is required
+// for KeyProject and must be empty otherwise.
+func (e *Emulator) CreateKey(kind KeyKind, projectID string) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch kind {
+	case KeyPersonal, KeyOrganization:
+		if projectID != "" {
+			return "", fmt.Errorf("%w: project_id is only for project-scoped keys", ErrInvalid)
+		}
+	case KeyProject:
+		if e.st.project(projectID) == nil {
+			return "", fmt.Errorf("%w: project %q", ErrNotFound, projectID)
+		}
+	default:
+		return "", fmt.Errorf("%w: key type %q (want personal, organization or project)", ErrInvalid, kind)
+	}
+	token := newAPIKeyToken()
+	e.st.ensureKey(token, kind, projectID, now())
+	return token, e.saveLocked()
+}
+
+// RevokeKey revokes a key immediately and permanently.
+func (e *Emulator) RevokeKey(token string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := e.st.key(token)
+	if k == nil {
+		return fmt.Errorf("%w: API key", ErrNotFound)
+	}
+	k.Revoked = true
+	return e.saveLocked()
+}
+
+// SetSharedOAuthProviders names the OAuth providers that have the platform's
+// shared keys; adding another without client credentials is refused (400,
+// code INVALID_SHARED_OAUTH_PROVIDER). With no ids, every provider has them
+// (the default).
+func (e *Emulator) SetSharedOAuthProviders(ids ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sharedOAuth = slices.Clone(ids)
+}
+
+// Stats returns a copy of the counters.
+func (e *Emulator) Stats() Stats { return e.stats.snapshot() }
+
+// ResetStats sets every counter to zero.
+func (e *Emulator) ResetStats() { e.stats.reset() }
+
+// SetFaults replaces the fault configuration and reseeds its randomness.
+func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
+
+// CurrentFaults returns the fault configuration in force (defaults filled in).
+func (e *Emulator) CurrentFaults() Faults { return e.faults.get() }
+
 // CreateProject creates a project with its default branch "main", database
 // "neondb" and role "neondb_owner". An empty name becomes the project id.
 func (e *Emulator) CreateProject(name string) (Project, error) {
@@ -23,23 +87,11 @@ func (e *Emulator) CreateProject(name string) (Project, error) {
 	return p.Project, e.saveLocked()
 }
 
-// DeleteProject deletes a project; its project-scoped keys stop working.
-func (e *Emulator) DeleteProject(projectID string) error {
-	return e.mutate(projectID, func(p *projectState) error {
-		e.st.removeProject(projectID)
-		return nil
-	})
-}
-
 // ProjectIDs lists the project ids in creation order.
 func (e *Emulator) ProjectIDs() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ids := make([]string, 0, len(e.st.Projects))
-	for _, p := range e.st.Projects {
-		ids = append(ids, p.Project.ID)
-	}
-	return ids
+	return mapped(e.st.Projects, func(p *projectState) string { return p.Project.ID })
 }
 
 // DefaultBranchID returns the id of the project's default branch.
@@ -61,22 +113,23 @@ func (e *Emulator) AddBranch(projectID, name string) (string, error) {
 	return b.ID, err
 }
 
-// BranchOptions say how CreateBranch makes a branch.
+// BranchOptions say how CreateBranch makes a branch; they are also the body
+// of POST /_emulator/projects/{project_id}/branches.
 type BranchOptions struct {
 	// Name is the branch name; "" → the branch id. Names are unique in a
 	// project.
-	Name string
+	Name string `json:"name"`
 	// ParentID is the branch it is created from; "" → the default branch.
-	ParentID string
+	ParentID string `json:"parent_id"`
 	// InitSource is "" or "parent-data" (a child of the parent, with a copy
 	// of its Neon Auth when that is Better Auth) or "schema-only" (a root
 	// branch with the parent's schema only, and no Neon Auth).
-	InitSource string
+	InitSource string `json:"init_source"`
 	// Domains are trusted domains added to the new branch's Neon Auth, as
 	// the Vercel integration pre-sets a preview deployment's. The branch
 	// must start with Neon Auth; each domain is checked and canonicalised
 	// as the API does, and one the copy already has is not added twice.
-	Domains []string
+	Domains []string `json:"domains"`
 }
 
 // CreateBranch creates a branch out of band, as POST .../branches does,
@@ -99,7 +152,7 @@ func (e *Emulator) CreateBranch(projectID string, o BranchOptions) (Branch, erro
 				return fmt.Errorf("%w: parent branch %q in project %q", ErrNotFound, o.ParentID, projectID)
 			}
 		}
-		if o.Name != "" && slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.Name == o.Name }) {
+		if o.Name != "" && p.branchNamed(o.Name) {
 			return fmt.Errorf("%w: a branch named %q already exists in project %q", ErrConflict, o.Name, projectID)
 		}
 		inherits := o.InitSource != initSchemaOnly && parent.Auth != nil && parent.Auth.AuthProvider == authProviderBetterAuth
@@ -109,12 +162,9 @@ func (e *Emulator) CreateBranch(projectID string, o BranchOptions) (Branch, erro
 		}
 		b := e.st.addBranch(p, parent, o.Name, o.InitSource, now())
 		for _, d := range domains {
-			if b.Auth.domainIndex(d) < 0 {
-				b.Auth.addDomain(d)
-			}
+			b.Auth.addDomain(d)
 		}
-		out = b.Branch
-		out.Databases, out.Roles = slices.Clone(b.Databases), slices.Clone(b.Roles)
+		out = b.copy()
 		return nil
 	})
 	return out, err
@@ -142,14 +192,7 @@ func (e *Emulator) Branches(projectID string) []Branch {
 	if p == nil {
 		return nil
 	}
-	out := make([]Branch, 0, len(p.Branches))
-	for _, b := range p.Branches {
-		c := b.Branch
-		c.Databases = slices.Clone(b.Databases)
-		c.Roles = slices.Clone(b.Roles)
-		out = append(out, c)
-	}
-	return out
+	return mapped(p.Branches, func(b *branchState) Branch { return b.copy() })
 }
 
 // BranchAuth returns a deep copy of a branch's whole Neon Auth state
@@ -170,7 +213,7 @@ func (e *Emulator) BranchAuth(projectID, branchID string) (auth BranchAuth, ok b
 // the state, which replaces the stored one when f returns (its project and
 // branch ids cannot change).
 func (e *Emulator) MutateBranchAuth(projectID, branchID string, f func(*BranchAuth)) error {
-	return e.mutateBranchAuth(projectID, branchID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
 		c := a.clone()
 		f(&c)
 		c.ProjectID, c.BranchID = a.ProjectID, a.BranchID
@@ -183,20 +226,16 @@ func (e *Emulator) MutateBranchAuth(projectID, branchID string, f func(*BranchAu
 // DisableBranchAuth removes Neon Auth from a branch, with everything
 // configured on it.
 func (e *Emulator) DisableBranchAuth(projectID, branchID string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b, err := e.st.branchAuth(projectID, branchID)
-	if err != nil {
-		return err
-	}
-	b.Auth = nil
-	return e.saveLocked()
+	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
+		e.st.project(projectID).branch(a.BranchID).Auth = nil
+		return nil
+	})
 }
 
 // RemoveEmailProvider removes a branch's email provider configuration:
 // reading it then answers 404 until one is set again.
 func (e *Emulator) RemoveEmailProvider(projectID, branchID string) error {
-	return e.mutateBranchAuth(projectID, branchID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
 		a.EmailProvider = nil
 		return nil
 	})
@@ -234,7 +273,7 @@ func (e *Emulator) DeleteIntegration(projectID, authProvider string) error {
 // OAuthProviders returns the OAuth providers of the production branch.
 func (e *Emulator) OAuthProviders(projectID string) []OAuthProvider {
 	var out []OAuthProvider
-	_ = e.inspect(projectID, func(a *BranchAuth) error {
+	_ = e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
 		out = slices.Clone(a.OAuthProviders)
 		return nil
 	})
@@ -254,7 +293,7 @@ func (e *Emulator) PutOAuthProvider(projectID string, p OAuthProvider) error {
 			p.Type = oauthStandard
 		}
 	}
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		if i := a.oauthProvider(p.ID); i >= 0 {
 			a.OAuthProviders[i] = p
 		} else {
@@ -266,7 +305,7 @@ func (e *Emulator) PutOAuthProvider(projectID string, p OAuthProvider) error {
 
 // DeleteOAuthProvider removes an OAuth provider of the production branch.
 func (e *Emulator) DeleteOAuthProvider(projectID, id string) error {
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		i := a.oauthProvider(id)
 		if i < 0 {
 			return fmt.Errorf("%w: OAuth provider %q in project %q", ErrNotFound, id, projectID)
@@ -279,7 +318,7 @@ func (e *Emulator) DeleteOAuthProvider(projectID, id string) error {
 // Domains returns the whitelisted domains of the production branch.
 func (e *Emulator) Domains(projectID string) []Domain {
 	var out []Domain
-	_ = e.inspect(projectID, func(a *BranchAuth) error {
+	_ = e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
 		out = slices.Clone(a.Domains)
 		return nil
 	})
@@ -293,7 +332,7 @@ func (e *Emulator) AddDomain(projectID, domain string) error {
 	if err != nil {
 		return fmt.Errorf("%w: domain %q %w", ErrInvalid, domain, err)
 	}
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		if a.domainIndex(canonical) >= 0 {
 			return fmt.Errorf("%w: domain %q", ErrConflict, canonical)
 		}
@@ -309,7 +348,7 @@ func (e *Emulator) RemoveDomain(projectID, domain string) error {
 	if err != nil {
 		canonical = domain
 	}
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		i := a.domainIndex(canonical)
 		if i < 0 {
 			return fmt.Errorf("%w: domain %q in project %q", ErrNotFound, domain, projectID)
@@ -323,7 +362,7 @@ func (e *Emulator) RemoveDomain(projectID, domain string) error {
 // included; ErrNotFound when none is configured.
 func (e *Emulator) EmailServer(projectID string) (EmailServer, error) {
 	var out EmailServer
-	err := e.inspect(projectID, func(a *BranchAuth) error {
+	err := e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
 		if a.EmailProvider == nil {
 			return fmt.Errorf("%w: email provider of project %q", ErrNotFound, projectID)
 		}
@@ -339,7 +378,7 @@ func (e *Emulator) SetEmailServer(projectID string, c EmailServer) error {
 	if c.Type != emailShared && c.Type != emailStandard {
 		return fmt.Errorf("%w: email server type %q", ErrInvalid, c.Type)
 	}
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		a.EmailProvider = &c
 		return nil
 	})
@@ -348,7 +387,7 @@ func (e *Emulator) SetEmailServer(projectID string, c EmailServer) error {
 // UsersSync returns the rows of the production branch's users_sync table.
 func (e *Emulator) UsersSync(projectID string) []UserRow {
 	var out []UserRow
-	_ = e.inspect(projectID, func(a *BranchAuth) error {
+	_ = e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
 		out = a.clone().Users
 		return nil
 	})
@@ -357,7 +396,7 @@ func (e *Emulator) UsersSync(projectID string) []UserRow {
 
 // DeleteUser deletes a user of the production branch's Neon Auth.
 func (e *Emulator) DeleteUser(projectID, userID string) error {
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		i := a.userIndex(userID)
 		if i < 0 {
 			return fmt.Errorf("%w: user %q in project %q", ErrNotFound, userID, projectID)
@@ -372,7 +411,7 @@ func (e *Emulator) DeleteUser(projectID, userID string) error {
 // requested (POST /projects/auth/transfer_ownership) first, and sets
 // owned_by to "user".
 func (e *Emulator) ConfirmTransfer(projectID, authProvider string) error {
-	return e.mutateProduction(projectID, func(a *BranchAuth) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
 		if a.AuthProvider != authProvider {
 			return fmt.Errorf("%w: integration with auth provider %q in project %q", ErrNotFound, authProvider, projectID)
 		}
@@ -424,32 +463,17 @@ func (e *Emulator) mutate(projectID string, f func(p *projectState) error) error
 	return e.saveLocked()
 }
 
-// mutateBranchAuth runs f on a branch's Neon Auth and persists if f succeeds.
-func (e *Emulator) mutateBranchAuth(projectID, branchID string, f func(a *BranchAuth) error) error {
+// onBranchAuth runs f on a branch's Neon Auth ("": the production
+// branch's) under the lock, and persists a change (save) when f succeeds.
+func (e *Emulator) onBranchAuth(projectID, branchID string, save bool, f func(a *BranchAuth) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	b, err := e.st.branchAuth(projectID, branchID)
-	if err != nil {
-		return err
+	if err == nil {
+		err = f(b.Auth)
 	}
-	if err := f(b.Auth); err != nil {
+	if err != nil || !save {
 		return err
 	}
 	return e.saveLocked()
-}
-
-// mutateProduction is mutateBranchAuth on the production branch.
-func (e *Emulator) mutateProduction(projectID string, f func(a *BranchAuth) error) error {
-	return e.mutateBranchAuth(projectID, "", f)
-}
-
-// inspect runs f on the production branch's Neon Auth without persisting.
-func (e *Emulator) inspect(projectID string, f func(a *BranchAuth) error) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b, err := e.st.branchAuth(projectID, "")
-	if err != nil {
-		return err
-	}
-	return f(b.Auth)
 }

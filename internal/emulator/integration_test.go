@@ -61,8 +61,8 @@ func TestCreateIntegrationValidation(t *testing.T) {
 		{"unknown database", with("database_name", "other"), 400, "database_name: "},
 		{"empty role", with("role_name", ""), 400, "role_name: must not be empty"},
 		{"unknown role", with("role_name", "nobody"), 400, "role_name: "},
-		{"wrong type", with("project_id", 42), 400, "project_id: must be a string"},
-		{"unknown field", with("colour", "red"), 400, "colour: unknown field"},
+		{"wrong type", with("project_id", 42), 400, "project_id: value must be a string"},
+		{"unknown field", with("colour", "red"), 400, `request body: property "colour" is unsupported`},
 		{"unknown project", with("project_id", "no-such-project"), 404, "project not found"},
 		{"malformed JSON", `{"auth_provider":`, 400, ""},
 		{"not an object", `[1,2]`, 400, ""},
@@ -183,7 +183,7 @@ func TestDeleteIntegrationRemovesEverythingItOwns(t *testing.T) {
 	}
 	wantError(t, v.do("DELETE", path, nil), http.StatusNotFound, "integration with auth provider stack not found")
 	wantError(t, v.do("DELETE", "/projects/"+v.project+"/auth/integration/auth0", nil), http.StatusBadRequest, "auth_provider: ")
-	wantError(t, v.do("DELETE", path, map[string]any{"delete_data": "yes"}), http.StatusBadRequest, "delete_data: must be a boolean")
+	wantError(t, v.do("DELETE", path, map[string]any{"delete_data": "yes"}), http.StatusBadRequest, "delete_data: value must be a boolean")
 
 	// A new integration starts from scratch.
 	v.integrate()

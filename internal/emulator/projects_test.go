@@ -156,7 +156,7 @@ func TestCreateAndDeleteProject(t *testing.T) {
 		t.Fatalf("created %+v", out)
 	}
 	wantError(t, v.do("POST", "/projects", map[string]any{"project": map[string]any{"name": ""}}), http.StatusBadRequest, "project.name: ")
-	wantError(t, v.do("POST", "/projects", map[string]any{"project": map[string]any{"colour": "red"}}), http.StatusBadRequest, "project.colour: unknown field")
+	wantError(t, v.do("POST", "/projects", map[string]any{"project": map[string]any{"colour": "red"}}), http.StatusBadRequest, `project: property "colour" is unsupported`)
 
 	wantStatus(t, v.do("DELETE", "/projects/"+out.Project.ID, nil), http.StatusOK)
 	wantError(t, v.do("DELETE", "/projects/"+out.Project.ID, nil), http.StatusNotFound, "project not found")
@@ -351,6 +351,6 @@ func TestUpdateProject(t *testing.T) {
 	wantError(t, v.do("PATCH", path, map[string]any{"project": map[string]any{"default_endpoint_settings": map[string]any{"autoscaling_limit_max_cu": 0.5}}}),
 		http.StatusBadRequest, "project.default_endpoint_settings.autoscaling_limit_max_cu: must not be less than autoscaling_limit_min_cu (1)")
 	wantError(t, v.do("PATCH", path, map[string]any{"project": map[string]any{"region_id": "aws-eu-central-1"}}),
-		http.StatusBadRequest, "project.region_id: unknown field")
+		http.StatusBadRequest, `project: property "region_id" is unsupported`)
 	wantError(t, v.do("PATCH", "/projects/no-such-project", map[string]any{"project": map[string]any{"name": "x"}}), http.StatusNotFound, "project not found")
 }

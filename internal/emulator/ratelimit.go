@@ -11,6 +11,9 @@ import (
 // The emulator's rate limits: a per-account budget per minute and a per-route
 // burst per second.
 
+// accountBurst is the most tokens the account bucket holds.
+const accountBurst = 40
+
 // rateLimiter enforces the documented limits with token buckets: one for the
 // account (all keys of the organization share it; RPM/60 tokens per second,
 // at most 40 stored) and one per route key (RPS per second, burst RPS).

@@ -204,21 +204,21 @@ func TestEmailServer(t *testing.T) {
 			body   map[string]any
 			prefix string
 		}{
-			{"missing type", with("type", nil), "type: is required"},
-			{"unknown type", with("type", "custom"), "type: "},
+			{"missing type", with("type", nil), `request body: input does not contain the discriminator property "type"`},
+			{"unknown type", with("type", "custom"), `request body: discriminator property "type" has invalid value`},
 			{"missing host", with("host", nil), "host: is required"},
 			{"missing port", with("port", nil), "port: is required"},
 			{"port zero", with("port", 0), "port: "},
 			{"port too big", with("port", 65536), "port: "},
-			{"port as string", with("port", "587"), "port: must be an integer"},
+			{"port as string", with("port", "587"), "port: value must be an integer"},
 			{"missing username", with("username", nil), "username: is required"},
 			{"missing password", with("password", nil), "password: is required"},
 			{"missing sender_email", with("sender_email", nil), "sender_email: is required"},
 			{"bad sender_email", with("sender_email", "nobody"), "sender_email: "},
 			{"missing sender_name", with("sender_name", nil), "sender_name: is required"},
 			{"host and port missing", with("port", nil), "port: "},
-			{"shared with a host", map[string]any{"type": "shared", "host": "smtp.example.com"}, "host: "},
-			{"shared with a password", map[string]any{"type": "shared", "password": "x"}, "password: "},
+			{"shared with a host", map[string]any{"type": "shared", "host": "smtp.example.com"}, `request body: property "host" is unsupported`},
+			{"shared with a password", map[string]any{"type": "shared", "password": "x"}, `request body: property "password" is unsupported`},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

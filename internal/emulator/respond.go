@@ -3,19 +3,20 @@ package emulator
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
 
-	openapi_types "github.com/oapi-codegen/runtime/types"
+	"github.com/google/uuid"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// API errors and responses: the statuses and error bodies the handlers return.
+// API errors and responses: the statuses and error bodies the handlers
+// return, and the response writers the emulator passes responses through.
 
 // apiError is an error answered to the client as GeneralError:
 // {"code":"","message":...,"request_id":...}.
@@ -29,6 +30,8 @@ type apiError struct {
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.status, e.msg) }
 
 var (
+	errNotFound        = &apiError{status: http.StatusNotFound, msg: "not found"}
+	errMethod          = &apiError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}
 	errUnauthorized    = &apiError{status: http.StatusUnauthorized, msg: "authorization failed: API key missing, invalid or revoked"}
 	errProjectNotFound = &apiError{status: http.StatusNotFound, msg: "project not found"}
 )
@@ -60,18 +63,11 @@ func writeError(w http.ResponseWriter, reqID string, e *apiError) {
 }
 
 // retryAfterSeconds rounds d up to whole seconds, at least 1.
-func retryAfterSeconds(d time.Duration) int {
-	s := int(math.Ceil(d.Seconds()))
-	return max(s, 1)
-}
+func retryAfterSeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		// Only our own types are marshalled; this is a programming error.
-		panic(fmt.Sprintf("emulator: marshal response: %v", err))
-	}
-	w.Header().Set("Content-Type", "application/json")
+	b := mustEncode(v) // the emulator's own types: an error is a programming error
+	w.Header().Set("Content-Type", jsonMediaType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
@@ -82,7 +78,7 @@ func requestID(r *http.Request) string {
 	if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 128 && printableASCII(id) {
 		return id
 	}
-	return newUUID()
+	return uuid.NewString()
 }
 
 func printableASCII(s string) bool {
@@ -101,18 +97,82 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// newUUID returns a random (version 4) UUID.
-func newUUID() string { return newOperationID().String() }
-
-// newOperationID returns a random (version 4) UUID, as the API's types
-// hold one.
-func newOperationID() openapi_types.UUID {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return openapi_types.UUID(b)
+// randomText returns n random characters of alphabet.
+func randomText(alphabet string, n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
 }
 
 // now is the emulator's clock: UTC, whole seconds (RFC 3339 without fraction).
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// noRoute answers a request that no pattern of mux takes as the mux would
+// (404, or 405 with the Allow header), in the API's error format.
+func noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request, reqID string) {
+	h, _ := mux.Handler(r)
+	probe := &StatusRecorder{ResponseWriter: &bufferedWriter{header: http.Header{}}}
+	h.ServeHTTP(probe, r)
+	if probe.Status() == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.Header().Get("Allow"))
+		writeError(w, reqID, errMethod)
+		return
+	}
+	writeError(w, reqID, errNotFound)
+}
+
+// cutConnection closes the client connection without a response.
+func cutConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// StatusRecorder passes a response on and remembers its status: the
+// emulator's own request log uses it, and so do tests and the benchmark
+// that wrap the emulator's handler to count answers.
+type StatusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *StatusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *StatusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Status is the status written so far (200 when nothing was written).
+func (w *StatusRecorder) Status() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// bufferedWriter swallows a response (a lost one, or the mux's own answer
+// when no route matches).
+type bufferedWriter struct {
+	header http.Header
+}
+
+func (b *bufferedWriter) Header() http.Header         { return b.header }
+func (b *bufferedWriter) WriteHeader(int)             {}
+func (b *bufferedWriter) Write(p []byte) (int, error) { return io.Discard.Write(p) }

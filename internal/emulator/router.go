@@ -1,224 +1,250 @@
 package emulator
 
 import (
+	"cmp"
+	"errors"
 	"net/http"
-	"net/url"
-	"slices"
+	"path"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 )
 
-// The routes of the platform API v2 the emulator serves, and how a request path
-// finds its handler.
+// The routes of the platform API v2 the emulator serves, net/http.ServeMux
+// patterns under /api/v2, and the way every request takes to its handler.
 
-// handlerFunc handles one API request. It writes the success response itself
-// and returns an *apiError (or any other error, answered with 500) on failure.
-type handlerFunc func(e *Emulator, c *call) error
-
-// route is one API endpoint. Its key, "METHOD /template", names it in Stats,
-// Faults.Routes and the rate limiter.
-type route struct {
-	method   string
-	template string
-	segs     []string
-	handler  handlerFunc
-	key      string
+// apiRoute is one API endpoint. Its key, "METHOD /template", is its ServeMux
+// pattern and names it in Stats, Faults.Routes and the rate limiter.
+type apiRoute struct {
+	key     string
+	handler handlerFunc
 }
 
-// branchAuthRoutes is the prefix of the branch-scoped Neon Auth routes.
-const branchAuthRoutes = "/projects/{project_id}/branches/{branch_id}/auth"
-
-type router struct {
-	routes []*route
-}
-
-// routeMatch is the result of matching a request against the routes.
-type routeMatch struct {
-	route  *route            // nil: no route for this method and path
-	key    string            // route key; "unmatched" when no template matched
-	params map[string]string // path parameters, unescaped
-	allow  []string          // methods allowed on the path when route is nil
-}
-
+// unmatchedRoute is the key of requests that no route takes.
 const unmatchedRoute = "unmatched"
 
-func (rt *router) handle(method, template string, h handlerFunc) {
-	rt.routes = append(rt.routes, &route{
-		method:   method,
-		template: template,
-		segs:     strings.Split(strings.TrimPrefix(template, "/"), "/"),
-		handler:  h,
-		key:      method + " " + template,
-	})
-}
+// apiRoutes lists every endpoint served under /api/v2: projects, branches,
+// their computes, databases and roles; Neon Auth in both families (see
+// scope.go); and each Better Auth setting of internal/apispec/betterauth at
+// its own path, with GET where the reference reads it.
+func apiRoutes() []apiRoute {
+	const p, br = "/projects/{project_id}", "/projects/{project_id}/branches/{branch_id}"
+	const auth = br + "/auth"
+	routes := []apiRoute{
+		{"GET /projects", (*Emulator).listProjects},
+		{"POST /projects", (*Emulator).createProjectAPI},
+		{"GET " + p, (*Emulator).getProject},
+		{"PATCH " + p, (*Emulator).updateProject},
+		{"DELETE " + p, (*Emulator).deleteProject},
+		{"GET " + p + "/branches", (*Emulator).listBranches},
+		{"POST " + p + "/branches", (*Emulator).createBranch},
+		{"GET " + br, (*Emulator).getBranch},
+		{"PATCH " + br, (*Emulator).updateBranch},
+		{"DELETE " + br, (*Emulator).deleteBranch},
 
-// newAPIRouter lists every endpoint served under /api/v2.
-func newAPIRouter() *router {
-	rt := &router{}
-	// Projects and branches.
-	rt.handle(http.MethodGet, "/projects", (*Emulator).listProjects)
-	rt.handle(http.MethodPost, "/projects", (*Emulator).createProjectAPI)
-	rt.handle(http.MethodGet, "/projects/{project_id}", (*Emulator).getProject)
-	rt.handle(http.MethodPatch, "/projects/{project_id}", (*Emulator).updateProject)
-	rt.handle(http.MethodDelete, "/projects/{project_id}", (*Emulator).deleteProject)
-	rt.handle(http.MethodGet, "/projects/{project_id}/branches", (*Emulator).listBranches)
-	rt.handle(http.MethodPost, "/projects/{project_id}/branches", (*Emulator).createBranch)
-	rt.handle(http.MethodGet, "/projects/{project_id}/branches/{branch_id}", (*Emulator).getBranch)
-	rt.handle(http.MethodPatch, "/projects/{project_id}/branches/{branch_id}", (*Emulator).updateBranch)
-	rt.handle(http.MethodDelete, "/projects/{project_id}/branches/{branch_id}", (*Emulator).deleteBranch)
+		{"GET " + p + "/endpoints", (*Emulator).listProjectEndpoints},
+		{"POST " + p + "/endpoints", (*Emulator).createEndpoint},
+		{"GET " + p + "/endpoints/{endpoint_id}", (*Emulator).getEndpoint},
+		{"PATCH " + p + "/endpoints/{endpoint_id}", (*Emulator).updateEndpoint},
+		{"DELETE " + p + "/endpoints/{endpoint_id}", (*Emulator).deleteEndpoint},
+		{"GET " + br + "/endpoints", (*Emulator).listBranchEndpoints},
+		{"GET " + br + "/databases", (*Emulator).listDatabases},
+		{"POST " + br + "/databases", (*Emulator).createDatabase},
+		{"GET " + br + "/databases/{database_name}", (*Emulator).getDatabase},
+		{"PATCH " + br + "/databases/{database_name}", (*Emulator).updateDatabase},
+		{"DELETE " + br + "/databases/{database_name}", (*Emulator).deleteDatabase},
+		{"GET " + br + "/roles", (*Emulator).listRoles},
+		{"POST " + br + "/roles", (*Emulator).createRole},
+		{"GET " + br + "/roles/{role_name}", (*Emulator).getRole},
+		{"DELETE " + br + "/roles/{role_name}", (*Emulator).deleteRole},
+		{"GET " + br + "/roles/{role_name}/reveal_password", (*Emulator).revealRolePassword},
 
-	rt.handleComputes() // compute endpoints, databases and roles
+		{"POST /projects/auth/create", (*Emulator).enableAuth},
+		{"GET " + p + "/auth/integrations", (*Emulator).listIntegrations},
+		{"POST /projects/auth/keys", (*Emulator).createSDKKeys},
+		{"DELETE " + p + "/auth/integration/{auth_provider}", (*Emulator).disableAuth},
+		{"POST /projects/auth/user", (*Emulator).createUser},
+		{"DELETE " + p + "/auth/users/{auth_user_id}", (*Emulator).deleteUser},
+		{"POST /projects/auth/transfer_ownership", (*Emulator).transferOwnership},
+		{"GET " + p + "/auth/oauth_providers", (*Emulator).listOAuthProviders},
+		{"POST " + p + "/auth/oauth_providers", (*Emulator).addOAuthProvider},
+		{"PATCH " + p + "/auth/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider},
+		{"DELETE " + p + "/auth/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider},
+		{"GET " + p + "/auth/domains", (*Emulator).listDomains},
+		{"POST " + p + "/auth/domains", (*Emulator).addDomain},
+		{"DELETE " + p + "/auth/domains", (*Emulator).deleteDomains},
+		{"GET " + p + "/auth/email_server", (*Emulator).getEmailProvider},
+		{"PATCH " + p + "/auth/email_server", (*Emulator).updateEmailProvider},
 
-	// Neon Auth, project-level (internal/apispec/auth-api.md; deprecated,
-	// acting on the production branch).
-	rt.handle(http.MethodPost, "/projects/auth/create", (*Emulator).enableAuth)
-	rt.handle(http.MethodGet, "/projects/{project_id}/auth/integrations", (*Emulator).listIntegrations)
-	rt.handle(http.MethodPost, "/projects/auth/keys", (*Emulator).createSDKKeys)
-	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/integration/{auth_provider}", (*Emulator).disableAuth)
-	rt.handle(http.MethodPost, "/projects/auth/user", (*Emulator).createUser)
-	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/users/{auth_user_id}", (*Emulator).deleteUser)
-	rt.handle(http.MethodPost, "/projects/auth/transfer_ownership", (*Emulator).transferOwnership)
-	rt.handle(http.MethodGet, "/projects/{project_id}/auth/oauth_providers", (*Emulator).listOAuthProviders)
-	rt.handle(http.MethodPost, "/projects/{project_id}/auth/oauth_providers", (*Emulator).addOAuthProvider)
-	rt.handle(http.MethodPatch, "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider)
-	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider)
-	rt.handle(http.MethodGet, "/projects/{project_id}/auth/domains", (*Emulator).listDomains)
-	rt.handle(http.MethodPost, "/projects/{project_id}/auth/domains", (*Emulator).addDomain)
-	rt.handle(http.MethodDelete, "/projects/{project_id}/auth/domains", (*Emulator).deleteDomains)
-	rt.handle(http.MethodGet, "/projects/{project_id}/auth/email_server", (*Emulator).getEmailProvider)
-	rt.handle(http.MethodPatch, "/projects/{project_id}/auth/email_server", (*Emulator).updateEmailProvider)
-
-	// Neon Auth, branch-scoped (internal/apispec/neon-api-v2-2026-07-13.openapi.json
-	// with internal/apispec/overlays).
-	rt.handle(http.MethodGet, branchAuthRoutes, (*Emulator).getAuth)
-	rt.handle(http.MethodPost, branchAuthRoutes, (*Emulator).enableAuth)
-	rt.handle(http.MethodDelete, branchAuthRoutes, (*Emulator).disableAuth)
-	rt.handle(http.MethodGet, branchAuthRoutes+"/domains", (*Emulator).listDomains)
-	rt.handle(http.MethodPost, branchAuthRoutes+"/domains", (*Emulator).addDomain)
-	rt.handle(http.MethodDelete, branchAuthRoutes+"/domains", (*Emulator).deleteDomains)
-	rt.handle(http.MethodGet, branchAuthRoutes+"/oauth_providers", (*Emulator).listOAuthProviders)
-	rt.handle(http.MethodPost, branchAuthRoutes+"/oauth_providers", (*Emulator).addOAuthProvider)
-	rt.handle(http.MethodPatch, branchAuthRoutes+"/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider)
-	rt.handle(http.MethodDelete, branchAuthRoutes+"/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider)
-	rt.handle(http.MethodGet, branchAuthRoutes+"/email_provider", (*Emulator).getEmailProvider)
-	rt.handle(http.MethodPatch, branchAuthRoutes+"/email_provider", (*Emulator).updateEmailProvider)
-	rt.handle(http.MethodPost, branchAuthRoutes+"/email_provider/test", (*Emulator).testEmailProvider)
-	rt.handle(http.MethodPost, branchAuthRoutes+"/send_test_email", (*Emulator).sendTestEmail)
-	rt.handle(http.MethodPost, branchAuthRoutes+"/users", (*Emulator).createUser)
-	rt.handle(http.MethodDelete, branchAuthRoutes+"/users/{auth_user_id}", (*Emulator).deleteUser)
-	rt.handle(http.MethodPut, branchAuthRoutes+"/users/{auth_user_id}/role", (*Emulator).setUserRoles)
-	rt.handle(http.MethodGet, branchAuthRoutes+"/allow_localhost", (*Emulator).getAllowLocalhost)
-	rt.handle(http.MethodPatch, branchAuthRoutes+"/allow_localhost", (*Emulator).updateAllowLocalhost)
-	rt.handle(http.MethodPatch, branchAuthRoutes+"/config", (*Emulator).updateConfig)
-
-	// The Better Auth configuration surface: the settings of
-	// internal/apispec/betterauth, each at its own path, and most of them
-	// together in GET …/plugins.
-	rt.handle(http.MethodGet, branchAuthRoutes+"/plugins", (*Emulator).getPlugins)
-	rt.handleSettings()
-	return rt
-}
-
-// handleSettings adds the routes of the Better Auth settings of
-// internal/apispec/betterauth: GET where the reference reads a setting, and
-// its PATCH or PUT.
-func (rt *router) handleSettings() {
-	type endpoint struct {
-		method  string
-		handler handlerFunc
+		{"GET " + auth, (*Emulator).getAuth},
+		{"POST " + auth, (*Emulator).enableAuth},
+		{"DELETE " + auth, (*Emulator).disableAuth},
+		{"GET " + auth + "/domains", (*Emulator).listDomains},
+		{"POST " + auth + "/domains", (*Emulator).addDomain},
+		{"DELETE " + auth + "/domains", (*Emulator).deleteDomains},
+		{"GET " + auth + "/oauth_providers", (*Emulator).listOAuthProviders},
+		{"POST " + auth + "/oauth_providers", (*Emulator).addOAuthProvider},
+		{"PATCH " + auth + "/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider},
+		{"DELETE " + auth + "/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider},
+		{"GET " + auth + "/email_provider", (*Emulator).getEmailProvider},
+		{"PATCH " + auth + "/email_provider", (*Emulator).updateEmailProvider},
+		{"POST " + auth + "/email_provider/test", (*Emulator).testEmailProvider},
+		{"POST " + auth + "/send_test_email", (*Emulator).sendTestEmail},
+		{"POST " + auth + "/users", (*Emulator).createUser},
+		{"DELETE " + auth + "/users/{auth_user_id}", (*Emulator).deleteUser},
+		{"PUT " + auth + "/users/{auth_user_id}/role", (*Emulator).setUserRoles},
+		{"GET " + auth + "/allow_localhost", (*Emulator).getAllowLocalhost},
+		{"PATCH " + auth + "/allow_localhost", (*Emulator).updateAllowLocalhost},
+		{"PATCH " + auth + "/config", (*Emulator).updateConfig},
+		{"GET " + auth + "/plugins", (*Emulator).getPlugins},
 	}
 	for _, st := range betterauth.Settings {
-		endpoints := []endpoint{{st.Write, writeSetting(st)}}
 		if st.Read {
-			endpoints = append([]endpoint{{http.MethodGet, readSetting(st)}}, endpoints...)
+			routes = append(routes, apiRoute{"GET " + auth + "/" + st.Path, readSetting(st)})
 		}
-		for _, ep := range endpoints {
-			rt.handle(ep.method, branchAuthRoutes+"/"+st.Path, ep.handler)
-		}
+		routes = append(routes, apiRoute{st.Write + " " + auth + "/" + st.Path, writeSetting(st)})
+	}
+	return routes
+}
+
+// New builds an emulator. With Options.StateFile set and the file present,
+// the state is loaded from it; otherwise the seed projects are created.
+func New(opts Options) (*Emulator, error) {
+	// The API reference decides requests; it is read once per process,
+	// before the first request rather than during it.
+	if _, err := referenceOperations(); err != nil {
+		return nil, err
+	}
+	e, err := newEmulator(opts)
+	if err != nil {
+		return nil, err
+	}
+	e.api = http.NewServeMux()
+	for _, rt := range apiRoutes() {
+		e.api.HandleFunc(rt.key, func(w http.ResponseWriter, r *http.Request) {
+			c, _ := w.(*call) // serveAPI hands its call to the mux as the writer
+			c.r = r
+			e.runHandler(rt.handler, c)
+		})
+	}
+	e.control = e.controlRoutes()
+	return e, nil
+}
+
+// ServeHTTP serves the API under /api/v2/ and the control surface under /_emulator/.
+func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	reqID := requestID(r)
+	w.Header().Set("X-Request-Id", reqID)
+	switch {
+	case strings.HasPrefix(r.URL.Path, apiPrefix+"/"):
+		r = r.Clone(r.Context())
+		r.URL.Path, r.URL.RawPath = strings.TrimPrefix(r.URL.Path, apiPrefix), strings.TrimPrefix(r.URL.RawPath, apiPrefix)
+		e.serveAPI(w, r, reqID)
+	case r.URL.Path == controlPrefix || strings.HasPrefix(r.URL.Path, controlPrefix+"/"):
+		e.serveControl(w, r, reqID)
+	default:
+		writeError(w, reqID, errNotFound)
 	}
 }
 
-// handleComputes adds the routes of compute endpoints, databases and roles:
-// what the official Neon provider creates and reads beside projects and
-// branches.
-func (rt *router) handleComputes() {
-	const br = "/projects/{project_id}/branches/{branch_id}"
-	rt.handle(http.MethodGet, "/projects/{project_id}/endpoints", (*Emulator).listProjectEndpoints)
-	rt.handle(http.MethodPost, "/projects/{project_id}/endpoints", (*Emulator).createEndpoint)
-	rt.handle(http.MethodGet, "/projects/{project_id}/endpoints/{endpoint_id}", (*Emulator).getEndpoint)
-	rt.handle(http.MethodPatch, "/projects/{project_id}/endpoints/{endpoint_id}", (*Emulator).updateEndpoint)
-	rt.handle(http.MethodDelete, "/projects/{project_id}/endpoints/{endpoint_id}", (*Emulator).deleteEndpoint)
-	rt.handle(http.MethodGet, br+"/endpoints", (*Emulator).listBranchEndpoints)
-	rt.handle(http.MethodGet, br+"/databases", (*Emulator).listDatabases)
-	rt.handle(http.MethodPost, br+"/databases", (*Emulator).createDatabase)
-	rt.handle(http.MethodGet, br+"/databases/{database_name}", (*Emulator).getDatabase)
-	rt.handle(http.MethodPatch, br+"/databases/{database_name}", (*Emulator).updateDatabase)
-	rt.handle(http.MethodDelete, br+"/databases/{database_name}", (*Emulator).deleteDatabase)
-	rt.handle(http.MethodGet, br+"/roles", (*Emulator).listRoles)
-	rt.handle(http.MethodPost, br+"/roles", (*Emulator).createRole)
-	rt.handle(http.MethodGet, br+"/roles/{role_name}", (*Emulator).getRole)
-	rt.handle(http.MethodDelete, br+"/roles/{role_name}", (*Emulator).deleteRole)
-	rt.handle(http.MethodGet, br+"/roles/{role_name}/reveal_password", (*Emulator).revealRolePassword)
+// serveAPI takes an API request (its path without /api/v2) through
+// authentication (401), routing (404, 405), the rate limiter (429), fault
+// injection and its handler, and counts it in Stats under its route.
+func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string) {
+	start := time.Now()
+	if d := e.faults.latency(); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	_, pattern := e.api.Handler(r)
+	if path.Clean(r.URL.Path) != r.URL.Path { // the mux would redirect
+		pattern = ""
+	}
+	sw := &StatusRecorder{ResponseWriter: w}
+	c := &call{ResponseWriter: sw, r: r, reqID: reqID, route: cmp.Or(pattern, unmatchedRoute)}
+	out := outcomeNormal
+	var recorded sync.Once
+	finish := func() {
+		recorded.Do(func() {
+			e.stats.record(c.route, sw.Status(), out)
+			e.log.Info("api request", "method", r.Method, "route", c.route, "status", sw.Status(),
+				"request_id", reqID, "lost", out == outcomeLost, "duration", time.Since(start))
+		})
+	}
+	defer finish()
+
+	key, ok := e.authenticate(r)
+	switch {
+	case !ok:
+		writeError(sw, reqID, errUnauthorized)
+		return
+	case pattern == "":
+		noRoute(e.api, sw, r, reqID)
+		return
+	}
+	if ok, retry := e.limiter.allow(c.route); !ok {
+		out = outcomeRateLimited
+		writeError(sw, reqID, &apiError{status: http.StatusTooManyRequests, msg: "rate limit exceeded", retryAfter: retry})
+		return
+	}
+	d := e.faults.decide(c.route, r.Method)
+	if d.status != 0 {
+		out = outcomeFault
+		writeError(sw, reqID, faultError(d))
+		return
+	}
+	c.key = key
+	if d.lose {
+		// Apply the request, then cut the connection before any byte of the
+		// response is written.
+		out = outcomeLost
+		sw.ResponseWriter = &bufferedWriter{header: http.Header{}}
+		e.api.ServeHTTP(c, r)
+		finish() // count it before the client can observe the cut
+		cutConnection(w)
+		return
+	}
+	e.api.ServeHTTP(c, r)
 }
 
-// match finds the route for method and escaped path. Among templates matching
-// the path, the one with the most literal segments wins.
-func (rt *router) match(method, escapedPath string) routeMatch {
-	segs := strings.Split(strings.TrimPrefix(escapedPath, "/"), "/")
-	for i, s := range segs {
-		u, err := url.PathUnescape(s)
-		if err != nil {
-			return routeMatch{key: unmatchedRoute}
-		}
-		segs[i] = u
+// runHandler checks the query against the API reference and runs the
+// route's handler, answering the error it returns.
+func (e *Emulator) runHandler(h handlerFunc, c *call) {
+	err := c.checkQuery()
+	if err == nil {
+		err = h(e, c)
 	}
-	var best *route
-	var bestParams map[string]string
-	bestLiterals := -1
-	var allow []string
-	for _, r := range rt.routes {
-		params, literals, ok := r.matchPath(segs)
-		if !ok {
-			continue
-		}
-		if r.method != method {
-			if !slices.Contains(allow, r.method) {
-				allow = append(allow, r.method)
-			}
-			continue
-		}
-		if literals > bestLiterals {
-			best, bestParams, bestLiterals = r, params, literals
-		}
+	if err == nil {
+		return
 	}
-	if best == nil {
-		key := unmatchedRoute
-		slices.Sort(allow)
-		return routeMatch{key: key, allow: allow}
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		e.log.Error("internal error", "route", c.route, "request_id", c.reqID, "error", err.Error())
+		ae = &apiError{status: http.StatusInternalServerError, msg: "internal server error"}
 	}
-	return routeMatch{route: best, key: best.key, params: bestParams}
+	writeError(c, c.reqID, ae)
 }
 
-func (r *route) matchPath(segs []string) (params map[string]string, literals int, ok bool) {
-	if len(segs) != len(r.segs) {
-		return nil, 0, false
+// authenticate checks the bearer token of r.
+func (e *Emulator) authenticate(r *http.Request) (keyInfo, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return keyInfo{}, false
 	}
-	for i, t := range r.segs {
-		if strings.HasPrefix(t, "{") {
-			if segs[i] == "" {
-				return nil, 0, false
-			}
-			if params == nil {
-				params = map[string]string{}
-			}
-			params[strings.Trim(t, "{}")] = segs[i]
-			continue
-		}
-		if segs[i] != t {
-			return nil, 0, false
-		}
-		literals++
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return keyInfo{}, false
 	}
-	return params, literals, true
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := e.st.key(token)
+	if k == nil || k.Revoked {
+		return keyInfo{}, false
+	}
+	return keyInfo{kind: k.Kind, projectID: k.ProjectID}, true
 }

@@ -5,6 +5,10 @@ import (
 	"net/http"
 )
 
+// What every handler starts from: the project and branch a request names,
+// which the caller's key must be allowed to see, and the Neon Auth it
+// addresses.
+//
 // Neon Auth is served by two families of routes over the same state:
 //
 //   - the project-level endpoints of internal/apispec/auth-api.md
@@ -16,6 +20,53 @@ import (
 //
 // One handler serves an operation in both families; authScope is the branch
 // it resolved from the path (or, for POST /projects/auth/*, the body).
+
+// handlerFunc handles one API request. It writes the success response itself
+// and returns an *apiError (or any other error, answered with 500) on failure.
+type handlerFunc func(e *Emulator, c *call) error
+
+// visibleProject returns the project if it exists and the caller's key may
+// see it; otherwise 404 "project not found" in both cases, so that a
+// project-scoped key cannot tell other projects from missing ones.
+// e.mu must be held.
+func (e *Emulator) visibleProject(c *call, id string) (*projectState, error) {
+	p := e.st.project(id)
+	if p == nil || !c.key.canSee(id) {
+		return nil, errProjectNotFound
+	}
+	return p, nil
+}
+
+// inProject runs f, under the lock, on the project of the path.
+func (e *Emulator) inProject(c *call, f func(p *projectState) error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, err := e.visibleProject(c, c.param("project_id"))
+	if err != nil {
+		return err
+	}
+	return f(p)
+}
+
+// inBranch runs f, under the lock, on the branch of the path.
+func (e *Emulator) inBranch(c *call, f func(p *projectState, b *branchState) error) error {
+	return e.inProject(c, func(p *projectState) error {
+		b := p.branch(c.param("branch_id"))
+		if b == nil {
+			return errBranchNotFound
+		}
+		return f(p, b)
+	})
+}
+
+// saved saves the state and answers status with v, encoded under the lock
+// (v may share slices with the state). e.mu must be held.
+func (e *Emulator) saved(c *call, status int, v any) error {
+	if err := e.saveLocked(); err != nil {
+		return err
+	}
+	return c.json(status, v)
+}
 
 // authScope is the branch whose Neon Auth a request addresses.
 type authScope struct {
@@ -39,41 +90,22 @@ func branchFamily(c *call) bool { return c.param("branch_id") != "" }
 
 var errBranchNotFound = &apiError{status: http.StatusNotFound, msg: "branch not found"}
 
-// visibleBranch returns a project the key may see and one of its branches,
-// or 404. e.mu must be held.
-func (e *Emulator) visibleBranch(c *call, projectID, branchID string) (*projectState, *branchState, error) {
-	p, err := e.visibleProject(c, projectID)
-	if err != nil {
-		return nil, nil, err
-	}
-	b := p.branch(branchID)
-	if b == nil {
-		return nil, nil, errBranchNotFound
-	}
-	return p, b, nil
-}
-
 // scopeOf resolves the scope of a request naming projectID: the branch of the
 // path, or the production branch for the project-level family. e.mu must be
 // held.
 func (e *Emulator) scopeOf(c *call, projectID string) (authScope, error) {
-	if branchFamily(c) {
-		p, b, err := e.visibleBranch(c, projectID, c.param("branch_id"))
-		if err != nil {
-			return authScope{}, err
-		}
-		return authScope{p: p, b: b}, nil
-	}
 	p, err := e.visibleProject(c, projectID)
-	if err != nil {
+	switch {
+	case err != nil:
 		return authScope{}, err
+	case !branchFamily(c):
+		return authScope{p: p, b: p.defaultBranch(), projectLevel: true}, nil
 	}
-	return authScope{p: p, b: p.defaultBranch(), projectLevel: true}, nil
-}
-
-// pathScope is scopeOf for the project of the path.
-func (e *Emulator) pathScope(c *call) (authScope, error) {
-	return e.scopeOf(c, c.param("project_id"))
+	b := p.branch(c.param("branch_id"))
+	if b == nil {
+		return authScope{}, errBranchNotFound
+	}
+	return authScope{p: p, b: b}, nil
 }
 
 // auth returns the scope's Neon Auth, or 404 when it is not enabled.

@@ -5,59 +5,60 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	hcljson "github.com/hashicorp/hcl/v2/json"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // A seed is a declarative starting state: projects, their branches, API keys
-// with a fixed token, and each branch's Neon Auth. It is written in HCL
-// (.hcl) or in HCL's JSON form (.json), for example
+// with a fixed token, and each branch's Neon Auth, in HCL (.hcl) or in HCL's
+// JSON form (.json). The blocks and attributes are the hcl tags of Seed's
+// types, for example
 //
 //	project "app" {
-//	  id = "app-project-00000001"        # optional; generated otherwise
-//	  branch "main" {                     # the default branch (always "main")
-//	    neon_auth {
-//	      auth_provider = "better_auth"    # default; also stack (deprecated) and mock (tests only)
-//	      domains       = ["https://app.example.com"]
+//	  id = "app-project-00000001"      # optional; generated otherwise
+//	  branch "main" {                   # the default branch
+//	    neon_auth {                     # auth_provider: better_auth (default), stack or mock
+//	      domains = ["https://app.example.com"]
 //	    }
 //	  }
-//	  branch "preview" {                  # a child of parent (default "main"), with
-//	    parent = "main"                   # a copy of its Better Auth, as on Neon
-//	    neon_auth {                       # optional: domains pre-set on the copy
+//	  branch "preview" {                # a child of parent (default "main") with a copy of
+//	    parent = "main"                 # its Better Auth, as on Neon; neon_auth pre-sets
+//	    neon_auth {                     # domains on the copy
 //	      domains = ["https://pr-1.preview.example.com"]
 //	    }
 //	  }
-//	  branch "schema" {                   # init_source = "schema-only": a root
-//	    init_source = "schema-only"       # branch, no parent, no Neon Auth copied
-//	  }
+//	  branch "schema" { init_source = "schema-only" } # a root branch: no parent, no copy
 //	}
-//
 //	api_key "ci" {
-//	  token   = "..."                     # fixed token, 16 characters or more
-//	  type    = "project"                 # personal, organization or project
-//	  project = "app"                     # the project label (type project only)
+//	  token   = "..."                   # 16 characters or more
+//	  type    = "project"               # personal, organization or project
+//	  project = "app"                   # the project's label (type project only)
 //	}
 //
-// In JSON: {"project": {"app": {"branch": {"main": {"neon_auth": {}}}}},
-// "api_key": {"ci": {"token": "...", "type": "personal"}}}.
 // ParseSeed reports every mistake with its file, line and column.
 
-// Seed is a parsed, validated seed file.
+// Seed is a parsed, validated seed file. Its types are decoded by gohcl
+// from their struct tags; the ranges say where each value was written, for
+// the errors.
 type Seed struct {
-	Projects []SeedProject
-	Keys     []SeedKey
+	Projects []SeedProject `hcl:"project,block"`
+	Keys     []SeedKey     `hcl:"api_key,block"`
 }
 
 // SeedProject is a project of a seed.
 type SeedProject struct {
-	Name     string
-	ID       string // "" → generated
-	Branches []SeedBranch
+	Name     string       `hcl:"name,label"`
+	ID       string       `hcl:"id,optional"` // "" → generated
+	Branches []SeedBranch `hcl:"branch,block"`
+
+	NameRange hcl.Range `hcl:"name,label_range"`
+	IDRange   hcl.Range `hcl:"id,attr_value_range"`
 }
 
 // SeedBranch is a branch of a seed project. The one named "main" is the
@@ -66,51 +67,43 @@ type SeedProject struct {
 // adds domains to the copy), and a schema-only branch is a root branch
 // without Neon Auth unless its own neon_auth block enables one.
 type SeedBranch struct {
-	Name       string
-	ID         string // "" → generated
-	Parent     string // a branch name; "" → "main"
-	InitSource string // "", "parent-data" or "schema-only"
-	NeonAuth   *SeedNeonAuth
+	Name       string        `hcl:"name,label"`
+	ID         string        `hcl:"id,optional"`          // "" → generated
+	Parent     string        `hcl:"parent,optional"`      // a branch name; "" → "main"
+	InitSource string        `hcl:"init_source,optional"` // "", "parent-data" or "schema-only"
+	NeonAuth   *SeedNeonAuth `hcl:"neon_auth,block"`
+
+	NameRange       hcl.Range `hcl:"name,label_range"`
+	IDRange         hcl.Range `hcl:"id,attr_value_range"`
+	ParentRange     hcl.Range `hcl:"parent,attr_value_range"`
+	InitSourceRange hcl.Range `hcl:"init_source,attr_value_range"`
 }
 
 // SeedNeonAuth enables Neon Auth on a branch, or on a branch that inherits
 // its parent's, adds domains to the copy.
 type SeedNeonAuth struct {
-	AuthProvider string
-	Domains      []string // canonical origins
+	AuthProvider string   `hcl:"auth_provider,optional"` // "" → better_auth
+	Domains      []string `hcl:"domains,optional"`       // canonical origins once parsed
 
-	providerRange hcl.Range // of auth_provider, for errors
+	AuthProviderRange hcl.Range `hcl:"auth_provider,attr_value_range"`
+	DomainsRange      hcl.Range `hcl:"domains,attr_value_range"`
 }
 
 // SeedKey is an API key with a fixed token.
 type SeedKey struct {
-	Name    string
-	Token   string
-	Kind    KeyKind
-	Project string // project label (KeyProject only)
+	Name    string  `hcl:"name,label"`
+	Token   string  `hcl:"token"`
+	Kind    KeyKind `hcl:"type"`
+	Project string  `hcl:"project,optional"` // project label (KeyProject only)
+
+	DefRange     hcl.Range `hcl:",def_range"`
+	TokenRange   hcl.Range `hcl:"token,attr_value_range"`
+	KindRange    hcl.Range `hcl:"type,attr_value_range"`
+	ProjectRange hcl.Range `hcl:"project,attr_value_range"`
 }
 
 // minSeedTokenLength keeps seeded tokens from being trivially guessable.
 const minSeedTokenLength = 16
-
-var (
-	seedSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
-		{Type: "project", LabelNames: []string{"name"}},
-		{Type: "api_key", LabelNames: []string{"name"}},
-	}}
-	seedProjectSchema = &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "id"}},
-		Blocks:     []hcl.BlockHeaderSchema{{Type: "branch", LabelNames: []string{"name"}}},
-	}
-	seedBranchSchema = &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "id"}, {Name: "parent"}, {Name: "init_source"}},
-		Blocks:     []hcl.BlockHeaderSchema{{Type: "neon_auth"}},
-	}
-	seedAuthSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "auth_provider"}, {Name: "domains"}}}
-	seedKeySchema  = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-		{Name: "token", Required: true}, {Name: "type", Required: true}, {Name: "project"},
-	}}
-)
 
 // SeedError lists the mistakes of a seed file, each with file:line:column.
 type SeedError struct{ Diags hcl.Diagnostics }
@@ -147,214 +140,121 @@ func ParseSeed(filename string, src []byte) (*Seed, error) {
 	if diags.HasErrors() {
 		return nil, &SeedError{diags}
 	}
-	d := &seedDecoder{}
-	s := d.file(f.Body)
-	if d.diags.HasErrors() {
-		return nil, &SeedError{d.diags}
+	s := &Seed{}
+	c := &seedChecker{diags: gohcl.DecodeBody(f.Body, nil, s)}
+	c.check(s)
+	if c.diags.HasErrors() {
+		return nil, &SeedError{c.diags}
 	}
 	return s, nil
 }
 
-// seedDecoder collects every mistake rather than stopping at the first.
-type seedDecoder struct{ diags hcl.Diagnostics }
-
-func (d *seedDecoder) errorf(rng hcl.Range, summary, format string, args ...any) {
-	r := rng
-	d.diags = append(d.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: &r})
+// seedChecker checks what a seed's types cannot say, collecting every
+// mistake rather than stopping at the first.
+type seedChecker struct {
+	diags hcl.Diagnostics
+	ids   map[string]hcl.Range // project and branch ids, which are unique
 }
 
-func (d *seedDecoder) content(body hcl.Body, schema *hcl.BodySchema) *hcl.BodyContent {
-	c, diags := body.Content(schema)
-	d.diags = append(d.diags, diags...)
-	return c
+func (c *seedChecker) errorf(rng hcl.Range, summary, format string, args ...any) {
+	c.diags = append(c.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: rng.Ptr()})
 }
 
-// str reads an optional string attribute; "" when absent.
-func (d *seedDecoder) str(c *hcl.BodyContent, name string) (string, hcl.Range) {
-	a, ok := c.Attributes[name]
-	if !ok {
-		return "", hcl.Range{}
-	}
-	v, diags := a.Expr.Value(nil)
-	d.diags = append(d.diags, diags...)
-	if diags.HasErrors() {
-		return "", a.Expr.Range()
-	}
-	if v.IsNull() || !v.Type().Equals(cty.String) {
-		d.errorf(a.Expr.Range(), "Invalid "+name, "%s must be a string", name)
-		return "", a.Expr.Range()
-	}
-	return v.AsString(), a.Expr.Range()
-}
-
-func (d *seedDecoder) strList(c *hcl.BodyContent, name string) ([]string, hcl.Range) {
-	a, ok := c.Attributes[name]
-	if !ok {
-		return nil, hcl.Range{}
-	}
-	v, diags := a.Expr.Value(nil)
-	d.diags = append(d.diags, diags...)
-	if diags.HasErrors() {
-		return nil, a.Expr.Range()
-	}
-	if v.IsNull() || !v.Type().IsTupleType() && !v.Type().IsListType() {
-		d.errorf(a.Expr.Range(), "Invalid "+name, "%s must be a list of strings", name)
-		return nil, a.Expr.Range()
-	}
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsNull() || !e.Type().Equals(cty.String) {
-			d.errorf(a.Expr.Range(), "Invalid "+name, "%s must be a list of strings", name)
-			return nil, a.Expr.Range()
-		}
-		out = append(out, e.AsString())
-	}
-	return out, a.Expr.Range()
-}
-
-func (d *seedDecoder) file(body hcl.Body) *Seed {
-	s := &Seed{}
-	c := d.content(body, seedSchema)
-	if c == nil {
-		return s
-	}
+func (c *seedChecker) check(s *Seed) {
+	c.ids = map[string]hcl.Range{}
 	projects := map[string]hcl.Range{}
-	ids := map[string]hcl.Range{}
-	for _, b := range c.Blocks.OfType("project") {
-		name := b.Labels[0]
-		if prev, dup := projects[name]; dup {
-			d.errorf(b.LabelRanges[0], "Duplicate project", "project %q is already defined at line %d", name, prev.Start.Line)
+	for i := range s.Projects {
+		p := &s.Projects[i]
+		if prev, dup := projects[p.Name]; dup {
+			c.errorf(p.NameRange, "Duplicate project", "project %q is already defined at line %d", p.Name, prev.Start.Line)
 			continue
 		}
-		projects[name] = b.DefRange
-		p := d.project(b, ids)
-		s.Projects = append(s.Projects, p)
+		projects[p.Name] = p.NameRange
+		c.id(p.ID, p.IDRange, "project")
+		branches := map[string]hcl.Range{}
+		for j := range p.Branches {
+			c.branch(&p.Branches[j], p.Name, branches)
+		}
+		c.checkInheritance(*p)
 	}
 	tokens := map[string]hcl.Range{}
-	for _, b := range c.Blocks.OfType("api_key") {
-		k := SeedKey{Name: b.Labels[0]}
-		kc := d.content(b.Body, seedKeySchema)
-		if kc == nil {
-			continue
-		}
-		var tokenRng, typeRng, projRng hcl.Range
-		k.Token, tokenRng = d.str(kc, "token")
-		var kind string
-		kind, typeRng = d.str(kc, "type")
-		k.Kind = KeyKind(kind)
-		k.Project, projRng = d.str(kc, "project")
-		switch {
-		case tokenRng == (hcl.Range{}):
-			// missing: reported by the schema
-		case len(k.Token) < minSeedTokenLength:
-			d.errorf(tokenRng, "Invalid token", "api_key %q: the token must be at least %d characters", k.Name, minSeedTokenLength)
-		case strings.ContainsAny(k.Token, " \t\r\n"):
-			d.errorf(tokenRng, "Invalid token", "api_key %q: the token must not contain spaces", k.Name)
-		}
-		if prev, dup := tokens[k.Token]; dup && k.Token != "" {
-			d.errorf(tokenRng, "Duplicate token", "api_key %q has the same token as the key at line %d", k.Name, prev.Start.Line)
-		}
-		tokens[k.Token] = tokenRng
-		switch k.Kind {
-		case KeyPersonal, KeyOrganization:
-			if k.Project != "" {
-				d.errorf(projRng, "Unexpected project", "api_key %q: only keys of type \"project\" have a project", k.Name)
-			}
-		case KeyProject:
-			if _, ok := projects[k.Project]; !ok {
-				rng := projRng
-				if k.Project == "" {
-					rng = b.DefRange
-				}
-				d.errorf(rng, "Unknown project", "api_key %q of type \"project\" needs project = the label of a project block (%s)",
-					k.Name, strings.Join(sortedKeys(projects), ", "))
-			}
-		default:
-			if typeRng != (hcl.Range{}) {
-				d.errorf(typeRng, "Invalid type", "api_key %q: type must be \"personal\", \"organization\" or \"project\", got %q", k.Name, kind)
-			}
-		}
-		s.Keys = append(s.Keys, k)
+	for _, k := range s.Keys {
+		c.key(k, projects, tokens)
 	}
-	return s
 }
 
-func (d *seedDecoder) project(b *hcl.Block, ids map[string]hcl.Range) SeedProject {
-	p := SeedProject{Name: b.Labels[0]}
-	c := d.content(b.Body, seedProjectSchema)
-	if c == nil {
-		return p
+func (c *seedChecker) key(k SeedKey, projects, tokens map[string]hcl.Range) {
+	switch {
+	case k.TokenRange == (hcl.Range{}): // missing: reported by the decoder
+	case len(k.Token) < minSeedTokenLength:
+		c.errorf(k.TokenRange, "Invalid token", "api_key %q: the token must be at least %d characters", k.Name, minSeedTokenLength)
+	case strings.ContainsAny(k.Token, " \t\r\n"):
+		c.errorf(k.TokenRange, "Invalid token", "api_key %q: the token must not contain spaces", k.Name)
 	}
-	var idRng hcl.Range
-	p.ID, idRng = d.str(c, "id")
-	d.checkID(p.ID, idRng, ids, "project")
-	branches := map[string]hcl.Range{}
-	for _, bb := range c.Blocks.OfType("branch") {
-		if br, ok := d.branch(bb, p.Name, branches, ids); ok {
-			p.Branches = append(p.Branches, br)
+	if prev, dup := tokens[k.Token]; dup && k.Token != "" {
+		c.errorf(k.TokenRange, "Duplicate token", "api_key %q has the same token as the key at line %d", k.Name, prev.Start.Line)
+	}
+	tokens[k.Token] = k.TokenRange
+	switch k.Kind {
+	case KeyPersonal, KeyOrganization:
+		if k.Project != "" {
+			c.errorf(k.ProjectRange, "Unexpected project", "api_key %q: only keys of type \"project\" have a project", k.Name)
+		}
+	case KeyProject:
+		if _, ok := projects[k.Project]; !ok {
+			c.errorf(cmp.Or(k.ProjectRange, k.DefRange), "Unknown project",
+				"api_key %q of type \"project\" needs project = the label of a project block (%s)", k.Name, quotedKeys(projects))
+		}
+	default:
+		if k.KindRange != (hcl.Range{}) {
+			c.errorf(k.KindRange, "Invalid type", "api_key %q: type must be \"personal\", \"organization\" or \"project\", got %q", k.Name, k.Kind)
 		}
 	}
-	d.checkInheritance(p)
-	return p
 }
 
-// branch decodes a branch block of project; branches are the ones above it.
-func (d *seedDecoder) branch(bb *hcl.Block, project string, branches, ids map[string]hcl.Range) (SeedBranch, bool) {
-	br := SeedBranch{Name: bb.Labels[0]}
+// branch checks a branch block of project; branches are the ones above it.
+func (c *seedChecker) branch(br *SeedBranch, project string, branches map[string]hcl.Range) {
 	if prev, dup := branches[br.Name]; dup {
-		d.errorf(bb.LabelRanges[0], "Duplicate branch", "branch %q of project %q is already defined at line %d", br.Name, project, prev.Start.Line)
-		return br, false
+		c.errorf(br.NameRange, "Duplicate branch", "branch %q of project %q is already defined at line %d", br.Name, project, prev.Start.Line)
+		return
 	}
-	bc := d.content(bb.Body, seedBranchSchema)
-	if bc == nil {
-		return br, false
-	}
-	var bidRng, parentRng, initRng hcl.Range
-	br.ID, bidRng = d.str(bc, "id")
 	if br.ID != "" && !strings.HasPrefix(br.ID, "br-") {
-		d.errorf(bidRng, "Invalid id", "branch ids start with \"br-\", got %q", br.ID)
+		c.errorf(br.IDRange, "Invalid id", "branch ids start with \"br-\", got %q", br.ID)
 	}
-	d.checkID(br.ID, bidRng, ids, "branch")
-	br.Parent, parentRng = d.str(bc, "parent")
-	br.InitSource, initRng = d.str(bc, "init_source")
+	c.id(br.ID, br.IDRange, "branch")
 	switch {
 	case br.Name == defaultBranchName && br.Parent != "":
-		d.errorf(parentRng, "Unexpected parent", "branch %q is the default branch of project %q and has no parent", br.Name, project)
+		c.errorf(br.ParentRange, "Unexpected parent", "branch %q is the default branch of project %q and has no parent", br.Name, project)
 	case br.Name != defaultBranchName && br.Parent != "" && br.Parent != defaultBranchName:
 		if _, ok := branches[br.Parent]; !ok {
-			d.errorf(parentRng, "Unknown parent", "branch %q: parent %q must be %q or a branch defined above it in project %q",
+			c.errorf(br.ParentRange, "Unknown parent", "branch %q: parent %q must be %q or a branch defined above it in project %q",
 				br.Name, br.Parent, defaultBranchName, project)
 		}
 	}
 	switch {
-	case initRng == (hcl.Range{}):
+	case br.InitSourceRange == (hcl.Range{}):
 	case br.Name == defaultBranchName:
-		d.errorf(initRng, "Unexpected init_source", "branch %q is the default branch of project %q: it is not created from another branch", br.Name, project)
+		c.errorf(br.InitSourceRange, "Unexpected init_source", "branch %q is the default branch of project %q: it is not created from another branch", br.Name, project)
 	case br.InitSource != initParentData && br.InitSource != initSchemaOnly:
-		d.errorf(initRng, "Invalid init_source", "branch %q: init_source must be %q or %q, got %q", br.Name, initParentData, initSchemaOnly, br.InitSource)
+		c.errorf(br.InitSourceRange, "Invalid init_source", "branch %q: init_source must be %q or %q, got %q", br.Name, initParentData, initSchemaOnly, br.InitSource)
 	}
-	branches[br.Name] = bb.DefRange
-	if auth := bc.Blocks.OfType("neon_auth"); len(auth) > 0 {
-		if len(auth) > 1 {
-			d.errorf(auth[1].DefRange, "Duplicate neon_auth", "branch %q has more than one neon_auth block", br.Name)
-		}
-		br.NeonAuth = d.neonAuth(auth[0])
+	branches[br.Name] = br.NameRange
+	if a := br.NeonAuth; a != nil {
+		c.neonAuth(a)
 	}
-	return br, true
 }
 
 // checkInheritance refuses a neon_auth block that names another auth
 // provider than the Better Auth its branch inherits: such a block can only
 // pre-set domains on the copy.
-func (d *seedDecoder) checkInheritance(p SeedProject) {
+func (c *seedChecker) checkInheritance(p SeedProject) {
 	provider := map[string]string{}
 	for _, br := range seedCreationOrder(p.Branches) {
 		parent := cmp.Or(br.Parent, defaultBranchName)
 		inherited := br.Name != defaultBranchName && br.InitSource != initSchemaOnly && provider[parent] == authProviderBetterAuth
 		switch {
 		case inherited && br.NeonAuth != nil && br.NeonAuth.AuthProvider != authProviderBetterAuth:
-			d.errorf(br.NeonAuth.providerRange, "Invalid auth_provider",
+			c.errorf(br.NeonAuth.AuthProviderRange, "Invalid auth_provider",
 				"branch %q starts with a copy of the Better Auth of its parent %q, so its neon_auth block can only pre-set domains: "+
 					"remove auth_provider, or set init_source = %q for a branch without the copy", br.Name, parent, initSchemaOnly)
 		case inherited:
@@ -369,77 +269,65 @@ func (d *seedDecoder) checkInheritance(p SeedProject) {
 // branch first (every other may be created from it), then the others as
 // declared (a parent is declared above its children).
 func seedCreationOrder(bs []SeedBranch) []SeedBranch {
-	out := make([]SeedBranch, 0, len(bs))
-	for _, br := range bs {
-		if br.Name == defaultBranchName {
-			out = append(out, br)
-		}
+	i := slices.IndexFunc(bs, func(b SeedBranch) bool { return b.Name == defaultBranchName })
+	if i <= 0 {
+		return bs
 	}
-	for _, br := range bs {
-		if br.Name != defaultBranchName {
-			out = append(out, br)
-		}
-	}
-	return out
+	return slices.Concat(bs[i:i+1], bs[:i], bs[i+1:])
 }
 
-func (d *seedDecoder) checkID(id string, rng hcl.Range, ids map[string]hcl.Range, what string) {
+func (c *seedChecker) id(id string, rng hcl.Range, what string) {
 	if id == "" {
 		if rng != (hcl.Range{}) {
-			d.errorf(rng, "Invalid id", "a %s id must not be empty; leave id out to have one generated", what)
+			c.errorf(rng, "Invalid id", "a %s id must not be empty; leave id out to have one generated", what)
 		}
 		return
 	}
 	if strings.ContainsAny(id, "/ \t?#%") {
-		d.errorf(rng, "Invalid id", "%s id %q must not contain '/', spaces, '?', '#' or '%%'", what, id)
+		c.errorf(rng, "Invalid id", "%s id %q must not contain '/', spaces, '?', '#' or '%%'", what, id)
 	}
-	if prev, dup := ids[id]; dup {
-		d.errorf(rng, "Duplicate id", "%s id %q is already used at line %d", what, id, prev.Start.Line)
+	if prev, dup := c.ids[id]; dup {
+		c.errorf(rng, "Duplicate id", "%s id %q is already used at line %d", what, id, prev.Start.Line)
 	}
-	ids[id] = rng
+	c.ids[id] = rng
 }
 
-func (d *seedDecoder) neonAuth(b *hcl.Block) *SeedNeonAuth {
-	a := &SeedNeonAuth{AuthProvider: authProviderBetterAuth}
-	c := d.content(b.Body, seedAuthSchema)
-	if c == nil {
-		return a
+// neonAuth checks a neon_auth block, gives it its default auth provider and
+// puts its domains in canonical form.
+func (c *seedChecker) neonAuth(a *SeedNeonAuth) {
+	if a.AuthProviderRange == (hcl.Range{}) {
+		a.AuthProvider = authProviderBetterAuth
+	} else if checkAuthProvider(a.AuthProvider) != nil {
+		c.errorf(a.AuthProviderRange, "Invalid auth_provider", "auth_provider must be one of %s, got %q", authProviderList(), a.AuthProvider)
 	}
-	if v, rng := d.str(c, "auth_provider"); rng != (hcl.Range{}) {
-		a.providerRange = rng
-		if checkAuthProvider(v) != nil {
-			d.errorf(rng, "Invalid auth_provider", "auth_provider must be one of %s, got %q", authProviderList(), v)
-		}
-		a.AuthProvider = v
-	}
-	domains, rng := d.strList(c, "domains")
-	for _, raw := range domains {
+	var domains []string
+	for _, raw := range a.Domains {
 		canonical, err := canonicalOrigin(raw)
-		if err != nil {
-			d.errorf(rng, "Invalid domain", "domain %q %v", raw, err)
-			continue
+		switch {
+		case err != nil:
+			c.errorf(a.DomainsRange, "Invalid domain", "domain %q %v", raw, err)
+		case slices.Contains(domains, canonical):
+			c.errorf(a.DomainsRange, "Duplicate domain", "domain %q is listed twice", canonical)
+		default:
+			domains = append(domains, canonical)
 		}
-		if slices.Contains(a.Domains, canonical) {
-			d.errorf(rng, "Duplicate domain", "domain %q is listed twice", canonical)
-			continue
-		}
-		a.Domains = append(a.Domains, canonical)
 	}
-	return a
+	a.Domains = domains
 }
 
-func sortedKeys(m map[string]hcl.Range) []string {
+func quotedKeys(m map[string]hcl.Range) string {
 	out := make([]string, 0, len(m))
 	for k := range m {
-		out = append(out, fmt.Sprintf("%q", k))
+		out = append(out, strconv.Quote(k))
 	}
 	slices.Sort(out)
-	return out
+	return strings.Join(out, ", ")
 }
 
 // seedState builds a fresh state from a seed.
 func seedState(s *Seed, at time.Time) *state {
 	st := newState()
+	projectIDs := map[string]string{}
 	for _, sp := range s.Projects {
 		p := st.addProject(sp.Name, at)
 		if sp.ID != "" {
@@ -448,6 +336,7 @@ func seedState(s *Seed, at time.Time) *state {
 				b.ProjectID = sp.ID
 			}
 		}
+		projectIDs[sp.Name] = p.Project.ID
 		byName := map[string]*branchState{defaultBranchName: p.defaultBranch()}
 		for _, sb := range seedCreationOrder(sp.Branches) {
 			b := byName[defaultBranchName]
@@ -458,30 +347,16 @@ func seedState(s *Seed, at time.Time) *state {
 			if sb.ID != "" {
 				p.renameBranch(b, sb.ID)
 			}
-			if sb.NeonAuth != nil {
-				seedAuth(p, b, sb.NeonAuth, at)
+			if a := sb.NeonAuth; a != nil && b.Auth == nil { // a block on a copy pre-sets domains only
+				b.Auth = newBranchAuth(p.Project, b.ID, a.AuthProvider, defaultDatabaseName, defaultRoleName, at)
+			}
+			for _, d := range orZero(sb.NeonAuth).Domains {
+				b.Auth.addDomain(d)
 			}
 		}
-	}
-	projectIDs := map[string]string{}
-	for i, sp := range s.Projects {
-		projectIDs[sp.Name] = st.Projects[i].Project.ID
 	}
 	for _, k := range s.Keys {
 		st.ensureKey(k.Token, k.Kind, projectIDs[k.Project], at)
 	}
 	return st
-}
-
-// seedAuth enables a seed branch's Neon Auth, or adds the block's domains to
-// the copy the branch inherited.
-func seedAuth(p *projectState, b *branchState, sa *SeedNeonAuth, at time.Time) {
-	if b.Auth == nil {
-		b.Auth = newBranchAuth(p, b, sa.AuthProvider, defaultDatabaseName, defaultRoleName, at)
-	}
-	for _, dom := range sa.Domains {
-		if b.Auth.domainIndex(dom) < 0 {
-			b.Auth.addDomain(dom)
-		}
-	}
 }

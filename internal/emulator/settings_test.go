@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"testing"
@@ -55,9 +56,9 @@ var settingSpecs = map[string]settingSpec{
 			{name: "then close sign-up, the rest stays", body: map[string]any{"disable_sign_up": true, "send_verification_email_on_sign_up": true},
 				want: `{"enabled":true,"email_verification_method":"link","require_email_verification":true,"auto_sign_in_after_verification":true,` +
 					`"send_verification_email_on_sign_up":true,"send_verification_email_on_sign_in":false,"disable_sign_up":true}`},
-			{name: "unknown method", body: map[string]any{"email_verification_method": "sms"}, error: "email_verification_method: must be one of link, otp"},
-			{name: "not a boolean", body: map[string]any{"enabled": "yes"}, error: "enabled: must be a boolean"},
-			{name: "unknown field", body: map[string]any{"min_password_length": 8}, error: "min_password_length: unknown field"},
+			{name: "unknown method", body: map[string]any{"email_verification_method": "sms"}, error: `email_verification_method: value is not one of the allowed values ["link","otp"]`},
+			{name: "not a boolean", body: map[string]any{"enabled": "yes"}, error: "enabled: value must be a boolean"},
+			{name: "unknown field", body: map[string]any{"min_password_length": 8}, error: `request body: property "min_password_length" is unsupported`},
 			{name: "a bad field refuses the good ones too", body: map[string]any{"enabled": false, "email_verification_method": "sms"},
 				error: "email_verification_method: "},
 		},
@@ -72,11 +73,11 @@ var settingSpecs = map[string]settingSpec{
 				want: `{"enabled":true,"organization_limit":1,"membership_limit":5000,"creator_role":"admin","send_invitation_email":true}`},
 			{name: "disable", body: map[string]any{"enabled": false},
 				want: `{"enabled":false,"organization_limit":1,"membership_limit":5000,"creator_role":"admin","send_invitation_email":true}`},
-			{name: "organization limit 0", body: map[string]any{"organization_limit": 0}, error: "organization_limit: must be at least 1"},
-			{name: "membership limit 0", body: map[string]any{"membership_limit": 0}, error: "membership_limit: must be at least 1"},
+			{name: "organization limit 0", body: map[string]any{"organization_limit": 0}, error: "organization_limit: number must be at least 1"},
+			{name: "membership limit 0", body: map[string]any{"membership_limit": 0}, error: "membership_limit: number must be at least 1"},
 			{name: "limit beyond int32", body: map[string]any{"membership_limit": int64(1) << 31}, error: "membership_limit: "},
-			{name: "limit not an integer", body: map[string]any{"organization_limit": 1.5}, error: "organization_limit: must be an integer"},
-			{name: "unknown creator role", body: map[string]any{"creator_role": "member"}, error: "creator_role: must be one of admin, owner"},
+			{name: "limit not an integer", body: map[string]any{"organization_limit": 1.5}, error: "organization_limit: value must be an integer"},
+			{name: "unknown creator role", body: map[string]any{"creator_role": "member"}, error: `creator_role: value is not one of the allowed values ["admin","owner"]`},
 		},
 	},
 	betterauth.MagicLink.Name: {
@@ -85,8 +86,8 @@ var settingSpecs = map[string]settingSpec{
 		steps: []settingStep{
 			{name: "enable", body: map[string]any{"enabled": true}, want: `{"enabled":true,"expires_in":5,"disable_sign_up":false}`},
 			{name: "longest expiry", body: map[string]any{"expires_in": 1440, "disable_sign_up": true}, want: `{"enabled":true,"expires_in":1440,"disable_sign_up":true}`},
-			{name: "below 5 minutes", body: map[string]any{"expires_in": 4}, error: "expires_in: must be from 5 to 1440"},
-			{name: "above a day", body: map[string]any{"expires_in": 1441}, error: "expires_in: must be from 5 to 1440"},
+			{name: "below 5 minutes", body: map[string]any{"expires_in": 4}, error: "expires_in: number must be at least 5"},
+			{name: "above a day", body: map[string]any{"expires_in": 1441}, error: "expires_in: number must be at most 1440"},
 		},
 	},
 	betterauth.PhoneNumber.Name: {
@@ -96,8 +97,8 @@ var settingSpecs = map[string]settingSpec{
 			{name: "all fields", body: map[string]any{"enabled": true, "otp_expires_in": 600}, want: `{"enabled":true,"otp_expires_in":600}`},
 			{name: "omitted fields keep their values", body: map[string]any{"enabled": false}, want: `{"enabled":false,"otp_expires_in":600}`},
 			{name: "expiry alone", body: map[string]any{"otp_expires_in": 60}, want: `{"enabled":false,"otp_expires_in":60}`},
-			{name: "expiry below a minute", body: map[string]any{"enabled": true, "otp_expires_in": 59}, error: "otp_expires_in: must be from 60 to 600"},
-			{name: "allowed_attempts is gone", body: map[string]any{"enabled": true, "allowed_attempts": 3}, error: "allowed_attempts: unknown field"},
+			{name: "expiry below a minute", body: map[string]any{"enabled": true, "otp_expires_in": 59}, error: "otp_expires_in: number must be at least 60"},
+			{name: "allowed_attempts is gone", body: map[string]any{"enabled": true, "allowed_attempts": 3}, error: `request body: property "allowed_attempts" is unsupported`},
 		},
 	},
 	betterauth.Webhooks.Name: {
@@ -114,10 +115,10 @@ var settingSpecs = map[string]settingSpec{
 			{name: "plain http", body: map[string]any{"enabled": true, "webhook_url": "http://hooks.example.com"}, error: "webhook_url: must be an https URL"},
 			{name: "not a URL", body: map[string]any{"enabled": false, "webhook_url": "hooks"}, error: "webhook_url: must be an https URL"},
 			{name: "an empty URL", body: map[string]any{"enabled": false, "webhook_url": ""}, error: "webhook_url: must not be empty"},
-			{name: "unknown event", body: map[string]any{"enabled": false, "enabled_events": []string{"user.deleted"}}, error: "enabled_events[0]: must be one of"},
+			{name: "unknown event", body: map[string]any{"enabled": false, "enabled_events": []string{"user.deleted"}}, error: "enabled_events[0]: value is not one of the allowed values"},
 			{name: "repeated event", body: map[string]any{"enabled": false, "enabled_events": []string{"send.otp", "send.otp"}}, error: "enabled_events[1]: "},
-			{name: "timeout 0", body: map[string]any{"enabled": false, "timeout_seconds": 0}, error: "timeout_seconds: must be from 1 to 10"},
-			{name: "timeout 11", body: map[string]any{"enabled": false, "timeout_seconds": 11}, error: "timeout_seconds: must be from 1 to 10"},
+			{name: "timeout 0", body: map[string]any{"enabled": false, "timeout_seconds": 0}, error: "timeout_seconds: number must be at least 1"},
+			{name: "timeout 11", body: map[string]any{"enabled": false, "timeout_seconds": 11}, error: "timeout_seconds: number must be at most 10"},
 		},
 	},
 }
@@ -382,4 +383,16 @@ func TestSettingDefaultsComeFromTheAPIReference(t *testing.T) {
 	if len(defaults[betterauth.Organization.Name]) == 0 {
 		t.Error("the reference gives the organization plugin no defaults; expected its own")
 	}
+}
+
+// bundleField is the field of NeonAuthPluginConfigs that holds a setting:
+// a pointer to the setting's type, under the setting's name.
+func bundleField(bundle reflect.Value, name string) (reflect.Value, error) {
+	t := bundle.Type()
+	for i := range t.NumField() {
+		if jsonName(t.Field(i)) == name {
+			return bundle.Field(i), nil
+		}
+	}
+	return reflect.Value{}, fmt.Errorf("%s has no field %q", t.Name(), name)
 }

@@ -1,48 +1,72 @@
 package emulator
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"time"
 
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+	"github.com/google/uuid"
 )
 
-// The emulator's state: projects, branches, databases, integrations and what
-// Neon Auth holds on them.
+// The emulator's state: projects, branches with their databases, roles,
+// compute endpoints and Neon Auth, and API keys; how they are made, found
+// and copied to a new branch.
 
-// Fixed values of the emulated platform; the values of the API's enums are
-// the reference's.
 const (
-	authProviderMock       = string(neonapi.NeonAuthSupportedAuthProviderMock)
-	authProviderStack      = string(neonapi.NeonAuthSupportedAuthProviderStack)
-	authProviderBetterAuth = string(neonapi.NeonAuthSupportedAuthProviderBetterAuth)
-
 	defaultBranchName   = "main"
 	defaultDatabaseName = "neondb"
 	defaultRoleName     = "neondb_owner"
 
-	ownedByNeon = string(neonapi.NeonAuthProviderProjectOwnedByNeon)
-	ownedByUser = string(neonapi.NeonAuthProviderProjectOwnedByUser)
+	// historyRetention is a new project's restore window: one day.
+	historyRetention = 24 * 60 * 60
 
-	transferInitiated = string(neonapi.NeonAuthProviderProjectTransferStatusInitiated)
-	transferFinished  = string(neonapi.NeonAuthProviderProjectTransferStatusFinished)
-
-	emailShared   = string(neonapi.SharedEmailServerTypeShared)
-	emailStandard = string(neonapi.StandardEmailServerTypeStandard)
-
-	oauthShared   = string(neonapi.NeonAuthOauthProviderTypeShared)
-	oauthStandard = string(neonapi.NeonAuthOauthProviderTypeStandard)
-
-	usersSchema = "neon_auth"
-	usersTable  = "users_sync"
+	// Initialisation sources of a branch (BranchCreateRequest.branch.init_source).
+	initParentData = "parent-data"
+	initSchemaOnly = "schema-only"
 )
 
-// Project is a database project as the emulator holds it and GET /projects
-// lists it: the reference's ProjectListItem, whose settings and
-// default_endpoint_settings are held as given (over the platform's defaults
-// for settings).
-type Project = neonapi.ProjectListItem
+// KeyKind is the type of an API key.
+type KeyKind string
+
+// The API key types of the platform.
+const (
+	KeyPersonal     KeyKind = "personal"     // a user's key: all projects of the organization
+	KeyOrganization KeyKind = "organization" // admin-level: all projects of the organization
+	KeyProject      KeyKind = "project"      // member-level: one project only
+)
+
+// apiKey is a stored key. Only the SHA-256 of the token is kept.
+type apiKey struct {
+	Hash      string    `json:"sha256,omitempty"` // empty only in the state dump
+	Kind      KeyKind   `json:"kind"`
+	ProjectID string    `json:"project_id,omitempty"`
+	Revoked   bool      `json:"revoked"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// keyInfo is what a handler knows about the caller's key.
+type keyInfo struct {
+	kind      KeyKind
+	projectID string // KeyProject only
+}
+
+// canSee reports whether the key may access the project (existing or not).
+func (k keyInfo) canSee(projectID string) bool {
+	return k.kind != KeyProject || k.projectID == projectID
+}
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// newAPIKeyToken returns a random 64-character lower-case alphanumeric token.
+func newAPIKeyToken() string {
+	return randomText("abcdefghijklmnopqrstuvwxyz0123456789", 64)
+}
 
 // Branch is a branch of a project with its databases and roles.
 type Branch struct {
@@ -71,63 +95,6 @@ type Database struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// Integration is the Neon Auth integration of a branch, with the
-// credentials minted last.
-type Integration struct {
-	ProjectID             string    `json:"project_id"`
-	AuthProvider          string    `json:"auth_provider"` // mock, stack or better_auth
-	AuthProviderProjectID string    `json:"auth_provider_project_id"`
-	BranchID              string    `json:"branch_id"`
-	DBName                string    `json:"db_name"`
-	RoleName              string    `json:"role_name"`
-	Name                  string    `json:"name"` // PATCH .../auth/config; the Neon project name at first
-	CreatedAt             time.Time `json:"created_at"`
-	OwnedBy               string    `json:"owned_by"`        // "neon" while managed, "user" after a confirmed transfer
-	TransferStatus        string    `json:"transfer_status"` // "", "initiated" or "finished"
-	BaseURL               string    `json:"base_url"`
-	JWKSURL               string    `json:"jwks_url"`
-	PubClientKey          string    `json:"pub_client_key"`    // latest minted; "" for better_auth
-	SecretServerKey       string    `json:"secret_server_key"` // latest minted; "" for better_auth
-	SchemaName            string    `json:"schema_name"`       // "neon_auth"
-	TableName             string    `json:"table_name"`        // "users_sync"
-}
-
-// OAuthProvider is an OAuth provider of a Neon Auth integration.
-// MicrosoftTenantID is stored but never returned by the API.
-type OAuthProvider struct {
-	ID                string `json:"id"`
-	Type              string `json:"type"` // "shared" or "standard"
-	ClientID          string `json:"client_id,omitempty"`
-	ClientSecret      string `json:"client_secret,omitempty"`
-	MicrosoftTenantID string `json:"microsoft_tenant_id,omitempty"`
-}
-
-// Domain is a whitelisted redirect origin (stored canonicalised), held as
-// the API lists it.
-type Domain = neonapi.NeonAuthRedirectURIWhitelistDomain
-
-// EmailServer is an email provider configuration. Type "shared" may carry
-// only the sender fields; "standard" has all six.
-type EmailServer struct {
-	Type        string `json:"type"`
-	Host        string `json:"host,omitempty"`
-	Port        int    `json:"port,omitempty"`
-	Username    string `json:"username,omitempty"`
-	Password    string `json:"password,omitempty"`
-	SenderEmail string `json:"sender_email,omitempty"`
-	SenderName  string `json:"sender_name,omitempty"`
-}
-
-// UserRow is a row of the users_sync table, with the user's roles (set
-// with PUT .../auth/users/{auth_user_id}/role; none at creation).
-type UserRow struct {
-	ID        string    `json:"id"`
-	Email     string    `json:"email"`
-	Name      string    `json:"name,omitempty"`
-	Roles     []string  `json:"roles,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
 // state is the whole emulated platform; it is also the state file format.
 type state struct {
 	Version  int             `json:"version"`
@@ -140,7 +107,7 @@ type state struct {
 
 // stateVersion 3 keeps the computes of branches, their roles' passwords, the
 // ids of databases and the project settings; version 2 had none of them,
-// version 1 kept Neon Auth per project (see migrate.go).
+// version 1 kept Neon Auth per project (see persist.go).
 const stateVersion = 3
 
 type projectState struct {
@@ -161,35 +128,10 @@ type branchState struct {
 	RoleStates map[string]*roleState `json:"role_states,omitempty"`
 }
 
-// endpointState is a compute endpoint of the branch holding it (its project
-// and branch ids are the holder's; its region and host follow the project).
-// Settings is EndpointSettingsData of the API reference, held as given.
-type endpointState struct {
-	ID                    string                        `json:"id"`
-	Name                  string                        `json:"name,omitempty"`
-	Type                  string                        `json:"type"` // read_write or read_only
-	MinCU                 float64                       `json:"autoscaling_limit_min_cu"`
-	MaxCU                 float64                       `json:"autoscaling_limit_max_cu"`
-	SuspendTimeoutSeconds int64                         `json:"suspend_timeout_seconds"`
-	Provisioner           string                        `json:"provisioner"`
-	PoolerEnabled         bool                          `json:"pooler_enabled"`
-	Disabled              bool                          `json:"disabled"`
-	PasswordlessAccess    bool                          `json:"passwordless_access"`
-	Settings              *neonapi.EndpointSettingsData `json:"settings,omitempty"`
-	CreatedAt             time.Time                     `json:"created_at"`
-	UpdatedAt             time.Time                     `json:"updated_at"`
-}
-
-// roleState is what the emulator keeps of a role besides its name.
-type roleState struct {
-	Password  string    `json:"password,omitempty"` // "": created with no_login
-	CreatedAt time.Time `json:"created_at"`
-}
-
 func newState() *state {
 	s := &state{Version: stateVersion}
 	s.OrgID = "org-" + idWords(s.next())
-	s.OwnerID = newUUID()
+	s.OwnerID = uuid.NewString()
 	return s
 }
 
@@ -216,16 +158,13 @@ func idWords(n uint64) string {
 func (s *state) addProject(name string, at time.Time) *projectState {
 	seq := s.next()
 	id := idWords(seq)
-	if name == "" {
-		name = id
-	}
 	p := &projectState{
 		Seq: seq,
 		Project: Project{
 			ID:                          id,
 			PlatformID:                  "aws",
 			RegionID:                    defaultRegion,
-			Name:                        name,
+			Name:                        cmp.Or(name, id),
 			Provisioner:                 "k8s-pod",
 			PgVersion:                   17,
 			CreatedAt:                   at,
@@ -256,29 +195,26 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 	}}
 	b.RoleStates = map[string]*roleState{defaultRoleName: {Password: newRolePassword(), CreatedAt: at}}
 	p.Branches = append(p.Branches, b)
-	b.Endpoints = append(b.Endpoints, s.newEndpoint(p, endpointReadWrite, at))
+	b.Endpoints = append(b.Endpoints, newEndpoint(s.nextEndpointID(), p.Project, endpointReadWrite, at))
 	return p
 }
 
+// nextEndpointID is the id of a new compute endpoint.
+func (s *state) nextEndpointID() string { return "ep-" + idWords(s.next()) }
+
 // addBranch adds a non-default branch created from parent, with copies of
-// the parent's databases and roles (their passwords too, see copyRoles). An
-// empty name becomes the branch id.
-//
-// With initSource "" or parent-data the branch is the parent's child and
-// starts with an independent copy of the parent's Neon Auth, as Neon branches
-// it (see BranchAuth.inheritedBy). With schema-only it is a new root branch:
-// the parent only lends its schema, the branch has no parent_id and no Neon
-// Auth (the data of Neon Auth, users and configuration, is not schema).
+// the parent's databases and roles (see copyRoles); an empty name becomes
+// the branch id. With initSource "" or parent-data it is the parent's child
+// and starts with a copy of its Neon Auth (see BranchAuth.inheritedBy); with
+// schema-only it is a root branch without parent_id nor Neon Auth, whose
+// data (users, configuration) is not schema.
 func (s *state) addBranch(p *projectState, parent *branchState, name, initSource string, at time.Time) *branchState {
 	seq := s.next()
 	id := "br-" + idWords(seq)
-	if name == "" {
-		name = id
-	}
 	b := &branchState{Seq: seq, Branch: Branch{
 		ID:         id,
 		ProjectID:  p.Project.ID,
-		Name:       name,
+		Name:       cmp.Or(name, id),
 		InitSource: initSource,
 		CreatedAt:  at,
 		UpdatedAt:  at,
@@ -288,7 +224,7 @@ func (s *state) addBranch(p *projectState, parent *branchState, name, initSource
 	if initSource != initSchemaOnly {
 		b.ParentID = parent.ID
 		if parent.Auth != nil {
-			b.Auth = parent.Auth.inheritedBy(p, b, at)
+			b.Auth = parent.Auth.inheritedBy(p.Project, b.ID, at)
 		}
 	}
 	p.copyRoles(parent, b)
@@ -297,22 +233,12 @@ func (s *state) addBranch(p *projectState, parent *branchState, name, initSource
 }
 
 func (s *state) project(id string) *projectState {
-	for _, p := range s.Projects {
-		if p.Project.ID == id {
-			return p
-		}
-	}
-	return nil
+	return find(s.Projects, func(p *projectState) bool { return p.Project.ID == id })
 }
 
+// removeProject deletes a project; its project-scoped keys stop working.
 func (s *state) removeProject(id string) {
-	for i, p := range s.Projects {
-		if p.Project.ID == id {
-			s.Projects = append(s.Projects[:i], s.Projects[i+1:]...)
-			break
-		}
-	}
-	// A project-scoped key stops working when its project leaves.
+	s.Projects = slices.DeleteFunc(s.Projects, func(p *projectState) bool { return p.Project.ID == id })
 	for _, k := range s.Keys {
 		if k.Kind == KeyProject && k.ProjectID == id {
 			k.Revoked = true
@@ -320,23 +246,30 @@ func (s *state) removeProject(id string) {
 	}
 }
 
-func (p *projectState) branch(id string) *branchState {
-	for _, b := range p.Branches {
-		if b.ID == id {
-			return b
-		}
+func (s *state) key(token string) *apiKey {
+	h := hashToken(token)
+	return find(s.Keys, func(k *apiKey) bool { return k.Hash == h })
+}
+
+// ensureKey registers token unless it is already known (a revoked key stays revoked).
+func (s *state) ensureKey(token string, kind KeyKind, projectID string, at time.Time) {
+	if s.key(token) == nil {
+		s.Keys = append(s.Keys, &apiKey{Hash: hashToken(token), Kind: kind, ProjectID: projectID, CreatedAt: at})
 	}
-	return nil
+}
+
+func (p *projectState) branch(id string) *branchState {
+	return find(p.Branches, func(b *branchState) bool { return b.ID == id })
 }
 
 // defaultBranch is the production branch; every project has one.
 func (p *projectState) defaultBranch() *branchState {
-	for _, b := range p.Branches {
-		if b.Default {
-			return b
-		}
-	}
-	return nil
+	return find(p.Branches, func(b *branchState) bool { return b.Default })
+}
+
+// branchNamed reports whether a branch of the project has the name.
+func (p *projectState) branchNamed(name string) bool {
+	return slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.Name == name })
 }
 
 // renameBranch gives b a fixed id (a seed's): its children and its Neon Auth
@@ -348,28 +281,86 @@ func (p *projectState) renameBranch(b *branchState, id string) {
 		}
 	}
 	b.ID = id
-	if a := b.Auth; a != nil {
-		a.BranchID = id
-		a.BaseURL = authBaseURL(p, b, a.AuthProvider, a.AuthProviderProjectID, a.DBName)
-		a.JWKSURL = a.BaseURL + "/.well-known/jwks.json"
+	if b.Auth != nil {
+		b.Auth.moveTo(p.Project, id)
 	}
-}
-
-func (p *projectState) removeBranch(id string) {
-	p.Branches = slices.DeleteFunc(p.Branches, func(b *branchState) bool { return b.ID == id })
 }
 
 func (p *projectState) hasChildren(id string) bool {
 	return slices.ContainsFunc(p.Branches, func(b *branchState) bool { return b.ParentID == id })
 }
 
-func (b *Branch) database(name string) *Database {
-	for i := range b.Databases {
-		if b.Databases[i].Name == name {
-			return &b.Databases[i]
+// endpoint finds an endpoint of the project and the branch holding it.
+func (p *projectState) endpoint(id string) (*branchState, *endpointState) {
+	for _, b := range p.Branches {
+		for _, ep := range b.Endpoints {
+			if ep.ID == id {
+				return b, ep
+			}
+		}
+	}
+	return nil, nil
+}
+
+// readWriteEndpoint is the branch's read_write endpoint (a branch has at
+// most one), nil when it has none.
+func (b *branchState) readWriteEndpoint() *endpointState {
+	return find(b.Endpoints, func(ep *endpointState) bool { return ep.Type == endpointReadWrite })
+}
+
+// roleOf is what the project keeps of a role of branch b: b's own, or, for
+// a branch given no copies, the one it inherited from its parent. nil when
+// no branch on the way has it.
+func (p *projectState) roleOf(b *branchState, name string) *roleState {
+	for at := b; at != nil; at = p.branch(at.ParentID) {
+		if r := at.RoleStates[name]; r != nil {
+			return r
 		}
 	}
 	return nil
+}
+
+// copyRoles gives b copies of the roles it took from the branch it was made
+// from, with their passwords: a new branch's roles are its parent's, as on
+// Neon (also for a schema-only branch, which records no parent).
+func (p *projectState) copyRoles(from, b *branchState) {
+	states := map[string]*roleState{}
+	for _, name := range b.Roles {
+		if r := p.roleOf(from, name); r != nil {
+			c := *r
+			states[name] = &c
+		}
+	}
+	b.RoleStates = states
+}
+
+// ownRoles gives b role states of its own, copies of those it reads from
+// its parent, before its roles change.
+func (p *projectState) ownRoles(b *branchState) {
+	if b.RoleStates == nil {
+		p.copyRoles(b, b)
+	}
+}
+
+// database finds a database of the branch by name; -1 when there is none.
+func (b *Branch) database(name string) int {
+	return slices.IndexFunc(b.Databases, func(d Database) bool { return d.Name == name })
+}
+
+// nextDatabaseID is an id no database of the branch has.
+func (b *Branch) nextDatabaseID() int64 {
+	var top int64
+	for _, d := range b.Databases {
+		top = max(top, d.ID)
+	}
+	return top + 1
+}
+
+// copy is b with databases and roles of its own.
+func (b *Branch) copy() Branch {
+	c := *b
+	c.Databases, c.Roles = slices.Clone(b.Databases), slices.Clone(b.Roles)
+	return c
 }
 
 func (b *Branch) hasRole(name string) bool {

@@ -1,6 +1,9 @@
 package emulator
 
-import "sync"
+import (
+	"maps"
+	"sync"
+)
 
 // Request statistics by route template and outcome, read by tests and the
 // benchmark.
@@ -17,12 +20,6 @@ type Stats struct {
 	Lost        int                    `json:"lost"`         // applied-but-lost responses
 	RateLimited int                    `json:"rate_limited"` // 429s of the real rate limiter
 }
-
-// Stats returns a copy of the counters.
-func (e *Emulator) Stats() Stats { return e.stats.snapshot() }
-
-// ResetStats sets every counter to zero.
-func (e *Emulator) ResetStats() { e.stats.reset() }
 
 type outcome int
 
@@ -68,11 +65,7 @@ func (r *statsRecorder) snapshot() Stats {
 	out := r.s
 	out.Requests = make(map[string]map[int]int, len(r.s.Requests))
 	for k, m := range r.s.Requests {
-		c := make(map[int]int, len(m))
-		for st, n := range m {
-			c[st] = n
-		}
-		out.Requests[k] = c
+		out.Requests[k] = maps.Clone(m)
 	}
 	return out
 }

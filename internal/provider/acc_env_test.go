@@ -1,11 +1,10 @@
 package provider
 
 import (
-	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,10 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -27,14 +22,14 @@ import (
 
 // The acceptance test environment: one test's place on the API under test
 // (see acc_target_test.go), the provider served in-process to the real
-// Terraform CLI, and the vocabulary the tests are written in.
+// Terraform CLI, and the configurations it runs.
 
 // accEnv is one test's place on the API: a branch (or a project) of its
 // own, so that tests run in parallel without sharing anything.
 type accEnv struct {
 	t *testing.T
-	// Emu is the in-process emulator; nil on a remote target, where only
-	// emulatorOnly hands it out (by skipping).
+	// Emu is the in-process emulator; nil on a remote target, where the
+	// tests that need it skip (newEmulatorEnv).
 	Emu       *emulator.Emulator
 	BaseURL   string
 	Key       string
@@ -49,7 +44,7 @@ type accEnv struct {
 	// remote is the remote target; nil in-process.
 	remote *remoteTarget
 	// validator checks the traffic of a remote target on the client's side
-	// (in-process, conformant checks it on the emulator's).
+	// (in-process it checks it on the emulator's).
 	validator *apispec.Validator
 }
 
@@ -61,14 +56,15 @@ func newBranchEnv(t *testing.T) *accEnv {
 	t.Helper()
 	e := newTargetEnv(t)
 	e.Mode = authAPIBranch
+	name := "test-" + strings.Trim(nonName.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
 	if e.remote != nil {
-		e.ProjectID = e.remote.suiteProject(t)
-		e.BranchID = newBranch(t, e.client(), e.ProjectID, e.remote.name(t))
-		return e
+		e.ProjectID, name = e.remote.suiteProject(t), e.remote.name(t)
 	}
-	e.BranchID = newBranch(t, e.client(), e.ProjectID, "test-"+strings.Trim(nonName.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-"))
+	e.BranchID = newBranch(t, e.client(), e.ProjectID, "", name)
 	return e
 }
+
+var nonName = regexp.MustCompile(`[^a-z0-9]+`)
 
 // newProjectEnv is the production branch of a project of the test's own, in
 // project mode: for what only a production branch whose Neon Auth is free
@@ -78,83 +74,43 @@ func newBranchEnv(t *testing.T) *accEnv {
 func newProjectEnv(t *testing.T) *accEnv {
 	t.Helper()
 	e := newTargetEnv(t)
-	e.Mode = authAPIProject
 	if e.remote != nil {
 		e.ProjectID, e.BranchID = e.remote.newProject(t, e.client())
 	}
 	return e
 }
 
-// newTargetEnv is the target of the run with nothing of the test's own yet:
-// an emulator started for the test in-process (with the first of its
-// projects), or the remote API.
+// newTargetEnv is the target of the run with nothing of the test's own yet,
+// in project mode: the remote API, or an emulator started for the test.
 func newTargetEnv(t *testing.T) *accEnv {
 	t.Helper()
-	if r := remoteRun; r != nil {
-		r.requireKey(t)
-		return &accEnv{t: t, BaseURL: r.baseURL, Key: r.key, remote: r, validator: validated(t)}
+	r := remoteRun
+	if r == nil {
+		return newEmulatorEnv(t, "", nil)
 	}
-	return startEmulator(t, nil)
+	if r.key == "" {
+		t.Fatalf("%s=1 runs the tests against a remote API, which needs %s (and %s for another server than Neon's)",
+			envTestRemote, envAPIKey, envBaseURL)
+	}
+	if _, err := apiclient.ParseBaseURL(r.baseURL); err != nil {
+		t.Fatalf("%s: %v", envBaseURL, err)
+	}
+	return &accEnv{t: t, BaseURL: r.baseURL, Key: r.key, Mode: authAPIProject, remote: r, validator: validated(t)}
 }
 
-// otherProject is another project the key can see, with its production
-// branch: the emulator's second project in-process, one created for the
-// test remotely (which skips when the key may not create projects).
-func (e *accEnv) otherProject() (projectID, productionBranch string) {
-	e.t.Helper()
-	if e.remote != nil {
-		return e.remote.newProject(e.t, e.client())
-	}
-	projectID = e.Emu.ProjectIDs()[1]
-	b, err := e.client().DefaultBranch(context.Background(), projectID)
-	e.must(err)
-	return projectID, b.ID
-}
-
-// newEmulatorEnv starts an emulator for a test of what only it can do (why
-// says what), behind wrap (which may be nil), in project mode on its first
-// project's production branch; remotely the test skips, saying why.
+// newEmulatorEnv starts an emulator for the test, in project mode on the
+// production branch of its first project: for what only the in-process
+// emulator can do (why says what: inject faults, lose answers, count
+// requests, use its own features), so that remotely the test skips, saying
+// why. Its traffic is checked against the API reference (the test fails on
+// any violation); wrap, which may be nil, goes in front of that check, to
+// lose or rewrite answers on purpose. Rate limits are off unless opts set
+// them.
 func newEmulatorEnv(t *testing.T, why string, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
 	t.Helper()
 	if remoteRun != nil {
 		t.Skipf("runs only against the in-process emulator: %s", why)
 	}
-	return startEmulator(t, wrap, opts...)
-}
-
-// resource is a resource block of typeName named name on the test's project
-// and branch, with the given arguments, one per line.
-func (e *accEnv) resource(typeName, name string, args ...string) string {
-	var lines strings.Builder
-	for _, a := range args {
-		fmt.Fprintf(&lines, "  %s\n", a)
-	}
-	return resourceBlock(typeName, name, e.ProjectID, e.BranchID, lines.String())
-}
-
-// newAccEnv starts an emulator on a loopback httptest server, for the tests
-// that reach into it. Rate limits are off unless opts set them: the
-// limiter has its own tests, and the acceptance tests are about behaviour.
-func newAccEnv(t *testing.T, opts ...func(*emulator.Options)) *accEnv {
-	t.Helper()
-	return newAccEnvWith(t, nil, opts...)
-}
-
-// newAccEnvWith is newAccEnv with a handler in front of the emulator (to
-// lose or rewrite particular responses); wrap may be nil.
-func newAccEnvWith(t *testing.T, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
-	t.Helper()
-	if remoteRun != nil {
-		t.Skip("runs only against the in-process emulator: it sets up or checks state through the emulator itself")
-	}
-	return startEmulator(t, wrap, opts...)
-}
-
-// startEmulator starts an emulator for the test, behind conformant and then
-// wrap (which may be nil), in project mode on its first project's
-// production branch.
-func startEmulator(t *testing.T, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
-	t.Helper()
 	o := emulator.Options{SeedProjects: 2, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1}
 	for _, f := range opts {
 		f(&o)
@@ -163,7 +119,7 @@ func startEmulator(t *testing.T, wrap func(http.Handler) http.Handler, opts ...f
 	if err != nil {
 		t.Fatalf("starting emulator: %v", err)
 	}
-	h := conformant(t, emu)
+	h := validated(t).Middleware(emu)
 	if wrap != nil {
 		h = wrap(h)
 	}
@@ -172,15 +128,10 @@ func startEmulator(t *testing.T, wrap func(http.Handler) http.Handler, opts ...f
 		srv.Close()
 		_ = emu.Close()
 	})
-	e := &accEnv{
-		t:         t,
-		Emu:       emu,
-		BaseURL:   srv.URL + "/api/v2/",
-		Key:       emu.BootstrapKey(),
-		ProjectID: emu.ProjectIDs()[0],
-		Mode:      authAPIProject,
+	e := &accEnv{t: t, Emu: emu, BaseURL: srv.URL + "/api/v2/", Key: emu.BootstrapKey(), ProjectID: emu.ProjectIDs()[0], Mode: authAPIProject}
+	if e.BranchID, err = emu.DefaultBranchID(e.ProjectID); err != nil {
+		t.Fatal(err)
 	}
-	e.BranchID = e.branch()
 	return e
 }
 
@@ -196,96 +147,68 @@ func inBothModes(t *testing.T, scenario func(t *testing.T, env *accEnv)) {
 	t.Run(authAPIBranch, func(t *testing.T) { scenario(t, newBranchEnv(t)) })
 }
 
-// providerBlock points the provider at this test's API. The address goes
-// into the configuration, never into a process-wide environment variable.
-func (e *accEnv) providerBlock() string {
-	return e.providerBlockWithKey(e.Key)
-}
-
-func (e *accEnv) providerBlockWithKey(key string) string {
-	return e.providerBlockIn(e.Mode, key)
-}
-
-// providerBlockIn is the provider block in a mode with a key.
-func (e *accEnv) providerBlockIn(mode, key string) string {
-	return fmt.Sprintf(`
-provider "neon" {
-  api_key  = %[1]q
-  base_url = %[2]q
-  auth_api = %[3]q
-  %[4]s
-}
-`, key, e.BaseURL, mode, e.pacing())
-}
-
-// pacing is the provider argument of the target's rate limits: in-process
-// the emulator has none and the provider keeps none either; remotely the
-// documented ones hold, and the provider paces every run on this machine
-// together.
-func (e *accEnv) pacing() string {
-	if e.remote != nil {
-		return "shared_rate_limit = true"
+// providerBlock points the provider at this test's API — the address goes
+// into the configuration, never into a process-wide environment variable —
+// with its key, the env's mode and the target's pacing, each unless one of
+// args sets it (`auth_api = null` leaves the provider's default), and then
+// args, one per line. In-process the emulator has no rate limits and the
+// provider keeps none either; remotely the documented ones hold, and the
+// provider paces every run on this machine together.
+func (e *accEnv) providerBlock(args ...string) string {
+	sets := func(names ...string) bool {
+		return slices.ContainsFunc(args, func(a string) bool {
+			return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(strings.TrimSpace(a), n) })
+		})
 	}
-	return "requests_per_minute = 100000"
-}
-
-// providerBlockWithArgs is a provider block with this test's api_key and
-// base_url and then the given argument lines, which start and end with a
-// newline. It sets nothing else but the target's pacing (unless the lines
-// set requests_per_minute or shared_rate_limit): no auth_api unless the
-// lines do.
-func (e *accEnv) providerBlockWithArgs(args string) string {
-	if !strings.Contains(args, "requests_per_minute") && !strings.Contains(args, "shared_rate_limit") {
-		args += "  " + e.pacing() + "\n"
+	lines := []string{fmt.Sprintf("base_url = %q", e.BaseURL)}
+	if !sets("api_key") {
+		lines = append(lines, fmt.Sprintf("api_key = %q", e.Key))
 	}
-	return fmt.Sprintf(`
-provider "neon" {
-  api_key  = %[1]q
-  base_url = %[2]q
-%[3]s}
-`, e.Key, e.BaseURL, args)
-}
-
-// resourceBlock is a resource block of typeName named name on the project
-// (and the branch, when branchID is not empty) with the given arguments, one per line.
-func resourceBlock(typeName, name, projectID, branchID, args string) string {
-	branch := ""
-	if branchID != "" {
-		branch = fmt.Sprintf("\n  branch_id  = %q", branchID)
+	if !sets("auth_api") {
+		lines = append(lines, fmt.Sprintf("auth_api = %q", e.Mode))
 	}
-	return fmt.Sprintf(`
-resource %q %q {
-  project_id = %q%s
-%s}
-`, typeName, name, projectID, branch, strings.TrimPrefix(args, "\n"))
+	switch {
+	case sets("requests_per_minute", "shared_rate_limit"):
+	case e.remote != nil:
+		lines = append(lines, "shared_rate_limit = true")
+	default:
+		lines = append(lines, "requests_per_minute = 100000")
+	}
+	return "\nprovider \"neon\" {\n  " + strings.Join(append(lines, args...), "\n  ") + "\n}\n"
 }
 
 // config is the provider block followed by the resources under test.
 func (e *accEnv) config(body string) string { return e.providerBlock() + body }
 
-// configIn is config with the provider in the given mode.
-func (e *accEnv) configIn(mode, body string) string { return e.providerBlockIn(mode, e.Key) + body }
-
-// requests is how many API requests the emulator has answered.
-func (e *accEnv) requests() int { return e.Emu.Stats().Total }
-
-// routeCount is how many requests one route received, whatever the status.
-func (e *accEnv) routeCount(route string) int {
-	n := 0
-	for _, c := range e.Emu.Stats().Requests[route] {
-		n += c
+// resource is a resource block of typeName named name on the test's project
+// and branch (no branch_id when BranchID is empty: the production branch),
+// with the given arguments, one per string.
+func (e *accEnv) resource(typeName, name string, args ...string) string {
+	if e.BranchID != "" {
+		args = append([]string{fmt.Sprintf("branch_id = %q", e.BranchID)}, args...)
 	}
-	return n
+	args = append([]string{fmt.Sprintf("project_id = %q", e.ProjectID)}, args...)
+	return fmt.Sprintf("\nresource %q %q {\n  %s\n}\n", typeName, name, strings.Join(args, "\n  "))
 }
 
-// authRoute is the route key (as the emulator counts it) of an endpoint under
-// the mode's Neon Auth root: authRoute("GET", "/domains") is
-// "GET /projects/{project_id}/auth/domains" or its branch-scoped successor.
-func (e *accEnv) authRoute(method, suffix string) string {
-	if e.Mode == authAPIBranch {
-		return method + " /projects/{project_id}/branches/{branch_id}/auth" + suffix
+// routeCount is how many requests a route of the in-process emulator
+// received, with any status or with one of statuses. A route under /auth is
+// the mode's: "GET /auth/domains" is GET /projects/{project_id}/auth/domains
+// in project mode, and its branch-scoped successor in branch mode.
+func (e *accEnv) routeCount(route string, statuses ...int) int {
+	if method, path, ok := strings.Cut(route, " /auth"); ok {
+		route = method + " /projects/{project_id}/auth" + path
+		if e.Mode == authAPIBranch {
+			route = method + " /projects/{project_id}/branches/{branch_id}/auth" + path
+		}
 	}
-	return method + " /projects/{project_id}/auth" + suffix
+	n := 0
+	for status, c := range e.Emu.Stats().Requests[route] {
+		if len(statuses) == 0 || slices.Contains(statuses, status) {
+			n += c
+		}
+	}
+	return n
 }
 
 // testCase fills what every acceptance test shares. The CLI under test is
@@ -326,78 +249,4 @@ func (e *accEnv) client() *apiclient.Client {
 		e.t.Fatal(err)
 	}
 	return c
-}
-
-// branch is the id of the project's production branch.
-func (e *accEnv) branch() string {
-	e.t.Helper()
-	if e.Emu == nil {
-		b, err := e.client().DefaultBranch(context.Background(), e.ProjectID)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		return b.ID
-	}
-	id, err := e.Emu.DefaultBranchID(e.ProjectID)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return id
-}
-
-// withIntegration enables Neon Auth on the production branch behind
-// Terraform's back (through the mode's own endpoints, with the mode's
-// default auth provider), so that the resources under test are the only ones
-// in the configuration and their destroy can be checked on a live
-// integration.
-func withIntegration(t *testing.T, env *accEnv) {
-	t.Helper()
-	withIntegrationOf(t, env, env.authProvider())
-}
-
-func withIntegrationOf(t *testing.T, env *accEnv, authProvider string) {
-	t.Helper()
-	if _, err := env.client().CreateIntegration(context.Background(), env.scope(),
-		apiclient.CreateIntegrationRequest{AuthProvider: authProvider}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// The vocabulary of checks.
-
-// expectValue checks one attribute of a resource in state.
-func expectValue(addr, attr string, v knownvalue.Check) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v)
-}
-
-// stringExact is an exact string value.
-func stringExact(s string) knownvalue.Check { return knownvalue.StringExact(s) }
-
-// refreshRequests is a step that refreshes the state alone and checks the
-// requests of that one refresh, by route (its Check runs after `terraform
-// refresh` and before the step's follow-up plan). what names what is
-// refreshed, for the error.
-func refreshRequests(env *accEnv, what string, want map[string]int) resource.TestStep {
-	return resource.TestStep{
-		PreConfig:    env.Emu.ResetStats,
-		RefreshState: true,
-		Check: func(*terraform.State) error {
-			for _, route := range slices.Sorted(maps.Keys(want)) {
-				if n := env.routeCount(route); n != want[route] {
-					return fmt.Errorf("refreshing %s made %d %s requests, want %d", what, n, route, want[route])
-				}
-			}
-			return nil
-		},
-	}
-}
-
-// conformant puts an OpenAPI validator in front of the emulator: every
-// request the provider sends and every response the emulator gives is checked
-// against the document in internal/apispec, and the test fails on any
-// violation. Handlers a test puts in front (to lose or rewrite responses)
-// wrap it, so what they break on purpose is not counted.
-func conformant(t *testing.T, emu http.Handler) http.Handler {
-	t.Helper()
-	return validated(t).Middleware(emu)
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -8,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,27 +70,21 @@ var remoteRun = func() *remoteTarget {
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
 	return &remoteTarget{
-		baseURL: firstNonEmpty(os.Getenv(envBaseURL), apiclient.DefaultBaseURL),
+		baseURL: cmp.Or(os.Getenv(envBaseURL), apiclient.DefaultBaseURL),
 		key:     os.Getenv(envAPIKey),
 		orgID:   os.Getenv(envTestOrgID),
 		runID:   fmt.Sprintf("%s%x", runPrefix, suffix),
 	}
 }()
 
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // TestMain runs the sweepers when -sweep is given (make sweep), and
 // otherwise the tests, deleting the project a remote run created for them.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("sweep"); f != nil && f.Value.String() != "" {
+		resource.AddTestSweepers("neon_branches", &resource.Sweeper{Name: "neon_branches", F: sweeper(false)})
+		resource.AddTestSweepers("neon_projects", &resource.Sweeper{Name: "neon_projects", F: sweeper(true),
+			Dependencies: []string{"neon_branches"}})
 		resource.TestMain(m)
 		return
 	}
@@ -113,22 +107,9 @@ func (r *remoteTarget) client(v *apispec.Validator) *apiclient.Client {
 	}
 	c, err := apiclient.New(opts)
 	if err != nil {
-		panic(fmt.Sprintf("the remote target's client: %v", err)) // the base URL was checked by requireKey
+		panic(fmt.Sprintf("the remote target's client: %v", err)) // the base URL was checked by newTargetEnv
 	}
 	return c
-}
-
-// requireKey fails the test when the remote target has no key or a base URL
-// the client refuses.
-func (r *remoteTarget) requireKey(t *testing.T) {
-	t.Helper()
-	if r.key == "" {
-		t.Fatalf("%s=1 runs the tests against a remote API, which needs %s (and %s for another server than Neon's)",
-			envTestRemote, envAPIKey, envBaseURL)
-	}
-	if _, err := apiclient.ParseBaseURL(r.baseURL); err != nil {
-		t.Fatalf("%s: %v", envBaseURL, err)
-	}
 }
 
 // name is a name for something a test creates: the run id, a sequence
@@ -138,8 +119,6 @@ func (r *remoteTarget) name(t *testing.T) string {
 	n := fmt.Sprintf("%s-%d-%s", r.runID, r.seq.Add(1), slug)
 	return n[:min(len(n), 63)]
 }
-
-var nonName = regexp.MustCompile(`[^a-z0-9]+`)
 
 // suiteProject is the project the run's branches are made in: the one
 // NEON_TEST_PROJECT_ID names, or one created for the run. Its production
@@ -180,17 +159,10 @@ func (r *remoteTarget) suiteProject(t *testing.T) string {
 	return r.projectID
 }
 
-// newBranch creates a branch of its own for t, from the production branch
-// of projectID, with a read-write compute endpoint as an application's
-// branch has, and deletes it when t ends.
-func newBranch(t *testing.T, c *apiclient.Client, projectID, name string) string {
-	t.Helper()
-	return newBranchFrom(t, c, projectID, "", name)
-}
-
-// newBranchFrom is newBranch from the parent branch (the production branch
-// when empty).
-func newBranchFrom(t *testing.T, c *apiclient.Client, projectID, parentID, name string) string {
+// newBranch creates a branch of its own for t, from parentID (the
+// production branch when empty), with a read-write compute endpoint as an
+// application's branch has, and deletes it when t ends.
+func newBranch(t *testing.T, c *apiclient.Client, projectID, parentID, name string) string {
 	t.Helper()
 	b, err := c.CreateBranch(context.Background(), projectID, apiclient.CreateBranchRequest{Name: name, ParentID: parentID, ReadWriteEndpoint: true})
 	if err != nil {

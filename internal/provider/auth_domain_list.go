@@ -27,8 +27,8 @@ func (l *authDomainList) ListResourceConfigSchema(_ context.Context, _ list.List
 }
 
 func (l *authDomainList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	l.data.list(ctx, &l.authDomainResource, domainImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]found, error) {
-		ds, err := l.data.domains(ctx, s.Scope)
+	l.list(ctx, &l.authDomainResource, req, stream, func(ctx context.Context, s listScope) ([]foundObject, error) {
+		ds, err := l.data.auth.Domains(ctx, s.Scope)
 		return keyed(s, ds, err, func(d apiclient.Domain) string {
 			if c, cerr := apiclient.CanonicalOrigin(d.Domain); cerr == nil {
 				return c

@@ -1,11 +1,9 @@
 package provider
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -17,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_domain resource: one origin of the redirect URI whitelist of a
@@ -50,7 +48,7 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		Version: branchIDVersion,
 		MarkdownDescription: "One origin of the redirect URI whitelist of a branch's Neon Auth (`…/auth/domains`). " +
 			"Import with `<project_id>/<branch_id>/<domain>`; `<project_id>/<domain>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("whitelists the domain", fromIntegration), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whitelists the domain", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<canonical domain>`.", false),
 			"domain": schema.StringAttribute{
 				MarkdownDescription: "The domain to whitelist: an origin (`https://app.example.com`), a wildcard host " +
@@ -70,8 +68,8 @@ func (r *authDomainResource) UpgradeState(context.Context) map[int64]resource.St
 }
 
 func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
-	r.data.planWhitelist(ctx, r.typeName, req, &resp.Diagnostics)
+	r.planScope(ctx, scopeRules{}, req, resp)
+	r.planWhitelist(ctx, req, &resp.Diagnostics)
 }
 
 // domainImport is the import id; the domain itself contains `://`, so the id
@@ -81,22 +79,10 @@ var domainImport = importFormat{
 	example: "autumn-frost-12345678/br-quiet-leaf-12345678/https://app.example.com",
 }
 
-// listedDomain reports whether the scope's whitelist lists the domain, read
-// through the shared list.
-func (d *providerData) listedDomain(s authScope, domain string) func(context.Context) (bool, error) {
-	return func(ctx context.Context) (bool, error) {
-		ds, err := d.domains(ctx, s.Scope)
-		return slices.ContainsFunc(ds, func(l apiclient.Domain) bool {
-			listedProvider := cmp.Or(string(l.AuthProvider), apiclient.AuthProviderStack)
-			return listedProvider == s.AuthProvider && apiclient.SameOrigin(l.Domain, domain)
-		}), err
-	}
-}
-
 func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer domainImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
-	plan, s, ok := beginIn[authDomainModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
+	plan, s, ok := beginIn[authDomainModel](ctx, r.data, req.Plan, summary, fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -105,26 +91,25 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 		resp.Diagnostics.AddAttributeError(path.Root("domain"), summary, fmt.Sprintf("The domain %q %s.", plan.Domain.ValueString(), cerr))
 		return
 	}
-	recovered, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: canonical, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(s.AuthProvider)})
-	r.data.wroteDomains(s.Scope)
-	var inh inheritance
+	recovered, err := r.data.auth.AddDomain(ctx, s, canonical)
+	var to neonauth.TakeOver
 	if errors.Is(err, apiclient.ErrConflict) {
-		if inh = r.data.inheritanceOf(ctx, s); inh.adopt() {
+		if to = r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain, Key: canonical}); to.Allowed() {
 			err = nil
 		}
 	}
 	if err != nil {
 		detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the redirect URI whitelist of %s", canonical, s.Scope), err)
 		if errors.Is(err, apiclient.ErrConflict) {
-			detail += importHint(fmt.Sprintf("The domain %s is already whitelisted on %s. %s", canonical, s.Scope, inh.why),
+			detail += importHint(fmt.Sprintf("The domain %s is already whitelisted on %s. %s", canonical, s.Scope, takeOverRefusal(s, to)),
 				domainImport.resourceType, compositeID(s.ProjectID, s.BranchID, canonical))
 		}
 		resp.Diagnostics.AddError(summary, detail)
 		return
 	}
-	if inh.adopt() {
-		recordAdopted(ctx, resp.Private, inh.parent, struct{}{}, &resp.Diagnostics)
-		adoptedWarning(&resp.Diagnostics, s, inh.parent, "trusted domain "+canonical, "Destroy leaves it in the whitelist.")
+	if to.Allowed() {
+		recordTakeOver(ctx, resp.Private, to.Parent, struct{}{}, &resp.Diagnostics)
+		takeOverWarning(&resp.Diagnostics, s, to.Parent, "trusted domain "+canonical, "Destroy leaves it in the whitelist.")
 	}
 	if recovered {
 		resp.Diagnostics.AddWarning("Auth domain created; response lost",
@@ -139,12 +124,12 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 func (r *authDomainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer domainImport.identifyRead(ctx, req, resp)
 	summary := r.unable("Read")
-	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
+	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	domain := state.Domain.ValueString()
-	if !r.data.readListed(ctx, s, r.data.listedDomain(s, domain), summary, "the whitelisted domain "+domain, resp) {
+	if !r.readListed(ctx, s, r.data.auth.ListedDomain(s, domain), "the whitelisted domain "+domain, resp) {
 		return
 	}
 	// The state keeps its own spelling of the domain; the id is canonical.
@@ -165,7 +150,7 @@ func (r *authDomainResource) Update(ctx context.Context, req resource.UpdateRequ
 
 func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
-	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authDomainModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -173,13 +158,12 @@ func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if canonical, cerr := apiclient.CanonicalOrigin(domain); cerr == nil {
 		domain = canonical
 	}
-	if _, adopted := adoptedFrom[struct{}](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
+	if _, takenOver := recordedTakeOver[struct{}](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
 		tflog.Info(ctx, "leaving the inherited domain in the whitelist", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "domain": domain})
 		return
 	}
-	err := r.data.domainDeletes.delete(ctx, batchKey{scope: s.Scope, authProvider: s.AuthProvider}, domain)
-	r.data.wroteDomains(s.Scope)
-	r.data.settleDelete(ctx, s, err, r.data.listedDomain(s, domain), summary,
+	err := r.data.auth.DeleteDomain(ctx, s, domain)
+	r.settleDelete(ctx, s, err, r.data.auth.ListedDomain(s, domain),
 		fmt.Sprintf("Removing the domain %s from the redirect URI whitelist of %s", domain, s.Scope), &resp.Diagnostics)
 }
 
@@ -200,7 +184,7 @@ func (r *authDomainResource) ImportState(ctx context.Context, req resource.Impor
 			fmt.Sprintf("The domain part of the import id %q %s. Expected %s, such as `%s`.", req.ID, err, domainImport.usage(), domainImport.example))
 		return
 	}
-	r.data.checkImportBranch(ctx, v, resp)
+	r.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, canonical))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domain"), canonical)...)
 }

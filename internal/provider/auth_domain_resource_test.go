@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -15,54 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 const domainAddr = "neon_auth_domain.test"
-
-func domainConfig(projectID, domain string) string {
-	return fmt.Sprintf(`
-resource "neon_auth_domain" "test" {
-  project_id = %[1]q
-  domain     = %[2]q
-}
-`, projectID, domain)
-}
-
-// expectEmuDomains checks the emulator's whitelist (canonical forms).
-func expectEmuDomains(env *accEnv, want ...string) statecheck.StateCheck {
-	return apiCheck(func() error {
-		var got []string
-		for _, d := range env.Emu.Domains(env.ProjectID) {
-			got = append(got, d.Domain)
-		}
-		if !slices.Equal(got, want) {
-			return fmt.Errorf("emulator whitelist = %q, want %q", got, want)
-		}
-		return nil
-	})
-}
-
-// goneIntegrationKept checks after destroy that the emulator holds none of
-// what left lists (the things the configuration managed) and still holds the
-// one integration the test made outside Terraform.
-func goneIntegrationKept[T any](env *accEnv, what string, left func() []T) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		if n := len(env.Emu.Integrations(env.ProjectID)); n != 1 {
-			return fmt.Errorf("the integration must outlive the %s; emulator has %d integrations", what, n)
-		}
-		if l := left(); len(l) != 0 {
-			return fmt.Errorf("destroy left %s on the emulator: %v", what, l)
-		}
-		return nil
-	}
-}
-
-// domainsGoneIntegrationKept: no domain is left and the integration is.
-func domainsGoneIntegrationKept(env *accEnv) func(*terraform.State) error {
-	return goneIntegrationKept(env, "domains", func() []emulator.Domain { return env.Emu.Domains(env.ProjectID) })
-}
 
 // The life of a whitelisted domain, in both API families: create, import,
 // replacement by another domain, drift (removed behind Terraform's back, then
@@ -199,19 +153,19 @@ func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
 	var posts atomic.Int32
 	env := newEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
 	env.Mode = authAPIBranch
-	withIntegration(t, env)
+	env.enableAuth()
 	tc := env.testCase(resource.TestStep{
-		Config: env.config(domainConfig(env.ProjectID, "https://app.example.com")),
+		Config: env.config(env.resource("neon_auth_domain", "test", `domain = "https://app.example.com"`)),
 		ConfigStateChecks: []statecheck.StateCheck{
-			expectEmuDomains(env, "https://app.example.com"),
+			env.expectDomains("https://app.example.com"),
 			apiCheck(func() error {
-				if n := env.Emu.Stats().Requests["POST /projects/{project_id}/branches/{branch_id}/auth/domains"][409]; n != 1 || posts.Load() != 2 {
+				if n := env.routeCount("POST /auth/domains", http.StatusConflict); n != 1 || posts.Load() != 2 {
 					return fmt.Errorf("%d adds, %d answered 409: want the lost one and a re-send answered 409", posts.Load(), n)
 				}
 				return nil
 			}),
 		},
 	})
-	tc.CheckDestroy = domainsGoneIntegrationKept(env)
+	tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
 	resource.ParallelTest(t, tc)
 }

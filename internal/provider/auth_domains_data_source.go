@@ -51,11 +51,11 @@ func (d *authDomainsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 func (d *authDomainsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authDomainsDataModel
 	summary := d.unable("Read")
-	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	s, ok := d.openData(ctx, req, &cfg, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	list, err := d.data.domains(ctx, s.Scope)
+	list, err := d.data.auth.Domains(ctx, s)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
 		return

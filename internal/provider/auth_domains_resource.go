@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -19,7 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_domains resource: the whole redirect URI whitelist of a
@@ -51,7 +49,7 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 		MarkdownDescription: "The whole redirect URI whitelist of a branch's Neon Auth, owned by Terraform (`…/auth/domains`): " +
 			"an origin added outside Terraform shows in the plan and is removed. Do not combine it with `neon_auth_domain` on the " +
 			"same branch. Import with `<project_id>` or `<project_id>/<branch_id>`.",
-		Attributes: withAttributes(scopeAttributes("owns the whitelist", fromIntegration), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("owns the whitelist", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"domains": schema.SetAttribute{
 				MarkdownDescription: "Every domain the whitelist may hold: origins (`https://app.example.com`), wildcard hosts " +
@@ -67,27 +65,8 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 }
 
 func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
-	r.data.planWhitelist(ctx, r.typeName, req, &resp.Diagnostics)
-}
-
-// canonicalSet is a set of domains, canonical and sorted (as written where a
-// value is not an origin).
-func canonicalSet(v types.Set) []string {
-	var out []string
-	for _, e := range v.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsUnknown() {
-			return nil
-		}
-		c, err := apiclient.CanonicalOrigin(s.ValueString())
-		if err != nil {
-			c = s.ValueString()
-		}
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return slices.Compact(out)
+	r.planScope(ctx, scopeRules{}, req, resp)
+	r.planWhitelist(ctx, req, &resp.Diagnostics)
 }
 
 // domainsImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
@@ -118,19 +97,19 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 }, private privateSetter, diags *diag.Diagnostics, op string,
 ) {
 	summary := r.unable(op)
-	plan, s, ok := beginIn[authDomainsModel](ctx, r.data, planned, summary, orIntegrations, diags)
+	plan, s, ok := beginIn[authDomainsModel](ctx, r.data, planned, summary, fromIntegration, diags)
 	if !ok {
 		return
 	}
-	listed, err := r.data.client.ListDomains(ctx, s.Scope)
+	listed, err := r.data.auth.ListDomains(ctx, s)
 	if err != nil {
 		diags.AddError(summary, r.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
 		return
 	}
 	extra, missing := whitelistChanges(listed, canonicalSet(plan.Domains))
-	var inh inheritance
+	var to neonauth.TakeOver
 	if private != nil && len(listed) > 0 {
-		inh = r.data.inheritanceOf(ctx, s)
+		to = r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindWhitelist})
 	}
 	if !r.setWhitelist(ctx, s, extra, missing, summary, diags) {
 		return
@@ -141,10 +120,10 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	if private == nil {
 		return
 	}
-	if inh.adopt() {
-		recordAdopted(ctx, private, inh.parent, foundDomains{Domains: canonicalDomains(listed)}, diags)
+	if to.Allowed() {
+		recordTakeOver(ctx, private, to.Parent, foundDomains{Domains: canonicalDomains(listed)}, diags)
 	}
-	warnRemoved(diags, s, inh, extra)
+	warnRemoved(diags, s, to, extra)
 }
 
 // whitelistChanges are the listed domains the plan lacks (as listed) and the
@@ -168,19 +147,15 @@ func whitelistChanges(listed []apiclient.Domain, want []string) (extra, missing 
 
 // setWhitelist deletes extra (one request) and adds missing; false when a
 // request failed (an error diagnostic says which).
-func (r *authDomainsResource) setWhitelist(ctx context.Context, s authScope, extra, missing []string, summary string, diags *diag.Diagnostics) bool {
+func (r *authDomainsResource) setWhitelist(ctx context.Context, s neonauth.Scope, extra, missing []string, summary string, diags *diag.Diagnostics) bool {
 	if len(extra) > 0 {
-		err := r.data.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, extra)
-		r.data.wroteDomains(s.Scope)
-		if err != nil {
+		if err := r.data.auth.DeleteDomains(ctx, s, extra); err != nil {
 			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(extra), s.Scope), err))
 			return false
 		}
 	}
 	for _, d := range missing {
-		_, err := r.data.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(s.AuthProvider)})
-		r.data.wroteDomains(s.Scope)
-		if err != nil {
+		if _, err := r.data.auth.AddDomain(ctx, s, d); err != nil {
 			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the whitelist of %s", d, s.Scope), err))
 			return false
 		}
@@ -190,13 +165,13 @@ func (r *authDomainsResource) setWhitelist(ctx context.Context, s authScope, ext
 
 // warnRemoved names the domains a create found on the branch and removed
 // because the configuration does not list them.
-func warnRemoved(diags *diag.Diagnostics, s authScope, inh inheritance, removed []string) {
+func warnRemoved(diags *diag.Diagnostics, s neonauth.Scope, to neonauth.TakeOver, removed []string) {
 	if len(removed) == 0 {
 		return
 	}
 	names := strings.Join(removed, ", ")
-	if inh.adopt() {
-		adoptedWarning(diags, s, inh.parent, "trusted domain list", fmt.Sprintf("It removed the inherited entries this configuration "+
+	if to.Allowed() {
+		takeOverWarning(diags, s, to.Parent, "trusted domain list", fmt.Sprintf("It removed the inherited entries this configuration "+
 			"does not list: %s. Destroy puts back the list it found.", names))
 		return
 	}
@@ -226,17 +201,17 @@ func canonicalOrAsIs(d string) string {
 func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer domainsImport.identifyRead(ctx, req, resp)
 	summary := r.unable("Read")
-	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
+	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	var listed []apiclient.Domain
 	read := func(ctx context.Context) (bool, error) {
 		var err error
-		listed, err = r.data.domains(ctx, s.Scope)
+		listed, err = r.data.auth.Domains(ctx, s)
 		return true, err
 	}
-	if !r.data.readListed(ctx, s, read, summary, "the redirect URI whitelist of "+s.String(), resp) {
+	if !r.readListed(ctx, s, read, "the redirect URI whitelist of "+s.String(), resp) {
 		return
 	}
 	resp.Diagnostics.Append(state.fromAPI(s, listed)...)
@@ -246,7 +221,7 @@ func (r *authDomainsResource) Read(ctx context.Context, req resource.ReadRequest
 // fromAPI writes the whitelist of a scope, as the API lists it, into m: the
 // domains of the scope's auth provider, each in m's own spelling when m
 // already holds it (the others as the API lists them).
-func (m *authDomainsModel) fromAPI(s authScope, listed []apiclient.Domain) diag.Diagnostics {
+func (m *authDomainsModel) fromAPI(s neonauth.Scope, listed []apiclient.Domain) diag.Diagnostics {
 	kept := map[string]attr.Value{}
 	for _, e := range m.Domains.Elements() {
 		if v, ok := e.(types.String); ok {
@@ -278,12 +253,12 @@ func (m *authDomainsModel) fromAPI(s authScope, listed []apiclient.Domain) diag.
 // whitelist taken over from the parent branch goes back to the list found.
 func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
-	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if rec, adopted := adoptedFrom[foundDomains](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
-		if adopted {
+	if rec, takenOver := recordedTakeOver[foundDomains](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
+		if takenOver {
 			r.putBack(ctx, s, rec.Found, &resp.Diagnostics)
 		}
 		return
@@ -292,22 +267,20 @@ func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteReq
 	if len(domains) == 0 {
 		return
 	}
-	err := r.data.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, domains)
-	r.data.wroteDomains(s.Scope)
-	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(domains), s.Scope), &resp.Diagnostics)
+	err := r.data.auth.DeleteDomains(ctx, s, domains)
+	r.settleDelete(ctx, s, err, nil, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(domains), s.Scope), &resp.Diagnostics)
 }
 
 // putBack makes the whitelist the list a take-over found. A branch (or Neon
 // Auth) gone since has nothing left to put back.
-func (r *authDomainsResource) putBack(ctx context.Context, s authScope, found foundDomains, diags *diag.Diagnostics) {
-	summary := r.unable("Delete")
-	listed, err := r.data.client.ListDomains(ctx, s.Scope)
+func (r *authDomainsResource) putBack(ctx context.Context, s neonauth.Scope, found foundDomains, diags *diag.Diagnostics) {
+	listed, err := r.data.auth.ListDomains(ctx, s)
 	if err != nil {
-		r.data.settleDelete(ctx, s, err, nil, summary, "Listing the whitelist of "+s.String()+" to put back the one it inherited", diags)
+		r.settleDelete(ctx, s, err, nil, "Listing the whitelist of "+s.String()+" to put back the one it inherited", diags)
 		return
 	}
 	extra, missing := whitelistChanges(listed, found.Domains)
-	r.setWhitelist(ctx, s, extra, missing, summary, diags)
+	r.setWhitelist(ctx, s, extra, missing, r.unable("Delete"), diags)
 }
 
 func (r *authDomainsResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -316,60 +289,7 @@ func (r *authDomainsResource) IdentitySchema(_ context.Context, _ resource.Ident
 
 func (r *authDomainsResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if v, ok := domainsImport.importState(ctx, &req, resp); ok {
-		r.data.checkImportBranch(ctx, v, resp)
+		r.checkImportBranch(ctx, v, resp)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domains"), types.SetValueMust(types.StringType, nil))...)
 	}
-}
-
-// whitelistClaims remembers, for the life of the provider process (one
-// plan), which resource types manage the whitelist of each branch, so that
-// neon_auth_domains and neon_auth_domain on the same branch are noticed.
-type whitelistClaims struct {
-	mu     sync.Mutex
-	byType map[string]map[typeName]bool // branch key → resource types
-}
-
-// planWhitelist is the ModifyPlan step of the two whitelist resources: it
-// claims the configured project and branch for the type.
-func (d *providerData) planWhitelist(ctx context.Context, t typeName, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
-	if !d.ready() || req.Plan.Raw.IsNull() {
-		return
-	}
-	var project, branch types.String
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("project_id"), &project)...)
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("branch_id"), &branch)...)
-	d.claimWhitelist(t, project, branch, diags)
-}
-
-// claimWhitelist records that a resource type plans the whitelist of a
-// project and branch, and warns when the other type does too.
-func (d *providerData) claimWhitelist(t typeName, project, branch types.String, diags *diag.Diagnostics) {
-	if !isKnownSet(project) || branch.IsUnknown() {
-		return
-	}
-	key := compositeID(project.ValueString(), branch.ValueString())
-	d.claims.mu.Lock()
-	defer d.claims.mu.Unlock()
-	if d.claims.byType == nil {
-		d.claims.byType = map[string]map[typeName]bool{}
-	}
-	if d.claims.byType[key] == nil {
-		d.claims.byType[key] = map[typeName]bool{}
-	}
-	d.claims.byType[key][t] = true
-	if len(d.claims.byType[key]) > 1 {
-		diags.AddWarning("Two resource types manage one whitelist",
-			fmt.Sprintf("This configuration has both %[1]s and %[2]s for project %[3]s (branch %[4]s). "+
-				"%[1]s owns the whole whitelist and removes every domain it does not list, including those of "+
-				"%[2]s: each apply would undo the other. List every domain in %[1]s and remove the "+
-				"%[2]s resources (a `removed` block keeps the domains while dropping them from state).",
-				typeAuthDomains, typeAuthDomain, project.ValueString(), orProduction(branch)))
-	}
-}
-
-func orProduction(branch types.String) string {
-	if branch.IsNull() {
-		return "production"
-	}
-	return branch.ValueString()
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_email_server data source: the email server of a branch's Neon
@@ -46,22 +48,22 @@ func (d *authEmailServerDataSource) Schema(_ context.Context, _ datasource.Schem
 func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authEmailServerDataModel
 	summary := d.unable("Read")
-	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	s, ok := d.openData(ctx, req, &cfg, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
 	cfg.recordBranch(s)
-	got, err := d.data.emailServer(ctx, s.Scope)
+	got, err := d.data.auth.EmailServer(ctx, s)
 	switch {
 	case isNotFound(err):
 		// No email provider, no integration, or a project this key cannot
 		// see: only the first is a value to report.
-		if p, perr := d.data.absence(ctx, s, nil); p != gone {
+		if p, perr := d.data.auth.Absence(ctx, s, nil); p != neonauth.Gone {
 			resp.Diagnostics.AddError(summary, scopeErrorDetail(s, "Reading the email server of "+s.String(), err, p, perr))
 			return
 		}
-		if it, _ := d.data.integration(ctx, s); it == nil {
+		if it, _ := d.data.auth.Integration(ctx, s); it == nil {
 			resp.Diagnostics.AddError(summary, "The "+s.String()+" has no Neon Auth integration, so no email server.")
 			return
 		}

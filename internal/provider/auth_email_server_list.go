@@ -26,17 +26,17 @@ func (l *authEmailServerList) ListResourceConfigSchema(_ context.Context, _ list
 }
 
 func (l *authEmailServerList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	l.data.list(ctx, &l.authEmailServerResource, emailImport.resourceType, req, stream, singletonOf(l.data))
+	l.list(ctx, &l.authEmailServerResource, req, stream, singletonOf(l.data))
 }
 
 // singletonOf finds the one object of each branch with Neon Auth (the email
 // server, the settings), named by the branch.
-func singletonOf(d *providerData) func(context.Context, listScope) ([]found, error) {
-	return func(ctx context.Context, s listScope) ([]found, error) {
-		its, err := d.withNeonAuth(ctx, s)
+func singletonOf(d *providerData) func(context.Context, listScope) ([]foundObject, error) {
+	return func(ctx context.Context, s listScope) ([]foundObject, error) {
+		its, err := d.auth.EnabledIntegrations(ctx, s.Scope)
 		if err != nil || len(its) == 0 {
 			return nil, err
 		}
-		return []found{{compositeID(s.ProjectID, s.BranchID), s.name}}, nil
+		return []foundObject{{compositeID(s.ProjectID, s.BranchID), s.name}}, nil
 	}
 }

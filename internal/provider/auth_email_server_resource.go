@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_email_server resource: the email server a branch's Neon Auth
@@ -149,7 +150,7 @@ func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resour
 }
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
+	r.planScope(ctx, scopeRules{}, req, resp)
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -191,7 +192,7 @@ func (r *authEmailServerResource) keepsStoredPassword(ctx context.Context, req r
 	if err != nil {
 		return false
 	}
-	it, err := r.data.integration(ctx, s)
+	it, err := r.data.auth.Integration(ctx, s)
 	return err == nil && it != nil && string(it.AuthProvider) == apiclient.AuthProviderBetterAuth
 }
 
@@ -250,7 +251,7 @@ var emailImport = importFormat{resourceType: typeAuthEmailServer, withBranch: tr
 
 // send sends the whole planned configuration (a PATCH, harmless to repeat),
 // the write-only password read from the configuration.
-func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
+func (r *authEmailServerResource) send(ctx context.Context, s neonauth.Scope, plan *authEmailServerModel, cfgPassword string) (ok bool, detail string) {
 	body := apiclient.SharedEmailServer()
 	if plan.Type.ValueString() == apiclient.TypeStandard {
 		password := plan.Password.ValueString()
@@ -261,9 +262,7 @@ func (r *authEmailServerResource) send(ctx context.Context, s authScope, plan *a
 			Username: plan.Username.ValueString(), Password: password, SenderEmail: plan.SenderEmail.ValueString(),
 			SenderName: plan.SenderName.ValueString()})
 	}
-	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, body)
-	r.data.wroteSettings(s.Scope)
-	if err != nil {
+	if err := r.data.auth.UpdateEmailServer(ctx, s, body); err != nil {
 		return false, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the %s email server of %s", body.Type, s.Scope), err)
 	}
 	plan.ID = types.StringValue(branchObjectID(s))
@@ -288,7 +287,7 @@ func (r *authEmailServerResource) Update(ctx context.Context, req resource.Updat
 func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan, cfg tfsdk.Config, state *tfsdk.State,
 	private privateSetter, diags *diag.Diagnostics, summary string,
 ) {
-	plan, s, ok := beginIn[authEmailServerModel](ctx, r.data, planned, summary, asModeled, diags)
+	plan, s, ok := beginIn[authEmailServerModel](ctx, r.data, planned, summary, fromModel, diags)
 	if !ok {
 		return
 	}
@@ -296,10 +295,10 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 	if diags.HasError() {
 		return
 	}
-	var inh inheritance
+	var to neonauth.TakeOver
 	var found *apiclient.EmailServer
 	if private != nil {
-		if inh = r.data.inheritanceOf(ctx, s); inh.adopt() {
+		if to = r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindEmailServer}); to.Allowed() {
 			if found, ok = r.found(ctx, s, summary, diags); !ok {
 				return
 			}
@@ -308,7 +307,7 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 					fmt.Sprintf("Branch %s was created from branch %s and inherited its SMTP server (%s). Making it shared would lose "+
 						"the SMTP password, which destroy could not put back: the API never returns it. Set type = \"standard\" with "+
 						"the server's settings and password, or leave neon_auth_email_server out of this configuration to keep the "+
-						"inherited server.", s.BranchID, inh.parent, apiclient.Deref(found.Host)))
+						"inherited server.", s.BranchID, to.Parent, apiclient.Deref(found.Host)))
 				return
 			}
 		}
@@ -318,13 +317,13 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 		return
 	}
 	diags.Append(state.Set(ctx, &plan)...)
-	if inh.adopt() {
+	if to.Allowed() {
 		what := "no email server configured"
 		if found != nil {
 			what = "the " + string(found.Type) + " email server"
 		}
-		recordAdopted(ctx, private, inh.parent, foundEmailServer{found}, diags)
-		adoptedWarning(diags, s, inh.parent, "email server setting ("+what+")",
+		recordTakeOver(ctx, private, to.Parent, foundEmailServer{found}, diags)
+		takeOverWarning(diags, s, to.Parent, "email server setting ("+what+")",
 			"Destroy puts back what it found (the shared server when none was configured); an SMTP password cannot be read back, "+
 				"so a standard server keeps the one this configuration set.")
 	}
@@ -338,8 +337,8 @@ type foundEmailServer struct {
 
 // found reads the email server a branch has before this resource writes
 // its own; nil when none is configured (the documented 404).
-func (r *authEmailServerResource) found(ctx context.Context, s authScope, summary string, diags *diag.Diagnostics) (*apiclient.EmailServer, bool) {
-	got, err := r.data.emailServer(ctx, s.Scope)
+func (r *authEmailServerResource) found(ctx context.Context, s neonauth.Scope, summary string, diags *diag.Diagnostics) (*apiclient.EmailServer, bool) {
+	got, err := r.data.auth.EmailServer(ctx, s)
 	switch {
 	case isNotFound(err):
 		return nil, true
@@ -354,16 +353,16 @@ func (r *authEmailServerResource) found(ctx context.Context, s authScope, summar
 func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer emailImport.identifyRead(ctx, req, resp)
 	summary := r.unable("Read")
-	state, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	got, err := r.data.emailServer(ctx, s.Scope)
+	got, err := r.data.auth.EmailServer(ctx, s)
 	if err != nil {
 		if isNotFound(err) {
 			// No configuration, no integration, or a project this key cannot
-			// see: absence tells which (the first two are drift).
-			r.data.readListed(ctx, s, nil, summary, "the email server configuration of "+s.String(), resp)
+			// see: Absence tells which (the first two are drift).
+			r.readListed(ctx, s, nil, "the email server configuration of "+s.String(), resp)
 			return
 		}
 		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the email server configuration of "+s.String(), err))
@@ -376,7 +375,7 @@ func (r *authEmailServerResource) Read(ctx context.Context, req resource.ReadReq
 
 // fromAPI writes the email server the API reports into m. The password is
 // never returned (or only masked): a standard configuration keeps m's.
-func (m *authEmailServerModel) fromAPI(s authScope, got apiclient.EmailServer) {
+func (m *authEmailServerModel) fromAPI(s neonauth.Scope, got apiclient.EmailServer) {
 	m.ID = types.StringValue(branchObjectID(s))
 	m.recordBranch(s)
 	m.emailServerFields.fromAPI(got)
@@ -394,21 +393,20 @@ func (m *authEmailServerModel) fromAPI(s authScope, got apiclient.EmailServer) {
 // already gone took its configuration with it: that is success.
 func (r *authEmailServerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
-	_, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
+	_, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	back, what := apiclient.SharedEmailServer(), "Resetting the email server of "+s.String()+" to the shared server"
-	rec, adopted := adoptedFrom[foundEmailServer](ctx, req.Private, &resp.Diagnostics)
+	rec, takenOver := recordedTakeOver[foundEmailServer](ctx, req.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if adopted && rec.Found.Server != nil {
+	if takenOver && rec.Found.Server != nil {
 		back, what = *rec.Found.Server, "Putting back the "+string(rec.Found.Server.Type)+" email server "+s.String()+" inherited"
 	}
-	_, err := r.data.client.UpdateEmailServer(ctx, s.Scope, back)
-	r.data.wroteSettings(s.Scope)
-	r.data.settleDelete(ctx, s, err, nil, summary, what, &resp.Diagnostics)
+	err := r.data.auth.UpdateEmailServer(ctx, s, back)
+	r.settleDelete(ctx, s, err, nil, what, &resp.Diagnostics)
 }
 
 func (r *authEmailServerResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -417,7 +415,7 @@ func (r *authEmailServerResource) IdentitySchema(_ context.Context, _ resource.I
 
 func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if v, ok := emailImport.importState(ctx, &req, resp); ok {
-		r.data.checkImportBranch(ctx, v, resp)
+		r.checkImportBranch(ctx, v, resp)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), v["project_id"])...)
 	}
 }

@@ -39,14 +39,14 @@ func (d *authIntegrationDataSource) Schema(_ context.Context, _ datasource.Schem
 func (d *authIntegrationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authIntegrationDataModel
 	summary := d.unable("Read")
-	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	s, ok := d.openData(ctx, req, &cfg, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	it, err := d.data.integration(ctx, s)
+	it, err := d.data.auth.Integration(ctx, s)
 	if err == nil && it == nil {
-		if detail, outside := d.data.branchOutside(ctx, s); outside {
-			resp.Diagnostics.AddAttributeError(path.Root("branch_id"), summary, detail)
+		if d.data.auth.BranchMissing(ctx, s) {
+			resp.Diagnostics.AddAttributeError(path.Root("branch_id"), summary, branchNotInProject(s.ProjectID, s.BranchID))
 			return
 		}
 		resp.Diagnostics.AddError(summary, "The "+s.String()+" has no Neon Auth integration.")

@@ -26,11 +26,11 @@ func (l *authIntegrationList) ListResourceConfigSchema(_ context.Context, _ list
 }
 
 func (l *authIntegrationList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	l.data.list(ctx, &l.authIntegrationResource, integrationImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]found, error) {
-		its, err := l.data.withNeonAuth(ctx, s)
-		var out []found
+	l.list(ctx, &l.authIntegrationResource, req, stream, func(ctx context.Context, s listScope) ([]foundObject, error) {
+		its, err := l.data.auth.EnabledIntegrations(ctx, s.Scope)
+		var out []foundObject
 		for _, it := range its {
-			out = append(out, found{compositeID(s.ProjectID, s.BranchID, string(it.AuthProvider)), fmt.Sprintf("%s (%s)", s.name, string(it.AuthProvider))})
+			out = append(out, foundObject{compositeID(s.ProjectID, s.BranchID, string(it.AuthProvider)), fmt.Sprintf("%s (%s)", s.name, string(it.AuthProvider))})
 		}
 		return out, err
 	})

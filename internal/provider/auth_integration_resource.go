@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_integration resource: Neon Auth enabled on a branch, with its
@@ -124,8 +125,8 @@ func (r *authIntegrationResource) UpgradeState(context.Context) map[int64]resour
 }
 
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, integrationRules, req, resp)
-	if !r.data.ready() || r.data.family != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+	r.planScope(ctx, integrationRules, req, resp)
+	if !r.data.ready() || r.data.auth.Family() != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
 	var provider types.String
@@ -147,26 +148,18 @@ var integrationImport = importFormat{
 func (r *authIntegrationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer integrationImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
-	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
+	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	body := apiclient.CreateIntegrationRequest{AuthProvider: s.AuthProvider, DatabaseName: knownString(plan.DatabaseName)}
-	if s.Family == apiclient.FamilyProject {
-		body.RoleName = knownString(plan.RoleName)
-	}
-	creds, err := r.data.client.CreateIntegration(ctx, s.Scope, body)
-	r.data.wroteIntegration(s.Scope)
-	if err == nil {
-		r.data.enabledNeonAuth(s.Scope)
-	}
+	creds, err := r.data.auth.CreateIntegration(ctx, s, knownString(plan.DatabaseName), knownString(plan.RoleName))
 	if err == nil && creds.Recovered && s.AuthProvider == apiclient.AuthProviderStack {
 		creds, err = r.remintLostKeys(ctx, s, &resp.Diagnostics)
 	}
 	if err != nil {
 		what := fmt.Sprintf("Enabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope)
 		if errors.Is(err, apiclient.ErrConflict) {
-			r.adopt(ctx, s, plan, apiErrorDetail(what, err), resp)
+			r.takeOver(ctx, s, plan, apiErrorDetail(what, err), resp)
 			return
 		}
 		resp.Diagnostics.AddError(summary, r.data.explainProjectFailure(ctx, s, what, err))
@@ -185,8 +178,8 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 		plan.RoleName = types.StringNull()
 	}
 	r.applySettings(ctx, s, &plan, nil, &resp.Diagnostics)
-	// The create response lacks the rest: read it back (the write above
-	// invalidated the shared read).
+	// The create response lacks the rest: read it back (the writes above
+	// forgot the shared reads of the scope).
 	if err := r.refresh(ctx, s, &plan); err != nil {
 		resp.Diagnostics.AddWarning("Auth integration created, details not yet read",
 			apiErrorDetail("Reading back the new integration of "+s.String(), err)+" The next refresh fills them.")
@@ -203,22 +196,22 @@ type foundIntegration struct {
 	AllowLocalhost *bool  `json:"allow_localhost,omitempty"`
 }
 
-// adopt follows a create refused because the branch already has Neon Auth:
-// an integration the branch inherited from its parent, with the planned auth
-// provider and database, is taken over; anything else is refused with an
-// import hint (refused says what the API answered).
-func (r *authIntegrationResource) adopt(ctx context.Context, s authScope, plan authIntegrationModel, refused string, resp *resource.CreateResponse) {
+// takeOver follows a create refused because the branch already has Neon
+// Auth: an integration the branch inherited from its parent, with the
+// planned auth provider and database, is taken over; anything else is
+// refused with an import hint (refused says what the API answered).
+func (r *authIntegrationResource) takeOver(ctx context.Context, s neonauth.Scope, plan authIntegrationModel, refused string, resp *resource.CreateResponse) {
 	summary := r.unable("Create")
-	inh := r.data.inheritanceOf(ctx, s)
-	if !inh.adopt() {
+	to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindIntegration, Key: s.AuthProvider})
+	if !to.Allowed() {
 		resp.Diagnostics.AddError(summary, refused+importHint(
-			fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration. %s", s.Scope, inh.why),
+			fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration. %s", s.Scope, takeOverRefusal(s, to)),
 			r.typeName, compositeID(s.ProjectID, s.BranchID)))
 		return
 	}
 	anyProvider := s
 	anyProvider.AuthProvider = ""
-	it, err := r.data.integration(ctx, anyProvider)
+	it, err := r.data.auth.Integration(ctx, anyProvider)
 	if err == nil && it == nil {
 		err = fmt.Errorf("the API refused to enable Neon Auth as already enabled, yet lists no integration")
 	}
@@ -226,11 +219,11 @@ func (r *authIntegrationResource) adopt(ctx context.Context, s authScope, plan a
 		resp.Diagnostics.AddError(summary, refused+" "+apiErrorDetail("Reading the integration the branch inherited", err))
 		return
 	}
-	if msg := inheritedMismatch(s, inh.parent, it, plan); msg != "" {
+	if msg := inheritedMismatch(s, to.Parent, it, plan); msg != "" {
 		resp.Diagnostics.AddError(summary, msg)
 		return
 	}
-	allow, err := r.data.allowLocalhost(ctx, s.Scope)
+	allow, err := r.data.auth.AllowLocalhost(ctx, s)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading allow_localhost of the integration the branch inherited", err))
 		return
@@ -254,20 +247,19 @@ func (r *authIntegrationResource) adopt(ctx context.Context, s authScope, plan a
 		plan.AllowLocalhost = planned.AllowLocalhost
 	}
 	r.applySettings(ctx, s, &plan, &prior, &resp.Diagnostics)
-	r.data.wroteIntegration(s.Scope)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	recordAdopted(ctx, resp.Private, inh.parent, found, &resp.Diagnostics)
-	adoptedWarning(&resp.Diagnostics, s, inh.parent, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider),
+	recordTakeOver(ctx, resp.Private, to.Parent, found, &resp.Diagnostics)
+	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider),
 		"Destroy leaves Neon Auth enabled on the branch, with the name and allow_localhost it had, instead of disabling it.")
 }
 
 // inheritedMismatch explains an inherited integration that the plan cannot
 // take over: another auth provider, or another database.
-func inheritedMismatch(s authScope, parent string, it *apiclient.Integration, plan authIntegrationModel) string {
+func inheritedMismatch(s neonauth.Scope, parent string, it *apiclient.Integration, plan authIntegrationModel) string {
 	switch {
 	case string(it.AuthProvider) != s.AuthProvider:
 		return fmt.Sprintf("Branch %s of project %s was created from branch %s and inherited its Neon Auth, whose auth provider is %q; "+
@@ -286,8 +278,8 @@ func inheritedMismatch(s authScope, parent string, it *apiclient.Integration, pl
 // remintLostKeys follows a create that was applied but whose response, the
 // only one that carries the keys, was lost: a fresh pair is minted, and the
 // user is told.
-func (r *authIntegrationResource) remintLostKeys(ctx context.Context, s authScope, diags *diag.Diagnostics) (*apiclient.IntegrationCredentials, error) {
-	creds, err := r.data.client.CreateSDKKeys(ctx, s.Scope, s.AuthProvider)
+func (r *authIntegrationResource) remintLostKeys(ctx context.Context, s neonauth.Scope, diags *diag.Diagnostics) (*apiclient.IntegrationCredentials, error) {
+	creds, err := r.data.auth.CreateSDKKeys(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("the create response was lost; the integration exists but minting replacement keys failed (import it, then use neon_auth_sdk_keys): %w", err)
 	}
@@ -299,36 +291,39 @@ func (r *authIntegrationResource) remintLostKeys(ctx context.Context, s authScop
 }
 
 // applySettings sends the settings that only the branch-scoped API has, when
-// the plan sets them (and, on update, they changed from prior).
-func (r *authIntegrationResource) applySettings(ctx context.Context, s authScope, plan, prior *authIntegrationModel, diags *diag.Diagnostics) {
+// the plan sets them (and, on update, they changed from prior). What is read
+// of the scope afterwards is read anew (see SetIntegrationSettings).
+func (r *authIntegrationResource) applySettings(ctx context.Context, s neonauth.Scope, plan, prior *authIntegrationModel, diags *diag.Diagnostics) {
 	var priorName types.String
 	var priorAllow types.Bool
 	if prior != nil {
 		priorName, priorAllow = prior.Name, prior.AllowLocalhost
 	}
+	var set neonauth.IntegrationSettings
 	if isKnownSet(plan.Name) && !plan.Name.Equal(priorName) {
-		if _, err := r.data.client.SetIntegrationName(ctx, s.Scope, plan.Name.ValueString()); err != nil {
-			diags.AddError(r.unable("Set")+" Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.String(), err))
-		}
+		set.Name = apiclient.Ptr(plan.Name.ValueString())
 	}
 	if isKnownSet(plan.AllowLocalhost) && !plan.AllowLocalhost.Equal(priorAllow) {
-		_, err := r.data.client.SetAllowLocalhost(ctx, s.Scope, plan.AllowLocalhost.ValueBool())
-		r.data.wroteSettings(s.Scope)
-		if err != nil {
-			diags.AddError(r.unable("Set")+" allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.String(), err))
-		}
+		set.AllowLocalhost = apiclient.Ptr(plan.AllowLocalhost.ValueBool())
+	}
+	nameErr, allowErr := r.data.auth.SetIntegrationSettings(ctx, s, set)
+	if nameErr != nil {
+		diags.AddError(r.unable("Set")+" Name", r.data.explainFailure(ctx, s, "Setting the name of the integration of "+s.String(), nameErr))
+	}
+	if allowErr != nil {
+		diags.AddError(r.unable("Set")+" allow_localhost", r.data.explainFailure(ctx, s, "Setting allow_localhost of the integration of "+s.String(), allowErr))
 	}
 }
 
 // refresh fills m with what the API reports of the scope's integration.
-func (r *authIntegrationResource) refresh(ctx context.Context, s authScope, m *authIntegrationModel) error {
-	it, err := r.data.integration(ctx, s)
+func (r *authIntegrationResource) refresh(ctx context.Context, s neonauth.Scope, m *authIntegrationModel) error {
+	it, err := r.data.auth.Integration(ctx, s)
 	if err != nil || it == nil {
 		return err
 	}
 	m.fromAPI(it)
 	if s.Family == apiclient.FamilyBranch {
-		allow, err := r.data.allowLocalhost(ctx, s.Scope)
+		allow, err := r.data.auth.AllowLocalhost(ctx, s)
 		if err != nil {
 			return err
 		}
@@ -375,11 +370,11 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 	defer integrationImport.identifyRead(ctx, req, resp)
 	summary := r.unable("Read")
 	// Imported without naming the auth provider: the scope's integration tells.
-	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
+	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	it, ok := r.data.readIntegration(ctx, s, summary, &resp.Diagnostics)
+	it, ok := r.readIntegration(ctx, s, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -408,13 +403,14 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Update sends the settings that changed (name, allow_localhost) and adopts
-// what needs no API call: delete_data_on_destroy, and role_name after an
-// import (the API does not list it). Everything else forces replacement.
+// Update sends the settings that changed (name, allow_localhost) and keeps
+// in state what needs no API call: delete_data_on_destroy, and role_name
+// after an import (the API does not list it). Everything else forces
+// replacement.
 func (r *authIntegrationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer integrationImport.identifyUpdated(ctx, resp)
 	summary := r.unable("Update")
-	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, asModeled, &resp.Diagnostics)
+	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, fromModel, &resp.Diagnostics)
 	var prior authIntegrationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if !ok || resp.Diagnostics.HasError() {
@@ -424,7 +420,6 @@ func (r *authIntegrationResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.data.wroteIntegration(s.Scope)
 	if err := r.refresh(ctx, s, &plan); err != nil {
 		resp.Diagnostics.AddWarning("Auth integration updated, details not yet read",
 			apiErrorDetail("Reading back the integration of "+s.String(), err)+" The next refresh fills them.")
@@ -435,34 +430,32 @@ func (r *authIntegrationResource) Update(ctx context.Context, req resource.Updat
 
 func (r *authIntegrationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
-	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if rec, adopted := adoptedFrom[foundIntegration](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
-		if adopted {
+	if rec, takenOver := recordedTakeOver[foundIntegration](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
+		if takenOver {
 			r.putBack(ctx, s, state, rec.Found, &resp.Diagnostics)
 		}
 		return
 	}
-	err := r.data.client.DeleteIntegration(ctx, s.Scope, s.AuthProvider, state.DeleteDataOnDestroy.ValueBool())
-	r.data.wroteIntegration(s.Scope)
-	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Disabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope), &resp.Diagnostics)
+	err := r.data.auth.DeleteIntegration(ctx, s, state.DeleteDataOnDestroy.ValueBool())
+	r.settleDelete(ctx, s, err, nil, fmt.Sprintf("Disabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope), &resp.Diagnostics)
 }
 
 // putBack is the destroy of an integration taken over from the parent
 // branch: Neon Auth stays enabled, with the name and allow_localhost found.
 // A branch (or Neon Auth) gone since has nothing left to put back.
-func (r *authIntegrationResource) putBack(ctx context.Context, s authScope, state authIntegrationModel, found foundIntegration, diags *diag.Diagnostics) {
+func (r *authIntegrationResource) putBack(ctx context.Context, s neonauth.Scope, state authIntegrationModel, found foundIntegration, diags *diag.Diagnostics) {
 	var err error
 	if found.Name != "" && state.Name.ValueString() != found.Name {
-		_, err = r.data.client.SetIntegrationName(ctx, s.Scope, found.Name)
+		err, _ = r.data.auth.SetIntegrationSettings(ctx, s, neonauth.IntegrationSettings{Name: &found.Name})
 	}
 	if err == nil && found.AllowLocalhost != nil && !state.AllowLocalhost.Equal(types.BoolValue(*found.AllowLocalhost)) {
-		_, err = r.data.client.SetAllowLocalhost(ctx, s.Scope, *found.AllowLocalhost)
-		r.data.wroteSettings(s.Scope)
+		_, err = r.data.auth.SetIntegrationSettings(ctx, s, neonauth.IntegrationSettings{AllowLocalhost: found.AllowLocalhost})
 	}
-	r.data.settleDelete(ctx, s, err, nil, r.unable("Delete"),
+	r.settleDelete(ctx, s, err, nil,
 		"Putting back the name and allow_localhost of the integration "+s.String()+" inherited", diags)
 }
 
@@ -483,6 +476,6 @@ func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.
 				p, apiclient.AuthProviders, integrationImport.usage(), integrationImport.example, req.ID))
 		return
 	}
-	r.data.checkImportBranch(ctx, v, resp)
+	r.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("delete_data_on_destroy"), false)...)
 }

@@ -135,7 +135,9 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 // the branch.
 func TestAccAuthIntegration_previewBranch(t *testing.T) {
 	env := newBranchEnv(t)
-	production := env.branch()
+	prod, err := env.client().DefaultBranch(context.Background(), env.ProjectID)
+	env.must(err)
+	production := prod.ID
 	tc := env.testCase(
 		resource.TestStep{
 			Config: env.config(env.resource("neon_auth_integration", "test")),
@@ -146,7 +148,9 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 					if it := env.integration(); it == nil || it.BranchID != env.BranchID {
 						return fmt.Errorf("the branch %s has no integration of its own: %+v", env.BranchID, it)
 					}
-					switch _, err := env.client().ListIntegrations(context.Background(), env.scopeOf(production)); {
+					parent := *env
+					parent.BranchID = production
+					switch _, err := env.client().ListIntegrations(context.Background(), parent.scope()); {
 					case err == nil:
 						return fmt.Errorf("the production branch %s has Neon Auth too", production)
 					case !errors.Is(err, apiclient.ErrNotFound):
@@ -169,12 +173,13 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 // the production branch explicitly is the same integration as omitting it.
 func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
 	env := newProjectEnv(t)
-	staging := env.childBranch("staging")
+	on := *env
+	on.BranchID = env.childBranch("staging")
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config:      env.config(resourceBlock("neon_auth_integration", "test", env.ProjectID, staging, "")),
+			Config:      env.config(on.resource("neon_auth_integration", "test")),
 			PlanOnly:    true,
-			ExpectError: matchInOrder("Branch "+staging+" is not the production branch", `Set auth_api = "branch"`),
+			ExpectError: matchInOrder("Branch "+on.BranchID+" is not the production branch", `Set auth_api = "branch"`),
 		},
 		resource.TestStep{
 			Config:            env.config(env.resource("neon_auth_integration", "test")),
@@ -182,7 +187,7 @@ func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
 		},
 		resource.TestStep{
 			// Removing branch_id from the configuration keeps the stored one.
-			Config:           env.config(resourceBlock("neon_auth_integration", "test", env.ProjectID, "", "")),
+			Config:           env.config(`resource "neon_auth_integration" "test" { project_id = "` + env.ProjectID + `" }`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 	))
@@ -200,13 +205,13 @@ func TestAccAuthIntegration_revokedKey(t *testing.T) {
 	same := statecheck.CompareValue(compare.ValuesSame())
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config:            env.providerBlockWithKey(key) + body,
+			Config:            env.providerBlock(fmt.Sprintf("api_key = %q", key)) + body,
 			ConfigStateChecks: []statecheck.StateCheck{same.AddStateValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"))},
 		},
 		resource.TestStep{
 			PreConfig:   func() { env.must(env.Emu.RevokeKey(key)) },
-			Config:      env.providerBlockWithKey(key) + body,
-			ExpectError: mustMatch("API key is missing, invalid or revoked"),
+			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", key)) + body,
+			ExpectError: matchInOrder("API key is missing, invalid or revoked"),
 		},
 		resource.TestStep{
 			// With a valid key the same state is still there.
@@ -233,8 +238,8 @@ func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
 			resource.ParallelTest(t, env.testCase(
 				resource.TestStep{Config: env.config(body)},
 				resource.TestStep{
-					Config:      env.providerBlockWithKey(scoped) + body,
-					ExpectError: mustMatch("project-scoped key only sees its own project"),
+					Config:      env.providerBlock(fmt.Sprintf("api_key = %q", scoped)) + body,
+					ExpectError: matchInOrder("project-scoped key only sees its own project"),
 				},
 				resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 			))
@@ -285,7 +290,7 @@ func TestAccAuthIntegration_lostEnableAnsweredConflictIsAdopted(t *testing.T) {
 				if n := posts.Load(); n != 2 {
 					return fmt.Errorf("%d enables were sent, want the lost one and its re-send", n)
 				}
-				if n := env.Emu.Stats().Requests[env.authRoute("POST", "")][http.StatusConflict]; n != 1 {
+				if n := env.routeCount("POST /auth", http.StatusConflict); n != 1 {
 					return fmt.Errorf("the re-send was answered 409 %d times, want once", n)
 				}
 				return nil
@@ -305,12 +310,14 @@ func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
 		mode, branch, args string
 		warns              bool
 	}{
-		{authAPIBranch, env.BranchID, `  auth_provider = "stack"`, true},
-		{authAPIBranch, env.BranchID, `  auth_provider = "better_auth"`, false},
+		{authAPIBranch, env.BranchID, `auth_provider = "stack"`, true},
+		{authAPIBranch, env.BranchID, `auth_provider = "better_auth"`, false},
 		// The project-level API reaches only the production branch.
-		{authAPIProject, env.branch(), "", false},
+		{authAPIProject, "", "", false},
 	} {
-		cli.write("main.tf", requiredProviders+env.configIn(tc.mode, resourceBlock("neon_auth_integration", "test", env.ProjectID, tc.branch, tc.args+"\n")))
+		on := *env
+		on.Mode, on.BranchID = tc.mode, tc.branch
+		cli.write("main.tf", requiredProviders+on.config(on.resource("neon_auth_integration", "test", tc.args)))
 		if i == 0 {
 			cli.must(0, "init")
 		}
@@ -328,15 +335,10 @@ func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
 func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 	env := newEmulatorEnv(t, "it injects 423 answers and counts them", nil)
 	env.Mode = authAPIBranch
-	enable, disable := env.authRoute("POST", ""), env.authRoute("DELETE", "")
-	locked := func(route string) int { return env.Emu.Stats().Requests[route][http.StatusLocked] }
+	const enable, disable = "POST /projects/{project_id}/branches/{branch_id}/auth", "DELETE /projects/{project_id}/branches/{branch_id}/auth"
+	locked := func(route string) int { return env.routeCount(route, http.StatusLocked) }
 	block := func(retryTimeout string) string {
-		return env.providerBlockWithArgs(fmt.Sprintf(`
-  auth_api            = "branch"
-  requests_per_minute = 100000
-  max_retries         = 20
-  retry_timeout       = %q
-`, retryTimeout))
+		return env.providerBlock("max_retries = 20", fmt.Sprintf("retry_timeout = %q", retryTimeout))
 	}
 	cfg := block("2m") + env.resource("neon_auth_integration", "test")
 	// About every other request of the two routes is refused 423, with

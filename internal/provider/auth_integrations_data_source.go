@@ -61,11 +61,11 @@ func (d *authIntegrationsDataSource) Schema(_ context.Context, _ datasource.Sche
 func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authIntegrationsDataModel
 	summary := d.unable("Read")
-	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	s, ok := d.openData(ctx, req, &cfg, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	it, err := d.data.integration(ctx, s)
+	it, err := d.data.auth.Integration(ctx, s)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integrations of "+s.String(), err))
 		return

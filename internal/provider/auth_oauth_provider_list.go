@@ -28,8 +28,8 @@ func (l *authOAuthProviderList) ListResourceConfigSchema(_ context.Context, _ li
 }
 
 func (l *authOAuthProviderList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	l.data.list(ctx, &l.authOAuthProviderResource, oauthImport.resourceType, req, stream, func(ctx context.Context, s listScope) ([]found, error) {
-		ps, err := l.data.oauthProviders(ctx, s.Scope)
+	l.list(ctx, &l.authOAuthProviderResource, req, stream, func(ctx context.Context, s listScope) ([]foundObject, error) {
+		ps, err := l.data.auth.OAuthProviders(ctx, s.Scope)
 		return keyed(s, ps, err, func(p apiclient.OAuthProvider) string { return string(p.ID) })
 	})
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_oauth_provider resource: one OAuth provider of a branch's Neon
@@ -61,7 +62,7 @@ func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaR
 		MarkdownDescription: "An OAuth sign-in provider (Google, GitHub, Microsoft or Vercel) of a branch's Neon Auth " +
 			"(`…/auth/oauth_providers`), with the platform's shared keys or your own OAuth app. " +
 			"Import with `<project_id>/<branch_id>/<provider_id>`; `<project_id>/<provider_id>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("gets the OAuth provider", fromIntegration), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("gets the OAuth provider", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<provider_id>`.", false),
 			"provider_id": schema.StringAttribute{
 				MarkdownDescription: "Which OAuth provider: " + enumText(apiclient.OAuthProviderIDs, nil) + ". Changing it replaces the resource.",
@@ -118,7 +119,7 @@ func (r *authOAuthProviderResource) UpgradeState(context.Context) map[int64]reso
 }
 
 func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, scopeRules{}, req, resp)
+	r.planScope(ctx, scopeRules{}, req, resp)
 }
 
 // oauthTypePlanModifier plans `type` from the configuration: credentials mean
@@ -205,19 +206,6 @@ var oauthImport = importFormat{
 	example: "autumn-frost-12345678/br-quiet-leaf-12345678/google",
 }
 
-// listedOAuthProvider finds an OAuth provider in the scope's shared list; it
-// reports whether it is listed, and keeps what the list says of it.
-func (d *providerData) listedOAuthProvider(s authScope, id string, found **apiclient.OAuthProvider) func(context.Context) (bool, error) {
-	return func(ctx context.Context) (bool, error) {
-		ps, err := d.oauthProviders(ctx, s.Scope)
-		i := slices.IndexFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == id })
-		if i >= 0 && found != nil {
-			*found = &ps[i]
-		}
-		return i >= 0, err
-	}
-}
-
 // oauthRequest is what the plan (and, for the write-only secret, the
 // configuration) sends; credentials reports whether it has client
 // credentials.
@@ -238,7 +226,7 @@ func oauthRequest(ctx context.Context, plan authOAuthProviderModel, cfg attribut
 // request body with the credentials (withCreds) when the plan has them.
 type oauthWrite struct {
 	plan      authOAuthProviderModel
-	s         authScope
+	s         neonauth.Scope
 	body      apiclient.UpdateOAuthProviderRequest
 	withCreds bool
 }
@@ -246,11 +234,11 @@ type oauthWrite struct {
 // beginWrite opens Create and Update: the plan, its scope, and the body
 // from the plan and the configuration's write-only secret.
 func (r *authOAuthProviderResource) beginWrite(ctx context.Context, planned stateGetter, cfg attributeGetter, summary string,
-	provider authProvider, diags *diag.Diagnostics,
+	source providerSource, diags *diag.Diagnostics,
 ) (oauthWrite, bool) {
 	var w oauthWrite
 	var ok bool
-	if w.plan, w.s, ok = beginIn[authOAuthProviderModel](ctx, r.data, planned, summary, provider, diags); !ok {
+	if w.plan, w.s, ok = beginIn[authOAuthProviderModel](ctx, r.data, planned, summary, source, diags); !ok {
 		return w, false
 	}
 	w.body, w.withCreds = oauthRequest(ctx, w.plan, cfg, diags)
@@ -260,7 +248,7 @@ func (r *authOAuthProviderResource) beginWrite(ctx context.Context, planned stat
 func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer oauthImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
-	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, orIntegrations, &resp.Diagnostics)
+	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -270,15 +258,14 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 	// branch inherited it, and refused otherwise, so that Terraform never
 	// deletes one it did not add.
 	var found *apiclient.OAuthProvider
-	if listed, err := r.data.listedOAuthProvider(s, id, &found)(ctx); err == nil && listed {
-		r.adopt(ctx, w, found, resp)
+	if listed, err := r.data.auth.ListedOAuthProvider(s, id, &found)(ctx); err == nil && listed {
+		r.takeOver(ctx, w, found, resp)
 		return
 	}
-	created, err := r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{
+	created, err := r.data.auth.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{
 		ID: neonapi.NeonAuthOauthProviderID(id), ClientID: body.ClientID, ClientSecret: body.ClientSecret, MicrosoftTenantID: body.MicrosoftTenantID})
-	r.data.wroteOAuthProviders(s.Scope)
 	if err == nil && created.Recovered {
-		created, err = r.adoptLostCreate(ctx, s, created, id, body, withCreds, &resp.Diagnostics)
+		created, err = r.recoverLostCreate(ctx, s, created, id, body, withCreds, &resp.Diagnostics)
 	}
 	if errors.Is(err, apiclient.ErrNoSharedOAuthKeys) {
 		resp.Diagnostics.AddAttributeError(path.Root("client_id"), "No shared credentials for this OAuth provider",
@@ -309,15 +296,15 @@ type foundOAuthProvider struct {
 	ClientID string `json:"client_id,omitempty"`
 }
 
-// adopt follows a create that found its OAuth provider already on the
+// takeOver follows a create that found its OAuth provider already on the
 // branch: one the branch inherited from its parent is taken over and given
 // the planned credentials; anything else is refused with an import hint.
-func (r *authOAuthProviderResource) adopt(ctx context.Context, w oauthWrite, listed *apiclient.OAuthProvider, resp *resource.CreateResponse) {
+func (r *authOAuthProviderResource) takeOver(ctx context.Context, w oauthWrite, listed *apiclient.OAuthProvider, resp *resource.CreateResponse) {
 	summary, s, id := r.unable("Create"), w.s, w.plan.ProviderID.ValueString()
-	inh := r.data.inheritanceOf(ctx, s)
-	if !inh.adopt() {
+	to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id})
+	if !to.Allowed() {
 		resp.Diagnostics.AddError(summary, fmt.Sprintf("Adding the %s OAuth provider to %s: it is already there.", id, s.Scope)+
-			importHint(fmt.Sprintf("The %s already has the %s OAuth provider. %s", s.Scope, id, inh.why),
+			importHint(fmt.Sprintf("The %s already has the %s OAuth provider. %s", s.Scope, id, takeOverRefusal(s, to)),
 				oauthImport.resourceType, compositeID(s.ProjectID, s.BranchID, id)))
 		return
 	}
@@ -328,13 +315,12 @@ func (r *authOAuthProviderResource) adopt(ctx context.Context, w oauthWrite, lis
 				"destroy could not put back: the API never returns a client secret. Set client_id and client_secret (or "+
 				"client_secret_wo) of an OAuth app whose redirect URIs include this branch's callback (<base_url of its "+
 				"integration>/callback/%[3]s) — the inherited app's, once you have added that URI, or one for previews.",
-				s.BranchID, inh.parent, id))
+				s.BranchID, to.Parent, id))
 		return
 	}
 	got := listed
 	if w.withCreds || w.body.MicrosoftTenantID != nil {
-		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, w.body)
-		r.data.wroteOAuthProviders(s.Scope)
+		updated, err := r.data.auth.UpdateOAuthProvider(ctx, s, id, w.body)
 		if err != nil {
 			resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the credentials of the %s OAuth provider %s inherited", id, s.Scope), err))
 			return
@@ -344,26 +330,25 @@ func (r *authOAuthProviderResource) adopt(ctx context.Context, w oauthWrite, lis
 	plan := w.plan
 	plan.fromAPI(s, got)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	recordAdopted(ctx, resp.Private, inh.parent, foundOAuthProvider{Type: string(listed.Type), ClientID: apiclient.Deref(listed.ClientID)}, &resp.Diagnostics)
+	recordTakeOver(ctx, resp.Private, to.Parent, foundOAuthProvider{Type: string(listed.Type), ClientID: apiclient.Deref(listed.ClientID)}, &resp.Diagnostics)
 	onDestroy := "Destroy leaves it on the branch. The API never returns a client secret, so destroy cannot put back inherited credentials " +
 		"that this configuration replaced."
 	if string(listed.Type) == apiclient.TypeShared {
 		onDestroy = "Destroy leaves it on the branch, with the shared keys it had."
 	}
-	adoptedWarning(&resp.Diagnostics, s, inh.parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type), onDestroy)
+	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type), onDestroy)
 }
 
-// adoptLostCreate follows a create whose response was lost but whose provider
-// is listed. The list shows only the type, so a provider that does not have
+// recoverLostCreate follows a create whose response was lost but whose
+// provider is listed. The list shows only the type, so a provider that does not have
 // the planned type is given the configured credentials; one with credentials
 // the configuration lacks is refused.
-func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authScope, listed *apiclient.OAuthProvider, id string,
+func (r *authOAuthProviderResource) recoverLostCreate(ctx context.Context, s neonauth.Scope, listed *apiclient.OAuthProvider, id string,
 	body apiclient.UpdateOAuthProviderRequest, withCreds bool, diags *diag.Diagnostics,
 ) (*apiclient.OAuthProvider, error) {
 	switch {
 	case withCreds && string(listed.Type) != apiclient.TypeStandard:
-		updated, err := r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
-		r.data.wroteOAuthProviders(s.Scope)
+		updated, err := r.data.auth.UpdateOAuthProvider(ctx, s, id, body)
 		if err != nil {
 			return nil, fmt.Errorf("the create response was lost; the provider exists but setting its credentials failed: %w", err)
 		}
@@ -382,13 +367,13 @@ func (r *authOAuthProviderResource) adoptLostCreate(ctx context.Context, s authS
 func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer oauthImport.identifyRead(ctx, req, resp)
 	summary := r.unable("Read")
-	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, orIntegrations, &resp.Diagnostics)
+	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	id := state.ProviderID.ValueString()
 	var found *apiclient.OAuthProvider
-	if !r.data.readListed(ctx, s, r.data.listedOAuthProvider(s, id, &found), summary, "the "+id+" OAuth provider", resp) {
+	if !r.readListed(ctx, s, r.data.auth.ListedOAuthProvider(s, id, &found), "the "+id+" OAuth provider", resp) {
 		return
 	}
 	warnUnknownValue(&resp.Diagnostics, fmt.Sprintf("The type of the %s OAuth provider of %s", id, s.Scope), found.Type, apiclient.TypeShared, apiclient.TypeStandard)
@@ -399,7 +384,7 @@ func (r *authOAuthProviderResource) Read(ctx context.Context, req resource.ReadR
 // fromAPI writes what the API tells of the OAuth provider into m: its type
 // (nil: m's stays). client_id, the secret and the tenant are never listed:
 // m keeps its values, and the write-only secret is never stored.
-func (m *authOAuthProviderModel) fromAPI(s authScope, p *apiclient.OAuthProvider) {
+func (m *authOAuthProviderModel) fromAPI(s neonauth.Scope, p *apiclient.OAuthProvider) {
 	m.recordScope(s)
 	m.ID = types.StringValue(branchObjectID(s, m.ProviderID.ValueString()))
 	if p != nil {
@@ -415,7 +400,7 @@ func (m *authOAuthProviderModel) fromAPI(s authScope, p *apiclient.OAuthProvider
 func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer oauthImport.identifyUpdated(ctx, resp)
 	summary := r.unable("Update")
-	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, asModeled, &resp.Diagnostics)
+	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -423,8 +408,7 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 	var updated *apiclient.OAuthProvider
 	if withCreds || body.MicrosoftTenantID != nil {
 		var err error
-		updated, err = r.data.client.UpdateOAuthProvider(ctx, s.Scope, id, body)
-		r.data.wroteOAuthProviders(s.Scope)
+		updated, err = r.data.auth.UpdateOAuthProvider(ctx, s, id, body)
 		if err != nil {
 			detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Updating the %s OAuth provider of %s", id, s.Scope), err)
 			if isNotFound(err) {
@@ -440,20 +424,19 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 
 func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
-	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authOAuthProviderModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	id := state.ProviderID.ValueString()
-	if rec, adopted := adoptedFrom[foundOAuthProvider](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
-		if adopted {
+	if rec, takenOver := recordedTakeOver[foundOAuthProvider](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
+		if takenOver {
 			r.putBack(ctx, s, state, rec.Found, &resp.Diagnostics)
 		}
 		return
 	}
-	err := r.data.client.DeleteOAuthProvider(ctx, s.Scope, id)
-	r.data.wroteOAuthProviders(s.Scope)
-	r.data.settleDelete(ctx, s, err, r.data.listedOAuthProvider(s, id, nil), summary,
+	err := r.data.auth.DeleteOAuthProvider(ctx, s, id)
+	r.settleDelete(ctx, s, err, r.data.auth.ListedOAuthProvider(s, id, nil),
 		fmt.Sprintf("Deleting the %s OAuth provider of %s", id, s.Scope), &resp.Diagnostics)
 }
 
@@ -461,18 +444,17 @@ func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.Del
 // branch: it stays. One that was shared and was given credentials goes back
 // to the shared keys (the API cannot turn a standard provider shared in
 // place: it is deleted and added again).
-func (r *authOAuthProviderResource) putBack(ctx context.Context, s authScope, state authOAuthProviderModel, found foundOAuthProvider, diags *diag.Diagnostics) {
+func (r *authOAuthProviderResource) putBack(ctx context.Context, s neonauth.Scope, state authOAuthProviderModel, found foundOAuthProvider, diags *diag.Diagnostics) {
 	id := state.ProviderID.ValueString()
 	if found.Type != apiclient.TypeShared || state.Type.ValueString() == apiclient.TypeShared {
 		tflog.Info(ctx, "leaving the inherited OAuth provider on the branch", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id})
 		return
 	}
-	err := r.data.client.DeleteOAuthProvider(ctx, s.Scope, id)
+	err := r.data.auth.DeleteOAuthProvider(ctx, s, id)
 	if err == nil || isNotFound(err) {
-		_, err = r.data.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(id)})
+		_, err = r.data.auth.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(id)})
 	}
-	r.data.wroteOAuthProviders(s.Scope)
-	r.data.settleDelete(ctx, s, err, nil, r.unable("Delete"),
+	r.settleDelete(ctx, s, err, nil,
 		fmt.Sprintf("Putting back the shared keys of the %s OAuth provider %s inherited", id, s.Scope), diags)
 }
 
@@ -491,6 +473,6 @@ func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resourc
 				oauthImport.usage(), strings.Join(apiclient.OAuthProviderIDs, ", "), oauthImport.example, req.ID))
 		return
 	}
-	r.data.checkImportBranch(ctx, v, resp)
+	r.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, v["provider_id"]))...)
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,36 +21,6 @@ import (
 )
 
 const oauthAddr = "neon_auth_oauth_provider.test"
-
-// emuOAuthProvider returns the emulator's record of one OAuth provider.
-func emuOAuthProvider(env *accEnv, id string) (emulator.OAuthProvider, bool) {
-	for _, p := range env.Emu.OAuthProviders(env.ProjectID) {
-		if p.ID == id {
-			return p, true
-		}
-	}
-	return emulator.OAuthProvider{}, false
-}
-
-// expectEmuOAuth checks the emulator's record after an apply.
-func expectEmuOAuth(env *accEnv, id, typ, clientID, secret string) statecheck.StateCheck {
-	return apiCheck(func() error {
-		p, ok := emuOAuthProvider(env, id)
-		if !ok {
-			return fmt.Errorf("emulator has no %s OAuth provider", id)
-		}
-		if p.Type != typ || p.ClientID != clientID || p.ClientSecret != secret {
-			return fmt.Errorf("emulator has %s type=%q client_id=%q secret set=%t, want type=%q client_id=%q and the configured secret",
-				id, p.Type, p.ClientID, p.ClientSecret != "", typ, clientID)
-		}
-		return nil
-	})
-}
-
-// oauthGoneIntegrationKept: no OAuth provider is left and the integration is.
-func oauthGoneIntegrationKept(env *accEnv) func(*terraform.State) error {
-	return goneIntegrationKept(env, "OAuth providers", func() []emulator.OAuthProvider { return env.Emu.OAuthProviders(env.ProjectID) })
-}
 
 // expectListedOAuth checks the OAuth providers the test's branch lists, each
 // wanted as "<id> <type>" or "<id> <type> <client id>"; a client id is
@@ -253,18 +224,24 @@ func TestAccAuthOAuthProvider_credentialsReachTheAPI(t *testing.T) {
 						env.resource("neon_auth_oauth_provider", "microsoft", `provider_id = "microsoft"`, `client_id = "ms-app"`, `client_secret = "ms-secret"`,
 							"microsoft_tenant_id = "+strconv.Quote(tenant)))
 			}
+			// What the emulator stored of each provider: type, client id,
+			// secret and tenant.
 			stored := func(googleClient, woSecret, tenant string) []statecheck.StateCheck {
-				return []statecheck.StateCheck{
-					expectEmuOAuth(env, "google", "standard", googleClient, "secret-1"),
-					expectEmuOAuth(env, "github", "standard", "gh-client", woSecret),
-					expectEmuOAuth(env, "microsoft", "standard", "ms-app", "ms-secret"),
-					apiCheck(func() error {
-						if p, _ := emuOAuthProvider(env, "microsoft"); p.MicrosoftTenantID != tenant {
-							return fmt.Errorf("the emulator's microsoft provider has tenant %q, want %q", p.MicrosoftTenantID, tenant)
+				return []statecheck.StateCheck{apiCheck(func() error {
+					want := []emulator.OAuthProvider{
+						{ID: "google", Type: "standard", ClientID: googleClient, ClientSecret: "secret-1"},
+						{ID: "github", Type: "standard", ClientID: "gh-client", ClientSecret: woSecret},
+						{ID: "microsoft", Type: "standard", ClientID: "ms-app", ClientSecret: "ms-secret", MicrosoftTenantID: tenant},
+					}
+					for _, w := range want {
+						i := slices.IndexFunc(env.Emu.OAuthProviders(env.ProjectID), func(p emulator.OAuthProvider) bool { return p.ID == w.ID })
+						if i < 0 || !reflect.DeepEqual(env.Emu.OAuthProviders(env.ProjectID)[i], w) {
+							return fmt.Errorf("the emulator's %s provider is not as configured (type %s, client id %s, tenant %q)",
+								w.ID, w.Type, w.ClientID, w.MicrosoftTenantID)
 						}
-						return nil
-					}),
-				}
+					}
+					return nil
+				})}
 			}
 			tc := env.testCase(
 				resource.TestStep{Config: cfg("client-1", "wo-secret-1", 1, "tenant-1"), ConfigStateChecks: stored("client-1", "wo-secret-1", "tenant-1")},
@@ -285,7 +262,7 @@ func TestAccAuthOAuthProvider_credentialsReachTheAPI(t *testing.T) {
 				},
 			)
 			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-			tc.CheckDestroy = oauthGoneIntegrationKept(env)
+			tc.CheckDestroy = env.destroyedKeepingAuth(expectListedOAuth(env))
 			resource.ParallelTest(t, tc)
 		})
 	}

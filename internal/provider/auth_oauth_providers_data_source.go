@@ -55,11 +55,11 @@ func (d *authOAuthProvidersDataSource) Schema(_ context.Context, _ datasource.Sc
 func (d *authOAuthProvidersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg authOAuthProvidersDataModel
 	summary := d.unable("Read")
-	s, ok := d.data.openData(ctx, req, &cfg, summary, &resp.Diagnostics)
+	s, ok := d.openData(ctx, req, &cfg, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	list, err := d.data.oauthProviders(ctx, s.Scope)
+	list, err := d.data.auth.OAuthProviders(ctx, s)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the OAuth providers of "+s.String(), err))
 		return

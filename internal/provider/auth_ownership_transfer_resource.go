@@ -64,7 +64,7 @@ func (r *authOwnershipTransferResource) UpgradeState(context.Context) map[int64]
 }
 
 func (r *authOwnershipTransferResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, scopeRules{productionStack: true}, req, resp)
+	r.planScope(ctx, scopeRules{productionStack: true}, req, resp)
 }
 
 func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -73,13 +73,13 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 		return
 	}
 	summary := r.unable("Create")
-	s, ok := r.data.stackScope(ctx, plan.scopeModel, r.typeName, summary, &resp.Diagnostics)
+	s, ok := r.stackScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	what := fmt.Sprintf("Requesting the ownership transfer of the %s auth project of project %s", s.AuthProvider, s.ProjectID)
 
-	transfer, err := r.data.client.TransferOwnership(ctx, s.Scope, s.AuthProvider)
+	transfer, err := r.data.auth.TransferOwnership(ctx, s)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, what, err))
 		return
@@ -89,10 +89,9 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 		return
 	}
 
-	// owned_by now is the platform's value, the reference for transferred.
-	// The list is read afresh: a cached one may predate a confirmation.
-	r.data.reads.integrations.invalidate(r.data.key(s.Scope))
-	it, ok := r.data.readIntegration(ctx, s, summary, &resp.Diagnostics)
+	// owned_by now is the platform's value, the reference for transferred
+	// (the request forgot the integration read before it).
+	it, ok := r.readIntegration(ctx, s, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -116,11 +115,11 @@ func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource
 // itself cannot be read: if the integration is gone or was re-created, the
 // request went with it.
 func (r *authOwnershipTransferResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, s, ok := beginIn[authOwnershipTransferModel](ctx, r.data, req.State, r.unable("Read"), asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authOwnershipTransferModel](ctx, r.data, req.State, r.unable("Read"), fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	it, ok := r.data.readIntegration(ctx, s, r.unable("Read"), &resp.Diagnostics)
+	it, ok := r.readIntegration(ctx, s, r.unable("Read"), &resp.Diagnostics)
 	if !ok {
 		return
 	}

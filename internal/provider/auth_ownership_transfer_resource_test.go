@@ -29,16 +29,6 @@ func transferState(ownedBy string, transferred bool) []statecheck.StateCheck {
 	}
 }
 
-// transferAttrs is transferState for steps that take only Check functions
-// (refresh-only steps).
-func transferAttrs(ownedBy string, transferred bool) resource.TestCheckFunc {
-	return resource.ComposeAggregateTestCheckFunc(
-		resource.TestCheckResourceAttr(transferAddr, "owned_by", ownedBy),
-		resource.TestCheckResourceAttr(transferAddr, "transferred", fmt.Sprint(transferred)),
-		resource.TestCheckResourceAttr(integrationAddr, "owned_by", ownedBy),
-	)
-}
-
 // The transfer request, in both API families, on the production branch of
 // a project of the test's own (only a Stack Auth integration there has a
 // managed project to transfer): the link is requested and is sensitive;
@@ -128,12 +118,15 @@ func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
 				resource.TestStep{
 					RefreshState:      true,
 					RefreshPlanChecks: resource.RefreshPlanChecks{PostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-					Check: resource.ComposeAggregateTestCheckFunc(transferAttrs("user", true), func(*terraform.State) error {
-						if n := env.routeCount(routeTransfer); n != 1 {
-							return fmt.Errorf("%d transfer requests, want 1", n)
-						}
-						return nil
-					}),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr(transferAddr, "owned_by", "user"),
+						resource.TestCheckResourceAttr(transferAddr, "transferred", "true"),
+						resource.TestCheckResourceAttr(integrationAddr, "owned_by", "user"), func(*terraform.State) error {
+							if n := env.routeCount(routeTransfer); n != 1 {
+								return fmt.Errorf("%d transfer requests, want 1", n)
+							}
+							return nil
+						}),
 				},
 				resource.TestStep{
 					ResourceName:            integrationAddr,
@@ -207,9 +200,11 @@ func TestAccAuthOwnershipTransfer_withoutIntegration(t *testing.T) {
 	env := newBranchEnv(t)
 	// The transfer is the project-level API's, on the production branch,
 	// which has no Neon Auth.
+	production := *env
+	production.BranchID = ""
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config:      env.configIn(authAPIProject, resourceBlock("neon_auth_ownership_transfer", "test", env.ProjectID, env.branch(), "")),
+			Config:      env.providerBlock(`auth_api = "project"`) + production.resource("neon_auth_ownership_transfer", "test"),
 			ExpectError: matchInOrder("has no Neon Auth integration", "Create a neon_auth_integration first"),
 		},
 	))

@@ -63,7 +63,7 @@ func TestAccAuthPhoneNumberPlugin_upgradeDropsAllowedAttempts(t *testing.T) {
 		neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(120)})
 	env.must(err)
 	p, sent := env.counted()
-	cli := newCLIDirServing(t, p, nil)
+	cli := newCLIDir(t, p, nil)
 	config := func(extra ...string) string {
 		return requiredProviders + env.providerBlock() +
 			env.resource("neon_auth_phone_number_plugin", "this", append([]string{"enabled        = true", "otp_expires_in = 120"}, extra...)...)

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_sdk_keys resource: a key pair of the production branch's Stack
@@ -79,7 +80,7 @@ func (r *authSDKKeysResource) UpgradeState(context.Context) map[int64]resource.S
 }
 
 func (r *authSDKKeysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, scopeRules{productionStack: true}, req, resp)
+	r.planScope(ctx, scopeRules{productionStack: true}, req, resp)
 }
 
 func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -88,12 +89,12 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 	summary := r.unable("Create")
-	s, ok := r.data.stackScope(ctx, plan.scopeModel, r.typeName, summary, &resp.Diagnostics)
+	s, ok := r.stackScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	what := fmt.Sprintf("Minting SDK keys for the %s integration of project %s", s.AuthProvider, s.ProjectID)
-	creds, err := r.data.client.CreateSDKKeys(ctx, s.Scope, s.AuthProvider)
+	creds, err := r.data.auth.CreateSDKKeys(ctx, s)
 	switch {
 	case errors.Is(err, apiclient.ErrOutcomeUnknown):
 		// Minting cannot be read back, so it is not sent again blindly.
@@ -112,7 +113,7 @@ func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateReq
 
 // fromAPI writes a key pair the API minted at time created into m: the
 // only answer that carries the keys.
-func (m *authSDKKeysModel) fromAPI(s authScope, creds *apiclient.IntegrationCredentials, created string) {
+func (m *authSDKKeysModel) fromAPI(s neonauth.Scope, creds *apiclient.IntegrationCredentials, created string) {
 	m.ID = types.StringValue(branchObjectID(s, s.AuthProvider, created))
 	m.CreatedAt = types.StringValue(created)
 	m.AuthProviderProjectID = types.StringValue(creds.AuthProviderProjectID)
@@ -126,11 +127,11 @@ func (m *authSDKKeysModel) fromAPI(s authScope, creds *apiclient.IntegrationCred
 // Read keeps the keys (the API cannot return them) and drops the resource
 // when the integration that minted them is gone or was replaced.
 func (r *authSDKKeysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, s, ok := beginIn[authSDKKeysModel](ctx, r.data, req.State, r.unable("Read"), asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authSDKKeysModel](ctx, r.data, req.State, r.unable("Read"), fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	it, ok := r.data.readIntegration(ctx, s, r.unable("Read"), &resp.Diagnostics)
+	it, ok := r.readIntegration(ctx, s, r.unable("Read"), &resp.Diagnostics)
 	if !ok {
 		return
 	}

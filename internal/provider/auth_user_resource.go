@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_user resource: a user of a branch's Neon Auth, with its roles.
@@ -54,7 +55,7 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		MarkdownDescription: "A user of a branch's Neon Auth, for seed, test and service accounts: `POST …/branches/{branch_id}/auth/users` " +
 			"or `POST /projects/auth/user`. No endpoint reads a user back. " +
 			"Import with `<project_id>/<branch_id>/<user_id>`; `<project_id>/<user_id>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("holds the user", fromIntegration), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("holds the user", integrationAuthProvider), map[string]schema.Attribute{
 			"id":      computedString("`<project_id>/<branch_id>/<user_id>`.", false),
 			"user_id": computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),
 			"email": schema.StringAttribute{
@@ -95,7 +96,7 @@ func (r *authUserResource) UpgradeState(context.Context) map[int64]resource.Stat
 }
 
 func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, userRules, req, resp)
+	r.planScope(ctx, userRules, req, resp)
 	// email is optional only so that an imported user (whose email no
 	// endpoint returns) plans no change without it; a new user needs one.
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && !isConfigured(req.Config.Raw, "email") {
@@ -107,7 +108,8 @@ func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 
 // replaceUnlessImported forces replacement on any change, except the first
 // one after an import: the API cannot return email and name, so a null in an
-// imported state means "unknown", and the configured value is adopted.
+// imported state means "unknown", and the configured value is stored as it
+// is.
 func replaceUnlessImported() planmodifier.String {
 	return stringplanmodifier.RequiresReplaceIf(
 		func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
@@ -129,14 +131,14 @@ var userImport = importFormat{
 func (r *authUserResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer userImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
-	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, summary, orIntegrations, &resp.Diagnostics)
+	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, summary, fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	email := plan.Email.ValueString()
 	what := fmt.Sprintf("Creating the user %s in the %s integration of %s", email, s.AuthProvider, s.Scope)
 
-	user, err := r.data.client.CreateUser(ctx, s.Scope, apiclient.CreateUserRequest{AuthProvider: s.AuthProvider, Email: email, Name: plan.Name.ValueString()})
+	user, err := r.data.auth.CreateUser(ctx, s, email, plan.Name.ValueString())
 	switch {
 	case errors.Is(err, apiclient.ErrOutcomeUnknown):
 		// No endpoint reads a user back, so the request is not sent again
@@ -147,7 +149,7 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 			"the user was created. "+userImportHint(branchObjectID(s), email))
 		return
 	case errors.Is(err, apiclient.ErrConflict):
-		r.adopt(ctx, s, plan, apiErrorDetail(what, err), resp)
+		r.takeOver(ctx, s, plan, apiErrorDetail(what, err), resp)
 		return
 	case err != nil:
 		resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, what, err))
@@ -164,7 +166,7 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 	roles := plan.Roles
 	plan.Roles = types.ListNull(types.StringType)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.data.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
+	r.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
 	// The user exists now; if its roles cannot be set, the state says so
 	// (no roles) and the next apply tries again.
 	if r.setRoles(ctx, s, user.ID, roles, &resp.Diagnostics) {
@@ -172,44 +174,44 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 	}
 }
 
-// adopt follows a create refused because a user with the email exists: one
-// the branch inherited from its parent is taken over, without its id (no
+// takeOver follows a create refused because a user with the email exists:
+// one the branch inherited from its parent is taken over, without its id (no
 // endpoint finds a user by email), so it can be neither deleted nor given
 // roles; anything else is refused with an import hint.
-func (r *authUserResource) adopt(ctx context.Context, s authScope, plan authUserModel, refused string, resp *resource.CreateResponse) {
+func (r *authUserResource) takeOver(ctx context.Context, s neonauth.Scope, plan authUserModel, refused string, resp *resource.CreateResponse) {
 	summary, email := r.unable("Create"), plan.Email.ValueString()
-	inh := r.data.inheritanceOf(ctx, s)
+	to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindUser, Key: email})
 	switch {
-	case !inh.adopt():
-		resp.Diagnostics.AddError(summary, refused+"\n\nA user with this email already exists in the auth project. "+inh.why+" "+
+	case !to.Allowed():
+		resp.Diagnostics.AddError(summary, refused+"\n\nA user with this email already exists in the auth project. "+takeOverRefusal(s, to)+" "+
 			userImportHint(branchObjectID(s), email))
 		return
 	case !plan.Roles.IsNull():
 		resp.Diagnostics.AddAttributeError(path.Root("roles"), summary,
 			fmt.Sprintf("Branch %s was created from branch %s and inherited the user %s, but no endpoint tells a user's id, which "+
 				"setting roles needs. Remove roles to take the user over as it is, or import it by id. %s",
-				s.BranchID, inh.parent, email, userImportHint(branchObjectID(s), email)))
+				s.BranchID, to.Parent, email, userImportHint(branchObjectID(s), email)))
 		return
 	}
 	plan.ID = types.StringValue(inheritedUserID(s, email))
 	plan.UserID = types.StringNull()
 	plan.recordScope(s)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.data.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
-	recordAdopted(ctx, resp.Private, inh.parent, struct{}{}, &resp.Diagnostics)
-	adoptedWarning(&resp.Diagnostics, s, inh.parent, "user "+email,
+	r.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
+	recordTakeOver(ctx, resp.Private, to.Parent, struct{}{}, &resp.Diagnostics)
+	takeOverWarning(&resp.Diagnostics, s, to.Parent, "user "+email,
 		"No endpoint tells an existing user's id, so user_id stays null and roles cannot be set; destroy leaves the user on the branch.")
 }
 
 // inheritedUserID is the id of a user taken over without its user id:
 // `<project_id>/<branch_id>/email:<email>`.
-func inheritedUserID(s authScope, email string) string {
+func inheritedUserID(s neonauth.Scope, email string) string {
 	return branchObjectID(s, "email:"+email)
 }
 
 // setRoles sends the planned roles of a user (nothing when they are null);
 // false when that failed (an error diagnostic says why).
-func (r *authUserResource) setRoles(ctx context.Context, s authScope, userID string, roles types.List, diags *diag.Diagnostics) bool {
+func (r *authUserResource) setRoles(ctx context.Context, s neonauth.Scope, userID string, roles types.List, diags *diag.Diagnostics) bool {
 	if roles.IsNull() || roles.IsUnknown() {
 		return true
 	}
@@ -224,14 +226,14 @@ func (r *authUserResource) setRoles(ctx context.Context, s authScope, userID str
 	if diags.HasError() {
 		return false
 	}
-	if err := r.data.client.SetUserRoles(ctx, s.Scope, userID, list); err != nil {
+	if err := r.data.auth.SetUserRoles(ctx, s, userID, list); err != nil {
 		diags.AddError(r.unable("Set")+" Roles", r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the roles of the user %s of %s", userID, s.Scope), err))
 		return false
 	}
 	return true
 }
 
-// userImportHint tells how to adopt a user that exists at the auth provider
+// userImportHint tells how to import a user that exists at the auth provider
 // but not in Terraform's state; branch is `<project_id>/<branch_id>`.
 func userImportHint(branch, email string) string {
 	return fmt.Sprintf("The user with email %[2]s exists at the auth provider. Find its id in the project database:\n\n"+
@@ -247,11 +249,11 @@ func userImportHint(branch, email string) string {
 // again, its users went with it.
 func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer userImport.identifyRead(ctx, req, resp)
-	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, r.unable("Read"), orIntegrations, &resp.Diagnostics)
+	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, r.unable("Read"), fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if outlived, ok := r.data.integrationOutlived(ctx, req.Private, resp.Private, s, r.unable("Read"), &resp.Diagnostics); ok && outlived {
+	if outlived, ok := r.integrationOutlived(ctx, req.Private, resp.Private, s, &resp.Diagnostics); ok && outlived {
 		tflog.Warn(ctx, "the integration of this auth user is gone, and the user with it; removing the user from state",
 			map[string]any{"project_id": s.ProjectID, "user_id": state.UserID.ValueString()})
 		resp.State.RemoveResource(ctx)
@@ -269,11 +271,11 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 }
 
-// Update sets changed roles (in place) and adopts the configured email and
+// Update sets changed roles (in place) and stores the configured email and
 // name after an import (any other change of them forces replacement).
 func (r *authUserResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer userImport.identifyUpdated(ctx, resp)
-	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, r.unable("Update"), asModeled, &resp.Diagnostics)
+	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, r.unable("Update"), fromModel, &resp.Diagnostics)
 	var prior authUserModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if !ok || resp.Diagnostics.HasError() {
@@ -287,21 +289,22 @@ func (r *authUserResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 // Delete deletes the user. A 404 alone does not say what is missing (the
-// project or the key's view of it, the integration, or the user); absence
-// does: an integration that is there means the user is already deleted.
+// project or the key's view of it, the integration, or the user);
+// settleDelete asks neonauth's Absence: an integration that is there means
+// the user is already deleted.
 func (r *authUserResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
-	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, summary, asModeled, &resp.Diagnostics)
+	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	userID := state.UserID.ValueString()
-	if _, adopted := adoptedFrom[struct{}](ctx, req.Private, &resp.Diagnostics); adopted || resp.Diagnostics.HasError() {
+	if _, takenOver := recordedTakeOver[struct{}](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
 		tflog.Info(ctx, "leaving the inherited user on the branch", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 		return
 	}
-	err := r.data.client.DeleteUser(ctx, s.Scope, userID)
-	r.data.settleDelete(ctx, s, err, nil, summary, fmt.Sprintf("Deleting the user %s of %s", userID, s.Scope), &resp.Diagnostics)
+	err := r.data.auth.DeleteUser(ctx, s, userID)
+	r.settleDelete(ctx, s, err, nil, fmt.Sprintf("Deleting the user %s of %s", userID, s.Scope), &resp.Diagnostics)
 }
 
 func (r *authUserResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -313,7 +316,7 @@ func (r *authUserResource) ImportState(ctx context.Context, req resource.ImportS
 	if !ok {
 		return
 	}
-	r.data.checkImportBranch(ctx, v, resp)
+	r.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, v["user_id"]))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("email"), types.StringNull())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), types.StringNull())...)

@@ -251,7 +251,7 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 				ResourceName:  userAddr,
 				ImportState:   true,
 				ImportStateId: env.ProjectID,
-				ExpectError:   mustMatch("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
+				ExpectError:   matchInOrder("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
 			},
 		)
 		tc.CheckDestroy = env.destroyedKeepingAuth(expectUser(env, email, false))
@@ -297,7 +297,7 @@ func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
 			env.Mode = mode
 			env.enableAuth()
 			user := env.resource("neon_auth_user", "test", `email = "gone@example.com"`)
-			del := env.authRoute("DELETE", "/users/{auth_user_id}")
+			const del = "DELETE /auth/users/{auth_user_id}"
 			tc := env.testCase(
 				resource.TestStep{Config: env.config(user)},
 				resource.TestStep{
@@ -314,8 +314,8 @@ func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
 						plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
 					}},
 					ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
-						if got := env.Emu.Stats().Requests[del]; got[http.StatusNotFound] != 1 || len(got) != 1 {
-							return fmt.Errorf("user deletions by status = %v, want one 404", got)
+						if n, all := env.routeCount(del, http.StatusNotFound), env.routeCount(del); n != 1 || all != 1 {
+							return fmt.Errorf("%d user deletions, %d of them answered 404; want one, answered 404", all, n)
 						}
 						return nil
 					})},

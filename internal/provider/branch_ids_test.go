@@ -19,25 +19,6 @@ import (
 // Ids that name their branch, and no plan that deletes an object on a branch
 // the configuration does not name.
 
-// crossBranchImports are, per resource type on a branch, the arguments of a
-// resource configured for the branch branchID and the id the 0.1
-// development builds printed for the production branch's object
-// (`<project_id>/…`, no branch).
-func crossBranchImports(projectID, branchID, userID string) []struct{ typ, args, id string } {
-	imports := []struct{ typ, args, id string }{
-		{"neon_auth_integration", "", projectID + "/better_auth"},
-		{"neon_auth_domain", `  domain = "https://app.example.com"` + "\n", projectID + "/https://app.example.com"},
-		{"neon_auth_oauth_provider", `  provider_id = "google"` + "\n", projectID + "/google"},
-		{"neon_auth_user", `  email = "seed@example.com"` + "\n", projectID + "/" + userID},
-		{"neon_auth_email_server", `  type = "shared"` + "\n", projectID},
-		{"neon_auth_domains", `  domains = ["https://app.example.com"]` + "\n", projectID},
-	}
-	for _, c := range settingsCases {
-		imports = append(imports, struct{ typ, args, id string }{c.typeName, c.create, projectID})
-	}
-	return imports
-}
-
 // Production's objects imported by the ids the 0.1 development builds printed (which name no branch,
 // so mean the production branch) into resources configured for a preview
 // branch: each plan fails naming both branches, for the integration, a
@@ -65,12 +46,28 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 	if _, err := c.UpdateEmailServer(ctx, prod, apiclient.SharedEmailServer()); err != nil {
 		t.Fatal(err)
 	}
-	preview := env.childBranch("preview")
+	on := *env
+	on.BranchID = env.childBranch("preview")
+	preview := on.BranchID
 
+	// Per resource type on a branch: the arguments of a resource configured
+	// for the preview, and the id the 0.1 development builds printed for the
+	// production branch's object (`<project_id>/…`, no branch).
+	imports := []struct{ typ, args, id string }{
+		{"neon_auth_integration", "", env.ProjectID + "/better_auth"},
+		{"neon_auth_domain", `domain = "https://app.example.com"`, env.ProjectID + "/https://app.example.com"},
+		{"neon_auth_oauth_provider", `provider_id = "google"`, env.ProjectID + "/google"},
+		{"neon_auth_user", `email = "seed@example.com"`, env.ProjectID + "/" + user.ID},
+		{"neon_auth_email_server", `type = "shared"`, env.ProjectID},
+		{"neon_auth_domains", `domains = ["https://app.example.com"]`, env.ProjectID},
+	}
+	for _, c := range settingsCases {
+		imports = append(imports, struct{ typ, args, id string }{c.typeName, c.create, env.ProjectID})
+	}
 	var steps []resource.TestStep
-	for _, imp := range crossBranchImports(env.ProjectID, preview, user.ID) {
+	for _, imp := range imports {
 		steps = append(steps, resource.TestStep{
-			Config: env.config(resourceBlock(imp.typ, "x", env.ProjectID, preview, imp.args) + fmt.Sprintf(`
+			Config: env.config(on.resource(imp.typ, "x", imp.args) + fmt.Sprintf(`
 import {
   to = %s.x
   id = %q
@@ -82,34 +79,34 @@ import {
 	}
 	// A resource in state whose configuration moves to another branch.
 	moved := func(branchID string) string {
-		return env.config(resourceBlock("neon_auth_domain", "admin", env.ProjectID, branchID, `  domain = "https://admin.example.com"`+"\n"))
+		on.BranchID = branchID
+		return env.config(on.resource("neon_auth_domain", "admin", `domain = "https://admin.example.com"`))
 	}
 	steps = append(steps,
 		resource.TestStep{Config: moved("")},
 		resource.TestStep{Config: moved(preview),
 			ExpectError: matchInOrder("Object on another branch", "lives on branch "+env.BranchID, "names branch "+preview)},
 		resource.TestStep{Config: moved(""), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			Check: func(*terraform.State) error { return productionIntact(env) }},
+			// Production's Neon Auth still has what the refused plans would
+			// have deleted.
+			Check: func(*terraform.State) error {
+				if env.integration() == nil {
+					return fmt.Errorf("production's integration is gone")
+				}
+				if _, ok := env.oauthProvider("google"); !ok {
+					return fmt.Errorf("production's google OAuth provider is gone")
+				}
+				if ds, err := env.client().ListDomains(context.Background(), env.scope()); err != nil ||
+					!slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return d.Domain == "https://app.example.com" }) {
+					return fmt.Errorf("production's domain https://app.example.com is gone: %v, %w", ds, err)
+				}
+				if !env.userExists("seed@example.com") {
+					return fmt.Errorf("production's user seed@example.com is gone")
+				}
+				return nil
+			}},
 	)
 	resource.ParallelTest(t, env.testCase(steps...))
-}
-
-// productionIntact checks that production's Neon Auth still has what the
-// refused plans would have deleted.
-func productionIntact(env *accEnv) error {
-	if env.integration() == nil {
-		return fmt.Errorf("production's integration is gone")
-	}
-	if _, ok := env.oauthProvider("google"); !ok {
-		return fmt.Errorf("production's google OAuth provider is gone")
-	}
-	if !slices.Contains(env.domains(), "https://app.example.com") {
-		return fmt.Errorf("production's domain https://app.example.com is gone")
-	}
-	if !env.userExists("seed@example.com") {
-		return fmt.Errorf("production's user seed@example.com is gone")
-	}
-	return nil
 }
 
 // A branch_id of another project is refused at plan, naming branch_id; when
@@ -118,7 +115,16 @@ func productionIntact(env *accEnv) error {
 // nothing in state to remove).
 func TestAccBranchIDs_branchOfAnotherProject(t *testing.T) {
 	env := newBranchEnv(t)
-	other, otherBranch := env.otherProject()
+	// Another project the key can see: the emulator's second, or one made
+	// for the test.
+	other, otherBranch := "", ""
+	if env.remote != nil {
+		other, otherBranch = env.remote.newProject(t, env.client())
+	} else {
+		b, err := env.client().DefaultBranch(context.Background(), env.Emu.ProjectIDs()[1])
+		env.must(err)
+		other, otherBranch = b.ProjectID, b.ID
+	}
 	cli := env.cli(nil)
 	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
 resource "neon_auth_integration" "x" {

@@ -21,7 +21,7 @@ import (
 func TestAccFunctionCanonicalOrigin_values(t *testing.T) {
 	env := &accEnv{t: t}
 	t.Setenv(envAPIKey, "")
-	if cliLacks(t, unconfiguredFunctions) {
+	if lacks(t, unconfiguredFunctions) != "" {
 		t.Setenv(envAPIKey, "never-sent")
 	}
 	cases := []struct{ in, want string }{
@@ -62,7 +62,7 @@ output "o" {
   value = provider::neon::canonical_origin(%q)
 }
 `, in),
-			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(`"url"`) + `.*` + mustMatch(fmt.Sprintf("The url argument %q %s", in, why)).String()),
+			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(`"url"`) + `.*` + matchInOrder(fmt.Sprintf("The url argument %q %s", in, why)).String()),
 		})
 	}
 	tc := env.testCase(steps...)
@@ -80,7 +80,9 @@ output "o" {
 func TestAccFunctionCanonicalOrigin_example(t *testing.T) {
 	env := newProjectEnv(t)
 	cli := env.cli(nil)
-	skipUnless(t, cli, providerFunctions)
+	if why := lacks(t, providerFunctions); why != "" {
+		t.Skip(why)
+	}
 	env.enableAuth()
 	cli.write("main.tf", requiredProviders+env.config(exampleBody(t, "functions/canonical_origin"))+`
 output "keys" {
@@ -101,14 +103,15 @@ output "keys" {
 		t.Fatal(err)
 	}
 	// Created in parallel: listed in any order.
-	listed := env.domains()
-	if want := []string{"http://localhost:3000", "https://app.example.com"}; !slices.Equal(keys, want) ||
-		!slices.Equal(slices.Sorted(slices.Values(listed)), want) {
-		t.Fatalf("for_each keys %q, listed domains %q; want both %q", keys, listed, want)
+	if want := []string{"http://localhost:3000", "https://app.example.com"}; !slices.Equal(keys, want) {
+		t.Fatalf("for_each keys %q, want %q", keys, want)
+	}
+	if err := env.expectDomains("http://localhost:3000", "https://app.example.com")(); err != nil {
+		t.Fatal(err)
 	}
 	cli.must(0, "plan", "-detailed-exitcode", "-input=false", project)
 	cli.must(0, "destroy", "-auto-approve", "-input=false", project)
-	if ds := env.domains(); len(ds) != 0 {
-		t.Errorf("destroy left domains: %v", ds)
+	if err := env.expectDomains()(); err != nil {
+		t.Errorf("after destroy: %v", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The named checks and set-up steps the acceptance tests share, in the way
@@ -36,21 +37,19 @@ func (f apiCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, 
 	resp.Error = f()
 }
 
-// scope is the test's branch in the family of the test's mode.
-func (e *accEnv) scope() apiclient.Scope { return e.scopeOf(e.BranchID) }
-
-// scopeOf is a branch of the test's project in the family of its mode.
-func (e *accEnv) scopeOf(branchID string) apiclient.Scope {
+// scope is the test's branch in the family of the test's mode. (A check of
+// another branch works on a copy of the env with that BranchID.)
+func (e *accEnv) scope() apiclient.Scope {
 	f := apiclient.FamilyProject
 	if e.Mode == authAPIBranch {
 		f = apiclient.FamilyBranch
 	}
-	return apiclient.Scope{ProjectID: e.ProjectID, BranchID: branchID, Family: f}
+	return apiclient.Scope{ProjectID: e.ProjectID, BranchID: e.BranchID, Family: f}
 }
 
 // authProvider is what a new integration gets in this mode when the
 // configuration does not say.
-func (e *accEnv) authProvider() string { return defaultAuthProvider(e.scope().Family) }
+func (e *accEnv) authProvider() string { return neonauth.DefaultAuthProvider(e.scope().Family) }
 
 // must fails the test on an error of a set-up or drift step.
 func (e *accEnv) must(err error) {
@@ -103,26 +102,20 @@ func (e *accEnv) destroyedKeepingAuth(checks ...apiCheck) resource.TestCheckFunc
 	}
 }
 
-// domains are the trusted domains of the test's branch, as listed.
-func (e *accEnv) domains() []string {
-	e.t.Helper()
-	ds, err := e.client().ListDomains(context.Background(), e.scope())
-	e.must(err)
-	out := make([]string, 0, len(ds))
-	for _, d := range ds {
-		out = append(out, d.Domain)
-	}
-	return out
-}
-
 // expectDomains checks the trusted domains of the test's branch, in any
 // order.
 func (e *accEnv) expectDomains(want ...string) apiCheck {
 	return func() error {
-		got := e.domains()
+		ds, err := e.client().ListDomains(context.Background(), e.scope())
+		if err != nil {
+			return err
+		}
+		got := make([]string, 0, len(ds))
+		for _, d := range ds {
+			got = append(got, d.Domain)
+		}
 		slices.Sort(got)
-		want = slices.Sorted(slices.Values(want))
-		if !slices.Equal(got, want) {
+		if want = slices.Sorted(slices.Values(want)); !slices.Equal(got, want) {
 			return fmt.Errorf("the branch's trusted domains are %q, want %q", got, want)
 		}
 		return nil
@@ -191,7 +184,7 @@ func (e *accEnv) childBranch(name string) string {
 	if e.remote != nil {
 		name = e.remote.name(e.t) + "-" + name
 	}
-	return newBranchFrom(e.t, e.client(), e.ProjectID, e.BranchID, name)
+	return newBranch(e.t, e.client(), e.ProjectID, e.BranchID, name)
 }
 
 // authOf is the whole Neon Auth of a branch as the public API shows it,
@@ -214,7 +207,11 @@ func (e *accEnv) authOf(branchID string) string {
 	if string(its[0].AuthProvider) == apiclient.AuthProviderBetterAuth {
 		bundle, err := c.GetPlugins(ctx, s)
 		e.must(err)
-		for _, name := range append([]string{apiclient.PartEmailProvider, apiclient.PartOAuthProviders, apiclient.PartAllowLocalhost}, settingNames()...) {
+		names := []string{apiclient.PartEmailProvider, apiclient.PartOAuthProviders, apiclient.PartAllowLocalhost}
+		for _, set := range betterauth.Settings {
+			names = append(names, set.Name)
+		}
+		for _, name := range names {
 			var part json.RawMessage
 			if ok, err := bundle.Part(name, &part); ok && err == nil {
 				whole[name] = part
@@ -229,17 +226,6 @@ func (e *accEnv) authOf(branchID string) string {
 	return string(b)
 }
 
-// settingNames are the names of the Better Auth settings in the bundle.
-func settingNames() []string {
-	var out []string
-	for _, s := range betterauth.Settings {
-		if s.Bundled {
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}
-
 // sameAuth checks that a branch's Neon Auth is still byte for byte what
 // authOf gave earlier (want); when names the moment, for the error.
 func (e *accEnv) sameAuth(branchID, want, when string) error {
@@ -249,18 +235,12 @@ func (e *accEnv) sameAuth(branchID, want, when string) error {
 	return nil
 }
 
-// mustMatch is regexp.MustCompile for error expectations that span lines:
-// Terraform wraps long diagnostics, so spaces match any whitespace.
-func mustMatch(s string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(s), " ", `\s+`))
-}
-
 // matchInOrder matches the parts in order anywhere in the output; spaces
 // match any whitespace, since Terraform wraps long diagnostics.
 func matchInOrder(parts ...string) *regexp.Regexp {
 	quoted := make([]string, len(parts))
 	for i, p := range parts {
-		quoted[i] = mustMatch(p).String()
+		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
 }

@@ -33,23 +33,18 @@ type cliDir struct {
 	env []string
 }
 
-// newCLIDir serves the provider in-process (the CLI attaches to it through
-// TF_REATTACH_PROVIDERS) and prepares an empty working directory.
-func newCLIDir(t *testing.T) *cliDir {
-	t.Helper()
-	return newCLIDirServing(t, New("test")(), nil)
-}
-
 // cli is a working directory driven by the CLI with the test's provider
 // (see accEnv.provider) served in-process, and others beside it.
 func (e *accEnv) cli(others map[string]tfprotov6.ProviderServer) *cliDir {
 	e.t.Helper()
-	return newCLIDirServing(e.t, e.provider(), others)
+	return newCLIDir(e.t, e.provider(), others)
 }
 
-// newCLIDirServing serves p, and others beside it, to a new working
-// directory.
-func newCLIDirServing(t *testing.T, p provider.Provider, others map[string]tfprotov6.ProviderServer) *cliDir {
+// newCLIDir serves p in-process (the CLI attaches to it through
+// TF_REATTACH_PROVIDERS), and others beside it by source address
+// ("neondatabase/neon"), such as a stand-in for another provider a
+// configuration uses, to an empty working directory.
+func newCLIDir(t *testing.T, p provider.Provider, others map[string]tfprotov6.ProviderServer) *cliDir {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("Acceptance tests skipped unless env 'TF_ACC' set")
@@ -66,7 +61,7 @@ func newCLIDirServing(t *testing.T, p provider.Provider, others map[string]tfpro
 	servers := map[string]tfprotov6.ProviderServer{"neon-auth/neon": providerserver.NewProtocol6(p)()}
 	maps.Copy(servers, others)
 	return &cliDir{t: t, dir: dir, cli: cli, env: []string{
-		"TF_REATTACH_PROVIDERS=" + serveInProcess(t, servers),
+		"TF_REATTACH_PROVIDERS=" + serve(t, servers),
 		"TF_CLI_CONFIG_FILE=" + rc,
 		"TF_IN_AUTOMATION=1",
 		"CHECKPOINT_DISABLE=1",
@@ -83,14 +78,39 @@ type reattachEntry struct {
 	Addr            struct{ Network, String string }
 }
 
-// serveInProcess starts each provider's gRPC server in this process and
-// returns the reattach configuration naming it under both registries'
-// addresses.
-func serveInProcess(t *testing.T, servers map[string]tfprotov6.ProviderServer) string {
+// serve starts each provider's gRPC server in this process, until the test
+// ends, and returns the reattach configuration naming it under both
+// registries' addresses.
+func serve(t *testing.T, servers map[string]tfprotov6.ProviderServer) string {
 	t.Helper()
 	entries := map[string]reattachEntry{}
 	for source, server := range servers {
-		e := serveOne(t, "registry.terraform.io/"+source, server)
+		ctx, cancel := context.WithCancel(context.Background())
+		reattach := make(chan *plugin.ReattachConfig, 1)
+		closed := make(chan struct{})
+		served := make(chan error, 1)
+		go func() {
+			served <- tf6server.Serve("registry.terraform.io/"+source, func() tfprotov6.ProviderServer { return server },
+				tf6server.WithDebug(ctx, reattach, closed),
+				tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})),
+				// The provider's logs go where TF_LOG_PATH_MASK says, as with
+				// terraform-plugin-testing; by default nowhere.
+				tf6server.WithLoggingSink(t),
+				tf6server.WithoutLogStderrOverride())
+		}()
+		var cfg *plugin.ReattachConfig
+		select {
+		case cfg = <-reattach:
+		case err := <-served:
+			cancel()
+			t.Fatalf("serving %s: %v", source, err)
+		}
+		t.Cleanup(func() {
+			cancel()
+			<-closed
+		})
+		e := reattachEntry{Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true}
+		e.Addr.Network, e.Addr.String = cfg.Addr.Network(), cfg.Addr.String()
 		entries["registry.terraform.io/"+source] = e
 		entries["registry.opentofu.org/"+source] = e
 	}
@@ -99,38 +119,6 @@ func serveInProcess(t *testing.T, servers map[string]tfprotov6.ProviderServer) s
 		t.Fatal(err)
 	}
 	return string(out)
-}
-
-// serveOne serves one provider until the test ends.
-func serveOne(t *testing.T, address string, server tfprotov6.ProviderServer) reattachEntry {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	reattach := make(chan *plugin.ReattachConfig, 1)
-	closed := make(chan struct{})
-	served := make(chan error, 1)
-	go func() {
-		served <- tf6server.Serve(address, func() tfprotov6.ProviderServer { return server },
-			tf6server.WithDebug(ctx, reattach, closed),
-			tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})),
-			// The provider's logs go where TF_LOG_PATH_MASK says, as with
-			// terraform-plugin-testing; by default nowhere.
-			tf6server.WithLoggingSink(t),
-			tf6server.WithoutLogStderrOverride())
-	}()
-	var cfg *plugin.ReattachConfig
-	select {
-	case cfg = <-reattach:
-	case err := <-served:
-		cancel()
-		t.Fatalf("serving %s: %v", address, err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-closed
-	})
-	e := reattachEntry{Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true}
-	e.Addr.Network, e.Addr.String = cfg.Addr.Network(), cfg.Addr.String()
-	return e
 }
 
 // write puts a file into the working directory.

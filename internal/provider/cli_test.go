@@ -39,30 +39,49 @@ func cliBinary() (string, error) {
 	return path, nil
 }
 
-// cliUnderTestPath is the binary terraform-plugin-testing drives, or empty
-// when it installs the Terraform release TF_ACC_TERRAFORM_VERSION names.
-func cliUnderTestPath() (string, error) {
+// cliUnderTest is the CLI terraform-plugin-testing drives, asked once per
+// test run: whether it is OpenTofu, and its release (as `version -json`
+// gives it; the one TF_ACC_TERRAFORM_VERSION names when the harness installs
+// a Terraform release itself).
+var cliUnderTest = sync.OnceValues(func() (cliRelease, error) {
 	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" && os.Getenv("TF_ACC_TERRAFORM_VERSION") != "" {
-		return "", nil
+		v, err := version.NewVersion(os.Getenv("TF_ACC_TERRAFORM_VERSION"))
+		return cliRelease{version: v}, err
 	}
-	return cliBinary()
-}
-
-// cliIsOpenTofu asks the binary under test what it is, once per test run.
-var cliIsOpenTofu = sync.OnceValues(func() (bool, error) {
-	path, err := cliUnderTestPath()
-	if err != nil || path == "" {
-		return false, err // an installed release is Terraform
+	path, err := cliBinary()
+	if err != nil {
+		return cliRelease{}, err
 	}
-	cmd := exec.Command(path, "version")
+	cmd := exec.Command(path, "version", "-json")
 	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
 	out, err := cmd.Output()
 	if err != nil {
-		return false, fmt.Errorf("asking %s for its version: %w", path, err)
+		return cliRelease{}, fmt.Errorf("asking %s for its version: %w", path, err)
 	}
-	// "OpenTofu v1.12.6" or "Terraform v1.11.4" on the first line.
-	return strings.HasPrefix(string(out), "OpenTofu v"), nil
+	// OpenTofu answers as Terraform does, under its own name for the
+	// release: {"terraform_version": "1.12.6", …}; its plain `version`
+	// says "OpenTofu v1.12.6".
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		return cliRelease{}, fmt.Errorf("reading the version of %s: %w", path, err)
+	}
+	parsed, err := version.NewVersion(v.Version)
+	if err != nil {
+		return cliRelease{}, fmt.Errorf("version %q of %s: %w", v.Version, path, err)
+	}
+	cmd = exec.Command(path, "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	plain, err := cmd.Output()
+	return cliRelease{openTofu: strings.HasPrefix(string(plain), "OpenTofu v"), version: parsed}, err
 })
+
+// cliRelease is what a CLI is: Terraform or OpenTofu, and which release.
+type cliRelease struct {
+	openTofu bool
+	version  *version.Version
+}
 
 // capability is a language feature of the CLI, with the first Terraform and
 // the first OpenTofu release that have it. As a tfversion check it skips the
@@ -93,12 +112,12 @@ var (
 )
 
 func (c capability) CheckTerraformVersion(_ context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
-	openTofu, err := cliIsOpenTofu()
+	cli, err := cliUnderTest()
 	if err != nil {
 		resp.Error = err
 		return
 	}
-	resp.Skip = c.missing(openTofu, req.TerraformVersion)
+	resp.Skip = c.missing(cli.openTofu, req.TerraformVersion)
 }
 
 // missing says why a CLI lacks the capability, or is empty when it has it.
@@ -117,63 +136,16 @@ func (c capability) missing(openTofu bool, v *version.Version) string {
 	return ""
 }
 
-// skipUnless skips a test that drives the CLI directly (cliDir) when that CLI
-// lacks a capability, saying which release has it.
-func skipUnless(t *testing.T, cli *cliDir, c capability) {
+// lacks says why the CLI under test lacks a capability, or is empty when it
+// has it: a test that drives the CLI itself skips with it, one that runs
+// differently there reads it.
+func lacks(t *testing.T, c capability) string {
 	t.Helper()
-	if why := c.missing(isOpenTofu(t), cliVersion(t, cli.cli)); why != "" {
-		t.Skip(why)
-	}
-}
-
-// cliLacks says whether the CLI that terraform-plugin-testing drives lacks a
-// capability, for a test that runs differently there.
-func cliLacks(t *testing.T, c capability) bool {
-	t.Helper()
-	path, err := cliUnderTestPath()
+	cli, err := cliUnderTest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if path == "" {
-		v, err := version.NewVersion(os.Getenv("TF_ACC_TERRAFORM_VERSION"))
-		if err != nil {
-			t.Fatalf("TF_ACC_TERRAFORM_VERSION: %v", err)
-		}
-		return c.missing(false, v) != ""
-	}
-	return c.missing(isOpenTofu(t), cliVersion(t, path)) != ""
-}
-
-// isOpenTofu says whether the CLI under test is OpenTofu.
-func isOpenTofu(t *testing.T) bool {
-	t.Helper()
-	openTofu, err := cliIsOpenTofu()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return openTofu
-}
-
-// cliVersion is the release of the CLI at path, as `version -json` gives it.
-func cliVersion(t *testing.T, path string) *version.Version {
-	t.Helper()
-	cmd := exec.Command(path, "version", "-json")
-	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("asking %s for its version: %v", path, err)
-	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("reading the version of %s: %v", path, err)
-	}
-	parsed, err := version.NewVersion(v.Version)
-	if err != nil {
-		t.Fatalf("version %q of %s: %v", v.Version, path, err)
-	}
-	return parsed
+	return c.missing(cli.openTofu, cli.version)
 }
 
 // openTofuProviderHost fails a test at once, with the fix, when OpenTofu is
@@ -182,12 +154,12 @@ func cliVersion(t *testing.T, path string) *version.Version {
 type openTofuProviderHost struct{}
 
 func (openTofuProviderHost) CheckTerraformVersion(_ context.Context, _ tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
-	openTofu, err := cliIsOpenTofu()
+	cli, err := cliUnderTest()
 	if err != nil {
 		resp.Error = err
 		return
 	}
-	if host := os.Getenv("TF_ACC_PROVIDER_HOST"); openTofu && host != providerHostOpenTofu {
+	if host := os.Getenv("TF_ACC_PROVIDER_HOST"); cli.openTofu && host != providerHostOpenTofu {
 		resp.Error = fmt.Errorf("the CLI under test is OpenTofu: set TF_ACC_PROVIDER_HOST=%s (it is %q), as make test-tofu does", providerHostOpenTofu, host)
 	}
 }

@@ -2,14 +2,19 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
-// Schema attributes that data sources share, and the opening of their Read.
+// Schema attributes that data sources share, and the opening of their Read:
+// the scope they read.
 
 // dataBranchAttributes are project_id and branch_id of a data source.
 func dataBranchAttributes(what string) map[string]schema.Attribute {
@@ -36,16 +41,41 @@ func computedDataString(description string) schema.StringAttribute {
 // openData is the opening of a Neon Auth data source's Read: the client must
 // exist, the configuration decodes into cfg, and the branch it names
 // resolves.
-func (d *providerData) openData(ctx context.Context, req datasource.ReadRequest, cfg any, summary string, diags *diag.Diagnostics) (authScope, bool) {
-	if !requireClient(d, diags) {
-		return authScope{}, false
+func (c *configuredDataSource) openData(ctx context.Context, req datasource.ReadRequest, cfg any, diags *diag.Diagnostics) (neonauth.Scope, bool) {
+	if !requireClient(c.data, diags) {
+		return neonauth.Scope{}, false
 	}
 	diags.Append(req.Config.Get(ctx, cfg)...)
 	var m branchModel
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("project_id"), &m.ProjectID)...)
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("branch_id"), &m.BranchID)...)
 	if diags.HasError() {
-		return authScope{}, false
+		return neonauth.Scope{}, false
 	}
-	return d.dataScope(ctx, m, summary, diags)
+	return c.dataScope(ctx, m, diags)
+}
+
+// dataScope resolves the scope a data source reads: the branch named, or the
+// production branch. In project mode a branch other than the production one
+// is refused (the project-level endpoints would read the production
+// branch's Neon Auth instead).
+func (c *configuredDataSource) dataScope(ctx context.Context, m branchModel, diags *diag.Diagnostics) (neonauth.Scope, bool) {
+	summary, auth := c.unable("Read"), c.data.auth
+	s, ok := c.data.resolveScope(ctx, scopeModel{branchModel: m}, summary, diags)
+	if !ok || auth.Family() == apiclient.FamilyBranch || m.BranchID.IsNull() {
+		return s, ok
+	}
+	prod, err := auth.ProductionBranch(ctx, s.ProjectID)
+	if err != nil {
+		diags.AddError(summary, projectErrorDetail(s.ProjectID, "Looking up the production branch of project "+s.ProjectID, err))
+		return s, false
+	}
+	if s.BranchID != prod {
+		diags.AddAttributeError(path.Root("branch_id"), "Branch not reachable in project mode",
+			fmt.Sprintf("Branch %s is not the production branch (%s) of project %s. The project-level endpoints (auth_api = %q) "+
+				"reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to read other branches.",
+				s.BranchID, prod, s.ProjectID, authAPIProject, authAPIBranch))
+		return s, false
+	}
+	return s, true
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The text of diagnostics: what failed, on what, what the API said, and what
-// to do. Nothing here does I/O; callers find out what they need (absence)
+// to do. Nothing here does I/O; callers find out what they need (Absence)
 // before they explain. Secrets never reach these functions: API error
 // messages name fields, not values.
 
@@ -87,20 +88,20 @@ func projectErrorDetail(projectID, what string, err error) string {
 }
 
 // scopeErrorDetail explains a failure on something under a Neon Auth scope,
-// given what absence found out about the scope's integration (p, perr) after
-// a 404. Other errors get the API's own words.
-func scopeErrorDetail(s authScope, what string, err error, p presence, perr error) string {
+// given what neonauth's Absence found out about the scope's integration (p,
+// perr) after a 404. Other errors get the API's own words.
+func scopeErrorDetail(s neonauth.Scope, what string, err error, p neonauth.Presence, perr error) string {
 	if !isNotFound(err) {
 		return apiErrorDetail(what, err)
 	}
 	switch p {
-	case gone:
+	case neonauth.Gone:
 		return apiErrorDetail(what, err) + fmt.Sprintf(" The %s has no active %s integration. Create a neon_auth_integration first "+
 			"and set project_id (and branch_id) from it, such as project_id = neon_auth_integration.<name>.project_id, so that "+
 			"Terraform creates it before this resource.", s.Scope, s.AuthProvider)
-	case notVisible:
+	case neonauth.NotVisible:
 		return projectNotVisibleDetail(s.ProjectID, perr)
-	case present:
+	case neonauth.Present:
 		return apiErrorDetail(what, err) + " The integration exists, so it is this object that was not found."
 	default:
 		if perr != nil {
@@ -108,6 +109,22 @@ func scopeErrorDetail(s authScope, what string, err error, p presence, perr erro
 		}
 		return apiErrorDetail(what, err)
 	}
+}
+
+// branchNotInProject explains a branch_id that the project's branch list
+// lacks: a branch of another project, or one that no longer exists.
+func branchNotInProject(projectID, branchID string) string {
+	return fmt.Sprintf("branch_id %s is not a branch of project %s: it belongs to another project, or it does not exist (any "+
+		"more). Set branch_id to a branch of project %s (its production branch when omitted), or set project_id to the project "+
+		"that has branch %s.", branchID, projectID, projectID, branchID)
+}
+
+// productionStackOnly explains why SDK keys and ownership transfers exist
+// only for a Stack Auth integration on the production branch.
+func productionStackOnly(t typeName) string {
+	return fmt.Sprintf("`%s` works only for a Stack Auth (`stack`) integration on the project's production branch: its endpoint "+
+		"has no branch-scoped successor. Better Auth integrations have no SDK keys and no managed project to transfer: their "+
+		"clients use the integration's `base_url` and verify tokens with its JWKS (`jwks_url`).", t)
 }
 
 // importHint is the advice after a 409: exists says what already exists (a
@@ -131,3 +148,6 @@ func warnUnknownValue[S ~string](diags *diag.Diagnostics, what string, value S, 
 		fmt.Sprintf("%s: the API returned %q, which is not one of the documented values %q. It was kept as it is. "+
 			"The auth API is in beta and may have changed: check for a newer provider version.", what, got, documented))
 }
+
+// isNotFound reports whether err is a 404 (or wraps one).
+func isNotFound(err error) bool { return errors.Is(err, apiclient.ErrNotFound) }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -37,27 +36,21 @@ func exampleBody(t *testing.T, dir string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.WriteString(withoutBlocks(string(src), "terraform {", `provider "neon" {`))
+		// Without the top-level terraform and provider blocks.
+		depth := 0
+		for _, line := range strings.Split(string(src), "\n") {
+			if depth == 0 && (strings.HasPrefix(line, "terraform {") || strings.HasPrefix(line, `provider "neon" {`)) {
+				depth = 1
+				continue
+			}
+			if depth > 0 {
+				depth += strings.Count(line, "{") - strings.Count(line, "}")
+				continue
+			}
+			b.WriteString(line + "\n")
+		}
 	}
 	return b.String()
-}
-
-// withoutBlocks drops the top-level blocks that open with one of the heads.
-func withoutBlocks(src string, heads ...string) string {
-	var out []string
-	depth := 0
-	for _, line := range strings.Split(src, "\n") {
-		if depth == 0 && slices.ContainsFunc(heads, func(h string) bool { return strings.HasPrefix(line, h) }) {
-			depth = 1
-			continue
-		}
-		if depth > 0 {
-			depth += strings.Count(line, "{") - strings.Count(line, "}")
-			continue
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "\n")
 }
 
 // examples/branch-preview, applied as written, the way Neon makes a preview:

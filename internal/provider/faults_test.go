@@ -21,13 +21,11 @@ const (
 	faultTotalResources = faultProjects * faultResourcesPer
 )
 
-// faultSuiteConfig is 100 resources over four projects: per project an
+// faultSuiteProject is the part of the fault suite's configuration on one
+// project (%[1]d its index, %[2]q its id, %[3]d users, %[4]d domains): an
 // integration, SDK keys, three OAuth providers (one with credentials), a
-// custom email server, two users and 17 domains.
-func faultSuiteConfig(projectIDs []string) string {
-	var b strings.Builder
-	for i, pid := range projectIDs {
-		fmt.Fprintf(&b, `
+// custom email server, users and domains.
+const faultSuiteProject = `
 resource "neon_auth_integration" "p%[1]d" {
   project_id = %[2]q
 }
@@ -76,10 +74,7 @@ resource "neon_auth_domain" "p%[1]d" {
   project_id = neon_auth_integration.p%[1]d.project_id
   domain     = "https://app${count.index}.p%[1]d.example.com"
 }
-`, i, pid, faultUsersPer, faultDomainsPer)
-	}
-	return b.String()
-}
+`
 
 // The fault suite: 100 resources are applied while one response in five is a
 // 500, 503, 423 or 429 and some writes are applied but their response is
@@ -112,11 +107,10 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 	// More retries than the default: with one response in five faulted, a
 	// read fails for good only after 11 faults in a row (p ≈ 2·10⁻⁸).
 	// Project mode, named: the suite mints Stack Auth SDK keys.
-	cfg := env.providerBlockWithArgs(`
-  auth_api            = "project"
-  requests_per_minute = 100000
-  max_retries         = 10
-`) + faultSuiteConfig(projects)
+	cfg := env.providerBlock("max_retries = 10")
+	for i, pid := range projects {
+		cfg += fmt.Sprintf(faultSuiteProject, i, pid, faultUsersPer, faultDomainsPer)
+	}
 	tc := env.testCase(resource.TestStep{
 		PreConfig: func() { env.Emu.SetFaults(faults) },
 		Config:    cfg,
@@ -130,7 +124,81 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 			if n := len(s.RootModule().Resources); n != faultTotalResources {
 				return fmt.Errorf("%d resources in state, want %d", n, faultTotalResources)
 			}
-			return stateMatchesEmulator(env, projects, s)
+			// Each resource exists exactly once on the emulator, and
+			// Terraform's state records what the emulator holds.
+			res := s.RootModule().Resources
+			attr := func(addr, name string) string {
+				r, ok := res[addr]
+				if !ok {
+					return "<missing " + addr + ">"
+				}
+				return r.Primary.Attributes[name]
+			}
+			for i, pid := range projects {
+				its := env.Emu.Integrations(pid)
+				if len(its) != 1 {
+					return fmt.Errorf("project %s: %d integrations on the emulator, want exactly 1", pid, len(its))
+				}
+				if got := attr(fmt.Sprintf("neon_auth_integration.p%d", i), "auth_provider_project_id"); got != its[0].AuthProviderProjectID {
+					return fmt.Errorf("project %s: state has auth project %s, emulator %s", pid, got, its[0].AuthProviderProjectID)
+				}
+				if got := attr(fmt.Sprintf("neon_auth_sdk_keys.p%d", i), "auth_provider_project_id"); got != its[0].AuthProviderProjectID {
+					return fmt.Errorf("project %s: SDK keys belong to auth project %s, emulator has %s", pid, got, its[0].AuthProviderProjectID)
+				}
+
+				providers := map[string]string{}
+				for _, p := range env.Emu.OAuthProviders(pid) {
+					if _, dup := providers[p.ID]; dup {
+						return fmt.Errorf("project %s: OAuth provider %s exists twice", pid, p.ID)
+					}
+					providers[p.ID] = p.Type
+				}
+				want := map[string]string{"github": apiclient.TypeShared, "microsoft": apiclient.TypeShared, "google": apiclient.TypeStandard}
+				if fmt.Sprint(providers) != fmt.Sprint(want) {
+					return fmt.Errorf("project %s: OAuth providers on the emulator %v, want %v", pid, providers, want)
+				}
+				for id, typ := range want {
+					if got := attr(fmt.Sprintf("neon_auth_oauth_provider.p%d_%s", i, id), "type"); got != typ {
+						return fmt.Errorf("project %s: state has %s type %q, want %q", pid, id, got, typ)
+					}
+				}
+
+				var onEmu, inState []string
+				for _, d := range env.Emu.Domains(pid) {
+					onEmu = append(onEmu, d.Domain)
+				}
+				for j := range faultDomainsPer {
+					inState = append(inState, attr(fmt.Sprintf("neon_auth_domain.p%d.%d", i, j), "domain"))
+				}
+				sort.Strings(onEmu)
+				sort.Strings(inState)
+				if strings.Join(onEmu, ",") != strings.Join(inState, ",") {
+					return fmt.Errorf("project %s: domains on the emulator %v, in state %v", pid, onEmu, inState)
+				}
+
+				rows := env.Emu.UsersSync(pid)
+				if len(rows) != faultUsersPer {
+					return fmt.Errorf("project %s: %d users in users_sync, want exactly %d", pid, len(rows), faultUsersPer)
+				}
+				ids := map[string]bool{}
+				for _, r := range rows {
+					ids[r.ID] = true
+				}
+				for j := range faultUsersPer {
+					if id := attr(fmt.Sprintf("neon_auth_user.p%d.%d", i, j), "user_id"); !ids[id] {
+						return fmt.Errorf("project %s: user %d has id %s in state, not in users_sync", pid, j, id)
+					}
+				}
+
+				es, err := env.Emu.EmailServer(pid)
+				if err != nil {
+					return err
+				}
+				if es.Type != apiclient.TypeStandard || es.Host != fmt.Sprintf("smtp.p%d.example.com", i) {
+					return fmt.Errorf("project %s: email server on the emulator is %s %s", pid, es.Type, es.Host)
+				}
+			}
+			return nil
 		},
 	})
 	tc.CheckDestroy = func(*terraform.State) error {
@@ -149,90 +217,12 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 	resource.ParallelTest(t, tc)
 }
 
-// stateMatchesEmulator checks that each resource exists exactly once on the
-// emulator and that Terraform's state records what the emulator holds.
-func stateMatchesEmulator(env *accEnv, projects []string, s *terraform.State) error {
-	res := s.RootModule().Resources
-	attr := func(addr, name string) string {
-		r, ok := res[addr]
-		if !ok {
-			return "<missing " + addr + ">"
-		}
-		return r.Primary.Attributes[name]
-	}
-	for i, pid := range projects {
-		its := env.Emu.Integrations(pid)
-		if len(its) != 1 {
-			return fmt.Errorf("project %s: %d integrations on the emulator, want exactly 1", pid, len(its))
-		}
-		if got := attr(fmt.Sprintf("neon_auth_integration.p%d", i), "auth_provider_project_id"); got != its[0].AuthProviderProjectID {
-			return fmt.Errorf("project %s: state has auth project %s, emulator %s", pid, got, its[0].AuthProviderProjectID)
-		}
-		if got := attr(fmt.Sprintf("neon_auth_sdk_keys.p%d", i), "auth_provider_project_id"); got != its[0].AuthProviderProjectID {
-			return fmt.Errorf("project %s: SDK keys belong to auth project %s, emulator has %s", pid, got, its[0].AuthProviderProjectID)
-		}
-
-		providers := map[string]string{}
-		for _, p := range env.Emu.OAuthProviders(pid) {
-			if _, dup := providers[p.ID]; dup {
-				return fmt.Errorf("project %s: OAuth provider %s exists twice", pid, p.ID)
-			}
-			providers[p.ID] = p.Type
-		}
-		want := map[string]string{"github": apiclient.TypeShared, "microsoft": apiclient.TypeShared, "google": apiclient.TypeStandard}
-		if fmt.Sprint(providers) != fmt.Sprint(want) {
-			return fmt.Errorf("project %s: OAuth providers on the emulator %v, want %v", pid, providers, want)
-		}
-		for id, typ := range want {
-			if got := attr(fmt.Sprintf("neon_auth_oauth_provider.p%d_%s", i, id), "type"); got != typ {
-				return fmt.Errorf("project %s: state has %s type %q, want %q", pid, id, got, typ)
-			}
-		}
-
-		var onEmu, inState []string
-		for _, d := range env.Emu.Domains(pid) {
-			onEmu = append(onEmu, d.Domain)
-		}
-		for j := range faultDomainsPer {
-			inState = append(inState, attr(fmt.Sprintf("neon_auth_domain.p%d.%d", i, j), "domain"))
-		}
-		sort.Strings(onEmu)
-		sort.Strings(inState)
-		if strings.Join(onEmu, ",") != strings.Join(inState, ",") {
-			return fmt.Errorf("project %s: domains on the emulator %v, in state %v", pid, onEmu, inState)
-		}
-
-		rows := env.Emu.UsersSync(pid)
-		if len(rows) != faultUsersPer {
-			return fmt.Errorf("project %s: %d users in users_sync, want exactly %d", pid, len(rows), faultUsersPer)
-		}
-		ids := map[string]bool{}
-		for _, r := range rows {
-			ids[r.ID] = true
-		}
-		for j := range faultUsersPer {
-			if id := attr(fmt.Sprintf("neon_auth_user.p%d.%d", i, j), "user_id"); !ids[id] {
-				return fmt.Errorf("project %s: user %d has id %s in state, not in users_sync", pid, j, id)
-			}
-		}
-
-		es, err := env.Emu.EmailServer(pid)
-		if err != nil {
-			return err
-		}
-		if es.Type != apiclient.TypeStandard || es.Host != fmt.Sprintf("smtp.p%d.example.com", i) {
-			return fmt.Errorf("project %s: email server on the emulator is %s %s", pid, es.Type, es.Host)
-		}
-	}
-	return nil
-}
-
 // When the server answers 429 anyway (its limits are lower than the
 // provider's pacing, as when other clients share the account), the apply
 // waits them out and completes.
 func TestAccFaults_serverRateLimitsAreWaitedOut(t *testing.T) {
 	env := newEmulatorEnv(t, "it sets the server's route limit and counts its 429s", nil, func(o *emulator.Options) { o.RouteRequestsPerSecond = 3 })
-	withIntegration(t, env)
+	env.enableAuth()
 	cfg := env.config(fmt.Sprintf(`
 resource "neon_auth_domain" "many" {
   count      = 12

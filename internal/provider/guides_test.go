@@ -18,64 +18,6 @@ import (
 
 // The guides' configurations, applied as written.
 
-// guideTemplate is the template that tfplugindocs renders a guide from.
-func guideTemplate(t *testing.T, guide string) string {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", guide+".md.tmpl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(src)
-}
-
-// guideConfig is the first terraform block of a guide's template: the
-// configuration the guide shows.
-func guideConfig(t *testing.T, guide string) string {
-	t.Helper()
-	m := regexp.MustCompile("(?s)```terraform\n(.*?)```").FindStringSubmatch(guideTemplate(t, guide))
-	if m == nil {
-		t.Fatalf("the guide %s shows no terraform block", guide)
-	}
-	return m[1]
-}
-
-// guideQuote is the text that a guide quotes as ("…") and that matches
-// pattern, with the guide's line breaks undone: what the guide tells users
-// they will see.
-func guideQuote(t *testing.T, guide, pattern string) string {
-	t.Helper()
-	flat := strings.Join(strings.Fields(guideTemplate(t, guide)), " ")
-	m := regexp.MustCompile(`\("(` + pattern + `)"\)`).FindStringSubmatch(flat)
-	if m == nil {
-		t.Fatalf("the guide %s quotes nothing that matches %s", guide, pattern)
-	}
-	return m[1]
-}
-
-// pointedAt rewrites the block `provider "<name>" {` of a configuration so
-// that it reaches the test's emulator, keeping what the block sets.
-func pointedAt(t *testing.T, cfg, name string, env *accEnv) string {
-	t.Helper()
-	head := `provider "` + name + `" {`
-	if !strings.Contains(cfg, head) {
-		t.Fatalf("the configuration has no %s block", head)
-	}
-	return strings.Replace(cfg, head, head+fmt.Sprintf(`
-  api_key             = %q
-  base_url            = %q
-  requests_per_minute = 100000
-`, env.Key, env.BaseURL), 1)
-}
-
-// holdUntil polls cond until it holds or a minute has passed (it runs in the
-// provider's and the emulator's goroutines, which cannot fail a test: the
-// checks after the apply do).
-func holdUntil(cond func() bool) {
-	for deadline := time.Now().Add(time.Minute); !cond() && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // The guide "Using this provider with the official Neon provider": one
 // configuration creates a project and a preview branch with the official
 // provider (a stand-in here) and their Neon Auth with this one. Nothing
@@ -85,6 +27,27 @@ func holdUntil(cond func() bool) {
 // own). Each applies in one run — the branch, created during the apply, is
 // found — plans empty and destroys.
 func TestAccGuide_officialNeonProvider(t *testing.T) {
+	// The template tfplugindocs renders the guide from.
+	src, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "official-neon-provider.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide := string(src)
+	// The configuration the guide shows (its first terraform block), and the
+	// warning it tells users they will see (quoted as ("…")).
+	shown := regexp.MustCompile("(?s)```terraform\n(.*?)```").FindStringSubmatch(guide)
+	quoted := regexp.MustCompile(`\("(Inherited [^"]* taken over)"\)`).FindStringSubmatch(strings.Join(strings.Fields(guide), " "))
+	if shown == nil || quoted == nil {
+		t.Fatalf("the guide shows no terraform block (%v) or quotes no take-over warning (%v)", shown != nil, quoted != nil)
+	}
+	// holdUntil polls cond until it holds or a minute has passed (it runs in
+	// the provider's and the emulator's goroutines, which cannot fail a
+	// test: the checks after the apply do).
+	holdUntil := func(cond func() bool) {
+		for deadline := time.Now().Add(time.Minute); !cond() && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	for _, order := range []string{"production first", "branch first"} {
 		t.Run(order, func(t *testing.T) {
 			var env *accEnv
@@ -110,10 +73,13 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 				}
 			}
 			cli := env.cli(map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
-			cli.write("main.tf", pointedAt(t, guideConfig(t, "official-neon-provider"), "neonauth", env))
+			// The guide's provider "neonauth" block, pointed at the emulator.
+			head := `provider "neonauth" {`
+			cli.write("main.tf", strings.Replace(shown[1], head, head+fmt.Sprintf("\n  api_key = %q\n  base_url = %q\n  requests_per_minute = 100000\n",
+				env.Key, env.BaseURL), 1))
 			cli.must(0, "init", "-input=false")
 			out := cli.must(0, "apply", "-auto-approve", "-input=false")
-			warning := guideQuote(t, "official-neon-provider", `Inherited [^"]* taken over`)
+			warning := quoted[1]
 			if taken := strings.Contains(out, warning); taken != (order == "production first") {
 				t.Errorf("the apply shows the guide's warning %q: %v, want %v:\n%s", warning, taken, order == "production first", out)
 			}

@@ -24,6 +24,32 @@ import (
 // (identify). Identity never changes for an object: each of its attributes
 // forces replacement, and a value once recorded is kept.
 
+// importState parses req.ID and sets every part it names on the imported
+// state. ok is false when the id is malformed (an error diagnostic says
+// which forms are accepted). An import by identity sets req.ID to the id the
+// identity makes (see identity.go), which is parsed the same way.
+func (f importFormat) importState(ctx context.Context, req *resource.ImportStateRequest, resp *resource.ImportStateResponse) (map[string]string, bool) {
+	var ok bool
+	if req.ID, ok = f.importID(ctx, *req, &resp.Diagnostics); !ok {
+		return nil, false
+	}
+	values, err := f.parse(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import id", err.Error())
+		return nil, false
+	}
+	resp.Diagnostics.Append(f.identifyImport(ctx, values, resp.Identity)...)
+	for name, v := range values {
+		if attr, ok := f.attrs[name]; ok {
+			name = attr
+		}
+		if v != "" {
+			resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
+		}
+	}
+	return values, !resp.Diagnostics.HasError()
+}
+
 // identityDescriptions describe the identity attributes.
 var identityDescriptions = map[string]string{
 	"project_id":    "Id of the Neon project.",

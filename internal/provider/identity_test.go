@@ -157,18 +157,14 @@ func TestUnitImportIDFromIdentity(t *testing.T) {
 // mode the configuration leaves the branch to the default, the production
 // branch.
 func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) {
-	branch := env.BranchID
+	on := *env
 	if env.Mode == authAPIProject {
-		branch = ""
+		on.BranchID = ""
 	}
 	block := func(typeName, name string, args ...string) string {
-		var lines strings.Builder
-		for _, a := range append(args, "depends_on = [neon_auth_integration.test]") {
-			fmt.Fprintf(&lines, "  %s\n", a)
-		}
-		return resourceBlock(typeName, name, env.ProjectID, branch, lines.String())
+		return on.resource(typeName, name, append(args, "depends_on = [neon_auth_integration.test]")...)
 	}
-	cfg := resourceBlock("neon_auth_integration", "test", env.ProjectID, branch, "") +
+	cfg := on.resource("neon_auth_integration", "test") +
 		block("neon_auth_oauth_provider", "google", `provider_id = "google"`) +
 		block("neon_auth_user", "test", `email = "ada@example.com"`) +
 		block("neon_auth_email_server", "test", `type = "shared"`)
@@ -325,7 +321,9 @@ func (s noIdentityServer) ReadResource(ctx context.Context, req *tfprotov6.ReadR
 func TestAccIdentity_generateConfig(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
 		cli := env.cli(nil)
-		skipUnless(t, cli, resourceIdentity)
+		if why := lacks(t, resourceIdentity); why != "" {
+			t.Skip(why)
+		}
 		consoleSetup(env, env.BranchID)
 		scope := fmt.Sprintf("project_id = %q", env.ProjectID)
 		if env.Mode == authAPIBranch {

@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
-// Import ids and composite ids: their formats, parsing, and the upgraders of
-// the ids of the 0.1 development builds.
+// Import ids and composite ids: their formats, parsing, the branch an import
+// may name, and the upgraders of the ids of the 0.1 development builds.
 
 // compositeID joins the parts of a resource id with "/".
 func compositeID(parts ...string) string { return strings.Join(parts, "/") }
@@ -108,36 +110,30 @@ func (f importFormat) parse(id string) (map[string]string, error) {
 	return values, nil
 }
 
-// importState parses req.ID and sets every part it names on the imported
-// state. ok is false when the id is malformed (an error diagnostic says
-// which forms are accepted). An import by identity sets req.ID to the id the
-// identity makes (see identity.go), which is parsed the same way.
-func (f importFormat) importState(ctx context.Context, req *resource.ImportStateRequest, resp *resource.ImportStateResponse) (map[string]string, bool) {
-	var ok bool
-	if req.ID, ok = f.importID(ctx, *req, &resp.Diagnostics); !ok {
-		return nil, false
+// checkImportBranch refuses, in project mode, an import id that names a
+// branch other than the production one (the project-level endpoints would
+// read the production branch's Neon Auth instead).
+func (c *configured) checkImportBranch(ctx context.Context, v map[string]string, resp *resource.ImportStateResponse) {
+	if !c.data.ready() || c.data.auth.Family() == apiclient.FamilyBranch || v["branch_id"] == "" {
+		return
 	}
-	values, err := f.parse(req.ID)
+	prod, err := c.data.auth.ProductionBranch(ctx, v["project_id"])
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import id", err.Error())
-		return nil, false
+		resp.Diagnostics.AddError("Unable to Import", projectErrorDetail(v["project_id"], "Looking up the production branch of project "+v["project_id"], err))
+		return
 	}
-	resp.Diagnostics.Append(f.identifyImport(ctx, values, resp.Identity)...)
-	for name, v := range values {
-		if attr, ok := f.attrs[name]; ok {
-			name = attr
-		}
-		if v != "" {
-			resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
-		}
+	if v["branch_id"] != prod {
+		resp.Diagnostics.AddError("Branch not reachable in project mode",
+			fmt.Sprintf("The import id names branch %s, which is not the production branch (%s) of project %s. The project-level "+
+				"endpoints (auth_api = %q) reach only the production branch. Set auth_api = %q in the provider block to import "+
+				"Neon Auth objects of other branches.", v["branch_id"], prod, v["project_id"], authAPIProject, authAPIBranch))
 	}
-	return values, !resp.Diagnostics.HasError()
 }
 
 // branchObjectID is the id of an object that lives on a branch:
 // `<project_id>/<branch_id>/<part>/…`. It names the branch, so that no id of
 // one branch's object can be mistaken for another branch's.
-func branchObjectID(s authScope, parts ...string) string {
+func branchObjectID(s neonauth.Scope, parts ...string) string {
 	return compositeID(append([]string{s.ProjectID, s.BranchID}, parts...)...)
 }
 

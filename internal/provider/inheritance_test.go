@@ -35,7 +35,7 @@ const productionGoogleClientID = "acme-google-client"
 // an SMTP server and non-default plugins.
 func configureProduction(env *accEnv, fully bool) {
 	env.t.Helper()
-	ctx, c, s := context.Background(), env.client(), env.scopeOf(env.BranchID)
+	ctx, c, s := context.Background(), env.client(), env.scope()
 	s.Family = apiclient.FamilyBranch
 	steps := []func() error{
 		func() error {
@@ -289,9 +289,7 @@ func TestAccInherited_refusals(t *testing.T) {
 	step := func(cfg string, want ...string) resource.TestStep {
 		return resource.TestStep{Config: cfg, ExpectError: matchInOrder(want...)}
 	}
-	refuse := env.providerBlockWithArgs(`
-  inherited_auth = "refuse"
-`)
+	refuse := env.providerBlock(`inherited_auth = "refuse"`)
 	tc := env.testCase(
 		step(refuse+on(`
 resource "neon_auth_integration" "preview" {

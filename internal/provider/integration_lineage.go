@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // Some things cannot be read back at all (users, SDK keys, ownership
@@ -16,8 +17,8 @@ import (
 // readIntegration reads the scope's integration for a Read. ok is false when
 // the read failed (an error diagnostic was added, and state must be left as
 // it is); otherwise the integration is returned, nil when it is not there.
-func (d *providerData) readIntegration(ctx context.Context, s authScope, summary string, diags *diag.Diagnostics) (*apiclient.Integration, bool) {
-	it, err := d.integration(ctx, s)
+func (c *configured) readIntegration(ctx context.Context, s neonauth.Scope, summary string, diags *diag.Diagnostics) (*apiclient.Integration, bool) {
+	it, err := c.data.auth.Integration(ctx, s)
 	if err != nil {
 		diags.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.String(), err))
 		return nil, false
@@ -28,8 +29,8 @@ func (d *providerData) readIntegration(ctx context.Context, s authScope, summary
 // recordIntegration remembers in private state which integration (managed
 // auth project) a thing was created under. A failed read only skips it: the
 // next Read records it.
-func (d *providerData) recordIntegration(ctx context.Context, private privateSetter, s authScope, diags *diag.Diagnostics) {
-	it, err := d.integration(ctx, s)
+func (c *configured) recordIntegration(ctx context.Context, private privateSetter, s neonauth.Scope, diags *diag.Diagnostics) {
+	it, err := c.data.auth.Integration(ctx, s)
 	if err != nil || it == nil {
 		tflog.Debug(ctx, "could not record the integration; the next refresh will", map[string]any{"project_id": s.ProjectID})
 		return
@@ -41,8 +42,8 @@ func (d *providerData) recordIntegration(ctx context.Context, private privateSet
 // is gone when a successful read shows its integration gone, or replaced by
 // another (a different auth_provider_project_id than recorded). ok is false
 // when the read failed (an error diagnostic was added).
-func (d *providerData) integrationOutlived(ctx context.Context, old privateGetter, now privateSetter, s authScope, summary string, diags *diag.Diagnostics) (outlived, ok bool) {
-	it, ok := d.readIntegration(ctx, s, summary, diags)
+func (c *configured) integrationOutlived(ctx context.Context, old privateGetter, now privateSetter, s neonauth.Scope, diags *diag.Diagnostics) (outlived, ok bool) {
+	it, ok := c.readIntegration(ctx, s, c.unable("Read"), diags)
 	if !ok {
 		return false, false
 	}

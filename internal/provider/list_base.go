@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // What every list resource (`terraform query`, Terraform ≥ 1.14) shares:
@@ -52,13 +53,13 @@ func listConfigSchema(what string) listschema.Schema {
 
 // listScope is a branch a list resource searches, with its name.
 type listScope struct {
-	apiclient.Scope
+	neonauth.Scope
 	name string
 }
 
-// found is an object a list resource found: its import id and the name a
+// foundObject is an object a list resource found: its import id and the name a
 // person recognises it by.
-type found struct{ id, name string }
+type foundObject struct{ id, name string }
 
 // importReader is a resource whose objects a list resource returns.
 type importReader interface {
@@ -66,12 +67,13 @@ type importReader interface {
 }
 
 // list streams the objects that find returns on each scope of the request's
-// configuration, each as the resource imports and reads it.
-func (d *providerData) list(ctx context.Context, r importReader, t typeName, req list.ListRequest, stream *list.ListResultsStream,
-	find func(context.Context, listScope) ([]found, error),
+// configuration, each as the resource r imports and reads it.
+func (c *configured) list(ctx context.Context, r importReader, req list.ListRequest, stream *list.ListResultsStream,
+	find func(context.Context, listScope) ([]foundObject, error),
 ) {
+	t := c.typeName
 	var diags diag.Diagnostics
-	if !requireClient(d, &diags) {
+	if !requireClient(c.data, &diags) {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
@@ -80,7 +82,7 @@ func (d *providerData) list(ctx context.Context, r importReader, t typeName, req
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	scopes, err := d.listScopes(ctx, cfg)
+	scopes, err := c.listScopes(ctx, cfg)
 	if err != nil {
 		diags.AddError(t.unable("List"), err.Error())
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
@@ -116,9 +118,9 @@ func (d *providerData) list(ctx context.Context, r importReader, t typeName, req
 // else in branch mode every branch of the project, in project mode its
 // production branch. A branch other than the production one needs branch
 // mode.
-func (d *providerData) listScopes(ctx context.Context, cfg listConfigModel) ([]listScope, error) {
-	projectID := cfg.ProjectID.ValueString()
-	branches, err := d.branches(ctx, projectID)
+func (c *configured) listScopes(ctx context.Context, cfg listConfigModel) ([]listScope, error) {
+	projectID, family := cfg.ProjectID.ValueString(), c.data.auth.Family()
+	branches, err := c.data.auth.Branches(ctx, projectID)
 	if err != nil {
 		return nil, errors.New(projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
 	}
@@ -131,7 +133,7 @@ func (d *providerData) listScopes(ctx context.Context, cfg listConfigModel) ([]l
 		switch {
 		case !cfg.BranchID.IsNull() && b.ID != cfg.BranchID.ValueString():
 			continue
-		case d.family == apiclient.FamilyProject && b.ID != prod.ID:
+		case family == apiclient.FamilyProject && b.ID != prod.ID:
 			if !cfg.BranchID.IsNull() {
 				return nil, fmt.Errorf("branch %s is not the production branch (%s) of project %s. The project-level endpoints "+
 					"(auth_api = %q) reach only the production branch's Neon Auth. Set auth_api = %q in the provider block to "+
@@ -139,7 +141,7 @@ func (d *providerData) listScopes(ctx context.Context, cfg listConfigModel) ([]l
 			}
 			continue
 		}
-		scopes = append(scopes, listScope{Scope: apiclient.Scope{ProjectID: projectID, BranchID: b.ID, Family: d.family}, name: b.Name})
+		scopes = append(scopes, listScope{Scope: neonauth.Scope{Scope: apiclient.Scope{ProjectID: projectID, BranchID: b.ID, Family: family}}, name: b.Name})
 	}
 	if len(scopes) == 0 && !cfg.BranchID.IsNull() {
 		return nil, fmt.Errorf("project %s has no branch %s", projectID, cfg.BranchID.ValueString())
@@ -147,27 +149,17 @@ func (d *providerData) listScopes(ctx context.Context, cfg listConfigModel) ([]l
 	return scopes, nil
 }
 
-// withNeonAuth is the integrations of a scope; none when Neon Auth is not
-// enabled on the branch.
-func (d *providerData) withNeonAuth(ctx context.Context, s listScope) ([]apiclient.Integration, error) {
-	its, err := d.integrations(ctx, s.Scope)
-	if isNotFound(err) {
-		return nil, nil
-	}
-	return its, err
-}
-
 // keyed is what a scope's shared list of objects holds, each found by its
 // key (id `<project_id>/<branch_id>/<key>`, named "<key> (<branch>)"). A
 // branch without Neon Auth (a 404) has none.
-func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]found, error) {
+func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]foundObject, error) {
 	if isNotFound(err) {
 		return nil, nil
 	}
-	out := make([]found, 0, len(items))
+	out := make([]foundObject, 0, len(items))
 	for _, it := range items {
 		k := key(it)
-		out = append(out, found{compositeID(s.ProjectID, s.BranchID, k), k + " (" + s.name + ")"})
+		out = append(out, foundObject{compositeID(s.ProjectID, s.BranchID, k), k + " (" + s.name + ")"})
 	}
 	return out, err
 }
@@ -175,7 +167,7 @@ func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]foun
 // importAndRead is the result for one object: what the resource's
 // ImportState and then its Read make of its import id. ok is false when
 // the object is gone.
-func importAndRead(ctx context.Context, r importReader, req list.ListRequest, o found) (list.ListResult, bool) {
+func importAndRead(ctx context.Context, r importReader, req list.ListRequest, o foundObject) (list.ListResult, bool) {
 	res := req.NewListResult(ctx)
 	res.DisplayName = o.name
 	empty := tfsdk.State{Schema: req.ResourceSchema, Raw: tftypes.NewValue(req.ResourceSchema.Type().TerraformType(ctx), nil)}

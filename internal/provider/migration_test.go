@@ -76,9 +76,9 @@ func TestAccMigration_projectToBranchReplacesNothing(t *testing.T) {
 	env := newProjectEnv(t)
 	body := fmt.Sprintf(migrationConfig, env.ProjectID)
 	tc := env.testCase(
-		resource.TestStep{Config: env.configIn(authAPIProject, body)},
+		resource.TestStep{Config: env.providerBlock(`auth_api = "project"`) + body},
 		resource.TestStep{
-			Config:           env.configIn(authAPIBranch, body),
+			Config:           env.providerBlock(`auth_api = "branch"`) + body,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{noReplacement{}}},
 			Check: func(*terraform.State) error {
 				// In-process, the emulator also shows that the apply went
@@ -90,7 +90,7 @@ func TestAccMigration_projectToBranchReplacesNothing(t *testing.T) {
 				return nil
 			},
 		},
-		resource.TestStep{Config: env.configIn(authAPIBranch, body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		resource.TestStep{Config: env.providerBlock(`auth_api = "branch"`) + body, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 	)
 	tc.CheckDestroy = func(*terraform.State) error {
 		if it := env.integration(); it != nil {

@@ -3,11 +3,13 @@ package provider
 import (
 	"context"
 	"slices"
+	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -122,4 +124,23 @@ func (canonicalDomainsPlanModifier) PlanModifySet(_ context.Context, req planmod
 	if slices.Equal(canonicalSet(req.ConfigValue), canonicalSet(req.StateValue)) {
 		resp.PlanValue = req.StateValue
 	}
+}
+
+// canonicalSet is a set of domains, canonical and sorted (as written where a
+// value is not an origin).
+func canonicalSet(v types.Set) []string {
+	var out []string
+	for _, e := range v.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			return nil
+		}
+		c, err := apiclient.CanonicalOrigin(s.ValueString())
+		if err != nil {
+			c = s.ValueString()
+		}
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
-// The provider's private state: its keys and how values are stored there.
+// The provider's private state: its keys, how values are stored there, and
+// the versioned records of what a create found (a settings resource's
+// values, an object taken over), which destroy puts back.
 
 // Private state keys. Values are JSON, as the framework requires.
 const (
@@ -26,10 +28,11 @@ const (
 	// privateFound records the values a settings resource found at
 	// creation, which destroy puts back (a foundRecord).
 	privateFound = "found"
-	// privateAdopted records an object a create took over instead of
-	// creating, because its branch inherited it from its parent (an
-	// adoptedRecord): destroy puts it back as found instead of deleting it.
-	privateAdopted = "adopted"
+	// privateTakenOver records an object a create took over instead of
+	// creating, because its branch inherited it from its parent (a
+	// takeOverRecord): destroy puts it back as found instead of deleting it.
+	// The key keeps the name that states already hold.
+	privateTakenOver = "adopted"
 )
 
 // privateGetter and privateSetter are the methods of the framework's private
@@ -112,4 +115,43 @@ func decodeFound[A any](raw []byte) (A, error) {
 		var zero A
 		return zero, fmt.Errorf("version %d of the recorded values is newer than this provider reads (%d); upgrade the provider", *probe.Version, foundVersion)
 	}
+}
+
+// takeOverVersion is the version of the record privateTakenOver holds.
+const takeOverVersion = 1
+
+// takeOverRecord is what privateTakenOver holds: the branch the object was
+// inherited from and what the create found, in a shape of the resource's own
+// (F), which destroy puts back.
+type takeOverRecord[F any] struct {
+	Version int    `json:"version"`
+	Parent  string `json:"parent"`
+	Found   F      `json:"found"`
+}
+
+// recordTakeOver stores a take-over in private state.
+func recordTakeOver[F any](ctx context.Context, p privateSetter, parent string, found F, diags *diag.Diagnostics) {
+	raw, err := json.Marshal(takeOverRecord[F]{Version: takeOverVersion, Parent: parent, Found: found})
+	if err != nil {
+		diags.AddError("Unwritable private state", fmt.Sprintf("Encoding what was taken over: %v. This is a bug in the provider; please report it.", err))
+		return
+	}
+	diags.Append(p.SetKey(ctx, privateTakenOver, raw)...)
+}
+
+// recordedTakeOver reads a take-over from private state; ok is false for an
+// object this provider created (or imported).
+func recordedTakeOver[F any](ctx context.Context, p privateGetter, diags *diag.Diagnostics) (rec takeOverRecord[F], ok bool) {
+	raw, d := p.GetKey(ctx, privateTakenOver)
+	diags.Append(d...)
+	if len(raw) == 0 {
+		return rec, false
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil || rec.Version != takeOverVersion {
+		diags.AddError("Unreadable private state",
+			fmt.Sprintf("The record of what this resource took over at creation cannot be read (version %d, %v): upgrade the provider, "+
+				"or remove the resource with `terraform state rm` and put the inherited object back by hand.", rec.Version, err))
+		return rec, false
+	}
+	return rec, true
 }

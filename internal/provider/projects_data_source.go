@@ -114,7 +114,7 @@ func (d *projectsDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	list, err := d.data.client.ListProjects(ctx, apiclient.ListProjectsOptions{
+	list, err := d.data.auth.ListProjects(ctx, apiclient.ListProjectsOptions{
 		Search:   cfg.Search.ValueString(),
 		OrgID:    cfg.OrgID.ValueString(),
 		PageSize: int(cfg.PageSize.ValueInt64()),

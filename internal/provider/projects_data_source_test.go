@@ -98,7 +98,7 @@ func TestAccProjectsDataSource_scopedKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.providerBlockWithKey(key) + `
+		Config: env.providerBlock(fmt.Sprintf("api_key = %q", key)) + `
 data "neon_projects" "mine" {}
 `,
 		ConfigStateChecks: []statecheck.StateCheck{

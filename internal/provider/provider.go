@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // Environment variables the provider reads when an argument is not set.
@@ -36,7 +37,6 @@ const (
 	envRetryTimeout    = "NEON_RETRY_TIMEOUT"
 	envAuthAPI         = "NEON_AUTH_API"
 	envSharedRateLimit = "NEON_SHARED_RATE_LIMIT"
-	envInheritedAuth   = "NEON_INHERITED_AUTH"
 	userAgentComponent = "terraform-provider-neon"
 )
 
@@ -269,13 +269,14 @@ func addBaseURLError(diags *diag.Diagnostics, configured types.String, err error
 			"Correct %s, or unset it to use %s.", envBaseURL, err.Error(), envBaseURL, apiclient.DefaultBaseURL))
 }
 
-// configured is the providerData of a known provider block: its client and
-// API family; nil when a diagnostic says why there is none.
+// configured is the providerData of a known provider block: the Neon Auth
+// service over its client; nil when a diagnostic says why there is none.
 func (p *neonProvider) configured(cfg neonProviderModel, terraformVersion string, diags *diag.Diagnostics) *providerData {
 	set, ok := clientSettingsFrom(cfg, diags)
 	if !ok {
 		return nil
 	}
+	logger := tflogLogger{secrets: []string{set.apiKey}}
 	client, err := apiclient.New(apiclient.Options{
 		BaseURL:    set.baseURL,
 		APIKey:     set.apiKey,
@@ -283,7 +284,7 @@ func (p *neonProvider) configured(cfg neonProviderModel, terraformVersion string
 		UserAgent:  fmt.Sprintf("%s/%s (terraform/%s)", userAgentComponent, p.version, terraformVersion),
 		Retry:      apiclient.RetryPolicy{MaxRetries: retriesFromConfig(cfg.MaxRetries), Timeout: set.retryTimeout},
 		RateLimit:  rateLimit(cfg, set.shared),
-		Logger:     tflogLogger{secrets: []string{set.apiKey}},
+		Logger:     logger,
 	})
 	if err != nil {
 		diags.AddError("Unable to create Neon API client", err.Error())
@@ -294,14 +295,17 @@ func (p *neonProvider) configured(cfg neonProviderModel, terraformVersion string
 			"This run paces itself alone, as if shared_rate_limit were false: "+err.Error()+". "+
 				"Other runs on this machine are not counted, so together they may meet 429s (which are retried).")
 	}
-	maxAge := defaultReadMaxAge
+	maxAge := neonauth.DefaultReadMaxAge
 	if machineryIsOff("sharing") {
 		maxAge = 0
 	}
-	data := newProviderData(client, set.family, maxAge)
-	data.inherited = set.inherited
-	data.domainDeletes.alone = machineryIsOff("batching")
-	return data
+	return &providerData{auth: neonauth.New(client, neonauth.Options{
+		Family:           set.family,
+		ReadMaxAge:       maxAge,
+		RefuseInherited:  set.inherited == inheritedRefuse,
+		UnbatchedDeletes: machineryIsOff("batching"),
+		Logger:           logger,
+	})}
 }
 
 // rateLimit is the client's pacing from the provider block.
@@ -424,8 +428,9 @@ func (p *neonProvider) Functions(_ context.Context) []func() function.Function {
 	}
 }
 
-// tflogLogger sends the client's request lines to tflog, masking every secret
-// it knows of in messages and field values.
+// tflogLogger sends the client's request lines and the Neon Auth service's
+// lines to tflog, masking every secret it knows of in messages and field
+// values.
 type tflogLogger struct {
 	secrets []string
 }

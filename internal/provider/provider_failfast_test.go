@@ -72,11 +72,11 @@ resource "neon_auth_integration" "each" {
   count      = length(local.project_ids)
   project_id = local.project_ids[count.index]
 }
-`, hclList(ids))
+`, `["`+strings.Join(ids, `", "`)+`"]`)
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config:      env.providerBlockWithKey(key) + body,
-			ExpectError: mustMatch("not sent, the API refused the API key earlier in this run (HTTP 401 on"),
+			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", key)) + body,
+			ExpectError: matchInOrder("not sent, the API refused the API key earlier in this run (HTTP 401 on"),
 		},
 		resource.TestStep{
 			// The refusals are counted before a valid key finishes the job.
@@ -111,17 +111,8 @@ data "neon_projects" "all" {}
 `, env.Key, root),
 		ExpectError: matchInOrder("must end in /api/v2/", fmt.Sprintf("did you mean %q?", root+"/api/v2/")),
 	}))
-	if n := env.requests(); n != 0 {
+	if n := env.Emu.Stats().Total; n != 0 {
 		t.Errorf("%d requests sent with a refused base_url; want none", n)
 	}
 	t.Logf("refused in %v", time.Since(start))
-}
-
-// hclList writes strings as an HCL list literal.
-func hclList(items []string) string {
-	quoted := make([]string, len(items))
-	for i, s := range items {
-		quoted[i] = fmt.Sprintf("%q", s)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
 }

@@ -89,15 +89,9 @@ func TestAccProvider_keyUnknownAtPlan(t *testing.T) {
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
 		Config: fmt.Sprintf(`
 resource "terraform_data" "key" {
-  input = %[1]q
+  input = %q
 }
-
-provider "neon" {
-  api_key  = terraform_data.key.output
-  base_url = %[2]q
-  %[3]s
-}
-`, env.Key, env.BaseURL, env.pacing()) + env.resource("neon_auth_integration", "test"),
+`, env.Key) + env.providerBlock("api_key = terraform_data.key.output") + env.resource("neon_auth_integration", "test"),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
 		}},
@@ -285,7 +279,7 @@ func TestUnitEveryTypeIsConfiguredAndNamed(t *testing.T) {
 func TestAccProvider_defaultIsBranchMode(t *testing.T) {
 	env := newBranchEnv(t)
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.providerBlockWithArgs("") + env.resource("neon_auth_integration", "test"),
+		Config: env.providerBlock("auth_api = null") + env.resource("neon_auth_integration", "test"),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(apiclient.AuthProviderBetterAuth)),
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("id"),

@@ -23,7 +23,9 @@ import (
 // also the settings each settings resource type's create step writes.
 func consoleSetup(env *accEnv, branchID string) {
 	env.t.Helper()
-	ctx, c, s := context.Background(), env.client(), env.scopeOf(branchID)
+	on := *env
+	on.BranchID = branchID
+	ctx, c, s := context.Background(), env.client(), on.scope()
 	_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.authProvider()})
 	env.must(err)
 	for _, d := range []string{"https://app.example.com", "https://Admin.example.com/"} {
@@ -62,7 +64,7 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 	env := newProjectEnv(t)
 	env.Mode = authAPIBranch
 	prod := env.BranchID
-	preview := newBranchFrom(t, env.client(), env.ProjectID, prod, "preview")
+	preview := newBranch(t, env.client(), env.ProjectID, prod, "preview")
 	consoleSetup(env, prod)
 	consoleSetup(env, preview)
 	// The provider block is the configuration's (step 1).
@@ -118,12 +120,12 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
 	env := newBranchEnv(t)
 	env.enableAuth()
-	steps := []resource.TestStep{{Config: env.configIn(authAPIProject, "")}}
+	steps := []resource.TestStep{{Config: env.providerBlock(`auth_api = "project"`)}}
 	for _, c := range settingsCases {
 		steps = append(steps, resource.TestStep{
 			Query:       true,
 			Config:      listBlock(c.typeName, "all", env.ProjectID),
-			ExpectError: mustMatch("`" + c.typeName + "` is only offered by Neon's branch-scoped"),
+			ExpectError: matchInOrder("`" + c.typeName + "` is only offered by Neon's branch-scoped"),
 		})
 	}
 	tc := env.testCase(steps...)
@@ -144,12 +146,14 @@ func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
 			env := newProjectEnv(t)
 			env.Mode = mode
 			counted, sent := env.counted()
-			cli := newCLIDirServing(t, counted, nil)
-			skipUnless(t, cli, listResources)
+			cli := newCLIDir(t, counted, nil)
+			if why := lacks(t, listResources); why != "" {
+				t.Skip(why)
+			}
 			types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server"}
 			want := 1 + 2 + 1 + 1 // on the production branch
 			if mode == authAPIBranch {
-				consoleSetup(env, newBranchFrom(t, env.client(), env.ProjectID, env.BranchID, "preview"))
+				consoleSetup(env, env.childBranch("preview"))
 				for _, c := range settingsCases {
 					types = append(types, c.typeName)
 				}
@@ -189,7 +193,9 @@ func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
 func TestAccQuery_oneRequestPerList(t *testing.T) {
 	env := newEmulatorEnv(t, "it counts the requests per route, as the emulator records them", nil)
 	cli := env.cli(nil)
-	skipUnless(t, cli, listResources)
+	if why := lacks(t, listResources); why != "" {
+		t.Skip(why)
+	}
 	env.enableAuth()
 	const n = 300
 	for i := range n {
@@ -204,7 +210,7 @@ func TestAccQuery_oneRequestPerList(t *testing.T) {
 	if got := strings.Count(out, "https://app") / 2; got != n { // in the identity and in the display name
 		t.Errorf("the query shows %d domains, want %d:\n%s", got, n, out)
 	}
-	if got := env.routeCount(env.authRoute("GET", "/domains")); got != 1 {
+	if got := env.routeCount("GET /auth/domains"); got != 1 {
 		t.Errorf("%d GET …/auth/domains requests for %d domains, want 1", got, n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -17,9 +18,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // How many requests a refresh costs: the API requests of a no-change plan
@@ -61,30 +65,6 @@ var (
 	projectAuthPath = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/auth(/.*)?$`)
 )
 
-// perScope groups requests by the Neon Auth they reach: "<project>/<branch>"
-// for the branch-scoped endpoints, "<project>" for the project-level ones,
-// "other" for anything else; each scope maps "METHOD …/auth<suffix>" to a
-// count.
-func perScope(reqs []string) map[string]map[string]int {
-	out := map[string]map[string]int{}
-	add := func(scope, endpoint string) {
-		if out[scope] == nil {
-			out[scope] = map[string]int{}
-		}
-		out[scope][endpoint]++
-	}
-	for _, r := range reqs {
-		if m := branchAuthPath.FindStringSubmatch(r); m != nil {
-			add(m[2]+"/"+m[3], m[1]+" …/auth"+m[4])
-		} else if m := projectAuthPath.FindStringSubmatch(r); m != nil {
-			add(m[2], m[1]+" …/auth"+m[3])
-		} else {
-			add("other", r)
-		}
-	}
-	return out
-}
-
 // expectReads checks that a scope's refresh read exactly the endpoints
 // want, each once, and reports what it did read.
 func expectReads(t *testing.T, counted map[string]map[string]int, scope, name string, want ...string) {
@@ -102,22 +82,10 @@ func expectReads(t *testing.T, counted map[string]map[string]int, scope, name st
 	for _, ep := range want {
 		wanted[ep] = 1
 	}
-	if total != len(want) || !mapsEqual(got, wanted) {
+	if total != len(want) || !maps.Equal(got, wanted) {
 		t.Errorf("%s (%s) refreshed with %d requests (%s), want %d: %s, each once", name, scope, total,
 			strings.Join(lines, ", "), len(want), strings.Join(want, ", "))
 	}
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // everyType renders a template of testdata/every_resource_type.tf.tmpl:
@@ -146,13 +114,33 @@ type everyTypeData struct {
 // plan that follows, grouped by scope; the plan must be empty.
 func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, body string) map[string]map[string]int {
 	t.Helper()
-	cli := newCLIDir(t)
+	cli := newCLIDir(t, New("test")(), nil)
 	cli.write("main.tf", requiredProviders+env.providerBlock()+body)
 	cli.must(0, "init")
 	cli.must(0, "apply", "-auto-approve", "-input=false")
 	reqs := log.during(func() { cli.must(0, "plan", "-detailed-exitcode", "-input=false") })
 	t.Logf("refresh plan: %d requests", len(reqs))
-	return perScope(reqs)
+	// By the Neon Auth each reaches: "<project>/<branch>" for the
+	// branch-scoped endpoints, "<project>" for the project-level ones,
+	// "other" for anything else; each maps "METHOD …/auth<suffix>" to a
+	// count.
+	out := map[string]map[string]int{}
+	add := func(scope, endpoint string) {
+		if out[scope] == nil {
+			out[scope] = map[string]int{}
+		}
+		out[scope][endpoint]++
+	}
+	for _, r := range reqs {
+		if m := branchAuthPath.FindStringSubmatch(r); m != nil {
+			add(m[2]+"/"+m[3], m[1]+" …/auth"+m[4])
+		} else if m := projectAuthPath.FindStringSubmatch(r); m != nil {
+			add(m[2], m[1]+" …/auth"+m[3])
+		} else {
+			add("other", r)
+		}
+	}
+	return out
 }
 
 // branchReads are the reads of a branch in branch mode: the integration, the
@@ -195,7 +183,7 @@ func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
 		everyType(t, "stack", stack) + everyType(t, "stack_email_server", stack)
 	counted := noChangePlanRequests(t, env, &log, body)
 
-	expectReads(t, counted, env.ProjectID+"/"+env.branch(), "Better Auth, production branch", branchReads()...)
+	expectReads(t, counted, env.ProjectID+"/"+env.BranchID, "Better Auth, production branch", branchReads()...)
 	expectReads(t, counted, env.ProjectID+"/"+preview, "Better Auth, preview branch", branchReads()...)
 	expectReads(t, counted, stackProject+"/"+stackBranchID, "Stack Auth, production branch",
 		"GET …/auth", "GET …/auth/domains", "GET …/auth/plugins")
@@ -319,7 +307,7 @@ resource "neon_auth_integration" "test" {
 	providers := func(ids ...string) knownvalue.Check {
 		var items []knownvalue.Check
 		for _, id := range ids {
-			items = append(items, knownvalue.ObjectExact(map[string]knownvalue.Check{"id": stringExact(id), "type": stringExact("shared")}))
+			items = append(items, knownvalue.ObjectExact(map[string]knownvalue.Check{"id": knownvalue.StringExact(id), "type": knownvalue.StringExact("shared")}))
 		}
 		return knownvalue.ListExact(items)
 	}
@@ -329,17 +317,17 @@ resource "neon_auth_integration" "test" {
 			PreConfig: func() { env.Emu.ResetStats() },
 			Config:    env.config(step2),
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectValue(emailBefore, "type", stringExact("shared")),
-				expectValue(oauthBefore, "providers", providers()),
-				expectValue(emailAfter, "type", stringExact("standard")),
-				expectValue(emailAfter, "host", stringExact("smtp.example.com")),
-				expectValue(oauthAfter, "providers", providers("github")),
-				expectValue(integrationAddr, "allow_localhost", knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(emailBefore, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
+				statecheck.ExpectKnownValue(oauthBefore, tfjsonpath.New("providers"), providers()),
+				statecheck.ExpectKnownValue(emailAfter, tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+				statecheck.ExpectKnownValue(emailAfter, tfjsonpath.New("host"), knownvalue.StringExact("smtp.example.com")),
+				statecheck.ExpectKnownValue(oauthAfter, tfjsonpath.New("providers"), providers("github")),
+				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("allow_localhost"), knownvalue.Bool(true)),
 				// Each read came from the bundle, none from the parts' own
 				// endpoints: the sharing is what is under test.
 				apiCheck(func() error {
 					for _, own := range []string{"/email_provider", "/oauth_providers", "/allow_localhost"} {
-						if n := env.routeCount(env.authRoute("GET", own)); n != 0 {
+						if n := env.routeCount("GET /auth" + own); n != 0 {
 							return fmt.Errorf("%d GET …/auth%s, want the bundle read instead", n, own)
 						}
 					}
@@ -370,9 +358,9 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 		})
 	})
 	env.Mode = authAPIBranch
-	withIntegration(t, env)
+	env.enableAuth()
 	ctx, c, s := context.Background(), env.client(), env.scope()
-	seedSettings(t, env, env.branch())
+	seedSettings(t, env, env.BranchID)
 	if _, err := c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer()); err != nil {
 		t.Fatal(err)
 	}
@@ -381,8 +369,8 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 	}
 
 	env.Emu.ResetStats()
-	bundled := bundledParts(newProviderData(env.client(), apiclient.FamilyBranch, defaultReadMaxAge), s)
-	if n := env.requests(); n != 1 || env.routeCount(env.authRoute("GET", "/plugins")) != 1 {
+	bundled := bundledParts(neonauth.New(env.client(), neonauth.Options{Family: apiclient.FamilyBranch, ReadMaxAge: neonauth.DefaultReadMaxAge}), s)
+	if n := env.Emu.Stats().Total; n != 1 || env.routeCount("GET /auth/plugins") != 1 {
 		t.Errorf("%d requests %v, want one GET …/auth/plugins", n, env.Emu.Stats().Requests)
 	}
 	for part, v := range bundled {
@@ -399,7 +387,7 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 
 	empty.Store(true)
 	env.Emu.ResetStats()
-	own := bundledParts(newProviderData(env.client(), apiclient.FamilyBranch, defaultReadMaxAge), s)
+	own := bundledParts(neonauth.New(env.client(), neonauth.Options{Family: apiclient.FamilyBranch, ReadMaxAge: neonauth.DefaultReadMaxAge}), s)
 	if n := emptied.Load(); n != 1 {
 		t.Errorf("%d GET …/auth/plugins, want 1", n)
 	}
@@ -409,13 +397,13 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 		case set.Bundled && set.Read:
 			endpoints[set.Name] = set.Path
 		case set.Bundled:
-			if want := "error: " + errPluginNotReported.Error(); own[set.Name] != want {
+			if want := "error: " + neonauth.ErrPluginNotReported.Error(); own[set.Name] != want {
 				t.Errorf("%s missing from the bundle = %s, want %q", set.Name, own[set.Name], want)
 			}
 		}
 	}
 	for part, ep := range endpoints {
-		if n := env.routeCount(env.authRoute("GET", "/"+ep)); n != 1 {
+		if n := env.routeCount("GET /auth/" + ep); n != 1 {
 			t.Errorf("%d GET …/auth/%s, want 1", n, ep)
 		}
 		if own[part] != bundled[part] {
@@ -428,7 +416,7 @@ func TestUnitBundle_everyPartFromOneReadOrItsOwnEndpoint(t *testing.T) {
 // production branch, by name, as JSON with its keys in order.
 func emulatorSettingsJSON(t *testing.T, env *accEnv) map[string]string {
 	t.Helper()
-	a, _ := env.Emu.BranchAuth(env.ProjectID, env.branch())
+	a, _ := env.Emu.BranchAuth(env.ProjectID, env.BranchID)
 	raw, err := json.Marshal(a.Settings)
 	if err != nil {
 		t.Fatal(err)
@@ -450,16 +438,16 @@ func emulatorSettingsJSON(t *testing.T, env *accEnv) map[string]string {
 
 // bundledParts reads every part of the bundle through d, all at once, and
 // gives each as JSON (or "error: …").
-func bundledParts(d *providerData, s apiclient.Scope) map[string]string {
-	ctx := context.Background()
+func bundledParts(d *neonauth.Service, scope apiclient.Scope) map[string]string {
+	ctx, s := context.Background(), neonauth.Scope{Scope: scope}
 	reads := map[string]func() (any, error){
-		"email_provider":  func() (any, error) { return d.emailServer(ctx, s) },
-		"oauth_providers": func() (any, error) { return d.oauthProviders(ctx, s) },
-		"allow_localhost": func() (any, error) { return d.allowLocalhost(ctx, s) },
+		"email_provider":  func() (any, error) { return d.EmailServer(ctx, s) },
+		"oauth_providers": func() (any, error) { return d.OAuthProviders(ctx, s) },
+		"allow_localhost": func() (any, error) { return d.AllowLocalhost(ctx, s) },
 	}
 	for _, set := range betterauth.Settings {
 		if set.Bundled {
-			reads[set.Name] = func() (any, error) { return readSetting[map[string]any](ctx, d, s, set) }
+			reads[set.Name] = func() (any, error) { return neonauth.ReadSetting[map[string]any](ctx, d, s, set) }
 		}
 	}
 	out := map[string]string{}
@@ -483,4 +471,23 @@ func bundledParts(d *providerData, s apiclient.Scope) map[string]string {
 	}
 	wg.Wait()
 	return out
+}
+
+// refreshRequests is a step that refreshes the state alone and checks the
+// requests of that one refresh, by route (see routeCount), on the in-process
+// emulator: its Check runs after `terraform refresh` and before the step's
+// follow-up plan. what names what is refreshed, for the error.
+func refreshRequests(env *accEnv, what string, want map[string]int) resource.TestStep {
+	return resource.TestStep{
+		PreConfig:    env.Emu.ResetStats,
+		RefreshState: true,
+		Check: func(*terraform.State) error {
+			for _, route := range slices.Sorted(maps.Keys(want)) {
+				if n := env.routeCount(route); n != want[route] {
+					return fmt.Errorf("refreshing %s made %d %s requests, want %d", what, n, route, want[route])
+				}
+			}
+			return nil
+		},
+	}
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -10,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // What every resource and data source holds and does the same way: its type
@@ -54,84 +54,68 @@ func (c *configuredDataSource) Configure(_ context.Context, req datasource.Confi
 }
 
 // explainFailure describes an API failure on something under a scope. After
-// a 404 it first finds out whether the scope's integration is there (the
-// only I/O), then explains with scopeErrorDetail.
-func (d *providerData) explainFailure(ctx context.Context, s authScope, what string, err error) string {
+// a 404 it first finds out whether the scope's branch and integration are
+// there (the only I/O), then explains with scopeErrorDetail.
+func (d *providerData) explainFailure(ctx context.Context, s neonauth.Scope, what string, err error) string {
 	if !isNotFound(err) {
 		return apiErrorDetail(what, err)
 	}
-	if detail, outside := d.branchOutside(ctx, s); outside {
-		return apiErrorDetail(what, err) + " " + detail
+	if d.auth.BranchMissing(ctx, s) {
+		return apiErrorDetail(what, err) + " " + branchNotInProject(s.ProjectID, s.BranchID)
 	}
-	p, perr := d.absence(ctx, s, nil)
+	p, perr := d.auth.Absence(ctx, s, nil)
 	return scopeErrorDetail(s, what, err, p, perr)
 }
 
 // explainProjectFailure is explainFailure for a request on the scope itself
 // (enabling Neon Auth): a 404 is a branch of another project, or a project
 // this key cannot see.
-func (d *providerData) explainProjectFailure(ctx context.Context, s authScope, what string, err error) string {
-	if isNotFound(err) {
-		if detail, outside := d.branchOutside(ctx, s); outside {
-			return apiErrorDetail(what, err) + " " + detail
-		}
+func (d *providerData) explainProjectFailure(ctx context.Context, s neonauth.Scope, what string, err error) string {
+	if isNotFound(err) && d.auth.BranchMissing(ctx, s) {
+		return apiErrorDetail(what, err) + " " + branchNotInProject(s.ProjectID, s.BranchID)
 	}
 	return projectErrorDetail(s.ProjectID, what, err)
-}
-
-// branchOutside reports, after a 404 of the branch-scoped API, whether the
-// scope's branch is missing from a fresh list of its project's branches (a
-// branch of another project), and explains it naming branch_id.
-func (d *providerData) branchOutside(ctx context.Context, s authScope) (string, bool) {
-	if s.Family != apiclient.FamilyBranch || s.BranchID == "" {
-		return "", false
-	}
-	d.reads.branches.invalidate(readKey{projectID: s.ProjectID})
-	branches, err := d.branches(ctx, s.ProjectID)
-	if err != nil || slices.ContainsFunc(branches, func(b apiclient.Branch) bool { return b.ID == s.BranchID }) {
-		return "", false
-	}
-	return branchNotInProject(s.ProjectID, s.BranchID), true
 }
 
 // readListed is the Read of a thing found by listing: true when it is
 // listed. When a successful read shows it gone, it is removed from state (so
 // the next plan creates it again); when the API does not say, an error leaves
-// state as it is.
-func (d *providerData) readListed(ctx context.Context, s authScope, listed func(context.Context) (bool, error), summary, what string, resp *resource.ReadResponse) bool {
-	p, err := d.absence(ctx, s, listed)
+// state as it is. listed is as for neonauth's Absence.
+func (c *configured) readListed(ctx context.Context, s neonauth.Scope, listed neonauth.Listed, what string, resp *resource.ReadResponse) bool {
+	p, err := c.data.auth.Absence(ctx, s, listed)
 	switch p {
-	case present:
+	case neonauth.Present:
 		return true
-	case gone:
+	case neonauth.Gone:
 		tflog.Warn(ctx, what+" no longer exists; removing it from state", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 		resp.State.RemoveResource(ctx)
-	case notVisible:
-		resp.Diagnostics.AddError(summary, projectNotVisibleDetail(s.ProjectID, err)+stateRmWhenGone)
+	case neonauth.NotVisible:
+		resp.Diagnostics.AddError(c.unable("Read"), projectNotVisibleDetail(s.ProjectID, err)+stateRmWhenGone)
 	default:
-		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading "+what, err))
+		resp.Diagnostics.AddError(c.unable("Read"), apiErrorDetail("Reading "+what, err))
 	}
 	return false
 }
 
 // settleDelete resolves the answer of a delete: success, or a 404 for
 // something a successful read shows gone (already deleted counts as
-// deleted). listed is as for absence.
-func (d *providerData) settleDelete(ctx context.Context, s authScope, err error, listed func(context.Context) (bool, error), summary, what string, diags *diag.Diagnostics) {
+// deleted). listed is as for neonauth's Absence.
+func (c *configured) settleDelete(ctx context.Context, s neonauth.Scope, err error, listed neonauth.Listed, what string, diags *diag.Diagnostics) {
 	if err == nil {
 		return
 	}
+	summary := c.unable("Delete")
 	if !isNotFound(err) {
 		diags.AddError(summary, apiErrorDetail(what, err))
 		return
 	}
-	p, perr := d.absence(ctx, s, listed)
+	p, perr := c.data.auth.Absence(ctx, s, listed)
 	switch p {
-	case gone:
+	case neonauth.Gone:
 		tflog.Debug(ctx, what+": already gone", map[string]any{"project_id": s.ProjectID})
-	case notVisible:
+	case neonauth.NotVisible:
 		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, perr)+stateRmWhenGone)
-	case present:
+	case neonauth.Present:
 		diags.AddError(summary, apiErrorDetail(what, err)+" Yet it is still listed; run apply again.")
 	default:
 		diags.AddError(summary, scopeErrorDetail(s, what, err, p, perr))
@@ -142,6 +126,26 @@ func (d *providerData) settleDelete(ctx context.Context, s authScope, err error,
 // state share: reading the prior state into a model.
 type stateGetter interface {
 	Get(context.Context, any) diag.Diagnostics
+}
+
+// requireClient reports an error when there is no service (so no API
+// client) and returns whether the caller may go on. Only a provider block
+// with unknown values is blamed on them; a type that was handed nothing is a
+// bug of the provider.
+func requireClient(pd *providerData, diags *diag.Diagnostics) bool {
+	switch {
+	case pd.ready():
+		return true
+	case pd != nil:
+		diags.AddError("Neon provider not configured",
+			"The provider block had values that were not known during plan (for example an api_key from another resource; "+
+				"here "+pd.pending+"), so no API client exists yet. Run apply again once those values are known, or set them "+
+				"from static values or environment variables.")
+	default:
+		diags.AddError("Neon provider not configured",
+			"This type was not handed the provider's API client. This is a bug in the provider; please report it.")
+	}
+	return false
 }
 
 // begin is the opening of every CRUD method that calls the API: the client
@@ -159,28 +163,46 @@ func begin[M any](ctx context.Context, d *providerData, from stateGetter, diags 
 // located is a model that names where its object lives.
 type located interface{ where() scopeModel }
 
-// authProvider says whether beginIn leaves an auth provider the model does
-// not name open (asModeled) or takes the scope's integration's
-// (orIntegrations).
-type authProvider bool
+// providerSource says where beginIn finds the auth provider of a model that
+// names none.
+type providerSource bool
 
 const (
-	asModeled      authProvider = false
-	orIntegrations authProvider = true
+	// fromModel leaves it open: what the method does needs none, or the
+	// model always names one.
+	fromModel providerSource = false
+	// fromIntegration takes the one of the scope's integration (a shared
+	// read of the integrations).
+	fromIntegration providerSource = true
 )
 
 // beginIn is begin for an object under Neon Auth: it also resolves the
 // object's scope (the production branch when the model names none) and,
-// with orIntegrations, the integration's auth provider when the model has
+// with fromIntegration, the integration's auth provider when the model has
 // none.
-func beginIn[M located](ctx context.Context, d *providerData, from stateGetter, summary string, provider authProvider, diags *diag.Diagnostics) (M, authScope, bool) {
+func beginIn[M located](ctx context.Context, d *providerData, from stateGetter, summary string, source providerSource, diags *diag.Diagnostics) (M, neonauth.Scope, bool) {
 	m, ok := begin[M](ctx, d, from, diags)
 	if !ok {
-		return m, authScope{}, false
+		return m, neonauth.Scope{}, false
 	}
 	s, ok := d.resolveScope(ctx, m.where(), summary, diags)
-	if ok && provider == orIntegrations {
+	if ok && source == fromIntegration {
 		s, ok = d.withIntegrationProvider(ctx, s, summary, diags)
 	}
 	return m, s, ok
+}
+
+// stackScope resolves where SDK keys and ownership transfers live: the
+// production branch's Stack Auth integration (their endpoints have no
+// branch-scoped successor).
+func (c *configured) stackScope(ctx context.Context, m scopeModel, summary string, diags *diag.Diagnostics) (neonauth.Scope, bool) {
+	s, ok := c.data.resolveScope(ctx, m, summary, diags)
+	if ok {
+		s, ok = c.data.withIntegrationProvider(ctx, s, summary, diags)
+	}
+	if ok && s.AuthProvider != apiclient.AuthProviderStack {
+		diags.AddError(summary, productionStackOnly(c.typeName))
+		return s, false
+	}
+	return s, ok
 }

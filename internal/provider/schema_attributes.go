@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -86,8 +87,9 @@ func stackAttributes(what, authProviderDescription, branchDescription string) ma
 	return a
 }
 
-// fromIntegration describes an auth_provider taken from the integration.
-var fromIntegration = "Auth provider of the integration: " + enumText(apiclient.AuthProviders, authProviderNotes) +
+// integrationAuthProvider describes an auth_provider taken from the
+// integration.
+var integrationAuthProvider = "Auth provider of the integration: " + enumText(apiclient.AuthProviders, authProviderNotes) +
 	". Omitted: the integration's."
 
 // enumText lists the values a validator accepts as a description says

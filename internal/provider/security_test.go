@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -21,47 +20,6 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
-
-// secretSet collects the secrets a scenario handles, to look for them in
-// everything Terraform and the provider print.
-type secretSet struct {
-	mu sync.Mutex
-	m  map[string]string // value → what it is
-}
-
-func (s *secretSet) add(what, v string) {
-	if v == "" {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string]string{}
-	}
-	s.m[v] = what
-}
-
-// leaks returns what of the set appears in text (never the value itself).
-func (s *secretSet) leaks(text string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var found []string
-	for v, what := range s.m {
-		if strings.Contains(text, v) {
-			found = append(found, what)
-		}
-	}
-	return found
-}
-
-// collectSecrets adds the sensitive attributes of the state to the set.
-func (s *secretSet) collectSecrets(st *terraform.State) {
-	for addr, r := range st.RootModule().Resources {
-		for _, a := range []string{"pub_client_key", "secret_server_key", "url", "client_secret", "password"} {
-			s.add(addr+"."+a, r.Primary.Attributes[a])
-		}
-	}
-}
 
 // A full scenario with TF_LOG=trace: the captured logs (Terraform's and the
 // provider's) and the error output of a failed refresh hold neither the API
@@ -83,12 +41,15 @@ func TestAccSecurity_traceLogsHoldNoSecret(t *testing.T) {
 	t.Setenv("TF_VAR_github_secret", "oauth-wo-secret-1b2d4e")
 	t.Setenv("TF_VAR_smtp_password", "smtp-password-5e6f7a")
 
-	var secrets secretSet
-	secrets.add("API key", key)
-	secrets.add("bootstrap API key", env.Key)
-	secrets.add("OAuth client secret", "oauth-client-secret-7f3a9c")
-	secrets.add("write-only OAuth client secret", "oauth-wo-secret-1b2d4e")
-	secrets.add("SMTP password", "smtp-password-5e6f7a")
+	// The secrets the scenario handles (value → what it is), to look for in
+	// everything Terraform and the provider print.
+	secrets := map[string]string{
+		key:                          "API key",
+		env.Key:                      "bootstrap API key",
+		"oauth-client-secret-7f3a9c": "OAuth client secret",
+		"oauth-wo-secret-1b2d4e":     "write-only OAuth client secret",
+		"smtp-password-5e6f7a":       "SMTP password",
+	}
 
 	// Project mode, named: SDK keys and the ownership transfer need the
 	// Stack Auth integration that mode creates by default.
@@ -157,11 +118,16 @@ resource "neon_auth_ownership_transfer" "test" {
 		resource.TestStep{
 			Config: cfg,
 			Check: func(s *terraform.State) error {
-				secrets.collectSecrets(s)
-				for _, it := range env.Emu.Integrations(env.ProjectID) {
-					secrets.add("minted secret server key", it.SecretServerKey)
-					secrets.add("minted public client key", it.PubClientKey)
+				// The sensitive attributes of the state, and the keys minted.
+				for addr, r := range s.RootModule().Resources {
+					for _, a := range []string{"pub_client_key", "secret_server_key", "url", "client_secret", "password"} {
+						secrets[r.Primary.Attributes[a]] = addr + "." + a
+					}
 				}
+				for _, it := range env.Emu.Integrations(env.ProjectID) {
+					secrets[it.SecretServerKey], secrets[it.PubClientKey] = "minted secret server key", "minted public client key"
+				}
+				delete(secrets, "")
 				return nil
 			},
 		},
@@ -174,7 +140,7 @@ resource "neon_auth_ownership_transfer" "test" {
 				}
 			},
 			Config:      cfg,
-			ExpectError: mustMatch("API key is missing, invalid or revoked"),
+			ExpectError: matchInOrder("API key is missing, invalid or revoked"),
 		},
 		resource.TestStep{
 			PreConfig: func() { t.Setenv(envAPIKey, env.Key) },
@@ -198,10 +164,16 @@ resource "neon_auth_ownership_transfer" "test" {
 			t.Fatalf("the captured log (%d bytes) lacks %q; the leak check would prove nothing", len(log), want)
 		}
 	}
-	if leaks := secrets.leaks(log); len(leaks) > 0 {
+	var leaks []string // what leaked, never the value itself
+	for v, what := range secrets {
+		if strings.Contains(log, v) {
+			leaks = append(leaks, what)
+		}
+	}
+	if len(leaks) > 0 {
 		t.Errorf("the TF_LOG=trace log contains: %v", leaks)
 	}
-	t.Logf("TF_LOG=trace: %d bytes of logs searched for %d secrets, none found", len(log), len(secrets.m))
+	t.Logf("TF_LOG=trace: %d bytes of logs searched for %d secrets, none found", len(log), len(secrets))
 }
 
 // noSecretIn checks that a value never appears in the JSON Terraform shows of
@@ -299,50 +271,42 @@ variable "smtp_password" {
 	resource.Test(t, tc)
 }
 
-// responseRewriter answers chosen API reads with broken bodies, as a faulty
-// proxy or a changed beta API would.
-type responseRewriter struct {
-	mode atomic.Value // string
-}
-
-func (rw *responseRewriter) set(mode string) { rw.mode.Store(mode) }
-
-func (rw *responseRewriter) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mode, _ := rw.mode.Load().(string)
-		if r.Method != http.MethodGet {
-			next.ServeHTTP(w, r)
-			return
-		}
-		path := r.URL.Path
-		switch {
-		case mode == "truncated-json" && strings.HasSuffix(path, "/auth/domains"):
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"domains":[{"domain":"https://app.exa`))
-		case mode == "html-502" && strings.HasSuffix(path, "/auth/oauth_providers"):
-			w.Header().Set("Content-Type", "text/html")
-			w.Header().Set("X-Request-Id", "proxy-req-502")
-			w.WriteHeader(http.StatusBadGateway)
-			_, _ = w.Write([]byte("<html><head><title>502</title></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"))
-		case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/oauth_providers"):
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"providers":[{"id":"google","type":"platinum"}]}`))
-		case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/email_server"):
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"type":"carrier-pigeon"}`))
-		default:
-			next.ServeHTTP(w, r)
-		}
-	})
-}
-
 // Truncated JSON and an HTML error page give clear errors, no panic, and
 // leave the state as it was. Values outside the documented enums (a beta API
 // that grew) do not block the run: they are kept as the API gave them, with
 // a warning.
 func TestAccBadResponses_clearErrorsAndNoStateChange(t *testing.T) {
-	rw := &responseRewriter{}
-	env := newEmulatorEnv(t, "it rewrites the API's answers", rw.wrap)
+	// The mode answers chosen API reads with broken bodies, as a faulty proxy
+	// or a changed beta API would.
+	var rewrite atomic.Value // string
+	env := newEmulatorEnv(t, "it rewrites the API's answers", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mode, _ := rewrite.Load().(string)
+			if r.Method != http.MethodGet {
+				next.ServeHTTP(w, r)
+				return
+			}
+			path := r.URL.Path
+			switch {
+			case mode == "truncated-json" && strings.HasSuffix(path, "/auth/domains"):
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"domains":[{"domain":"https://app.exa`))
+			case mode == "html-502" && strings.HasSuffix(path, "/auth/oauth_providers"):
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("X-Request-Id", "proxy-req-502")
+				w.WriteHeader(http.StatusBadGateway)
+				_, _ = w.Write([]byte("<html><head><title>502</title></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"))
+			case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/oauth_providers"):
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"providers":[{"id":"google","type":"platinum"}]}`))
+			case mode == "unknown-enum" && strings.HasSuffix(path, "/auth/email_server"):
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"type":"carrier-pigeon"}`))
+			default:
+				next.ServeHTTP(w, r)
+			}
+		})
+	})
 	body := fmt.Sprintf(`
 resource "neon_auth_integration" "test" {
   project_id = %[1]q
@@ -365,10 +329,7 @@ resource "neon_auth_email_server" "test" {
 `, env.ProjectID)
 	// Few retries: the HTML 502 is retried as a read should be, then reported.
 	// Project mode, named: the rewritten reads are its endpoints.
-	cfg := env.providerBlockWithArgs(`
-  auth_api    = "project"
-  max_retries = 1
-`) + body
+	cfg := env.providerBlock("max_retries = 1") + body
 	var before string
 	snapshot := func(s *terraform.State) string {
 		var b strings.Builder
@@ -379,9 +340,9 @@ resource "neon_auth_email_server" "test" {
 	}
 	step := func(mode, want string) resource.TestStep {
 		return resource.TestStep{
-			PreConfig:   func() { rw.set(mode) },
+			PreConfig:   func() { rewrite.Store(mode) },
 			Config:      cfg,
-			ExpectError: mustMatch(want),
+			ExpectError: matchInOrder(want),
 		}
 	}
 	resource.ParallelTest(t, env.testCase(
@@ -395,11 +356,11 @@ resource "neon_auth_email_server" "test" {
 		step("truncated-json", "could not be decoded"),
 		// The error names the operation, the status and the request id;
 		// never a JSON decode error.
-		resource.TestStep{PreConfig: func() { rw.set("html-502") }, Config: cfg,
+		resource.TestStep{PreConfig: func() { rewrite.Store("html-502") }, Config: cfg,
 			ExpectError: matchInOrder("Reading the google OAuth provider", "HTTP 502", "non-JSON response body (text/html): 502 502 Bad Gateway nginx",
 				"Request id: proxy-req-502")},
 		resource.TestStep{
-			PreConfig:          func() { rw.set("unknown-enum") },
+			PreConfig:          func() { rewrite.Store("unknown-enum") },
 			RefreshState:       true,
 			ExpectNonEmptyPlan: true, // the configuration still wants "shared"
 			Check: resource.ComposeAggregateTestCheckFunc(
@@ -409,7 +370,7 @@ resource "neon_auth_email_server" "test" {
 		},
 		resource.TestStep{
 			// Back to normal: nothing was lost or changed by the failures.
-			PreConfig:        func() { rw.set("") },
+			PreConfig:        func() { rewrite.Store("") },
 			Config:           cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			Check: func(s *terraform.State) error {

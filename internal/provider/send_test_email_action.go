@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // The neon_auth_send_test_email action: a test email through a branch's email
@@ -185,7 +186,7 @@ func (a *sendTestEmailAction) ModifyPlan(ctx context.Context, req action.ModifyP
 	if err != nil {
 		return // the branch may be created by this apply; Invoke says what is wrong
 	}
-	it, err := a.data.integration(ctx, s)
+	it, err := a.data.auth.Integration(ctx, s)
 	if err != nil || it == nil {
 		return // the integration may be created by this apply
 	}
@@ -193,7 +194,7 @@ func (a *sendTestEmailAction) ModifyPlan(ctx context.Context, req action.ModifyP
 		resp.Diagnostics.AddError(summary, notBetterAuth(s, string(it.AuthProvider)))
 		return
 	}
-	got, err := a.data.client.GetEmailServer(ctx, s.Scope)
+	got, err := a.data.auth.GetEmailServer(ctx, s)
 	switch {
 	case err != nil && !isNotFound(err):
 		return
@@ -241,14 +242,14 @@ func (a *sendTestEmailAction) Invoke(ctx context.Context, req action.InvokeReque
 				"favour of …/auth/email_provider/test. Save the configuration with neon_auth_email_server and remove the SMTP "+
 				"settings from the action to use the successor.")
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("Sending a test email to %s through %s on the %s…", to, through, s.Scope)})
-		result, err = a.data.client.SendTestEmailWith(ctx, s.Scope, smtp, to)
+		result, err = a.data.auth.SendTestEmailWith(ctx, s, smtp, to)
 	} else {
 		if !a.savedServerUsable(ctx, s, summary, &resp.Diagnostics) {
 			return
 		}
 		through = "the saved email server"
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("Sending a test email to %s through %s of the %s…", to, through, s.Scope)})
-		result, err = a.data.client.SendTestEmail(ctx, s.Scope, to)
+		result, err = a.data.auth.SendTestEmail(ctx, s, to)
 	}
 	if err != nil {
 		resp.Diagnostics.AddError(summary, a.data.explainFailure(ctx, s, "Sending a test email to "+to+" on the "+s.String(), err))
@@ -265,7 +266,7 @@ func (a *sendTestEmailAction) Invoke(ctx context.Context, req action.InvokeReque
 
 // branchMode refuses project mode: the project-level API has no test email.
 func (a *sendTestEmailAction) branchMode(diags *diag.Diagnostics, summary string) bool {
-	if a.data.family == apiclient.FamilyBranch {
+	if a.data.auth.Family() == apiclient.FamilyBranch {
 		return true
 	}
 	diags.AddError(summary, fmt.Sprintf("Test emails need the branch-scoped endpoints, and the provider uses the project-level "+
@@ -276,8 +277,8 @@ func (a *sendTestEmailAction) branchMode(diags *diag.Diagnostics, summary string
 // savedServerUsable refuses before any request what POST …/email_provider/test
 // would: no integration, one that is not Better Auth, no email server, or
 // the shared one.
-func (a *sendTestEmailAction) savedServerUsable(ctx context.Context, s authScope, summary string, diags *diag.Diagnostics) bool {
-	it, err := a.data.integration(ctx, s)
+func (a *sendTestEmailAction) savedServerUsable(ctx context.Context, s neonauth.Scope, summary string, diags *diag.Diagnostics) bool {
+	it, err := a.data.auth.Integration(ctx, s)
 	switch {
 	case err != nil:
 		diags.AddError(summary, a.data.explainFailure(ctx, s, "Reading the integration of the "+s.String(), err))
@@ -290,7 +291,7 @@ func (a *sendTestEmailAction) savedServerUsable(ctx context.Context, s authScope
 		diags.AddError(summary, notBetterAuth(s, string(it.AuthProvider)))
 		return false
 	}
-	got, err := a.data.client.GetEmailServer(ctx, s.Scope)
+	got, err := a.data.auth.GetEmailServer(ctx, s)
 	switch {
 	case err != nil && isNotFound(err):
 		diags.AddError(summary, fmt.Sprintf("The %s has no email server configured: nothing to test. Configure a standard "+
@@ -309,7 +310,7 @@ func (a *sendTestEmailAction) savedServerUsable(ctx context.Context, s authScope
 
 // notBetterAuth explains why a saved configuration of another auth provider
 // cannot be tested.
-func notBetterAuth(s authScope, authProvider string) string {
+func notBetterAuth(s neonauth.Scope, authProvider string) string {
 	return fmt.Sprintf("The integration of the %s is %s; only a %s integration can test its saved email server. Give the "+
 		"six SMTP settings to the action instead (the deprecated send_test_email serves every auth provider).",
 		s.Scope, authProvider, apiclient.AuthProviderBetterAuth)

@@ -106,7 +106,7 @@ func TestAccActionSendTestEmail_triggeredAfterCreateAndUpdate(t *testing.T) {
 	sent := func(want int) []statecheck.StateCheck {
 		return []statecheck.StateCheck{apiCheck(func() error {
 			a, _ := env.Emu.BranchAuth(env.ProjectID, env.BranchID)
-			if n := env.routeCount(env.authRoute(http.MethodPost, "/email_provider/test")); len(a.TestEmails) != want || n != want {
+			if n := env.routeCount("POST /auth/email_provider/test"); len(a.TestEmails) != want || n != want {
 				return fmt.Errorf("%d test emails sent in %d requests, want %d: %+v", len(a.TestEmails), n, want, a.TestEmails)
 			}
 			for _, m := range a.TestEmails {
@@ -242,7 +242,9 @@ func TestAccActionSendTestEmail_failsWithTheMailServersComplaint(t *testing.T) {
 func TestAccActionSendTestEmail_invokeThroughCLI(t *testing.T) {
 	env := newBranchEnv(t)
 	cli := env.cli(nil)
-	skipUnless(t, cli, actions)
+	if why := lacks(t, actions); why != "" {
+		t.Skip(why)
+	}
 	env.enableAuth()
 	const unsavedPassword = "unsaved-smtp-password-0b7e"
 	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(invokedActions, env.ProjectID, env.BranchID, unsavedPassword)))
@@ -285,7 +287,9 @@ func TestAccActionSendTestEmail_invokeSendsOneEmailEach(t *testing.T) {
 	env := newEmulatorEnv(t, "it reads the test emails the emulator recorded (no API lists the mail a server sent) and counts requests", nil)
 	env.Mode = authAPIBranch
 	cli := env.cli(nil)
-	skipUnless(t, cli, actions)
+	if why := lacks(t, actions); why != "" {
+		t.Skip(why)
+	}
 	env.enableAuth()
 	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(invokedActions, env.ProjectID, env.BranchID, "unsaved-smtp-password-0b7e")))
 	cli.must(0, "init", "-input=false")
@@ -299,7 +303,7 @@ func TestAccActionSendTestEmail_invokeSendsOneEmailEach(t *testing.T) {
 		t.Fatalf("test emails = %+v, want one to ops@example.com through the saved smtp.example.com, then one to dev@example.com "+
 			"through smtp.other.example:465", got)
 	}
-	if n := env.routeCount(env.authRoute(http.MethodPost, "/email_provider/test")); n != 1 {
+	if n := env.routeCount("POST /auth/email_provider/test"); n != 1 {
 		t.Errorf("%d requests to email_provider/test, want 1: the one -invoke through the saved server", n)
 	}
 }

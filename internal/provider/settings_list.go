@@ -5,12 +5,14 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-// The list resources of the settings types: their settings on every branch with
-// Neon Auth.
+// The list resources of the settings types (their settings on every branch
+// with Neon Auth), and the registration of each settings type with its list
+// resource.
 
 // settingsList is the list resource of a settings type: the settings of
 // every branch with Neon Auth, named by the branch. Only the branch-scoped
@@ -25,14 +27,35 @@ func (l *settingsList[A, M, PM]) ListResourceConfigSchema(_ context.Context, _ l
 }
 
 func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	if l.data.ready() && l.data.family != apiclient.FamilyBranch {
+	if l.data.ready() && l.data.auth.Family() != apiclient.FamilyBranch {
 		var diags diag.Diagnostics
 		diags.AddError("Needs the branch-scoped API", "`"+string(l.typeName)+"` is only offered by Neon's branch-scoped endpoints; "+
 			"set auth_api = \"branch\" in the provider block (or NEON_AUTH_API=branch) to list it.")
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	l.data.list(ctx, &l.settingsResource, l.typeName, req, stream, singletonOf(l.data))
+	l.list(ctx, &l.settingsResource, req, stream, singletonOf(l.data))
+}
+
+// settingsTypes are the settings resources and their list resources, which
+// each kind's file registers (registerSettings) and the provider serves.
+var settingsTypes struct {
+	resources []func() resource.Resource
+	lists     []func() list.ListResource
+}
+
+// registerSettings adds kind k's resource and list resource to the
+// provider; newResource makes the resource where the kind has one of its
+// own (nil: the plain settings resource).
+func registerSettings[A any, M any, PM settingsModel[M]](k settingsKind[A, M], newResource func() resource.Resource) {
+	if newResource == nil {
+		newResource = func() resource.Resource {
+			r := settingsOf[A, M, PM](k)
+			return &r
+		}
+	}
+	settingsTypes.resources = append(settingsTypes.resources, newResource)
+	settingsTypes.lists = append(settingsTypes.lists, func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) })
 }
 
 // listOf is the list resource of a settings resource.

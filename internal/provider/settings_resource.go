@@ -6,22 +6,21 @@ import (
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
 // A settings resource manages one part of the Better Auth configuration of a
 // branch's Neon Auth (sign-in methods, plugins, webhooks): a singleton per
 // (project, branch) that always exists while Neon Auth is enabled. Every
-// setting is optional: an omitted one keeps the branch's value. Create adopts
-// the singleton and remembers what it found; destroy puts that back.
+// setting is optional: an omitted one keeps the branch's value. Create takes
+// the singleton over and remembers what it found; destroy puts that back.
 // Each type is a settingsKind: how to read and write it, and how its API
 // value maps to its model.
 
@@ -66,39 +65,18 @@ func settingsOf[A any, M any, PM settingsModel[M]](k settingsKind[A, M]) setting
 		fields: settingFields(reflect.TypeFor[M](), reflect.TypeFor[A]())}
 }
 
-// settingsTypes are the settings resources and their list resources, which
-// each kind's file registers (registerSettings) and the provider serves.
-var settingsTypes struct {
-	resources []func() resource.Resource
-	lists     []func() list.ListResource
-}
-
-// registerSettings adds kind k's resource and list resource to the
-// provider; newResource makes the resource where the kind has one of its
-// own (nil: the plain settings resource).
-func registerSettings[A any, M any, PM settingsModel[M]](k settingsKind[A, M], newResource func() resource.Resource) {
-	if newResource == nil {
-		newResource = func() resource.Resource {
-			r := settingsOf[A, M, PM](k)
-			return &r
-		}
-	}
-	settingsTypes.resources = append(settingsTypes.resources, newResource)
-	settingsTypes.lists = append(settingsTypes.lists, func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) })
-}
-
 // get reads the branch's current value (from the branch's bundle where it
 // carries the setting).
-func (r *settingsResource[A, M, PM]) get(ctx context.Context, s apiclient.Scope) (A, error) {
-	return readSetting[A](ctx, r.data, s, r.kind.setting)
+func (r *settingsResource[A, M, PM]) get(ctx context.Context, s neonauth.Scope) (A, error) {
+	return neonauth.ReadSetting[A](ctx, r.data.auth, s, r.kind.setting)
 }
 
 // set sends a whole value and returns what the API stored.
-func (r *settingsResource[A, M, PM]) set(ctx context.Context, s apiclient.Scope, v A) (A, error) {
+func (r *settingsResource[A, M, PM]) set(ctx context.Context, s neonauth.Scope, v A) (A, error) {
 	if r.kind.prepare != nil {
 		v = r.kind.prepare(v)
 	}
-	return apiclient.WriteSetting[A](ctx, r.data.client, s, r.kind.setting, v)
+	return neonauth.WriteSetting(ctx, r.data.auth, s, r.kind.setting, v)
 }
 
 // toModel writes an API value into a model's settings.
@@ -121,7 +99,7 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 }
 
 func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planScope(ctx, r.typeName, scopeRules{branchOnly: true}, req, resp)
+	r.planScope(ctx, scopeRules{branchOnly: true}, req, resp)
 }
 
 func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -130,7 +108,7 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 	if !ok {
 		return
 	}
-	found, err := r.get(ctx, s.Scope)
+	found, err := r.get(ctx, s)
 	if err != nil {
 		resp.Diagnostics.AddError(r.summary("Create"), r.data.explainFailure(ctx, s, "Reading the "+r.what(s), err))
 		return
@@ -145,8 +123,8 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateFound, raw)...)
-	if inh := r.data.inheritanceOf(ctx, s); inh.adopt() {
-		adoptedWarning(&resp.Diagnostics, s, inh.parent, string(r.typeName)+" settings", "Destroy puts back the values found.")
+	if to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}); to.Allowed() {
+		takeOverWarning(&resp.Diagnostics, s, to.Parent, string(r.typeName)+" settings", "Destroy puts back the values found.")
 	}
 }
 
@@ -156,19 +134,19 @@ func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.Read
 	if !ok {
 		return
 	}
-	v, err := r.get(ctx, s.Scope)
+	v, err := r.get(ctx, s)
 	if err != nil {
 		if isNotFound(err) {
 			// Neon Auth disabled on the branch (or the branch gone) took
 			// these settings with it; the integration read tells that from
 			// a project this key cannot see, and from the endpoint's own
 			// 404 while Neon Auth is there.
-			switch p, perr := r.data.singletonAbsence(ctx, s, err); p {
-			case gone:
+			switch p, perr := r.data.auth.SingletonAbsence(ctx, s, err); p {
+			case neonauth.Gone:
 				tflog.Warn(ctx, r.what(s)+" went with the branch's Neon Auth; removing it from state",
 					map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 				resp.State.RemoveResource(ctx)
-			case notVisible:
+			case neonauth.NotVisible:
 				resp.Diagnostics.AddError(r.summary("Read"), projectNotVisibleDetail(s.ProjectID, perr))
 			default:
 				resp.Diagnostics.AddError(r.summary("Read"), apiErrorDetail("Reading the "+r.what(s), perr))
@@ -188,7 +166,7 @@ func (r *settingsResource[A, M, PM]) Update(ctx context.Context, req resource.Up
 	if !ok {
 		return
 	}
-	current, err := r.get(ctx, s.Scope)
+	current, err := r.get(ctx, s)
 	if err != nil {
 		resp.Diagnostics.AddError(r.summary("Update"), r.data.explainFailure(ctx, s, "Reading the "+r.what(s), err))
 		return
@@ -219,9 +197,8 @@ func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.De
 			"please report it. Remove the resource with `terraform state rm` and set the values by hand.", err))
 		return
 	}
-	_, err = r.set(ctx, s.Scope, found)
-	r.data.wroteSettings(s.Scope)
-	r.data.settleDelete(ctx, s, err, nil, r.summary("Delete"), "Putting back the "+r.what(s)+" found at creation", &resp.Diagnostics)
+	_, err = r.set(ctx, s, found)
+	r.settleDelete(ctx, s, err, nil, "Putting back the "+r.what(s)+" found at creation", &resp.Diagnostics)
 }
 
 // importFormat is the import id of a settings type: its scope.
@@ -241,11 +218,11 @@ func (r *settingsResource[A, M, PM]) ImportState(ctx context.Context, req resour
 
 // begin opens every method: the model from plan or state, and its scope
 // (the production branch when branch_id is omitted).
-func (r *settingsResource[A, M, PM]) begin(ctx context.Context, from stateGetter, op string, diags *diag.Diagnostics) (PM, authScope, bool) {
+func (r *settingsResource[A, M, PM]) begin(ctx context.Context, from stateGetter, op string, diags *diag.Diagnostics) (PM, neonauth.Scope, bool) {
 	m, ok := begin[M](ctx, r.data, from, diags)
 	pm := PM(&m)
 	if !ok {
-		return pm, authScope{}, false
+		return pm, neonauth.Scope{}, false
 	}
 	s, ok := r.data.resolveScope(ctx, scopeModel{branchModel: pm.base().branchModel}, r.summary(op), diags)
 	if ok {
@@ -257,9 +234,8 @@ func (r *settingsResource[A, M, PM]) begin(ctx context.Context, from stateGetter
 
 // send overlays the plan's settings on base, sends them, and writes what the
 // API stored back into the plan.
-func (r *settingsResource[A, M, PM]) send(ctx context.Context, s authScope, plan *PM, base A, op string, diags *diag.Diagnostics) bool {
-	stored, err := r.set(ctx, s.Scope, r.overlay(*plan, base))
-	r.data.wroteSettings(s.Scope)
+func (r *settingsResource[A, M, PM]) send(ctx context.Context, s neonauth.Scope, plan *PM, base A, op string, diags *diag.Diagnostics) bool {
+	stored, err := r.set(ctx, s, r.overlay(*plan, base))
 	if err != nil {
 		diags.AddError(r.summary(op), r.data.explainFailure(ctx, s, "Setting the "+r.what(s), err))
 		return false
@@ -270,16 +246,6 @@ func (r *settingsResource[A, M, PM]) send(ctx context.Context, s authScope, plan
 
 func (r *settingsResource[A, M, PM]) summary(op string) string { return r.unable(op) }
 
-func (r *settingsResource[A, M, PM]) what(s authScope) string {
+func (r *settingsResource[A, M, PM]) what(s neonauth.Scope) string {
 	return fmt.Sprintf("%s settings of %s", r.typeName, s.Scope)
-}
-
-// deref is the value of a client answer; the zero value with an error
-// (GetEmailServer answers nil then).
-func deref[T any](v *T, err error) (T, error) {
-	if v == nil {
-		var zero T
-		return zero, err
-	}
-	return *v, err
 }

@@ -373,13 +373,13 @@ func TestAccSettings_bundledSettingsShareOneRead(t *testing.T) {
 	env.Mode = authAPIBranch
 	env.enableAuth()
 	var body strings.Builder
-	want := map[string]int{env.authRoute("GET", "/plugins"): 1}
+	want := map[string]int{"GET /auth/plugins": 1}
 	for _, c := range settingsCases {
 		body.WriteString(env.resource(c.typeName, "test", strings.TrimSpace(c.create)))
 		if set := c.api.setting; set.Read {
-			want[env.authRoute("GET", "/"+set.Path)] = 1
+			want["GET /auth/"+set.Path] = 1
 			if set.Bundled {
-				want[env.authRoute("GET", "/"+set.Path)] = 0
+				want["GET /auth/"+set.Path] = 0
 			}
 		}
 	}

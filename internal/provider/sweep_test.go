@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -24,12 +23,6 @@ import (
 
 // envSweepMinAge is how old a leftover must be before make sweep deletes it.
 const envSweepMinAge = "NEON_SWEEP_MIN_AGE"
-
-func init() {
-	resource.AddTestSweepers("neon_branches", &resource.Sweeper{Name: "neon_branches", F: sweeper(false)})
-	resource.AddTestSweepers("neon_projects", &resource.Sweeper{Name: "neon_projects", F: sweeper(true),
-		Dependencies: []string{"neon_branches"}})
-}
 
 // sweeper deletes the suite's leftover projects (projects true) or branches
 // of NEON_TEST_PROJECT_ID, with the key and API the remote tests use. The
@@ -48,7 +41,7 @@ func sweeper(projects bool) func(string) error {
 			}
 			age = d
 		}
-		c, err := apiclient.New(apiclient.Options{BaseURL: firstNonEmpty(os.Getenv(envBaseURL), apiclient.DefaultBaseURL), APIKey: key,
+		c, err := apiclient.New(apiclient.Options{BaseURL: cmp.Or(os.Getenv(envBaseURL), apiclient.DefaultBaseURL), APIKey: key,
 			RateLimit: apiclient.RateLimit{Shared: true}})
 		if err != nil {
 			return err
@@ -142,7 +135,7 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 	ctx, c := context.Background(), env.client()
 	prefix := fmt.Sprintf("%s-sweep-%d-", runPrefix+"plant", time.Now().UnixNano())
 	for _, name := range []string{prefix + "a", prefix + "b", "keep-" + prefix} {
-		newBranch(t, c, env.ProjectID, name)
+		newBranch(t, c, env.ProjectID, "", name)
 	}
 	// Projects are planted where the key may create them.
 	var projectNames []string

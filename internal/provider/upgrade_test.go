@@ -26,60 +26,6 @@ const (
 	upgradeFixtureKey = "upgrade-fixture-key" // the bootstrap key generate.sh gave the emulator
 )
 
-// upgradeEnv is the emulator of the fixtures, on a copy of their state, and a
-// working directory holding a fixture's configuration and 0.1 state.
-type upgradeEnv struct {
-	emu *emulator.Emulator
-	cli *cliDir
-}
-
-func newUpgradeEnv(t *testing.T, fixture, authAPI string) *upgradeEnv {
-	t.Helper()
-	if remoteRun != nil {
-		t.Skip("runs only against the in-process emulator: it starts from the emulator state the 0.1 builds' fixtures describe")
-	}
-	cli := newCLIDir(t)
-	stateFile := filepath.Join(t.TempDir(), "emulator.json")
-	copyFile(t, filepath.Join(upgradeFixtures, "emulator.json"), stateFile)
-	emu, err := emulator.New(emulator.Options{StateFile: stateFile, BootstrapKey: upgradeFixtureKey,
-		AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1})
-	if err != nil {
-		t.Fatalf("loading the emulator state of 0.1: %v", err)
-	}
-	srv := httptest.NewServer(conformant(t, emu))
-	t.Cleanup(func() {
-		srv.Close()
-		_ = emu.Close()
-	})
-	for _, f := range []string{"main.tf", "project.auto.tfvars", "terraform.tfstate"} {
-		copyFile(t, filepath.Join(upgradeFixtures, fixture, f), filepath.Join(cli.dir, f))
-	}
-	authAPILine := ""
-	if authAPI != "" {
-		authAPILine = fmt.Sprintf(`  auth_api            = %q`, authAPI)
-	}
-	cli.write("provider.tf", fmt.Sprintf(`
-provider "neon" {
-  api_key             = %[1]q
-  base_url            = %[2]q
-  requests_per_minute = 100000
-%[3]s
-}
-`, upgradeFixtureKey, srv.URL+"/api/v2/", authAPILine))
-	return &upgradeEnv{emu: emu, cli: cli}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // stateFile is the part of a terraform.tfstate the upgrade tests read.
 type stateFile struct {
 	Resources []struct {
@@ -105,25 +51,16 @@ func readStateFile(t *testing.T, path string) stateFile {
 	return s
 }
 
-// idAfterUpgrade is the id a resource on a branch has from 0.2 on, built
-// from its attributes: `<project_id>/<branch_id>`, then what names the object
-// on its branch.
-func idAfterUpgrade(typ string, a map[string]any) string {
-	s := func(k string) string { v, _ := a[k].(string); return v }
-	id := s("project_id") + "/" + s("branch_id")
-	switch typ {
-	case "neon_auth_integration", "neon_auth_ownership_transfer":
-		id += "/" + s("auth_provider")
-	case "neon_auth_sdk_keys":
-		id += "/" + s("auth_provider") + "/" + s("created_at")
-	case "neon_auth_domain":
-		id += "/" + s("domain")
-	case "neon_auth_oauth_provider":
-		id += "/" + s("provider_id")
-	case "neon_auth_user":
-		id += "/" + s("user_id")
-	}
-	return id
+// idAfterUpgrade are, per resource type, the attributes that follow
+// `<project_id>/<branch_id>` in its id from 0.2 on: what names the object on
+// its branch.
+var idAfterUpgrade = map[string][]string{
+	"neon_auth_integration":        {"auth_provider"},
+	"neon_auth_ownership_transfer": {"auth_provider"},
+	"neon_auth_sdk_keys":           {"auth_provider", "created_at"},
+	"neon_auth_domain":             {"domain"},
+	"neon_auth_oauth_provider":     {"provider_id"},
+	"neon_auth_user":               {"user_id"},
 }
 
 // Every resource type, as 0.1 left it, upgrades in place: the new provider
@@ -151,74 +88,110 @@ func TestAccUpgrade_from01(t *testing.T) {
 			name = c.fixture + "/default"
 		}
 		t.Run(name, func(t *testing.T) {
-			u := newUpgradeEnv(t, c.fixture, c.authAPI)
-			u.cli.must(0, "init", "-input=false")
-			old := readStateFile(t, filepath.Join(u.cli.dir, "terraform.tfstate"))
+			// The emulator of the fixtures, on a copy of their state, and a
+			// working directory holding a fixture's configuration and its
+			// 0.1 state.
+			if remoteRun != nil {
+				t.Skip("runs only against the in-process emulator: it starts from the emulator state the 0.1 builds' fixtures describe")
+			}
+			cli := newCLIDir(t, New("test")(), nil)
+			stateFile := filepath.Join(t.TempDir(), "emulator.json")
+			copies := map[string]string{filepath.Join(upgradeFixtures, "emulator.json"): stateFile}
+			for _, f := range []string{"main.tf", "project.auto.tfvars", "terraform.tfstate"} {
+				copies[filepath.Join(upgradeFixtures, c.fixture, f)] = filepath.Join(cli.dir, f)
+			}
+			for from, to := range copies {
+				data, err := os.ReadFile(from)
+				if err == nil {
+					err = os.WriteFile(to, data, 0o600)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			emu, err := emulator.New(emulator.Options{StateFile: stateFile, BootstrapKey: upgradeFixtureKey,
+				AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1})
+			if err != nil {
+				t.Fatalf("loading the emulator state of 0.1: %v", err)
+			}
+			srv := httptest.NewServer(validated(t).Middleware(emu))
+			t.Cleanup(func() {
+				srv.Close()
+				_ = emu.Close()
+			})
+			authAPILine := ""
+			if c.authAPI != "" {
+				authAPILine = fmt.Sprintf(`  auth_api            = %q`, c.authAPI)
+			}
+			cli.write("provider.tf", fmt.Sprintf("provider \"neon\" {\n  api_key = %q\n  base_url = %q\n  requests_per_minute = 100000\n%s\n}\n",
+				upgradeFixtureKey, srv.URL+"/api/v2/", authAPILine))
+			cli.must(0, "init", "-input=false")
+			old := readStateFile(t, filepath.Join(cli.dir, "terraform.tfstate"))
 
-			before := u.emu.Stats().Total
-			u.cli.must(0, "plan", "-detailed-exitcode", "-refresh=false", "-input=false")
-			if n := u.emu.Stats().Total - before; n != 0 {
-				t.Fatalf("plan -refresh=false of the 0.1 state sent %d requests, want none: %v", n, u.emu.Stats().Requests)
+			before := emu.Stats().Total
+			cli.must(0, "plan", "-detailed-exitcode", "-refresh=false", "-input=false")
+			if n := emu.Stats().Total - before; n != 0 {
+				t.Fatalf("plan -refresh=false of the 0.1 state sent %d requests, want none: %v", n, emu.Stats().Requests)
 			}
 			// The upgrade alone, written to the state without a refresh.
-			u.cli.must(0, "apply", "-auto-approve", "-refresh=false", "-input=false")
-			if n := u.emu.Stats().Total - before; n != 0 {
-				t.Fatalf("apply -refresh=false of the 0.1 state sent %d requests, want none: %v", n, u.emu.Stats().Requests)
+			cli.must(0, "apply", "-auto-approve", "-refresh=false", "-input=false")
+			if n := emu.Stats().Total - before; n != 0 {
+				t.Fatalf("apply -refresh=false of the 0.1 state sent %d requests, want none: %v", n, emu.Stats().Requests)
 			}
-			checkUpgradedState(t, old, readStateFile(t, filepath.Join(u.cli.dir, "terraform.tfstate")))
+			// The state the upgrade made of 0.1's: the same resources, each
+			// id naming its branch, the user's id also in user_id, and
+			// nothing else changed.
+			upgraded := readStateFile(t, filepath.Join(cli.dir, "terraform.tfstate"))
+			if len(old.Resources) != len(upgraded.Resources) {
+				t.Fatalf("%d resources after the upgrade, %d before", len(upgraded.Resources), len(old.Resources))
+			}
+			for i, r := range upgraded.Resources {
+				o := old.Resources[i]
+				addr := r.Type + "." + r.Name
+				if o.Type+"."+o.Name != addr {
+					t.Fatalf("resource %d is %s after the upgrade, %s.%s before", i, addr, o.Type, o.Name)
+				}
+				now, was := r.Instances[0].Attributes, o.Instances[0].Attributes
+				want := fmt.Sprintf("%s/%s", now["project_id"], now["branch_id"])
+				for _, attr := range idAfterUpgrade[r.Type] {
+					want += fmt.Sprintf("/%s", now[attr])
+				}
+				if now["id"] != want {
+					t.Errorf("%s: id %q after the upgrade, want %q (0.1: %q)", addr, now["id"], want, was["id"])
+				}
+				if !strings.HasPrefix(fmt.Sprint(now["id"]), fmt.Sprintf("%s/%s", was["project_id"], was["branch_id"])) {
+					t.Errorf("%s: id %q does not name the branch %s that 0.1 recorded", addr, now["id"], was["branch_id"])
+				}
+				if r.Type == "neon_auth_user" && now["user_id"] != was["id"] {
+					t.Errorf("%s: user_id %q, want the id 0.1 stored, %q", addr, now["user_id"], was["id"])
+				}
+				for k, v := range was {
+					if k == "id" || slices.Contains(droppedSince01[r.Type], k) {
+						continue
+					}
+					if nv, ok := now[k]; ok && fmt.Sprint(nv) != fmt.Sprint(v) {
+						t.Errorf("%s: %s changed in the upgrade: %v → %v", addr, k, v, nv)
+					}
+				}
+			}
 
-			u.cli.must(0, "plan", "-detailed-exitcode", "-input=false")
+			cli.must(0, "plan", "-detailed-exitcode", "-input=false")
 			branchRoute := "GET /projects/{project_id}/branches/{branch_id}/auth"
-			if got := len(u.emu.Stats().Requests[branchRoute]) > 0; got != c.branchRoutes {
+			if got := len(emu.Stats().Requests[branchRoute]) > 0; got != c.branchRoutes {
 				t.Fatalf("refresh used %s: %v, want %v (auth_api %q)", branchRoute, got, c.branchRoutes, c.authAPI)
 			}
-			u.cli.must(0, "apply", "-auto-approve", "-input=false")
-			u.cli.must(0, "plan", "-detailed-exitcode", "-input=false")
+			cli.must(0, "apply", "-auto-approve", "-input=false")
+			cli.must(0, "plan", "-detailed-exitcode", "-input=false")
 		})
 	}
 }
 
-// checkUpgradedState compares the state 0.1 wrote with the one the upgrade
-// made of it: the same resources, each id naming its branch, the user's id
-// also in user_id, and nothing else changed.
 // droppedSince01 are the attributes of 0.1 that a later schema dropped, with
 // their values: Neon removed phone-number's allowed_attempts in June 2026
-// (shared/spec/auth-api-changes-since-2026-04-25.md, Part A), and the
+// (in the reference of 2026-07-13, internal/apispec), and the
 // plugin's upgrader sets it null (TestAccAuthPhoneNumberPlugin_upgradeDropsAllowedAttempts).
 var droppedSince01 = map[string][]string{
 	"neon_auth_phone_number_plugin": {"allowed_attempts"},
-}
-
-func checkUpgradedState(t *testing.T, old, upgraded stateFile) {
-	t.Helper()
-	if len(old.Resources) != len(upgraded.Resources) {
-		t.Fatalf("%d resources after the upgrade, %d before", len(upgraded.Resources), len(old.Resources))
-	}
-	for i, r := range upgraded.Resources {
-		o := old.Resources[i]
-		addr := r.Type + "." + r.Name
-		if o.Type+"."+o.Name != addr {
-			t.Fatalf("resource %d is %s after the upgrade, %s.%s before", i, addr, o.Type, o.Name)
-		}
-		now, was := r.Instances[0].Attributes, o.Instances[0].Attributes
-		if want := idAfterUpgrade(r.Type, now); now["id"] != want {
-			t.Errorf("%s: id %q after the upgrade, want %q (0.1: %q)", addr, now["id"], want, was["id"])
-		}
-		if !strings.HasPrefix(fmt.Sprint(now["id"]), fmt.Sprintf("%s/%s", was["project_id"], was["branch_id"])) {
-			t.Errorf("%s: id %q does not name the branch %s that 0.1 recorded", addr, now["id"], was["branch_id"])
-		}
-		if r.Type == "neon_auth_user" && now["user_id"] != was["id"] {
-			t.Errorf("%s: user_id %q, want the id 0.1 stored, %q", addr, now["user_id"], was["id"])
-		}
-		for k, v := range was {
-			if k == "id" || slices.Contains(droppedSince01[r.Type], k) {
-				continue
-			}
-			if nv, ok := now[k]; ok && fmt.Sprint(nv) != fmt.Sprint(v) {
-				t.Errorf("%s: %s changed in the upgrade: %v → %v", addr, k, v, nv)
-			}
-		}
-	}
 }
 
 // typesOf01 are the resource types of the 0.1 development builds (commit

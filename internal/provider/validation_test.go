@@ -285,10 +285,10 @@ data "neon_projects" "all" {}
 	// The Better Auth settings: project mode cannot reach them, and the
 	// spec's ranges and values (settingsCases), in branch mode.
 	for _, c := range settingsCases {
-		cases = append(cases, badInput{c.typeName + ": project mode", resourceBlock(c.typeName, "test", p, "", "  enabled = true\n"),
+		cases = append(cases, badInput{c.typeName + ": project mode", fmt.Sprintf("resource %q \"test\" {\n  project_id = %q\n  enabled = true\n}\n", c.typeName, p),
 			"project_id", "`" + c.typeName + "` is only offered by Neon's branch-scoped endpoints", false})
 		for _, bad := range c.invalid {
-			cases = append(cases, badInput{c.typeName + ": " + bad.name, resourceBlock(c.typeName, "test", p, "", "  "+bad.args+"\n"), bad.field, bad.want, true})
+			cases = append(cases, badInput{c.typeName + ": " + bad.name, fmt.Sprintf("resource %q \"test\" {\n  project_id = %q\n  %s\n}\n", c.typeName, p, bad.args), bad.field, bad.want, true})
 		}
 	}
 	if len(cases) < 30 {
@@ -307,13 +307,13 @@ data "neon_projects" "all" {}
 				cfg := c.cfg
 				switch {
 				case c.branch:
-					cfg = env.configIn(authAPIBranch, cfg)
+					cfg = env.providerBlock(`auth_api = "branch"`) + cfg
 				case !strings.HasPrefix(strings.TrimSpace(cfg), "provider "):
-					cfg = env.configIn(authAPIProject, cfg)
+					cfg = env.providerBlock(`auth_api = "project"`) + cfg
 				}
 				// The attribute is named (in the diagnostic's "with …" line
 				// or its text), and so is the fix.
-				want := mustMatch(c.want).String()
+				want := matchInOrder(c.want).String()
 				re := regexp.MustCompile(`(?s)(` + regexp.QuoteMeta(c.field) + `.*` + want + `|` + want + `.*` + regexp.QuoteMeta(c.field) + `)`)
 				if strings.Contains(c.want, c.field) {
 					re = regexp.MustCompile(`(?s)` + want)

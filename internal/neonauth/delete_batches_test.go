@@ -1,4 +1,4 @@
-package provider
+package neonauth
 
 import (
 	"context"
@@ -338,12 +338,12 @@ func TestUnitDeleteBatches_aFullFirstBatchLeavesAtOnce(t *testing.T) {
 	}
 }
 
-// With batching switched off (the benchmark's machineryOff=batching), every
+// With batching switched off (Options.UnbatchedDeletes), every
 // delete is its own request, sent at once, in parallel with the others.
 func TestUnitDeleteBatches_switchedOffSendsEachAlone(t *testing.T) {
 	r := &recordedSends{delay: 50 * time.Millisecond}
 	b := testBatches(r)
-	b.alone = true
+	b.unbatched = true
 	start := time.Now()
 	for _, err := range deleteAll(context.Background(), b, batchKeyA, domainNames(5, "d")) {
 		if err != nil {

@@ -1,11 +1,9 @@
-package provider
+package neonauth
 
 import (
 	"context"
 	"sync"
 	"time"
-
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -35,9 +33,11 @@ import (
 type deleteBatches struct {
 	quiet, quietAfterFlight, maxGather time.Duration
 	send                               func(ctx context.Context, key batchKey, domains []string) error
-	// alone sends every delete at once in its own request (the benchmark's
-	// batching switched off, see machineryOff).
-	alone bool
+	// unbatched sends every delete at once in a request of its own
+	// (Options.UnbatchedDeletes).
+	unbatched bool
+	// logger receives a line for each request of several deletes.
+	logger apiclient.Logger
 
 	mu     sync.Mutex
 	scopes map[batchKey]*scopeBatches
@@ -92,7 +92,7 @@ func newDeleteBatches(send func(ctx context.Context, key batchKey, domains []str
 // delete removes domain (canonical) with whichever others of its scope are
 // being deleted at the same time, and returns the outcome of their request.
 func (b *deleteBatches) delete(ctx context.Context, key batchKey, domain string) error {
-	if b.alone {
+	if b.unbatched {
 		return b.send(ctx, key, []string{domain})
 	}
 	b.mu.Lock()
@@ -168,8 +168,8 @@ func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches
 		sc.flight = flight
 		b.mu.Unlock()
 
-		if len(batch.domains) > 1 {
-			tflog.Debug(ctx, "deleting domains in one request", map[string]any{
+		if len(batch.domains) > 1 && b.logger != nil {
+			b.logger.Debug(ctx, "deleting domains in one request", map[string]any{
 				"project_id": key.scope.ProjectID, "branch_id": key.scope.BranchID, "domains": len(batch.domains)})
 		}
 		batch.err = b.send(ctx, key, batch.domains)

@@ -1,0 +1,166 @@
+package neonauth
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// Whether a 404 means an object is really gone: a successful list that lacks
+// it, or a scope the key cannot see.
+
+// Presence is what the API shows of something a request could not find.
+type Presence int
+
+const (
+	// Present: a successful read lists it.
+	Present Presence = iota
+	// Gone: a successful read shows it absent — removed outside Terraform,
+	// or its integration (or branch) went and took it along.
+	Gone
+	// NotVisible: the project does not exist or the key cannot see it.
+	// Nothing is known of the thing, so state must not change.
+	NotVisible
+	// Unknown: the API did not say; the error tells why.
+	Unknown
+)
+
+// Listed reports whether a thing is listed by a fresh-enough read (see
+// ListedDomain, ListedOAuthProvider).
+type Listed func(context.Context) (bool, error)
+
+// Absence decides whether something under a Neon Auth scope is really gone.
+// A 404 alone never says so: it can mean the thing, its integration, its
+// branch, or a project this key may not see.
+//
+// listed is nil for things the API cannot list (users, the email
+// configuration): the 404 the caller met is then the thing's own answer,
+// and an integration that is there means the thing is not.
+//
+// The ladder: the thing's list, then the scope's integration, then (for the
+// branch-scoped family) the project's branches. The first successful read
+// decides; a 404 on the way up is resolved by the next step; a project that
+// answers 404 at the top is not visible.
+func (svc *Service) Absence(ctx context.Context, s Scope, listed Listed) (Presence, error) {
+	var listErr error
+	if listed != nil {
+		found, err := listed(ctx)
+		switch {
+		case err == nil && found:
+			return Present, nil
+		case err == nil:
+			return Gone, nil
+		case !isNotFound(err):
+			return Unknown, err
+		}
+		listErr = err
+	}
+	it, err := svc.Integration(ctx, s)
+	switch {
+	case err == nil && it == nil:
+		return Gone, nil
+	case err == nil && listErr == nil:
+		// The integration is there, so the 404 was about the thing itself.
+		return Gone, nil
+	case err == nil:
+		// The integration is there, yet its list answered 404.
+		return Unknown, listErr
+	case isNotFound(err):
+		return NotVisible, err
+	default:
+		return Unknown, err
+	}
+}
+
+// SingletonAbsence decides what a 404 means for a singleton that exists
+// whenever the scope's Neon Auth does (the sign-in settings, the plugins):
+// only the integration read (GET …/auth, the one endpoint whose 404 means
+// "Neon Auth not enabled") tells. Other auth endpoints answer 404 for their
+// own reasons — an unknown OAuth provider, or a path Neon moved — so while
+// the integration is there, the singleton's 404 is not absence: it is
+// returned as Unknown with notFound, and state must not change.
+func (svc *Service) SingletonAbsence(ctx context.Context, s Scope, notFound error) (Presence, error) {
+	it, err := svc.Integration(ctx, s)
+	switch {
+	case err == nil && it == nil:
+		return Gone, nil
+	case err == nil:
+		return Unknown, fmt.Errorf("%w (Neon Auth is enabled on the %s, so this 404 is the endpoint's own answer, not the "+
+			"settings' absence; an endpoint Neon moved answers so: check for a newer release of the provider)", notFound, s.Scope)
+	case isNotFound(err):
+		return NotVisible, err
+	default:
+		return Unknown, err
+	}
+}
+
+// Integration is the scope's integration with its auth provider (any auth
+// provider when the scope names none), nil when a successful read shows
+// none. An error that is a 404 means the project is not visible; any other
+// error that the API did not say.
+func (svc *Service) Integration(ctx context.Context, s Scope) (*apiclient.Integration, error) {
+	its, err := svc.Integrations(ctx, s)
+	if err != nil {
+		if s.Family != apiclient.FamilyBranch || !isNotFound(err) {
+			return nil, err
+		}
+		// GET …/branches/{branch_id}/auth answers 404 for a branch without
+		// Neon Auth, a branch that does not exist, and a project this key
+		// cannot see. The branch list tells them apart: if it succeeds, the
+		// integration is not there (whether the branch is or not).
+		if _, berr := svc.Branches(ctx, s.ProjectID); berr != nil {
+			return nil, berr
+		}
+		return nil, nil
+	}
+	if i := slices.IndexFunc(its, func(it apiclient.Integration) bool {
+		return s.AuthProvider == "" || string(it.AuthProvider) == s.AuthProvider
+	}); i >= 0 {
+		return &its[i], nil
+	}
+	return nil, nil
+}
+
+// ListedDomain reports whether the scope's whitelist lists domain for the
+// scope's auth provider, read through the shared list. A domain listed
+// without an auth provider belongs to Stack Auth.
+func (svc *Service) ListedDomain(s Scope, domain string) Listed {
+	return func(ctx context.Context) (bool, error) {
+		ds, err := svc.Domains(ctx, s)
+		return slices.ContainsFunc(ds, func(l apiclient.Domain) bool {
+			listedProvider := cmp.Or(string(l.AuthProvider), apiclient.AuthProviderStack)
+			return listedProvider == s.AuthProvider && apiclient.SameOrigin(l.Domain, domain)
+		}), err
+	}
+}
+
+// ListedOAuthProvider reports whether the scope's OAuth providers list id,
+// read through the shared list, and keeps what the list says of it in
+// *found (when found is not nil).
+func (svc *Service) ListedOAuthProvider(s Scope, id string, found **apiclient.OAuthProvider) Listed {
+	return func(ctx context.Context) (bool, error) {
+		ps, err := svc.OAuthProviders(ctx, s)
+		i := slices.IndexFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == id })
+		if i >= 0 && found != nil {
+			*found = &ps[i]
+		}
+		return i >= 0, err
+	}
+}
+
+// EnabledIntegrations are the scope's integrations; none when a 404 says
+// Neon Auth is not enabled there.
+func (svc *Service) EnabledIntegrations(ctx context.Context, s Scope) ([]apiclient.Integration, error) {
+	its, err := svc.Integrations(ctx, s)
+	if isNotFound(err) {
+		return nil, nil
+	}
+	return its, err
+}
+
+// isNotFound reports whether err is a 404 (or wraps one).
+func isNotFound(err error) bool { return errors.Is(err, apiclient.ErrNotFound) }

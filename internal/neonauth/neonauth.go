@@ -1,0 +1,138 @@
+// Package neonauth holds the Neon Auth rules that every resource, data
+// source, list resource and action of the provider follows, over the
+// platform API client (internal/apiclient):
+//
+//   - where an object lives: its Scope (project, branch, API family, auth
+//     provider), an omitted branch being the production branch;
+//   - the reads many resources share during a refresh, and the writes that
+//     make them stale, which forget them themselves;
+//   - whether a 404 means an object is gone (Presence);
+//   - what a create that found its object already there may do with it:
+//     take it over from the parent branch, or refuse it (TakeOver);
+//   - domain deletes gathered into batches.
+//
+// It knows nothing of Terraform. It answers with plain values — a scope, a
+// presence, a take-over decision, errors — which internal/provider turns into
+// state, private state and diagnostics.
+//
+// Names of reads: one named by its noun alone (Domains, Integrations) is
+// shared with the other readers of its scope; one named as the client's call
+// (ListDomains, GetEmailServer) is a request of its own.
+package neonauth
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+// Service is Neon Auth as one provider process sees it: the API client of
+// the provider's configuration, the API family it uses, and what the process
+// remembers — the shared reads, the production branch of each project, the
+// scopes whose Neon Auth it enabled itself, and the domain deletes it is
+// gathering. It is safe for concurrent use.
+type Service struct {
+	client          *apiclient.Client
+	family          apiclient.Family
+	refuseInherited bool
+	reads           sharedReads
+	production      productionBranches
+	enabled         enabledHere
+	domainDeletes   *deleteBatches
+}
+
+// Options configure a Service.
+type Options struct {
+	// Family is the generation of endpoints every scope uses.
+	Family apiclient.Family
+	// ReadMaxAge bounds how long a shared read is served
+	// (DefaultReadMaxAge); 0 turns sharing off: every read is its own
+	// request.
+	ReadMaxAge time.Duration
+	// RefuseInherited refuses what a branch inherited from its parent, as
+	// any object made outside Terraform, instead of taking it over.
+	RefuseInherited bool
+	// UnbatchedDeletes sends every domain delete at once in a request of its
+	// own instead of gathering batches.
+	UnbatchedDeletes bool
+	// Logger receives a line for each batch of several domain deletes; nil:
+	// silent.
+	Logger apiclient.Logger
+}
+
+// DefaultReadMaxAge bounds how long a shared read is served: long enough for
+// one refresh, short enough that a long apply sees changes.
+const DefaultReadMaxAge = 10 * time.Second
+
+// New is the Service of a provider configuration.
+func New(client *apiclient.Client, o Options) *Service {
+	svc := &Service{
+		client:          client,
+		family:          o.Family,
+		refuseInherited: o.RefuseInherited,
+		reads:           newSharedReads(o.ReadMaxAge),
+	}
+	svc.domainDeletes = newDeleteBatches(func(ctx context.Context, k batchKey, domains []string) error {
+		return client.DeleteDomains(ctx, k.scope, k.authProvider, domains)
+	})
+	svc.domainDeletes.unbatched = o.UnbatchedDeletes
+	svc.domainDeletes.logger = o.Logger
+	return svc
+}
+
+// Family is the generation of endpoints the service uses.
+func (svc *Service) Family() apiclient.Family { return svc.family }
+
+// What the process remembers.
+
+// sharedReads are the endpoints that many resources read at once during a
+// refresh, each shared per scope (see sharedRead).
+type sharedReads struct {
+	integrations *sharedRead[[]apiclient.Integration]
+	oauth        *sharedRead[[]apiclient.OAuthProvider]
+	domains      *sharedRead[[]apiclient.Domain]
+	branches     *sharedRead[[]apiclient.Branch]
+	plugins      *sharedRead[*apiclient.Plugins]
+}
+
+func newSharedReads(maxAge time.Duration) sharedReads {
+	return sharedReads{
+		integrations: newSharedRead[[]apiclient.Integration](maxAge),
+		oauth:        newSharedRead[[]apiclient.OAuthProvider](maxAge),
+		domains:      newSharedRead[[]apiclient.Domain](maxAge),
+		branches:     newSharedRead[[]apiclient.Branch](maxAge),
+		plugins:      newSharedRead[*apiclient.Plugins](maxAge),
+	}
+}
+
+// productionBranches remembers the production branch of each project for
+// the life of the provider process: resolved once per project, shared by
+// every resource.
+type productionBranches struct {
+	mu  sync.Mutex
+	ids map[string]string
+}
+
+// enabledHere remembers the scopes whose Neon Auth this provider process
+// enabled: nothing on them was inherited, whatever their branch's parent.
+type enabledHere struct {
+	mu     sync.Mutex
+	scopes map[readKey]bool
+}
+
+func (e *enabledHere) add(k readKey) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.scopes == nil {
+		e.scopes = map[readKey]bool{}
+	}
+	e.scopes[k] = true
+}
+
+func (e *enabledHere) has(k readKey) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.scopes[k]
+}

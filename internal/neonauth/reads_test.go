@@ -1,0 +1,270 @@
+package neonauth
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+const (
+	listDomainsRoute = "GET /projects/{project_id}/auth/domains"
+	listOAuthRoute   = "GET /projects/{project_id}/auth/oauth_providers"
+	pluginsRoute     = "GET /projects/{project_id}/branches/{branch_id}/auth/plugins"
+)
+
+// projectScope is the production branch of env's project, reached through
+// the project-level endpoints, for Stack Auth.
+func projectScope(env *testEnv) Scope {
+	return env.production(apiclient.FamilyProject, apiclient.AuthProviderStack)
+}
+
+// Fifty readers of one project's domains at once cost one request.
+func TestSharedReads_concurrentReadersShareOneRequest(t *testing.T) {
+	env := newTestEnv(t, nil)
+	s := projectScope(env)
+	env.enable(s)
+	for i := range 50 {
+		if err := env.emu.AddDomain(env.projectID, fmt.Sprintf("https://d%d.example.com", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc := env.service(apiclient.FamilyProject, DefaultReadMaxAge)
+	env.emu.ResetStats()
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for range 50 {
+		wg.Go(func() {
+			list, err := svc.Domains(context.Background(), s)
+			if err == nil && len(list) != 50 {
+				err = fmt.Errorf("a reader saw %d domains, want 50", len(list))
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := env.routeCount(listDomainsRoute); n != 1 {
+		t.Fatalf("50 concurrent readers made %d list requests, want 1", n)
+	}
+}
+
+// With sharing off (ReadMaxAge 0) every read is its own request: the switch
+// the benchmark compares against.
+func TestSharedReads_sharingOff(t *testing.T) {
+	env := newTestEnv(t, nil)
+	s := projectScope(env)
+	env.enable(s)
+	svc := env.service(apiclient.FamilyProject, 0)
+	env.emu.ResetStats()
+	for range 5 {
+		if _, err := svc.Domains(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := env.routeCount(listDomainsRoute); n != 5 {
+		t.Fatalf("%d list requests for 5 reads with sharing off, want 5", n)
+	}
+}
+
+// A write forgets the list it changes: the next read sees what was written,
+// and until then a read is served from the cache.
+func TestSharedReads_writeInvalidates(t *testing.T) {
+	env := newTestEnv(t, nil)
+	s := projectScope(env)
+	env.enable(s)
+	svc := env.service(apiclient.FamilyProject, time.Hour)
+	ctx := context.Background()
+	if list, err := svc.Domains(ctx, s); err != nil || len(list) != 0 {
+		t.Fatalf("first read: %v, %v", list, err)
+	}
+	// A change the provider did not make is not seen within the bound...
+	if err := env.emu.AddDomain(env.projectID, "https://outside.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := svc.Domains(ctx, s); len(list) != 0 {
+		t.Fatalf("the cached list was not served: %v", list)
+	}
+	// ...but the service's own write forgets it, so the next read is fresh.
+	if _, err := svc.AddDomain(ctx, s, "https://mine.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	list, err := svc.Domains(ctx, s)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("after the write: %v, %v; want both domains", list, err)
+	}
+	if n := env.routeCount(listDomainsRoute); n != 2 {
+		t.Fatalf("%d list requests, want 2 (one before, one after the write)", n)
+	}
+}
+
+// Each write forgets what it changes, and only that: a read of another kind
+// of the scope is still served from the cache.
+func TestSharedReads_eachWriteForgetsWhatItChanges(t *testing.T) {
+	env := newTestEnv(t, nil)
+	s := projectScope(env)
+	env.enable(s)
+	svc := env.service(apiclient.FamilyProject, time.Hour)
+	ctx := context.Background()
+	readBoth := func() {
+		t.Helper()
+		if _, err := svc.Domains(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.OAuthProviders(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readBoth()
+	env.emu.ResetStats()
+	if _, err := svc.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"}); err != nil {
+		t.Fatal(err)
+	}
+	readBoth()
+	if d, o := env.routeCount(listDomainsRoute), env.routeCount(listOAuthRoute); d != 0 || o != 1 {
+		t.Errorf("after adding an OAuth provider: %d domain and %d OAuth provider lists, want 0 and 1", d, o)
+	}
+	env.emu.ResetStats()
+	if err := svc.DeleteDomains(ctx, s, []string{"https://none.example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	readBoth()
+	if d, o := env.routeCount(listDomainsRoute), env.routeCount(listOAuthRoute); d != 1 || o != 0 {
+		t.Errorf("after deleting domains: %d domain and %d OAuth provider lists, want 1 and 0", d, o)
+	}
+}
+
+// In branch mode the settings of a branch are one shared bundle, which
+// every write to a part of it forgets.
+func TestSharedReads_bundleIsForgottenByItsWrites(t *testing.T) {
+	env := newTestEnv(t, nil)
+	s := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+	env.enable(s)
+	svc := env.service(apiclient.FamilyBranch, time.Hour)
+	ctx := context.Background()
+	env.emu.ResetStats()
+	if _, err := svc.AllowLocalhost(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.OAuthProviders(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.routeCount(pluginsRoute); n != 1 {
+		t.Fatalf("two parts of the bundle read with %d requests, want 1", n)
+	}
+	if err := svc.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.OAuthProviders(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.routeCount(pluginsRoute); n != 2 {
+		t.Fatalf("%d bundle requests, want 2 (one before, one after the write)", n)
+	}
+}
+
+// A list that was in flight when a write happened is never served to a
+// reader that comes after the write: that reader fetches anew.
+func TestSharedReads_inFlightListIsNotServedAfterAWrite(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	var once sync.Once
+	env := newTestEnv(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/auth/domains") {
+				first := false
+				once.Do(func() { first = true })
+				if first {
+					// The first list reads the (empty) whitelist, then
+					// waits: it is "in flight" while the write happens.
+					rec := httptest.NewRecorder()
+					next.ServeHTTP(rec, r)
+					started <- struct{}{}
+					<-release
+					for k, v := range rec.Header() {
+						w.Header()[k] = v
+					}
+					w.WriteHeader(rec.Code)
+					_, _ = w.Write(rec.Body.Bytes())
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	s := projectScope(env)
+	env.enable(s)
+	svc := env.service(apiclient.FamilyProject, time.Hour)
+	ctx := context.Background()
+
+	stale := make(chan []apiclient.Domain, 1)
+	go func() {
+		list, _ := svc.Domains(ctx, s)
+		stale <- list
+	}()
+	<-started
+	if _, err := svc.AddDomain(ctx, s, "https://new.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := svc.Domains(ctx, s)
+	close(release)
+	if err != nil || len(fresh) != 1 {
+		t.Fatalf("read after the write: %v, %v; want the new domain", fresh, err)
+	}
+	if old := <-stale; len(old) != 0 {
+		t.Fatalf("the in-flight reader saw %v; it started before the write", old)
+	}
+	// The stale result did not replace the fresh one in the cache.
+	if again, _ := svc.Domains(ctx, s); len(again) != 1 {
+		t.Fatalf("a later read got %v from the cache; want the list fetched after the write", again)
+	}
+}
+
+// A cached list never outlives its bound.
+func TestSharedReads_entriesExpire(t *testing.T) {
+	env := newTestEnv(t, nil)
+	s := projectScope(env)
+	env.enable(s)
+	svc := env.service(apiclient.FamilyProject, time.Hour)
+	now := time.Now()
+	svc.reads.domains.now = func() time.Time { return now }
+	ctx := context.Background()
+	env.emu.ResetStats()
+	_, _ = svc.Domains(ctx, s)
+	now = now.Add(59 * time.Minute)
+	_, _ = svc.Domains(ctx, s)
+	if n := env.routeCount(listDomainsRoute); n != 1 {
+		t.Fatalf("within the bound: %d requests, want 1", n)
+	}
+	now = now.Add(2 * time.Minute)
+	_, _ = svc.Domains(ctx, s)
+	if n := env.routeCount(listDomainsRoute); n != 2 {
+		t.Fatalf("past the bound: %d requests, want 2", n)
+	}
+}
+
+// Errors are shared with the readers already waiting, never kept.
+func TestSharedReads_errorsAreNotCached(t *testing.T) {
+	env := newTestEnv(t, nil) // no integration yet: the domain list is a 404
+	s := projectScope(env)
+	svc := env.service(apiclient.FamilyProject, time.Hour)
+	ctx := context.Background()
+	if _, err := svc.Domains(ctx, s); err == nil {
+		t.Fatal("listing domains without an integration succeeded")
+	}
+	env.enable(s)
+	if _, err := svc.Domains(ctx, s); err != nil {
+		t.Fatalf("the earlier error was served from the cache: %v", err)
+	}
+}

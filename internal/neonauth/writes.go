@@ -1,0 +1,184 @@
+package neonauth
+
+import (
+	"context"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+)
+
+// The calls that change Neon Auth. Each forgets the shared reads it makes
+// stale once it is answered, so no read that starts after it sees what was
+// read before it; the scope's auth provider goes into the requests that name
+// one.
+
+// CreateIntegration enables Neon Auth on the scope with its auth provider
+// and, when given, the database whose neon_auth schema holds the users and
+// (project-level endpoints only: the branch-scoped ones have no such field)
+// the role of authenticated users. It forgets everything read of the scope,
+// and once it succeeds, the scope counts as enabled by this process: nothing
+// on it was inherited.
+func (svc *Service) CreateIntegration(ctx context.Context, s Scope, databaseName, roleName string) (*apiclient.IntegrationCredentials, error) {
+	body := apiclient.CreateIntegrationRequest{AuthProvider: s.AuthProvider, DatabaseName: databaseName}
+	if s.Family == apiclient.FamilyProject {
+		body.RoleName = roleName
+	}
+	creds, err := svc.client.CreateIntegration(ctx, s.Scope, body)
+	svc.forgetScope(s)
+	if err == nil {
+		svc.enabled.add(keyOf(s))
+	}
+	return creds, err
+}
+
+// IntegrationSettings are the settings of an integration that only the
+// branch-scoped API has; nil leaves one as it is.
+type IntegrationSettings struct {
+	Name           *string
+	AllowLocalhost *bool
+}
+
+// SetIntegrationSettings sends the settings given, the name first, each
+// whatever became of the other, and returns the error of each (nil when it
+// was not sent or succeeded). Afterwards nothing read of the scope before is
+// served again, whatever was sent: the integration's settings show in its
+// listing and in the bundle, and what follows an update or a take-over of
+// an integration reads it as it is now.
+func (svc *Service) SetIntegrationSettings(ctx context.Context, s Scope, set IntegrationSettings) (nameErr, allowErr error) {
+	if set.Name != nil {
+		_, nameErr = svc.client.SetIntegrationName(ctx, s.Scope, *set.Name)
+	}
+	if set.AllowLocalhost != nil {
+		_, allowErr = svc.client.SetAllowLocalhost(ctx, s.Scope, *set.AllowLocalhost)
+	}
+	svc.forgetScope(s)
+	return nameErr, allowErr
+}
+
+// DeleteIntegration disables Neon Auth of the scope's auth provider,
+// dropping the neon_auth schema when deleteData is set. It forgets
+// everything read of the scope.
+func (svc *Service) DeleteIntegration(ctx context.Context, s Scope, deleteData bool) error {
+	err := svc.client.DeleteIntegration(ctx, s.Scope, s.AuthProvider, deleteData)
+	svc.forgetScope(s)
+	return err
+}
+
+// CreateSDKKeys mints a key pair for the scope's integration (Stack Auth).
+func (svc *Service) CreateSDKKeys(ctx context.Context, s Scope) (*apiclient.IntegrationCredentials, error) {
+	return svc.client.CreateSDKKeys(ctx, s.Scope, s.AuthProvider)
+}
+
+// TransferOwnership requests the transfer of the scope's managed auth
+// project to its owner. Once requested, the integration's listing (its
+// owner, its transfer status) is forgotten: a listing read before may
+// predate the request or its confirmation.
+func (svc *Service) TransferOwnership(ctx context.Context, s Scope) (*apiclient.TransferOwnership, error) {
+	t, err := svc.client.TransferOwnership(ctx, s.Scope, s.AuthProvider)
+	if err == nil {
+		svc.reads.integrations.invalidate(keyOf(s))
+	}
+	return t, err
+}
+
+// AddDomain whitelists a domain (canonical) for the scope's auth provider.
+// recovered: the response was lost and the domain was found listed. It
+// forgets the scope's whitelist.
+func (svc *Service) AddDomain(ctx context.Context, s Scope, domain string) (recovered bool, err error) {
+	recovered, err = svc.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{
+		Domain: domain, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(s.AuthProvider)})
+	svc.forgetDomains(s)
+	return recovered, err
+}
+
+// DeleteDomain removes a domain (canonical) of the scope's auth provider in
+// one request with whichever others of the scope are being deleted at the
+// same time (see deleteBatches), and returns the outcome of that request.
+// It forgets the scope's whitelist.
+func (svc *Service) DeleteDomain(ctx context.Context, s Scope, domain string) error {
+	err := svc.domainDeletes.delete(ctx, batchKey{scope: s.Scope, authProvider: s.AuthProvider}, domain)
+	svc.forgetDomains(s)
+	return err
+}
+
+// DeleteDomains removes domains of the scope's auth provider in one
+// request. It forgets the scope's whitelist.
+func (svc *Service) DeleteDomains(ctx context.Context, s Scope, domains []string) error {
+	err := svc.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, domains)
+	svc.forgetDomains(s)
+	return err
+}
+
+// AddOAuthProvider adds an OAuth provider to the scope. It forgets the
+// scope's OAuth providers.
+func (svc *Service) AddOAuthProvider(ctx context.Context, s Scope, req apiclient.AddOAuthProviderRequest) (*apiclient.OAuthProvider, error) {
+	p, err := svc.client.AddOAuthProvider(ctx, s.Scope, req)
+	svc.forgetOAuthProviders(s)
+	return p, err
+}
+
+// UpdateOAuthProvider sends new credentials or a tenant for an OAuth
+// provider of the scope. It forgets the scope's OAuth providers.
+func (svc *Service) UpdateOAuthProvider(ctx context.Context, s Scope, id string, req apiclient.UpdateOAuthProviderRequest) (*apiclient.OAuthProvider, error) {
+	p, err := svc.client.UpdateOAuthProvider(ctx, s.Scope, id, req)
+	svc.forgetOAuthProviders(s)
+	return p, err
+}
+
+// DeleteOAuthProvider removes an OAuth provider of the scope. It forgets
+// the scope's OAuth providers.
+func (svc *Service) DeleteOAuthProvider(ctx context.Context, s Scope, id string) error {
+	err := svc.client.DeleteOAuthProvider(ctx, s.Scope, id)
+	svc.forgetOAuthProviders(s)
+	return err
+}
+
+// UpdateEmailServer sets the scope's email server. It forgets the scope's
+// bundle of settings.
+func (svc *Service) UpdateEmailServer(ctx context.Context, s Scope, server apiclient.EmailServer) error {
+	_, err := svc.client.UpdateEmailServer(ctx, s.Scope, server)
+	svc.forgetSettings(s)
+	return err
+}
+
+// WriteSetting sends a whole value of a Better Auth setting of the scope and
+// returns what the API stored. It forgets the scope's bundle of settings.
+func WriteSetting[T any](ctx context.Context, svc *Service, s Scope, set betterauth.Setting, v T) (T, error) {
+	stored, err := apiclient.WriteSetting[T](ctx, svc.client, s.Scope, set, v)
+	svc.forgetSettings(s)
+	return stored, err
+}
+
+// The calls that change nothing the service reads.
+
+// CreateUser creates a user in the scope's integration.
+func (svc *Service) CreateUser(ctx context.Context, s Scope, email, name string) (*apiclient.User, error) {
+	return svc.client.CreateUser(ctx, s.Scope, apiclient.CreateUserRequest{AuthProvider: s.AuthProvider, Email: email, Name: name})
+}
+
+// SetUserRoles replaces the roles of a user of the scope.
+func (svc *Service) SetUserRoles(ctx context.Context, s Scope, userID string, roles []string) error {
+	return svc.client.SetUserRoles(ctx, s.Scope, userID, roles)
+}
+
+// DeleteUser deletes a user of the scope.
+func (svc *Service) DeleteUser(ctx context.Context, s Scope, userID string) error {
+	return svc.client.DeleteUser(ctx, s.Scope, userID)
+}
+
+// SendTestEmail sends a test email through the scope's saved email server.
+func (svc *Service) SendTestEmail(ctx context.Context, s Scope, recipient string) (*apiclient.TestEmailResult, error) {
+	return svc.client.SendTestEmail(ctx, s.Scope, recipient)
+}
+
+// SendTestEmailWith sends a test email through an email server that is not
+// saved (the deprecated send_test_email).
+func (svc *Service) SendTestEmailWith(ctx context.Context, s Scope, server apiclient.EmailServer, recipient string) (*apiclient.TestEmailResult, error) {
+	return svc.client.SendTestEmailWith(ctx, s.Scope, server, recipient)
+}
+
+// ListProjects lists the projects the API key can see, every page.
+func (svc *Service) ListProjects(ctx context.Context, opts apiclient.ListProjectsOptions) (*apiclient.ProjectList, error) {
+	return svc.client.ListProjects(ctx, opts)
+}
