@@ -51,6 +51,21 @@ func (p *Plugins) Part(name string, v any) (bool, error) {
 	return true, json.Unmarshal(raw, v)
 }
 
+// With is a copy of the bundle whose part name is v (as JSON): what the
+// bundle holds after a write of that part answered v.
+func (p *Plugins) With(name string, v any) (*Plugins, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	parts := make(map[string]json.RawMessage, len(p.parts)+1)
+	for k, part := range p.parts {
+		parts[k] = part
+	}
+	parts[name] = raw
+	return &Plugins{parts: parts}, nil
+}
+
 // The parts of the bundle that are not settings.
 const (
 	PartEmailProvider  = "email_provider"

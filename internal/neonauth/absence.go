@@ -105,17 +105,7 @@ func (svc *Service) SingletonAbsence(ctx context.Context, s Scope, notFound erro
 func (svc *Service) Integration(ctx context.Context, s Scope) (*apiclient.Integration, error) {
 	its, err := svc.Integrations(ctx, s)
 	if err != nil {
-		if s.Family != apiclient.FamilyBranch || !isNotFound(err) {
-			return nil, err
-		}
-		// GET …/branches/{branch_id}/auth answers 404 for a branch without
-		// Neon Auth, a branch that does not exist, and a project this key
-		// cannot see. The branch list tells them apart: if it succeeds, the
-		// integration is not there (whether the branch is or not).
-		if _, berr := svc.Branches(ctx, s.ProjectID); berr != nil {
-			return nil, berr
-		}
-		return nil, nil
+		return nil, err
 	}
 	if i := slices.IndexFunc(its, func(it apiclient.Integration) bool {
 		return s.AuthProvider == "" || string(it.AuthProvider) == s.AuthProvider

@@ -12,10 +12,23 @@ import (
 // The reads that many resources share during a refresh, one request per
 // scope and endpoint, and what each write makes stale.
 
-// Integrations are the scope's integrations (at most one per branch).
+// Integrations are the scope's integrations (at most one per branch). GET
+// …/branches/{branch_id}/auth answers 404 for a branch without Neon Auth, a
+// branch that does not exist, and a project this key cannot see; the branch
+// list tells them apart. When it can be read, the branch has no
+// integration (whether it exists or not), and that is shared like any list:
+// the resources planned on a branch without Neon Auth ask once. Otherwise
+// the branch list's error is returned.
 func (svc *Service) Integrations(ctx context.Context, s Scope) ([]apiclient.Integration, error) {
 	return svc.reads.integrations.get(ctx, keyOf(s), func(ctx context.Context) ([]apiclient.Integration, error) {
-		return svc.client.ListIntegrations(ctx, s.Scope)
+		its, err := svc.client.ListIntegrations(ctx, s.Scope)
+		if s.Family != apiclient.FamilyBranch || !isNotFound(err) {
+			return its, err
+		}
+		if _, berr := svc.Branches(ctx, s.ProjectID); berr != nil {
+			return nil, berr
+		}
+		return []apiclient.Integration{}, nil
 	})
 }
 

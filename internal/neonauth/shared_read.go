@@ -126,3 +126,29 @@ func (c *sharedRead[V]) invalidate(key readKey) {
 	delete(c.entries, key)
 	c.mu.Unlock()
 }
+
+// amend is invalidate for a write whose effect on the value is known: when a
+// finished, fresh value is held, later readers get change applied to a copy
+// of it (made under the new generation); otherwise key is just forgotten. A
+// read in flight is never amended: it may predate the write.
+func (c *sharedRead[V]) amend(key readKey, change func(V) V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	c.gens[key]++
+	delete(c.entries, key)
+	if !ok || e.gen != c.gens[key]-1 || c.maxAge <= 0 {
+		return
+	}
+	select {
+	case <-e.done:
+	default:
+		return
+	}
+	if e.err != nil || c.now().Sub(e.fetched) > c.maxAge {
+		return
+	}
+	done := make(chan struct{})
+	close(done)
+	c.entries[key] = &readEntry[V]{gen: c.gens[key], started: e.started, done: done, value: change(e.value), fetched: e.fetched}
+}

@@ -2,6 +2,7 @@ package neonauth
 
 import (
 	"context"
+	"slices"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -9,11 +10,19 @@ import (
 // Neon Auth branches with the database: a branch created from a parent
 // starts with a copy of the parent's Better Auth (users, settings, OAuth
 // providers, trusted domains, webhooks). What a create finds already there
-// on such a branch was inherited, and is taken over instead of refused: the
-// resource records what it found, applies its configuration, and destroy
-// puts back what it found instead of deleting. Elsewhere — the production
-// branch, a branch the provider cannot place, project mode, or with
-// RefuseInherited — an object that exists outside Terraform is refused.
+// on such a branch is taken over instead of refused only on evidence that
+// the branch inherited it: its parent holds the same object (read once per
+// kind and shared, never written). The resource then records what it found,
+// applies its configuration, and destroy puts back what it found instead of
+// deleting. Anything else — an object the parent lacks, which another
+// configuration, a person or a tool made on the branch; the production
+// branch; a branch the provider cannot place; project mode; or with
+// RefuseInherited — is refused.
+//
+// The evidence is the parent as it is now: the API keeps no record of the
+// parent at the time the branch was made. An object the parent removed
+// since is refused (it can be imported); one the parent gained since, and
+// that something made on the branch too, counts as inherited.
 
 // Kind is the kind of object a create found already there.
 type Kind string
@@ -65,28 +74,33 @@ const (
 	// RefusedRootBranch: the branch has no parent (the production branch,
 	// or one created schema-only), so it inherited nothing.
 	RefusedRootBranch
+	// RefusedParentLacks: the parent (TakeOver.Parent) holds no such
+	// object, so the branch did not inherit it.
+	RefusedParentLacks
+	// RefusedParentUnread: what the parent holds could not be read
+	// (TakeOver.Err says why).
+	RefusedParentUnread
 )
 
 // TakeOver is the decision on an object a create found already on its
 // branch: take it over from Parent, or refuse it (Refused says why).
 type TakeOver struct {
-	// Parent is the branch the object was inherited from; "" when refused.
+	// Parent is the branch's parent, when the decision got as far as it.
 	Parent  string
 	Refused Refusal
-	// Err is why the branches could not be read (RefusedBranchUnread).
+	// Err is why the branches or the parent could not be read.
 	Err error
 }
 
 // Allowed reports whether the create takes the object over.
-func (t TakeOver) Allowed() bool { return t.Parent != "" }
+func (t TakeOver) Allowed() bool { return t.Refused == NotRefused && t.Parent != "" }
 
 // MayTakeOver decides what a create that found its object already on the
 // scope's branch may do with it: take it over only in branch mode, unless
 // told to refuse inherited objects, on a branch created from a parent whose
-// Neon Auth this process did not enable itself. Any object found on such a
-// branch counts as inherited, whatever found names: every caller says what
-// it found, so that the decision can weigh what the parent branch holds
-// without a change to the callers. Costs the project's branch list, shared
+// Neon Auth this process did not enable itself, when the parent holds the
+// same object (HeldByParent). Costs the project's branch list and, for the
+// kinds the parent must hold, one read of the parent per kind, each shared
 // by every resource of the run.
 func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) TakeOver {
 	switch {
@@ -106,5 +120,50 @@ func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) Take
 	case b.Default || apiclient.Deref(b.ParentID) == "":
 		return TakeOver{Refused: RefusedRootBranch}
 	}
-	return TakeOver{Parent: apiclient.Deref(b.ParentID)}
+	to := TakeOver{Parent: apiclient.Deref(b.ParentID)}
+	switch held, err := svc.HeldByParent(ctx, s, to.Parent, found); {
+	case err != nil:
+		to.Refused, to.Err = RefusedParentUnread, err
+	case !held:
+		to.Refused = RefusedParentLacks
+	}
+	return to
+}
+
+// HeldByParent reports whether the branch parentID holds the same object as
+// found on the scope's branch: the same domain, OAuth provider id, an
+// integration of the same auth provider. A user counts as held when the
+// parent has Neon Auth of the same auth provider, whose copy the branch's
+// is: no endpoint lists users. The singletons — the whitelist as a whole,
+// the email server, the settings — always exist, and are always held (what
+// destroy puts back of them is their values). A parent without Neon Auth
+// holds nothing.
+func (svc *Service) HeldByParent(ctx context.Context, s Scope, parentID string, found Object) (bool, error) {
+	p := s
+	p.BranchID, p.Family = parentID, apiclient.FamilyBranch
+	var held bool
+	var err error
+	switch found.Kind {
+	case KindWhitelist, KindEmailServer, KindSettings:
+		return true, nil
+	case KindIntegration, KindUser:
+		if found.Kind == KindIntegration {
+			p.AuthProvider = found.Key
+		}
+		var it *apiclient.Integration
+		it, err = svc.Integration(ctx, p)
+		held = it != nil
+	case KindDomain:
+		var ds []apiclient.Domain
+		ds, err = svc.Domains(ctx, p)
+		held = slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return apiclient.SameOrigin(d.Domain, found.Key) })
+	case KindOAuthProvider:
+		var ps []apiclient.OAuthProvider
+		ps, err = svc.OAuthProviders(ctx, p)
+		held = slices.ContainsFunc(ps, func(o apiclient.OAuthProvider) bool { return string(o.ID) == found.Key })
+	}
+	if isNotFound(err) {
+		return false, nil // the parent has no Neon Auth
+	}
+	return held, err
 }

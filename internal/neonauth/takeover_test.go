@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 const listBranchesRoute = "GET /projects/{project_id}/branches"
 
 // What a create may do with an object it found, branch by branch: refused
-// wherever nothing can have been inherited, taken over from the parent on a
-// branch created from one.
+// wherever nothing can have been inherited, and on a branch created from a
+// parent that holds nothing of the kind.
 func TestTakeOver_decidesByTheBranch(t *testing.T) {
 	env := newTestEnv(t, nil)
 	ctx := context.Background()
@@ -43,13 +44,14 @@ func TestTakeOver_decidesByTheBranch(t *testing.T) {
 		{name: "project mode", svc: env.service(apiclient.FamilyProject, time.Hour), s: projectScope(env), want: RefusedProjectMode},
 		{name: "refused by setting", svc: New(env.client, Options{Family: apiclient.FamilyBranch, RefuseInherited: true}), s: onChild, want: RefusedBySetting},
 		{name: "production branch", svc: branchMode, s: prod, want: RefusedRootBranch, reads: 1},
-		{name: "branch created from production", svc: branchMode, s: onChild, parent: prod.BranchID},
+		// The parent (production, without Neon Auth) holds no domain.
+		{name: "branch created from production", svc: branchMode, s: onChild, want: RefusedParentLacks, parent: prod.BranchID},
 		{name: "branch not in the project", svc: branchMode, s: missing, want: RefusedBranchMissing, reads: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env.emu.ResetStats()
 			got := tc.svc.MayTakeOver(ctx, tc.s, domain)
-			if got.Refused != tc.want || got.Parent != tc.parent || got.Allowed() != (tc.parent != "") || got.Err != nil {
+			if got.Refused != tc.want || got.Parent != tc.parent || got.Allowed() || got.Err != nil {
 				t.Errorf("decision %+v, want refusal %d and parent %q", got, tc.want, tc.parent)
 			}
 			if n := env.routeCount(listBranchesRoute); n != tc.reads {
@@ -98,5 +100,69 @@ func TestBranch_rereadsTheListBeforeDeclaringABranchMissing(t *testing.T) {
 	b, err := svc.Branch(ctx, env.projectID, child.ID)
 	if err != nil || b == nil || b.ID != child.ID {
 		t.Fatalf("Branch = %v, %v; want the branch created after the first list", b, err)
+	}
+}
+
+// On a branch created from a parent, an object is taken over only when the
+// parent holds the same one: the same domain, OAuth provider id, an
+// integration of the same auth provider; a user when the parent has Neon
+// Auth of that provider (no endpoint lists users); the singletons always.
+// Anything else was made on the branch since, by something else, and is
+// refused. What the parent holds is read once per kind, and never written.
+func TestTakeOver_onEvidenceThatTheParentHoldsTheSame(t *testing.T) {
+	env := newTestEnv(t, nil)
+	ctx := context.Background()
+	prod := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+	env.enable(prod)
+	if _, err := env.client.AddDomain(ctx, prod.Scope, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.client.AddOAuthProvider(ctx, prod.Scope, apiclient.AddOAuthProviderRequest{ID: "google"}); err != nil {
+		t.Fatal(err)
+	}
+	child, err := env.client.CreateBranch(ctx, env.projectID, apiclient.CreateBranchRequest{Name: "preview", ParentID: prod.BranchID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onChild := prod
+	onChild.BranchID = child.ID
+	svc := env.service(apiclient.FamilyBranch, time.Hour)
+	env.emu.ResetStats()
+	for _, tc := range []struct {
+		found Object
+		held  bool
+	}{
+		{Object{Kind: KindDomain, Key: "https://APP.example.com/"}, true},
+		{Object{Kind: KindDomain, Key: "https://pr-7.preview.example.com"}, false},
+		{Object{Kind: KindOAuthProvider, Key: "google"}, true},
+		{Object{Kind: KindOAuthProvider, Key: "github"}, false},
+		{Object{Kind: KindIntegration, Key: apiclient.AuthProviderBetterAuth}, true},
+		{Object{Kind: KindUser, Key: "ann@example.com"}, true},
+		{Object{Kind: KindWhitelist}, true},
+		{Object{Kind: KindEmailServer}, true},
+		{Object{Kind: KindSettings, Key: "organization"}, true},
+	} {
+		got := svc.MayTakeOver(ctx, onChild, tc.found)
+		if got.Allowed() != tc.held || got.Parent != prod.BranchID || (!tc.held && got.Refused != RefusedParentLacks) {
+			t.Errorf("%s %q: decision %+v, want taken over: %v", tc.found.Kind, tc.found.Key, got, tc.held)
+		}
+	}
+	stackChild := onChild
+	stackChild.AuthProvider = apiclient.AuthProviderStack
+	if got := svc.MayTakeOver(ctx, stackChild, Object{Kind: KindIntegration, Key: apiclient.AuthProviderStack}); got.Refused != RefusedParentLacks {
+		t.Errorf("an integration of another auth provider than the parent's: decision %+v, want RefusedParentLacks", got)
+	}
+	for route, want := range map[string]int{
+		"GET /projects/{project_id}/branches/{branch_id}/auth/domains": 1,
+		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins": 1,
+		"GET /projects/{project_id}/branches/{branch_id}/auth":         1,
+		listBranchesRoute: 1,
+	} {
+		if n := env.routeCount(route); n != want {
+			t.Errorf("%d %s, want %d: one read per kind, shared", n, route, want)
+		}
+	}
+	if n := env.emu.Stats().Total; n != 4 {
+		t.Errorf("%d requests, want the 4 reads: nothing is ever written to the parent", n)
 	}
 }

@@ -2,6 +2,9 @@ package neonauth
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"slices"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
@@ -16,7 +19,8 @@ import (
 // CreateIntegration enables Neon Auth on the scope with its auth provider
 // and, when given, the database whose neon_auth schema holds the users and
 // (project-level endpoints only: the branch-scoped ones have no such field)
-// the role of authenticated users. It forgets everything read of the scope,
+// the role of authenticated users. It forgets everything read of the scope
+// (but after a 409, which changed nothing: Neon Auth was already there),
 // and once it succeeds, the scope counts as enabled by this process: nothing
 // on it was inherited.
 func (svc *Service) CreateIntegration(ctx context.Context, s Scope, databaseName, roleName string) (*apiclient.IntegrationCredentials, error) {
@@ -25,7 +29,9 @@ func (svc *Service) CreateIntegration(ctx context.Context, s Scope, databaseName
 		body.RoleName = roleName
 	}
 	creds, err := svc.client.CreateIntegration(ctx, s.Scope, body)
-	svc.forgetScope(s)
+	if !errors.Is(err, apiclient.ErrConflict) {
+		svc.forgetScope(s)
+	}
 	if err == nil {
 		svc.enabled.add(keyOf(s))
 	}
@@ -41,18 +47,31 @@ type IntegrationSettings struct {
 
 // SetIntegrationSettings sends the settings given, the name first, each
 // whatever became of the other, and returns the error of each (nil when it
-// was not sent or succeeded). Afterwards nothing read of the scope before is
-// served again, whatever was sent: the integration's settings show in its
-// listing and in the bundle, and what follows an update or a take-over of
-// an integration reads it as it is now.
+// was not sent or succeeded). It forgets what each one sent makes stale:
+// the integration's listing (its name) and the bundle (allow_localhost).
 func (svc *Service) SetIntegrationSettings(ctx context.Context, s Scope, set IntegrationSettings) (nameErr, allowErr error) {
 	if set.Name != nil {
-		_, nameErr = svc.client.SetIntegrationName(ctx, s.Scope, *set.Name)
+		var name string
+		name, nameErr = svc.client.SetIntegrationName(ctx, s.Scope, *set.Name)
+		if nameErr != nil {
+			svc.reads.integrations.invalidate(keyOf(s))
+		} else {
+			// The listing read before is the same but for the name: later
+			// readers (the other resources resolving the auth provider)
+			// are served it with the new name instead of reading it again.
+			svc.reads.integrations.amend(keyOf(s), func(its []apiclient.Integration) []apiclient.Integration {
+				its = slices.Clone(its)
+				for i := range its {
+					its[i].Name = &name
+				}
+				return its
+			})
+		}
 	}
 	if set.AllowLocalhost != nil {
 		_, allowErr = svc.client.SetAllowLocalhost(ctx, s.Scope, *set.AllowLocalhost)
+		svc.forgetSettings(s)
 	}
-	svc.forgetScope(s)
 	return nameErr, allowErr
 }
 
@@ -146,7 +165,20 @@ func (svc *Service) UpdateEmailServer(ctx context.Context, s Scope, server apicl
 // returns what the API stored. It forgets the scope's bundle of settings.
 func WriteSetting[T any](ctx context.Context, svc *Service, s Scope, set betterauth.Setting, v T) (T, error) {
 	stored, err := apiclient.WriteSetting[T](ctx, svc.client, s.Scope, set, v)
-	svc.forgetSettings(s)
+	switch _, jerr := json.Marshal(stored); {
+	case !set.Bundled:
+		return stored, err // the bundle does not carry it: nothing read is stale
+	case err != nil || jerr != nil:
+		svc.forgetSettings(s)
+		return stored, err
+	}
+	// The bundle read before is the same but for this setting, which the
+	// API answered with: later readers (the other settings of the branch)
+	// are served it with that part instead of reading it again.
+	svc.reads.plugins.amend(keyOf(s), func(p *apiclient.Plugins) *apiclient.Plugins {
+		amended, _ := p.With(set.Name, stored) // stored encodes: checked above
+		return amended
+	})
 	return stored, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -48,7 +49,7 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		Version: branchIDVersion,
 		MarkdownDescription: "One origin of the redirect URI whitelist of a branch's Neon Auth (`…/auth/domains`). " +
 			"Import with `<project_id>/<branch_id>/<domain>`; `<project_id>/<domain>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("whitelists the domain", integrationAuthProvider), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whose Neon Auth whitelists the domain", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<canonical domain>`.", false),
 			"domain": schema.StringAttribute{
 				MarkdownDescription: "The domain to whitelist: an origin (`https://app.example.com`), a wildcard host " +
@@ -70,7 +71,28 @@ func (r *authDomainResource) UpgradeState(context.Context) map[int64]resource.St
 func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
 	r.planWhitelist(ctx, req, &resp.Diagnostics)
+	var m authDomainModel
+	from := req.State
+	if req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &m)...)
+	} else {
+		resp.Diagnostics.Append(from.Get(ctx, &m)...)
+	}
+	canonical, err := apiclient.CanonicalOrigin(m.Domain.ValueString())
+	if err != nil || resp.Diagnostics.HasError() {
+		return
+	}
+	what := "trusted domain " + canonical
+	r.planPutBack(ctx, req, resp, what, domainLeftOnDestroy)
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindDomain, Key: canonical}, what, domainLeftOnDestroy,
+		func(ctx context.Context, s neonauth.Scope) (bool, error) {
+			ds, err := r.data.auth.Domains(ctx, s)
+			return slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return apiclient.SameOrigin(d.Domain, canonical) }), err
+		})
 }
+
+// domainLeftOnDestroy is what destroy does with a domain taken over.
+const domainLeftOnDestroy = "Destroy leaves it in the whitelist."
 
 // domainImport is the import id; the domain itself contains `://`, so the id
 // is split at the first slashes only.
@@ -109,7 +131,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	if to.Allowed() {
 		recordTakeOver(ctx, resp.Private, to.Parent, struct{}{}, &resp.Diagnostics)
-		takeOverWarning(&resp.Diagnostics, s, to.Parent, "trusted domain "+canonical, "Destroy leaves it in the whitelist.")
+		takeOverWarning(&resp.Diagnostics, s, to.Parent, "trusted domain "+canonical, "", domainLeftOnDestroy)
 	}
 	if recovered {
 		resp.Diagnostics.AddWarning("Auth domain created; response lost",

@@ -49,7 +49,7 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 		MarkdownDescription: "The whole redirect URI whitelist of a branch's Neon Auth, owned by Terraform (`…/auth/domains`): " +
 			"an origin added outside Terraform shows in the plan and is removed. Do not combine it with `neon_auth_domain` on the " +
 			"same branch. Import with `<project_id>` or `<project_id>/<branch_id>`.",
-		Attributes: withAttributes(scopeAttributes("owns the whitelist", integrationAuthProvider), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whose whitelist this is", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"domains": schema.SetAttribute{
 				MarkdownDescription: "Every domain the whitelist may hold: origins (`https://app.example.com`), wildcard hosts " +
@@ -67,6 +67,9 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
 	r.planWhitelist(ctx, req, &resp.Diagnostics)
+	const onDestroy = "Destroy puts back the entries it inherited, as it found them, instead of emptying the list."
+	r.planPutBack(ctx, req, resp, "trusted domain list", onDestroy)
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindWhitelist}, "trusted domain list", onDestroy, nil)
 }
 
 // domainsImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
@@ -120,10 +123,32 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	if private == nil {
 		return
 	}
+	var inherited []string
 	if to.Allowed() {
-		recordTakeOver(ctx, private, to.Parent, foundDomains{Domains: canonicalDomains(listed)}, diags)
+		inherited = r.inherited(ctx, s, to.Parent, listed, diags)
+		recordTakeOver(ctx, private, to.Parent, foundDomains{Domains: inherited}, diags)
 	}
-	warnRemoved(diags, s, to, extra)
+	warnRemoved(diags, s, to, inherited, extra)
+}
+
+// inherited are the listed domains that the parent branch holds too
+// (canonical, in list order): what the branch inherited of its whitelist,
+// and what destroy puts back. An entry the parent lacks was added to the
+// branch since, by something else, and is not the branch's to get back.
+func (r *authDomainsResource) inherited(ctx context.Context, s neonauth.Scope, parent string, listed []apiclient.Domain, diags *diag.Diagnostics) []string {
+	var out []string
+	for _, d := range canonicalDomains(listed) {
+		held, err := r.data.auth.HeldByParent(ctx, s, parent, neonauth.Object{Kind: neonauth.KindDomain, Key: d})
+		if err != nil {
+			diags.AddWarning("Inherited trusted domains unknown", fmt.Sprintf("Which of the domains of %s branch %s inherited from branch %s could "+
+				"not be told, so destroy will put none of them back: %s", s.Scope, s.BranchID, parent, apiErrorDetail("Reading the parent's whitelist", err)))
+			return nil
+		}
+		if held {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // whitelistChanges are the listed domains the plan lacks (as listed) and the
@@ -164,20 +189,29 @@ func (r *authDomainsResource) setWhitelist(ctx context.Context, s neonauth.Scope
 }
 
 // warnRemoved names the domains a create found on the branch and removed
-// because the configuration does not list them.
-func warnRemoved(diags *diag.Diagnostics, s neonauth.Scope, to neonauth.TakeOver, removed []string) {
-	if len(removed) == 0 {
-		return
-	}
-	names := strings.Join(removed, ", ")
+// because the configuration does not list them: those the branch inherited
+// (destroy puts them back) and those it did not.
+func warnRemoved(diags *diag.Diagnostics, s neonauth.Scope, to neonauth.TakeOver, inherited, removed []string) {
 	if to.Allowed() {
-		takeOverWarning(diags, s, to.Parent, "trusted domain list", fmt.Sprintf("It removed the inherited entries this configuration "+
-			"does not list: %s. Destroy puts back the list it found.", names))
+		var gone []string
+		for _, d := range removed {
+			if slices.Contains(inherited, canonicalOrAsIs(d)) {
+				gone = append(gone, d)
+			}
+		}
+		onDestroy := "Destroy puts back the inherited entries it found."
+		if len(gone) > 0 {
+			onDestroy = fmt.Sprintf("It removed the inherited entries this configuration does not list: %s. %s", strings.Join(gone, ", "), onDestroy)
+		}
+		takeOverWarning(diags, s, to.Parent, "trusted domain list", "and started with a copy of its trusted domain list", onDestroy)
+		removed = slices.DeleteFunc(slices.Clone(removed), func(d string) bool { return slices.Contains(gone, d) })
+	}
+	if len(removed) == 0 {
 		return
 	}
 	diags.AddWarning("Trusted domains removed",
 		fmt.Sprintf("The whitelist of %s held domains that this configuration does not list, and neon_auth_domains owns the whole "+
-			"list, so they were removed: %s. List them in `domains` to keep them.", s.Scope, names))
+			"list, so they were removed: %s. List them in `domains` to keep them.", s.Scope, strings.Join(removed, ", ")))
 }
 
 // canonicalDomains is a listed whitelist, canonical, in list order.

@@ -35,8 +35,7 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 				env.must(err)
 			}
 		}
-		found := []string{"https://old-1.example.com", "https://old-2.example.com", "https://app.example.com"}
-		add(found...)
+		add("https://old-1.example.com", "https://old-2.example.com", "https://app.example.com")
 		const app, admin, docs = "https://app.example.com", "https://admin.example.com", "https://docs.example.com"
 		cfg := func(first, second string) string {
 			return env.config(env.resource("neon_auth_domains", "test", fmt.Sprintf("domains = [%q, %q]", first, second)))
@@ -76,15 +75,9 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 				},
 			},
 		)
-		// Destroy removes every domain from the production branch. A branch
-		// made from another started with a copy of its parent's Neon Auth, so
-		// the list the create found there counts as inherited, and destroy
-		// puts it back.
-		left := []string{}
-		if env.Mode == authAPIBranch {
-			left = found
-		}
-		tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains(left...))
+		// Destroy removes every domain: those the create found too, which the
+		// branch did not inherit (its parent has no Neon Auth).
+		tc.CheckDestroy = env.destroyedKeepingAuth(env.expectDomains())
 		resource.ParallelTest(t, tc)
 	})
 }

@@ -86,7 +86,7 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 			"your own SMTP server (`…/auth/email_server`, or `…/auth/email_provider` with `auth_api = \"branch\"`, read with the " +
 			"branch's other settings from `GET …/auth/plugins`). " +
 			"Destroy resets it to the shared server. Import with `<project_id>/<branch_id>`; `<project_id>` is the production branch's.",
-		Attributes: withAttributes(branchAttributes("sends its mails through the server"), map[string]schema.Attribute{
+		Attributes: withAttributes(branchAttributes("whose Neon Auth sends its mail through the server"), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"type": schema.StringAttribute{
 				MarkdownDescription: "`shared` (the platform's mail server) or `standard` (your own SMTP server, configured by the other arguments).",
@@ -151,6 +151,8 @@ func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resour
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
+	r.planPutBack(ctx, req, resp, "email server setting", emailServerOnDestroy)
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindEmailServer}, "email server setting", emailServerOnDestroy, nil)
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -323,11 +325,15 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 			what = "the " + string(found.Type) + " email server"
 		}
 		recordTakeOver(ctx, private, to.Parent, foundEmailServer{found}, diags)
-		takeOverWarning(diags, s, to.Parent, "email server setting ("+what+")",
-			"Destroy puts back what it found (the shared server when none was configured); an SMTP password cannot be read back, "+
-				"so a standard server keeps the one this configuration set.")
+		takeOverWarning(diags, s, to.Parent, "email server setting ("+what+")", "and started with a copy of its email server setting",
+			emailServerOnDestroy)
 	}
 }
+
+// emailServerOnDestroy is what destroy does with an email server setting
+// taken over.
+const emailServerOnDestroy = "Destroy puts back what it found (the shared server when none was configured); an SMTP password " +
+	"cannot be read back, so a standard server keeps the one this configuration set."
 
 // foundEmailServer is the email server a take-over found (nil: none was
 // configured), without its password, which the API never returns.

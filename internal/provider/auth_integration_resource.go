@@ -75,7 +75,7 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 		MarkdownDescription: "Neon Auth on a branch of a Neon project: `POST /projects/{project_id}/branches/{branch_id}/auth` or " +
 			"`POST /projects/auth/create`, depending on the provider's `auth_api`. " +
 			"Import with `<project_id>/<branch_id>/<auth_provider>` or `<project_id>/<branch_id>`; without the branch, the production branch's.",
-		Attributes: withAttributes(scopeAttributes("gets Neon Auth",
+		Attributes: withAttributes(scopeAttributes("that gets Neon Auth",
 			"Auth provider: "+enumText(apiclient.AuthProviders, map[string]string{
 				apiclient.AuthProviderStack: "deprecated by Neon; creating one with `auth_api = \"branch\"` warns",
 				apiclient.AuthProviderMock:  authProviderNotes[apiclient.AuthProviderMock],
@@ -124,13 +124,19 @@ func (r *authIntegrationResource) UpgradeState(context.Context) map[int64]resour
 	return upgradeToBranchID(r, nil)
 }
 
+// integrationOnDestroy is what destroy does with an integration taken over.
+const integrationOnDestroy = "Destroy leaves Neon Auth enabled on the branch, with the name and allow_localhost it had, instead of disabling it."
+
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, integrationRules, req, resp)
+	r.planPutBack(ctx, req, resp, "Neon Auth integration", integrationOnDestroy)
 	if !r.data.ready() || r.data.auth.Family() != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
 	var provider types.String
 	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("auth_provider"), &provider)...)
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindIntegration, Key: provider.ValueString()},
+		fmt.Sprintf("Neon Auth integration (%s)", provider.ValueString()), integrationOnDestroy, nil)
 	if provider.ValueString() == apiclient.AuthProviderStack {
 		resp.Diagnostics.AddAttributeWarning(path.Root("auth_provider"), "Stack Auth is deprecated",
 			"Neon deprecated the `stack` auth provider: this creates a new Stack Auth integration. New integrations should use "+
@@ -202,13 +208,6 @@ type foundIntegration struct {
 // refused with an import hint (refused says what the API answered).
 func (r *authIntegrationResource) takeOver(ctx context.Context, s neonauth.Scope, plan authIntegrationModel, refused string, resp *resource.CreateResponse) {
 	summary := r.unable("Create")
-	to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindIntegration, Key: s.AuthProvider})
-	if !to.Allowed() {
-		resp.Diagnostics.AddError(summary, refused+importHint(
-			fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration. %s", s.Scope, takeOverRefusal(s, to)),
-			r.typeName, compositeID(s.ProjectID, s.BranchID)))
-		return
-	}
 	anyProvider := s
 	anyProvider.AuthProvider = ""
 	it, err := r.data.auth.Integration(ctx, anyProvider)
@@ -216,7 +215,14 @@ func (r *authIntegrationResource) takeOver(ctx context.Context, s neonauth.Scope
 		err = fmt.Errorf("the API refused to enable Neon Auth as already enabled, yet lists no integration")
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(summary, refused+" "+apiErrorDetail("Reading the integration the branch inherited", err))
+		resp.Diagnostics.AddError(summary, refused+" "+apiErrorDetail("Reading the integration already on the branch", err))
+		return
+	}
+	to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindIntegration, Key: string(it.AuthProvider)})
+	if !to.Allowed() {
+		resp.Diagnostics.AddError(summary, refused+importHint(
+			fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration. %s", s.Scope, takeOverRefusal(s, to)),
+			r.typeName, compositeID(s.ProjectID, s.BranchID)))
 		return
 	}
 	if msg := inheritedMismatch(s, to.Parent, it, plan); msg != "" {
@@ -253,8 +259,7 @@ func (r *authIntegrationResource) takeOver(ctx context.Context, s neonauth.Scope
 	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	recordTakeOver(ctx, resp.Private, to.Parent, found, &resp.Diagnostics)
-	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider),
-		"Destroy leaves Neon Auth enabled on the branch, with the name and allow_localhost it had, instead of disabling it.")
+	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider), "", integrationOnDestroy)
 }
 
 // inheritedMismatch explains an inherited integration that the plan cannot

@@ -62,7 +62,7 @@ func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaR
 		MarkdownDescription: "An OAuth sign-in provider (Google, GitHub, Microsoft or Vercel) of a branch's Neon Auth " +
 			"(`…/auth/oauth_providers`), with the platform's shared keys or your own OAuth app. " +
 			"Import with `<project_id>/<branch_id>/<provider_id>`; `<project_id>/<provider_id>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("gets the OAuth provider", integrationAuthProvider), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whose Neon Auth gets the OAuth provider", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<provider_id>`.", false),
 			"provider_id": schema.StringAttribute{
 				MarkdownDescription: "Which OAuth provider: " + enumText(apiclient.OAuthProviderIDs, nil) + ". Changing it replaces the resource.",
@@ -120,6 +120,20 @@ func (r *authOAuthProviderResource) UpgradeState(context.Context) map[int64]reso
 
 func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
+	var id types.String
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("provider_id"), &id)...)
+	} else {
+		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("provider_id"), &id)...)
+	}
+	what := id.ValueString() + " OAuth provider"
+	const onDestroy = "Destroy leaves it on the branch (with the shared keys it had, when it had them)."
+	r.planPutBack(ctx, req, resp, what, onDestroy)
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id.ValueString()}, what, onDestroy,
+		func(ctx context.Context, s neonauth.Scope) (bool, error) {
+			ps, err := r.data.auth.OAuthProviders(ctx, s)
+			return slices.ContainsFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == id.ValueString() }), err
+		})
 }
 
 // oauthTypePlanModifier plans `type` from the configuration: credentials mean
@@ -336,7 +350,7 @@ func (r *authOAuthProviderResource) takeOver(ctx context.Context, w oauthWrite, 
 	if string(listed.Type) == apiclient.TypeShared {
 		onDestroy = "Destroy leaves it on the branch, with the shared keys it had."
 	}
-	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type), onDestroy)
+	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type), fmt.Sprintf("which holds the same %s OAuth provider", id), onDestroy)
 }
 
 // recoverLostCreate follows a create whose response was lost but whose

@@ -41,7 +41,7 @@ func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.Sch
 		MarkdownDescription: "Requests the transfer of the platform-managed Stack Auth project of the production branch to your " +
 			"own account at the auth provider: `POST /projects/auth/transfer_ownership`. Confirm it in a browser with `url`; " +
 			"`transferred` shows the result. Destroy only forgets the request. Not importable.",
-		Attributes: withAttributes(stackAttributes("has the managed auth project", "`stack`, the only auth provider whose project can be transferred. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose managed auth project can be transferred; recorded at creation."), map[string]schema.Attribute{
+		Attributes: withAttributes(stackAttributes("whose Neon Auth has the managed auth project", "`stack`, the only auth provider whose project can be transferred. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose managed auth project can be transferred; recorded at creation."), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<auth_provider>`.", false),
 			"url": computedString("Confirmation link to open in a browser to complete the transfer. Sensitive: anyone "+
 				"with it can claim the auth project. Print it with an output marked sensitive and `terraform output -raw`.", true),

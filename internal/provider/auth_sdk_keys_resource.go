@@ -54,7 +54,7 @@ func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest
 		MarkdownDescription: "A new key pair for the Stack Auth SDKs of the production branch's integration: " +
 			"`POST /projects/auth/keys`. Change `rotation_triggers` to mint another; earlier pairs stay valid (the API cannot " +
 			"revoke them). Not importable.",
-		Attributes: withAttributes(stackAttributes("mints the keys", "`stack`, the only auth provider with SDK keys. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose integration has SDK keys; recorded at creation."), map[string]schema.Attribute{
+		Attributes: withAttributes(stackAttributes("whose Neon Auth mints the keys", "`stack`, the only auth provider with SDK keys. Omitted: the integration's, which must be `stack`.", "The production branch, the only one whose integration has SDK keys; recorded at creation."), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>/<auth_provider>/<created_at>`.", false),
 			"rotation_triggers": schema.MapAttribute{
 				MarkdownDescription: "Arbitrary strings; any change mints a new key pair (replacement). For example a date, " +

@@ -55,7 +55,7 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		MarkdownDescription: "A user of a branch's Neon Auth, for seed, test and service accounts: `POST …/branches/{branch_id}/auth/users` " +
 			"or `POST /projects/auth/user`. No endpoint reads a user back. " +
 			"Import with `<project_id>/<branch_id>/<user_id>`; `<project_id>/<user_id>` is the production branch's.",
-		Attributes: withAttributes(scopeAttributes("holds the user", integrationAuthProvider), map[string]schema.Attribute{
+		Attributes: withAttributes(scopeAttributes("whose Neon Auth holds the user", integrationAuthProvider), map[string]schema.Attribute{
 			"id":      computedString("`<project_id>/<branch_id>/<user_id>`.", false),
 			"user_id": computedString("Id of the user at the auth provider (the `id` column of `users_sync`).", false),
 			"email": schema.StringAttribute{
@@ -97,6 +97,9 @@ func (r *authUserResource) UpgradeState(context.Context) map[int64]resource.Stat
 
 func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, userRules, req, resp)
+	// No endpoint lists users, so only apply finds a user already there; a
+	// destroy plan tells what it does with one taken over.
+	r.planPutBack(ctx, req, resp, "user", "Destroy leaves the user on the branch.")
 	// email is optional only so that an imported user (whose email no
 	// endpoint returns) plans no change without it; a new user needs one.
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && !isConfigured(req.Config.Raw, "email") {
@@ -200,6 +203,7 @@ func (r *authUserResource) takeOver(ctx context.Context, s neonauth.Scope, plan 
 	r.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
 	recordTakeOver(ctx, resp.Private, to.Parent, struct{}{}, &resp.Diagnostics)
 	takeOverWarning(&resp.Diagnostics, s, to.Parent, "user "+email,
+		fmt.Sprintf("whose Neon Auth (%s) the branch's is a copy of — no endpoint lists users, so a user on the copy counts as part of it", s.AuthProvider),
 		"No endpoint tells an existing user's id, so user_id stays null and roles cannot be set; destroy leaves the user on the branch.")
 }
 

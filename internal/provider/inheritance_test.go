@@ -330,3 +330,158 @@ resource "neon_auth_email_server" "preview" {
 	tc.CheckDestroy = func(*terraform.State) error { return env.sameAuth(preview, inherited, "after the refusals") }
 	resource.ParallelTest(t, tc)
 }
+
+// Two configurations on one preview branch, as after a lost state or with
+// two pipelines: the first creates the preview's own domain, and the second,
+// applying the same domain, finds it already there. The parent does not hold
+// it, so it was not inherited: the second is refused, with the import
+// command and the word that another configuration may manage it, and takes
+// nothing over (nor does its plan say it would). Whichever destroys first, the
+// domain is the first's to delete, and production never changes.
+func TestAccInherited_anotherConfigurationsObjectIsRefused(t *testing.T) {
+	for _, order := range []string{"the owner destroys first", "the other destroys first"} {
+		t.Run(order, func(t *testing.T) {
+			env := newBranchEnv(t)
+			configureProduction(env, false)
+			production := env.authOf(env.BranchID)
+			preview := *env
+			preview.BranchID = env.childBranch("pr-123")
+			cfg := requiredProviders + env.config(preview.resource("neon_auth_domain", "pr", `domain = "https://pr-123.preview.example.com"`))
+			owner, other := env.cli(nil), env.cli(nil)
+			for _, w := range []*cliDir{owner, other} {
+				w.write("main.tf", cfg)
+				w.must(0, "init", "-input=false")
+			}
+			owner.must(0, "apply", "-auto-approve", "-input=false")
+
+			plan := other.must(0, "plan", "-input=false")
+			_, out := other.run("apply", "-auto-approve", "-input=false")
+			flat := strings.Join(strings.Fields(plan+out), " ")
+			for _, want := range []string{
+				"but " + env.BranchID + " holds no such object", "If another configuration manages it, leave it to that one",
+				"terraform import neon_auth_domain.<name> " + env.ProjectID + "/" + preview.BranchID + "/https://pr-123.preview.example.com",
+			} {
+				if !strings.Contains(flat, want) {
+					t.Errorf("the second configuration's plan and apply do not say %q:\n%s\n%s", want, plan, out)
+				}
+			}
+			if strings.Contains(flat, "taken over") {
+				t.Errorf("the second configuration's plan or apply takes the domain over:\n%s\n%s", plan, out)
+			}
+			if err := preview.expectDomains("https://app.example.com", "https://pr-123.preview.example.com")(); err != nil {
+				t.Fatal(err)
+			}
+			first, second := owner, other
+			if order == "the other destroys first" {
+				first, second = other, owner
+			}
+			first.must(0, "destroy", "-auto-approve", "-input=false")
+			second.must(0, "destroy", "-auto-approve", "-input=false")
+			if err := preview.expectDomains("https://app.example.com"); err() != nil {
+				t.Errorf("after both destroys: %v", err())
+			}
+			if err := env.sameAuth(env.BranchID, production, "after both configurations"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// What apply will take over shows in the plan: each create of an object the
+// preview inherited warns, naming it and the parent; a plan of what is in
+// the state warns nothing, and a destroy plan says what destroy puts back
+// instead of deleting.
+func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
+	env := newBranchEnv(t)
+	configureProduction(env, false)
+	preview := *env
+	preview.BranchID = env.childBranch("pr-5")
+	cli := env.cli(nil)
+	cli.write("main.tf", requiredProviders+env.config(
+		preview.resource("neon_auth_integration", "preview")+
+			preview.resource("neon_auth_domain", "app", `domain = "https://app.example.com"`, "depends_on = [neon_auth_integration.preview]")+
+			preview.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "acme-google-client"`,
+				`client_secret = "acme-google-secret"`, "depends_on = [neon_auth_integration.preview]")+
+			preview.resource("neon_auth_webhooks", "preview", "enabled = false", "depends_on = [neon_auth_integration.preview]")))
+	cli.must(0, "init", "-input=false")
+	flat := func(out string) string { return strings.Join(strings.Fields(out), " ") }
+	plan := flat(cli.must(0, "plan", "-input=false"))
+	for _, want := range []string{
+		"Inherited Neon Auth integration (better_auth) will be taken over",
+		"Inherited trusted domain https://app.example.com will be taken over",
+		"Inherited google OAuth provider will be taken over",
+		"Inherited neon_auth_webhooks settings will be taken over",
+		"was created from branch " + env.BranchID + ", which holds the same",
+		"Destroy leaves it in the whitelist.",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("the plan does not warn %q:\n%s", want, plan)
+		}
+	}
+	cli.must(0, "apply", "-auto-approve", "-input=false")
+	if replan := cli.must(0, "plan", "-detailed-exitcode", "-input=false"); strings.Contains(replan, "Warning") {
+		t.Errorf("a plan of what is in the state warns:\n%s", replan)
+	}
+	destroy := flat(cli.must(0, "plan", "-destroy", "-input=false"))
+	for _, want := range []string{
+		"Destroy puts back what was inherited: Neon Auth integration",
+		"Destroy leaves Neon Auth enabled on the branch",
+		"Destroy puts back what was inherited: trusted domain https://app.example.com",
+		"Destroy puts back what was inherited: google OAuth provider",
+		"Destroy puts back the neon_auth_webhooks settings found",
+		"inherited from branch " + env.BranchID,
+	} {
+		if !strings.Contains(destroy, want) {
+			t.Errorf("the destroy plan does not say %q:\n%s", want, destroy)
+		}
+	}
+	cli.must(0, "destroy", "-auto-approve", "-input=false")
+}
+
+// The evidence is the parent as it is now: the API keeps no record of it at
+// the time the branch was made. A domain production removed after the
+// preview was branched is refused on the preview (it can be imported); one
+// production gained since, that something also added to the preview, is
+// taken over.
+func TestAccInherited_parentChangedSinceBranching(t *testing.T) {
+	env := newBranchEnv(t)
+	configureProduction(env, false)
+	preview := *env
+	preview.BranchID = env.childBranch("pr-6")
+	ctx, c := context.Background(), env.client()
+	provider := neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)
+	env.must(c.DeleteDomains(ctx, env.scope(), apiclient.AuthProviderBetterAuth, []string{"https://app.example.com"}))
+	for _, s := range []apiclient.Scope{env.scope(), preview.scope()} {
+		_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://admin.example.com", AuthProvider: provider})
+		env.must(err)
+	}
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{
+			Config:      env.config(preview.resource("neon_auth_domain", "app", `domain = "https://app.example.com"`)),
+			ExpectError: matchInOrder("holds no such object", "has lost it since", "terraform import"),
+		},
+		resource.TestStep{
+			Config: env.config(preview.resource("neon_auth_domain", "admin", `domain = "https://admin.example.com"`)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("neon_auth_domain.admin", tfjsonpath.New("domain"), knownvalue.StringExact("https://admin.example.com")),
+				preview.expectDomains("https://app.example.com", "https://admin.example.com"),
+			},
+		},
+	))
+}
+
+// A preview's configuration pointed at production's branch id finds
+// production's objects, which it must not import: the refusal names both
+// causes, the wrong branch_id (and where the preview's id is found) and an
+// object this configuration should manage (the import).
+func TestAccInherited_wrongBranchNamesBothFixes(t *testing.T) {
+	env := newProjectEnv(t)
+	env.Mode = authAPIBranch
+	configureProduction(env, false)
+	resource.ParallelTest(t, env.testCase(resource.TestStep{
+		Config: env.config(env.resource("neon_auth_domain", "app", `domain = "https://app.example.com"`)),
+		ExpectError: matchInOrder("is a root branch", "Either branch_id points at the wrong branch",
+			"neon branches list --project-id "+env.ProjectID, "neon_branch.<name>.id", "or this configuration should manage the object",
+			"terraform import neon_auth_domain.<name>"),
+	}))
+}

@@ -88,8 +88,7 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Manages Neon Auth on the branches of Neon projects through the Neon platform API v2: Better Auth " +
 			"integrations with their sign-in methods, plugins, webhooks, OAuth providers, redirect domains, email server and users; " +
-			"and the Stack Auth integrations of the project-level API with their SDK keys and ownership transfer. " +
-			"The auth feature is in beta.",
+			"and the Stack Auth integrations of the project-level API with their SDK keys and ownership transfer.",
 		Attributes: map[string]schema.Attribute{
 			"auth_api": schema.StringAttribute{
 				MarkdownDescription: "Which generation of Neon Auth endpoints to use: `\"branch\"` (the default), the " +

@@ -48,12 +48,12 @@ func computedString(description string, sensitive bool) schema.StringAttribute {
 }
 
 // branchAttributes are project_id and branch_id; what completes "the branch
-// whose Neon Auth …".
+// …" (such as "that gets Neon Auth").
 func branchAttributes(what string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"project_id": projectIDAttribute("Id of the Neon project."),
 		"branch_id": schema.StringAttribute{
-			MarkdownDescription: "Id of the branch whose Neon Auth " + what + ". Omitted: the project's production branch, " +
+			MarkdownDescription: "Id of the branch " + what + ". Omitted: the project's production branch, " +
 				"recorded at creation. Another branch needs `auth_api = \"branch\"`. Changing it replaces the resource.",
 			Optional:      true,
 			Computed:      true,

@@ -92,7 +92,7 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 	resp.Schema = schema.Schema{
 		MarkdownDescription: r.kind.description + " Needs `auth_api = \"branch\"`. Destroy puts back the values found at creation. " +
 			"Import with `<project_id>/<branch_id>`.",
-		Attributes: withAttributes(branchAttributes("is configured"), map[string]schema.Attribute{
+		Attributes: withAttributes(branchAttributes("whose Neon Auth is configured"), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 		}, r.kind.attributes),
 	}
@@ -100,6 +100,15 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 
 func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{branchOnly: true}, req, resp)
+	what := string(r.typeName) + " settings"
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}, what, "Destroy puts back the values found.", nil)
+	if req.Plan.Raw.IsNull() && req.Private != nil {
+		if raw, d := req.Private.GetKey(ctx, privateFound); len(raw) > 0 && !d.HasError() {
+			resp.Diagnostics.AddWarning("Destroy puts back the "+what+" found",
+				fmt.Sprintf("Settings cannot be deleted: destroying %s sets the values its branch had when this configuration created "+
+					"it, instead of removing anything.", r.typeName))
+		}
+	}
 }
 
 func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -124,7 +133,7 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateFound, raw)...)
 	if to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}); to.Allowed() {
-		takeOverWarning(&resp.Diagnostics, s, to.Parent, string(r.typeName)+" settings", "Destroy puts back the values found.")
+		takeOverWarning(&resp.Diagnostics, s, to.Parent, string(r.typeName)+" settings", "and started with a copy of its settings", "Destroy puts back the values found.")
 	}
 }
 

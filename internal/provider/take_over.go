@@ -1,13 +1,17 @@
 package provider
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
@@ -32,9 +36,10 @@ func inheritedAuthAttribute() schema.StringAttribute {
 		MarkdownDescription: "What a create does with an object that a branch already has because it inherited it: a branch " +
 			"created from a parent starts with a copy of the parent's Neon Auth (integration, users, settings, OAuth providers, " +
 			"trusted domains, webhooks). `\"adopt\"` (default): take it over with a warning that names it, apply the " +
-			"configuration to it, and put it back as found on destroy instead of deleting it. `\"refuse\"`: fail with an " +
-			"import hint, as for any object made outside Terraform. On a root branch (the production branch) and in project " +
-			"mode nothing is inherited, and such objects are always refused. Falls back to `" + envInheritedAuth + "`.",
+			"configuration to it, and put it back as found on destroy instead of deleting it — only when the parent holds the " +
+			"same object; one the parent lacks was made on the branch by something else, and is refused. `\"refuse\"`: fail " +
+			"with an import hint, as for any object made outside Terraform. On a root branch (the production branch) and in " +
+			"project mode nothing is inherited, and such objects are always refused. Falls back to `" + envInheritedAuth + "`.",
 		Optional:   true,
 		Validators: []validator.String{stringvalidator.OneOf(inheritedAdopt, inheritedRefuse)},
 	}
@@ -55,18 +60,94 @@ func takeOverRefusal(s neonauth.Scope, t neonauth.TakeOver) string {
 	case neonauth.RefusedBranchMissing:
 		return branchNotInProject(s.ProjectID, s.BranchID)
 	case neonauth.RefusedRootBranch:
-		return fmt.Sprintf("Branch %s is a root branch (the production branch, or one created schema-only): it inherited "+
-			"nothing, so an object on it that is not in the state was made outside Terraform.", s.BranchID)
+		return fmt.Sprintf("Branch %[1]s is a root branch (the production branch, or one created schema-only): it inherited nothing, so "+
+			"the object was made there outside this configuration. Either branch_id points at the wrong branch — a preview's "+
+			"configuration names the preview branch's id (br-…), which `neon branches list --project-id %[2]s`, the API's "+
+			"GET /projects/%[2]s/branches, the official Neon provider's neon_branch.<name>.id or the Neon console shows — or this "+
+			"configuration should manage the object on branch %[1]s.", s.BranchID, s.ProjectID)
+	case neonauth.RefusedParentLacks:
+		return fmt.Sprintf("Branch %[1]s was created from branch %[2]s, but %[2]s holds no such object, so %[1]s did not inherit it: "+
+			"another configuration, a person or a tool made it on %[1]s (or %[2]s has lost it since). If another configuration "+
+			"manages it, leave it to that one and remove it from this configuration.", s.BranchID, t.Parent)
+	case neonauth.RefusedParentUnread:
+		return fmt.Sprintf("Whether branch %s inherited it from branch %s could not be told: %s", s.BranchID, t.Parent,
+			apiErrorDetail("Reading what branch "+t.Parent+" holds", t.Err))
 	}
 	return ""
 }
 
-// takeOverWarning is the warning of a take-over: what was found, where it
-// came from, and what destroy does with it.
-func takeOverWarning(diags *diag.Diagnostics, s neonauth.Scope, parent, what, onDestroy string) {
+// takeOverWarning is the warning of a take-over: what was found, why it
+// counts as inherited (held: by default, that the parent holds the same),
+// and what destroy does with it.
+func takeOverWarning(diags *diag.Diagnostics, s neonauth.Scope, parent, what, held, onDestroy string) {
+	if held == "" {
+		held = fmt.Sprintf("which holds the same %s", what)
+	}
 	diags.AddWarning("Inherited "+what+" taken over",
-		fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s and started with a copy of its Neon Auth, so its %[4]s "+
-			"was already there: the provider took it over instead of creating it, and applied this configuration to it. %[5]s "+
-			"To refuse inherited objects instead, set inherited_auth = \"refuse\" in the provider block.",
-			s.BranchID, s.ProjectID, parent, what, onDestroy))
+		fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, %[4]s: %[1]s inherited it, so the provider took it "+
+			"over instead of creating it, and applied this configuration to it. %[5]s To refuse inherited objects instead, set "+
+			"inherited_auth = \"refuse\" in the provider block.", s.BranchID, s.ProjectID, parent, held, onDestroy))
+}
+
+// planTakeOver warns at the plan of a create on a branch created from a
+// parent when apply will take over, instead of creating, the branch's copy
+// of object, which the parent holds (what names it in the warning). It reads
+// only for a create whose branch_id is known and names a branch with a
+// parent and Neon Auth, in branch mode: the branch list, the branch's
+// integration, whether the branch holds the object (onBranch, for the kinds
+// a branch may lack; nil for the singletons), and what the parent holds of
+// the kind, each shared by the plan's resources (Terraform plans a create
+// again at apply, where the create's own reads share them). A plan of what
+// is in the state reads nothing more. An object the parent lacks gets no
+// warning: apply refuses it and says why.
+func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+	object neonauth.Object, what, onDestroy string, onBranch func(context.Context, neonauth.Scope) (bool, error),
+) {
+	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || c.data.auth.Family() != apiclient.FamilyBranch {
+		return
+	}
+	var m scopeModel
+	resp.Diagnostics.Append(getScopeModel(ctx, resp.Plan, req.Plan.Schema.GetAttributes(), &m)...)
+	if !isKnownSet(m.ProjectID) || !isKnownSet(m.BranchID) || resp.Diagnostics.HasError() {
+		return
+	}
+	s := neonauth.Scope{Scope: apiclient.Scope{ProjectID: m.ProjectID.ValueString(), BranchID: m.BranchID.ValueString(),
+		Family: apiclient.FamilyBranch}, AuthProvider: knownString(m.AuthProvider)}
+	if b, err := c.data.auth.Branch(ctx, s.ProjectID, s.BranchID); err != nil || b == nil || apiclient.Deref(b.ParentID) == "" || b.Default {
+		return // apply says what it finds on a root branch, or one that cannot be read
+	}
+	// A branch without Neon Auth holds nothing: one read, shared by the
+	// plan's resources, spares each its own.
+	anyProvider := s
+	anyProvider.AuthProvider = ""
+	if it, err := c.data.auth.Integration(ctx, anyProvider); err != nil || it == nil {
+		return
+	}
+	if onBranch != nil {
+		if held, err := onBranch(ctx, s); err != nil || !held {
+			return
+		}
+	}
+	if to := c.data.auth.MayTakeOver(ctx, s, object); to.Allowed() {
+		resp.Diagnostics.AddWarning("Inherited "+what+" will be taken over",
+			fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, which holds the same %[4]s: apply will take "+
+				"over the branch's copy instead of creating it (or create it, if the branch no longer has one), and apply this "+
+				"configuration to it. %[5]s", s.BranchID, s.ProjectID, to.Parent, what, onDestroy))
+	}
+}
+
+// planPutBack says, at the plan of a destroy, that the object the resource
+// took over at creation is put back as found instead of deleted. It reads
+// the resource's private state only.
+func (c *configured) planPutBack(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, what, onDestroy string) {
+	if !req.Plan.Raw.IsNull() || req.Private == nil {
+		return
+	}
+	rec, ok := recordedTakeOver[json.RawMessage](ctx, req.Private, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	resp.Diagnostics.AddWarning("Destroy puts back what was inherited: "+what,
+		fmt.Sprintf("%s took over the %s that its branch inherited from branch %s, so destroying it does not delete it: %s",
+			c.typeName, what, rec.Parent, onDestroy))
 }
