@@ -312,6 +312,5 @@ func writeCreatesReport(b *strings.Builder, results []createsResult, o options) 
 	fmt.Fprintln(b, "\nReading of the limits: the ideal uses the emulator's model (token buckets: 700/60 per second holding 40 for the "+
 		"account, 40/s holding 40 per route). The provider also keeps every 60 s within 700 and every second within 40 per route "+
 		"(sliding windows, with 100 ms of slack) and its account bucket 2 tokens short of 40, for the delay between a request "+
-		"leaving and arriving; a new process has 2 requests in flight, and 2 more per answer until 8 were answered (see "+
-		"internal/apiclient/ratelimit.go and ratelimit_start.go).")
+		"leaving and arriving (see internal/apiclient/ratelimit.go).")
 }

@@ -93,7 +93,7 @@ func New(opts Options) (*Client, error) {
 		}
 		hc.Transport = t.Clone()
 	}
-	lim := newLimiter(opts.RateLimit)
+	lim := newLimiter(opts.RateLimit, accountID(base.Scheme, base.Host, opts.APIKey))
 	gate := &keyGate{next: hc.Transport, basePath: base.Path}
 	hc.Transport = &limitedTransport{next: gate, limiter: lim}
 	ua := opts.UserAgent

@@ -411,27 +411,6 @@ func TestSecretsAreNotPrintedByStringers(t *testing.T) {
 	}
 }
 
-// A bucket shared with other processes keeps no window of past requests: its
-// burst and rate alone keep every minute within the limit.
-func TestSharedAccountBucketNeverExceedsTheLimitInAMinute(t *testing.T) {
-	for _, rpm := range []int{1, 5, 60, 700, 5000} {
-		l := newLimiter(RateLimit{RequestsPerMinute: rpm, Shared: true})
-		slack := 0.0
-		if rpm < 20 {
-			slack = 1 // tiny limits are spaced evenly: one token in hand at a window's start
-		}
-		if l.account.Limit() <= 0 {
-			t.Errorf("rpm %d: the limiter never refills", rpm)
-		}
-		if got := float64(l.account.Burst()) + float64(l.account.Limit())*60; got > float64(rpm)+slack+1e-9 {
-			t.Errorf("rpm %d: burst %d + 60 s × %.3f/s = %.1f requests per minute, over the limit", rpm, l.account.Burst(), float64(l.account.Limit()), got)
-		}
-		if float64(l.account.Limit())*60 < 0.9*float64(rpm) && rpm >= 60 {
-			t.Errorf("rpm %d: sustained rate %.1f/min is under 90%% of the limit", rpm, float64(l.account.Limit())*60)
-		}
-	}
-}
-
 // The branch list follows pagination.next through every page, and stops on a
 // cursor that comes back twice.
 func TestListBranchesFollowsEveryPage(t *testing.T) {

@@ -1,13 +1,16 @@
 package apiclient
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"net/http"
-	"strings"
+	"sync"
 	"time"
 )
 
-// The client-side rate limit: the documented limits as the client reads them, and the limiter every attempt waits on.
+// The client-side rate limit: the documented limits as the client reads them,
+// and the line of requests that waits on them.
 
 // RateLimit is the client-side pacing. By default it follows the documented
 // limits (700 requests per minute per account, bursts of up to 40 per second
@@ -39,279 +42,184 @@ type RateLimit struct {
 // not the algorithm, so the client sends the largest schedule that none of
 // these readings forbids, and waits for nothing else:
 //
-//   - sliding windows: never more than RequestsPerMinute requests in any 60
-//     seconds on the account, never more than RouteRequestsPerSecond in any
-//     second on one route (fixed windows, counted from whole minutes or
-//     seconds, allow more: they are implied);
-//   - token buckets (the emulator's model): an account bucket filled at
-//     RequestsPerMinute ÷ 60 per second holding documentedBurst, and a route
-//     bucket filled at RouteRequestsPerSecond holding as many. The route
-//     bucket is implied by the route window (a schedule with at most B
-//     requests in any window W conforms to a bucket of B ÷ W per second
-//     holding B); the account bucket and the account window are not implied
-//     by each other, so both are kept.
+//   - sliding windows: at most RequestsPerMinute in any 60 seconds on the
+//     account, at most RouteRequestsPerSecond in any second on one route
+//     (fixed windows allow more: they are implied);
+//   - token buckets (the emulator's model): the account's filled at
+//     RequestsPerMinute ÷ 60 per second holding documentedBurst, a route's
+//     at RouteRequestsPerSecond holding as many. The route window implies
+//     the route bucket; the account's bucket and window do not imply each
+//     other, so both are kept.
 //
-// A request reaches the server a little after the client let it go. The
-// account bucket is therefore modelled burstMargin tokens smaller than the
-// server's (at 700/min, 171 ms of delay absorbed) and the windows
-// windowSlack longer than documented.
+// A request reaches the server a little after it leaves, so the account
+// bucket holds burstMargin tokens less than the server's (at 700/min, 171 ms
+// of delay absorbed) and the windows are windowSlack longer than documented.
 const (
 	documentedBurst = 40
 	burstMargin     = 2
 	windowSlack     = 100 * time.Millisecond
 )
 
-// sharedBurst is the account burst of a bucket shared with other processes
-// (RateLimit.Shared), whose rate is lowered by it: its state file holds no
-// window of past requests, so the bucket alone keeps every 60 seconds of the
-// processes together within RequestsPerMinute (burst + (rpm − burst) = rpm).
-const sharedBurst = 10
-
+// limiter is the line every attempt of one client waits in. The caller at
+// its head waits until its request breaks no limit, records it and leaves;
+// the others wait for the head. Only the head's wait is computed, from what
+// the limiter knows then, so a 429 applies at once to every request waiting.
 type limiter struct {
-	account  *accountLimiter // nil: unlimited
-	routeRPS int             // 0: unlimited
-	clock    clock
+	head chan struct{} // held by the caller at the head of the line
 
-	// mu makes a request's turn on its route and on the account one
-	// decision, and guards routes.
-	mu     chanMutex
-	routes map[string]*slidingWindow
-
-	// start holds back the first requests of the process (nil: none).
-	start *startWindow
+	mu       sync.Mutex // guards account and routes
+	account  *account   // nil: the account is unlimited
+	routes   map[string]*window
+	routeRPS int // 0: routes are unlimited
 }
 
-// chanMutex is a mutex held across a wait for a shared bucket's file lock.
-// Unlike a sync.Mutex, its waiters count as durably blocked in a
-// testing/synctest bubble, so simulated time goes on while they wait.
-type chanMutex chan struct{}
-
-func newChanMutex() chanMutex { return make(chanMutex, 1) }
-
-func (m chanMutex) Lock() { m <- struct{}{} }
-
-func (m chanMutex) Unlock() { <-m }
-
-// durableOnce is sync.Once built on a chanMutex: callers that wait for the
-// first one to finish count as durably blocked in a testing/synctest bubble
-// (with sync.Once they do not, and simulated time stops while the first
-// caller waits for a turn on the bucket).
-type durableOnce struct {
-	mu   chanMutex
-	done bool
-}
-
-// Do runs f once; later callers wait until it has returned.
-func (o *durableOnce) Do(f func()) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.done {
-		o.done = true
-		f()
-	}
-}
-
-func newLimiter(rl RateLimit) *limiter {
-	return newLimiterWithClock(rl, realClock{})
-}
-
-func newLimiterWithClock(rl RateLimit, clk clock) *limiter {
-	l := &limiter{routes: map[string]*slidingWindow{}, clock: clk, mu: newChanMutex()}
-	rpm := rl.RequestsPerMinute
-	if rpm == 0 {
-		rpm = DefaultAccountRequestsPerMinute
-	}
-	if rpm > 0 {
-		switch burst := min(sharedBurst, rpm/10); {
-		case !rl.Shared:
-			l.account = newAccountLimiter(float64(rpm)/60, max(1, min(documentedBurst-burstMargin, rpm)), clk)
-		case burst < 2:
-			// Tiny limits: even spacing, no burst.
-			l.account = newAccountLimiter(float64(rpm)/60, 1, clk)
-		default:
-			l.account = newAccountLimiter(float64(rpm-burst)/60, burst, clk)
+func newLimiter(rl RateLimit, accountID string) *limiter {
+	l := &limiter{head: make(chan struct{}, 1), routes: map[string]*window{}}
+	l.routeRPS = max(0, cmp.Or(rl.RouteRequestsPerSecond, DefaultRouteRequestsPerSecond))
+	if rpm := cmp.Or(rl.RequestsPerMinute, DefaultAccountRequestsPerMinute); rpm > 0 {
+		l.account = newAccount(rpm)
+		if rl.Shared {
+			// When sharing cannot be had, the process paces itself alone.
+			l.account.shared, l.account.sharedErr = openSharedBucket(rl.SharedDir, accountID, rpm)
 		}
-		l.account.win = newSlidingWindow(rpm, time.Minute+windowSlack)
-		l.account.share, l.account.sharedDir = rl.Shared, rl.SharedDir
-		l.start = newStartWindow()
-	}
-	switch {
-	case rl.RouteRequestsPerSecond == 0:
-		l.routeRPS = DefaultRouteRequestsPerSecond
-	case rl.RouteRequestsPerSecond > 0:
-		l.routeRPS = rl.RouteRequestsPerSecond
 	}
 	return l
 }
 
+// errWouldPassDeadline is returned at once when a request's turn would come
+// after the context's deadline (as rate.Limiter.Wait does).
+var errWouldPassDeadline = fmt.Errorf("waiting for the client-side rate limit would pass the context deadline: %w", context.DeadlineExceeded)
+
+// wait blocks until one request on route may leave and records that it
+// does. It returns the context's error when the context ends first, and
+// errWouldPassDeadline at once when the turn would come after its deadline.
+func (l *limiter) wait(ctx context.Context, route string) error {
+	if l.account == nil && l.routeRPS == 0 {
+		return nil
+	}
+	select {
+	case l.head <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-l.head }()
+	var sharedAt time.Time // the turn taken on the machine's shared bucket (zero: none)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l.mu.Lock()
+		now := time.Now()
+		at := l.route(route).earliest(now)
+		var shared *sharedBucket
+		if l.account != nil {
+			at, shared = l.account.earliest(at), l.account.shared
+		}
+		ready := !at.After(now)
+		if ready && (shared == nil || !sharedAt.IsZero() && !sharedAt.After(now)) {
+			l.route(route).add(now)
+			if l.account != nil {
+				l.account.take(now)
+			}
+			l.mu.Unlock()
+			return nil
+		}
+		l.mu.Unlock()
+		switch {
+		case !ready: // a shared turn taken would count the request before it leaves
+			sharedAt = time.Time{}
+		case sharedAt.IsZero(): // the last limit is the bucket of the machine's processes
+			sharedAt = l.sharedTurn(ctx, shared, now)
+			at = sharedAt
+		default:
+			at = sharedAt
+		}
+		if deadline, ok := ctx.Deadline(); ok && at.After(deadline) {
+			return errWouldPassDeadline
+		}
+		if err := sleep(ctx, time.Until(at)); err != nil {
+			return err
+		}
+	}
+}
+
 // route is the window of one route; nil when routes are unlimited. Call with
 // l.mu held.
-func (l *limiter) route(key string) *slidingWindow {
+func (l *limiter) route(key string) *window {
 	if l.routeRPS == 0 {
 		return nil
 	}
 	w, ok := l.routes[key]
 	if !ok {
-		w = newSlidingWindow(l.routeRPS, time.Second+windowSlack)
+		w = &window{n: l.routeRPS, span: time.Second + windowSlack}
 		l.routes[key] = w
 	}
 	return w
 }
 
-// wait blocks until this process may send one request on route, the context
-// is done, or it is clear that its turn would come after the context's
-// deadline (then it returns at once).
-//
-// A long wait is slept in steps of at most recheckEvery: a turn handed out
-// for later is voided when a 429 cuts the rate or when the rate has grown
-// enough that the turns waiting would come much sooner (see
-// accountLimiter.observe), and its holder takes a new one.
-func (l *limiter) wait(ctx context.Context, route string) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		now, at, epoch, err := l.reserve(ctx, route)
-		if err != nil || !at.After(now) {
-			return err
-		}
-		valid, err := l.sleepUntil(ctx, now, at, epoch)
-		if err != nil || valid {
-			return err
-		}
-		// The turn was voided while this caller slept: take a turn on the
-		// new terms.
-	}
-}
-
-// recheckEvery bounds how long a caller sleeps before it checks that its
-// turn still holds.
-const recheckEvery = 500 * time.Millisecond
-
-// sleepUntil sleeps until at, the turn taken at now in epoch, and reports
-// whether the turn still holds then. It stops early, reporting false, when
-// the turn was voided.
-func (l *limiter) sleepUntil(ctx context.Context, now, at time.Time, epoch uint64) (bool, error) {
-	for {
-		d := at.Sub(now)
-		if l.account != nil {
-			d = min(d, recheckEvery)
-		}
-		if err := l.clock.Sleep(ctx, d); err != nil {
-			if l.account != nil {
-				l.account.giveBack(ctx, epoch)
-			}
-			return false, err
-		}
-		if l.account == nil {
-			return true, nil
-		}
-		valid, err := l.account.stillValid(ctx, epoch, at)
-		if err != nil || !valid {
-			return valid, err
-		}
-		if now = l.clock.Now(); !at.After(now) {
-			return true, nil
-		}
-	}
-}
-
-// reserve takes the earliest time at which one request on route breaks no
-// limit, and records it. now is the time it was taken at; epoch is the
-// account bucket's (see stillValid).
-func (l *limiter) reserve(ctx context.Context, route string) (now, at time.Time, epoch uint64, err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now = l.clock.Now()
-	w := l.route(route)
-	at = w.earliest(now)
-	if l.account != nil {
-		if now, at, epoch, err = l.account.reserve(ctx, at); err != nil {
-			return now, at, epoch, err
-		}
-	} else if deadline, ok := ctx.Deadline(); ok && at.After(deadline) {
-		return now, at, 0, errWouldPassDeadline
-	}
-	w.add(at, now)
-	return now, at, epoch, nil
-}
-
-// observe feeds the answer to one HTTP attempt (its status and Retry-After,
-// 0 when absent) to the adaptive account limit; see accountLimiter.observe
-// for what each status does. limitedTransport calls it once for every
-// answered attempt; callers above the transport must not (each success
-// counts towards what the account served, see servedCount). When it voids
-// the turns handed out for later, their places in the windows are given up.
-func (l *limiter) observe(status int, retryAfter time.Duration) {
+// answered takes the answer to one attempt that left through wait: its
+// status (0: none came) and its Retry-After (0 when absent). A 429 cuts the
+// account's rate (once per congestion, see throttleHold) and, with a
+// Retry-After, nothing leaves until it has passed (at most maxPause). An
+// answer served lets a cut rate climb; 5xx and no answer say nothing.
+func (l *limiter) answered(status int, retryAfter time.Duration) {
 	if l.account == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.account.observe(status, retryAfter) {
-		now := l.clock.Now()
-		for _, w := range l.routes {
-			w.dropAfter(now)
-		}
+	if status == http.StatusTooManyRequests {
+		l.account.throttle(time.Now(), retryAfter)
+	} else if served(status) {
+		l.account.succeed(time.Now())
 	}
 }
 
-// slidingWindow remembers the times of the requests it let go (or will, for
-// turns handed out for later), so that no window of span holds more than n.
-type slidingWindow struct {
-	n     int
-	span  time.Duration
-	times []time.Time // ascending; only those less than a span before now
+// served reports whether an answer of this status was served by the account
+// limit: 2xx, 3xx and 4xx other than 429. 5xx and no answer (0) say nothing.
+func served(status int) bool {
+	return status >= 200 && status < 500 && status != http.StatusTooManyRequests
 }
 
-func newSlidingWindow(n int, span time.Duration) *slidingWindow {
-	return &slidingWindow{n: n, span: span}
+// window remembers the times of the requests it let go, so that no window
+// of span holds more than n.
+type window struct {
+	n     int
+	span  time.Duration
+	times []time.Time // ascending; only those less than a span before the latest
 }
 
 // earliest is the first time from t on at which one more request keeps
-// every window within n: not before the last one recorded (the times stay in
-// order), and a whole span after the nth latest.
-func (w *slidingWindow) earliest(t time.Time) time.Time {
-	if w == nil || len(w.times) == 0 {
+// every window within n: a whole span after the nth latest.
+func (w *window) earliest(t time.Time) time.Time {
+	if w == nil || len(w.times) < w.n {
 		return t
 	}
-	k := len(w.times)
-	t = maxTime(t, w.times[k-1])
-	if k >= w.n {
-		t = maxTime(t, w.times[k-w.n].Add(w.span))
-	}
-	return t
+	return later(t, w.times[len(w.times)-w.n].Add(w.span))
 }
 
-// add records a request at t (from earliest), taken at now, and forgets
-// those a span or more before now: no request from now on can share a
-// window with them.
-func (w *slidingWindow) add(t, now time.Time) {
+// add records a request at t, the latest so far, and forgets those that can
+// share no window with a request from t on.
+func (w *window) add(t time.Time) {
 	if w == nil {
 		return
 	}
 	drop := 0
-	for drop < len(w.times) && !w.times[drop].Add(w.span).After(now) {
+	for drop < len(w.times) && !w.times[drop].Add(w.span).After(t) {
 		drop++
 	}
 	w.times = append(w.times[drop:], t)
 }
 
-// dropAfter forgets the requests recorded for after now: turns that were
-// voided and will be taken anew.
-func (w *slidingWindow) dropAfter(now time.Time) {
-	if w == nil {
-		return
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
 	}
-	k := len(w.times)
-	for k > 0 && w.times[k-1].After(now) {
-		k--
-	}
-	w.times = w.times[:k]
+	return a
 }
 
-// limitedTransport waits for the account and route limits before each
-// attempt and records whether the request was written to a connection.
+// limitedTransport waits for the limits before each attempt and hands the
+// answer back to the limiter.
 type limitedTransport struct {
 	next    http.RoundTripper
 	limiter *limiter
@@ -324,22 +232,6 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if st != nil {
 		route = st.route
 	}
-	acct := t.limiter.account
-	if acct != nil && acct.share {
-		// The account is the API's address and the key this request
-		// carries: the same as SharedAccountLimit derives from the
-		// client's options, so whichever comes first opens the bucket.
-		key, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-		acct.bindShared(accountID(req.URL.Scheme, req.URL.Host, key))
-	}
-	counted, err := t.limiter.start.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	status := 0
-	if counted {
-		defer func() { t.limiter.start.release(status) }()
-	}
 	if err := t.limiter.wait(ctx, route); err != nil {
 		return nil, err
 	}
@@ -348,31 +240,15 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
+		t.limiter.answered(0, 0)
 		return resp, err
 	}
-	status = resp.StatusCode
 	// The answer's Retry-After is read here, once, for both of its users:
 	// the limiter, and the retry layer's backoff (through the call state).
-	retryAfter, hasRetryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), t.limiter.clock.Now())
+	retryAfter, hasRetryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	if st != nil {
 		st.retryAfter, st.hasRetryAfter = retryAfter, hasRetryAfter
 	}
-	if acct != nil {
-		t.limiter.observe(resp.StatusCode, retryAfter)
-	}
+	t.limiter.answered(resp.StatusCode, retryAfter)
 	return resp, nil
-}
-
-// SharedAccountLimit reports whether this client takes its requests from an
-// account bucket shared with the other processes of this machine
-// (RateLimit.Shared). When sharing was asked for and cannot be had, or
-// stopped working, it returns false and an error saying why, while the client
-// goes on pacing itself alone: a caller may show it as a warning. It opens
-// the shared bucket if no request has yet.
-func (c *Client) SharedAccountLimit() (bool, error) {
-	if c.limiter.account == nil {
-		return false, nil
-	}
-	c.limiter.account.bindShared(accountID(c.baseURL.Scheme, c.baseURL.Host, c.apiKey))
-	return c.limiter.account.sharedStatus()
 }

@@ -1,63 +1,50 @@
 package apiclient
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
+	"golang.org/x/time/rate"
 )
 
-// A shared bucket lets the processes of one machine that use the same
-// account (parallel applies, run-all tools, CI jobs on one runner) take their
-// requests from one adaptive token bucket, so that together they stay within
-// the account limit, and a 429 met by any of them slows them all.
-//
-// It is two files in a directory, named after a hash of the API's address and
+// The bucket shared by the processes of one machine that use the same account
+// (RateLimit.Shared: parallel applies, run-all tools, CI jobs on one runner),
+// so that together they stay within the account limit; each keeps its own
+// limits besides. It is two files named after a hash of the API's address and
 // the API key (neither appears in a name or in the content):
 //
-//   - <id>.lock, only ever locked (flock on Unix, LockFileEx on Windows).
-//     The operating system drops the lock of a process that dies, so a
-//     process killed while holding it never blocks the others.
-//   - <id>.state, the bucketState as one fixed-size line with a checksum,
-//     read and rewritten in place under the lock. A line that does not
-//     check out (a writer died mid-write, a stray edit) is replaced by an
-//     empty bucket at the caller's configured rate: at worst one burst's
-//     worth of pacing is lost, never the ability to send.
-
-// sharedBucketSubdir is where shared buckets live, under the user's cache
-// directory, when RateLimit.SharedDir is empty.
-const sharedBucketSubdir = "terraform-provider-neon/ratelimit"
-
+//   - <id>.lock, only ever locked (flock on Unix, LockFileEx on Windows). The
+//     operating system drops the lock of a process that dies.
+//   - <id>.state, the time at which the bucket holds (or held) no token, with
+//     a checksum. A state that does not check out (a writer died mid-write, a
+//     stray edit, a clock stepped back) is an empty bucket: at worst one
+//     burst of pacing is lost, never the ability to send.
+//
+// Its burst is sharedBurst and its rate the configured one less that burst
+// per minute: with no window of past requests, the bucket alone keeps every
+// minute of the processes together within RequestsPerMinute.
 const (
-	// stateRecordSize is the fixed length of the state line.
-	stateRecordSize = 256
-	// lockRetry is how often a busy lock is tried again. Updates hold it for
-	// microseconds, so waiting for it is rare and short.
+	sharedBucketSubdir = "terraform-provider-neon/ratelimit" // under the user's cache directory
+	sharedBurst        = 10
+	// lockWait bounds how long a turn waits for the lock (held by a stopped
+	// process, say) before this process paces itself alone; a busy lock is
+	// tried again every lockRetry. Turns hold it for microseconds.
+	lockWait  = 5 * time.Second
 	lockRetry = time.Millisecond
-	// clockSlack is how far past its bound a stored time may lie before the
-	// state is taken as broken (a wall clock stepped back, a stray edit):
-	// otherwise a clock stepped back would stall every process until it
-	// caught up.
-	clockSlack = time.Second
-	// openWait bounds how long opening a bucket waits for its lock (held by
-	// a stopped process, say) before the client paces itself alone.
-	openWait = 5 * time.Second
-	// maxStoredTokens bounds the stored token count either way (reservations
-	// below zero are bounded by the callers waiting).
-	maxStoredTokens = 1e6
+	// maxAhead: a state further ahead of now than this is broken.
+	maxAhead = time.Minute
+	stateLen = 12 // Unix nanoseconds and their CRC-32
 )
 
 // accountID names an account's shared bucket.
@@ -66,202 +53,122 @@ func accountID(scheme, host, apiKey string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// fileStore is a shared bucket: the state file guarded by the lock file. Its
-// update works as memStore's, across processes.
-type fileStore struct {
-	// turn keeps the goroutines of this process apart (a flock.Flock counts
-	// as locked for every goroutine once one of them holds it); a channel
-	// rather than a mutex, so that waiting for it heeds the context.
-	turn  chan struct{}
+type sharedBucket struct {
 	lock  *flock.Flock
 	state *os.File
-	p     bucketParams
-	clock clock
-
-	repairs atomic.Int64 // state lines found broken and replaced
+	limit rate.Limit
+	burst int
 }
 
-// openFileStore opens (creating when needed) the shared bucket id in dir and
-// checks that the lock works there.
-func openFileStore(ctx context.Context, dir, id string, p bucketParams, clk clock) (*fileStore, error) {
+// openSharedBucket opens (creating when needed) the shared bucket of account
+// id in dir ("" → the user's cache directory) for a limit of rpm.
+func openSharedBucket(dir, id string, rpm int) (*sharedBucket, error) {
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = filepath.Join(cache, filepath.FromSlash(sharedBucketSubdir))
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opening the shared bucket in %s: %w", dir, err)
 	}
 	st, err := os.OpenFile(filepath.Join(dir, id+".state"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opening the shared bucket in %s: %w", dir, err)
 	}
-	f := &fileStore{turn: make(chan struct{}, 1), lock: flock.New(filepath.Join(dir, id+".lock"), flock.SetPermissions(0o600)), state: st, p: p, clock: clk}
-	if err := f.update(ctx, func(*bucketState) bool { return false }); err != nil {
+	b := &sharedBucket{lock: flock.New(filepath.Join(dir, id+".lock"), flock.SetPermissions(0o600)), state: st}
+	if b.burst = min(sharedBurst, rpm/10); b.burst < 2 {
+		b.limit, b.burst = rate.Limit(float64(rpm)/60), 1 // tiny limits: even spacing, no burst
+	} else {
+		b.limit = rate.Limit(float64(rpm-b.burst) / 60)
+	}
+	// The lock must work there, and the state must be readable.
+	if err := b.locked(context.Background(), func() error { _, err := b.read(time.Now()); return err }); err != nil {
 		_ = st.Close()
-		return nil, err
+		return nil, fmt.Errorf("opening the shared bucket in %s: %w", dir, err)
 	}
-	return f, nil
+	return b, nil
 }
 
-func (f *fileStore) update(ctx context.Context, fn func(*bucketState) bool) error {
-	select {
-	case f.turn <- struct{}{}:
-		defer func() { <-f.turn }()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	ok, err := f.lock.TryLock()
-	if err == nil && !ok {
-		ok, err = f.lock.TryLockContext(ctx, lockRetry)
-	}
-	if err != nil {
+// turn takes a token at now and returns when it is due.
+func (b *sharedBucket) turn(ctx context.Context, now time.Time) (at time.Time, err error) {
+	err = b.locked(ctx, func() error {
+		empty, err := b.read(now)
+		if err != nil {
+			return err
+		}
+		// A limiter with burst 0 holds nothing; raised at empty, it holds
+		// nothing then and fills from then on.
+		lim := rate.NewLimiter(b.limit, 0)
+		lim.SetBurstAt(empty, b.burst)
+		t := later(now, empty)
+		at = t.Add(lim.ReserveN(t, 1).DelayFrom(t))
+		empty = t.Add(-time.Duration(lim.TokensAt(t) / float64(b.limit) * float64(time.Second)))
+		state := binary.BigEndian.AppendUint64(nil, uint64(empty.UnixNano()))
+		_, err = b.state.WriteAt(binary.BigEndian.AppendUint32(state, crc32.ChecksumIEEE(state)), 0)
 		return err
-	}
-	if !ok {
-		return ctx.Err()
-	}
-	defer func() { _ = f.lock.Unlock() }()
+	})
+	return at, err
+}
 
-	buf := make([]byte, stateRecordSize)
-	n, err := f.state.ReadAt(buf, 0)
+// read is the time at which the bucket holds no token: zero when the state
+// is new (a full bucket), now when it is broken (nobody knows how much of a
+// burst was just spent).
+func (b *sharedBucket) read(now time.Time) (time.Time, error) {
+	buf := make([]byte, stateLen)
+	n, err := b.state.ReadAt(buf, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return err
+		return time.Time{}, err
 	}
-	now := f.clock.Now()
-	s, err := decodeState(buf[:n], now)
-	write := err != nil
+	empty := time.Unix(0, int64(binary.BigEndian.Uint64(buf)))
 	switch {
 	case n == 0:
-		s = freshState(f.p, now)
-	case err != nil:
-		// No burst: nobody knows how much of it was just spent.
-		s = bucketState{Last: now}
-		f.repairs.Add(1)
+		return time.Time{}, nil
+	case n != stateLen || binary.BigEndian.Uint32(buf[8:]) != crc32.ChecksumIEEE(buf[:8]) || empty.After(now.Add(maxAhead)):
+		return now, nil
 	}
-	if fn(&s) {
-		write = true
-	}
-	if !write {
-		return nil
-	}
-	_, err = f.state.WriteAt(encodeState(s), 0)
-	return err
+	return empty, nil
 }
 
-// encodeState writes s as a fixed-size line ending in a CRC-32 of the rest.
-func encodeState(s bucketState) []byte {
-	body := fmt.Sprintf("v2 %s %d %d %d %s %d %d %s",
-		strconv.FormatFloat(s.Tokens, 'g', -1, 64), unixNano(s.Last), unixNano(s.NotBefore),
-		unixNano(s.Cut), strconv.FormatFloat(s.WMax, 'g', -1, 64), unixNano(s.Confirmed), s.Epoch,
-		strconv.FormatFloat(s.Start, 'g', -1, 64))
-	line := fmt.Sprintf("%s %08x", body, crc32.ChecksumIEEE([]byte(body)))
-	buf := bytes.Repeat([]byte{' '}, stateRecordSize)
-	copy(buf, line)
-	buf[stateRecordSize-1] = '\n'
-	return buf
+// locked runs f holding the lock, waiting for it at most lockWait.
+func (b *sharedBucket) locked(ctx context.Context, f func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	if ok, err := b.lock.TryLockContext(ctx, lockRetry); !ok || err != nil {
+		return fmt.Errorf("locking %s: %w", b.lock.Path(), errors.Join(err, ctx.Err()))
+	}
+	defer func() { _ = b.lock.Unlock() }()
+	return f()
 }
 
-var errBrokenState = errors.New("broken shared rate limit state")
-
-// decodeState reads a line written by encodeState, refusing anything that
-// does not check out or holds values no writer produces.
-func decodeState(b []byte, now time.Time) (bucketState, error) {
-	line, _, found := bytes.Cut(b, []byte{'\n'})
-	if !found {
-		return bucketState{}, errBrokenState
+// sharedTurn takes a turn on the shared bucket at now and returns when it
+// is due. When the bucket stops working, the process leaves it for good and
+// paces itself alone (the turn is now).
+func (l *limiter) sharedTurn(ctx context.Context, b *sharedBucket, now time.Time) time.Time {
+	at, err := b.turn(ctx, now)
+	if err == nil || ctx.Err() != nil {
+		return at
 	}
-	text := strings.TrimRight(string(line), " ")
-	i := strings.LastIndexByte(text, ' ')
-	if i < 0 {
-		return bucketState{}, errBrokenState
-	}
-	body, sum := text[:i], text[i+1:]
-	if want, err := strconv.ParseUint(sum, 16, 32); err != nil || uint32(want) != crc32.ChecksumIEEE([]byte(body)) {
-		return bucketState{}, errBrokenState
-	}
-	fields := strings.Fields(body)
-	if len(fields) != 9 || fields[0] != "v2" {
-		return bucketState{}, errBrokenState
-	}
-	var s bucketState
-	var ints [4]int64
-	var err error
-	for j, k := range []int{2, 3, 4, 6} {
-		if ints[j], err = strconv.ParseInt(fields[k], 10, 64); err != nil || ints[j] < 0 {
-			return bucketState{}, errBrokenState
-		}
-	}
-	if s.Epoch, err = strconv.ParseUint(fields[7], 10, 64); err != nil {
-		return bucketState{}, errBrokenState
-	}
-	s.Last, s.NotBefore, s.Cut, s.Confirmed = fromUnixNano(ints[0]), fromUnixNano(ints[1]), fromUnixNano(ints[2]), fromUnixNano(ints[3])
-	s.Tokens, err = strconv.ParseFloat(fields[1], 64)
-	if err != nil || math.IsNaN(s.Tokens) || math.Abs(s.Tokens) > maxStoredTokens {
-		return bucketState{}, errBrokenState
-	}
-	for _, f := range []struct {
-		dst *float64
-		at  int
-	}{{&s.WMax, 5}, {&s.Start, 8}} {
-		*f.dst, err = strconv.ParseFloat(fields[f.at], 64)
-		if err != nil || math.IsNaN(*f.dst) || *f.dst < 0 || math.IsInf(*f.dst, 0) {
-			return bucketState{}, errBrokenState
-		}
-	}
-	// Only a pause lies ahead of now, and the bucket's count with it.
-	if s.NotBefore.After(now.Add(maxPause+clockSlack)) || s.Last.After(maxTime(now, s.NotBefore).Add(clockSlack)) ||
-		s.Cut.After(now.Add(clockSlack)) || s.Confirmed.After(now.Add(clockSlack)) {
-		return bucketState{}, errBrokenState
-	}
-	return s, nil
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.account.shared, l.account.sharedErr = nil, fmt.Errorf("the shared rate limit state stopped working: %w", err)
+	return now
 }
 
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromUnixNano(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n)
-}
-
-// bindShared moves the account limiter onto the shared bucket of account id,
-// once. When that fails, the limiter stays on its in-process bucket and the
-// reason is kept for sharedStatus.
-func (a *accountLimiter) bindShared(id string) {
-	if !a.share {
-		return
-	}
-	a.bindOnce.Do(func() {
-		dir := a.sharedDir
-		if dir == "" {
-			cache, err := os.UserCacheDir()
-			if err != nil {
-				a.fallBack(err)
-				return
-			}
-			dir = filepath.Join(cache, filepath.FromSlash(sharedBucketSubdir))
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), openWait)
-		defer cancel()
-		f, err := openFileStore(ctx, dir, id, a.p, a.clock)
-		if err != nil {
-			a.fallBack(fmt.Errorf("opening the shared bucket in %s: %w", dir, err))
-			return
-		}
-		a.shared.Store(f)
-	})
-}
-
-// sharedStatus reports whether the bucket is shared with other processes
-// and, when sharing was asked for and is not (or no longer) in effect, why.
-func (a *accountLimiter) sharedStatus() (bool, error) {
-	if !a.share {
+// SharedAccountLimit reports whether this client takes its requests from an
+// account bucket shared with the other processes of this machine
+// (RateLimit.Shared). When sharing was asked for and cannot be had, or
+// stopped working, it returns false and an error saying why, while the client
+// goes on pacing itself alone: a caller may show it as a warning.
+func (c *Client) SharedAccountLimit() (bool, error) {
+	if c.limiter.account == nil {
 		return false, nil
 	}
-	if e := a.shareErr.Load(); e != nil {
-		return false, fmt.Errorf("the account rate limit is not shared with other processes on this machine; this process paces itself alone: %w", *e)
+	c.limiter.mu.Lock()
+	defer c.limiter.mu.Unlock()
+	if err := c.limiter.account.sharedErr; err != nil {
+		return false, fmt.Errorf("the account rate limit is not shared with other processes on this machine; this process paces itself alone: %w", err)
 	}
-	return a.shared.Load() != nil, nil
+	return c.limiter.account.shared != nil, nil
 }

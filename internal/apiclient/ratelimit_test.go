@@ -2,122 +2,105 @@ package apiclient
 
 import (
 	"context"
+	"errors"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"slices"
-	"sort"
+	"strconv"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// manualClock is set by the test; nobody sleeps on it.
-type manualClock struct{ now time.Time }
-
-func (c *manualClock) Now() time.Time { return c.now }
-
-func (c *manualClock) Sleep(context.Context, time.Duration) error {
-	panic("the schedule test takes turns with reserve and never sleeps")
-}
+// The limiter's specification, in simulated time (testing/synctest): a
+// request "leaves" when wait returns, and its answer comes back through
+// answered after a latency the test chooses. Nothing here depends on how
+// fast the machine is.
 
 // sent is one request as the server would see it.
 type sent struct {
-	at    time.Time
-	route string
+	at     time.Time
+	route  string
+	status int // the answer the server gave it
 }
 
-// turn is a request holding a turn for later.
-type turn struct {
-	at    time.Time
-	route string
-	epoch uint64
+// arrival is one request as the caller hands it to the limiter: offset after
+// the start, its route, the answer the server gives it.
+type arrival struct {
+	after      time.Duration
+	route      string
+	status     int
+	retryAfter time.Duration
 }
 
-// schedule runs arrivals (ascending) through a limiter as wait would, on a
-// manual clock: a turn for later is used when it comes if no 429 voided it,
-// else taken anew. After each request the server answers 200, or 429 (with a
-// Retry-After of 0 to 2 s) with probability p429. It returns the times the
-// requests left and whether any waited.
-func schedule(t *testing.T, rl RateLimit, arrivals []sent, p429 float64, rng *rand.Rand) []sent {
+// run sends arrivals through l, each answered latency after it leaves, and
+// returns when each left, in order. Call inside a synctest bubble.
+func run(t *testing.T, l *limiter, arrivals []arrival, latency time.Duration) []sent {
 	t.Helper()
-	clk := &manualClock{now: arrivals[0].at}
-	l := newLimiterWithClock(rl, clk)
-	ctx := context.Background()
+	var mu sync.Mutex
 	var out []sent
-	var pending []turn
-	take := func(route string) {
-		now, at, epoch, err := l.reserve(ctx, route)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if at.After(now) {
-			pending = append(pending, turn{at, route, epoch})
-			return
-		}
-		out = append(out, sent{at, route})
-		if rng.Float64() < p429 {
-			l.observe(http.StatusTooManyRequests, time.Duration(rng.IntN(3))*time.Second)
-		} else {
-			l.observe(http.StatusOK, 0)
-		}
+	var wg sync.WaitGroup
+	for _, a := range arrivals {
+		wg.Go(func() {
+			time.Sleep(a.after)
+			if err := l.wait(context.Background(), a.route); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			out = append(out, sent{time.Now(), a.route, a.status})
+			mu.Unlock()
+			time.Sleep(latency)
+			l.answered(a.status, a.retryAfter)
+		})
 	}
-	i := 0
-	for i < len(arrivals) || len(pending) > 0 {
-		sort.SliceStable(pending, func(a, b int) bool { return pending[a].at.Before(pending[b].at) })
-		if len(pending) > 0 && (i == len(arrivals) || !arrivals[i].at.Before(pending[0].at)) {
-			p := pending[0]
-			pending = pending[1:]
-			clk.now = p.at
-			valid, err := l.account.stillValid(ctx, p.epoch, p.at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !valid {
-				take(p.route)
-				continue
-			}
-			out = append(out, sent{p.at, p.route})
+	wg.Wait()
+	slices.SortFunc(out, func(a, b sent) int { return a.at.Compare(b.at) })
+	return out
+}
+
+// together is n requests on route arriving at once, all answered 200.
+func together(n int, route string) []arrival {
+	as := make([]arrival, n)
+	for i := range as {
+		as[i] = arrival{route: route, status: http.StatusOK}
+	}
+	return as
+}
+
+// randomArrivals is a random arrival pattern of 20–1,520 requests on 1–4
+// routes: bursts, steady streams and pauses. With p429, that share of the
+// answers is a 429 with a Retry-After of 0–2 s.
+func randomArrivals(rng *rand.Rand, p429 float64) []arrival {
+	routes := []string{"POST /a", "GET /b", "DELETE /c", "PATCH /d"}[:1+rng.IntN(4)]
+	var as []arrival
+	var at time.Duration
+	for range 1 + rng.IntN(6) {
+		n := 20 + rng.IntN(250)
+		gap := time.Duration(rng.IntN(120)) * time.Millisecond
+		for range n {
+			a := arrival{after: at, route: routes[rng.IntN(len(routes))], status: http.StatusOK}
 			if rng.Float64() < p429 {
-				l.observe(http.StatusTooManyRequests, time.Duration(rng.IntN(3))*time.Second)
-			} else {
-				l.observe(http.StatusOK, 0)
+				a.status, a.retryAfter = http.StatusTooManyRequests, time.Duration(rng.IntN(3))*time.Second
 			}
-			continue
+			as = append(as, a)
+			at += time.Duration(rng.Float64() * float64(gap))
 		}
-		clk.now = arrivals[i].at
-		take(arrivals[i].route)
-		i++
+		at += time.Duration(rng.IntN(5000)) * time.Millisecond
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].at.Before(out[b].at) })
-	return out
+	return as
 }
 
-// randomArrivals is a random pattern: bursts of many requests at once, quiet
-// gaps, steady streams, over one to four routes of uneven weight.
-func randomArrivals(rng *rand.Rand, start time.Time) []sent {
-	routes := []string{"POST /projects/{project_id}/auth/domains", "GET /projects/{project_id}/auth/domains",
-		"POST /projects/auth/create", "DELETE /projects/{project_id}/auth/domains"}[:1+rng.IntN(4)]
-	n := 20 + rng.IntN(1500)
-	meanGap := []time.Duration{time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond, time.Second}[rng.IntN(4)]
-	at := start
-	out := make([]sent, 0, n)
-	for range n {
-		switch r := rng.Float64(); {
-		case r < 0.4: // part of a burst: at once
-		case r < 0.45: // a pause
-			at = at.Add(time.Duration(rng.Int64N(int64(90 * time.Second))))
-		default:
-			at = at.Add(time.Duration(rng.ExpFloat64() * float64(meanGap)))
-		}
-		out = append(out, sent{at, routes[int(float64(len(routes))*rng.Float64()*rng.Float64())]})
-	}
-	return out
-}
-
-// mostInWindow is the most times of ts (ascending) within any window of span.
+// mostInWindow is the most requests of ts (ascending) in any half-open
+// window of span.
 func mostInWindow(ts []time.Time, span time.Duration) int {
 	most, j := 0, 0
 	for i := range ts {
-		for ts[i].Sub(ts[j]) >= span {
+		for !ts[j].Add(span).After(ts[i]) {
 			j++
 		}
 		most = max(most, i-j+1)
@@ -125,18 +108,18 @@ func mostInWindow(ts []time.Time, span time.Duration) int {
 	return most
 }
 
-// conformsToBucket reports whether a token bucket of rate per second holding
-// burst, full at the start, lets every one of ts (ascending) pass.
+// conformsToBucket reports whether ts (ascending) all pass a token bucket
+// filled at rate per second holding burst, starting full.
 func conformsToBucket(ts []time.Time, rate, burst float64) bool {
-	tokens := burst
+	tokens, last := burst, time.Time{}
 	for i, t := range ts {
 		if i > 0 {
-			tokens = min(burst, tokens+rate*t.Sub(ts[i-1]).Seconds())
+			tokens = min(burst, tokens+t.Sub(last).Seconds()*rate)
 		}
 		if tokens < 1-1e-9 {
 			return false
 		}
-		tokens--
+		tokens, last = tokens-1, t
 	}
 	return true
 }
@@ -151,90 +134,286 @@ func timesOf(ss []sent, route string) []time.Time {
 	return ts
 }
 
-// For many random arrival patterns, the schedule the limiter produces keeps
-// every reading of the documented limits: never more than 700 requests in any
-// 60 seconds, never more than 40 on one route in any second, and the
-// emulator's token buckets (700/min holding 40 for the account, 40/s holding
-// 40 per route) let every request pass even when each reaches the server up
-// to 100 ms late. With 429s thrown in (which cut the pace and void the turns
-// handed out for later) it still does.
-func TestLimiterScheduleKeepsEveryReadingOfTheLimits(t *testing.T) {
-	const patterns = 120
-	for seed := range patterns {
-		rng := rand.New(rand.NewPCG(uint64(seed), 24))
-		arrivals := randomArrivals(rng, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		p429 := 0.0
-		if seed%3 == 0 {
-			p429 = 0.02
-		}
-		out := schedule(t, RateLimit{}, arrivals, p429, rng)
-		if len(out) != len(arrivals) {
-			t.Fatalf("pattern %d: %d requests left, %d arrived", seed, len(out), len(arrivals))
-		}
-		all := timesOf(out, "")
-		if most := mostInWindow(all, time.Minute); most > DefaultAccountRequestsPerMinute {
-			t.Errorf("pattern %d: %d requests within 60 s", seed, most)
-		}
-		late := make([]time.Time, len(all))
-		for i, ts := range all {
-			late[i] = ts.Add(time.Duration(rng.Int64N(int64(100 * time.Millisecond))))
-		}
-		slices.SortFunc(late, func(a, b time.Time) int { return a.Compare(b) })
-		if !conformsToBucket(late, float64(DefaultAccountRequestsPerMinute)/60, documentedBurst) {
-			t.Errorf("pattern %d: the emulator's account bucket refuses a request", seed)
-		}
-		routes := map[string]bool{}
-		for _, s := range out {
-			routes[s.route] = true
-		}
-		for r := range routes {
-			ts := timesOf(out, r)
-			if most := mostInWindow(ts, time.Second); most > DefaultRouteRequestsPerSecond {
-				t.Errorf("pattern %d: %d requests on %s within 1 s", seed, most, r)
-			}
-			late := make([]time.Time, len(ts))
-			for i, x := range ts {
-				late[i] = x.Add(time.Duration(rng.Int64N(int64(100 * time.Millisecond))))
-			}
-			slices.SortFunc(late, func(a, b time.Time) int { return a.Compare(b) })
-			if !conformsToBucket(late, DefaultRouteRequestsPerSecond, DefaultRouteRequestsPerSecond) {
-				t.Errorf("pattern %d: the emulator's bucket of %s refuses a request", seed, r)
-			}
+// checkTheDocumentedLimits fails the test when the schedule breaks any
+// reading of the documented limits (ratelimit.go): 700 in any minute and the
+// emulator's account bucket (700/min holding 40), 40 in any second on a
+// route.
+func checkTheDocumentedLimits(t *testing.T, out []sent) {
+	t.Helper()
+	all := timesOf(out, "")
+	if n := mostInWindow(all, time.Minute); n > DefaultAccountRequestsPerMinute {
+		t.Errorf("%d requests in one minute on the account", n)
+	}
+	if !conformsToBucket(all, float64(DefaultAccountRequestsPerMinute)/60, documentedBurst) {
+		t.Errorf("the account's requests do not pass a bucket of 700/min holding %d", documentedBurst)
+	}
+	routes := map[string]bool{}
+	for _, s := range out {
+		routes[s.route] = true
+	}
+	for r := range routes {
+		if n := mostInWindow(timesOf(out, r), time.Second); n > DefaultRouteRequestsPerSecond {
+			t.Errorf("%d requests in one second on %s", n, r)
 		}
 	}
 }
 
-// Without 429s nobody waits for anything but the limits: a request that
-// waited could not have left a millisecond earlier without breaking the
-// account window, its route's window or the account bucket the client keeps
-// (the emulator's, burstMargin tokens smaller).
-func TestLimiterWaitsForNothingButTheLimits(t *testing.T) {
-	for seed := range 40 {
-		rng := rand.New(rand.NewPCG(uint64(seed), 42))
-		arrivals := randomArrivals(rng, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		if len(arrivals) > 400 {
-			arrivals = arrivals[:400]
-		}
-		out := schedule(t, RateLimit{}, arrivals, 0, rng)
-		arrived := map[sent]int{}
-		for _, a := range arrivals {
-			arrived[a]++
-		}
-		rate := float64(DefaultAccountRequestsPerMinute) / 60
-		for i, s := range out {
-			if arrived[s] > 0 {
-				arrived[s]--
-				continue // left when it arrived
+// Under random arrival patterns, with and without 429s, no schedule the
+// limiter lets out breaks a reading of the documented limits.
+func TestTheDocumentedLimitsAreNeverExceeded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(44, 2))
+	for i := range 60 {
+		as := randomArrivals(rng, []float64{0, 0, 0.02}[i%3])
+		latency := time.Duration(rng.IntN(80)) * time.Millisecond
+		synctest.Test(t, func(t *testing.T) {
+			out := run(t, newLimiter(RateLimit{}, "account"), as, latency)
+			if len(out) != len(as) {
+				t.Fatalf("%d of %d requests left", len(out), len(as))
 			}
-			earlier := slices.Clone(out)
-			earlier[i].at = s.at.Add(-time.Millisecond)
-			sort.SliceStable(earlier, func(a, b int) bool { return earlier[a].at.Before(earlier[b].at) })
-			all := timesOf(earlier, "")
-			if mostInWindow(all, time.Minute+windowSlack) <= DefaultAccountRequestsPerMinute &&
-				mostInWindow(timesOf(earlier, s.route), time.Second+windowSlack) <= DefaultRouteRequestsPerSecond &&
-				conformsToBucket(all, rate, documentedBurst-burstMargin) {
-				t.Errorf("pattern %d: request %d (%s) waited until %v, but 1 ms earlier breaks no limit", seed, i, s.route, s.at)
+			checkTheDocumentedLimits(t, out)
+		})
+	}
+}
+
+// A run alone on the account sends its first requests at once: an apply of
+// 16 requests waits for nothing, whatever the server's latency.
+func TestALoneRunWaitsForNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		out := run(t, newLimiter(RateLimit{}, "account"), together(16, "POST /domains"), 200*time.Millisecond)
+		if last := out[len(out)-1].at.Sub(start); last != 0 {
+			t.Errorf("the last of 16 requests left after %v, want at once", last)
+		}
+	})
+}
+
+// A long run uses the account's burst (38: two tokens short of the
+// emulator's 40, for the delay between leaving and arriving), then the
+// documented rate, and waits for nothing else: no request could have left
+// a millisecond earlier without breaking a limit.
+func TestALongRunSendsTheBurstThenTheDocumentedRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		out := run(t, newLimiter(RateLimit{}, "account"), together(1000, "POST /domains"), 0)
+		checkTheDocumentedLimits(t, out)
+		ts := timesOf(out, "")
+		if n := mostInWindow(ts, time.Millisecond); n != documentedBurst-burstMargin {
+			t.Errorf("a burst of %d at the start, want %d", n, documentedBurst-burstMargin)
+		}
+		for i := range ts {
+			earlier := slices.Clone(ts)
+			earlier[i] = earlier[i].Add(-time.Millisecond)
+			if earlier[i].Before(start) {
+				continue
+			}
+			slices.SortFunc(earlier, time.Time.Compare)
+			if mostInWindow(earlier, time.Minute+windowSlack) <= DefaultAccountRequestsPerMinute &&
+				mostInWindow(earlier, time.Second+windowSlack) <= DefaultRouteRequestsPerSecond &&
+				conformsToBucket(earlier, float64(DefaultAccountRequestsPerMinute)/60, documentedBurst-burstMargin) {
+				t.Fatalf("request %d left at %v; it could have left 1 ms earlier", i, ts[i].Sub(start))
 			}
 		}
+	})
+}
+
+// perSecond is the pace of ts (ascending) between from and to.
+func perSecond(ts []time.Time, from, to time.Time) float64 {
+	n := 0
+	for _, t := range ts {
+		if !t.Before(from) && t.Before(to) {
+			n++
+		}
+	}
+	return float64(n) / to.Sub(from).Seconds()
+}
+
+// A 429 stops every request of the process for its Retry-After and cuts the
+// pace; successes then let it climb back to the documented rate, which it
+// regains within fullRecovery of the cut.
+func TestA429PausesCutsThePaceAndTheRateClimbsBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(RateLimit{}, "account")
+		start := time.Now()
+		// 100 requests served, then one answered 429 with a Retry-After of
+		// 3 s, with 700 more waiting behind it.
+		out := run(t, l, together(100, "POST /domains"), 10*time.Millisecond)
+		as := append([]arrival{{route: "POST /domains", status: http.StatusTooManyRequests, retryAfter: 3 * time.Second}},
+			together(700, "POST /domains")...)
+		for i := range as[1:] {
+			as[1+i].after = time.Millisecond
+		}
+		out = append(out, run(t, l, as, 10*time.Millisecond)...)
+		checkTheDocumentedLimits(t, out)
+		ts := timesOf(out, "")
+		cut := out[100].at.Add(10 * time.Millisecond) // the 429's answer
+		if out[100].status != http.StatusTooManyRequests {
+			t.Fatalf("the 101st request to leave was answered %d", out[100].status)
+		}
+		for _, s := range ts {
+			if s.After(cut) && s.Before(cut.Add(3*time.Second)) {
+				t.Fatalf("a request left %v after the 429, within its Retry-After of 3 s", s.Sub(cut))
+			}
+		}
+		documented := float64(DefaultAccountRequestsPerMinute) / 60
+		after := cut.Add(3 * time.Second)
+		if got := perSecond(ts, after, after.Add(5*time.Second)); got > 0.95*documented || got < 0.95*throttleBeta*documented {
+			t.Errorf("%.1f requests/s in the 5 s after the pause, want between the cut pace %.1f and the documented %.1f",
+				got, throttleBeta*documented, documented)
+		}
+		back := cut.Add(fullRecovery)
+		if got := perSecond(ts, back, back.Add(10*time.Second)); got < 0.97*documented {
+			t.Errorf("%.1f requests/s from %v after the cut, want the documented %.1f again", got, fullRecovery, documented)
+		}
+		if got := ts[len(ts)-1].Sub(start); got > 90*time.Second {
+			t.Errorf("801 requests took %v", got)
+		}
+	})
+}
+
+// A process crowded out by others learns from its first 429 how little of
+// the account it was served, and cuts to about that at once.
+func TestTheFirstCutStartsFromWhatTheAccountServed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(RateLimit{}, "account")
+		// Served 20 requests in its first 6 s (an account holding 40 and
+		// filled at 700/min could have served it 110).
+		run(t, l, together(20, "GET /a"), 0)
+		time.Sleep(6 * time.Second)
+		l.answered(http.StatusTooManyRequests, time.Second)
+		served := 20 / (6 + documentedBurst/l.account.max)
+		if got, want := l.account.rate(), throttleBeta*served; got < want*0.99 || got > want*1.01 {
+			t.Errorf("cut to %.2f requests/s, want %.2f (β × the %.2f/s served)", got, want, served)
+		}
+	})
+}
+
+// A turn that would come after the context's deadline is refused at once,
+// and a cancelled context stops the wait.
+func TestTheWaitEndsWithItsContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(RateLimit{RequestsPerMinute: 60}, "account")
+		for range l.account.burst {
+			if err := l.wait(context.Background(), "GET /a"); err != nil {
+				t.Fatal(err)
+			}
+			l.answered(http.StatusOK, 0)
+		}
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		if err := l.wait(ctx, "GET /a"); !errors.Is(err, errWouldPassDeadline) || time.Since(start) != 0 {
+			t.Errorf("wait = %v after %v, want errWouldPassDeadline at once", err, time.Since(start))
+		}
+		ctx, cancel = context.WithCancel(context.Background())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		if err := l.wait(ctx, "GET /a"); !errors.Is(err, context.Canceled) || time.Since(start) != 200*time.Millisecond {
+			t.Errorf("wait = %v after %v, want context.Canceled after 200ms", err, time.Since(start))
+		}
+		if err := l.wait(context.Background(), "GET /a"); err != nil || time.Since(start) != time.Second {
+			t.Errorf("wait = %v after %v; the next turn is 1 s after the burst", err, time.Since(start))
+		}
+	})
+}
+
+// accountServer is the server's side of the account limit as the emulator keeps
+// it: a bucket of 700/min holding 40, where a refused request takes nothing
+// and is answered 429 with a whole-second Retry-After (at least 1).
+type accountServer struct {
+	mu          sync.Mutex
+	bucket      *rate.Limiter
+	ok, limited int
+}
+
+func (s *accountServer) RoundTrip(req *http.Request) (*http.Response, error) {
+	time.Sleep(time.Millisecond)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now, resp := time.Now(), &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: http.NoBody, Request: req}
+	if tokens := s.bucket.TokensAt(now); tokens < 1 {
+		resp.StatusCode = http.StatusTooManyRequests
+		resp.Header.Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil((1-tokens)/float64(s.bucket.Limit()))))))
+		s.limited++
+		return resp, nil
+	}
+	s.bucket.AllowN(now, 1)
+	s.ok++
+	return resp, nil
+}
+
+// apply sends what a Terraform apply does through a client's limited
+// transport: three reads one after the other, then n creates with ten
+// workers (Terraform's parallelism), each taking 20–60 ms of Terraform's own
+// time after an answer and waiting out a 429 as the retry layer does (its
+// Retry-After and up to 250 ms more) before sending again.
+func apply(t *testing.T, tr http.RoundTripper, n int, seed uint64) {
+	send := func(rng *rand.Rand) {
+		for {
+			req, _ := http.NewRequest(http.MethodPost, "https://api.invalid/api/v2/projects/p/auth/domains", nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusTooManyRequests {
+				time.Sleep(time.Duration(20+rng.IntN(40)) * time.Millisecond)
+				return
+			}
+			d, _ := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+			time.Sleep(d + time.Duration(rng.Int64N(int64(250*time.Millisecond))))
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 10))
+	for range 3 {
+		send(rng)
+	}
+	jobs := make(chan int, n)
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	var wg sync.WaitGroup
+	for w := range 10 {
+		rng := rand.New(rand.NewPCG(seed, uint64(w)))
+		wg.Go(func() {
+			for range jobs {
+				send(rng)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Runs that each pace themselves to the account limit overshoot it together;
+// they settle on shares of it, with few 429s and the account used to the
+// full. Runs sharing the machine's bucket meet no 429 at all.
+func TestRunsOnOneAccountSettleOnShares(t *testing.T) {
+	for _, tc := range []struct {
+		runs, requests int
+		shared         bool
+		max429         float64
+	}{{4, 200, false, 0.10}, {8, 100, false, 0.15}, {4, 200, true, 0}} {
+		synctest.Test(t, func(t *testing.T) {
+			srv := &accountServer{bucket: rate.NewLimiter(rate.Limit(float64(DefaultAccountRequestsPerMinute)/60), documentedBurst)}
+			rl := RateLimit{Shared: tc.shared, SharedDir: t.TempDir()}
+			start := time.Now()
+			var wg sync.WaitGroup
+			for r := range tc.runs {
+				wg.Go(func() {
+					time.Sleep(time.Duration(r) * 200 * time.Millisecond)
+					apply(t, &limitedTransport{next: srv, limiter: newLimiter(rl, "account")}, tc.requests, uint64(r))
+				})
+			}
+			wg.Wait()
+			share := float64(srv.limited) / float64(srv.ok+srv.limited)
+			perMin := float64(srv.ok) / time.Since(start).Minutes()
+			t.Logf("%d × %d (shared %t): %.1f %% 429s, %.0f requests/min", tc.runs, tc.requests, tc.shared, 100*share, perMin)
+			if share > tc.max429 {
+				t.Errorf("%.1f %% of the answers were 429, want at most %.0f %%", 100*share, 100*tc.max429)
+			}
+			if perMin < 0.8*DefaultAccountRequestsPerMinute {
+				t.Errorf("%.0f requests per minute together, want at least 80 %% of %d", perMin, DefaultAccountRequestsPerMinute)
+			}
+		})
 	}
 }
