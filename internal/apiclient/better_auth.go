@@ -3,6 +3,7 @@ package apiclient
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
@@ -64,6 +65,15 @@ func (p *Plugins) With(name string, v any) (*Plugins, error) {
 	}
 	parts[name] = raw
 	return &Plugins{parts: parts}, nil
+}
+
+// Without is a copy of the bundle that does not carry the part name: what
+// is still known of the bundle after a write of that part whose result is
+// not.
+func (p *Plugins) Without(name string) *Plugins {
+	parts := maps.Clone(p.parts)
+	delete(parts, name)
+	return &Plugins{parts: parts}
 }
 
 // The parts of the bundle that are not settings.

@@ -60,9 +60,12 @@ func (svc *Service) Branches(ctx context.Context, projectID string) ([]apiclient
 // …/auth/plugins and …/auth/webhooks (the bundle does not carry the
 // webhooks). A part the bundle does not carry (every member is optional in
 // the reference) is read from its own endpoint, as is every part in project
-// mode, which has no bundle. Every write to a part forgets the bundle once
-// it is answered, so no read that starts after it sees the bundle from
-// before it.
+// mode, which has no bundle. Every write to a part amends the bundle held
+// once it is answered, so no read that starts after it sees the part from
+// before it: a setting's write puts in the value the API answered with; a
+// write of a part that has an endpoint of its own (the OAuth providers, the
+// email provider, allow_localhost) takes that part out, so that its next
+// reader reads that endpoint while the other parts are still served.
 
 // plugins is GET …/auth/plugins: the Better Auth bundle of a branch, shared
 // by everything that reads a part of it (see bundled).
@@ -162,7 +165,13 @@ func (svc *Service) forgetDomains(s Scope) { svc.reads.domains.invalidate(keyOf(
 // and in the bundle.
 func (svc *Service) forgetOAuthProviders(s Scope) {
 	svc.reads.oauth.invalidate(keyOf(s))
-	svc.forgetSettings(s)
+	svc.forgetPart(s, apiclient.PartOAuthProviders)
+}
+
+// forgetPart forgets one part of the scope's bundle that has an endpoint of
+// its own: the bundle held keeps serving its other parts.
+func (svc *Service) forgetPart(s Scope, name string) {
+	svc.reads.plugins.amend(keyOf(s), func(p *apiclient.Plugins) *apiclient.Plugins { return p.Without(name) })
 }
 
 // forgetSettings forgets the scope's bundle of settings.

@@ -145,32 +145,68 @@ func TestSharedReads_eachWriteForgetsWhatItChanges(t *testing.T) {
 	}
 }
 
-// In branch mode the settings of a branch are one shared bundle, which
-// every write to a part of it forgets.
-func TestSharedReads_bundleIsForgottenByItsWrites(t *testing.T) {
+// In branch mode the settings of a branch are one shared bundle. A write of
+// a part that has an endpoint of its own takes that part out of the bundle
+// held: its next reader reads that endpoint and sees the write, while the
+// other parts are still served without a request.
+func TestSharedReads_aWriteTakesItsPartOutOfTheBundle(t *testing.T) {
 	env := newTestEnv(t, nil)
 	s := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
 	env.enable(s)
-	svc := env.service(apiclient.FamilyBranch, time.Hour)
 	ctx := context.Background()
-	env.emu.ResetStats()
-	if _, err := svc.AllowLocalhost(ctx, s); err != nil {
+	if _, err := env.client.UpdateEmailServer(ctx, s.Scope, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587,
+		Username: "mailer", Password: "smtp-password", SenderEmail: "noreply@example.com", SenderName: "Example"})); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.OAuthProviders(ctx, s); err != nil {
-		t.Fatal(err)
+	var svc *Service
+	// readAll reads the three parts, each checked by want when given.
+	readAll := func(want map[string]func(any) bool) {
+		t.Helper()
+		for part, read := range map[string]func() (any, error){
+			apiclient.PartEmailProvider:  func() (any, error) { return svc.EmailServer(ctx, s) },
+			apiclient.PartOAuthProviders: func() (any, error) { return svc.OAuthProviders(ctx, s) },
+			apiclient.PartAllowLocalhost: func() (any, error) { return svc.AllowLocalhost(ctx, s) },
+		} {
+			got, err := read()
+			if err != nil {
+				t.Fatalf("reading %s: %v", part, err)
+			}
+			if ok := want[part]; ok != nil && !ok(got) {
+				t.Errorf("%s after its write: %+v", part, got)
+			}
+		}
 	}
-	if n := env.routeCount(pluginsRoute); n != 1 {
-		t.Fatalf("two parts of the bundle read with %d requests, want 1", n)
-	}
-	if err := svc.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.OAuthProviders(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	if n := env.routeCount(pluginsRoute); n != 2 {
-		t.Fatalf("%d bundle requests, want 2 (one before, one after the write)", n)
+	for _, w := range []struct {
+		part  string
+		write func() error
+		shows func(any) bool // what the part's reader must show after the write
+	}{
+		{apiclient.PartEmailProvider, func() error { return svc.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer()) },
+			func(v any) bool { e, ok := v.(apiclient.EmailServer); return ok && e.Type == "shared" }},
+		{apiclient.PartOAuthProviders, func() error {
+			_, err := svc.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"})
+			return err
+		}, func(v any) bool { ps, _ := v.([]apiclient.OAuthProvider); return len(ps) == 1 && ps[0].ID == "github" }},
+		{apiclient.PartAllowLocalhost, func() error {
+			_, err := svc.SetIntegrationSettings(ctx, s, IntegrationSettings{AllowLocalhost: apiclient.Ptr(true)})
+			return err
+		}, func(v any) bool { on, _ := v.(bool); return on }},
+	} {
+		svc = env.service(apiclient.FamilyBranch, time.Hour)
+		env.emu.ResetStats()
+		readAll(nil)
+		if n := env.emu.Stats().Total; n != 1 || env.routeCount(pluginsRoute) != 1 {
+			t.Fatalf("three parts of the bundle read with %d requests %v, want one GET …/auth/plugins", n, env.emu.Stats().Requests)
+		}
+		env.emu.ResetStats()
+		if err := w.write(); err != nil {
+			t.Fatalf("writing %s: %v", w.part, err)
+		}
+		readAll(map[string]func(any) bool{w.part: w.shows})
+		own := "GET /projects/{project_id}/branches/{branch_id}/auth/" + w.part
+		if n := env.emu.Stats().Total; n != 2 || env.routeCount(own) != 1 {
+			t.Errorf("after writing %s: %d requests %v, want the write and one %s", w.part, n, env.emu.Stats().Requests, own)
+		}
 	}
 }
 

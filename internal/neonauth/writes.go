@@ -48,7 +48,7 @@ type IntegrationSettings struct {
 // SetIntegrationSettings sends the settings given, the name first, each
 // whatever became of the other, and returns the error of each (nil when it
 // was not sent or succeeded). It forgets what each one sent makes stale:
-// the integration's listing (its name) and the bundle (allow_localhost).
+// the integration's listing (its name) and allow_localhost in the bundle.
 func (svc *Service) SetIntegrationSettings(ctx context.Context, s Scope, set IntegrationSettings) (nameErr, allowErr error) {
 	if set.Name != nil {
 		var name string
@@ -70,7 +70,7 @@ func (svc *Service) SetIntegrationSettings(ctx context.Context, s Scope, set Int
 	}
 	if set.AllowLocalhost != nil {
 		_, allowErr = svc.client.SetAllowLocalhost(ctx, s.Scope, *set.AllowLocalhost)
-		svc.forgetSettings(s)
+		svc.forgetPart(s, apiclient.PartAllowLocalhost)
 	}
 	return nameErr, allowErr
 }
@@ -153,11 +153,11 @@ func (svc *Service) DeleteOAuthProvider(ctx context.Context, s Scope, id string)
 	return err
 }
 
-// UpdateEmailServer sets the scope's email server. It forgets the scope's
-// bundle of settings.
+// UpdateEmailServer sets the scope's email server. It forgets the email
+// provider in the scope's bundle.
 func (svc *Service) UpdateEmailServer(ctx context.Context, s Scope, server apiclient.EmailServer) error {
 	_, err := svc.client.UpdateEmailServer(ctx, s.Scope, server)
-	svc.forgetSettings(s)
+	svc.forgetPart(s, apiclient.PartEmailProvider)
 	return err
 }
 

@@ -197,12 +197,13 @@ func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 }
 
 // A write is seen by every read that follows it in the same run, although
-// the bundle was read (and shared) just before. In one apply, one after the
-// other: the data sources "before" read the branch's bundle; the email
-// server changes from shared to standard, and a data source reads it; an
-// OAuth provider is added, and a data source lists it; allow_localhost is
-// switched on, and the integration reads it back. Each read sees the write
-// before it.
+// the bundle was read (and shared) just before: the write takes its part out
+// of the bundle held, and the next reader of that part reads its own
+// endpoint. In one apply, one after the other: the data sources "before"
+// read the branch's bundle; the email server changes from shared to
+// standard, and a data source reads it; an OAuth provider is added, and a
+// data source lists it; allow_localhost is switched on, and the integration
+// reads it back. Each read sees the write before it.
 func TestAccRefresh_writeThenReadSeesTheWrite(t *testing.T) {
 	env := newEmulatorEnv(t, "it counts the requests of a refresh", nil)
 	env.Mode = authAPIBranch
@@ -306,10 +307,17 @@ resource "neon_auth_integration" "test" {
 				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("allow_localhost"), knownvalue.Bool(true)),
 				// Each read came from the bundle, none from the parts' own
 				// endpoints: the sharing is what is under test.
+				// The bundle is read once by the plan and once by the apply
+				// (each its own provider process); a read after a write of
+				// a part reads that part's own endpoint, once, and the
+				// bundle held serves the rest.
 				apiCheck(func() error {
+					if n := env.routeCount("GET /auth/plugins"); n > 2 {
+						return fmt.Errorf("%d GET …/auth/plugins, want one by the plan and one by the apply", n)
+					}
 					for _, own := range []string{"/email_provider", "/oauth_providers", "/allow_localhost"} {
-						if n := env.routeCount("GET /auth" + own); n != 0 {
-							return fmt.Errorf("%d GET …/auth%s, want the bundle read instead", n, own)
+						if n := env.routeCount("GET /auth" + own); n != 1 {
+							return fmt.Errorf("%d GET …/auth%s, want 1: the read after its write", n, own)
 						}
 					}
 					return nil
