@@ -3,7 +3,6 @@ package neonauth
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -151,6 +150,3 @@ func (svc *Service) EnabledIntegrations(ctx context.Context, s Scope) ([]apiclie
 	}
 	return its, err
 }
-
-// isNotFound reports whether err is a 404 (or wraps one).
-func isNotFound(err error) bool { return errors.Is(err, apiclient.ErrNotFound) }

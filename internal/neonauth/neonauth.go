@@ -22,6 +22,7 @@ package neonauth
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -136,3 +137,6 @@ func (e *enabledHere) has(k readKey) bool {
 	defer e.mu.Unlock()
 	return e.scopes[k]
 }
+
+// isNotFound reports whether err is a 404 (or wraps one).
+func isNotFound(err error) bool { return errors.Is(err, apiclient.ErrNotFound) }
