@@ -47,8 +47,7 @@ type authDomainsModel struct {
 func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The whole redirect URI whitelist of a branch's Neon Auth, owned by Terraform (`…/auth/domains`): " +
-			"an origin added outside Terraform shows in the plan and is removed. Do not combine it with `neon_auth_domain` on the " +
-			"same branch. Import with `<project_id>` or `<project_id>/<branch_id>`.",
+			"an origin it does not list is removed. Import with `<project_id>` or `<project_id>/<branch_id>`.",
 		Attributes: withAttributes(scopeAttributes("whose whitelist this is", integrationAuthProvider), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"domains": schema.SetAttribute{

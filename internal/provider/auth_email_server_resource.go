@@ -86,7 +86,7 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 			"your own SMTP server (`…/auth/email_server`, or `…/auth/email_provider` with `auth_api = \"branch\"`, read with the " +
 			"branch's other settings from `GET …/auth/plugins`). " +
 			"Destroy resets it to the shared server. Import with `<project_id>/<branch_id>`; `<project_id>` is the production branch's.",
-		Attributes: withAttributes(branchAttributes("whose Neon Auth sends its mail through the server"), map[string]schema.Attribute{
+		Attributes: withAttributes(branchAttributes("whose Neon Auth sends its mail through the server", false), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 			"type": schema.StringAttribute{
 				MarkdownDescription: "`shared` (the platform's mail server) or `standard` (your own SMTP server, configured by the other arguments).",
@@ -109,8 +109,10 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"password": schema.StringAttribute{
-				MarkdownDescription: standardOnly("SMTP password. Sensitive: stored in state, never shown, never returned by the API. " +
-					"Give either this or `password_wo`."),
+				MarkdownDescription: "SMTP password. Sensitive: stored in state, never shown, never returned by the API. " +
+					"Give either this or `password_wo` to set up a `standard` server, and with every change of a Stack Auth " +
+					"integration's server; a Better Auth integration keeps the password it stored when neither is given. " +
+					"Not allowed when `type` is `shared`.",
 				Optional:   true,
 				Sensitive:  true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},

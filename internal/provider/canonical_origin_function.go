@@ -29,16 +29,18 @@ func (f *canonicalOriginFunction) Metadata(_ context.Context, _ function.Metadat
 func (f *canonicalOriginFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "The canonical form of a trusted domain",
-		MarkdownDescription: "Returns an origin in the canonical form in which `neon_auth_domain` and `neon_auth_domains` " +
-			"compare trusted domains and in which the API lists them: scheme and host in lower case, no trailing slash. " +
-			"Useful as a `for_each` key and to check a module's inputs. Fails, naming the argument, on anything that " +
-			"is not an `https://` or `http://` origin. It sends no request and needs no API key, except on OpenTofu " +
-			"before 1.11, which configures the provider to call its functions.",
+		MarkdownDescription: "Returns a trusted domain in the canonical form in which `neon_auth_domain` and " +
+			"`neon_auth_domains` compare trusted domains and in which the API lists them: the scheme in lower case, for " +
+			"`https://` and `http://` the host in lower case, and no trailing slash. Useful as a `for_each` key and to " +
+			"check a module's inputs. Fails, naming the argument, on anything `neon_auth_domain` refuses (a path on an " +
+			"`https://` origin, a missing scheme, `javascript:` and the like). It sends no request and needs no API key, " +
+			"except on OpenTofu before 1.11, which configures the provider to call its functions.",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name: "url",
-				MarkdownDescription: "An origin: `https://` or `http://`, a host and an optional port, such as " +
-					"`https://App.Example.com/`.",
+				MarkdownDescription: "A trusted domain: an `https://` or `http://` origin (a host, which may hold `*` " +
+					"wildcards, and an optional port), such as `https://App.Example.com/`, or a native app's own scheme, " +
+					"such as `myapp://callback`.",
 			},
 		},
 		Return: function.StringReturn{},

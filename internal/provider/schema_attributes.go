@@ -48,13 +48,19 @@ func computedString(description string, sensitive bool) schema.StringAttribute {
 }
 
 // branchAttributes are project_id and branch_id; what completes "the branch
-// …" (such as "that gets Neon Auth").
-func branchAttributes(what string) map[string]schema.Attribute {
+// …" (such as "that gets Neon Auth"). A type that both API families serve
+// says that only the branch-scoped one reaches a branch other than
+// production; a type of the branch-scoped API alone (branchOnly) has no need to.
+func branchAttributes(what string, branchOnly bool) map[string]schema.Attribute {
+	otherBranch := " Another branch needs `auth_api = \"branch\"`."
+	if branchOnly {
+		otherBranch = ""
+	}
 	return map[string]schema.Attribute{
 		"project_id": projectIDAttribute("Id of the Neon project."),
 		"branch_id": schema.StringAttribute{
 			MarkdownDescription: "Id of the branch " + what + ". Omitted: the project's production branch, " +
-				"recorded at creation. Another branch needs `auth_api = \"branch\"`. Changing it replaces the resource.",
+				"recorded at creation." + otherBranch + " Changing it replaces the resource.",
 			Optional:      true,
 			Computed:      true,
 			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
@@ -65,7 +71,7 @@ func branchAttributes(what string) map[string]schema.Attribute {
 
 // scopeAttributes are project_id, branch_id and auth_provider.
 func scopeAttributes(what, authProviderDescription string) map[string]schema.Attribute {
-	return withAttributes(branchAttributes(what), map[string]schema.Attribute{
+	return withAttributes(branchAttributes(what, false), map[string]schema.Attribute{
 		"auth_provider": schema.StringAttribute{
 			MarkdownDescription: authProviderDescription + " Changing it replaces the resource.",
 			Optional:            true,

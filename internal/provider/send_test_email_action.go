@@ -93,7 +93,7 @@ func (a *sendTestEmailAction) Schema(_ context.Context, _ action.SchemaRequest, 
 		MarkdownDescription: "Sends a test email through a branch's email server (Terraform 1.14 or later). Without SMTP settings it " +
 			"tests the standard server saved on the branch (`POST …/branches/{branch_id}/auth/email_provider/test`), which needs " +
 			"`auth_api = \"branch\"`, a Better Auth integration and a standard (not shared) email server: a plan refuses the first " +
-			"two when the action's arguments are known then, the invocation refuses all four before any request. With all six SMTP settings it tests that configuration without saving it, through " +
+			"two when the action's arguments are known then, the invocation checks all three, and that the branch has an email server, before any request. With all six SMTP settings it tests that configuration without saving it, through " +
 			"the deprecated `…/auth/send_test_email`. It fails with the mail server's complaint when the email is not accepted. " +
 			"Trigger it from `neon_auth_email_server` with `lifecycle { action_trigger { … } }`, or run it with " +
 			"`terraform apply -invoke=action.neon_auth_send_test_email.<name>`.",

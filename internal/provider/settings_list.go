@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -23,7 +24,14 @@ type settingsList[A any, M any, PM settingsModel[M]] struct {
 
 func (l *settingsList[A, M, PM]) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listConfigSchema("the " + string(l.typeName) + " settings")
-	resp.Schema.MarkdownDescription += " Needs `auth_api = \"branch\"`."
+	// Only the branch-scoped API has these settings: the description and
+	// branch_id say nothing of project mode but that it lacks them.
+	resp.Schema.MarkdownDescription = "Finds the " + string(l.typeName) + " settings of a Neon project: on every branch " +
+		"with Neon Auth, or on one branch. Not available with `auth_api = \"project\"`."
+	resp.Schema.Attributes["branch_id"] = listschema.StringAttribute{
+		MarkdownDescription: "Id of the one branch to search. Omitted: every branch with Neon Auth.",
+		Optional:            true,
+	}
 }
 
 func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {

@@ -92,7 +92,7 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 	resp.Schema = schema.Schema{
 		MarkdownDescription: r.kind.description + " Needs `auth_api = \"branch\"`. Destroy puts back the values found at creation. " +
 			"Import with `<project_id>/<branch_id>`.",
-		Attributes: withAttributes(branchAttributes("whose Neon Auth is configured"), map[string]schema.Attribute{
+		Attributes: withAttributes(branchAttributes("whose Neon Auth is configured", true), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),
 		}, r.kind.attributes),
 	}

@@ -38,8 +38,8 @@ resource "neon_auth_email_and_password" "this" {
   email_verification_method = "otp"
 }
 
-# Generated with client_id = null, which would replace the provider with the
-# platform's shared one: the client id and secret are never returned.
+# Generated with client_id = null: the client id and secret are never
+# returned. Filled in here to manage them (to rotate the secret, say).
 resource "neon_auth_oauth_provider" "google" {
   project_id               = neon_auth_integration.this.project_id
   branch_id                = neon_auth_integration.this.branch_id
@@ -49,7 +49,8 @@ resource "neon_auth_oauth_provider" "google" {
   client_secret_wo_version = 1
 }
 
-# Generated without a password, which a standard server needs.
+# Generated without a password, which is never returned. Better Auth keeps
+# the one it stored; it is filled in here to manage it from Terraform.
 resource "neon_auth_email_server" "this" {
   project_id          = neon_auth_integration.this.project_id
   branch_id           = neon_auth_integration.this.branch_id

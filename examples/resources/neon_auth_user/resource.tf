@@ -3,7 +3,7 @@ resource "neon_auth_integration" "this" {
 }
 
 # A service account managed as code. It appears in the users_sync table of
-# the integration's schema. Changing any argument creates a new user.
+# the integration's schema. Changing email or name creates a new user.
 resource "neon_auth_user" "ci_bot" {
   # Referencing the integration makes Terraform create it first.
   project_id = neon_auth_integration.this.project_id
