@@ -28,8 +28,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -132,18 +130,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case err := <-served:
 		return shutdown(srv, em, err)
 	}
-}
-
-// config is the emulator program's flags, after the environment filled in
-// those not given (flagsFromEnv).
-type config struct {
-	listen, controlToken, bootstrapKey   string
-	projects, accountRPM, routeRPS       int
-	stateFile, readyFile                 string
-	verbose, validate, useTLS, proxy     bool
-	seed                                 *emulator.Seed
-	tlsNames, tlsCAFile, tlsCert, tlsKey string
-	showVersion                          bool
 }
 
 // parseFlags reads the flags, then the environment for those not given, and
@@ -298,43 +284,8 @@ func announce(ready, readyFile string, stdout io.Writer) error {
 	return nil
 }
 
-const controlTokenEnv = "NEON_EMULATOR_CONTROL_TOKEN"
-
 // version is set by the release build (-ldflags "-X main.version=…").
 var version = "dev"
-
-// orEnv sets an empty flag value from the environment variable.
-func orEnv(v *string, name string) {
-	if *v == "" {
-		*v = os.Getenv(name)
-	}
-}
-
-// envName is the environment variable of a flag: -tls-name is
-// NEON_EMULATOR_TLS_NAME.
-func envName(flagName string) string {
-	return "NEON_EMULATOR_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
-// flagsFromEnv sets every flag not given on the command line from its
-// environment variable, if set: containers (a CI service cannot pass
-// arguments) are configured through the environment. Values from the
-// environment are read after parsing, so that -help never prints them.
-func flagsFromEnv(fs *flag.FlagSet) error {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var errs []error
-	fs.VisitAll(func(f *flag.Flag) {
-		v, ok := os.LookupEnv(envName(f.Name))
-		if given[f.Name] || !ok || v == "" {
-			return
-		}
-		if err := fs.Set(f.Name, v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q (for -%s): %w", envName(f.Name), v, f.Name, err))
-		}
-	})
-	return errors.Join(errs...)
-}
 
 const usage = `Usage:
   neon-emulator [flags]
@@ -413,28 +364,4 @@ func shutdown(srv *http.Server, em *emulator.Emulator, cause error) error {
 	}
 	errs = append(errs, em.Close())
 	return errors.Join(errs...)
-}
-
-// writeFileAtomic writes data to a temporary file next to path and renames it.
-func writeFileAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
