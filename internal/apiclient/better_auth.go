@@ -60,9 +60,7 @@ func (p *Plugins) With(name string, v any) (*Plugins, error) {
 		return nil, err
 	}
 	parts := make(map[string]json.RawMessage, len(p.parts)+1)
-	for k, part := range p.parts {
-		parts[k] = part
-	}
+	maps.Copy(parts, p.parts)
 	parts[name] = raw
 	return &Plugins{parts: parts}, nil
 }

@@ -19,8 +19,8 @@ import (
 // for its turn.
 //
 // The account pace adapts: a 429 lowers it and makes every request of this
-// client wait out the server's Retry-After; successes raise it back towards
-// RequestsPerMinute, never above. Several processes on one account thus
+// client wait out the server's Retry-After (at most a minute); answers served
+// raise it back towards RequestsPerMinute, never above. Several processes on one account thus
 // settle on shares of it instead of each pacing itself to the whole.
 type RateLimit struct {
 	// RequestsPerMinute for the whole account; 0 → 700, negative → unlimited.
@@ -158,10 +158,10 @@ func (l *limiter) route(key string) *window {
 }
 
 // answered takes the answer to one attempt that left through wait: its
-// status (0: none came) and its Retry-After (0 when absent). A 429 cuts the
+// status and its Retry-After (0 when absent). A 429 cuts the
 // account's rate (once per congestion, see throttleHold) and, with a
 // Retry-After, nothing leaves until it has passed (at most maxPause). An
-// answer served lets a cut rate climb; 5xx and no answer say nothing.
+// answer served lets a cut rate climb; a 5xx says nothing.
 func (l *limiter) answered(status int, retryAfter time.Duration) {
 	if l.account == nil {
 		return
@@ -171,12 +171,12 @@ func (l *limiter) answered(status int, retryAfter time.Duration) {
 	if status == http.StatusTooManyRequests {
 		l.account.throttle(time.Now(), retryAfter)
 	} else if served(status) {
-		l.account.succeed(time.Now())
+		l.account.serve(time.Now())
 	}
 }
 
 // served reports whether an answer of this status was served by the account
-// limit: 2xx, 3xx and 4xx other than 429. 5xx and no answer (0) say nothing.
+// limit: 2xx, 3xx and 4xx other than 429. A 5xx says nothing.
 func served(status int) bool {
 	return status >= 200 && status < 500 && status != http.StatusTooManyRequests
 }
@@ -225,30 +225,22 @@ type limitedTransport struct {
 	limiter *limiter
 }
 
+// RoundTrip needs the call state that Client.do puts in the request's
+// context: the route the request counts against, and where the answer's
+// Retry-After goes.
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	st := callStateFrom(ctx)
-	route := req.Method + " " + req.URL.Path
-	if st != nil {
-		route = st.route
-	}
-	if err := t.limiter.wait(ctx, route); err != nil {
+	if err := t.limiter.wait(ctx, st.route); err != nil {
 		return nil, err
 	}
-	if st != nil {
-		req = req.WithContext(withSentHook(ctx, st))
-	}
-	resp, err := t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req.WithContext(withSentHook(ctx, st)))
 	if err != nil {
-		t.limiter.answered(0, 0)
-		return resp, err
+		return resp, err // no answer says nothing of the account's limit
 	}
 	// The answer's Retry-After is read here, once, for both of its users:
 	// the limiter, and the retry layer's backoff (through the call state).
-	retryAfter, hasRetryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	if st != nil {
-		st.retryAfter, st.hasRetryAfter = retryAfter, hasRetryAfter
-	}
-	t.limiter.answered(resp.StatusCode, retryAfter)
+	st.retryAfter, st.hasRetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	t.limiter.answered(resp.StatusCode, st.retryAfter)
 	return resp, nil
 }

@@ -11,7 +11,7 @@ import (
 // to the server's answers, and the account's minute window.
 
 // The rate adapts as the AWS SDKs' "adaptive" retry mode does: a 429 cuts it,
-// successes let it climb back along a CUBIC curve (RFC 9438), never above the
+// answers served let it climb back along a CUBIC curve (RFC 9438), never above the
 // configured rate. The curve regains most of the rate held before the cut
 // within seconds, stays near it, and only then probes past it: a lone run
 // that met a stray 429 is soon back at full speed, and runs that found their
@@ -51,7 +51,7 @@ type account struct {
 	pausedUntil time.Time // the latest Retry-After: nothing leaves before it
 
 	// The curve since the last cut (zero: none) starts at from and levels
-	// off at peak; it has advanced to the latest success, confirmed.
+	// off at peak; it has advanced to the latest answer served, confirmed.
 	cut, confirmed time.Time
 	from, peak     float64
 
@@ -117,7 +117,8 @@ func (a *account) throttle(now time.Time, retryAfter time.Duration) {
 	a.bucket.SetBurstAt(now, 1)
 }
 
-func (a *account) succeed(now time.Time) {
+// serve records an answer served at now: the curve may climb.
+func (a *account) serve(now time.Time) {
 	a.servedN++
 	if a.cut.IsZero() || now.Before(a.pausedUntil) {
 		return

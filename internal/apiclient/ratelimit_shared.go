@@ -135,8 +135,8 @@ func (b *sharedBucket) read(now time.Time) (time.Time, error) {
 func (b *sharedBucket) locked(ctx context.Context, f func() error) error {
 	ctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
-	if ok, err := b.lock.TryLockContext(ctx, lockRetry); !ok || err != nil {
-		return fmt.Errorf("locking %s: %w", b.lock.Path(), errors.Join(err, ctx.Err()))
+	if _, err := b.lock.TryLockContext(ctx, lockRetry); err != nil {
+		return fmt.Errorf("locking %s: %w", b.lock.Path(), err)
 	}
 	defer func() { _ = b.lock.Unlock() }()
 	return f()

@@ -3,12 +3,15 @@ package apiclient
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -287,6 +290,43 @@ func TestTheFirstCutStartsFromWhatTheAccountServed(t *testing.T) {
 	})
 }
 
+// roundTripFunc is an http.RoundTripper in memory, so that synctest can
+// advance time while it answers.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Through the client, a request whose turn would come after its deadline
+// fails at once, and is not retried: every later turn would too.
+func TestAClientRequestWhoseTurnWouldPassItsDeadlineFailsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var served atomic.Int32
+		answer := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			served.Add(1)
+			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+				Body: io.NopCloser(strings.NewReader(`{"domains":[]}`)), Request: r}, nil
+		})
+		c, err := New(Options{BaseURL: "https://api.invalid/api/v2/", APIKey: "test-key", Retry: fastRetry,
+			HTTPClient: &http.Client{Transport: answer}, RateLimit: RateLimit{RequestsPerMinute: 60, RouteRequestsPerSecond: -1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		for range c.limiter.account.burst {
+			if _, err := c.ListDomains(ctx, stubScope); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		start, before := time.Now(), served.Load()
+		if _, err := c.ListDomains(ctx, stubScope); err == nil || time.Since(start) != 0 || served.Load() != before {
+			t.Errorf("ListDomains = %v after %v with %d more requests served, want an error at once and none sent",
+				err, time.Since(start), served.Load()-before)
+		}
+	})
+}
+
 // A turn that would come after the context's deadline is refused at once,
 // and a cancelled context stops the wait.
 func TestTheWaitEndsWithItsContext(t *testing.T) {
@@ -349,6 +389,7 @@ func apply(t *testing.T, tr http.RoundTripper, n int, seed uint64) {
 	send := func(rng *rand.Rand) {
 		for {
 			req, _ := http.NewRequest(http.MethodPost, "https://api.invalid/api/v2/projects/p/auth/domains", nil)
+			req = req.WithContext(withCallState(req.Context(), &callState{route: "POST /projects/{project_id}/auth/domains"}))
 			resp, err := tr.RoundTrip(req)
 			if err != nil {
 				t.Error(err)

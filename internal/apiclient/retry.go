@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -156,6 +157,8 @@ func callStateFrom(ctx context.Context) *callState {
 // one by its kind of transport failure (failfast.go).
 func shouldRetry(st *callState, resp *http.Response, err error) bool {
 	switch {
+	case errors.Is(err, errWouldPassDeadline): // every later turn would too
+		return false
 	case err != nil:
 		return retryTransport(st, err)
 	case resp.StatusCode < 400:
@@ -255,6 +258,9 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
 		if secs < 0 {
 			return 0, false
+		}
+		if secs > int64(math.MaxInt64/time.Second) {
+			return time.Duration(math.MaxInt64), true // waits are capped where they are used
 		}
 		return time.Duration(secs) * time.Second, true
 	}
