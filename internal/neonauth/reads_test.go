@@ -2,6 +2,7 @@ package neonauth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ const (
 	listDomainsRoute = "GET /projects/{project_id}/auth/domains"
 	listOAuthRoute   = "GET /projects/{project_id}/auth/oauth_providers"
 	pluginsRoute     = "GET /projects/{project_id}/branches/{branch_id}/auth/plugins"
+	integrationRoute = "GET /projects/{project_id}/branches/{branch_id}/auth"
 )
 
 // projectScope is the production branch of env's project, reached through
@@ -206,6 +208,33 @@ func TestSharedReads_aWriteTakesItsPartOutOfTheBundle(t *testing.T) {
 		own := "GET /projects/{project_id}/branches/{branch_id}/auth/" + w.part
 		if n := env.emu.Stats().Total; n != 2 || env.routeCount(own) != 1 {
 			t.Errorf("after writing %s: %d requests %v, want the write and one %s", w.part, n, env.emu.Stats().Requests, own)
+		}
+	}
+}
+
+// A 409 to enabling Neon Auth changes nothing, so what was read stays, but
+// it proves that Neon Auth is there: a held read that shows no integration
+// predates it and is read anew; one that shows the integration is kept.
+func TestSharedReads_aConflictingEnableForgetsOnlyAnAbsentIntegration(t *testing.T) {
+	env := newTestEnv(t, nil)
+	ctx := context.Background()
+	s := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+	svc := env.service(apiclient.FamilyBranch, time.Hour)
+	if it, err := svc.Integration(ctx, s); err != nil || it != nil {
+		t.Fatalf("before Neon Auth: %+v, %v", it, err)
+	}
+	env.enable(s) // by someone else, behind the held read
+	for _, want := range []int{1, 0} {
+		env.emu.ResetStats()
+		if _, err := svc.CreateIntegration(ctx, s, "", ""); !errors.Is(err, apiclient.ErrConflict) {
+			t.Fatalf("enabling Neon Auth again: %v, want a conflict", err)
+		}
+		it, err := svc.Integration(ctx, s)
+		if err != nil || it == nil {
+			t.Fatalf("after the conflict: %+v, %v, want the integration", it, err)
+		}
+		if n := env.routeCount(integrationRoute); n != want {
+			t.Errorf("after the conflict %d reads of the integration, want %d", n, want)
 		}
 	}
 }

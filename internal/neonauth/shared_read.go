@@ -127,6 +127,27 @@ func (c *sharedRead[V]) invalidate(key readKey) {
 	c.mu.Unlock()
 }
 
+// keepIf is invalidate for a write that changed nothing but told something:
+// a finished value that keep accepts stays; any other (one in flight may
+// predate what the write told) is forgotten.
+func (c *sharedRead[V]) keepIf(key readKey, keep func(V) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || e.gen != c.gens[key] {
+		return
+	}
+	select {
+	case <-e.done:
+		if e.err == nil && keep(e.value) {
+			return
+		}
+	default:
+	}
+	c.gens[key]++
+	delete(c.entries, key)
+}
+
 // amend is invalidate for a write whose effect on the value is known: when a
 // finished, fresh value is held, later readers get change applied to a copy
 // of it (made under the new generation); otherwise key is just forgotten. A

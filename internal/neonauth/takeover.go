@@ -135,20 +135,20 @@ func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) Take
 // integration of the same auth provider. A user counts as held when the
 // parent has Neon Auth of the same auth provider, whose copy the branch's
 // is: no endpoint lists users. The singletons — the whitelist as a whole,
-// the email server, the settings — always exist, and are always held (what
-// destroy puts back of them is their values). A parent without Neon Auth
-// holds nothing.
+// the email server, the settings — exist wherever Neon Auth does, so they
+// count as held when the parent has Neon Auth (what destroy puts back of
+// them is their values). A parent without Neon Auth holds nothing.
 func (svc *Service) HeldByParent(ctx context.Context, s Scope, parentID string, found Object) (bool, error) {
 	p := s
 	p.BranchID, p.Family = parentID, apiclient.FamilyBranch
 	var held bool
 	var err error
 	switch found.Kind {
-	case KindWhitelist, KindEmailServer, KindSettings:
-		return true, nil
-	case KindIntegration, KindUser:
+	case KindIntegration, KindUser, KindWhitelist, KindEmailServer, KindSettings:
 		if found.Kind == KindIntegration {
 			p.AuthProvider = found.Key
+		} else if found.Kind != KindUser {
+			p.AuthProvider = "" // a singleton: Neon Auth of any auth provider
 		}
 		var it *apiclient.Integration
 		it, err = svc.Integration(ctx, p)

@@ -106,7 +106,8 @@ func TestBranch_rereadsTheListBeforeDeclaringABranchMissing(t *testing.T) {
 // On a branch created from a parent, an object is taken over only when the
 // parent holds the same one: the same domain, OAuth provider id, an
 // integration of the same auth provider; a user when the parent has Neon
-// Auth of that provider (no endpoint lists users); the singletons always.
+// Auth of that provider (no endpoint lists users); the singletons when the
+// parent has Neon Auth.
 // Anything else was made on the branch since, by something else, and is
 // refused. What the parent holds is read once per kind, and never written.
 func TestTakeOver_onEvidenceThatTheParentHoldsTheSame(t *testing.T) {
@@ -164,5 +165,27 @@ func TestTakeOver_onEvidenceThatTheParentHoldsTheSame(t *testing.T) {
 	}
 	if n := env.emu.Stats().Total; n != 4 {
 		t.Errorf("%d requests, want the 4 reads: nothing is ever written to the parent", n)
+	}
+}
+
+// A parent without Neon Auth holds nothing: on a branch made from it whose
+// Neon Auth something else enabled since, not even the singletons (the
+// whitelist, the email server, the settings) were inherited.
+func TestTakeOver_aParentWithoutNeonAuthHoldsNoSingleton(t *testing.T) {
+	env := newTestEnv(t, nil)
+	ctx := context.Background()
+	prod := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+	child, err := env.client.CreateBranch(ctx, env.projectID, apiclient.CreateBranchRequest{Name: "preview", ParentID: prod.BranchID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onChild := prod
+	onChild.BranchID = child.ID
+	env.enable(onChild)
+	svc := env.service(apiclient.FamilyBranch, time.Hour)
+	for _, kind := range []Kind{KindWhitelist, KindEmailServer, KindSettings} {
+		if got := svc.MayTakeOver(ctx, onChild, Object{Kind: kind, Key: "organization"}); got.Refused != RefusedParentLacks {
+			t.Errorf("%s: decision %+v, want RefusedParentLacks", kind, got)
+		}
 	}
 }

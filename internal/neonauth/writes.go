@@ -19,9 +19,10 @@ import (
 // CreateIntegration enables Neon Auth on the scope with its auth provider
 // and, when given, the database whose neon_auth schema holds the users and
 // (project-level endpoints only: the branch-scoped ones have no such field)
-// the role of authenticated users. It forgets everything read of the scope
-// (but after a 409, which changed nothing: Neon Auth was already there),
-// and once it succeeds, the scope counts as enabled by this process: nothing
+// the role of authenticated users. It forgets everything read of the scope;
+// after a 409, which changed nothing but proves that Neon Auth is there, only
+// a held read of the integration that lists none (it predates the 409). Once
+// it succeeds, the scope counts as enabled by this process: nothing
 // on it was inherited.
 func (svc *Service) CreateIntegration(ctx context.Context, s Scope, databaseName, roleName string) (*apiclient.IntegrationCredentials, error) {
 	body := apiclient.CreateIntegrationRequest{AuthProvider: s.AuthProvider, DatabaseName: databaseName}
@@ -29,7 +30,9 @@ func (svc *Service) CreateIntegration(ctx context.Context, s Scope, databaseName
 		body.RoleName = roleName
 	}
 	creds, err := svc.client.CreateIntegration(ctx, s.Scope, body)
-	if !errors.Is(err, apiclient.ErrConflict) {
+	if errors.Is(err, apiclient.ErrConflict) {
+		svc.reads.integrations.keepIf(keyOf(s), func(its []apiclient.Integration) bool { return len(its) > 0 })
+	} else {
 		svc.forgetScope(s)
 	}
 	if err == nil {
@@ -90,14 +93,13 @@ func (svc *Service) CreateSDKKeys(ctx context.Context, s Scope) (*apiclient.Inte
 }
 
 // TransferOwnership requests the transfer of the scope's managed auth
-// project to its owner. Once requested, the integration's listing (its
-// owner, its transfer status) is forgotten: a listing read before may
-// predate the request or its confirmation.
+// project to its owner. The integration's listing (its owner, its transfer
+// status) is forgotten whatever the answer: a listing read before may
+// predate the request or its confirmation, and a failed request may still
+// have been applied.
 func (svc *Service) TransferOwnership(ctx context.Context, s Scope) (*apiclient.TransferOwnership, error) {
 	t, err := svc.client.TransferOwnership(ctx, s.Scope, s.AuthProvider)
-	if err == nil {
-		svc.reads.integrations.invalidate(keyOf(s))
-	}
+	svc.reads.integrations.invalidate(keyOf(s))
 	return t, err
 }
 

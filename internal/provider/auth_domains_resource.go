@@ -124,8 +124,10 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	}
 	var inherited []string
 	if to.Allowed() {
-		inherited = r.inherited(ctx, s, to.Parent, listed, diags)
-		recordTakeOver(ctx, private, to.Parent, foundDomains{Domains: inherited}, diags)
+		var known bool
+		if inherited, known = r.inherited(ctx, s, to.Parent, listed, diags); known {
+			recordTakeOver(ctx, private, to.Parent, foundDomains{Domains: inherited}, diags)
+		}
 	}
 	warnRemoved(diags, s, to, inherited, extra)
 }
@@ -134,20 +136,22 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 // (canonical, in list order): what the branch inherited of its whitelist,
 // and what destroy puts back. An entry the parent lacks was added to the
 // branch since, by something else, and is not the branch's to get back.
-func (r *authDomainsResource) inherited(ctx context.Context, s neonauth.Scope, parent string, listed []apiclient.Domain, diags *diag.Diagnostics) []string {
-	var out []string
+// When the parent's whitelist cannot be read, known is false: nothing is
+// recorded to put back, and destroy removes the configured domains only.
+func (r *authDomainsResource) inherited(ctx context.Context, s neonauth.Scope, parent string, listed []apiclient.Domain, diags *diag.Diagnostics) (out []string, known bool) {
 	for _, d := range canonicalDomains(listed) {
 		held, err := r.data.auth.HeldByParent(ctx, s, parent, neonauth.Object{Kind: neonauth.KindDomain, Key: d})
 		if err != nil {
 			diags.AddWarning("Inherited trusted domains unknown", fmt.Sprintf("Which of the domains of %s branch %s inherited from branch %s could "+
-				"not be told, so destroy will put none of them back: %s", s.Scope, s.BranchID, parent, apiErrorDetail("Reading the parent's whitelist", err)))
-			return nil
+				"not be told, so destroy will not put them back; it will remove the configured domains only: %s", s.Scope, s.BranchID,
+				parent, apiErrorDetail("Reading the parent's whitelist", err)))
+			return nil, false
 		}
 		if held {
 			out = append(out, d)
 		}
 	}
-	return out
+	return out, true
 }
 
 // whitelistChanges are the listed domains the plan lacks (as listed) and the
