@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // health checks a running emulator, for container health checks (the image
@@ -303,5 +305,5 @@ func fetchCA(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		_, err = stdout.Write(data)
 		return err
 	}
-	return writeFileAtomic(*out, data)
+	return emulator.WriteFileAtomic(*out, data)
 }

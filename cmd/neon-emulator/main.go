@@ -268,7 +268,7 @@ func startEmulator(cfg *config, baseURL string, stderr io.Writer) (*emulator.Emu
 // exists once stdout says ready, then to stdout.
 func announce(ready, readyFile string, stdout io.Writer) error {
 	if readyFile != "" {
-		if err := writeFileAtomic(readyFile, []byte(ready)); err != nil {
+		if err := emulator.WriteFileAtomic(readyFile, []byte(ready)); err != nil {
 			return err
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // TLS for the emulator: with -tls it makes a certificate authority of its
@@ -67,7 +69,7 @@ func setupTLS(certFile, keyFile, caFile string, names []string) (*tlsSetup, erro
 	if err := os.MkdirAll(filepath.Dir(caFile), 0o755); err != nil {
 		return nil, fmt.Errorf("writing the CA certificate: %w", err)
 	}
-	if err := writeFileAtomic(caFile, caPEM); err != nil {
+	if err := emulator.WriteFileAtomic(caFile, caPEM); err != nil {
 		return nil, fmt.Errorf("writing the CA certificate to %s: %w", caFile, err)
 	}
 	return &tlsSetup{config: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, caFile: caFile, names: names}, nil

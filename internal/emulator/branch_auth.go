@@ -231,16 +231,8 @@ func (a *BranchAuth) clone() BranchAuth { return *clonePtr(a) }
 // auth_provider_project_id. Test emails sent on the parent are not part of
 // that data and are not copied.
 //
-// Only Better Auth branches with the database. A Stack Auth (or mock)
-// integration is a project at the auth provider, outside the database: one
-// per Neon project, bound to the production branch, whose SDK keys and
-// ownership transfer only the production branch reaches. Neon documents no
-// copy of it, and the emulator makes none: the child starts without Neon
-// Auth, as before branching existed for auth.
+// Only a Better Auth parent is copied (inheritsAuth).
 func (a *BranchAuth) inheritedBy(p Project, childID string, at time.Time) *BranchAuth {
-	if a.AuthProvider != authProviderBetterAuth {
-		return nil
-	}
 	c := a.clone()
 	c.AuthProviderProjectID = uuid.NewString()
 	c.CreatedAt = at
@@ -250,6 +242,18 @@ func (a *BranchAuth) inheritedBy(p Project, childID string, at time.Time) *Branc
 	c.mintKeys()
 	c.normalize()
 	return &c
+}
+
+// inheritsAuth reports whether a branch created with initSource from a
+// parent whose Neon Auth has parentProvider ("" for none) starts with a copy
+// of it. Only Better Auth branches with the database: a Stack Auth (or mock)
+// integration is a project at the auth provider, outside the database, one
+// per Neon project, bound to the production branch, whose SDK keys and
+// ownership transfer only the production branch reaches. Neon documents no
+// copy of it, and the emulator makes none. A schema-only branch is a root
+// branch and starts without Neon Auth.
+func inheritsAuth(parentProvider, initSource string) bool {
+	return initSource != initSchemaOnly && parentProvider == authProviderBetterAuth
 }
 
 // UnmarshalJSON reads a branch's Neon Auth over the default settings, so

@@ -138,11 +138,8 @@ func (e *Emulator) controlAuthorized(r *http.Request) bool {
 	if e.opts.ControlToken == "" {
 		return true
 	}
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(e.opts.ControlToken)) == 1
+	token, ok := bearerToken(r)
+	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(e.opts.ControlToken)) == 1
 }
 
 // decodeControl decodes a JSON body strictly into v.

@@ -84,7 +84,7 @@ func (e *Emulator) CreateProject(name string) (Project, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.st.addProject(name, now())
-	return p.Project, e.saveLocked()
+	return *clonePtr(&p.Project), e.saveLocked()
 }
 
 // ProjectIDs lists the project ids in creation order.
@@ -155,8 +155,7 @@ func (e *Emulator) CreateBranch(projectID string, o BranchOptions) (Branch, erro
 		if o.Name != "" && p.branchNamed(o.Name) {
 			return fmt.Errorf("%w: a branch named %q already exists in project %q", ErrConflict, o.Name, projectID)
 		}
-		inherits := o.InitSource != initSchemaOnly && parent.Auth != nil && parent.Auth.AuthProvider == authProviderBetterAuth
-		if len(domains) > 0 && !inherits {
+		if len(domains) > 0 && !inheritsAuth(orZero(parent.Auth).AuthProvider, o.InitSource) {
 			return fmt.Errorf("%w: domains: the new branch starts without Neon Auth (its parent %s has no Better Auth to copy), "+
 				"so there is no trusted domain list to pre-set", ErrInvalid, parent.ID)
 		}

@@ -33,18 +33,26 @@ func loadState(path string) (*state, error) {
 	return st, nil
 }
 
-// saveState writes the state atomically: a temporary file in the same
-// directory is written, synced and renamed over path, then the directory is
-// synced. No partial file is ever visible at path.
+// saveState writes the state atomically (WriteFileAtomic).
 func saveState(path string, st *state) error {
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return fmt.Errorf("emulator: encode state: %w", err)
 	}
+	if err := WriteFileAtomic(path, data); err != nil {
+		return fmt.Errorf("emulator: write state file: %w", err)
+	}
+	return nil
+}
+
+// WriteFileAtomic writes data to path atomically: a temporary file in the
+// same directory is written, synced and renamed over path, then the
+// directory is synced. No partial file is ever visible at path.
+func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, tempPattern(path))
 	if err != nil {
-		return fmt.Errorf("emulator: write state file: %w", err)
+		return err
 	}
 	if _, err = tmp.Write(data); err == nil {
 		err = tmp.Sync()
@@ -54,7 +62,7 @@ func saveState(path string, st *state) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("emulator: write state file: %w", err)
+		return err
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()

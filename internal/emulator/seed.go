@@ -251,7 +251,7 @@ func (c *seedChecker) checkInheritance(p SeedProject) {
 	provider := map[string]string{}
 	for _, br := range seedCreationOrder(p.Branches) {
 		parent := cmp.Or(br.Parent, defaultBranchName)
-		inherited := br.Name != defaultBranchName && br.InitSource != initSchemaOnly && provider[parent] == authProviderBetterAuth
+		inherited := br.Name != defaultBranchName && inheritsAuth(provider[parent], br.InitSource)
 		switch {
 		case inherited && br.NeonAuth != nil && br.NeonAuth.AuthProvider != authProviderBetterAuth:
 			c.errorf(br.NeonAuth.AuthProviderRange, "Invalid auth_provider",

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -223,9 +224,9 @@ func (s *state) addBranch(p *projectState, parent *branchState, name, initSource
 	}}
 	if initSource != initSchemaOnly {
 		b.ParentID = parent.ID
-		if parent.Auth != nil {
-			b.Auth = parent.Auth.inheritedBy(p.Project, b.ID, at)
-		}
+	}
+	if inheritsAuth(orZero(parent.Auth).AuthProvider, initSource) {
+		b.Auth = parent.Auth.inheritedBy(p.Project, b.ID, at)
 	}
 	p.copyRoles(parent, b)
 	p.Branches = append(p.Branches, b)
@@ -356,10 +357,13 @@ func (b *Branch) nextDatabaseID() int64 {
 	return top + 1
 }
 
-// copy is b with databases and roles of its own.
+// copy is b with databases, roles, annotation and expiry of its own.
 func (b *Branch) copy() Branch {
 	c := *b
-	c.Databases, c.Roles = slices.Clone(b.Databases), slices.Clone(b.Roles)
+	c.Databases, c.Roles, c.Annotation = slices.Clone(b.Databases), slices.Clone(b.Roles), maps.Clone(b.Annotation)
+	if b.ExpiresAt != nil {
+		c.ExpiresAt = new(*b.ExpiresAt)
+	}
 	return c
 }
 
