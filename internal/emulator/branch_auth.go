@@ -49,7 +49,6 @@ const (
 // deep copies (see BranchAuth and MutateBranchAuth in inspect.go).
 type BranchAuth struct {
 	Integration
-	TransferCode   string          `json:"transfer_code,omitempty"` // of a requested, unconfirmed transfer
 	OAuthProviders []OAuthProvider `json:"oauth_providers"`
 	Domains        []Domain        `json:"domains"`
 	// EmailProvider is nil when none is configured (GET .../email_provider
@@ -237,23 +236,11 @@ func (a *BranchAuth) inheritedBy(p Project, childID string, at time.Time) *Branc
 	c.AuthProviderProjectID = uuid.NewString()
 	c.CreatedAt = at
 	c.moveTo(p, childID)
-	c.TransferCode, c.TransferStatus = "", ""
+	c.TransferStatus = ""
 	c.TestEmails = nil
 	c.mintKeys()
 	c.normalize()
 	return &c
-}
-
-// inheritsAuth reports whether a branch created with initSource from a
-// parent whose Neon Auth has parentProvider ("" for none) starts with a copy
-// of it. Only Better Auth branches with the database: a Stack Auth (or mock)
-// integration is a project at the auth provider, outside the database, one
-// per Neon project, bound to the production branch, whose SDK keys and
-// ownership transfer only the production branch reaches. Neon documents no
-// copy of it, and the emulator makes none. A schema-only branch is a root
-// branch and starts without Neon Auth.
-func inheritsAuth(parentProvider, initSource string) bool {
-	return initSource != initSchemaOnly && parentProvider == authProviderBetterAuth
 }
 
 // UnmarshalJSON reads a branch's Neon Auth over the default settings, so

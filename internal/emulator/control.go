@@ -321,7 +321,6 @@ type authDump struct {
 // maskedAuth is a copy of a with every secret masked.
 func maskedAuth(a *BranchAuth) *authDump {
 	d := &authDump{BranchAuth: a.clone(), TransferPending: a.TransferStatus == transferInitiated}
-	d.TransferCode = ""
 	d.PubClientKey = mask(d.PubClientKey)
 	d.SecretServerKey = mask(d.SecretServerKey)
 	if d.EmailProvider != nil {

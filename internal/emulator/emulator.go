@@ -34,6 +34,7 @@ package emulator
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -192,5 +193,12 @@ func (e *Emulator) saveLocked() error {
 	if e.opts.StateFile == "" {
 		return nil
 	}
-	return saveState(e.opts.StateFile, e.st)
+	data, err := json.MarshalIndent(e.st, "", "  ")
+	if err == nil {
+		err = WriteFileAtomic(e.opts.StateFile, data)
+	}
+	if err != nil {
+		return fmt.Errorf("emulator: save state: %w", err)
+	}
+	return nil
 }

@@ -215,10 +215,9 @@ func (e *Emulator) transferOwnership(c *call) error {
 		if hostedByNeon(a.AuthProvider) {
 			return nil, invalid("auth_provider", "%s integrations run inside Neon: there is no auth provider project to transfer", a.AuthProvider)
 		}
-		a.TransferCode = randomHex(16)
 		a.TransferStatus = transferInitiated
 		return neonapi.NeonAuthTransferAuthProviderProjectResponse{
-			URL: "https://app.stack-auth.com/integrations/neon/projects/transfer/confirm?code=" + a.TransferCode,
+			URL: "https://app.stack-auth.com/integrations/neon/projects/transfer/confirm?code=" + randomHex(16),
 		}, nil
 	})
 }

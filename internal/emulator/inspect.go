@@ -418,7 +418,6 @@ func (e *Emulator) ConfirmTransfer(projectID, authProvider string) error {
 			return fmt.Errorf("%w: no ownership transfer was requested for project %q", ErrInvalid, projectID)
 		}
 		a.TransferStatus = transferFinished
-		a.TransferCode = ""
 		a.OwnedBy = ownedByUser
 		return nil
 	})

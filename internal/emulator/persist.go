@@ -33,18 +33,6 @@ func loadState(path string) (*state, error) {
 	return st, nil
 }
 
-// saveState writes the state atomically (WriteFileAtomic).
-func saveState(path string, st *state) error {
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return fmt.Errorf("emulator: encode state: %w", err)
-	}
-	if err := WriteFileAtomic(path, data); err != nil {
-		return fmt.Errorf("emulator: write state file: %w", err)
-	}
-	return nil
-}
-
 // WriteFileAtomic writes data to path atomically: a temporary file in the
 // same directory is written, synced and renamed over path, then the
 // directory is synced. No partial file is ever visible at path.
@@ -172,7 +160,6 @@ type projectV1 struct {
 
 type integrationV1 struct {
 	Integration
-	TransferCode   string          `json:"transfer_code,omitempty"`
 	OAuthProviders []OAuthProvider `json:"oauth_providers"`
 	Domains        []Domain        `json:"domains"`
 	Email          EmailServer     `json:"email_server"`
@@ -200,7 +187,6 @@ func (v1 *stateV1) migrate() (*state, error) {
 			}
 			a := &BranchAuth{
 				Integration:    in.Integration,
-				TransferCode:   in.TransferCode,
 				OAuthProviders: in.OAuthProviders,
 				Domains:        in.Domains,
 				Users:          in.Users,

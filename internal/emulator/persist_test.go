@@ -128,10 +128,10 @@ func TestStateFileIsWrittenAtomicallyAndHidesAPIKeys(t *testing.T) {
 	}
 }
 
-func TestFailedStateWriteLeavesNoFile(t *testing.T) {
+func TestFailedAtomicWriteLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "no-such-dir", "state.json")
-	if err := saveState(missing, newState()); err == nil {
+	if err := WriteFileAtomic(missing, []byte("{}")); err == nil {
 		t.Fatal("save into a missing directory succeeded")
 	}
 	// A state file that cannot be renamed over (it is a directory): the temp
@@ -143,7 +143,7 @@ func TestFailedStateWriteLeavesNoFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(target, "x"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := saveState(target, newState()); err == nil {
+	if err := WriteFileAtomic(target, []byte("{}")); err == nil {
 		t.Fatal("rename over a non-empty directory succeeded")
 	}
 	entries, _ := os.ReadDir(dir)

@@ -230,14 +230,6 @@ func (e *Emulator) runHandler(h handlerFunc, c *call) {
 	writeError(c, c.reqID, ae)
 }
 
-// bearerToken is the token of r's "Authorization: Bearer …" header; ok is
-// false when there is none.
-func bearerToken(r *http.Request) (token string, ok bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	token = strings.TrimSpace(token)
-	return token, ok && strings.EqualFold(scheme, "Bearer") && token != ""
-}
-
 // authenticate checks the bearer token of r.
 func (e *Emulator) authenticate(r *http.Request) (keyInfo, bool) {
 	token, ok := bearerToken(r)

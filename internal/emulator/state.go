@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,6 +59,14 @@ type keyInfo struct {
 // canSee reports whether the key may access the project (existing or not).
 func (k keyInfo) canSee(projectID string) bool {
 	return k.kind != KeyProject || k.projectID == projectID
+}
+
+// bearerToken is the token of r's "Authorization: Bearer …" header; ok is
+// false when there is none.
+func bearerToken(r *http.Request) (token string, ok bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	return token, ok && strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
 func hashToken(token string) string {
@@ -355,6 +365,16 @@ func (b *Branch) nextDatabaseID() int64 {
 		top = max(top, d.ID)
 	}
 	return top + 1
+}
+
+// inheritsAuth reports whether a branch created with initSource from a
+// parent whose Neon Auth has parentProvider ("" for none) starts with a copy
+// of it. A schema-only branch is a root branch. Only Better Auth branches
+// with the database: a Stack Auth (or mock) integration is a project at the
+// auth provider, one per Neon project, bound to the production branch; Neon
+// documents no copy of it, and the emulator makes none.
+func inheritsAuth(parentProvider, initSource string) bool {
+	return initSource != initSchemaOnly && parentProvider == authProviderBetterAuth
 }
 
 // copy is b with databases, roles, annotation and expiry of its own.
