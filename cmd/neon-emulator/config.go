@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -20,6 +21,8 @@ type config struct {
 	seed                                 *emulator.Seed
 	tlsNames, tlsCAFile, tlsCert, tlsKey string
 	showVersion                          bool
+	dataAPIBoot                          time.Duration
+	fetchJWKS                            bool
 }
 
 // controlTokenEnv holds the control token, for the emulator and for call.

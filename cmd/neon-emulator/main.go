@@ -172,6 +172,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.proxy, "proxy", false, "also answer as an HTTPS proxy that reaches only "+proxiedHost+":443, served by the emulator\n"+
 		"itself, for clients with no base-URL setting (the official Neon provider): printed as HTTPS_PROXY=...,\n"+
 		"trusted through SSL_CERT_FILE=<the CA>. CONNECT to any other host is refused")
+	fs.DurationVar(&cfg.dataAPIBoot, "data-api-boot", time.Second, "how long a new Data API reports the status \"provisioning\" before\n"+
+		"\"active\" (0: active at once)")
+	fs.BoolVar(&cfg.fetchJWKS, "fetch-jwks", false, "fetch a JWKS URL when it is added to a project and refuse it unless it answers a\n"+
+		"JSON Web Key Set, as Neon does (needs the network; through HTTPS_PROXY when set). Without it the\n"+
+		"emulator checks what it can offline: the URL's form, and the JWKS of the Neon Auth it serves")
 	fs.BoolVar(&cfg.showVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -246,6 +251,13 @@ func startEmulator(cfg *config, baseURL string, stderr io.Writer) (*emulator.Emu
 		Seed:                     cfg.seed,
 		BaseURL:                  baseURL,
 		ControlToken:             cfg.controlToken,
+		DataAPIBootTime:          cfg.dataAPIBoot,
+	}
+	if cfg.dataAPIBoot == 0 {
+		opts.DataAPIBootTime = -1 // the flag's 0 is "at once"; the Options' 0 is the default
+	}
+	if cfg.fetchJWKS {
+		opts.FetchJWKS = &http.Client{Timeout: 30 * time.Second}
 	}
 	if cfg.verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))

@@ -10,8 +10,8 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// Projects and branches: the paginated lists, the production branch, and
-// project and branch create and delete.
+// Projects and branches: the paginated lists, the production branch,
+// project and branch create and delete, and the databases of a branch.
 
 // maxPages guards the paginated lists against a server that never stops.
 const maxPages = 10000
@@ -201,4 +201,17 @@ func (c *Client) CreateProject(ctx context.Context, req CreateProjectRequest) (*
 func (c *Client) DeleteProject(ctx context.Context, projectID string) error {
 	_, err := c.write(ctx, writeCall{call: call{method: http.MethodDelete, ep: projectEndpoint(projectID)}, rule: resendFreely})
 	return err
+}
+
+// Database is an element of GET …/branches/{branch_id}/databases.
+type Database = neonapi.Database
+
+// ListDatabases lists the databases of a branch: GET
+// /projects/{project_id}/branches/{branch_id}/databases.
+func (c *Client) ListDatabases(ctx context.Context, projectID, branchID string) ([]Database, error) {
+	var out neonapi.DatabasesResponse
+	if err := c.do(ctx, call{method: http.MethodGet, ep: branchEndpoint(projectID, branchID).sub("databases"), out: &out}); err != nil {
+		return nil, err
+	}
+	return out.Databases, nil
 }

@@ -105,6 +105,12 @@ func deref[T any](v *T) (value T, given bool) {
 	return *v, true
 }
 
+// valueOf is the value of an optional field, its zero value when absent.
+func valueOf[T any](v *T) T {
+	value, _ := deref(v)
+	return value
+}
+
 // set copies a value that was given.
 func set[T any](dst *T, v *T) {
 	if v != nil {

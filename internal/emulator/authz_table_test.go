@@ -79,7 +79,8 @@ type authzRoute struct {
 func authzRoutes() map[string]authzRoute {
 	path := func(method, format string) func(fx *authzFixture, p string) authzRequest {
 		return func(fx *authzFixture, p string) authzRequest {
-			r := strings.NewReplacer("{p}", p, "{branch}", fx.branch(p), "{dev}", fx.dev(p), "{user}", fx.user(p), "{ep}", fx.endpoint(p))
+			r := strings.NewReplacer("{p}", p, "{branch}", fx.branch(p), "{dev}", fx.dev(p), "{user}", fx.user(p), "{ep}", fx.endpoint(p),
+				"{jwks}", fx.jwksID(p))
 			return authzRequest{method: method, path: r.Replace(format)}
 		}
 	}
@@ -149,6 +150,22 @@ func authzRoutes() map[string]authzRoute {
 			request: path("DELETE", "/projects/{p}/branches/{dev}/roles/reader")},
 		"GET /projects/{project_id}/branches/{branch_id}/roles/{role_name}/reveal_password": {scope: scopeProject,
 			request: path("GET", "/projects/{p}/branches/{branch}/roles/neondb_owner/reveal_password")},
+
+		// The Data API of a database (dev's neondb has one) and the JWKS a
+		// project trusts (the fixture added one).
+		"GET /projects/{project_id}/branches/{branch_id}/data-api/{database_name}": {scope: scopeProject,
+			request: path("GET", "/projects/{p}/branches/{dev}/data-api/neondb")},
+		"POST /projects/{project_id}/branches/{branch_id}/data-api/{database_name}": {scope: scopeProject, request: withBody("POST",
+			"/projects/{p}/branches/{branch}/data-api/neondb", fixed(map[string]any{"auth_provider": "external",
+				"jwks_url": "https://auth.example.com/.well-known/jwks.json", "provider_name": "Example", "settings": map[string]any{"db_max_rows": 100}}))},
+		"PATCH /projects/{project_id}/branches/{branch_id}/data-api/{database_name}": {scope: scopeProject, request: withBody("PATCH",
+			"/projects/{p}/branches/{dev}/data-api/neondb", fixed(map[string]any{"settings": map[string]any{"db_schemas": []string{"public", "api"}}}))},
+		"DELETE /projects/{project_id}/branches/{branch_id}/data-api/{database_name}": {scope: scopeProject,
+			request: path("DELETE", "/projects/{p}/branches/{dev}/data-api/neondb")},
+		"GET /projects/{project_id}/jwks": {scope: scopeProject, request: path("GET", "/projects/{p}/jwks")},
+		"POST /projects/{project_id}/jwks": {scope: scopeProject, request: withBody("POST", "/projects/{p}/jwks",
+			fixed(map[string]any{"jwks_url": "https://clerk.example.com/.well-known/jwks.json", "provider_name": "Clerk", "jwt_audience": "app"}))},
+		"DELETE /projects/{project_id}/jwks/{jwks_id}": {scope: scopeProject, request: path("DELETE", "/projects/{p}/jwks/{jwks}")},
 
 		// Auth integration (1–4).
 		"POST /projects/auth/create": {scope: scopeProject, createsIntegration: true, request: func(fx *authzFixture, p string) authzRequest {
@@ -306,7 +323,9 @@ func expectedAuthzOutcome(scope authzScope, kind string) (authzOutcome, string) 
 }
 
 // authzFixture is a fresh emulator with two projects A and B set up alike:
-// a branch "dev" with a role "reader", and on the production branch (which
+// a branch "dev" with a role "reader" and the Data API of its database
+// neondb (an external identity provider's), a JWKS of every branch, and on
+// the production branch (which
 // has a read_write endpoint) a stack integration (unless
 // the route creates it) holding a user, the OAuth provider "google" and the
 // domain https://app.example.com; then on dev a Better Auth integration with
@@ -318,6 +337,7 @@ type authzFixture struct {
 	devs      map[string]string
 	endpoints map[string]string // the production branch's read_write endpoint
 	users     map[string]string
+	jwks      map[string]string // the id of the project's JWKS
 	keys      map[string]string // key kind → token ("" for no header)
 }
 
@@ -326,12 +346,16 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 	v := newEnv(t, Options{SeedProjects: 2})
 	ids := v.e.ProjectIDs()
 	fx := &authzFixture{v: v, a: ids[0], b: ids[1], branches: map[string]string{}, devs: map[string]string{}, users: map[string]string{},
-		endpoints: map[string]string{}}
+		endpoints: map[string]string{}, jwks: map[string]string{}}
 	for _, p := range ids {
 		fx.branches[p], _ = v.e.DefaultBranchID(p)
 		fx.devs[p], _ = v.e.AddBranch(p, "dev")
 		fx.endpoints[p] = digString(t, v.do("GET", "/projects/"+p+"/branches/"+fx.branches[p]+"/endpoints", nil).JSON(), "endpoints", 0, "id")
 		wantStatus(t, v.do("POST", "/projects/"+p+"/branches/"+fx.devs[p]+"/roles", map[string]any{"role": map[string]any{"name": "reader"}}), http.StatusCreated)
+		wantStatus(t, v.do("POST", "/projects/"+p+"/branches/"+fx.devs[p]+"/data-api/neondb", map[string]any{"auth_provider": "external",
+			"jwks_url": "https://auth.example.com/.well-known/jwks.json", "provider_name": "Example"}), http.StatusCreated)
+		fx.jwks[p] = digString(t, v.do("POST", "/projects/"+p+"/jwks", map[string]any{"jwks_url": "https://auth.example.com/.well-known/jwks.json",
+			"provider_name": "Example"}).JSON(), "jwks", "id")
 		if !withIntegration {
 			continue
 		}
@@ -393,6 +417,13 @@ func (fx *authzFixture) endpoint(p string) string {
 		return ep
 	}
 	return "ep-does-not-exist"
+}
+
+func (fx *authzFixture) jwksID(p string) string {
+	if id, ok := fx.jwks[p]; ok {
+		return id
+	}
+	return "00000000-0000-4000-8000-000000000000"
 }
 
 func (fx *authzFixture) user(p string) string {

@@ -99,6 +99,41 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "DELETE", br, nil, http.StatusOK)
 	})
 
+	t.Run("the Data API and JWKS", func(t *testing.T) {
+		created := step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "data-api"},
+			"endpoints": []any{map[string]any{"type": "read_write"}}}, http.StatusCreated)
+		br := p + "/branches/" + digString(t, created.JSON(), "branch", "id")
+		api := br + "/data-api/neondb"
+		step(t, "GET", api, nil, http.StatusNotFound)
+		step(t, "POST", api, map[string]any{"auth_provider": "neon_auth"}, http.StatusBadRequest)
+		step(t, "POST", br+"/auth", map[string]any{"auth_provider": "better_auth"}, http.StatusCreated)
+		step(t, "POST", api, map[string]any{"auth_provider": "neon_auth", "add_default_grants": true,
+			"settings": map[string]any{"db_schemas": []string{"public", "api"}, "db_max_rows": 500, "openapi_mode": "ignore-privileges"}}, http.StatusCreated)
+		step(t, "POST", api, nil, http.StatusConflict)
+		step(t, "GET", api, nil, http.StatusOK)
+		step(t, "PATCH", api, map[string]any{"settings": map[string]any{"server_cors_allowed_origins": "https://app.example.com",
+			"server_timing_enabled": true, "jwt_cache_max_lifetime": 60, "db_extra_search_path": "extensions"}}, http.StatusCreated)
+		step(t, "PATCH", api, nil, http.StatusCreated)
+		step(t, "PATCH", api, map[string]any{"settings": map[string]any{"openapi_mode": "follow-privileges"}}, http.StatusBadRequest)
+		step(t, "DELETE", api, nil, http.StatusOK)
+		step(t, "DELETE", api, nil, http.StatusNotFound)
+		step(t, "POST", br+"/data-api/nope", nil, http.StatusNotFound)
+		step(t, "POST", api, map[string]any{"auth_provider": "external", "jwks_url": "https://www.googleapis.com/oauth2/v3/certs",
+			"provider_name": "Google", "jwt_audience": "app", "skip_auth_schema": true}, http.StatusCreated)
+		step(t, "GET", api, nil, http.StatusOK)
+
+		step(t, "GET", p+"/jwks", nil, http.StatusOK)
+		added := step(t, "POST", p+"/jwks", map[string]any{"jwks_url": "https://www.googleapis.com/oauth2/v3/certs", "provider_name": "Google"}, http.StatusCreated)
+		step(t, "POST", p+"/jwks", map[string]any{"jwks_url": "https://www.googleapis.com/oauth2/v3/certs", "provider_name": "Google"}, http.StatusConflict)
+		step(t, "POST", p+"/jwks", map[string]any{"jwks_url": "https://clerk.example.com/.well-known/jwks.json", "provider_name": "Clerk",
+			"branch_id": digString(t, created.JSON(), "branch", "id"), "jwt_audience": "app", "role_names": []string{"authenticated"},
+			"skip_role_creation": true}, http.StatusCreated)
+		step(t, "POST", p+"/jwks", map[string]any{"jwks_url": "https://bar.com", "provider_name": "foo"}, http.StatusBadRequest)
+		step(t, "GET", p+"/jwks", nil, http.StatusOK)
+		step(t, "DELETE", p+"/jwks/"+digString(t, added.JSON(), "jwks", "id"), nil, http.StatusOK)
+		step(t, "DELETE", p+"/jwks/"+digString(t, added.JSON(), "jwks", "id"), nil, http.StatusNotFound)
+	})
+
 	t.Run("project-level family", func(t *testing.T) {
 		step(t, "GET", p+"/auth/integrations", nil, http.StatusOK)
 		step(t, "POST", "/projects/auth/create", v.createBody(v.project), http.StatusCreated)

@@ -70,6 +70,14 @@ type Options struct {
 	// projects (see ParseSeed). With StateFile it applies only when the
 	// file does not exist yet. POST /_emulator/reset returns to it.
 	Seed *Seed
+	// DataAPIBootTime is how long a new Data API reports the status
+	// "provisioning" before "active" (0 → 1s; negative → active at once).
+	DataAPIBootTime time.Duration
+	// FetchJWKS, when not nil, is the client with which adding a JWKS URL
+	// fetches it, refusing it unless it answers a JSON Web Key Set, as Neon
+	// does. nil: the emulator needs no network; it checks what it can tell
+	// offline (see checkJWKSOffline).
+	FetchJWKS *http.Client
 	// ControlToken, when not empty, protects the control surface: its
 	// requests must carry "Authorization: Bearer <ControlToken>" (401
 	// otherwise). Empty: the control surface is open, which is only safe on
@@ -141,6 +149,18 @@ func newEmulator(opts Options) (*Emulator, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// dataAPIBootTime is how long a new Data API boots.
+func (e *Emulator) dataAPIBootTime() time.Duration {
+	switch d := e.opts.DataAPIBootTime; {
+	case d == 0:
+		return defaultDataAPIBootTime
+	case d < 0:
+		return 0
+	default:
+		return d
+	}
 }
 
 // initialState is the state of a fresh start: the seed, or SeedProjects

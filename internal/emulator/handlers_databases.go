@@ -84,14 +84,17 @@ func (e *Emulator) updateDatabase(c *call) error {
 		if err := checkDatabase(f, b, d.Name); err != nil {
 			return err
 		}
+		if api := b.dataAPI(d.Name); api != nil && f.Database.Name != nil {
+			api.DatabaseName = *f.Database.Name // its Data API follows the database
+		}
 		set(&d.Name, f.Database.Name)
 		set(&d.OwnerName, f.Database.OwnerName)
 		return e.saved(c, http.StatusOK, neonapi.DatabaseOperations{Database: databaseViewOf(&b.Branch, *d), Operations: applyConfig(p, b)})
 	})
 }
 
-// deleteDatabase serves DELETE …/databases/{database_name}; a database that
-// does not exist (any more) answers 204.
+// deleteDatabase serves DELETE …/databases/{database_name}, with its Data
+// API; a database that does not exist (any more) answers 204.
 func (e *Emulator) deleteDatabase(c *call) error {
 	return e.inBranch(c, func(p *projectState, b *branchState) error {
 		i := b.database(c.param("database_name"))
@@ -100,6 +103,7 @@ func (e *Emulator) deleteDatabase(c *call) error {
 		}
 		d := b.Databases[i]
 		b.Databases = slices.Delete(b.Databases, i, i+1)
+		b.removeDataAPI(d.Name)
 		return e.saved(c, http.StatusOK, neonapi.DatabaseOperations{Database: databaseViewOf(&b.Branch, d), Operations: applyConfig(p, b)})
 	})
 }

@@ -26,7 +26,8 @@ type apiRoute struct {
 const unmatchedRoute = "unmatched"
 
 // apiRoutes lists every endpoint served under /api/v2: projects, branches,
-// their computes, databases and roles; Neon Auth in both families (see
+// their computes, databases (with their Data APIs) and roles; the JWKS a
+// project trusts; Neon Auth in both families (see
 // scope.go); and each Better Auth setting of internal/apispec/betterauth at
 // its own path, with GET where the reference reads it.
 func apiRoutes() []apiRoute {
@@ -55,6 +56,13 @@ func apiRoutes() []apiRoute {
 		{"GET " + br + "/databases/{database_name}", (*Emulator).getDatabase},
 		{"PATCH " + br + "/databases/{database_name}", (*Emulator).updateDatabase},
 		{"DELETE " + br + "/databases/{database_name}", (*Emulator).deleteDatabase},
+		{"GET " + br + "/data-api/{database_name}", (*Emulator).getDataAPI},
+		{"POST " + br + "/data-api/{database_name}", (*Emulator).createDataAPI},
+		{"PATCH " + br + "/data-api/{database_name}", (*Emulator).updateDataAPI},
+		{"DELETE " + br + "/data-api/{database_name}", (*Emulator).deleteDataAPI},
+		{"GET " + p + "/jwks", (*Emulator).listJWKS},
+		{"POST " + p + "/jwks", (*Emulator).addJWKS},
+		{"DELETE " + p + "/jwks/{jwks_id}", (*Emulator).deleteJWKS},
 		{"GET " + br + "/roles", (*Emulator).listRoles},
 		{"POST " + br + "/roles", (*Emulator).createRole},
 		{"GET " + br + "/roles/{role_name}", (*Emulator).getRole},
@@ -172,8 +180,14 @@ func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string
 	finish := func() {
 		recorded.Do(func() {
 			e.stats.record(c.route, sw.Status(), out)
-			e.log.Info("api request", "method", r.Method, "route", c.route, "status", sw.Status(),
-				"request_id", reqID, "lost", out == outcomeLost, "duration", time.Since(start))
+			attrs := []any{"method", r.Method, "route", c.route, "status", sw.Status(),
+				"request_id", reqID, "lost", out == outcomeLost, "duration", time.Since(start)}
+			if c.route == unmatchedRoute {
+				// No template names it: its path says what was asked for
+				// (paths hold ids, never keys or secrets).
+				attrs = append(attrs, "path", r.URL.EscapedPath())
+			}
+			e.log.Info("api request", attrs...)
 		})
 	}
 	defer finish()

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The emulator's state: projects, branches with their databases, roles,
@@ -125,16 +127,20 @@ type projectState struct {
 	Seq      uint64         `json:"seq"`
 	Project  Project        `json:"project"`
 	Branches []*branchState `json:"branches"` // in creation order
+	// JWKS are the JWKS URLs the project trusts, in the order added (see
+	// jwks.go).
+	JWKS []neonapi.JWKS `json:"jwks,omitempty"`
 }
 
-// branchState is a branch with its Neon Auth (nil: not enabled), its
-// compute endpoints and what the emulator keeps of its roles besides their
-// names (Branch.Roles): addBranch gives a new branch copies of its parent's
-// (see copyRoles).
+// branchState is a branch with its Neon Auth (nil: not enabled), the Data
+// APIs of its databases, its compute endpoints and what the emulator keeps
+// of its roles besides their names (Branch.Roles): addBranch gives a new
+// branch copies of its parent's (see copyRoles).
 type branchState struct {
 	Branch
 	Seq        uint64                `json:"seq"` // orders branches created in the same second
 	Auth       *BranchAuth           `json:"neon_auth,omitempty"`
+	DataAPIs   []*DataAPI            `json:"data_apis,omitempty"` // at most one per database
 	Endpoints  []*endpointState      `json:"endpoints,omitempty"`
 	RoleStates map[string]*roleState `json:"role_states,omitempty"`
 }
@@ -216,9 +222,10 @@ func (s *state) nextEndpointID() string { return "ep-" + idWords(s.next()) }
 // addBranch adds a non-default branch created from parent, with copies of
 // the parent's databases and roles (see copyRoles); an empty name becomes
 // the branch id. With initSource "" or parent-data it is the parent's child
-// and starts with a copy of its Neon Auth (see BranchAuth.inheritedBy); with
-// schema-only it is a root branch without parent_id nor Neon Auth, whose
-// data (users, configuration) is not schema.
+// and starts with a copy of its Neon Auth (see BranchAuth.inheritedBy) and
+// of its Data APIs (inheritedDataAPIs); with schema-only it is a root branch
+// without parent_id, Neon Auth nor Data API, whose data (users,
+// configuration) is not schema.
 func (s *state) addBranch(p *projectState, parent *branchState, name, initSource string, at time.Time) *branchState {
 	seq := s.next()
 	id := "br-" + idWords(seq)
@@ -237,6 +244,9 @@ func (s *state) addBranch(p *projectState, parent *branchState, name, initSource
 	}
 	if inheritsAuth(orZero(parent.Auth).AuthProvider, initSource) {
 		b.Auth = parent.Auth.inheritedBy(p.Project, b.ID, at)
+	}
+	if initSource != initSchemaOnly {
+		b.DataAPIs = parent.inheritedDataAPIs(at)
 	}
 	p.copyRoles(parent, b)
 	p.Branches = append(p.Branches, b)

@@ -51,6 +51,15 @@ const (
 // BranchRecoveryInfoDeletionMethodValues are the values of BranchRecoveryInfoDeletionMethod in the order the reference lists them.
 var BranchRecoveryInfoDeletionMethodValues = []BranchRecoveryInfoDeletionMethod{"user", "ttl"}
 
+// Values of DataAPICreateRequestAuthProvider.
+const (
+	DataAPICreateRequestAuthProviderExternal DataAPICreateRequestAuthProvider = "external"
+	DataAPICreateRequestAuthProviderNeonAuth DataAPICreateRequestAuthProvider = "neon_auth"
+)
+
+// DataAPICreateRequestAuthProviderValues are the values of DataAPICreateRequestAuthProvider in the order the reference lists them.
+var DataAPICreateRequestAuthProviderValues = []DataAPICreateRequestAuthProvider{"neon_auth", "external"}
+
 // Values of EndpointPoolerMode.
 const (
 	EndpointPoolerModeTransaction EndpointPoolerMode = "transaction"
@@ -293,6 +302,28 @@ const (
 
 // ListProjectBranchesParamsSortOrderValues are the values of ListProjectBranchesParamsSortOrder in the order the reference lists them.
 var ListProjectBranchesParamsSortOrderValues = []ListProjectBranchesParamsSortOrder{"asc", "desc"}
+
+// AddProjectJWKSRequest Add a new JWKS to a specific endpoint of a project
+type AddProjectJWKSRequest struct {
+	// BranchID Branch ID
+	BranchID *string `json:"branch_id,omitempty"`
+
+	// JWKSURL The URL that lists the JWKS
+	JWKSURL string `json:"jwks_url"`
+
+	// JwtAudience The name of the required JWT Audience to be used
+	JwtAudience *string `json:"jwt_audience,omitempty"`
+
+	// ProviderName The name of the authentication provider (e.g., Clerk, Stytch, Auth0)
+	ProviderName string `json:"provider_name"`
+
+	// RoleNames DEPRECATED. This field should only be used when using Neon RLS. The roles the JWKS should be mapped to. By default, the JWKS is mapped to the `authenticator`, `authenticated` and `anonymous` roles.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	RoleNames *[]string `json:"role_names,omitempty"`
+
+	// SkipRoleCreation DEPRECATED. This field should only be used when using Neon RLS. If true, the role creation will be skipped.
+	SkipRoleCreation *bool `json:"skip_role_creation,omitempty"`
+}
 
 // AllowedIps A list of IP addresses that are allowed to connect to the compute endpoint.
 // If the list is empty or not set, all IP addresses are allowed.
@@ -686,6 +717,94 @@ type CursorPaginationResponse struct {
 	Pagination *CursorPagination `json:"pagination,omitempty"`
 }
 
+// DataAPICreateRequest Create Neon Data API
+type DataAPICreateRequest struct {
+	// AddDefaultGrants Grant all permissions to the tables in the public schema to authenticated users
+	AddDefaultGrants *bool `json:"add_default_grants,omitempty"`
+
+	// AuthProvider The authentication provider to use for the Neon Data API
+	AuthProvider *DataAPICreateRequestAuthProvider `json:"auth_provider,omitempty"`
+
+	// JWKSURL The URL that lists the JWKS
+	JWKSURL *string `json:"jwks_url,omitempty"`
+
+	// JwtAudience WARNING - using this setting will only reject tokens with a
+	// different audience claim. Tokens without audience claim will still
+	// be accepted.
+	JwtAudience *string `json:"jwt_audience,omitempty"`
+
+	// ProviderName The name of the authentication provider (e.g., Clerk, Stytch, Auth0)
+	ProviderName *string `json:"provider_name,omitempty"`
+
+	// Settings Configuration settings for the Neon Data API
+	Settings *DataAPISettings `json:"settings,omitempty"`
+
+	// SkipAuthSchema Skip creating the auth schema and RLS functions
+	SkipAuthSchema *bool `json:"skip_auth_schema,omitempty"`
+}
+
+// DataAPICreateRequestAuthProvider The authentication provider to use for the Neon Data API
+type DataAPICreateRequestAuthProvider string
+
+// DataAPICreateResponse Neon Data API created successfully
+type DataAPICreateResponse struct {
+	URL string `json:"url"`
+}
+
+// DataAPIReponse Neon Data API response
+type DataAPIReponse struct {
+	// AvailableSchemas List of available database schemas (SubZero only)
+	AvailableSchemas *[]string `json:"available_schemas,omitempty"`
+
+	// Settings Configuration settings for the Data API (SubZero only)
+	Settings *DataAPISettings `json:"settings,omitempty"`
+
+	// Status The status of the Neon Data API deployment
+	Status string `json:"status"`
+
+	// URL The URL of the Neon Data API
+	URL string `json:"url"`
+}
+
+// DataAPISettings Configuration settings for the Neon Data API
+type DataAPISettings struct {
+	// DBAggregatesEnabled Enable aggregates feature
+	DBAggregatesEnabled *bool `json:"db_aggregates_enabled,omitempty"`
+
+	// DBAnonRole Database role to use for anonymous requests
+	DBAnonRole *string `json:"db_anon_role,omitempty"`
+
+	// DBExtraSearchPath Extra schemas to add to the search path
+	DBExtraSearchPath *string `json:"db_extra_search_path,omitempty"`
+
+	// DBMaxRows Maximum number of rows that can be returned in a single request
+	DBMaxRows *int `json:"db_max_rows,omitempty"`
+
+	// DBSchemas List of schemas to expose via the API. Default: ["public"]
+	DBSchemas *[]string `json:"db_schemas,omitempty"`
+
+	// JwtCacheMaxLifetime Maximum lifetime for JWT cache in seconds
+	JwtCacheMaxLifetime *int `json:"jwt_cache_max_lifetime,omitempty"`
+
+	// JwtRoleClaimKey JWT claim key to use for role extraction
+	JwtRoleClaimKey *string `json:"jwt_role_claim_key,omitempty"`
+
+	// OpenapiMode OpenAPI specification mode (ignore-privileges, disabled)
+	OpenapiMode *string `json:"openapi_mode,omitempty"`
+
+	// ServerCorsAllowedOrigins CORS allowed origins
+	ServerCorsAllowedOrigins *string `json:"server_cors_allowed_origins,omitempty"`
+
+	// ServerTimingEnabled Enable server timing headers
+	ServerTimingEnabled *bool `json:"server_timing_enabled,omitempty"`
+}
+
+// DataAPIUpdateRequest Update Neon Data API
+type DataAPIUpdateRequest struct {
+	// Settings Configuration settings for the Neon Data API
+	Settings *DataAPISettings `json:"settings,omitempty"`
+}
+
 // Database Example: {"branch_id":"br-wispy-meadow-118737","created_at":"2022-11-30T18:25:15Z","id":834686,"name":"neondb","owner_name":"casey","updated_at":"2022-11-30T18:25:15Z"}
 type Database struct {
 	// BranchID The ID of the branch to which the database belongs
@@ -767,6 +886,9 @@ type DefaultEndpointSettings struct {
 	// [Scale to zero configuration](https://neon.com/docs/manage/endpoints#scale-to-zero-configuration).
 	SuspendTimeoutSeconds *SuspendTimeoutSeconds `json:"suspend_timeout_seconds,omitempty"`
 }
+
+// EmptyResponse Empty response.
+type EmptyResponse = map[string]interface{}
 
 // EnableNeonAuthIntegrationRequest defines model for EnableNeonAuthIntegrationRequest.
 type EnableNeonAuthIntegrationRequest struct {
@@ -1048,6 +1170,45 @@ type GeneralError struct {
 	// RequestID Unique identifier for the request, useful for debugging.
 	// You can set this value manually by including an `X-Request-ID` header in the request. If not provided, the value will be generated automatically.
 	RequestID *string `json:"request_id,omitempty"`
+}
+
+// JWKS defines model for JWKS.
+type JWKS struct {
+	// BranchID Branch ID
+	BranchID *string `json:"branch_id,omitempty"`
+
+	// CreatedAt The date and time when the JWKS was created
+	CreatedAt time.Time `json:"created_at"`
+
+	// ID JWKS ID
+	ID string `json:"id"`
+
+	// JWKSURL The URL that lists the JWKS
+	JWKSURL string `json:"jwks_url"`
+
+	// JwtAudience The name of the required JWT Audience to be used
+	JwtAudience *string `json:"jwt_audience,omitempty"`
+
+	// ProjectID Project ID
+	ProjectID string `json:"project_id"`
+
+	// ProviderName The name of the authentication provider (e.g., Clerk, Stytch, Auth0)
+	ProviderName string    `json:"provider_name"`
+	RoleNames    *[]string `json:"role_names,omitempty"`
+
+	// UpdatedAt The date and time when the JWKS was last modified
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// JWKSCreationOperation defines model for JWKSCreationOperation.
+type JWKSCreationOperation struct {
+	JWKS       JWKS        `json:"jwks"`
+	Operations []Operation `json:"operations"`
+}
+
+// JWKSResponse defines model for JWKSResponse.
+type JWKSResponse struct {
+	JWKS JWKS `json:"jwks"`
 }
 
 // ListNeonAuthIntegrationsResponse defines model for ListNeonAuthIntegrationsResponse.
@@ -1674,6 +1835,11 @@ type ProjectCreateRequest struct {
 		// StorePasswords Whether or not passwords are stored for roles in the Neon project. Storing passwords facilitates access to Neon features that require authorization.
 		StorePasswords *bool `json:"store_passwords,omitempty"`
 	} `json:"project"`
+}
+
+// ProjectJWKSResponse The list of configured JWKS definitions for a project
+type ProjectJWKSResponse struct {
+	JWKS []JWKS `json:"jwks"`
 }
 
 // ProjectListItem Essential data about the project. Full data is available at the getProject endpoint.
@@ -2364,6 +2530,12 @@ type UpdateNeonAuthUserRoleJSONRequestBody = UpdateNeonAuthUserRoleRequest
 // UpdateNeonAuthWebhookConfigJSONRequestBody defines body for UpdateNeonAuthWebhookConfig for application/json ContentType.
 type UpdateNeonAuthWebhookConfigJSONRequestBody = NeonAuthWebhookConfig
 
+// UpdateProjectBranchDataAPIJSONRequestBody defines body for UpdateProjectBranchDataAPI for application/json ContentType.
+type UpdateProjectBranchDataAPIJSONRequestBody = DataAPIUpdateRequest
+
+// CreateProjectBranchDataAPIJSONRequestBody defines body for CreateProjectBranchDataAPI for application/json ContentType.
+type CreateProjectBranchDataAPIJSONRequestBody = DataAPICreateRequest
+
 // CreateProjectBranchDatabaseJSONRequestBody defines body for CreateProjectBranchDatabase for application/json ContentType.
 type CreateProjectBranchDatabaseJSONRequestBody = DatabaseCreateRequest
 
@@ -2378,6 +2550,9 @@ type CreateProjectEndpointJSONRequestBody = EndpointCreateRequest
 
 // UpdateProjectEndpointJSONRequestBody defines body for UpdateProjectEndpoint for application/json ContentType.
 type UpdateProjectEndpointJSONRequestBody = EndpointUpdateRequest
+
+// AddProjectJWKSJSONRequestBody defines body for AddProjectJWKS for application/json ContentType.
+type AddProjectJWKSJSONRequestBody = AddProjectJWKSRequest
 
 // AsStandardEmailServer returns the union data inside the NeonAuthEmailServerConfig as a StandardEmailServer
 func (t NeonAuthEmailServerConfig) AsStandardEmailServer() (StandardEmailServer, error) {
