@@ -141,6 +141,56 @@ func (svc *Service) ListedOAuthProvider(s Scope, id string, found **apiclient.OA
 	}
 }
 
+// DataAPIAbsence decides what the 404 of a Data API's own GET means. There
+// is no list of Data APIs: GET …/data-api/{database_name} is the only read,
+// and it answers 404 alike for a database without a Data API, a database or
+// branch that does not exist, and a project this key cannot see. So the 404
+// counts as gone only once the path's parents are read: the branch's
+// databases, listed — with the database, the 404 was the Data API's own;
+// without it, the Data API went with its database. When the databases answer
+// 404 too, the project's branches decide: a list without the branch means
+// the Data API went with it; a 404 there, a project this key cannot see
+// (NotVisible), and state must not change. Any other failure is Unknown.
+func (svc *Service) DataAPIAbsence(ctx context.Context, r apiclient.DataAPIRef) (Presence, error) {
+	_, err := svc.client.ListDatabases(ctx, r.ProjectID, r.BranchID)
+	switch {
+	case err == nil:
+		return Gone, nil
+	case !isNotFound(err):
+		return Unknown, err
+	}
+	b, err := svc.Branch(ctx, r.ProjectID, r.BranchID)
+	switch {
+	case err == nil && b == nil:
+		return Gone, nil
+	case err == nil:
+		// The branch is listed, yet its databases answered 404.
+		return Unknown, fmt.Errorf("branch %s of project %s is listed, but its databases answered 404", r.BranchID, r.ProjectID)
+	case isNotFound(err):
+		return NotVisible, err
+	default:
+		return Unknown, err
+	}
+}
+
+// JWKSPresence is whether a project still trusts the JWKS with the id,
+// from a successful list (found holds it when present). A 404 of the list
+// is a project this key cannot see (or one that no longer exists): nothing
+// is known of the JWKS.
+func (svc *Service) JWKSPresence(ctx context.Context, projectID, jwksID string) (p Presence, found *apiclient.JWKS, err error) {
+	all, err := svc.JWKS(ctx, projectID)
+	switch {
+	case isNotFound(err):
+		return NotVisible, nil, err
+	case err != nil:
+		return Unknown, nil, err
+	}
+	if i := slices.IndexFunc(all, func(j apiclient.JWKS) bool { return j.ID == jwksID }); i >= 0 {
+		return Present, &all[i], nil
+	}
+	return Gone, nil, nil
+}
+
 // EnabledIntegrations are the scope's integrations; none when a 404 says
 // Neon Auth is not enabled there.
 func (svc *Service) EnabledIntegrations(ctx context.Context, s Scope) ([]apiclient.Integration, error) {

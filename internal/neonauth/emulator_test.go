@@ -19,6 +19,7 @@ type testEnv struct {
 	emu       *emulator.Emulator
 	client    *apiclient.Client
 	projectID string
+	baseURL   string
 }
 
 // newTestEnv starts an emulator without rate limits; wrap, when set, stands
@@ -45,12 +46,20 @@ func newTestEnv(t *testing.T, wrap func(http.Handler) http.Handler) *testEnv {
 			t.Errorf("OpenAPI violation: %s", violation)
 		}
 	})
-	c, err := apiclient.New(apiclient.Options{BaseURL: srv.URL + "/api/v2/", APIKey: emu.BootstrapKey(),
+	e := &testEnv{t: t, emu: emu, projectID: emu.ProjectIDs()[0], baseURL: srv.URL + "/api/v2/"}
+	e.client = e.clientWithKey(emu.BootstrapKey())
+	return e
+}
+
+// clientWithKey is a client of the env's emulator with another API key.
+func (e *testEnv) clientWithKey(key string) *apiclient.Client {
+	e.t.Helper()
+	c, err := apiclient.New(apiclient.Options{BaseURL: e.baseURL, APIKey: key,
 		RateLimit: apiclient.RateLimit{RequestsPerMinute: -1, RouteRequestsPerSecond: -1}})
 	if err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
-	return &testEnv{t: t, emu: emu, client: c, projectID: emu.ProjectIDs()[0]}
+	return c
 }
 
 // service is a Service of the env's client in family f, sharing reads for

@@ -9,7 +9,10 @@
 //   - whether a 404 means an object is gone (Presence);
 //   - what a create that found its object already there may do with it:
 //     take it over from the parent branch, or refuse it (TakeOver);
-//   - domain deletes gathered into batches.
+//   - domain deletes gathered into batches;
+//   - the same for what puts Neon Auth's tokens to work: the Data API of a
+//     branch's database, and the JWKS of external identity providers that
+//     a project trusts.
 //
 // It knows nothing of Terraform. It answers with plain values — a scope, a
 // presence, a take-over decision, errors — which internal/provider turns into
@@ -96,10 +99,14 @@ type sharedReads struct {
 	domains      *sharedRead[[]apiclient.Domain]
 	branches     *sharedRead[[]apiclient.Branch]
 	plugins      *sharedRead[*apiclient.Plugins]
+	dataAPIs     *sharedRead[dataAPIRead]
+	jwks         *sharedRead[[]apiclient.JWKS]
 }
 
 func newSharedReads(maxAge time.Duration) sharedReads {
 	return sharedReads{
+		dataAPIs:     newSharedRead[dataAPIRead](maxAge),
+		jwks:         newSharedRead[[]apiclient.JWKS](maxAge),
 		integrations: newSharedRead[[]apiclient.Integration](maxAge),
 		oauth:        newSharedRead[[]apiclient.OAuthProvider](maxAge),
 		domains:      newSharedRead[[]apiclient.Domain](maxAge),

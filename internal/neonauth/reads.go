@@ -154,6 +154,49 @@ func (svc *Service) OAuthProviders(ctx context.Context, s Scope) ([]apiclient.OA
 	})
 }
 
+// dataAPIKey is the shared-read key of a database's Data API.
+func dataAPIKey(r apiclient.DataAPIRef) readKey {
+	return readKey{projectID: r.ProjectID, branchID: r.BranchID, database: r.DatabaseName}
+}
+
+// DataAPI is the Data API of a branch's database, shared by its readers (a
+// plan's take-over check, the create after it, a refresh). Its 404 is
+// shared as well, and returned as the client's error: DataAPIAbsence tells
+// what it means.
+func (svc *Service) DataAPI(ctx context.Context, r apiclient.DataAPIRef) (*apiclient.DataAPI, error) {
+	got, err := svc.reads.dataAPIs.get(ctx, dataAPIKey(r), func(ctx context.Context) (dataAPIRead, error) {
+		api, err := svc.client.GetDataAPI(ctx, r)
+		if isNotFound(err) {
+			return dataAPIRead{notFound: err}, nil
+		}
+		return dataAPIRead{api: api}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return got.api, got.notFound
+}
+
+// dataAPIRead is a shared read of a Data API: the Data API, or the 404 that
+// answered instead.
+type dataAPIRead struct {
+	api      *apiclient.DataAPI
+	notFound error
+}
+
+// GetDataAPI is the Data API read by a request of its own, for a write
+// waiting on its status.
+func (svc *Service) GetDataAPI(ctx context.Context, r apiclient.DataAPIRef) (*apiclient.DataAPI, error) {
+	return svc.client.GetDataAPI(ctx, r)
+}
+
+// JWKS are the JWKS URLs a project trusts, shared by the project's readers.
+func (svc *Service) JWKS(ctx context.Context, projectID string) ([]apiclient.JWKS, error) {
+	return svc.reads.jwks.get(ctx, readKey{projectID: projectID}, func(ctx context.Context) ([]apiclient.JWKS, error) {
+		return svc.client.ListJWKS(ctx, projectID)
+	})
+}
+
 // What a write makes stale, forgotten once the write is answered (whatever
 // the answer: a failed write may still have been applied), so that the next
 // read sees it.

@@ -32,12 +32,13 @@ type sharedRead[V any] struct {
 	entries map[readKey]*readEntry[V]
 }
 
-// readKey names what is read: a project, and the branch for the
-// branch-scoped endpoints ("" for the project-level ones, which always reach
-// the production branch).
+// readKey names what is read: a project, the branch for the branch-scoped
+// endpoints ("" for the project-level ones, which always reach the
+// production branch), and the database for a database's Data API.
 type readKey struct {
 	projectID string
 	branchID  string
+	database  string
 }
 
 type readEntry[V any] struct {

@@ -43,7 +43,14 @@ const (
 	// KindSettings is a Better Auth setting; the key is its name in the
 	// bundle (betterauth.Setting.Name).
 	KindSettings Kind = "settings"
+	// KindDataAPI is the Data API of a database; the key is the database's
+	// name. It branches with the database, whatever the branch's Neon Auth.
+	KindDataAPI Kind = "data_api"
 )
+
+// ofNeonAuth reports whether objects of the kind are part of a branch's
+// Neon Auth (and so never inherited where this process enabled it).
+func (k Kind) ofNeonAuth() bool { return k != KindDataAPI }
 
 // Object names what a create found already on its branch: its kind and its
 // key among the objects of that kind on the branch.
@@ -108,7 +115,7 @@ func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) Take
 		return TakeOver{Refused: RefusedProjectMode}
 	case svc.refuseInherited:
 		return TakeOver{Refused: RefusedBySetting}
-	case svc.enabled.has(keyOf(s)):
+	case found.Kind.ofNeonAuth() && svc.enabled.has(keyOf(s)):
 		return TakeOver{Refused: RefusedEnabledHere}
 	}
 	b, err := svc.Branch(ctx, s.ProjectID, s.BranchID)
@@ -132,7 +139,8 @@ func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) Take
 
 // HeldByParent reports whether the branch parentID holds the same object as
 // found on the scope's branch: the same domain, OAuth provider id, an
-// integration of the same auth provider. A user counts as held when the
+// integration of the same auth provider, a Data API of the same database
+// (whatever the parent's Neon Auth). A user counts as held when the
 // parent has Neon Auth of the same auth provider, whose copy the branch's
 // is: no endpoint lists users. The singletons — the whitelist as a whole,
 // the email server, the settings — exist wherever Neon Auth does, so they
@@ -161,6 +169,10 @@ func (svc *Service) HeldByParent(ctx context.Context, s Scope, parentID string, 
 		var ps []apiclient.OAuthProvider
 		ps, err = svc.OAuthProviders(ctx, p)
 		held = slices.ContainsFunc(ps, func(o apiclient.OAuthProvider) bool { return string(o.ID) == found.Key })
+	case KindDataAPI:
+		var api *apiclient.DataAPI
+		api, err = svc.DataAPI(ctx, apiclient.DataAPIRef{ProjectID: p.ProjectID, BranchID: p.BranchID, DatabaseName: found.Key})
+		held = api != nil
 	}
 	if isNotFound(err) {
 		return false, nil // the parent has no Neon Auth

@@ -184,6 +184,44 @@ func WriteSetting[T any](ctx context.Context, svc *Service, s Scope, set bettera
 	return stored, err
 }
 
+// CreateDataAPI creates the Data API of a branch's database. It forgets the
+// Data API read.
+func (svc *Service) CreateDataAPI(ctx context.Context, r apiclient.DataAPIRef, req apiclient.CreateDataAPIRequest) (*apiclient.CreatedDataAPI, error) {
+	created, err := svc.client.CreateDataAPI(ctx, r, req)
+	svc.reads.dataAPIs.invalidate(dataAPIKey(r))
+	return created, err
+}
+
+// UpdateDataAPI replaces the settings of a Data API. It forgets the Data
+// API read.
+func (svc *Service) UpdateDataAPI(ctx context.Context, r apiclient.DataAPIRef, settings apiclient.DataAPISettings) error {
+	err := svc.client.UpdateDataAPI(ctx, r, settings)
+	svc.reads.dataAPIs.invalidate(dataAPIKey(r))
+	return err
+}
+
+// DeleteDataAPI deletes a Data API. It forgets the Data API read.
+func (svc *Service) DeleteDataAPI(ctx context.Context, r apiclient.DataAPIRef) error {
+	err := svc.client.DeleteDataAPI(ctx, r)
+	svc.reads.dataAPIs.invalidate(dataAPIKey(r))
+	return err
+}
+
+// AddJWKS adds a JWKS URL to a project. It forgets the project's JWKS.
+func (svc *Service) AddJWKS(ctx context.Context, projectID string, req apiclient.AddJWKSRequest) (*apiclient.AddedJWKS, error) {
+	added, err := svc.client.AddJWKS(ctx, projectID, req)
+	svc.reads.jwks.invalidate(readKey{projectID: projectID})
+	return added, err
+}
+
+// DeleteJWKS removes a JWKS URL from a project. It forgets the project's
+// JWKS.
+func (svc *Service) DeleteJWKS(ctx context.Context, projectID, jwksID string) error {
+	err := svc.client.DeleteJWKS(ctx, projectID, jwksID)
+	svc.reads.jwks.invalidate(readKey{projectID: projectID})
+	return err
+}
+
 // The calls that change nothing the service reads.
 
 // CreateUser creates a user in the scope's integration.
