@@ -38,7 +38,9 @@ func TestDataAPIAndJWKS_eachWriteForgetsItsRead(t *testing.T) {
 	reads(dataAPIRoute, 1) // the 404 of a database without a Data API is shared too
 	for _, write := range []func() error{
 		func() error { _, err := svc.CreateDataAPI(ctx, ref, apiclient.CreateDataAPIRequest{}); return err },
-		func() error { return svc.UpdateDataAPI(ctx, ref, apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(10)}) },
+		func() error {
+			return svc.UpdateDataAPI(ctx, ref, apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(10)})
+		},
 		func() error { return svc.DeleteDataAPI(ctx, ref) },
 	} {
 		env.emu.ResetStats()
