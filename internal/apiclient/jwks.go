@@ -32,20 +32,20 @@ func (c *Client) ListJWKS(ctx context.Context, projectID string) ([]JWKS, error)
 type AddedJWKS struct {
 	JWKS
 	// Recovered: the add's response was lost but a fresh list showed a JWKS
-	// of the same URL, provider and branch, which is returned.
+	// of the same URL and branch, which is returned.
 	Recovered bool
 }
 
-// SameJWKS reports whether a listed JWKS is what req adds: the same URL,
-// provider name and branch (none: every branch).
+// SameJWKS reports whether a listed JWKS is the one req adds: the same URL
+// for the same branch (none: every branch).
 func SameJWKS(listed JWKS, req AddJWKSRequest) bool {
-	return listed.JWKSURL == req.JWKSURL && listed.ProviderName == req.ProviderName && Deref(listed.BranchID) == Deref(req.BranchID)
+	return listed.JWKSURL == req.JWKSURL && Deref(listed.BranchID) == Deref(req.BranchID)
 }
 
 // AddJWKS adds a JWKS URL to a project: POST /projects/{project_id}/jwks
 // (201). Neon fetches the URL before it answers. When the answer is lost, a
-// fresh list decides: a JWKS of the same URL, provider and branch is taken
-// as the lost attempt's (callers look for one before adding).
+// fresh list decides: a JWKS of the same URL and branch is taken as the
+// lost attempt's (callers look for one before adding).
 func (c *Client) AddJWKS(ctx context.Context, projectID string, req AddJWKSRequest) (*AddedJWKS, error) {
 	var out neonapi.JWKSCreationOperation
 	var listed *JWKS

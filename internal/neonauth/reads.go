@@ -190,6 +190,12 @@ func (svc *Service) GetDataAPI(ctx context.Context, r apiclient.DataAPIRef) (*ap
 	return svc.client.GetDataAPI(ctx, r)
 }
 
+// ListDatabases are the databases of a branch, read by a request of their
+// own.
+func (svc *Service) ListDatabases(ctx context.Context, projectID, branchID string) ([]apiclient.Database, error) {
+	return svc.client.ListDatabases(ctx, projectID, branchID)
+}
+
 // JWKS are the JWKS URLs a project trusts, shared by the project's readers.
 func (svc *Service) JWKS(ctx context.Context, projectID string) ([]apiclient.JWKS, error) {
 	return svc.reads.jwks.get(ctx, readKey{projectID: projectID}, func(ctx context.Context) ([]apiclient.JWKS, error) {

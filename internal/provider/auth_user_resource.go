@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -107,21 +106,6 @@ func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			"`email` is required to create a user: set the address the user signs in with, such as `email = \"ann@example.com\"`. "+
 				"It may be left out only for a user that was imported.")
 	}
-}
-
-// replaceUnlessImported forces replacement on any change, except the first
-// one after an import: the API cannot return email and name, so a null in an
-// imported state means "unknown", and the configured value is stored as it
-// is.
-func replaceUnlessImported() planmodifier.String {
-	return stringplanmodifier.RequiresReplaceIf(
-		func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-			imported := getPrivateString(ctx, req.Private, privateImported, &resp.Diagnostics) != ""
-			resp.RequiresReplace = !imported || !req.StateValue.IsNull()
-		},
-		"Changing it replaces the user; after an import the configured value is adopted.",
-		"Changing it replaces the user; after an import the configured value is adopted.",
-	)
 }
 
 // userImport is the import id.

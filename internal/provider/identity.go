@@ -58,6 +58,8 @@ var identityDescriptions = map[string]string{
 	"provider_id":   "The OAuth provider's id, such as `google`.",
 	"user_id":       "The user's id (the `id` column of the users_sync table).",
 	"auth_provider": "Auth provider of the integration: " + enumText(apiclient.AuthProviders, nil) + ". Omitted at import: the branch's one integration.",
+	"database_name": "The database whose Data API it is.",
+	"jwks_id":       "The JWKS's id, as the project's list of JWKS shows it.",
 }
 
 // identityCanonical gives the canonical form of an identity part whose

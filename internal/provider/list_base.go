@@ -34,18 +34,24 @@ type listConfigModel struct {
 // listConfigSchema is the configuration schema of a list resource that finds
 // what.
 func listConfigSchema(what string) listschema.Schema {
+	return listConfigSchemaOf("Finds "+what+" of a Neon project: on every branch with Neon Auth (`auth_api = \"branch\"`; "+
+		"the project-level endpoints reach only the production branch), or on one branch.",
+		"Id of the one branch to search. Omitted: every branch with Neon Auth in branch mode, the production branch in project mode.")
+}
+
+// listConfigSchemaOf is the configuration schema of a list resource, with
+// its description and branch_id's.
+func listConfigSchemaOf(description, branchDescription string) listschema.Schema {
 	return listschema.Schema{
-		MarkdownDescription: "Finds " + what + " of a Neon project: on every branch with Neon Auth (`auth_api = \"branch\"`; " +
-			"the project-level endpoints reach only the production branch), or on one branch.",
+		MarkdownDescription: description,
 		Attributes: map[string]listschema.Attribute{
 			"project_id": listschema.StringAttribute{
 				MarkdownDescription: "Id of the Neon project to search.",
 				Required:            true,
 			},
 			"branch_id": listschema.StringAttribute{
-				MarkdownDescription: "Id of the one branch to search. Omitted: every branch with Neon Auth in branch mode, " +
-					"the production branch in project mode.",
-				Optional: true,
+				MarkdownDescription: branchDescription,
+				Optional:            true,
 			},
 		},
 	}
@@ -67,9 +73,18 @@ type importReader interface {
 }
 
 // list streams the objects that find returns on each scope of the request's
-// configuration, each as the resource r imports and reads it.
+// configuration (listScopes), each as the resource r imports and reads it.
 func (c *configured) list(ctx context.Context, r importReader, req list.ListRequest, stream *list.ListResultsStream,
 	find func(context.Context, listScope) ([]foundObject, error),
+) {
+	c.listIn(ctx, r, req, stream, c.listScopes, find)
+}
+
+// listIn streams the objects that find returns on each scope that scopes
+// makes of the request's configuration, each as the resource r imports and
+// reads it.
+func (c *configured) listIn(ctx context.Context, r importReader, req list.ListRequest, stream *list.ListResultsStream,
+	scopes func(context.Context, listConfigModel) ([]listScope, error), find func(context.Context, listScope) ([]foundObject, error),
 ) {
 	t := c.typeName
 	var diags diag.Diagnostics
@@ -82,7 +97,7 @@ func (c *configured) list(ctx context.Context, r importReader, req list.ListRequ
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	scopes, err := c.listScopes(ctx, cfg)
+	in, err := scopes(ctx, cfg)
 	if err != nil {
 		diags.AddError(t.unable("List"), err.Error())
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
@@ -90,7 +105,7 @@ func (c *configured) list(ctx context.Context, r importReader, req list.ListRequ
 	}
 	stream.Results = func(push func(list.ListResult) bool) {
 		sent := int64(0)
-		for _, s := range scopes {
+		for _, s := range in {
 			objects, err := find(ctx, s)
 			if err != nil {
 				var d diag.Diagnostics
@@ -119,7 +134,19 @@ func (c *configured) list(ctx context.Context, r importReader, req list.ListRequ
 // production branch. A branch other than the production one needs branch
 // mode.
 func (c *configured) listScopes(ctx context.Context, cfg listConfigModel) ([]listScope, error) {
-	projectID, family := cfg.ProjectID.ValueString(), c.data.auth.Family()
+	return c.branchScopes(ctx, cfg, c.data.auth.Family())
+}
+
+// everyBranch is listScopes for a type whose endpoints reach every branch
+// in both families (the Data API): the branch given, else every branch.
+func (c *configured) everyBranch(ctx context.Context, cfg listConfigModel) ([]listScope, error) {
+	return c.branchScopes(ctx, cfg, apiclient.FamilyBranch)
+}
+
+// branchScopes are the branches a list configuration names, as family
+// reaches them (see listScopes).
+func (c *configured) branchScopes(ctx context.Context, cfg listConfigModel, family apiclient.Family) ([]listScope, error) {
+	projectID := cfg.ProjectID.ValueString()
 	branches, err := c.data.auth.Branches(ctx, projectID)
 	if err != nil {
 		return nil, errors.New(projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))

@@ -31,6 +31,9 @@ type scopeRules struct {
 	branchOnly bool
 	// branchAttrs are attributes that need the branch-scoped API when set.
 	branchAttrs []string
+	// anyBranch: the type's endpoints reach every branch whatever the family
+	// (the Data API has a single, branch-scoped family of endpoints).
+	anyBranch bool
 }
 
 // planScope completes the plan of an object under Neon Auth — the default
@@ -129,7 +132,7 @@ func (c *configured) planBranch(ctx context.Context, rules scopeRules, p scopePl
 		}
 	}
 	legacy := !p.creating && state.BranchID.IsNull() // recorded before branch_id existed: the production branch
-	branchMode := auth.Family() == apiclient.FamilyBranch
+	branchMode := auth.Family() == apiclient.FamilyBranch || rules.anyBranch
 	if branchMode && !rules.productionStack && !legacy && !p.creating {
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -47,7 +49,7 @@ func (canonicalDomainPlanModifier) PlanModifyString(_ context.Context, req planm
 // attribute that the configuration omits, null included: an omitted value
 // keeps what the object has (a state written before the attribute existed
 // holds null, and must not plan a change). At creation it stays unknown. It
-// modifies string, bool, int64 and set attributes.
+// modifies string, bool, int64, set, list and object attributes.
 type useStateWhenOmitted struct{}
 
 var (
@@ -55,6 +57,8 @@ var (
 	_ planmodifier.Bool   = useStateWhenOmitted{}
 	_ planmodifier.Int64  = useStateWhenOmitted{}
 	_ planmodifier.Set    = useStateWhenOmitted{}
+	_ planmodifier.List   = useStateWhenOmitted{}
+	_ planmodifier.Object = useStateWhenOmitted{}
 )
 
 func (useStateWhenOmitted) Description(context.Context) string {
@@ -95,14 +99,57 @@ func (useStateWhenOmitted) PlanModifySet(_ context.Context, req planmodifier.Set
 	}
 }
 
+func (useStateWhenOmitted) PlanModifyList(_ context.Context, req planmodifier.ListRequest, resp *planmodifier.ListResponse) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+func (useStateWhenOmitted) PlanModifyObject(_ context.Context, req planmodifier.ObjectRequest, resp *planmodifier.ObjectResponse) {
+	if omitted(req.ConfigValue, req.State) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// replacedWhenChanged is the description of requiresReplaceWhenChanged.
+const replacedWhenChanged = "Changing it replaces the resource."
+
 // requiresReplaceWhenChanged replaces the object when a value it had is
 // changed; a value it never recorded (null) is filled in place.
 func requiresReplaceWhenChanged() planmodifier.String {
 	return stringplanmodifier.RequiresReplaceIf(
 		func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 			resp.RequiresReplace = !req.StateValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
-		},
-		"Changing it replaces the resource.", "Changing it replaces the resource.")
+		}, replacedWhenChanged, replacedWhenChanged)
+}
+
+// replaceUnlessImported forces replacement on any change, except where an
+// import could not read the value: the API never returns it (a user's email,
+// a Data API's auth provider), so a null in the state of an imported object
+// (marked privateImported until its first update) means "unknown", and the
+// configured value is stored as it is.
+func replaceUnlessImported() planmodifier.String {
+	return stringplanmodifier.RequiresReplaceIf(
+		func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+			resp.RequiresReplace = !readUnknownAtImport(ctx, req.Private, req.StateValue, &resp.Diagnostics)
+		}, replacedUnlessImported, replacedUnlessImported)
+}
+
+// boolReplaceUnlessImported is replaceUnlessImported for a bool.
+func boolReplaceUnlessImported() planmodifier.Bool {
+	return boolplanmodifier.RequiresReplaceIf(
+		func(ctx context.Context, req planmodifier.BoolRequest, resp *boolplanmodifier.RequiresReplaceIfFuncResponse) {
+			resp.RequiresReplace = !readUnknownAtImport(ctx, req.Private, req.StateValue, &resp.Diagnostics)
+		}, replacedUnlessImported, replacedUnlessImported)
+}
+
+// replacedUnlessImported is the description of replaceUnlessImported.
+const replacedUnlessImported = "Changing it replaces the resource; after an import the configured value is adopted."
+
+// readUnknownAtImport reports whether a state value is one an import could
+// not read: null, in an object marked imported.
+func readUnknownAtImport(ctx context.Context, private privateGetter, state attr.Value, diags *diag.Diagnostics) bool {
+	return state.IsNull() && getPrivateString(ctx, private, privateImported, diags) != ""
 }
 
 // canonicalDomainsPlanModifier keeps the prior set when the configuration

@@ -88,7 +88,8 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Manages Neon Auth on the branches of Neon projects through the Neon platform API v2: Better Auth " +
 			"integrations with their sign-in methods, plugins, webhooks, OAuth providers, redirect domains, email server and users; " +
-			"and the Stack Auth integrations of the project-level API with their SDK keys and ownership transfer.",
+			"the Stack Auth integrations of the project-level API with their SDK keys and ownership transfer; and what puts the " +
+			"tokens to work: the Data API of a branch's database, and the JWKS of external identity providers a project trusts.",
 		Attributes: map[string]schema.Attribute{
 			"auth_api": schema.StringAttribute{
 				MarkdownDescription: "Which generation of Neon Auth endpoints to use: `\"branch\"` (the default), the " +
@@ -388,6 +389,8 @@ func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {
 		NewAuthEmailServerResource,
 		NewAuthUserResource,
 		NewAuthOwnershipTransferResource,
+		NewAuthDataAPIResource,
+		NewAuthExternalJWKSResource,
 	}, settingsTypes.resources...)
 }
 
@@ -410,6 +413,8 @@ func (p *neonProvider) ListResources(_ context.Context) []func() list.ListResour
 		NewAuthDomainList,
 		NewAuthOAuthProviderList,
 		NewAuthEmailServerList,
+		NewAuthDataAPIList,
+		NewAuthExternalJWKSList,
 	}, settingsTypes.lists...)
 }
 

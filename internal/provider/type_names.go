@@ -25,11 +25,13 @@ const (
 	typeAuthUser              typeName = "neon_auth_user"
 	typeProjects              typeName = "neon_projects"
 	typeAuthSendTestEmail     typeName = "neon_auth_send_test_email"
+	typeAuthDataAPI           typeName = "neon_auth_data_api"
+	typeAuthExternalJWKS      typeName = "neon_auth_external_jwks"
 )
 
 // titleWords are the words of type names that are not simply capitalized in
 // a title.
-var titleWords = map[string]string{"oauth": "OAuth", "sdk": "SDK"}
+var titleWords = map[string]string{"oauth": "OAuth", "sdk": "SDK", "api": "API", "jwks": "JWKS"}
 
 // title is how diagnostics name the type: "Auth OAuth Provider" for
 // neon_auth_oauth_provider.

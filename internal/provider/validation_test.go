@@ -54,6 +54,7 @@ resource %q "test" {%s
   sender_email = "noreply@example.com"
   sender_name  = "Example"`
 	user := func(body string) string { return res("neon_auth_user", pid+body) }
+	dataAPI := func(body string) string { return res("neon_auth_data_api", pid+`  database_name = "neondb"`+body) }
 	oauth := func(providerID, body string) string {
 		return res("neon_auth_oauth_provider", pid+fmt.Sprintf(`
   provider_id = %q`, providerID)+body)
@@ -277,6 +278,74 @@ data "neon_projects" "all" {}
 		{"transfer: empty project_id", res("neon_auth_ownership_transfer", `
   project_id = ""`),
 			"project_id", "must be a Neon project id", false},
+
+		// neon_auth_data_api.
+		{"data api: no auth_provider", dataAPI(""), "auth_provider", "Creating a Data API needs `auth_provider`", false},
+		{"data api: unknown auth_provider", dataAPI(`
+  auth_provider = "clerk"`),
+			"auth_provider", `value must be one of: ["neon_auth" "external"], got: "clerk"`, false},
+		{"data api: external without jwks_url", dataAPI(`
+  auth_provider = "external"
+  provider_name = "Clerk"`),
+			"jwks_url", "`auth_provider = \"external\"` needs `jwks_url`", false},
+		{"data api: external without provider_name", dataAPI(`
+  auth_provider = "external"
+  jwks_url      = "https://www.googleapis.com/oauth2/v3/certs"`),
+			"provider_name", "`auth_provider = \"external\"` needs `provider_name`", false},
+		{"data api: a JWKS URL with Neon Auth", dataAPI(`
+  auth_provider = "neon_auth"
+  jwks_url      = "https://www.googleapis.com/oauth2/v3/certs"`),
+			"jwks_url", "it goes with `auth_provider = \"external\"`", false},
+		{"data api: a JWKS URL over http", dataAPI(`
+  auth_provider = "external"
+  provider_name = "Clerk"
+  jwks_url      = "http://clerk.example.com/.well-known/jwks.json"`),
+			"jwks_url", "must be the `https://` URL of a JSON Web Key Set", false},
+		{"data api: empty database_name", res("neon_auth_data_api", pid+`
+  database_name = ""
+  auth_provider = "neon_auth"`),
+			"database_name", "Attribute database_name string length must be at least 1, got: 0", false},
+		{"data api: no rows", dataAPI(`
+  auth_provider = "neon_auth"
+  settings = {
+    db_max_rows = 0
+  }`),
+			"db_max_rows", "value must be at least 1, got: 0", false},
+		{"data api: unknown openapi_mode", dataAPI(`
+  auth_provider = "neon_auth"
+  settings = {
+    openapi_mode = "on"
+  }`),
+			"openapi_mode", `value must be one of: ["ignore-privileges" "disabled"], got: "on"`, false},
+		{"data api: a schema twice", dataAPI(`
+  auth_provider = "neon_auth"
+  settings = {
+    db_schemas = ["public", "public"]
+  }`),
+			"db_schemas", "`settings.db_schemas` lists the schema \"public\" twice", false},
+
+		// neon_auth_external_jwks.
+		{"external jwks: no jwks_url", res("neon_auth_external_jwks", pid+`
+  provider_name = "Clerk"`),
+			"jwks_url", `The argument "jwks_url" is required`, false},
+		{"external jwks: a JWKS URL over http", res("neon_auth_external_jwks", pid+`
+  provider_name = "Clerk"
+  jwks_url      = "http://clerk.example.com/.well-known/jwks.json"`),
+			"jwks_url", "must be the `https://` URL of a JSON Web Key Set", false},
+		{"external jwks: empty provider_name", res("neon_auth_external_jwks", pid+`
+  provider_name = ""
+  jwks_url      = "https://www.googleapis.com/oauth2/v3/certs"`),
+			"provider_name", "Attribute provider_name string length must be at least 1, got: 0", false},
+		{"external jwks: eleven roles", res("neon_auth_external_jwks", pid+`
+  provider_name = "Clerk"
+  jwks_url      = "https://www.googleapis.com/oauth2/v3/certs"
+  role_names    = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]`),
+			"role_names", "list must contain at least 1 elements and at most 10 elements", false},
+		{"external jwks: malformed branch_id", res("neon_auth_external_jwks", pid+`
+  provider_name = "Clerk"
+  jwks_url      = "https://www.googleapis.com/oauth2/v3/certs"
+  branch_id     = "Preview Branch"`),
+			"branch_id", "must be a Neon project id", false},
 
 		// Data sources.
 		{"data neon_auth_integrations: malformed project_id", `data "neon_auth_integrations" "test" { project_id = "no way" }`, "project_id", "must be a Neon project id", false},

@@ -85,6 +85,22 @@ func httpsURLValidator() validator.String {
 	}
 }
 
+// jwksURLValidator refuses a JWKS URL that is not https:// with a host: the
+// API fetches the key set over HTTPS.
+func jwksURLValidator() validator.String {
+	return stringCheck{
+		description: "must be an https:// URL with a host, such as https://example.clerk.accounts.dev/.well-known/jwks.json",
+		summary:     "Invalid JWKS URL",
+		problem: func(attr, v string) string {
+			if u, err := url.Parse(v); err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil {
+				return ""
+			}
+			return fmt.Sprintf("`%s` must be the `https://` URL of a JSON Web Key Set, with a host and no user information, such "+
+				"as `https://example.clerk.accounts.dev/.well-known/jwks.json` (Neon fetches it over HTTPS). Got %q.", attr, v)
+		},
+	}
+}
+
 // originValidator refuses a value that is not a trusted domain (see
 // apiclient.CanonicalOrigin).
 func originValidator() validator.String {

@@ -1,0 +1,166 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+)
+
+const dataAPIAddr = "neon_auth_data_api.test"
+
+// googleJWKS is an identity provider's published key set, which Neon can
+// fetch when a test runs against it: the external provider of the tests.
+const googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
+
+// dataAPIOf is the Data API of a database of a branch as the API shows it;
+// nil when GET answers 404.
+func (e *accEnv) dataAPIOf(branchID, database string) *apiclient.DataAPI {
+	e.t.Helper()
+	got, err := e.client().GetDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: e.ProjectID, BranchID: branchID, DatabaseName: database})
+	if errors.Is(err, apiclient.ErrNotFound) {
+		return nil
+	}
+	e.must(err)
+	return got
+}
+
+// expectDataAPI checks the Data API of neondb on the test's branch: none
+// when want is nil, else one whose settings pass want.
+func (e *accEnv) expectDataAPI(want func(apiclient.DataAPISettings) error) apiCheck {
+	return func() error {
+		got := e.dataAPIOf(e.BranchID, "neondb")
+		switch {
+		case got == nil && want == nil:
+			return nil
+		case got == nil:
+			return fmt.Errorf("branch %s has no Data API on neondb", e.BranchID)
+		case want == nil:
+			return fmt.Errorf("branch %s still has a Data API on neondb (%s)", e.BranchID, got.URL)
+		}
+		return want(apiclient.Deref(got.Settings))
+	}
+}
+
+// maxRows checks the Data API's row limit.
+func maxRows(n int) func(apiclient.DataAPISettings) error {
+	return func(s apiclient.DataAPISettings) error {
+		if got := apiclient.Deref(s.DBMaxRows); got != n {
+			return fmt.Errorf("the Data API's db_max_rows is %d, want %d", got, n)
+		}
+		return nil
+	}
+}
+
+// The life of a Data API, in both API families — the Neon Auth of the
+// branch in branch mode, an external identity provider in project mode:
+// create with settings (the others shown as the API reports them), import,
+// settings changed in place, drift of a setting and of the whole Data API
+// repaired, a create-time option replacing it, destroy.
+func TestAccAuthDataAPI_lifecycle(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		auth := `auth_provider = "neon_auth"`
+		if env.Mode == authAPIProject {
+			auth = fmt.Sprintf("auth_provider = \"external\"\n  jwks_url = %q\n  provider_name = \"Google\"", googleJWKS)
+		} else {
+			env.enableAuth()
+		}
+		cfg := func(extra string) string {
+			return env.config(env.resource("neon_auth_data_api", "test", `database_name = "neondb"`, auth, extra))
+		}
+		attr := func(path ...string) tfjsonpath.Path {
+			p := tfjsonpath.New(path[0])
+			for _, k := range path[1:] {
+				p = p.AtMapKey(k)
+			}
+			return p
+		}
+		tc := env.testCase(
+			resource.TestStep{
+				Config: cfg("settings = {\n    db_max_rows = 100\n    db_schemas = [\"public\", \"api\"]\n  }"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/neondb")),
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("status"), knownvalue.StringExact("active")),
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://.+/neondb/rest/v1$`))),
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_max_rows"), knownvalue.Int64Exact(100)),
+					// What the configuration leaves out is shown as the API reports it.
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_anon_role"), knownvalue.StringExact("anonymous")),
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "jwt_role_claim_key"), knownvalue.StringExact(".role")),
+					env.expectDataAPI(maxRows(100)),
+				},
+			},
+			// The API never returns the create-time arguments: an import
+			// cannot know them.
+			resource.TestStep{ResourceName: dataAPIAddr, ImportState: true, ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"auth_provider", "jwks_url", "provider_name"}},
+			resource.TestStep{
+				Config:           cfg("settings = {\n    db_max_rows = 500\n    db_schemas = [\"public\", \"api\"]\n    openapi_mode = \"ignore-privileges\"\n  }"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "openapi_mode"), knownvalue.StringExact("ignore-privileges")),
+					env.expectDataAPI(maxRows(500)),
+				},
+			},
+			resource.TestStep{
+				// Drift: a setting changed behind Terraform's back is set back.
+				PreConfig: func() {
+					env.must(env.client().UpdateDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
+						BranchID: env.BranchID, DatabaseName: "neondb"}, apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(1)}))
+				},
+				Config:            cfg("settings = {\n    db_max_rows = 500\n    db_schemas = [\"public\", \"api\"]\n    openapi_mode = \"ignore-privileges\"\n  }"),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},
+				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+			},
+			resource.TestStep{
+				// Drift: deleted behind Terraform's back, it is created again.
+				PreConfig: func() {
+					env.must(env.client().DeleteDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
+						BranchID: env.BranchID, DatabaseName: "neondb"}))
+				},
+				Config:            cfg("settings = {\n    db_max_rows = 500\n  }"),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionCreate)}},
+				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+			},
+			resource.TestStep{
+				// A create-time option cannot change: the Data API is replaced.
+				Config:            cfg("jwt_audience = \"app\"\n  settings = {\n    db_max_rows = 500\n  }"),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionDestroyBeforeCreate)}},
+				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+			},
+		)
+		tc.CheckDestroy = env.destroyed(env.Mode == authAPIBranch, env.expectDataAPI(nil))
+		resource.ParallelTest(t, tc)
+	})
+}
+
+// A Data API with Neon Auth on a branch without it: apply says to add a
+// neon_auth_integration and how to order the two, and the configuration
+// that does so works on its first apply and destroys both.
+func TestAccAuthDataAPI_neonAuthNeedsTheIntegration(t *testing.T) {
+	env := newBranchEnv(t)
+	alone := env.config(env.resource("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "neon_auth"`))
+	ordered := env.config(env.resource("neon_auth_integration", "this") + fmt.Sprintf(`
+resource "neon_auth_data_api" "test" {
+  project_id    = neon_auth_integration.this.project_id
+  branch_id     = neon_auth_integration.this.branch_id
+  database_name = "neondb"
+  auth_provider = "neon_auth"
+}
+`))
+	tc := env.testCase(
+		resource.TestStep{Config: alone, ExpectError: matchInOrder("Neon Auth not enabled on the branch", "Add a neon_auth_integration",
+			"branch_id = neon_auth_integration.<name>.branch_id", "enables Neon Auth before it creates the Data API")},
+		resource.TestStep{Config: ordered, ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(func(apiclient.DataAPISettings) error { return nil })}},
+	)
+	tc.CheckDestroy = env.destroyed(authGone, env.expectDataAPI(nil))
+	resource.ParallelTest(t, tc)
+}
