@@ -633,7 +633,7 @@ func dataAPISettingsAttribute() schema.SingleNestedAttribute {
 				MarkdownDescription: "Schemas the Data API exposes, the first being the default. The API's default: `[\"public\"]`.",
 				Optional:            true, Computed: true, ElementType: types.StringType,
 				PlanModifiers: []planmodifier.List{useStateWhenOmitted{}},
-				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+				Validators:    []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 			},
 			"db_anon_role":                text("Role of requests without a token. The API's default: `anonymous`."),
 			"db_extra_search_path":        text("Schemas added to the search path, comma-separated, such as `extensions`."),

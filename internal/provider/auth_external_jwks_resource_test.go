@@ -69,7 +69,9 @@ resource "neon_auth_external_jwks" "test" {
 		}
 		// The test's own JWKS: its branch's in branch mode (the suite's
 		// project is shared), every one of its project in project mode.
-		ours := func(j apiclient.JWKS) bool { return env.Mode == authAPIProject || apiclient.Deref(j.BranchID) == env.BranchID }
+		ours := func(j apiclient.JWKS) bool {
+			return env.Mode == authAPIProject || apiclient.Deref(j.BranchID) == env.BranchID
+		}
 		tc := env.testCase(
 			resource.TestStep{
 				Config:           cfg(googleJWKS, "Google"),
