@@ -12,7 +12,8 @@ import (
 )
 
 // The branches section (§3 of the targets in BASELINE.md, "a branch
-// refreshes in 4 requests"): every resource type of the provider, and the
+// refreshes in 4 requests", and one more for the Data API of its database):
+// every resource type of the provider, and the
 // data sources that read the same endpoints, on three branches in branch
 // mode — the production and a preview branch of one project with Better
 // Auth, and the production branch of another with Stack Auth (the SDK keys
@@ -22,7 +23,7 @@ import (
 // project with the Stack Auth resources, and one with an email server as
 // well. The configuration is the acceptance test's (internal/provider/testdata/every_resource_type.tf.tmpl).
 
-// everyTypeTemplate is shared with TestAccRefresh_branchReadsFourEndpoints.
+// everyTypeTemplate is shared with TestAccRefresh_branchReadsEachEndpointOnce.
 const everyTypeTemplate = "internal/provider/testdata/every_resource_type.tf.tmpl"
 
 type everyTypeData struct {
@@ -54,7 +55,7 @@ type branchesResult struct {
 }
 
 var (
-	branchScopePath  = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/branches/([^/]+)/auth(/.*)?$`)
+	branchScopePath  = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/branches/([^/]+)/((?:auth|data-api)(?:/.*)?)$`)
 	projectScopePath = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/auth(/.*)?$`)
 )
 
@@ -67,7 +68,7 @@ func endpointsOf(p phase) (map[string]map[string]int, []string) {
 	for path, n := range p.seen.paths {
 		scope, ep := "", ""
 		if m := branchScopePath.FindStringSubmatch(path); m != nil {
-			scope, ep = m[2]+"/"+m[3], m[1]+" …/auth"+m[4]
+			scope, ep = m[2]+"/"+m[3], m[1]+" …/"+m[4]
 		} else if m := projectScopePath.FindStringSubmatch(path); m != nil {
 			scope, ep = m[2], m[1]+" …/auth"+m[3]
 		} else {
@@ -161,8 +162,9 @@ func branchesLayout(s *server, mode string) (parts []branchesPart, scopes []scop
 			{"stack", stack}, {"stack_email_server", stack},
 		}
 		scopes = []scopeReads{
-			{label: "Better Auth, production branch: every Better Auth resource type", scope: p0 + "/" + prod0, limit: 4},
-			{label: "Better Auth, preview branch: the same, with neon_auth_domains", scope: p0 + "/" + preview, limit: 4},
+			// 4 reads of Neon Auth, and one of the Data API of the branch's database.
+			{label: "Better Auth, production branch: every Better Auth resource type, and the Data API", scope: p0 + "/" + prod0, limit: 5},
+			{label: "Better Auth, preview branch: the same, with neon_auth_domains", scope: p0 + "/" + preview, limit: 5},
 			{label: "Stack Auth, production branch: SDK keys, ownership transfer, user, OAuth, domain, email server", scope: p1 + "/" + prod1, limit: 4},
 		}
 	} else {
@@ -196,7 +198,7 @@ func writeBranchesReport(b *strings.Builder, results []branchesResult) {
 	fmt.Fprintln(b, "\n## Requests per (branch, read endpoint): every resource type (§3)")
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "The configuration of `internal/provider/testdata/every_resource_type.tf.tmpl` (also counted by "+
-		"TestAccRefresh_branchReadsFourEndpoints and TestAccRefresh_projectModeReadsThreeEndpoints), applied at the documented "+
+		"TestAccRefresh_branchReadsEachEndpointOnce and TestAccRefresh_projectModeReadsThreeEndpoints), applied at the documented "+
 		"limits, then (4 s later, the account's bucket refilled) a no-change plan with refresh; requests counted by actual path by the benchmark's handler in front of the emulator.")
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "| auth_api | scope | plan requests | target | read endpoints (requests) |")
@@ -230,7 +232,7 @@ func writeBranchesReport(b *strings.Builder, results []branchesResult) {
 	fmt.Fprintln(b, "\nNotes: in branch mode everything that reads a part of the Better Auth bundle (email and password, the plugins, "+
 		"the email provider, the OAuth providers, allow_localhost) reads the branch's one shared `GET …/auth/plugins`; the "+
 		"webhooks, the domains and the integration (with the SDK keys, users and ownership transfer, which read it) have "+
-		"endpoints of their own. Project mode has no bundle: its email server is a fourth endpoint. 429s: "+
+		"endpoints of their own, and so has the Data API of a database (`GET …/data-api/neondb`). Project mode has no bundle: its email server is a fourth endpoint. 429s: "+
 		fmt.Sprint(sum429(results))+".")
 }
 

@@ -113,7 +113,7 @@ ok "examples/quickstart copied to $WORK/tf"
 tf() { terraform "$@" 2> >(grep -v -e 'Provider development overrides are in effect' -e 'The following provider development overrides' -e 'neon-auth/neon in' -e 'The behavior may therefore not match' -e 'published releases.' -e 'Warning:' -e '^[│╷╵ ]*$' >&2); }
 
 step "terraform apply" \
-  "Better Auth on the preview branch (branch mode, the default): the integration, its domains, two OAuth providers (shared; own credentials via a write-only secret), a custom email server, email-and-password and magic-link sign-in, a user with a role" \
+  "Better Auth on the preview branch (branch mode, the default): the integration, its domains, two OAuth providers (shared; own credentials via a write-only secret), a custom email server, email-and-password and magic-link sign-in, a user with a role, and the Data API that accepts its tokens" \
   "Stack Auth on the production branch (project mode, auth_api = \"project\"): the integration, SDK keys, a seed user, an ownership transfer; two data sources"
 tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/apply.log" || { cat "$WORK/apply.log"; fail "apply failed"; }
 grep -E '^Apply complete' "$WORK/apply.log" | sed 's/^/    /'
@@ -168,19 +168,23 @@ P2=$("$EMU" call GET "${NEON_API_BASE_URL}projects" | sed -n '/"id":/{s/.*"id": 
 PROD2=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches" |
   awk '/^    \{/{id=""; d=0} /"id": *"br-/{gsub(/.*"id": *"|".*/, ""); id=$0} /"default": *true/{d=1} /^    \}/{if (d) {print id; exit}}')
 [[ -n "$PROD2" ]] || fail "project $P2 lists no production branch"
-# fingerprint is a checksum of what the API tells of a branch's Neon Auth.
+# fingerprint is a checksum of what the API tells of a branch's Neon Auth
+# and of its database's Data API.
 fingerprint() {
   local ep
-  for ep in "" /domains /oauth_providers /plugins /webhooks; do
-    "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$1/auth$ep"
-  done | sha256sum | cut -c1-16
+  {
+    for ep in "" /domains /oauth_providers /plugins /webhooks; do
+      "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$1/auth$ep"
+    done
+    "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$1/data-api/neondb"
+  } | sha256sum | cut -c1-16
 }
 export TF_VAR_project_id="$P2" TF_VAR_google_client_id=demo-google-client TF_VAR_google_client_secret=demo-google-client-secret
 mkdir -p "$WORK/production" "$WORK/preview"
 cp "$ROOT"/examples/branch-preview/production/*.tf "$WORK/production/"
 cp "$ROOT"/examples/branch-preview/*.tf "$WORK/preview/"
 
-step "Preview branches: configure production" "examples/branch-preview/production on project $P2: Better Auth named Acme, https://app.example.com trusted, Google sign-in, verified email required, webhooks to production"
+step "Preview branches: configure production" "examples/branch-preview/production on project $P2: Better Auth named Acme, https://app.example.com trusted, Google sign-in, verified email required, webhooks to production, the Data API of neondb"
 cd "$WORK/production"
 tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/production.log" || { cat "$WORK/production.log"; fail "apply failed"; }
 PROD_FP=$(fingerprint "$PROD2")
@@ -194,9 +198,11 @@ export TF_VAR_preview_branch_id="$PREVIEW_ID"
 PREVIEW_FP=$(fingerprint "$PREVIEW_ID")
 "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID/auth/domains" | grep -q 'https://app.example.com' ||
   fail "the preview branch did not inherit production's trusted domain"
-ok "branch $PREVIEW_ID starts with a copy of production's Neon Auth: its integration, domains, Google sign-in, settings and webhooks"
+"$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID/data-api/neondb" >/dev/null ||
+  fail "the preview branch did not inherit production's Data API"
+ok "branch $PREVIEW_ID starts with a copy of production's Neon Auth (integration, domains, Google sign-in, settings, webhooks) and of its Data API"
 
-step "terraform apply on the preview" "examples/branch-preview: takes over what the branch inherited (no import), adds the preview's origin, sends the webhooks to the preview"
+step "terraform apply on the preview" "examples/branch-preview: takes over what the branch inherited (no import), adds the preview's origin, sends the webhooks to the preview, gives its Data API a smaller row limit"
 cd "$WORK/preview"
 tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/preview-apply.log" || { cat "$WORK/preview-apply.log"; fail "apply failed"; }
 grep -oE 'Inherited .* taken over' "$WORK/preview-apply.log" | sort -u | sed 's/^/    warning: /'
@@ -211,7 +217,7 @@ set -e
 [[ $rc -eq 0 ]] || { cat "$WORK/preview-plan.log"; fail "plan exited $rc, want 0"; }
 ok "plan exited 0"
 
-step "terraform destroy on the preview" "puts back what it found: Neon Auth stays enabled on the branch, with production's name, webhooks and settings"
+step "terraform destroy on the preview" "puts back what it found: Neon Auth stays enabled on the branch, with production's name, webhooks and settings, and so does the Data API"
 tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/preview-destroy.log" || { cat "$WORK/preview-destroy.log"; fail "destroy failed"; }
 [[ "$(fingerprint "$PREVIEW_ID")" == "$PREVIEW_FP" ]] || fail "the preview branch's Neon Auth is not back as the branch started"
 [[ "$(fingerprint "$PROD2")" == "$PROD_FP" ]] || fail "production's Neon Auth changed"

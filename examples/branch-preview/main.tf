@@ -1,13 +1,14 @@
 # A preview branch's Neon Auth, the way Neon makes it. The branch was created
 # from production — by the official Neon provider, the Vercel or GitHub
 # integration, a CI job or the console — and started with a copy of
-# production's Neon Auth: users, sign-in settings, plugins, OAuth providers,
-# trusted domains and webhooks (./production configures them). This
-# configuration takes over what the branch inherited (the provider warns about
-# each object it takes over), adds the preview's own origin, and sends the
-# inherited webhooks to the preview instead of production. Destroy puts back
-# what it found; deleting the branch is left to whatever created it. See the
-# README for how to get the branch id.
+# production's Neon Auth — users, sign-in settings, plugins, OAuth providers,
+# trusted domains and webhooks — and of production's Data API (./production
+# configures them). This configuration takes over what the branch inherited
+# (the provider warns about each object it takes over), adds the preview's own
+# origin, sends the inherited webhooks to the preview instead of production,
+# and gives the preview a Data API of its own that accepts the tokens of the
+# preview's Neon Auth. Destroy puts back what it found; deleting the branch is
+# left to whatever created it. See the README for how to get the branch id.
 
 terraform {
   required_providers {
@@ -106,7 +107,22 @@ resource "neon_auth_magic_link_plugin" "preview" {
   expires_in = 30
 }
 
-# What the preview deployment needs to talk to its own Neon Auth.
+# The preview's Data API: the branch's copy of production's, on the preview's
+# own endpoint, accepting the tokens of the preview's own Neon Auth (a token
+# of production's is refused). Taken over when the branch inherited it,
+# created otherwise; a smaller row limit for preview traffic. Destroy puts
+# back the settings it found.
+resource "neon_auth_data_api" "preview" {
+  project_id    = neon_auth_integration.preview.project_id
+  branch_id     = neon_auth_integration.preview.branch_id
+  database_name = "neondb"
+  auth_provider = "neon_auth"
+  settings = {
+    db_max_rows = 100
+  }
+}
+
+# What the preview deployment needs to talk to its own Neon Auth and Data API.
 output "auth_base_url" {
   value = neon_auth_integration.preview.base_url
 }
@@ -118,4 +134,9 @@ output "jwks_url" {
 output "google_callback_url" {
   description = "Add it to the Google app's authorized redirect URIs."
   value       = "${neon_auth_integration.preview.base_url}/callback/google"
+}
+
+output "data_api_url" {
+  description = "The preview's Data API: send requests with a token of the preview's Neon Auth."
+  value       = neon_auth_data_api.preview.url
 }

@@ -1,6 +1,6 @@
 # Quick start: Neon Auth on a branch with Better Auth — the integration, its
-# redirect domains, OAuth providers, email server, sign-in settings and a
-# user — and, on the production branch through the deprecated project-level
+# redirect domains, OAuth providers, email server, sign-in settings, a user,
+# and the Data API that accepts its tokens — and, on the production branch through the deprecated project-level
 # API, a Stack Auth integration with its SDK keys, a user in users_sync and
 # an ownership transfer. Against the real API, export NEON_API_KEY, set
 # project_id and branch_id (terraform apply -var project_id=... -var
@@ -127,6 +127,21 @@ resource "neon_auth_user" "admin" {
   email      = "admin@example.com"
   name       = "Admin"
   roles      = ["admin"]
+}
+
+# The Data API of the branch's database: a REST interface that accepts the
+# JWTs of this Neon Auth and applies row-level security. The references to
+# the integration make Terraform enable Neon Auth first.
+resource "neon_auth_data_api" "this" {
+  project_id         = neon_auth_integration.this.project_id
+  branch_id          = neon_auth_integration.this.branch_id
+  database_name      = "neondb"
+  auth_provider      = "neon_auth"
+  add_default_grants = true # authenticated users may use the public schema; RLS picks the rows
+  settings = {
+    db_schemas  = ["public"]
+    db_max_rows = 500
+  }
 }
 
 # ---- Stack Auth on the production branch (project mode) ----

@@ -12,6 +12,11 @@ output "better_auth" {
   }
 }
 
+output "data_api_url" {
+  description = "The Data API of the branch's database: requests carry a JWT of its Neon Auth."
+  value       = neon_auth_data_api.this.url
+}
+
 output "oauth_provider_types" {
   description = "shared (platform keys) or standard (own credentials), per provider."
   value = {

@@ -222,6 +222,23 @@ func (e *Emulator) MutateBranchAuth(projectID, branchID string, f func(*BranchAu
 	})
 }
 
+// DataAPI returns a copy of the Data API of a branch's database with what
+// the API never shows (its auth provider and create options); ok is false
+// when it has none.
+func (e *Emulator) DataAPI(projectID, branchID, database string) (api DataAPI, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.st.project(projectID)
+	if p == nil {
+		return DataAPI{}, false
+	}
+	b := p.branch(branchID)
+	if b == nil || b.dataAPI(database) == nil {
+		return DataAPI{}, false
+	}
+	return *clonePtr(b.dataAPI(database)), true
+}
+
 // DisableBranchAuth removes Neon Auth from a branch, with everything
 // configured on it.
 func (e *Emulator) DisableBranchAuth(projectID, branchID string) error {

@@ -13,6 +13,10 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	hcljson "github.com/hashicorp/hcl/v2/json"
+
+	"github.com/google/uuid"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // A seed is a declarative starting state: projects, their branches, API keys
@@ -26,6 +30,9 @@ import (
 //	    neon_auth {                     # auth_provider: better_auth (default), stack or mock
 //	      domains = ["https://app.example.com"]
 //	    }
+//	    data_api "neondb" {             # the Data API of its database (neon_auth, or external
+//	      auth_provider = "neon_auth"   # with jwks_url); branches made from it get a copy
+//	    }
 //	  }
 //	  branch "preview" {                # a child of parent (default "main") with a copy of
 //	    parent = "main"                 # its Better Auth, as on Neon; neon_auth pre-sets
@@ -34,6 +41,10 @@ import (
 //	    }
 //	  }
 //	  branch "schema" { init_source = "schema-only" } # a root branch: no parent, no copy
+//	  jwks "Clerk" {                    # a JWKS the project trusts (its provider's name)
+//	    jwks_url = "https://example.clerk.accounts.dev/.well-known/jwks.json"
+//	    branch   = "preview"            # optional: that branch only
+//	  }
 //	}
 //	api_key "ci" {
 //	  token   = "..."                   # 16 characters or more
@@ -56,6 +67,7 @@ type SeedProject struct {
 	Name     string       `hcl:"name,label"`
 	ID       string       `hcl:"id,optional"` // "" → generated
 	Branches []SeedBranch `hcl:"branch,block"`
+	JWKS     []SeedJWKS   `hcl:"jwks,block"`
 
 	NameRange hcl.Range `hcl:"name,label_range"`
 	IDRange   hcl.Range `hcl:"id,attr_value_range"`
@@ -72,6 +84,7 @@ type SeedBranch struct {
 	Parent     string        `hcl:"parent,optional"`      // a branch name; "" → "main"
 	InitSource string        `hcl:"init_source,optional"` // "", "parent-data" or "schema-only"
 	NeonAuth   *SeedNeonAuth `hcl:"neon_auth,block"`
+	DataAPIs   []SeedDataAPI `hcl:"data_api,block"`
 
 	NameRange       hcl.Range `hcl:"name,label_range"`
 	IDRange         hcl.Range `hcl:"id,attr_value_range"`
@@ -87,6 +100,31 @@ type SeedNeonAuth struct {
 
 	AuthProviderRange hcl.Range `hcl:"auth_provider,attr_value_range"`
 	DomainsRange      hcl.Range `hcl:"domains,attr_value_range"`
+}
+
+// SeedDataAPI is the Data API of a database of a seed branch (seed branches
+// have the database neondb): active from the start, with the settings'
+// defaults.
+type SeedDataAPI struct {
+	Database     string `hcl:"database,label"`
+	AuthProvider string `hcl:"auth_provider,optional"` // "", neon_auth or external
+	JWKSURL      string `hcl:"jwks_url,optional"`      // external only, and required there
+	ProviderName string `hcl:"provider_name,optional"` // external only
+
+	DatabaseRange     hcl.Range `hcl:"database,label_range"`
+	AuthProviderRange hcl.Range `hcl:"auth_provider,attr_value_range"`
+	JWKSURLRange      hcl.Range `hcl:"jwks_url,attr_value_range"`
+}
+
+// SeedJWKS is a JWKS a seed project trusts, labelled with its provider's
+// name: for every branch, or for one (a branch label of the project).
+type SeedJWKS struct {
+	ProviderName string `hcl:"provider_name,label"`
+	URL          string `hcl:"jwks_url"`
+	Branch       string `hcl:"branch,optional"`
+
+	URLRange    hcl.Range `hcl:"jwks_url,attr_value_range"`
+	BranchRange hcl.Range `hcl:"branch,attr_value_range"`
 }
 
 // SeedKey is an API key with a fixed token.
@@ -176,6 +214,9 @@ func (c *seedChecker) check(s *Seed) {
 			c.branch(&p.Branches[j], p.Name, branches)
 		}
 		c.checkInheritance(*p)
+		for _, j := range p.JWKS {
+			c.jwks(j, p.Name, branches)
+		}
 	}
 	tokens := map[string]hcl.Range{}
 	for _, k := range s.Keys {
@@ -242,15 +283,52 @@ func (c *seedChecker) branch(br *SeedBranch, project string, branches map[string
 	if a := br.NeonAuth; a != nil {
 		c.neonAuth(a)
 	}
+	for _, d := range br.DataAPIs {
+		c.dataAPI(d, br.Name)
+	}
+}
+
+// dataAPI checks a data_api block of a branch, but for what depends on the
+// branch's Neon Auth (checkInheritance).
+func (c *seedChecker) dataAPI(d SeedDataAPI, branch string) {
+	if d.Database != defaultDatabaseName {
+		c.errorf(d.DatabaseRange, "Unknown database", "branch %q: a seed branch has the database %q only, not %q", branch, defaultDatabaseName, d.Database)
+	}
+	switch d.AuthProvider {
+	case "", dataAPINeonAuth:
+		if d.JWKSURL != "" || d.ProviderName != "" {
+			c.errorf(d.JWKSURLRange, "Unexpected jwks_url", "branch %q: jwks_url and provider_name go with auth_provider = %q", branch, dataAPIExternal)
+		}
+	case dataAPIExternal:
+		if err := checkJWKSURL(d.JWKSURL); err != nil {
+			c.errorf(cmp.Or(d.JWKSURLRange, d.AuthProviderRange), "Invalid jwks_url", "branch %q: auth_provider %q needs jwks_url, an HTTPS URL", branch, dataAPIExternal)
+		}
+	default:
+		c.errorf(d.AuthProviderRange, "Invalid auth_provider", "branch %q: auth_provider must be %q or %q, got %q", branch, dataAPINeonAuth, dataAPIExternal, d.AuthProvider)
+	}
+}
+
+// jwks checks a jwks block of project, whose branches are known.
+func (c *seedChecker) jwks(j SeedJWKS, project string, branches map[string]hcl.Range) {
+	if err := checkJWKSURL(j.URL); err != nil {
+		c.errorf(j.URLRange, "Invalid jwks_url", "jwks %q: jwks_url must be an absolute HTTPS URL, got %q", j.ProviderName, j.URL)
+	}
+	if _, ok := branches[j.Branch]; j.Branch != "" && j.Branch != defaultBranchName && !ok {
+		c.errorf(j.BranchRange, "Unknown branch", "jwks %q: branch %q is no branch of project %q (%s)", j.ProviderName, j.Branch, project, quotedKeys(branches))
+	}
 }
 
 // checkInheritance refuses a neon_auth block that names another auth
-// provider than the Better Auth its branch inherits: such a block can only
-// pre-set domains on the copy.
+// provider than the Better Auth its branch inherits (such a block can only
+// pre-set domains on the copy), a data_api block on a branch that inherits
+// neondb's Data API from its parent, and one with auth_provider neon_auth
+// on a branch without Neon Auth.
 func (c *seedChecker) checkInheritance(p SeedProject) {
 	provider := map[string]string{}
+	dataAPI := map[string]bool{} // branch → has neondb's Data API
 	for _, br := range seedCreationOrder(p.Branches) {
 		parent := cmp.Or(br.Parent, defaultBranchName)
+		child := br.Name != defaultBranchName && br.InitSource != initSchemaOnly
 		inherited := br.Name != defaultBranchName && inheritsAuth(provider[parent], br.InitSource)
 		switch {
 		case inherited && br.NeonAuth != nil && br.NeonAuth.AuthProvider != authProviderBetterAuth:
@@ -261,6 +339,18 @@ func (c *seedChecker) checkInheritance(p SeedProject) {
 			provider[br.Name] = authProviderBetterAuth
 		case br.NeonAuth != nil:
 			provider[br.Name] = br.NeonAuth.AuthProvider
+		}
+		dataAPI[br.Name] = child && dataAPI[parent]
+		for _, d := range br.DataAPIs {
+			switch {
+			case dataAPI[br.Name]:
+				c.errorf(d.DatabaseRange, "Inherited Data API", "branch %q starts with a copy of the Data API of %s on its parent %q: "+
+					"remove this block, or set init_source = %q for a branch without the copy", br.Name, d.Database, parent, initSchemaOnly)
+			case d.AuthProvider == dataAPINeonAuth && provider[br.Name] == "":
+				c.errorf(d.AuthProviderRange, "No Neon Auth", "branch %q has no Neon Auth for auth_provider = %q: add a neon_auth block "+
+					"to it, or use auth_provider = %q", br.Name, dataAPINeonAuth, dataAPIExternal)
+			}
+			dataAPI[br.Name] = true
 		}
 	}
 }
@@ -353,6 +443,18 @@ func seedState(s *Seed, at time.Time) *state {
 			for _, d := range orZero(sb.NeonAuth).Domains {
 				b.Auth.addDomain(d)
 			}
+			for _, d := range sb.DataAPIs { // before the branches made from it, which copy them
+				b.DataAPIs = append(b.DataAPIs, &DataAPI{DatabaseName: d.Database, AuthProvider: d.AuthProvider, JWKSURL: d.JWKSURL,
+					ProviderName: d.ProviderName, AuthSchema: true, CreatedAt: at, ReadyAt: at, SchemaCacheRefreshedAt: at})
+			}
+		}
+		for _, j := range sp.JWKS {
+			var branchID *string
+			if j.Branch != "" {
+				branchID = &byName[j.Branch].ID
+			}
+			p.JWKS = append(p.JWKS, newJWKS(p, neonapi.AddProjectJWKSRequest{JWKSURL: j.URL, ProviderName: j.ProviderName, BranchID: branchID},
+				uuid.NewString(), at))
 		}
 	}
 	for _, k := range s.Keys {

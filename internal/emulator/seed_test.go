@@ -307,3 +307,96 @@ func TestSeedAppliesOnlyToANewStateFile(t *testing.T) {
 		t.Errorf("projects after a restart with another seed = %v; want the state file's three", ids)
 	}
 }
+
+// A seed's Data APIs and JWKS: a branch made from one with a Data API starts
+// with a copy, and the JWKS are the project's.
+func TestSeedDataAPIsAndJWKS(t *testing.T) {
+	seed, err := ParseSeed("seed.hcl", []byte(`
+project "app" {
+  branch "main" {
+    neon_auth {}
+    data_api "neondb" {
+      auth_provider = "neon_auth"
+    }
+  }
+  branch "preview" {}
+  branch "external" {
+    init_source = "schema-only"
+    data_api "neondb" {
+      auth_provider = "external"
+      jwks_url      = "https://example.clerk.accounts.dev/.well-known/jwks.json"
+      provider_name = "Clerk"
+    }
+  }
+  jwks "Clerk" {
+    jwks_url = "https://example.clerk.accounts.dev/.well-known/jwks.json"
+  }
+  jwks "Auth0" {
+    jwks_url = "https://example.eu.auth0.com/.well-known/jwks.json"
+    branch   = "preview"
+  }
+}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newEnv(t, Options{Seed: seed})
+	for _, b := range v.e.Branches(v.project) {
+		if _, status := v.dataAPIOf(b.ID, "neondb"); status != http.StatusOK {
+			t.Errorf("branch %s: GET …/data-api/neondb = %d, want 200", b.Name, status)
+		}
+	}
+	var list struct {
+		JWKS []struct {
+			ProviderName string  `json:"provider_name"`
+			BranchID     *string `json:"branch_id"`
+		} `json:"jwks"`
+	}
+	v.do("GET", "/projects/"+v.project+"/jwks", nil).Decode(&list)
+	if len(list.JWKS) != 2 || list.JWKS[0].BranchID != nil || list.JWKS[1].BranchID == nil {
+		t.Errorf("the project's JWKS: %+v, want Clerk's for every branch and Auth0's for preview", list.JWKS)
+	}
+}
+
+func TestSeedDataAPIMistakes(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"a database seeds lack", `project "p" {
+  branch "main" {
+    data_api "shop" {}
+  }
+}`, `a seed branch has the database "neondb" only, not "shop"`},
+		{"neon_auth without Neon Auth", `project "p" {
+  branch "main" {
+    data_api "neondb" {
+      auth_provider = "neon_auth"
+    }
+  }
+}`, `branch "main" has no Neon Auth for auth_provider = "neon_auth"`},
+		{"external without a JWKS URL", `project "p" {
+  branch "main" {
+    data_api "neondb" {
+      auth_provider = "external"
+    }
+  }
+}`, `auth_provider "external" needs jwks_url`},
+		{"a Data API the branch inherits", `project "p" {
+  branch "main" {
+    data_api "neondb" {}
+  }
+  branch "preview" {
+    data_api "neondb" {}
+  }
+}`, `branch "preview" starts with a copy of the Data API of neondb on its parent "main"`},
+		{"a JWKS of an unknown branch", `project "p" {
+  jwks "Clerk" {
+    jwks_url = "https://example.clerk.accounts.dev/.well-known/jwks.json"
+    branch   = "nope"
+  }
+}`, `branch "nope" is no branch of project "p"`},
+	} {
+		_, err := ParseSeed("seed.hcl", []byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "seed.hcl:") {
+			t.Errorf("%s: %v, want an error with its line saying %q", c.name, err, c.want)
+		}
+	}
+}

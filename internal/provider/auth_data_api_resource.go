@@ -592,7 +592,9 @@ func (r *authDataAPIResource) ImportState(ctx context.Context, req resource.Impo
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, v["database_name"]))...)
-	setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics) // its create-time options are unknown
+	if resp.Private != nil { // a list resource's result has none
+		setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics) // its create-time options are unknown
+	}
 }
 
 // dataAPISettingsModel is the settings attribute: DataAPISettings of the

@@ -68,12 +68,14 @@ func maxRows(n int) func(apiclient.DataAPISettings) error {
 // repaired, a create-time option replacing it, destroy.
 func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		auth := `auth_provider = "neon_auth"`
+		provider, auth := apiclient.DataAPIAuthNeonAuth, `auth_provider = "neon_auth"`
 		if env.Mode == authAPIProject {
+			provider = apiclient.DataAPIAuthExternal
 			auth = fmt.Sprintf("auth_provider = \"external\"\n  jwks_url = %q\n  provider_name = \"Google\"", googleJWKS)
 		} else {
 			env.enableAuth()
 		}
+		auth += "\n  add_default_grants = true"
 		cfg := func(extra string) string {
 			return env.config(env.resource("neon_auth_data_api", "test", `database_name = "neondb"`, auth, extra))
 		}
@@ -96,12 +98,23 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_anon_role"), knownvalue.StringExact("anonymous")),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "jwt_role_claim_key"), knownvalue.StringExact(".role")),
 					env.expectDataAPI(maxRows(100)),
+					apiCheck(func() error {
+						// What the API never returns reached it: only the
+						// in-process emulator shows it.
+						if env.Emu == nil {
+							return nil
+						}
+						if got, ok := env.Emu.DataAPI(env.ProjectID, env.BranchID, "neondb"); !ok || got.AuthProvider != provider || !got.DefaultGrants || !got.AuthSchema {
+							return fmt.Errorf("the emulator holds %+v, want auth provider %s, default grants and the auth schema", got, provider)
+						}
+						return nil
+					}),
 				},
 			},
 			// The API never returns the create-time arguments: an import
 			// cannot know them.
 			resource.TestStep{ResourceName: dataAPIAddr, ImportState: true, ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"auth_provider", "jwks_url", "provider_name"}},
+				ImportStateVerifyIgnore: []string{"auth_provider", "jwks_url", "provider_name", "add_default_grants"}},
 			resource.TestStep{
 				Config:           cfg("settings = {\n    db_max_rows = 500\n    db_schemas = [\"public\", \"api\"]\n    openapi_mode = \"ignore-privileges\"\n  }"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},

@@ -288,5 +288,7 @@ func (r *authExternalJWKSResource) ImportState(ctx context.Context, req resource
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), compositeID(v["project_id"], v["jwks_id"]))...)
-	setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics) // skip_role_creation is unknown
+	if resp.Private != nil { // a list resource's result has none
+		setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics) // skip_role_creation is unknown
+	}
 }

@@ -200,8 +200,9 @@ func (e *accEnv) childBranch(name string) string {
 
 // authOf is the whole Neon Auth of a branch as the public API shows it,
 // for comparisons byte for byte: the integration, the trusted domains, every
-// part of the Better Auth bundle and the webhooks ("none" without Neon
-// Auth). Users are not in it: no endpoint lists them.
+// part of the Better Auth bundle, the webhooks ("none" without Neon Auth),
+// and the settings of neondb's Data API, which puts it to work. Users are
+// not in it: no endpoint lists them.
 func (e *accEnv) authOf(branchID string) string {
 	e.t.Helper()
 	ctx, c := context.Background(), e.client()
@@ -212,6 +213,9 @@ func (e *accEnv) authOf(branchID string) string {
 	}
 	e.must(err)
 	whole := map[string]any{"integrations": its}
+	if api := e.dataAPIOf(branchID, "neondb"); api != nil {
+		whole["data_api"] = api.Settings
+	}
 	domains, err := c.ListDomains(ctx, s)
 	e.must(err)
 	whole["domains"] = domains

@@ -163,16 +163,25 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 }
 
 // Branch mode (Better Auth): the integration and every singleton of its
-// configuration, the whole redirect whitelist and the shared email server.
+// configuration, the whole redirect whitelist, the shared email server, the
+// Data API of the branch's database and the JWKS the project trusts for it.
 func TestAccGenerateConfig_branchMode(t *testing.T) {
 	env := newBranchEnv(t)
 	consoleSetup(env, env.BranchID)
 	id := fmt.Sprintf("id = %q", env.ProjectID+"/"+env.BranchID)
+	jwks, err := env.client().ListJWKS(context.Background(), env.ProjectID)
+	env.must(err)
 	imports := map[string]string{
 		"neon_auth_integration.this":      id,
 		"neon_auth_domains.all":           id,
 		"neon_auth_email_server.shared":   id,
 		"neon_auth_oauth_provider.google": fmt.Sprintf("id = %q", env.ProjectID+"/"+env.BranchID+"/google"),
+		"neon_auth_data_api.neondb":       fmt.Sprintf("id = %q", env.ProjectID+"/"+env.BranchID+"/neondb"),
+	}
+	for _, j := range jwks {
+		if apiclient.Deref(j.BranchID) == env.BranchID {
+			imports["neon_auth_external_jwks.microsoft"] = fmt.Sprintf("id = %q", env.ProjectID+"/"+j.ID)
+		}
 	}
 	for _, c := range settingsCases {
 		imports[c.typeName+".this"] = id

@@ -32,10 +32,10 @@ func TestUnitIdentityOfEveryImportableResource(t *testing.T) {
 	ctx := context.Background()
 	importable := 0
 	defer func() {
-		// domain, domains, email server, integration, OAuth provider, user
-		// and the five settings types.
-		if importable < 11 {
-			t.Errorf("%d importable resource types checked, want at least 11", importable)
+		// domain, domains, email server, integration, OAuth provider, user,
+		// Data API, external JWKS and the five settings types.
+		if importable < 13 {
+			t.Errorf("%d importable resource types checked, want at least 13", importable)
 		}
 	}()
 	for _, newResource := range New("test")().Resources(ctx) {
@@ -167,7 +167,11 @@ func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) 
 	cfg := on.resource("neon_auth_integration", "test") +
 		block("neon_auth_oauth_provider", "google", `provider_id = "google"`) +
 		block("neon_auth_user", "test", `email = "ada@example.com"`) +
-		block("neon_auth_email_server", "test", `type = "shared"`)
+		block("neon_auth_email_server", "test", `type = "shared"`) +
+		block("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "external"`,
+			fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`) +
+		fmt.Sprintf("\nresource \"neon_auth_external_jwks\" \"test\" {\n  project_id = %q\n  branch_id = %q\n  jwks_url = %q\n  provider_name = \"Google\"\n}\n",
+			env.ProjectID, env.BranchID, googleJWKS)
 	scope := map[string]knownvalue.Check{"project_id": knownvalue.StringExact(env.ProjectID), "branch_id": knownvalue.StringExact(env.BranchID)}
 	with := func(attr string, v knownvalue.Check) map[string]knownvalue.Check {
 		m := maps.Clone(scope)
@@ -179,6 +183,9 @@ func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) 
 		"neon_auth_oauth_provider.google": with("provider_id", knownvalue.StringExact("google")),
 		"neon_auth_user.test":             with("user_id", knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
 		"neon_auth_email_server.test":     scope,
+		"neon_auth_data_api.test":         with("database_name", knownvalue.StringExact("neondb")),
+		"neon_auth_external_jwks.test": {"project_id": knownvalue.StringExact(env.ProjectID),
+			"jwks_id": knownvalue.StringRegexp(regexp.MustCompile(`.+`))},
 	}
 	if env.Mode == authAPIProject {
 		want["neon_auth_domains.test"] = scope
@@ -208,7 +215,8 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 			// An import block whose identity is the one recorded: the
 			// harness fails on any change.
 			step := tfresource.TestStep{ResourceName: addr, ImportState: true, ImportStateKind: tfresource.ImportBlockWithResourceIdentity}
-			if addr == "neon_auth_user.test" {
+			switch addr {
+			case "neon_auth_user.test":
 				// No endpoint reads a user: the import leaves email null,
 				// and the plan adopts the configured one in place (see
 				// TestAccAuthUser_importAdoptsConfiguration).
@@ -216,6 +224,14 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 				step.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("email"), knownvalue.StringExact("ada@example.com")),
+				}
+			case "neon_auth_data_api.test":
+				// Nor does any endpoint return a Data API's create-time
+				// arguments: the plan adopts the configured ones in place.
+				step.ExpectNonEmptyPlan = true
+				step.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("auth_provider"), knownvalue.StringExact("external")),
 				}
 			}
 			steps = append(steps, step)
@@ -333,6 +349,7 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 			"neon_auth_integration.this":      "identity = { " + scope + " }",
 			"neon_auth_oauth_provider.google": "identity = { " + scope + `, provider_id = "google" }`,
 			"neon_auth_domain.app":            "identity = { " + scope + `, domain = "https://app.example.com" }`,
+			"neon_auth_data_api.neondb":       "identity = { " + scope + `, database_name = "neondb" }`,
 		}
 		if env.Mode == authAPIBranch {
 			for _, c := range settingsCases {

@@ -29,8 +29,9 @@ const productionGoogleClientID = "acme-google-client"
 // previews made from it — the Neon Auth that
 // examples/branch-preview/production describes, through the API, as any
 // other client would: Better Auth named Acme, https://app.example.com
-// trusted, Google sign-in with its own app, verified email required, and
-// webhooks to production's endpoint. With fully, it adds one more of
+// trusted, Google sign-in with its own app, verified email required,
+// webhooks to production's endpoint, and the Data API of neondb with Neon
+// Auth. With fully, it adds one more of
 // everything a branch inherits: a shared GitHub sign-in, a user with a role,
 // an SMTP server and non-default plugins.
 func configureProduction(env *accEnv, fully bool) {
@@ -60,6 +61,12 @@ func configureProduction(env *accEnv, fully bool) {
 			_, err := apiclient.WriteSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks, neonapi.NeonAuthWebhookConfig{
 				Enabled: true, WebhookURL: apiclient.Ptr("https://app.example.com/api/auth-events"),
 				EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created"}})
+			return err
+		},
+		func() error {
+			_, err := c.CreateDataAPI(ctx, apiclient.DataAPIRef{ProjectID: s.ProjectID, BranchID: s.BranchID, DatabaseName: "neondb"},
+				apiclient.CreateDataAPIRequest{AuthProvider: apiclient.DataAPIAuthProvider(apiclient.DataAPIAuthNeonAuth),
+					Settings: &apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(1000)}})
 			return err
 		},
 	}
@@ -136,6 +143,16 @@ resource "neon_auth_user" "ada" {
   project_id = neon_auth_integration.preview.project_id
   branch_id  = neon_auth_integration.preview.branch_id
   email      = "ada@example.com"
+}
+
+resource "neon_auth_data_api" "preview" {
+  project_id    = neon_auth_integration.preview.project_id
+  branch_id     = neon_auth_integration.preview.branch_id
+  database_name = "neondb"
+  auth_provider = "neon_auth"
+  settings = {
+    db_max_rows = 50
+  }
 }
 
 resource "neon_auth_user" "tester" {
@@ -218,6 +235,9 @@ func TestAccInherited_everyTypeTakesOverAndPutsBack(t *testing.T) {
 					return err
 				}
 				it, es := on.integration(), on.emailServer()
+				if err := on.expectDataAPI(maxRows(50))(); err != nil {
+					return err
+				}
 				switch {
 				case it == nil || apiclient.Deref(it.Name) != "Acme (preview)" || webhooks.Enabled || phone.Enabled || org.OrganizationLimit != 5:
 					return fmt.Errorf("preview = integration %+v, webhooks %+v, phone number %+v, organization %+v", it, webhooks, phone, org)
@@ -262,6 +282,7 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 		"Inherited email server setting (the standard email server) taken over",
 		"Inherited neon_auth_organization_plugin settings taken over",
 		"Inherited neon_auth_webhooks settings taken over",
+		"Inherited Data API of database neondb taken over",
 		"was created from branch " + env.BranchID,
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
@@ -402,7 +423,9 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 			preview.resource("neon_auth_domain", "app", `domain = "https://app.example.com"`, "depends_on = [neon_auth_integration.preview]")+
 			preview.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "acme-google-client"`,
 				`client_secret = "acme-google-secret"`, "depends_on = [neon_auth_integration.preview]")+
-			preview.resource("neon_auth_webhooks", "preview", "enabled = false", "depends_on = [neon_auth_integration.preview]")))
+			preview.resource("neon_auth_webhooks", "preview", "enabled = false", "depends_on = [neon_auth_integration.preview]")+
+			preview.resource("neon_auth_data_api", "neondb", `database_name = "neondb"`, `auth_provider = "neon_auth"`,
+				"depends_on = [neon_auth_integration.preview]")))
 	cli.must(0, "init", "-input=false")
 	flat := func(out string) string { return strings.Join(strings.Fields(out), " ") }
 	plan := flat(cli.must(0, "plan", "-input=false"))
@@ -411,6 +434,7 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 		"Inherited trusted domain https://app.example.com will be taken over",
 		"Inherited google OAuth provider will be taken over",
 		"Inherited neon_auth_webhooks settings will be taken over",
+		"Inherited Data API of database neondb will be taken over",
 		"was created from branch " + env.BranchID + ", which holds the same",
 		"Destroy leaves it in the whitelist.",
 	} {
@@ -429,6 +453,7 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 		"Destroy puts back what was inherited: trusted domain https://app.example.com",
 		"Destroy puts back what was inherited: google OAuth provider",
 		"Destroy puts back the neon_auth_webhooks settings found",
+		"Destroy puts back what was inherited: Data API of database neondb",
 		"inherited from branch " + env.BranchID,
 	} {
 		if !strings.Contains(destroy, want) {

@@ -20,7 +20,10 @@ import (
 // Terraform, through the API as the console or Neon's CLI would: the
 // integration, two domains (one spelled otherwise than the API stores it),
 // the google OAuth provider and the shared email server; in branch mode
-// also the settings each settings resource type's create step writes.
+// also the settings each settings resource type's create step writes. And
+// what puts it to work: the Data API of the branch's neondb (with an
+// external identity provider, which any Neon Auth allows) and a JWKS the
+// project trusts for the branch.
 func consoleSetup(env *accEnv, branchID string) {
 	env.t.Helper()
 	on := *env
@@ -45,6 +48,12 @@ func consoleSetup(env *accEnv, branchID string) {
 			}
 		}
 	}
+	_, err = c.CreateDataAPI(ctx, apiclient.DataAPIRef{ProjectID: env.ProjectID, BranchID: branchID, DatabaseName: "neondb"},
+		apiclient.CreateDataAPIRequest{AuthProvider: apiclient.DataAPIAuthProvider(apiclient.DataAPIAuthExternal), JWKSURL: apiclient.Ptr(googleJWKS),
+			ProviderName: apiclient.Ptr("Google"), Settings: &apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(100)}})
+	env.must(err)
+	_, err = c.AddJWKS(ctx, env.ProjectID, apiclient.AddJWKSRequest{JWKSURL: microsoftJWKS, ProviderName: "Microsoft", BranchID: apiclient.Ptr(branchID)})
+	env.must(err)
 }
 
 // listBlock is a list block of a .tfquery.hcl file over the project; args
@@ -74,7 +83,9 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 	// The provider block is the configuration's (step 1).
 	query := listBlock("neon_auth_integration", "all", env.ProjectID) +
 		listBlock("neon_auth_domain", "all", env.ProjectID) +
-		listBlock("neon_auth_oauth_provider", "all", env.ProjectID)
+		listBlock("neon_auth_oauth_provider", "all", env.ProjectID) +
+		listBlock("neon_auth_data_api", "all", env.ProjectID, "  include_resource = true\n") +
+		listBlock("neon_auth_external_jwks", "all", env.ProjectID)
 	scope := func(branch string, extra ...string) map[string]knownvalue.Check {
 		m := map[string]knownvalue.Check{"project_id": knownvalue.StringExact(env.ProjectID), "branch_id": knownvalue.StringExact(branch)}
 		for i := 0; i < len(extra); i += 2 {
@@ -112,6 +123,12 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 				querycheck.ExpectLength("neon_auth_oauth_provider.all", 2),
 				querycheck.ExpectResourceDisplayName("neon_auth_oauth_provider.all",
 					queryfilter.ByResourceIdentity(scope(preview, "provider_id", "google")), knownvalue.StringExact("google (preview)")),
+				querycheck.ExpectLength("neon_auth_data_api.all", 2),
+				querycheck.ExpectResourceDisplayName("neon_auth_data_api.all",
+					queryfilter.ByResourceIdentity(scope(preview, "database_name", "neondb")), knownvalue.StringExact("neondb (preview)")),
+				querycheck.ExpectResourceKnownValues("neon_auth_data_api.all", queryfilter.ByResourceIdentity(scope(prod, "database_name", "neondb")),
+					[]querycheck.KnownValueCheck{{Path: tfjsonpath.New("settings").AtMapKey("db_max_rows"), KnownValue: knownvalue.Int64Exact(100)}}),
+				querycheck.ExpectLength("neon_auth_external_jwks.all", 2),
 			}, settingsChecks...),
 		},
 	)
@@ -154,8 +171,9 @@ func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
 			if why := lacks(t, listResources); why != "" {
 				t.Skip(why)
 			}
-			types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server"}
-			want := 1 + 2 + 1 + 1 // on the production branch
+			types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server",
+				"neon_auth_data_api", "neon_auth_external_jwks"}
+			want := 1 + 2 + 1 + 1 + 1 + 1 // on the production branch
 			if mode == authAPIBranch {
 				consoleSetup(env, env.childBranch("preview"))
 				for _, c := range settingsCases {

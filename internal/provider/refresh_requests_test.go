@@ -41,7 +41,7 @@ func (l *requestLog) wrap(h http.Handler) http.Handler {
 }
 
 var (
-	branchAuthPath  = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/branches/([^/]+)/auth(/.*)?$`)
+	branchAuthPath  = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/branches/([^/]+)/((?:auth|data-api)(?:/.*)?)$`)
 	projectAuthPath = regexp.MustCompile(`^(GET|POST|PATCH|PUT|DELETE) /projects/([^/]+)/auth(/.*)?$`)
 )
 
@@ -117,7 +117,7 @@ func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, configs ..
 	}
 	for _, r := range reqs {
 		if m := branchAuthPath.FindStringSubmatch(r); m != nil {
-			add(m[2]+"/"+m[3], m[1]+" …/auth"+m[4])
+			add(m[2]+"/"+m[3], m[1]+" …/"+m[4])
 		} else if m := projectAuthPath.FindStringSubmatch(r); m != nil {
 			add(m[2], m[1]+" …/auth"+m[3])
 		} else {
@@ -127,15 +127,17 @@ func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, configs ..
 	return out
 }
 
-// A branch refreshes in 4 requests, with no request per resource: every
-// resource type and the data sources that read the same things, on the
-// production and a preview branch of one project (Better Auth) and on the
+// A branch refreshes in 4 requests of Neon Auth, and one for the Data API of
+// its database, with no request per resource: every resource type and the
+// data sources that read the same things, on the production and a preview
+// branch of one project (Better Auth, with the Data API) and on the
 // production branch of another (Stack Auth, with the SDK keys and the
 // ownership transfer that exist only there), refresh with one GET of
 // …/auth, …/auth/domains and …/auth/plugins each per branch, plus
 // …/auth/webhooks where neon_auth_webhooks is configured (the bundle does
-// not carry the webhooks). The plan is empty, and nothing else is read.
-func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
+// not carry the webhooks) and …/data-api/neondb where the Data API is. The
+// plan is empty, and nothing else is read.
+func TestAccRefresh_branchReadsEachEndpointOnce(t *testing.T) {
 	var log requestLog
 	env := newEmulatorEnv(t, "it counts the requests of a refresh", log.wrap)
 	env.Mode = authAPIBranch
@@ -163,6 +165,7 @@ func TestAccRefresh_branchReadsFourEndpoints(t *testing.T) {
 			branchReads = append(branchReads, "GET …/auth/"+set.Path)
 		}
 	}
+	branchReads = append(branchReads, "GET …/data-api/neondb")
 	expectReads(t, counted, env.ProjectID+"/"+env.BranchID, "Better Auth, production branch", branchReads...)
 	expectReads(t, counted, env.ProjectID+"/"+preview, "Better Auth, preview branch", branchReads...)
 	expectReads(t, counted, stackProject+"/"+stackBranchID, "Stack Auth, production branch",

@@ -1,6 +1,7 @@
-# Production's Neon Auth. Every branch created from production starts with a
-# copy of it: the preview configuration in the directory above takes that
-# copy over on a preview branch.
+# Production's Neon Auth, and the Data API that accepts its tokens. Every
+# branch created from production starts with a copy of both: the preview
+# configuration in the directory above takes those copies over on a preview
+# branch.
 
 terraform {
   required_providers {
@@ -60,4 +61,19 @@ resource "neon_auth_webhooks" "production" {
   enabled        = true
   webhook_url    = "https://app.example.com/api/auth-events"
   enabled_events = ["user.created"]
+}
+
+# The Data API of production's database: a REST interface over it that
+# accepts the JWTs of production's Neon Auth and applies row-level security
+# (see the guide "Neon Auth and the Data API" for the policies).
+resource "neon_auth_data_api" "production" {
+  project_id         = neon_auth_integration.production.project_id
+  branch_id          = neon_auth_integration.production.branch_id
+  database_name      = "neondb"
+  auth_provider      = "neon_auth"
+  add_default_grants = true
+  settings = {
+    db_schemas  = ["public"]
+    db_max_rows = 1000
+  }
 }
