@@ -122,8 +122,8 @@ func (r *remoteTarget) name(t *testing.T) string {
 
 // suiteProject is the project the run's branches are made in: the one
 // NEON_TEST_PROJECT_ID names, or one created for the run. Its production
-// branch must have no Neon Auth, or every branch made from it would start
-// with a copy.
+// branch must have no Neon Auth and no Data API on neondb, or every branch
+// made from it would start with a copy.
 func (r *remoteTarget) suiteProject(t *testing.T) string {
 	t.Helper()
 	r.project.Do(func() {
@@ -151,6 +151,16 @@ func (r *remoteTarget) suiteProject(t *testing.T) string {
 				"start with a copy; use a project whose production branch has none", envTestProjectID, r.projectID, prod.ID)
 		case !errors.Is(err, apiclient.ErrNotFound):
 			r.projectErr = fmt.Errorf("%s=%s: reading the Neon Auth of its production branch: %w", envTestProjectID, r.projectID, err)
+		}
+		if r.projectErr != nil {
+			return
+		}
+		switch _, err := c.GetDataAPI(ctx, apiclient.DataAPIRef{ProjectID: r.projectID, BranchID: prod.ID, DatabaseName: "neondb"}); {
+		case err == nil:
+			r.projectErr = fmt.Errorf("%s=%s: its production branch %s has the Data API of neondb, so every branch the suite makes from "+
+				"it would start with a copy; use a project whose production branch has none", envTestProjectID, r.projectID, prod.ID)
+		case !errors.Is(err, apiclient.ErrNotFound):
+			r.projectErr = fmt.Errorf("%s=%s: reading the Data API of its production branch: %w", envTestProjectID, r.projectID, err)
 		}
 	})
 	if r.projectErr != nil {

@@ -40,7 +40,7 @@ func exampleBody(t *testing.T, dir string) string {
 		depth := 0
 		for _, line := range strings.Split(string(src), "\n") {
 			if depth == 0 && (strings.HasPrefix(line, "terraform {") || strings.HasPrefix(line, `provider "neon" {`)) {
-				depth = 1
+				depth = strings.Count(line, "{") - strings.Count(line, "}") // 0 for `provider "neon" {}`
 				continue
 			}
 			if depth > 0 {
@@ -78,12 +78,15 @@ func TestAccExample_branchPreview(t *testing.T) {
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction("neon_auth_integration.preview", plancheck.ResourceActionCreate),
 			plancheck.ExpectResourceAction("neon_auth_oauth_provider.google", plancheck.ResourceActionCreate),
+			plancheck.ExpectResourceAction("neon_auth_data_api.preview", plancheck.ResourceActionCreate),
 		}},
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("neon_auth_integration.preview", tfjsonpath.New("branch_id"), knownvalue.StringExact(preview)),
 			statecheck.ExpectKnownValue("neon_auth_integration.preview", tfjsonpath.New("auth_provider"), knownvalue.StringExact("better_auth")),
 			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("type"), knownvalue.StringExact("standard")),
 			on.expectDomains("https://app.example.com", "https://pr-123.preview.example.com"),
+			// The preview's copy of production's Data API, with its own row limit.
+			on.expectDataAPI(maxRows(100)),
 			apiCheck(func() error {
 				ctx, c, s := context.Background(), on.client(), on.scope()
 				bundle, err := c.GetPlugins(ctx, s)
@@ -127,4 +130,43 @@ func TestAccExample_branchPreview(t *testing.T) {
 		return env.sameAuth(env.BranchID, production, "after the preview's destroy")
 	}
 	resource.ParallelTest(t, tc)
+}
+
+// The guide "Neon Auth and the Data API", applied as written: Neon Auth then
+// the Data API that accepts its tokens on a branch that had neither, and
+// the variant with an external identity provider and its JWKS; each plans
+// empty after apply, and destroy leaves the branch as it was.
+func TestAccExample_dataAPIGuide(t *testing.T) {
+	t.Run("neon auth", func(t *testing.T) {
+		env := newBranchEnv(t)
+		vars := config.Variables{"project_id": config.StringVariable(env.ProjectID), "branch_id": config.StringVariable(env.BranchID)}
+		cfg := env.config(exampleBody(t, "guides/data-api"))
+		tc := env.testCase(resource.TestStep{
+			Config: cfg, ConfigVariables: vars,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("neon_auth_data_api.this", tfjsonpath.New("status"), knownvalue.StringExact("active")),
+				env.expectDataAPI(maxRows(1000)),
+				env.expectDomains("https://app.example.com"),
+			},
+		}, resource.TestStep{Config: cfg, ConfigVariables: vars, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
+		tc.CheckDestroy = env.destroyed(authGone, env.expectDataAPI(nil))
+		resource.ParallelTest(t, tc)
+	})
+	t.Run("external identity provider", func(t *testing.T) {
+		env := newBranchEnv(t)
+		vars := config.Variables{"project_id": config.StringVariable(env.ProjectID), "branch_id": config.StringVariable(env.BranchID),
+			"jwks_url": config.StringVariable(googleJWKS), "provider_name": config.StringVariable("Google")}
+		cfg := env.config(exampleBody(t, "guides/data-api-external"))
+		tc := env.testCase(resource.TestStep{
+			Config: cfg, ConfigVariables: vars,
+			ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(func(apiclient.DataAPISettings) error { return nil }), env.expectJWKS(googleJWKS)},
+		}, resource.TestStep{Config: cfg, ConfigVariables: vars, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
+		tc.CheckDestroy = func(*terraform.State) error {
+			if err := env.expectDataAPI(nil)(); err != nil {
+				return err
+			}
+			return env.expectJWKS()()
+		}
+		resource.ParallelTest(t, tc)
+	})
 }

@@ -17,7 +17,8 @@ import (
 
 // Sweepers: `make sweep` deletes what test runs that crashed left on a
 // remote API — the projects named runPrefix…, and the branches so named in
-// NEON_TEST_PROJECT_ID — once they are older than NEON_SWEEP_MIN_AGE
+// NEON_TEST_PROJECT_ID with the JWKS trusted for them alone — once they are
+// older than NEON_SWEEP_MIN_AGE
 // (default 1h, so that a run still going keeps its own). Nothing without the
 // prefix is ever touched.
 
@@ -100,7 +101,7 @@ func (l leftovers) sweep(ctx context.Context, projectID string) ([]string, error
 		for _, b := range list {
 			if !b.Default {
 				found = append(found, object{fmt.Sprintf("branch %s of project %s", b.ID, projectID), b.Name, b.CreatedAt,
-					func() error { return l.client.DeleteBranch(ctx, projectID, b.ID) }})
+					func() error { return l.deleteBranch(ctx, projectID, b.ID) }})
 			}
 		}
 	}
@@ -127,6 +128,25 @@ func (l leftovers) sweep(ctx context.Context, projectID string) ([]string, error
 	return deleted, errors.Join(errs...)
 }
 
+// deleteBranch deletes a leftover branch and, first, the JWKS the project
+// trusts for it alone (a test's, which the project would otherwise keep).
+func (l leftovers) deleteBranch(ctx context.Context, projectID, branchID string) error {
+	jwks, err := l.client.ListJWKS(ctx, projectID)
+	if err != nil {
+		return fmt.Errorf("listing the JWKS of project %s: %w", projectID, err)
+	}
+	for _, j := range jwks {
+		if apiclient.Deref(j.BranchID) != branchID {
+			continue
+		}
+		if err := l.client.DeleteJWKS(ctx, projectID, j.ID); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
+			return fmt.Errorf("deleting the JWKS %s of branch %s: %w", j.ID, branchID, err)
+		}
+		l.report(fmt.Sprintf("deleted the JWKS %s (%s) of branch %s of project %s", j.ID, j.JWKSURL, branchID, projectID))
+	}
+	return l.client.DeleteBranch(ctx, projectID, branchID)
+}
+
 // The sweepers delete the leftovers and nothing else: of what a test plants,
 // only the objects whose names carry the prefix go, and only once they are
 // older than the age asked for; a second sweep finds nothing. The planted
@@ -136,9 +156,18 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 	env := newBranchEnv(t)
 	ctx, c := context.Background(), env.client()
 	prefix := fmt.Sprintf("%s-sweep-%d-", runPrefix+"plant", time.Now().UnixNano())
+	planted := map[string]string{} // branch name → id
 	for _, name := range []string{prefix + "a", prefix + "b", "keep-" + prefix} {
-		newBranch(t, c, env.ProjectID, "", name)
+		planted[name] = newBranch(t, c, env.ProjectID, "", name)
 	}
+	// A JWKS of a leftover branch goes with it; one of the kept branch stays.
+	jwksOf := func(name string) string {
+		j, err := c.AddJWKS(ctx, env.ProjectID, apiclient.AddJWKSRequest{JWKSURL: googleJWKS, ProviderName: "Google", BranchID: apiclient.Ptr(planted[name])})
+		env.must(err)
+		t.Cleanup(func() { _ = c.DeleteJWKS(context.Background(), env.ProjectID, j.ID) })
+		return j.ID
+	}
+	leftoverJWKS, keptJWKS := jwksOf(prefix+"a"), jwksOf("keep-"+prefix)
 	// Projects are planted where the key may create them.
 	var projectNames []string
 	for _, name := range []string{prefix + "project", "keep-" + prefix + "project"} {
@@ -203,6 +232,14 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 		if !slices.ContainsFunc(list.Projects, func(p apiclient.Project) bool { return p.Name == projectNames[1] }) {
 			t.Errorf("the sweep deleted project %s, which has no prefix", projectNames[1])
 		}
+	}
+	jwks, err := c.ListJWKS(ctx, env.ProjectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(jwks, func(j apiclient.JWKS) bool { return j.ID == leftoverJWKS }) ||
+		!slices.ContainsFunc(jwks, func(j apiclient.JWKS) bool { return j.ID == keptJWKS }) {
+		t.Errorf("after the sweep the project trusts %+v: want the leftover branch's JWKS gone and the kept branch's there", jwks)
 	}
 	if !slices.ContainsFunc(reported, func(s string) bool { return strings.HasPrefix(s, "deleted branch ") }) {
 		t.Errorf("the sweep did not say what it deleted: %q", reported)
