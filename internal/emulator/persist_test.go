@@ -260,10 +260,11 @@ func TestStateFileVersionsThatCannotBeRead(t *testing.T) {
 	}
 }
 
-// Computes, role passwords, database ids and the project's settings survive
-// a restart: every read answers as before.
+// Computes, role passwords, database ids, the project's settings, a
+// database's Data API and the project's JWKS survive a restart: every read
+// answers as before.
 func TestStateFileKeepsComputesRolesAndSettings(t *testing.T) {
-	opts := Options{BootstrapKey: "admin-key", StateFile: filepath.Join(t.TempDir(), "state.json")}
+	opts := Options{BootstrapKey: "admin-key", StateFile: filepath.Join(t.TempDir(), "state.json"), DataAPIBootTime: -1}
 	v := newEnv(t, opts)
 	created := v.do("POST", "/projects", officialProjectCreate()).JSON()
 	p := "/projects/" + digString(t, created, "project", "id")
@@ -274,8 +275,11 @@ func TestStateFileKeepsComputesRolesAndSettings(t *testing.T) {
 	dev := p + "/branches/" + digString(t, r.JSON(), "branch", "id")
 	wantStatus(t, v.do("POST", dev+"/roles", map[string]any{"role": map[string]any{"name": "app"}}), http.StatusCreated)
 	wantStatus(t, v.do("POST", dev+"/databases", map[string]any{"database": map[string]any{"name": "shop", "owner_name": "app"}}), http.StatusCreated)
+	wantStatus(t, v.do("POST", dev+"/data-api/shop", map[string]any{"settings": map[string]any{"db_max_rows": 10}}), http.StatusCreated)
+	wantStatus(t, v.do("POST", p+"/jwks", map[string]any{"jwks_url": "https://www.googleapis.com/oauth2/v3/certs", "provider_name": "Google"}),
+		http.StatusCreated)
 	reads := []string{p + "/endpoints", main + "/roles", dev + "/roles", dev + "/databases", main + "/roles/qux/reveal_password",
-		dev + "/roles/qux/reveal_password", dev + "/roles/app/reveal_password", "/projects"}
+		dev + "/roles/qux/reveal_password", dev + "/roles/app/reveal_password", "/projects", dev + "/data-api/shop", p + "/jwks"}
 	before := map[string]string{}
 	for _, path := range reads {
 		before[path] = string(v.do("GET", path, nil).Body)

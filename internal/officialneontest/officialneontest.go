@@ -1,9 +1,10 @@
 // Package officialneontest is a stand-in for the official Neon provider
 // (neondatabase/neon, formerly kislerdm/neon) in tests of configurations
-// that use it beside this provider: its neon_project and neon_branch with
-// the arguments this provider's guides use (a project's name; a branch's
-// project_id, name and parent_id) and their ids, through the same platform
-// API. The real provider cannot be fetched where the tests run; it has been
+// that use it beside this provider: its neon_project, neon_branch and
+// neon_jwks_url with the arguments this provider's guides and tests use (a
+// project's name; a branch's project_id, name and parent_id; a JWKS's
+// project_id, jwks_url, provider_name and role_names) and their ids, through
+// the same platform API. The real provider cannot be fetched where the tests run; it has been
 // run against the emulator by hand (see the official-neon-provider guide).
 package officialneontest
 
@@ -20,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -90,6 +92,7 @@ func (p *officialProvider) Resources(context.Context) []func() resource.Resource
 	return []func() resource.Resource{
 		func() resource.Resource { return &officialProject{o: p.o} },
 		func() resource.Resource { return &officialBranch{o: p.o} },
+		func() resource.Resource { return &officialJWKSURL{o: p.o} },
 	}
 }
 
@@ -211,5 +214,58 @@ func (r *officialBranch) Delete(ctx context.Context, req resource.DeleteRequest,
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if err := r.o.call(ctx, http.MethodDelete, "projects/"+m.ProjectID.ValueString()+"/branches/"+m.ID.ValueString(), nil, nil); err != nil {
 		resp.Diagnostics.AddError("deleting the branch", err.Error())
+	}
+}
+
+type officialJWKSURL struct{ o *Double }
+
+type officialJWKSURLModel struct {
+	ID           types.String `tfsdk:"id"`
+	ProjectID    types.String `tfsdk:"project_id"`
+	JWKSURL      types.String `tfsdk:"jwks_url"`
+	ProviderName types.String `tfsdk:"provider_name"`
+	RoleNames    types.List   `tfsdk:"role_names"`
+}
+
+func (r *officialJWKSURL) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = "neon_jwks_url"
+}
+
+func (r *officialJWKSURL) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{
+		"id": idAttribute(), "project_id": replacing(true), "jwks_url": replacing(true), "provider_name": replacing(true),
+		"role_names": schema.ListAttribute{Required: true, ElementType: types.StringType,
+			PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()}},
+	}}
+}
+
+func (r *officialJWKSURL) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m officialJWKSURLModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	var roles []string
+	resp.Diagnostics.Append(m.RoleNames.ElementsAs(ctx, &roles, false)...)
+	var out struct {
+		JWKS struct{ ID string } `json:"jwks"`
+	}
+	body := map[string]any{"jwks_url": m.JWKSURL.ValueString(), "provider_name": m.ProviderName.ValueString(), "role_names": roles}
+	if err := r.o.call(ctx, http.MethodPost, "projects/"+m.ProjectID.ValueString()+"/jwks", body, &out); err != nil {
+		resp.Diagnostics.AddError("adding the JWKS URL", err.Error())
+		return
+	}
+	m.ID = types.StringValue(out.JWKS.ID)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *officialJWKSURL) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+
+func (r *officialJWKSURL) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
+}
+
+func (r *officialJWKSURL) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m officialJWKSURLModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if err := r.o.call(ctx, http.MethodDelete, "projects/"+m.ProjectID.ValueString()+"/jwks/"+m.ID.ValueString(), nil, nil); err != nil {
+		resp.Diagnostics.AddError("deleting the JWKS URL", err.Error())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/officialneontest"
 )
 
 const jwksAddr = "neon_auth_external_jwks.test"
@@ -174,6 +176,53 @@ resource "neon_auth_external_jwks" "test" {
 	}
 	cli.must(0, "apply", "-auto-approve", "-input=false")
 	env.must(env.expectJWKS(googleJWKS)())
+	cli.must(0, "destroy", "-auto-approve", "-input=false")
+	env.must(env.expectJWKS()())
+}
+
+// A configuration with both providers, as the official-provider guide sets
+// them up: the official provider's neon_jwks_url (a stand-in here) under the
+// local name neon, and this provider's neon_auth_external_jwks under
+// neonauth, each adding a JWKS to one project. Neither type is taken for the
+// other: both are added, the plan after apply is empty, and destroy removes
+// both.
+func TestAccAuthExternalJWKS_besideTheOfficialJWKSURL(t *testing.T) {
+	env := newProjectEnv(t)
+	double := &officialneontest.Double{BaseURL: env.BaseURL, Key: env.Key}
+	cli := env.cli(nil, map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
+	ours := strings.Replace(env.providerBlock(), `provider "neon" {`, `provider "neonauth" {`, 1)
+	cli.write("main.tf", `
+terraform {
+  required_providers {
+    neon = {
+      source = "neondatabase/neon"
+    }
+    neonauth = {
+      source = "neon-auth/neon"
+    }
+  }
+}
+
+provider "neon" {}
+`+ours+fmt.Sprintf(`
+resource "neon_jwks_url" "microsoft" {
+  project_id    = %[1]q
+  jwks_url      = %[2]q
+  provider_name = "Microsoft"
+  role_names    = ["authenticated"]
+}
+
+resource "neon_auth_external_jwks" "google" {
+  provider      = neonauth
+  project_id    = %[1]q
+  jwks_url      = %[3]q
+  provider_name = "Google"
+}
+`, env.ProjectID, microsoftJWKS, googleJWKS))
+	cli.must(0, "init", "-input=false")
+	cli.must(0, "apply", "-auto-approve", "-input=false")
+	env.must(env.expectJWKS(googleJWKS, microsoftJWKS)())
+	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
 	cli.must(0, "destroy", "-auto-approve", "-input=false")
 	env.must(env.expectJWKS()())
 }
