@@ -64,7 +64,8 @@ func (s *state) servedJWKS(raw string) (served, exists bool) {
 		return false, false
 	}
 	host := strings.ToLower(u.Hostname())
-	if !(strings.Contains(host, ".neonauth.") && strings.HasSuffix(host, ".neon.tech") || host == "mock-auth.neon.invalid") {
+	neonAuth := strings.Contains(host, ".neonauth.") && strings.HasSuffix(host, ".neon.tech")
+	if !neonAuth && host != "mock-auth.neon.invalid" {
 		return false, false
 	}
 	for _, p := range s.Projects {

@@ -26,8 +26,8 @@ type apiRoute struct {
 const unmatchedRoute = "unmatched"
 
 // apiRoutes lists every endpoint served under /api/v2: projects, branches,
-// their computes, databases (with their Data APIs) and roles; the JWKS a
-// project trusts; Neon Auth in both families (see
+// their computes, databases (with their Data APIs) and roles, the JWKS a
+// project trusts (databaseRoutes); Neon Auth in both families (see
 // scope.go); and each Better Auth setting of internal/apispec/betterauth at
 // its own path, with GET where the reference reads it.
 func apiRoutes() []apiRoute {
@@ -44,31 +44,9 @@ func apiRoutes() []apiRoute {
 		{"GET " + br, (*Emulator).getBranch},
 		{"PATCH " + br, (*Emulator).updateBranch},
 		{"DELETE " + br, (*Emulator).deleteBranch},
-
-		{"GET " + p + "/endpoints", (*Emulator).listProjectEndpoints},
-		{"POST " + p + "/endpoints", (*Emulator).createEndpoint},
-		{"GET " + p + "/endpoints/{endpoint_id}", (*Emulator).getEndpoint},
-		{"PATCH " + p + "/endpoints/{endpoint_id}", (*Emulator).updateEndpoint},
-		{"DELETE " + p + "/endpoints/{endpoint_id}", (*Emulator).deleteEndpoint},
-		{"GET " + br + "/endpoints", (*Emulator).listBranchEndpoints},
-		{"GET " + br + "/databases", (*Emulator).listDatabases},
-		{"POST " + br + "/databases", (*Emulator).createDatabase},
-		{"GET " + br + "/databases/{database_name}", (*Emulator).getDatabase},
-		{"PATCH " + br + "/databases/{database_name}", (*Emulator).updateDatabase},
-		{"DELETE " + br + "/databases/{database_name}", (*Emulator).deleteDatabase},
-		{"GET " + br + "/data-api/{database_name}", (*Emulator).getDataAPI},
-		{"POST " + br + "/data-api/{database_name}", (*Emulator).createDataAPI},
-		{"PATCH " + br + "/data-api/{database_name}", (*Emulator).updateDataAPI},
-		{"DELETE " + br + "/data-api/{database_name}", (*Emulator).deleteDataAPI},
-		{"GET " + p + "/jwks", (*Emulator).listJWKS},
-		{"POST " + p + "/jwks", (*Emulator).addJWKS},
-		{"DELETE " + p + "/jwks/{jwks_id}", (*Emulator).deleteJWKS},
-		{"GET " + br + "/roles", (*Emulator).listRoles},
-		{"POST " + br + "/roles", (*Emulator).createRole},
-		{"GET " + br + "/roles/{role_name}", (*Emulator).getRole},
-		{"DELETE " + br + "/roles/{role_name}", (*Emulator).deleteRole},
-		{"GET " + br + "/roles/{role_name}/reveal_password", (*Emulator).revealRolePassword},
-
+	}
+	routes = append(routes, databaseRoutes(p, br)...)
+	routes = append(routes, []apiRoute{
 		{"POST /projects/auth/create", (*Emulator).enableAuth},
 		{"GET " + p + "/auth/integrations", (*Emulator).listIntegrations},
 		{"POST /projects/auth/keys", (*Emulator).createSDKKeys},
@@ -107,7 +85,7 @@ func apiRoutes() []apiRoute {
 		{"PATCH " + auth + "/allow_localhost", (*Emulator).updateAllowLocalhost},
 		{"PATCH " + auth + "/config", (*Emulator).updateConfig},
 		{"GET " + auth + "/plugins", (*Emulator).getPlugins},
-	}
+	}...)
 	for _, st := range betterauth.Settings {
 		if st.Read {
 			routes = append(routes, apiRoute{"GET " + auth + "/" + st.Path, readSetting(st)})
@@ -115,6 +93,37 @@ func apiRoutes() []apiRoute {
 		routes = append(routes, apiRoute{st.Write + " " + auth + "/" + st.Path, writeSetting(st)})
 	}
 	return routes
+}
+
+// databaseRoutes are the endpoints of a project's computes, its branches'
+// databases (with their Data APIs) and roles, and the JWKS it trusts; p and br
+// are the templates of the project's and the branch's paths.
+func databaseRoutes(p, br string) []apiRoute {
+	return []apiRoute{
+		{"GET " + p + "/endpoints", (*Emulator).listProjectEndpoints},
+		{"POST " + p + "/endpoints", (*Emulator).createEndpoint},
+		{"GET " + p + "/endpoints/{endpoint_id}", (*Emulator).getEndpoint},
+		{"PATCH " + p + "/endpoints/{endpoint_id}", (*Emulator).updateEndpoint},
+		{"DELETE " + p + "/endpoints/{endpoint_id}", (*Emulator).deleteEndpoint},
+		{"GET " + br + "/endpoints", (*Emulator).listBranchEndpoints},
+		{"GET " + br + "/databases", (*Emulator).listDatabases},
+		{"POST " + br + "/databases", (*Emulator).createDatabase},
+		{"GET " + br + "/databases/{database_name}", (*Emulator).getDatabase},
+		{"PATCH " + br + "/databases/{database_name}", (*Emulator).updateDatabase},
+		{"DELETE " + br + "/databases/{database_name}", (*Emulator).deleteDatabase},
+		{"GET " + br + "/data-api/{database_name}", (*Emulator).getDataAPI},
+		{"POST " + br + "/data-api/{database_name}", (*Emulator).createDataAPI},
+		{"PATCH " + br + "/data-api/{database_name}", (*Emulator).updateDataAPI},
+		{"DELETE " + br + "/data-api/{database_name}", (*Emulator).deleteDataAPI},
+		{"GET " + p + "/jwks", (*Emulator).listJWKS},
+		{"POST " + p + "/jwks", (*Emulator).addJWKS},
+		{"DELETE " + p + "/jwks/{jwks_id}", (*Emulator).deleteJWKS},
+		{"GET " + br + "/roles", (*Emulator).listRoles},
+		{"POST " + br + "/roles", (*Emulator).createRole},
+		{"GET " + br + "/roles/{role_name}", (*Emulator).getRole},
+		{"DELETE " + br + "/roles/{role_name}", (*Emulator).deleteRole},
+		{"GET " + br + "/roles/{role_name}/reveal_password", (*Emulator).revealRolePassword},
+	}
 }
 
 // New builds an emulator. With Options.StateFile set and the file present,

@@ -444,7 +444,7 @@ func (r *authDataAPIResource) takeOver(ctx context.Context, plan authDataAPIMode
 			got, err = r.data.auth.GetDataAPI(ctx, ref)
 		}
 		if err != nil {
-			resp.Diagnostics.AddError(summary, r.explainDataAPIFailure(ctx, ref, "Setting the settings of the Data API "+s.Scope.String()+" inherited", err))
+			resp.Diagnostics.AddError(summary, r.explainDataAPIFailure(ctx, ref, "Setting the settings of the Data API "+s.String()+" inherited", err))
 			return
 		}
 	}
@@ -560,7 +560,7 @@ func (r *authDataAPIResource) Delete(ctx context.Context, req resource.DeleteReq
 	what := "Deleting " + ref.String()
 	if takenOver {
 		// Put back as found: the settings it had (PATCH replaces them all).
-		what = "Putting back the settings of the Data API " + s.Scope.String() + " inherited"
+		what = "Putting back the settings of the Data API " + s.String() + " inherited"
 		err = r.data.auth.UpdateDataAPI(ctx, ref, rec.Found.Settings)
 	} else {
 		err = r.data.auth.DeleteDataAPI(ctx, ref)

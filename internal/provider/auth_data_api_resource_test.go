@@ -161,14 +161,14 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 func TestAccAuthDataAPI_neonAuthNeedsTheIntegration(t *testing.T) {
 	env := newBranchEnv(t)
 	alone := env.config(env.resource("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "neon_auth"`))
-	ordered := env.config(env.resource("neon_auth_integration", "this") + fmt.Sprintf(`
+	ordered := env.config(env.resource("neon_auth_integration", "this") + `
 resource "neon_auth_data_api" "test" {
   project_id    = neon_auth_integration.this.project_id
   branch_id     = neon_auth_integration.this.branch_id
   database_name = "neondb"
   auth_provider = "neon_auth"
 }
-`))
+`)
 	tc := env.testCase(
 		resource.TestStep{Config: alone, ExpectError: matchInOrder("Neon Auth not enabled on the branch", "Add a neon_auth_integration",
 			"branch_id = neon_auth_integration.<name>.branch_id", "enables Neon Auth before it creates the Data API")},
