@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"net/url"
-	"slices"
 	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
@@ -68,16 +67,6 @@ func dataAPIReported() neonapi.DataAPISettings {
 		DBSchemas: &[]string{"public"}, JwtRoleClaimKey: new(".role")}
 }
 
-// dataAPI is the Data API of the branch's database, nil when it has none.
-func (b *branchState) dataAPI(database string) *DataAPI {
-	return find(b.DataAPIs, func(d *DataAPI) bool { return d.DatabaseName == database })
-}
-
-// removeDataAPI deletes the Data API of the branch's database, if any.
-func (b *branchState) removeDataAPI(database string) {
-	b.DataAPIs = slices.DeleteFunc(b.DataAPIs, func(d *DataAPI) bool { return d.DatabaseName == database })
-}
-
 // status is the deployment status at t.
 func (d *DataAPI) status(t time.Time) string {
 	if t.Before(d.ReadyAt) {
@@ -86,10 +75,11 @@ func (d *DataAPI) status(t time.Time) string {
 	return dataAPIActive
 }
 
-// view is the Data API as GET shows it at t (DataAPIReponse): its URL on the
-// branch's own endpoint, its status, its settings (with the defaults of
-// dataAPIReported for those not written) and the schemas it can expose.
-func (d *DataAPI) view(p Project, b *branchState, t time.Time) neonapi.DataAPIReponse {
+// view is the Data API as GET shows it at t (DataAPIReponse): its URL on
+// host (the branch's own, see branchState.dataAPIHost), its status, its
+// settings (with the defaults of dataAPIReported for those not written) and
+// the schemas it can expose.
+func (d *DataAPI) view(host string, t time.Time) neonapi.DataAPIReponse {
 	settings, defaults := d.Settings, dataAPIReported()
 	settings.DBAggregatesEnabled = orDefault(settings.DBAggregatesEnabled, defaults.DBAggregatesEnabled)
 	settings.DBAnonRole = orDefault(settings.DBAnonRole, defaults.DBAnonRole)
@@ -99,7 +89,7 @@ func (d *DataAPI) view(p Project, b *branchState, t time.Time) neonapi.DataAPIRe
 	if d.AuthSchema {
 		schemas = []string{"auth", "public"}
 	}
-	return neonapi.DataAPIReponse{URL: d.url(p, b), Status: d.status(t), Settings: clonePtr(&settings), AvailableSchemas: &schemas}
+	return neonapi.DataAPIReponse{URL: d.url(host), Status: d.status(t), Settings: clonePtr(&settings), AvailableSchemas: &schemas}
 }
 
 // orDefault is v, or def when v is nil.
@@ -110,24 +100,19 @@ func orDefault[T any](v, def *T) *T {
 	return v
 }
 
-// url is where the Data API serves: on the host of the branch's read-write
-// compute (the branch id for a branch without one), under the database's
-// name, as https://ep-….apirest.<region>.aws.neon.tech/<database>/rest/v1.
-func (d *DataAPI) url(p Project, b *branchState) string {
-	host := b.ID
-	if ep := b.readWriteEndpoint(); ep != nil {
-		host = ep.ID
-	}
-	return "https://" + host + ".apirest." + p.ProxyHost + "/" + url.PathEscape(d.DatabaseName) + "/rest/v1"
+// url is where the Data API serves: on host, under the database's name, as
+// https://ep-….apirest.<region>.aws.neon.tech/<database>/rest/v1.
+func (d *DataAPI) url(host string) string {
+	return "https://" + host + "/" + url.PathEscape(d.DatabaseName) + "/rest/v1"
 }
 
-// inheritedDataAPIs are the Data APIs a branch made from b starts with: a
-// copy of each, serving at once on the new branch's own host. Neon's
-// documentation says the Data API's configuration branches with the
+// inheritedDataAPIs are the Data APIs a branch made from a branch with apis
+// starts with: a copy of each, serving at once on the new branch's own host.
+// Neon's documentation says the Data API's configuration branches with the
 // database and rides the branch's compute endpoint.
-func (b *branchState) inheritedDataAPIs(at time.Time) []*DataAPI {
-	out := make([]*DataAPI, 0, len(b.DataAPIs))
-	for _, d := range b.DataAPIs {
+func inheritedDataAPIs(apis []*DataAPI, at time.Time) []*DataAPI {
+	out := make([]*DataAPI, 0, len(apis))
+	for _, d := range apis {
 		c := clonePtr(d)
 		c.CreatedAt, c.ReadyAt, c.SchemaCacheRefreshedAt = at, at, at
 		out = append(out, c)

@@ -31,7 +31,7 @@ func (e *Emulator) getDataAPI(c *call) error {
 		if d == nil {
 			return errNoDataAPI(b, c.param("database_name"))
 		}
-		return c.json(http.StatusOK, d.view(p.Project, b, now()))
+		return c.json(http.StatusOK, d.view(b.dataAPIHost(p.Project), now()))
 	})
 }
 
@@ -114,7 +114,7 @@ func (e *Emulator) createDataAPI(c *call) error {
 			d.AuthProvider = string(*req.AuthProvider)
 		}
 		b.DataAPIs = append(b.DataAPIs, d)
-		return e.saved(c, http.StatusCreated, neonapi.DataAPICreateResponse{URL: d.url(p.Project, b)})
+		return e.saved(c, http.StatusCreated, neonapi.DataAPICreateResponse{URL: d.url(b.dataAPIHost(p.Project))})
 	})
 }
 

@@ -246,7 +246,7 @@ func (s *state) addBranch(p *projectState, parent *branchState, name, initSource
 		b.Auth = parent.Auth.inheritedBy(p.Project, b.ID, at)
 	}
 	if initSource != initSchemaOnly {
-		b.DataAPIs = parent.inheritedDataAPIs(at)
+		b.DataAPIs = inheritedDataAPIs(parent.DataAPIs, at)
 	}
 	p.copyRoles(parent, b)
 	p.Branches = append(p.Branches, b)
@@ -327,6 +327,27 @@ func (p *projectState) endpoint(id string) (*branchState, *endpointState) {
 // most one), nil when it has none.
 func (b *branchState) readWriteEndpoint() *endpointState {
 	return find(b.Endpoints, func(ep *endpointState) bool { return ep.Type == endpointReadWrite })
+}
+
+// dataAPI is the Data API of the branch's database, nil when it has none.
+func (b *branchState) dataAPI(database string) *DataAPI {
+	return find(b.DataAPIs, func(d *DataAPI) bool { return d.DatabaseName == database })
+}
+
+// removeDataAPI deletes the Data API of the branch's database, if any.
+func (b *branchState) removeDataAPI(database string) {
+	b.DataAPIs = slices.DeleteFunc(b.DataAPIs, func(d *DataAPI) bool { return d.DatabaseName == database })
+}
+
+// dataAPIHost is where the branch's Data APIs serve: the host of its
+// read-write compute (the branch id for a branch without one) under
+// apirest, in the project's region.
+func (b *branchState) dataAPIHost(p Project) string {
+	host := b.ID
+	if ep := b.readWriteEndpoint(); ep != nil {
+		host = ep.ID
+	}
+	return host + ".apirest." + p.ProxyHost
 }
 
 // roleOf is what the project keeps of a role of branch b: b's own, or, for

@@ -159,9 +159,10 @@ func (svc *Service) DataAPIAbsence(ctx context.Context, r apiclient.DataAPIRef) 
 	case !isNotFound(err):
 		return Unknown, err
 	}
-	b, err := svc.Branch(ctx, r.ProjectID, r.BranchID)
+	// Read afresh: a list held from earlier may predate the branch.
+	bs, err := svc.client.ListBranches(ctx, r.ProjectID)
 	switch {
-	case err == nil && b == nil:
+	case err == nil && !slices.ContainsFunc(bs, func(b apiclient.Branch) bool { return b.ID == r.BranchID }):
 		return Gone, nil
 	case err == nil:
 		// The branch is listed, yet its databases answered 404.

@@ -115,6 +115,13 @@ func newSharedReads(maxAge time.Duration) sharedReads {
 	}
 }
 
+// dataAPIRead is a shared read of a Data API: the Data API, or the 404 that
+// answered instead (a database without one; see DataAPIAbsence).
+type dataAPIRead struct {
+	api      *apiclient.DataAPI
+	notFound error
+}
+
 // productionBranches remembers the production branch of each project for
 // the life of the provider process: resolved once per project, shared by
 // every resource.

@@ -177,13 +177,6 @@ func (svc *Service) DataAPI(ctx context.Context, r apiclient.DataAPIRef) (*apicl
 	return got.api, got.notFound
 }
 
-// dataAPIRead is a shared read of a Data API: the Data API, or the 404 that
-// answered instead.
-type dataAPIRead struct {
-	api      *apiclient.DataAPI
-	notFound error
-}
-
 // GetDataAPI is the Data API read by a request of its own, for a write
 // waiting on its status.
 func (svc *Service) GetDataAPI(ctx context.Context, r apiclient.DataAPIRef) (*apiclient.DataAPI, error) {

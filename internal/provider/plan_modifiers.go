@@ -69,44 +69,44 @@ func (m useStateWhenOmitted) MarkdownDescription(ctx context.Context) string {
 	return m.Description(ctx)
 }
 
-// omitted reports whether an existing object's attribute is left out of the
+// leftOut reports whether an existing object's attribute is left out of the
 // configuration.
-func omitted(config attr.Value, state tfsdk.State) bool {
+func leftOut(config attr.Value, state tfsdk.State) bool {
 	return config.IsNull() && !state.Raw.IsNull()
 }
 
 func (useStateWhenOmitted) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if omitted(req.ConfigValue, req.State) {
+	if leftOut(req.ConfigValue, req.State) {
 		resp.PlanValue = req.StateValue
 	}
 }
 
 func (useStateWhenOmitted) PlanModifyBool(_ context.Context, req planmodifier.BoolRequest, resp *planmodifier.BoolResponse) {
-	if omitted(req.ConfigValue, req.State) {
+	if leftOut(req.ConfigValue, req.State) {
 		resp.PlanValue = req.StateValue
 	}
 }
 
 func (useStateWhenOmitted) PlanModifyInt64(_ context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
-	if omitted(req.ConfigValue, req.State) {
+	if leftOut(req.ConfigValue, req.State) {
 		resp.PlanValue = req.StateValue
 	}
 }
 
 func (useStateWhenOmitted) PlanModifySet(_ context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
-	if omitted(req.ConfigValue, req.State) {
+	if leftOut(req.ConfigValue, req.State) {
 		resp.PlanValue = req.StateValue
 	}
 }
 
 func (useStateWhenOmitted) PlanModifyList(_ context.Context, req planmodifier.ListRequest, resp *planmodifier.ListResponse) {
-	if omitted(req.ConfigValue, req.State) {
+	if leftOut(req.ConfigValue, req.State) {
 		resp.PlanValue = req.StateValue
 	}
 }
 
 func (useStateWhenOmitted) PlanModifyObject(_ context.Context, req planmodifier.ObjectRequest, resp *planmodifier.ObjectResponse) {
-	if omitted(req.ConfigValue, req.State) {
+	if leftOut(req.ConfigValue, req.State) {
 		resp.PlanValue = req.StateValue
 	}
 }
