@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -111,7 +112,9 @@ func newEmulatorEnv(t *testing.T, why string, wrap func(http.Handler) http.Handl
 	if remoteRun != nil {
 		t.Skipf("runs only against the in-process emulator: %s", why)
 	}
-	o := emulator.Options{SeedProjects: 2, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1}
+	// A new Data API boots for a fifth of a second: the provider's wait for
+	// it runs, without a second of it in every test that creates one.
+	o := emulator.Options{SeedProjects: 2, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: -1, DataAPIBootTime: 200 * time.Millisecond}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -62,11 +62,13 @@ type authDataAPIModel struct {
 const dataAPIActive = "active"
 
 // dataAPIReadyWait bounds how long a create waits for its Data API to
-// become active (Neon says about 15 seconds), and dataAPIPoll how often it
-// reads the status meanwhile.
+// become active (Neon says about 15 seconds). Meanwhile it reads the status
+// after dataAPIFirstPoll, then at twice the interval before, up to
+// dataAPIMaxPoll: quick for a fast start, a few reads for a slow one.
 const (
 	dataAPIReadyWait = 2 * time.Minute
-	dataAPIPoll      = 500 * time.Millisecond
+	dataAPIFirstPoll = 250 * time.Millisecond
+	dataAPIMaxPoll   = 4 * time.Second
 )
 
 // createOnly names a create-time argument in descriptions: the API never
@@ -354,7 +356,7 @@ func (m authDataAPIModel) createRequest(ctx context.Context) (apiclient.CreateDa
 func (r *authDataAPIResource) waitActive(ctx context.Context, ref apiclient.DataAPIRef, diags *diag.Diagnostics) *apiclient.DataAPI {
 	deadline := time.Now().Add(dataAPIReadyWait)
 	var last *apiclient.DataAPI
-	for {
+	for wait := dataAPIFirstPoll; ; wait = min(2*wait, dataAPIMaxPoll) {
 		got, err := r.data.auth.GetDataAPI(ctx, ref)
 		switch {
 		case err == nil:
@@ -367,7 +369,7 @@ func (r *authDataAPIResource) waitActive(ctx context.Context, ref apiclient.Data
 				" The next refresh reads it again.")
 			return last
 		}
-		if time.Now().Add(dataAPIPoll).After(deadline) {
+		if time.Now().Add(wait).After(deadline) {
 			status := "it was not readable yet"
 			if last != nil {
 				status = fmt.Sprintf("its status was still %q", last.Status)
@@ -380,7 +382,7 @@ func (r *authDataAPIResource) waitActive(ctx context.Context, ref apiclient.Data
 		select {
 		case <-ctx.Done():
 			return last
-		case <-time.After(dataAPIPoll):
+		case <-time.After(wait):
 		}
 	}
 }
