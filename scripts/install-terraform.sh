@@ -37,6 +37,18 @@ fi
 fail() { echo "install-terraform.sh: $*" >&2; exit 1; }
 command -v go >/dev/null || fail "the Go toolchain is needed to build Terraform $version (go not found on PATH)"
 
+# One build at a time (make test and make test-remote may ask at once): a
+# second caller waits for the first, then finds the binary it built.
+mkdir -p "$(dirname "$bin")"
+if command -v flock >/dev/null; then
+  exec 9>"$bin.lock"
+  flock 9
+  if [[ -x "$bin" ]] && "$bin" version >/dev/null 2>&1; then
+    echo "$bin"
+    exit 0
+  fi
+fi
+
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOFLAGS="${GOFLAGS:-} -mod=mod"
 echo "building Terraform $version into $bin (first time only, several minutes)" >&2
 module="github.com/hashicorp/terraform@v$version"
@@ -71,7 +83,6 @@ if grep -rqsE --include='*.go' --exclude='*_test.go' --exclude-dir=remote-state 
   fail "Terraform $version imports a dropped backend or module outside $init; adapt this script"
 fi
 
-mkdir -p "$(dirname "$bin")"
 go build -trimpath -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" -o "$bin.tmp" . ||
   fail "go build of Terraform $version failed (see above)"
 mv "$bin.tmp" "$bin"
