@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -71,8 +72,10 @@ func (c *Client) AddJWKS(ctx context.Context, projectID string, req AddJWKSReque
 		if i := slices.IndexFunc(all, func(j JWKS) bool { return SameJWKS(j, req) }); err == nil && i >= 0 {
 			return &AddedJWKS{JWKS: all[i], Recovered: true}, nil
 		}
-		return nil, &Error{Method: http.MethodPost, Path: "/" + jwksEndpoint(projectID).path, StatusCode: http.StatusConflict,
-			Message: "the add was answered 409 after a lost answer, but no JWKS of that URL is listed"}
+		if err == nil {
+			err = fmt.Errorf("the add was answered 409 after a lost answer, but no JWKS of that URL is listed: %w", ErrConflict)
+		}
+		return nil, err
 	}
 	return &AddedJWKS{JWKS: out.JWKS}, nil
 }
