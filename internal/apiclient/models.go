@@ -197,6 +197,9 @@ type ListProjectsOptions struct {
 	// OrgID limits the list to one organization (the API's `org_id`; some
 	// keys need it).
 	OrgID string
+	// Recoverable lists only deleted projects that can still be recovered
+	// (the API's `recoverable`: for 7 days after their deletion).
+	Recoverable bool
 }
 
 // Branch is an element of GET /projects/{project_id}/branches. ParentID is

@@ -44,6 +44,9 @@ func (c *Client) ListProjects(ctx context.Context, opts ListProjectsOptions) (*P
 		if opts.OrgID != "" {
 			q.Set("org_id", opts.OrgID)
 		}
+		if opts.Recoverable {
+			q.Set("recoverable", "true")
+		}
 		var page struct {
 			neonapi.ProjectsResponse
 			neonapi.PaginationResponse

@@ -39,9 +39,20 @@ func (e *Emulator) listProjects(c *call) error {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// recoverable=true lists only the projects deleted within their
+	// recovery window (the reference's "Show only deleted projects within
+	// the recovery window").
+	candidates := make([]*projectState, 0, len(e.st.Projects))
+	if q.Get("recoverable") == "true" {
+		for _, d := range e.st.recoverable(now()) {
+			candidates = append(candidates, &projectState{Seq: d.Seq, Project: d.Project})
+		}
+	} else {
+		candidates = e.st.Projects
+	}
 	page := []Project{}
 	var last uint64
-	for _, p := range e.st.Projects {
+	for _, p := range candidates {
 		switch {
 		case p.Seq <= after || !c.key.canSee(p.Project.ID):
 		case orgID != "" && (p.Project.OrgID == nil || orgID != *p.Project.OrgID):

@@ -163,6 +163,45 @@ func TestCreateAndDeleteProject(t *testing.T) {
 	wantError(t, v.do("GET", "/projects/"+out.Project.ID, nil), http.StatusNotFound, "project not found")
 }
 
+// A deleted project answers 404 like one the key cannot see, but stays
+// listed by GET /projects?recoverable=true for its 7-day recovery window
+// (the reference, DELETE /projects/{project_id}), and only there.
+func TestDeletedProjectIsListedAsRecoverable(t *testing.T) {
+	v := newEnv(t, Options{SeedProjects: 2})
+	ids := v.e.ProjectIDs()
+	listed := func(query string) []string {
+		var out struct{ Projects []Project }
+		r := v.do("GET", "/projects?"+query, nil)
+		wantStatus(t, r, http.StatusOK)
+		r.Decode(&out)
+		var got []string
+		for _, p := range out.Projects {
+			got = append(got, p.ID)
+		}
+		return got
+	}
+	if got := listed("recoverable=true"); len(got) != 0 {
+		t.Fatalf("recoverable before any delete: %v", got)
+	}
+	wantStatus(t, v.do("DELETE", "/projects/"+ids[1], nil), http.StatusOK)
+	wantError(t, v.do("GET", "/projects/"+ids[1]+"/branches", nil), http.StatusNotFound, "project not found")
+	if got := listed("recoverable=true&search=" + ids[1]); len(got) != 1 || got[0] != ids[1] {
+		t.Errorf("recoverable projects matching %s: %v", ids[1], got)
+	}
+	if got := listed("recoverable=true&search=" + ids[0]); len(got) != 0 {
+		t.Errorf("a live project is listed as recoverable: %v", got)
+	}
+	if got := listed("search=" + ids[1]); len(got) != 0 {
+		t.Errorf("the deleted project is in the list of live ones: %v", got)
+	}
+	v.e.mu.Lock()
+	v.e.st.Deleted[0].DeletedAt = now().Add(-recoveryWindow)
+	v.e.mu.Unlock()
+	if got := listed("recoverable=true"); len(got) != 0 {
+		t.Errorf("recoverable after the recovery window: %v", got)
+	}
+}
+
 func TestBranchListShowsTheDefaultBranch(t *testing.T) {
 	v := newEnv(t, Options{})
 	dev, err := v.e.AddBranch(v.project, "dev")

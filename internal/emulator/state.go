@@ -116,6 +116,27 @@ type state struct {
 	OwnerID  string          `json:"owner_id"`
 	Keys     []*apiKey       `json:"keys"`
 	Projects []*projectState `json:"projects"` // in creation order
+	// Deleted are the projects deleted within their recovery window, as
+	// GET /projects?recoverable=true lists them.
+	Deleted []deletedProject `json:"deleted_projects,omitempty"`
+}
+
+// deletedProject is a project as it was when it was deleted, with its
+// place in the list (Seq).
+type deletedProject struct {
+	Seq       uint64    `json:"seq"`
+	Project   Project   `json:"project"`
+	DeletedAt time.Time `json:"deleted_at"`
+}
+
+// recoveryWindow is how long a deleted project can be recovered, and is
+// listed by GET /projects?recoverable=true: "Deleted projects can be
+// recovered within 7 days" (the reference, DELETE /projects/{project_id}).
+const recoveryWindow = 7 * 24 * time.Hour
+
+// recoverable are the projects deleted less than recoveryWindow before at.
+func (s *state) recoverable(at time.Time) []deletedProject {
+	return slices.DeleteFunc(slices.Clone(s.Deleted), func(d deletedProject) bool { return at.Sub(d.DeletedAt) >= recoveryWindow })
 }
 
 // stateVersion 3 keeps the computes of branches, their roles' passwords, the
@@ -257,8 +278,12 @@ func (s *state) project(id string) *projectState {
 	return find(s.Projects, func(p *projectState) bool { return p.Project.ID == id })
 }
 
-// removeProject deletes a project; its project-scoped keys stop working.
+// removeProject deletes a project, which stays listed as recoverable for
+// recoveryWindow; its project-scoped keys stop working.
 func (s *state) removeProject(id string) {
+	if p := find(s.Projects, func(p *projectState) bool { return p.Project.ID == id }); p != nil {
+		s.Deleted = append(s.recoverable(now()), deletedProject{Seq: p.Seq, Project: p.Project, DeletedAt: now()})
+	}
 	s.Projects = slices.DeleteFunc(s.Projects, func(p *projectState) bool { return p.Project.ID == id })
 	for _, k := range s.Keys {
 		if k.Kind == KeyProject && k.ProjectID == id {
