@@ -1,16 +1,22 @@
-# A preview branch's Neon Auth, the way Neon makes it. The branch was created
-# from production — by the official Neon provider, the Vercel or GitHub
-# integration, a CI job or the console — and started with a copy of
+# A preview branch's Neon Auth, the way the platforms make it. The branch was
+# created from production — by the Vercel or GitHub integration, a CI job, the
+# official Neon provider or the console — and started with a copy of
 # production's Neon Auth — users, sign-in settings, plugins, OAuth providers,
 # trusted domains and webhooks — and of production's Data API (./production
-# configures them). This configuration takes over what the branch inherited
-# (the provider warns about each object it takes over), adds the preview's own
+# configures them); the Vercel integration also put the preview's origin into
+# its trusted domains. This configuration takes over what the branch has (the
+# provider warns about each object it takes over), declares the preview's
 # origin, sends the inherited webhooks to the preview instead of production,
-# and gives the preview a Data API of its own that accepts the tokens of the
-# preview's Neon Auth. Destroy puts back what it found; deleting the branch is
-# left to whatever created it. See the README for how to get the branch id.
+# puts Google sign-in on Neon's shared keys (production's app accepts only
+# production's callback), and gives the preview a Data API that accepts the
+# tokens of the preview's own Neon Auth. The platform deletes the branch when
+# the pull request closes, so destroy restores nothing (restore_on_destroy =
+# false). See the README for how to find the branch, and
+# examples/ci/neon-auth-preview.yml for a workflow that applies this to each
+# pull request. Needs Terraform 1.8 or OpenTofu 1.10, or later.
 
 terraform {
+  required_version = ">= 1.8"
   required_providers {
     neon = {
       source  = "neon-auth/neon"
@@ -20,9 +26,15 @@ terraform {
 }
 
 # Branch mode, the default. inherited_auth = "adopt" (the default) takes over
-# what the branch inherited; "refuse" would fail with an import hint instead.
+# what the branch already has; "refuse" would fail with an import hint
+# instead. restore_on_destroy = false: the branch is disposable, so destroy
+# leaves it as configured instead of restoring what was found (it sends
+# nothing for what was taken over), and an inherited own OAuth app may be put
+# on the shared keys. Leave it out (true) to have destroy restore the branch
+# as found, for a branch that outlives this configuration.
 provider "neon" {
   # api_key from NEON_API_KEY
+  restore_on_destroy = false
 }
 
 variable "project_id" {
@@ -41,20 +53,8 @@ variable "preview_origin" {
   default     = "https://pr-123.preview.example.com"
 }
 
-variable "google_client_id" {
-  description = "Client id of the Google OAuth app production uses."
-  type        = string
-}
-
-variable "google_client_secret" {
-  description = "Its client secret. Sent write-only: never stored in state."
-  type        = string
-  sensitive   = true
-  ephemeral   = true
-}
-
 # The integration the branch inherited: taken over, not created. Destroy
-# leaves Neon Auth enabled, with production's name back.
+# leaves Neon Auth enabled, with the preview's name.
 resource "neon_auth_integration" "preview" {
   project_id      = var.project_id
   branch_id       = var.preview_branch_id
@@ -62,7 +62,9 @@ resource "neon_auth_integration" "preview" {
   allow_localhost = true
 }
 
-# The preview's own origin, next to the inherited ones.
+# The preview's own origin, next to the inherited ones. Where the Vercel
+# integration put it there already, it is taken over (destroy leaves it);
+# otherwise it is added (destroy removes it).
 resource "neon_auth_domain" "preview" {
   project_id = neon_auth_integration.preview.project_id
   branch_id  = neon_auth_integration.preview.branch_id
@@ -81,16 +83,26 @@ resource "neon_auth_webhooks" "preview" {
   timeout_seconds = 5
 }
 
-# The inherited Google sign-in, with production's OAuth app. The branch has
-# its own auth endpoint, so the app must also accept this branch's callback
-# (the google_callback_url output) among its authorized redirect URIs.
+# The inherited Google sign-in, on Neon's shared keys: production's own
+# OAuth app accepts only the callbacks registered with it, and Google takes
+# no wildcard redirect URIs, so a preview cannot use it. No secret reaches
+# the preview's pipeline. To give previews a Google app of their own instead,
+# register each preview's callback (the google_callback_url output) with it
+# and set its credentials from variables marked sensitive, which works on
+# every supported CLI (the secret is then kept, sensitive, in the state; the
+# secrets guide shows the write-only way, Terraform 1.11 and OpenTofu 1.11):
+#
+#   variable "preview_google_client_secret" {
+#     type      = string
+#     sensitive = true
+#   }
+#   ...
+#   client_id     = var.preview_google_client_id
+#   client_secret = var.preview_google_client_secret
 resource "neon_auth_oauth_provider" "google" {
-  project_id               = neon_auth_integration.preview.project_id
-  branch_id                = neon_auth_integration.preview.branch_id
-  provider_id              = "google"
-  client_id                = var.google_client_id
-  client_secret_wo         = var.google_client_secret
-  client_secret_wo_version = 1
+  project_id  = neon_auth_integration.preview.project_id
+  branch_id   = neon_auth_integration.preview.branch_id
+  provider_id = "google"
 }
 
 # Preview testers sign up without waiting for mail, and sign in by link.
@@ -110,8 +122,7 @@ resource "neon_auth_magic_link_plugin" "preview" {
 # The preview's Data API: the branch's copy of production's, on the preview's
 # own endpoint, accepting the tokens of the preview's own Neon Auth (a token
 # of production's is refused). Taken over when the branch inherited it,
-# created otherwise; a smaller row limit for preview traffic. Destroy puts
-# back the settings it found.
+# created otherwise; a smaller row limit for preview traffic.
 resource "neon_auth_data_api" "preview" {
   project_id    = neon_auth_integration.preview.project_id
   branch_id     = neon_auth_integration.preview.branch_id
@@ -132,7 +143,7 @@ output "jwks_url" {
 }
 
 output "google_callback_url" {
-  description = "Add it to the Google app's authorized redirect URIs."
+  description = "The preview's Google callback: register it with a Google app of the previews' own, if they get one."
   value       = "${neon_auth_integration.preview.base_url}/callback/google"
 }
 

@@ -3,6 +3,7 @@ package neonauth
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -28,6 +29,20 @@ const (
 	Unknown
 )
 
+// Why a thing is Gone, when it went with what held it: the error that
+// accompanies Gone wraps one of these (otherwise it is nil: the thing
+// itself, or its integration, was removed).
+var (
+	// ErrBranchGone: a successful read of the project's branches lacks the
+	// branch — deleted, as platforms delete a preview's branch when its
+	// pull request closes.
+	ErrBranchGone = errors.New("its branch no longer exists")
+	// ErrProjectGone: the project answers 404, and the projects deleted
+	// within their recovery window (GET /projects?recoverable=true) hold
+	// it.
+	ErrProjectGone = errors.New("its project was deleted")
+)
+
 // Listed reports whether a thing is listed by a fresh-enough read (see
 // ListedDomain, ListedOAuthProvider).
 type Listed func(context.Context) (bool, error)
@@ -43,7 +58,9 @@ type Listed func(context.Context) (bool, error)
 // The ladder: the thing's list, then the scope's integration, then (for the
 // branch-scoped family) the project's branches. The first successful read
 // decides; a 404 on the way up is resolved by the next step; a project that
-// answers 404 at the top is not visible.
+// answers 404 at the top is not visible, unless it is among the key's
+// deleted projects (then Gone). Gone comes with ErrBranchGone or
+// ErrProjectGone when the thing went with its branch or project.
 func (svc *Service) Absence(ctx context.Context, s Scope, listed Listed) (Presence, error) {
 	var listErr error
 	if listed != nil {
@@ -61,7 +78,7 @@ func (svc *Service) Absence(ctx context.Context, s Scope, listed Listed) (Presen
 	it, err := svc.Integration(ctx, s)
 	switch {
 	case err == nil && it == nil:
-		return Gone, nil
+		return Gone, svc.wentWith(ctx, s)
 	case err == nil && listErr == nil:
 		// The integration is there, so the 404 was about the thing itself.
 		return Gone, nil
@@ -69,10 +86,56 @@ func (svc *Service) Absence(ctx context.Context, s Scope, listed Listed) (Presen
 		// The integration is there, yet its list answered 404.
 		return Unknown, listErr
 	case isNotFound(err):
-		return NotVisible, err
+		return svc.ProjectAbsence(ctx, s.ProjectID, err)
 	default:
 		return Unknown, err
 	}
+}
+
+// IntegrationPresence is the scope's integration for a Read: Present with
+// it; Gone when a successful read shows none (with ErrBranchGone when the
+// branch went); after a 404, NotVisible, or Gone with ErrProjectGone for a
+// deleted project; Unknown with the error of a failed read.
+func (svc *Service) IntegrationPresence(ctx context.Context, s Scope) (*apiclient.Integration, Presence, error) {
+	it, err := svc.Integration(ctx, s)
+	switch {
+	case err == nil && it != nil:
+		return it, Present, nil
+	case err == nil:
+		return nil, Gone, svc.wentWith(ctx, s)
+	case isNotFound(err):
+		p, err := svc.ProjectAbsence(ctx, s.ProjectID, err)
+		return nil, p, err
+	default:
+		return nil, Unknown, err
+	}
+}
+
+// wentWith is why the scope has no integration when its branch is gone
+// (ErrBranchGone); nil when the branch is there, or in project mode. The
+// branch list it reads is the one the integration read shared after its
+// 404, so it costs no request then.
+func (svc *Service) wentWith(ctx context.Context, s Scope) error {
+	if s.Family != apiclient.FamilyBranch || s.BranchID == "" {
+		return nil
+	}
+	if bs, err := svc.Branches(ctx, s.ProjectID); err == nil && findBranch(bs, s.BranchID) == nil {
+		return fmt.Errorf("branch %s of project %s: %w", s.BranchID, s.ProjectID, ErrBranchGone)
+	}
+	return nil
+}
+
+// ProjectAbsence decides a project that answered 404 (notFound): Gone, with
+// ErrProjectGone, when the key's projects deleted within their recovery
+// window hold it; otherwise NotVisible, with notFound — the project may
+// exist for another key, and state must not change. A key that cannot list
+// projects (a project-scoped one) leaves it NotVisible.
+func (svc *Service) ProjectAbsence(ctx context.Context, projectID string, notFound error) (Presence, error) {
+	deleted, err := svc.client.ListProjects(ctx, apiclient.ListProjectsOptions{Search: projectID, Recoverable: true})
+	if err == nil && slices.ContainsFunc(deleted.Projects, func(p apiclient.Project) bool { return p.ID == projectID }) {
+		return Gone, fmt.Errorf("project %s: %w", projectID, ErrProjectGone)
+	}
+	return NotVisible, notFound
 }
 
 // SingletonAbsence decides what a 404 means for a singleton that exists
@@ -86,12 +149,12 @@ func (svc *Service) SingletonAbsence(ctx context.Context, s Scope, notFound erro
 	it, err := svc.Integration(ctx, s)
 	switch {
 	case err == nil && it == nil:
-		return Gone, nil
+		return Gone, svc.wentWith(ctx, s)
 	case err == nil:
 		return Unknown, fmt.Errorf("%w (Neon Auth is enabled on the %s, so this 404 is the endpoint's own answer, not the "+
 			"settings' absence; an endpoint Neon moved answers so: check for a newer release of the provider)", notFound, s.Scope)
 	case isNotFound(err):
-		return NotVisible, err
+		return svc.ProjectAbsence(ctx, s.ProjectID, err)
 	default:
 		return Unknown, err
 	}
@@ -149,8 +212,10 @@ func (svc *Service) ListedOAuthProvider(s Scope, id string, found **apiclient.OA
 // databases, listed — with the database, the 404 was the Data API's own;
 // without it, the Data API went with its database. When the databases answer
 // 404 too, the project's branches decide: a list without the branch means
-// the Data API went with it; a 404 there, a project this key cannot see
-// (NotVisible), and state must not change. Any other failure is Unknown.
+// the Data API went with it (ErrBranchGone); a 404 there, a project this key
+// cannot see (NotVisible), and state must not change, unless the project is
+// among the key's deleted ones (Gone, ErrProjectGone). Any other failure is
+// Unknown.
 func (svc *Service) DataAPIAbsence(ctx context.Context, r apiclient.DataAPIRef) (Presence, error) {
 	_, err := svc.client.ListDatabases(ctx, r.ProjectID, r.BranchID)
 	switch {
@@ -162,13 +227,13 @@ func (svc *Service) DataAPIAbsence(ctx context.Context, r apiclient.DataAPIRef) 
 	// Read afresh: a list held from earlier may predate the branch.
 	bs, err := svc.client.ListBranches(ctx, r.ProjectID)
 	switch {
-	case err == nil && !slices.ContainsFunc(bs, func(b apiclient.Branch) bool { return b.ID == r.BranchID }):
-		return Gone, nil
+	case err == nil && findBranch(bs, r.BranchID) == nil:
+		return Gone, fmt.Errorf("branch %s of project %s: %w", r.BranchID, r.ProjectID, ErrBranchGone)
 	case err == nil:
 		// The branch is listed, yet its databases answered 404.
 		return Unknown, fmt.Errorf("branch %s of project %s is listed, but its databases answered 404", r.BranchID, r.ProjectID)
 	case isNotFound(err):
-		return NotVisible, err
+		return svc.ProjectAbsence(ctx, r.ProjectID, err)
 	default:
 		return Unknown, err
 	}
@@ -176,13 +241,14 @@ func (svc *Service) DataAPIAbsence(ctx context.Context, r apiclient.DataAPIRef) 
 
 // JWKSPresence is whether a project still trusts the JWKS with the id,
 // from a successful list (found holds it when present). A 404 of the list
-// is a project this key cannot see (or one that no longer exists): nothing
-// is known of the JWKS.
+// is a project this key cannot see, and nothing is known of the JWKS —
+// unless the project is among the key's deleted ones (Gone, ErrProjectGone).
 func (svc *Service) JWKSPresence(ctx context.Context, projectID, jwksID string) (p Presence, found *apiclient.JWKS, err error) {
 	all, err := svc.JWKS(ctx, projectID)
 	switch {
 	case isNotFound(err):
-		return NotVisible, nil, err
+		p, err := svc.ProjectAbsence(ctx, projectID, err)
+		return p, nil, err
 	case err != nil:
 		return Unknown, nil, err
 	}

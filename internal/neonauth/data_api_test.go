@@ -89,8 +89,8 @@ func TestDataAPIAbsence_readsTheParentsOfThePath(t *testing.T) {
 	}
 	noBranch := ref
 	noBranch.BranchID = "br-deleted-12345678"
-	if p, err := svc.DataAPIAbsence(ctx, noBranch); p != Gone || err != nil {
-		t.Errorf("a branch that does not exist: %v, %v; want Gone", p, err)
+	if p, err := svc.DataAPIAbsence(ctx, noBranch); p != Gone || !errors.Is(err, ErrBranchGone) {
+		t.Errorf("a branch that does not exist: %v, %v; want Gone with its branch", p, err)
 	}
 	other, err := env.emu.CreateProject("other")
 	if err != nil {

@@ -55,8 +55,9 @@ type Options struct {
 	// (DefaultReadMaxAge); 0 turns sharing off: every read is its own
 	// request.
 	ReadMaxAge time.Duration
-	// RefuseInherited refuses what a branch inherited from its parent, as
-	// any object made outside Terraform, instead of taking it over.
+	// RefuseInherited refuses what a create finds already on its branch —
+	// inherited from its parent, or a trusted domain whatever put it there —
+	// as any object made outside Terraform, instead of taking it over.
 	RefuseInherited bool
 	// UnbatchedDeletes sends every domain delete at once in a request of its
 	// own instead of gathering batches.

@@ -35,7 +35,8 @@ func (svc *Service) Resolve(ctx context.Context, projectID, branchID, authProvid
 // the provider of the scope's one integration. It answers Present with the
 // scope filled; Unknown with the error of an integration read that failed;
 // and after a 404 or an empty list, NotVisible (with why) for a project this
-// key cannot see, or else Gone: there is no integration to take it from.
+// key cannot see, or else Gone: there is no integration to take it from
+// (with ErrBranchGone or ErrProjectGone when its branch or project went).
 func (svc *Service) WithIntegrationProvider(ctx context.Context, s Scope) (Scope, Presence, error) {
 	if s.AuthProvider != "" {
 		return s, Present, nil
@@ -45,8 +46,11 @@ func (svc *Service) WithIntegrationProvider(ctx context.Context, s Scope) (Scope
 	case err != nil && !isNotFound(err):
 		return s, Unknown, err
 	case err != nil || len(its) == 0:
-		if p, perr := svc.Absence(ctx, s, nil); p == NotVisible {
+		switch p, perr := svc.Absence(ctx, s, nil); p {
+		case NotVisible:
 			return s, NotVisible, perr
+		case Gone:
+			return s, Gone, perr
 		}
 		return s, Gone, nil
 	}
@@ -77,6 +81,14 @@ func (svc *Service) ProductionBranch(ctx context.Context, projectID string) (str
 	svc.production.ids[projectID] = b.ID
 	svc.production.mu.Unlock()
 	return b.ID, nil
+}
+
+// KnownProduction is the id of the project's production branch when this
+// process has resolved it already; "" otherwise. It sends nothing.
+func (svc *Service) KnownProduction(projectID string) string {
+	svc.production.mu.Lock()
+	defer svc.production.mu.Unlock()
+	return svc.production.ids[projectID]
 }
 
 // Branch is a branch of a project as the branch list shows it; nil when the

@@ -13,11 +13,17 @@ import (
 // on such a branch is taken over instead of refused only on evidence that
 // the branch inherited it: its parent holds the same object (read once per
 // kind and shared, never written). The resource then records what it found,
-// applies its configuration, and destroy puts back what it found instead of
+// applies its configuration, and destroy restores what it found instead of
 // deleting. Anything else — an object the parent lacks, which another
 // configuration, a person or a tool made on the branch; the production
 // branch; a branch the provider cannot place; project mode; or with
 // RefuseInherited — is refused.
+//
+// A trusted domain is the exception: it has nothing of its own that a
+// configuration could overwrite, and platforms add them to the branches they
+// make (the Vercel integration puts a preview's origin into its branch's
+// whitelist). One found already there is taken over on any branch, whatever
+// put it there, unless told to refuse; destroy leaves it.
 //
 // The evidence is the parent as it is now: the API keeps no record of the
 // parent at the time the branch was made. An object the parent removed
@@ -27,6 +33,10 @@ import (
 // Kind is the kind of object a create found already there.
 type Kind string
 
+// onAnyBranch reports whether an object of the kind that a create finds is
+// taken over whatever put it on the branch: a trusted domain.
+func (k Kind) onAnyBranch() bool { return k == KindDomain }
+
 const (
 	// KindIntegration is Neon Auth itself; the key is its auth provider.
 	KindIntegration Kind = "integration"
@@ -34,8 +44,6 @@ const (
 	KindOAuthProvider Kind = "oauth_provider"
 	// KindDomain is one trusted domain; the key is its canonical origin.
 	KindDomain Kind = "domain"
-	// KindWhitelist is the whole redirect URI whitelist; no key.
-	KindWhitelist Kind = "whitelist"
 	// KindUser is a user; the key is its email.
 	KindUser Kind = "user"
 	// KindEmailServer is the email server setting; no key.
@@ -90,27 +98,37 @@ const (
 )
 
 // TakeOver is the decision on an object a create found already on its
-// branch: take it over from Parent, or refuse it (Refused says why).
+// branch: take it over from Parent (or, for a kind taken over on any
+// branch, as found), or refuse it (Refused says why).
 type TakeOver struct {
 	// Parent is the branch's parent, when the decision got as far as it.
-	Parent  string
-	Refused Refusal
+	Parent string
+	// OnAnyBranch: taken over as found, whatever put it on the branch
+	// (Parent is then empty).
+	OnAnyBranch bool
+	Refused     Refusal
 	// Err is why the branches or the parent could not be read.
 	Err error
 }
 
 // Allowed reports whether the create takes the object over.
-func (t TakeOver) Allowed() bool { return t.Refused == NotRefused && t.Parent != "" }
+func (t TakeOver) Allowed() bool { return t.Refused == NotRefused && (t.Parent != "" || t.OnAnyBranch) }
 
 // MayTakeOver decides what a create that found its object already on the
-// scope's branch may do with it: take it over only in branch mode, unless
-// told to refuse inherited objects, on a branch created from a parent whose
-// Neon Auth this process did not enable itself, when the parent holds the
-// same object (HeldByParent). Costs the project's branch list and, for the
-// kinds the parent must hold, one read of the parent per kind, each shared
-// by every resource of the run.
+// scope's branch may do with it. A trusted domain is taken over on any
+// branch, in either family, unless told to refuse, and costs no read. Any
+// other object only in branch mode, unless told to refuse inherited
+// objects, on a branch created from a parent whose Neon Auth this process
+// did not enable itself, when the parent holds the same object
+// (heldByParent). That costs the project's branch list and, for the kinds
+// the parent must hold, one read of the parent per kind, each shared by
+// every resource of the run.
 func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) TakeOver {
 	switch {
+	case found.Kind.onAnyBranch() && svc.refuseInherited:
+		return TakeOver{Refused: RefusedBySetting}
+	case found.Kind.onAnyBranch():
+		return TakeOver{OnAnyBranch: true}
 	case s.Family != apiclient.FamilyBranch:
 		return TakeOver{Refused: RefusedProjectMode}
 	case svc.refuseInherited:
@@ -128,7 +146,7 @@ func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) Take
 		return TakeOver{Refused: RefusedRootBranch}
 	}
 	to := TakeOver{Parent: apiclient.Deref(b.ParentID)}
-	switch held, err := svc.HeldByParent(ctx, s, to.Parent, found); {
+	switch held, err := svc.heldByParent(ctx, s, to.Parent, found); {
 	case err != nil:
 		to.Refused, to.Err = RefusedParentUnread, err
 	case !held:
@@ -137,22 +155,22 @@ func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) Take
 	return to
 }
 
-// HeldByParent reports whether the branch parentID holds the same object as
-// found on the scope's branch: the same domain, OAuth provider id, an
-// integration of the same auth provider, a Data API of the same database
+// heldByParent reports whether the branch parentID holds the same object as
+// found on the scope's branch: the same OAuth provider id, an integration of
+// the same auth provider, a Data API of the same database
 // (whatever the parent's Neon Auth). A user counts as held when the
 // parent has Neon Auth of the same auth provider, whose copy the branch's
-// is: no endpoint lists users. The singletons — the whitelist as a whole,
-// the email server, the settings — exist wherever Neon Auth does, so they
+// is: no endpoint lists users. The singletons — the email server, the
+// settings — exist wherever Neon Auth does, so they
 // count as held when the parent has Neon Auth (what destroy puts back of
 // them is their values). A parent without Neon Auth holds nothing.
-func (svc *Service) HeldByParent(ctx context.Context, s Scope, parentID string, found Object) (bool, error) {
+func (svc *Service) heldByParent(ctx context.Context, s Scope, parentID string, found Object) (bool, error) {
 	p := s
 	p.BranchID, p.Family = parentID, apiclient.FamilyBranch
 	var held bool
 	var err error
 	switch found.Kind {
-	case KindIntegration, KindUser, KindWhitelist, KindEmailServer, KindSettings:
+	case KindIntegration, KindUser, KindEmailServer, KindSettings:
 		if found.Kind == KindIntegration {
 			p.AuthProvider = found.Key
 		} else if found.Kind != KindUser {
@@ -161,10 +179,6 @@ func (svc *Service) HeldByParent(ctx context.Context, s Scope, parentID string, 
 		var it *apiclient.Integration
 		it, err = svc.Integration(ctx, p)
 		held = it != nil
-	case KindDomain:
-		var ds []apiclient.Domain
-		ds, err = svc.Domains(ctx, p)
-		held = slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return apiclient.SameOrigin(d.Domain, found.Key) })
 	case KindOAuthProvider:
 		var ps []apiclient.OAuthProvider
 		ps, err = svc.OAuthProviders(ctx, p)

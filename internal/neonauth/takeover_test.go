@@ -26,7 +26,7 @@ func TestTakeOver_decidesByTheBranch(t *testing.T) {
 	onChild.BranchID = child.ID
 	missing := prod
 	missing.BranchID = "br-missing-12345678"
-	domain := Object{Kind: KindDomain, Key: "https://app.example.com"}
+	google := Object{Kind: KindOAuthProvider, Key: "google"}
 
 	branchMode := env.service(apiclient.FamilyBranch, time.Hour)
 	for _, tc := range []struct {
@@ -44,13 +44,13 @@ func TestTakeOver_decidesByTheBranch(t *testing.T) {
 		{name: "project mode", svc: env.service(apiclient.FamilyProject, time.Hour), s: projectScope(env), want: RefusedProjectMode},
 		{name: "refused by setting", svc: New(env.client, Options{Family: apiclient.FamilyBranch, RefuseInherited: true}), s: onChild, want: RefusedBySetting},
 		{name: "production branch", svc: branchMode, s: prod, want: RefusedRootBranch, reads: 1},
-		// The parent (production, without Neon Auth) holds no domain.
+		// The parent (production, without Neon Auth) holds no OAuth provider.
 		{name: "branch created from production", svc: branchMode, s: onChild, want: RefusedParentLacks, parent: prod.BranchID},
 		{name: "branch not in the project", svc: branchMode, s: missing, want: RefusedBranchMissing, reads: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env.emu.ResetStats()
-			got := tc.svc.MayTakeOver(ctx, tc.s, domain)
+			got := tc.svc.MayTakeOver(ctx, tc.s, google)
 			if got.Refused != tc.want || got.Parent != tc.parent || got.Allowed() || got.Err != nil {
 				t.Errorf("decision %+v, want refusal %d and parent %q", got, tc.want, tc.parent)
 			}
@@ -58,6 +58,37 @@ func TestTakeOver_decidesByTheBranch(t *testing.T) {
 				t.Errorf("%d branch lists read, want %d", n, tc.reads)
 			}
 		})
+	}
+}
+
+// A trusted domain found already on its branch is taken over on any branch,
+// in either family — whatever put it there: the parent's copy, a platform
+// such as the Vercel integration, a person, another configuration — without
+// a read, unless the service refuses what it finds.
+func TestTakeOver_aDomainIsTakenOverOnAnyBranch(t *testing.T) {
+	env := newTestEnv(t, nil)
+	ctx := context.Background()
+	prod := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+	domain := Object{Kind: KindDomain, Key: "https://pr-7.preview.example.com"}
+	env.emu.ResetStats()
+	for _, tc := range []struct {
+		name string
+		svc  *Service
+		s    Scope
+	}{
+		{name: "project mode", svc: env.service(apiclient.FamilyProject, time.Hour), s: projectScope(env)},
+		{name: "production branch", svc: env.service(apiclient.FamilyBranch, time.Hour), s: prod},
+	} {
+		if got := tc.svc.MayTakeOver(ctx, tc.s, domain); !got.Allowed() || !got.OnAnyBranch || got.Parent != "" {
+			t.Errorf("%s: decision %+v, want taken over as found", tc.name, got)
+		}
+	}
+	if n := env.emu.Stats().Total; n != 0 {
+		t.Errorf("%d requests, want none: a domain needs no evidence", n)
+	}
+	refusing := New(env.client, Options{Family: apiclient.FamilyBranch, RefuseInherited: true})
+	if got := refusing.MayTakeOver(ctx, prod, domain); got.Allowed() || got.Refused != RefusedBySetting {
+		t.Errorf("refusing: decision %+v, want RefusedBySetting", got)
 	}
 }
 
@@ -104,8 +135,8 @@ func TestBranch_rereadsTheListBeforeDeclaringABranchMissing(t *testing.T) {
 }
 
 // On a branch created from a parent, an object is taken over only when the
-// parent holds the same one: the same domain, OAuth provider id, an
-// integration of the same auth provider; a user when the parent has Neon
+// parent holds the same one: the same OAuth provider id, an integration of
+// the same auth provider; a user when the parent has Neon
 // Auth of that provider (no endpoint lists users); the singletons when the
 // parent has Neon Auth.
 // Anything else was made on the branch since, by something else, and is
@@ -133,13 +164,10 @@ func TestTakeOver_onEvidenceThatTheParentHoldsTheSame(t *testing.T) {
 		found Object
 		held  bool
 	}{
-		{Object{Kind: KindDomain, Key: "https://APP.example.com/"}, true},
-		{Object{Kind: KindDomain, Key: "https://pr-7.preview.example.com"}, false},
 		{Object{Kind: KindOAuthProvider, Key: "google"}, true},
 		{Object{Kind: KindOAuthProvider, Key: "github"}, false},
 		{Object{Kind: KindIntegration, Key: apiclient.AuthProviderBetterAuth}, true},
 		{Object{Kind: KindUser, Key: "ann@example.com"}, true},
-		{Object{Kind: KindWhitelist}, true},
 		{Object{Kind: KindEmailServer}, true},
 		{Object{Kind: KindSettings, Key: "organization"}, true},
 	} {
@@ -154,7 +182,6 @@ func TestTakeOver_onEvidenceThatTheParentHoldsTheSame(t *testing.T) {
 		t.Errorf("an integration of another auth provider than the parent's: decision %+v, want RefusedParentLacks", got)
 	}
 	for route, want := range map[string]int{
-		"GET /projects/{project_id}/branches/{branch_id}/auth/domains": 1,
 		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins": 1,
 		"GET /projects/{project_id}/branches/{branch_id}/auth":         1,
 		listBranchesRoute: 1,
@@ -163,14 +190,14 @@ func TestTakeOver_onEvidenceThatTheParentHoldsTheSame(t *testing.T) {
 			t.Errorf("%d %s, want %d: one read per kind, shared", n, route, want)
 		}
 	}
-	if n := env.emu.Stats().Total; n != 4 {
-		t.Errorf("%d requests, want the 4 reads: nothing is ever written to the parent", n)
+	if n := env.emu.Stats().Total; n != 3 {
+		t.Errorf("%d requests, want the 3 reads: nothing is ever written to the parent", n)
 	}
 }
 
 // A parent without Neon Auth holds nothing: on a branch made from it whose
 // Neon Auth something else enabled since, not even the singletons (the
-// whitelist, the email server, the settings) were inherited.
+// email server, the settings) were inherited.
 func TestTakeOver_aParentWithoutNeonAuthHoldsNoSingleton(t *testing.T) {
 	env := newTestEnv(t, nil)
 	ctx := context.Background()
@@ -183,7 +210,7 @@ func TestTakeOver_aParentWithoutNeonAuthHoldsNoSingleton(t *testing.T) {
 	onChild.BranchID = child.ID
 	env.enable(onChild)
 	svc := env.service(apiclient.FamilyBranch, time.Hour)
-	for _, kind := range []Kind{KindWhitelist, KindEmailServer, KindSettings} {
+	for _, kind := range []Kind{KindEmailServer, KindSettings} {
 		if got := svc.MayTakeOver(ctx, onChild, Object{Kind: kind, Key: "organization"}); got.Refused != RefusedParentLacks {
 			t.Errorf("%s: decision %+v, want RefusedParentLacks", kind, got)
 		}

@@ -201,7 +201,7 @@ func (r *authDataAPIResource) ModifyPlan(ctx context.Context, req resource.Modif
 	var db types.String
 	if req.Plan.Raw.IsNull() {
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("database_name"), &db)...)
-		r.planPutBack(ctx, req, resp, "Data API of database "+db.ValueString(), onDestroy)
+		r.planRestore(ctx, req, resp, "Data API of database "+db.ValueString(), onDestroy)
 		return
 	}
 	if !req.State.Raw.IsNull() {
@@ -241,7 +241,7 @@ func (r *authDataAPIResource) planTakeOverDataAPI(ctx context.Context, plan auth
 		resp.Diagnostics.AddWarning("Inherited "+what+" will be taken over",
 			fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, which has a Data API on database %[4]s: apply "+
 				"will take over the branch's copy instead of creating it, and apply this configuration's settings to it. %[5]s",
-				s.BranchID, s.ProjectID, to.Parent, plan.DatabaseName.ValueString(), onDestroy))
+				s.BranchID, s.ProjectID, to.Parent, plan.DatabaseName.ValueString(), r.data.onDestroy(onDestroy)))
 	}
 }
 
@@ -255,7 +255,8 @@ func (r *authDataAPIResource) Create(ctx context.Context, req resource.CreateReq
 	defer dataAPIImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
 	plan, s, ok := beginIn[authDataAPIModel](ctx, r.data, req.Plan, summary, fromModel, &resp.Diagnostics)
-	if !ok || !r.requireNeonAuth(ctx, plan, s, summary, &resp.Diagnostics) {
+	if !ok || !r.data.requireBranch(ctx, s.ProjectID, s.BranchID, summary, &resp.Diagnostics) ||
+		!r.requireNeonAuth(ctx, plan, s, summary, &resp.Diagnostics) {
 		return
 	}
 	ref := plan.ref(s)
@@ -449,9 +450,9 @@ func (r *authDataAPIResource) takeOver(ctx context.Context, plan authDataAPIMode
 	recordTakeOver(ctx, resp.Private, to.Parent, foundDataAPI{Settings: inherited}, &resp.Diagnostics)
 	takeOverWarning(&resp.Diagnostics, s, to.Parent, "Data API of database "+ref.DatabaseName,
 		"which has a Data API on the same database",
-		"Destroy leaves it on the branch, with the settings it had. The API does not show a Data API's auth provider or create "+
-			"options: the copy keeps its parent's (with auth_provider = \"neon_auth\", it accepts the tokens of this branch's own Neon "+
-			"Auth), whatever this configuration says of them.")
+		r.data.onDestroy("Destroy leaves it on the branch, with the settings it had.")+" The API does not show a Data API's auth "+
+			"provider or create options: the copy keeps its parent's (with auth_provider = \"neon_auth\", it accepts the tokens of this "+
+			"branch's own Neon Auth), whatever this configuration says of them.")
 }
 
 func (r *authDataAPIResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -464,9 +465,8 @@ func (r *authDataAPIResource) Read(ctx context.Context, req resource.ReadRequest
 	ref := state.ref(s)
 	got, err := r.data.auth.DataAPI(ctx, ref)
 	if isNotFound(err) {
-		if gone, detail := r.gone(ctx, ref, "Reading "+ref.String(), err); gone {
-			tflog.Warn(ctx, ref.String()+" no longer exists; removing it from state", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
-			resp.State.RemoveResource(ctx)
+		if gone, why, detail := r.gone(ctx, ref, "Reading "+ref.String(), err); gone {
+			r.removeGone(ctx, s.ProjectID, s.BranchID, ref.String(), why, resp)
 		} else {
 			resp.Diagnostics.AddError(summary, detail)
 		}
@@ -545,17 +545,17 @@ func (r *authDataAPIResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	ref := state.ref(s)
-	rec, takenOver := recordedTakeOver[foundDataAPI](ctx, req.Private, &resp.Diagnostics)
+	var err error
+	what := "Deleting " + ref.String()
+	takenOver := restoreTakenOver(ctx, r.data, req.Private, &resp.Diagnostics, func(rec takeOverRecord[foundDataAPI]) {
+		// Restore as found: the settings it had (PATCH replaces them all).
+		what = "Restoring the settings of the Data API " + s.String() + " inherited"
+		err = r.data.auth.UpdateDataAPI(ctx, ref, rec.Found.Settings)
+	})
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var err error
-	what := "Deleting " + ref.String()
-	if takenOver {
-		// Put back as found: the settings it had (PATCH replaces them all).
-		what = "Putting back the settings of the Data API " + s.String() + " inherited"
-		err = r.data.auth.UpdateDataAPI(ctx, ref, rec.Found.Settings)
-	} else {
+	if !takenOver {
 		err = r.data.auth.DeleteDataAPI(ctx, ref)
 	}
 	if err == nil {
@@ -565,7 +565,7 @@ func (r *authDataAPIResource) Delete(ctx context.Context, req resource.DeleteReq
 		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err))
 		return
 	}
-	if gone, detail := r.gone(ctx, ref, what, err); gone {
+	if gone, _, detail := r.gone(ctx, ref, what, err); gone {
 		tflog.Debug(ctx, ref.String()+": already gone", map[string]any{"project_id": s.ProjectID})
 	} else {
 		resp.Diagnostics.AddError(summary, detail)
@@ -574,16 +574,16 @@ func (r *authDataAPIResource) Delete(ctx context.Context, req resource.DeleteReq
 
 // gone tells what the 404 (notFound) of a request on the Data API of an
 // object in state means (neonauth's DataAPIAbsence): true when the Data API
-// is gone; otherwise why that is not known, for the error, and the state
-// stays as it is.
-func (r *authDataAPIResource) gone(ctx context.Context, ref apiclient.DataAPIRef, what string, notFound error) (bool, string) {
+// is gone (why: with its branch or project, or nil); otherwise why that is
+// not known, for the error, and the state stays as it is.
+func (r *authDataAPIResource) gone(ctx context.Context, ref apiclient.DataAPIRef, what string, notFound error) (gone bool, why error, detail string) {
 	switch p, err := r.data.auth.DataAPIAbsence(ctx, ref); p {
 	case neonauth.Gone:
-		return true, ""
+		return true, err, ""
 	case neonauth.NotVisible:
-		return false, projectNotVisibleDetail(ref.ProjectID, err) + stateRmWhenGone
+		return false, nil, projectNotVisibleDetail(ref.ProjectID, err) + stateRmWhenGone
 	default:
-		return false, apiErrorDetail(what, errors.Join(notFound, err))
+		return false, nil, apiErrorDetail(what, errors.Join(notFound, err))
 	}
 }
 

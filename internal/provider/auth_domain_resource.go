@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -82,17 +83,66 @@ func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if err != nil || resp.Diagnostics.HasError() {
 		return
 	}
-	what := "trusted domain " + canonical
-	r.planPutBack(ctx, req, resp, what, domainLeftOnDestroy)
-	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindDomain, Key: canonical}, what, domainLeftOnDestroy,
-		func(ctx context.Context, s neonauth.Scope) (bool, error) {
-			ds, err := r.data.auth.Domains(ctx, s)
-			return slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return apiclient.SameOrigin(d.Domain, canonical) }), err
-		})
+	r.planRestore(ctx, req, resp, "trusted domain "+canonical, domainLeftOnDestroy)
+	r.planAdoptDomains(ctx, req, resp, []string{canonical})
 }
 
 // domainLeftOnDestroy is what destroy does with a domain taken over.
 const domainLeftOnDestroy = "Destroy leaves it in the whitelist."
+
+// planAdoptDomains warns at the plan of a create of neon_auth_domain or
+// neon_auth_domains when the branch already whitelists domains the
+// configuration declares (canonical): apply takes them over instead of
+// adding them — whatever put them there: the branch's parent, a platform
+// such as the Vercel integration, a person or another configuration — and
+// destroy leaves them. It reads the branch's whitelist once, shared with the
+// other domain resources of the plan, and only for a create whose
+// project_id and branch_id are known (project mode resolves the production
+// branch).
+func (c *configured) planAdoptDomains(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, declared []string) {
+	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || len(declared) == 0 || resp.Diagnostics.HasError() {
+		return
+	}
+	var m scopeModel
+	resp.Diagnostics.Append(getScopeModel(ctx, resp.Plan, req.Plan.Schema.GetAttributes(), &m)...)
+	if !isKnownSet(m.ProjectID) || m.BranchID.IsUnknown() || resp.Diagnostics.HasError() {
+		return
+	}
+	if c.data.auth.MayTakeOver(ctx, neonauth.Scope{}, neonauth.Object{Kind: neonauth.KindDomain}).Refused == neonauth.RefusedBySetting {
+		return // apply refuses, and says why
+	}
+	s, err := c.data.auth.Resolve(ctx, m.ProjectID.ValueString(), m.BranchID.ValueString(), "")
+	if err != nil {
+		return
+	}
+	listed, err := c.data.auth.Domains(ctx, s)
+	if err != nil {
+		return // apply says what it finds
+	}
+	var found []string
+	for _, d := range declared {
+		if slices.ContainsFunc(listed, func(l apiclient.Domain) bool { return apiclient.SameOrigin(l.Domain, d) }) {
+			found = append(found, d)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	resp.Diagnostics.AddWarning("Trusted domains already on the branch will be taken over: "+strings.Join(found, ", "),
+		fmt.Sprintf("The whitelist of %s already holds %s, which this configuration declares: apply will take %s over instead of "+
+			"adding %s — whatever put %s there: the branch's parent (a branch starts with a copy of its parent's whitelist), a "+
+			"platform such as the Vercel integration (it adds a preview's origin), a person or another configuration. "+
+			"Destroy leaves %s in the whitelist, since this configuration did not add %s.",
+			s, strings.Join(found, ", "), them(found), them(found), them(found), them(found), them(found)))
+}
+
+// them is the pronoun for a list of one or more things.
+func them(items []string) string {
+	if len(items) == 1 {
+		return "it"
+	}
+	return "them"
+}
 
 // domainImport is the import id; the domain itself contains `://`, so the id
 // is split at the first slashes only.
@@ -105,7 +155,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 	defer domainImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
 	plan, s, ok := beginIn[authDomainModel](ctx, r.data, req.Plan, summary, fromIntegration, &resp.Diagnostics)
-	if !ok {
+	if !ok || !r.data.requireBranch(ctx, s.ProjectID, s.BranchID, summary, &resp.Diagnostics) {
 		return
 	}
 	canonical, cerr := apiclient.CanonicalOrigin(plan.Domain.ValueString())
@@ -131,7 +181,8 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	if to.Allowed() {
 		recordTakeOver(ctx, resp.Private, to.Parent, struct{}{}, &resp.Diagnostics)
-		takeOverWarning(&resp.Diagnostics, s, to.Parent, "trusted domain "+canonical, "", domainLeftOnDestroy)
+		resp.Diagnostics.AddWarning("Trusted domain already on the branch taken over: "+canonical,
+			fmt.Sprintf("The whitelist of %s already held %s, so the provider took it over instead of adding it. %s", s, canonical, domainLeftOnDestroy))
 	}
 	if recovered {
 		resp.Diagnostics.AddWarning("Auth domain created; response lost",
@@ -181,7 +232,7 @@ func (r *authDomainResource) Delete(ctx context.Context, req resource.DeleteRequ
 		domain = canonical
 	}
 	if _, takenOver := recordedTakeOver[struct{}](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
-		tflog.Info(ctx, "leaving the inherited domain in the whitelist", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "domain": domain})
+		tflog.Info(ctx, "leaving the domain taken over in the whitelist", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "domain": domain})
 		return
 	}
 	err := r.data.auth.DeleteDomain(ctx, s, domain)

@@ -14,6 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 const domainAddr = "neon_auth_domain.test"
@@ -71,6 +74,39 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 			},
 		)
 		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
+		resource.ParallelTest(t, tc)
+	})
+}
+
+// A trusted domain already whitelisted — here on the production branch,
+// which inherits nothing, in both API families — is taken over by the
+// configuration that declares it (in another spelling), whatever put it
+// there: it has nothing of its own to overwrite. Destroy leaves it, since
+// this configuration did not add it. With inherited_auth = "refuse" it is
+// refused with the import command instead.
+func TestAccAuthDomain_foundIsTakenOverOnAnyBranch(t *testing.T) {
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		env.enableAuth()
+		_, err := env.client().AddDomain(context.Background(), env.scope(), apiclient.AddDomainRequest{Domain: "https://app.example.com",
+			AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
+		env.must(err)
+		body := env.resource("neon_auth_domain", "test", `domain = "https://APP.example.com/"`)
+		tc := env.testCase(
+			resource.TestStep{
+				Config: env.providerBlock(`inherited_auth = "refuse"`) + body,
+				ExpectError: matchInOrder("already whitelisted", `inherited_auth is "refuse"`,
+					"terraform import neon_auth_domain.<name> "+env.ProjectID+"/"+env.BranchID+"/https://app.example.com"),
+			},
+			resource.TestStep{
+				Config: env.config(body),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/https://app.example.com")),
+					env.expectDomains("https://app.example.com"),
+				},
+			},
+			resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		)
+		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains("https://app.example.com"))
 		resource.ParallelTest(t, tc)
 	})
 }

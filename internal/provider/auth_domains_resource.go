@@ -66,10 +66,18 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
 	r.planWhitelist(ctx, req, &resp.Diagnostics)
-	const onDestroy = "Destroy puts back the entries it inherited, as it found them, instead of emptying the list."
-	r.planPutBack(ctx, req, resp, "trusted domain list", onDestroy)
-	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindWhitelist}, "trusted domain list", onDestroy, nil)
+	r.planRestore(ctx, req, resp, "trusted domain list", domainsOnDestroy)
+	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var planned types.Set
+		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("domains"), &planned)...)
+		if !planned.IsUnknown() {
+			r.planAdoptDomains(ctx, req, resp, canonicalSet(planned))
+		}
+	}
 }
+
+// domainsOnDestroy is what destroy does with a whitelist taken over.
+const domainsOnDestroy = "Destroy restores the list found: the entries this configuration added go, and those it removed come back."
 
 // domainsImport is the import id: `<project_id>` or `<project_id>/<branch_id>`.
 var domainsImport = importFormat{resourceType: typeAuthDomains, withBranch: true, example: "autumn-frost-12345678/br-quiet-leaf-12345678"}
@@ -84,23 +92,27 @@ func (r *authDomainsResource) Update(ctx context.Context, req resource.UpdateReq
 	r.converge(ctx, req.Plan, &resp.State, nil, &resp.Diagnostics, "Update")
 }
 
-// foundDomains is the whitelist taking over an inherited one found, which
-// destroy puts back.
+// foundDomains is the whitelist a create found and took over, which
+// destroy restores.
 type foundDomains struct {
 	Domains []string `json:"domains"`
 }
 
 // converge makes the whitelist hold exactly the planned domains: the extras
 // go in one batch DELETE, the missing ones are added. At creation (private
-// is set) the extras are named in a warning, and a whitelist the branch
-// inherited from its parent is recorded, for destroy to put back.
+// is set) a whitelist that already held entries is taken over, whatever put
+// them there — the branch's parent, a platform such as the Vercel
+// integration, a person, another configuration: the list found is
+// recorded, for destroy to restore, and a warning names the entries kept
+// and removed (with inherited_auth = "refuse" nothing is recorded, and
+// destroy removes the configured domains only).
 func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter, state interface {
 	Set(context.Context, any) diag.Diagnostics
 }, private privateSetter, diags *diag.Diagnostics, op string,
 ) {
 	summary := r.unable(op)
 	plan, s, ok := beginIn[authDomainsModel](ctx, r.data, planned, summary, fromIntegration, diags)
-	if !ok {
+	if !ok || private != nil && !r.data.requireBranch(ctx, s.ProjectID, s.BranchID, summary, diags) {
 		return
 	}
 	listed, err := r.data.auth.ListDomains(ctx, s)
@@ -108,50 +120,41 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 		diags.AddError(summary, r.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
 		return
 	}
-	extra, missing := whitelistChanges(listed, canonicalSet(plan.Domains))
-	var to neonauth.TakeOver
-	if private != nil && len(listed) > 0 {
-		to = r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindWhitelist})
-	}
+	want := canonicalSet(plan.Domains)
+	extra, missing := whitelistChanges(listed, want)
 	if !r.setWhitelist(ctx, s, extra, missing, summary, diags) {
 		return
 	}
 	plan.recordScope(s)
 	plan.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
 	diags.Append(state.Set(ctx, &plan)...)
-	if private == nil {
+	if private == nil || len(listed) == 0 {
+		warnRemoved(diags, s, extra)
 		return
 	}
-	var inherited []string
-	if to.Allowed() {
-		var known bool
-		if inherited, known = r.inherited(ctx, s, to.Parent, listed, diags); known {
-			recordTakeOver(ctx, private, to.Parent, foundDomains{Domains: inherited}, diags)
-		}
+	if to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain}); !to.Allowed() {
+		warnRemoved(diags, s, extra)
+		return
 	}
-	warnRemoved(diags, s, to, inherited, extra)
+	found := canonicalDomains(listed)
+	recordTakeOver(ctx, private, "", foundDomains{Domains: found}, diags)
+	kept := slices.DeleteFunc(slices.Clone(found), func(d string) bool { return !slices.Contains(want, d) })
+	var removed string
+	if len(extra) > 0 {
+		removed = fmt.Sprintf(" It removed the entries this configuration does not list: %s.", strings.Join(extra, ", "))
+	}
+	diags.AddWarning("Trusted domain list taken over",
+		fmt.Sprintf("The whitelist of %s already held %s (inherited from the branch's parent, or added by a platform such as the "+
+			"Vercel integration, a person or another configuration), so the provider took it over.%s%s %s", s,
+			strings.Join(found, ", "), keptSentence(kept), removed, r.data.onDestroy(domainsOnDestroy)))
 }
 
-// inherited are the listed domains that the parent branch holds too
-// (canonical, in list order): what the branch inherited of its whitelist,
-// and what destroy puts back. An entry the parent lacks was added to the
-// branch since, by something else, and is not the branch's to get back.
-// When the parent's whitelist cannot be read, known is false: nothing is
-// recorded to put back, and destroy removes the configured domains only.
-func (r *authDomainsResource) inherited(ctx context.Context, s neonauth.Scope, parent string, listed []apiclient.Domain, diags *diag.Diagnostics) (out []string, known bool) {
-	for _, d := range canonicalDomains(listed) {
-		held, err := r.data.auth.HeldByParent(ctx, s, parent, neonauth.Object{Kind: neonauth.KindDomain, Key: d})
-		if err != nil {
-			diags.AddWarning("Inherited trusted domains unknown", fmt.Sprintf("Which of the domains of %s branch %s inherited from branch %s could "+
-				"not be told, so destroy will not put them back; it will remove the configured domains only: %s", s.Scope, s.BranchID,
-				parent, apiErrorDetail("Reading the parent's whitelist", err)))
-			return nil, false
-		}
-		if held {
-			out = append(out, d)
-		}
+// keptSentence says which entries found the configuration declares too.
+func keptSentence(kept []string) string {
+	if len(kept) == 0 {
+		return ""
 	}
-	return out, true
+	return fmt.Sprintf(" It kept the entries this configuration lists: %s.", strings.Join(kept, ", "))
 }
 
 // whitelistChanges are the listed domains the plan lacks (as listed) and the
@@ -191,24 +194,9 @@ func (r *authDomainsResource) setWhitelist(ctx context.Context, s neonauth.Scope
 	return true
 }
 
-// warnRemoved names the domains a create found on the branch and removed
-// because the configuration does not list them: those the branch inherited
-// (destroy puts them back) and those it did not.
-func warnRemoved(diags *diag.Diagnostics, s neonauth.Scope, to neonauth.TakeOver, inherited, removed []string) {
-	if to.Allowed() {
-		var gone []string
-		for _, d := range removed {
-			if slices.Contains(inherited, canonicalOrAsIs(d)) {
-				gone = append(gone, d)
-			}
-		}
-		onDestroy := "Destroy puts back the inherited entries it found."
-		if len(gone) > 0 {
-			onDestroy = fmt.Sprintf("It removed the inherited entries this configuration does not list: %s. %s", strings.Join(gone, ", "), onDestroy)
-		}
-		takeOverWarning(diags, s, to.Parent, "trusted domain list", "and started with a copy of its trusted domain list", onDestroy)
-		removed = slices.DeleteFunc(slices.Clone(removed), func(d string) bool { return slices.Contains(gone, d) })
-	}
+// warnRemoved names the domains a write found on the branch and removed
+// because the configuration does not list them.
+func warnRemoved(diags *diag.Diagnostics, s neonauth.Scope, removed []string) {
 	if len(removed) == 0 {
 		return
 	}
@@ -287,17 +275,17 @@ func (m *authDomainsModel) fromAPI(s neonauth.Scope, listed []apiclient.Domain) 
 }
 
 // Delete removes the domains this resource holds, in one request; a
-// whitelist taken over from the parent branch goes back to the list found.
+// whitelist taken over goes back to the list found (with
+// restore_on_destroy = false it stays as configured).
 func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
 	state, s, ok := beginIn[authDomainsModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if rec, takenOver := recordedTakeOver[foundDomains](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
-		if takenOver {
-			r.putBack(ctx, s, rec.Found, &resp.Diagnostics)
-		}
+	if restoreTakenOver(ctx, r.data, req.Private, &resp.Diagnostics, func(rec takeOverRecord[foundDomains]) {
+		r.restore(ctx, s, rec.Found, &resp.Diagnostics)
+	}) {
 		return
 	}
 	domains := canonicalSet(state.Domains)
@@ -308,12 +296,12 @@ func (r *authDomainsResource) Delete(ctx context.Context, req resource.DeleteReq
 	r.settleDelete(ctx, s, err, nil, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(domains), s.Scope), &resp.Diagnostics)
 }
 
-// putBack makes the whitelist the list a take-over found. A branch (or Neon
-// Auth) gone since has nothing left to put back.
-func (r *authDomainsResource) putBack(ctx context.Context, s neonauth.Scope, found foundDomains, diags *diag.Diagnostics) {
+// restore makes the whitelist the list a take-over found. A branch (or Neon
+// Auth) gone since has nothing left to restore.
+func (r *authDomainsResource) restore(ctx context.Context, s neonauth.Scope, found foundDomains, diags *diag.Diagnostics) {
 	listed, err := r.data.auth.ListDomains(ctx, s)
 	if err != nil {
-		r.settleDelete(ctx, s, err, nil, "Listing the whitelist of "+s.String()+" to put back the one it inherited", diags)
+		r.settleDelete(ctx, s, err, nil, "Listing the whitelist of "+s.String()+" to restore the one found", diags)
 		return
 	}
 	extra, missing := whitelistChanges(listed, found.Domains)

@@ -21,10 +21,10 @@ import (
 const domainsAddr = "neon_auth_domains.test"
 
 // The whole whitelist, owned by Terraform, in both API families: creating it
-// removes what was there and is not configured, an origin slipped in
-// outside Terraform shows in the plan and is removed, other spellings of the
-// same origins change nothing, and destroy removes what it holds (or, on a
-// branch made from another, puts back the list the create found).
+// takes over the list found, removing what is not configured; an origin
+// slipped in outside Terraform shows in the plan and is removed; other
+// spellings of the same origins change nothing; and destroy restores the
+// list the create found.
 func TestAccAuthDomains_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
 		env.enableAuth()
@@ -75,9 +75,9 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 				},
 			},
 		)
-		// Destroy removes every domain: those the create found too, which the
-		// branch did not inherit (its parent has no Neon Auth).
-		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
+		// Destroy restores the list the create found, whatever put it there:
+		// the domains this configuration added go, those it removed come back.
+		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains("https://old-1.example.com", "https://old-2.example.com", app))
 		resource.ParallelTest(t, tc)
 	})
 }

@@ -153,7 +153,7 @@ func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resour
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
-	r.planPutBack(ctx, req, resp, "email server setting", emailServerOnDestroy)
+	r.planRestore(ctx, req, resp, "email server setting", emailServerOnDestroy)
 	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindEmailServer}, "email server setting", emailServerOnDestroy, nil)
 	if req.Plan.Raw.IsNull() {
 		return
@@ -292,7 +292,7 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 	private privateSetter, diags *diag.Diagnostics, summary string,
 ) {
 	plan, s, ok := beginIn[authEmailServerModel](ctx, r.data, planned, summary, fromModel, diags)
-	if !ok {
+	if !ok || private != nil && !r.data.requireBranch(ctx, s.ProjectID, s.BranchID, summary, diags) {
 		return
 	}
 	password := writeOnlyString(ctx, cfg, path.Root("password_wo"), diags)
@@ -306,12 +306,12 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 			if found, ok = r.found(ctx, s, summary, diags); !ok {
 				return
 			}
-			if found != nil && string(found.Type) == apiclient.TypeStandard && plan.Type.ValueString() == apiclient.TypeShared {
+			if found != nil && string(found.Type) == apiclient.TypeStandard && plan.Type.ValueString() == apiclient.TypeShared && r.data.restore {
 				diags.AddAttributeError(path.Root("type"), "Inherited email server is standard",
 					fmt.Sprintf("Branch %s was created from branch %s and inherited its SMTP server (%s). Making it shared would lose "+
-						"the SMTP password, which destroy could not put back: the API never returns it. Set type = \"standard\" with "+
+						"the SMTP password, which destroy could not restore: the API never returns it. Set type = \"standard\" with "+
 						"the server's settings and password, or leave neon_auth_email_server out of this configuration to keep the "+
-						"inherited server.", s.BranchID, to.Parent, apiclient.Deref(found.Host)))
+						"inherited server.%s", s.BranchID, to.Parent, apiclient.Deref(found.Host), disposableHint))
 				return
 			}
 		}
@@ -328,13 +328,13 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 		}
 		recordTakeOver(ctx, private, to.Parent, foundEmailServer{found}, diags)
 		takeOverWarning(diags, s, to.Parent, "email server setting ("+what+")", "and started with a copy of its email server setting",
-			emailServerOnDestroy)
+			r.data.onDestroy(emailServerOnDestroy))
 	}
 }
 
 // emailServerOnDestroy is what destroy does with an email server setting
 // taken over.
-const emailServerOnDestroy = "Destroy puts back what it found (the shared server when none was configured); an SMTP password " +
+const emailServerOnDestroy = "Destroy restores what it found (the shared server when none was configured); an SMTP password " +
 	"cannot be read back, so a standard server keeps the one this configuration set."
 
 // foundEmailServer is the email server a take-over found (nil: none was
@@ -395,10 +395,12 @@ func (m *authEmailServerModel) fromAPI(s neonauth.Scope, got apiclient.EmailServ
 	m.PasswordWO = types.StringNull()
 }
 
-// Delete resets the project to the platform's shared mail server, the
-// documented way back, or puts back the one a take-over found (sent without
-// a password: Better Auth keeps the stored one). An integration that is
-// already gone took its configuration with it: that is success.
+// Delete resets the branch to the platform's shared mail server, the
+// documented way back, or restores the one a take-over found (sent without
+// a password: Better Auth keeps the stored one), or, with
+// restore_on_destroy = false, leaves what a take-over configured. An
+// integration that is already gone took its configuration with it: that is
+// success.
 func (r *authEmailServerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	summary := r.unable("Delete")
 	_, s, ok := beginIn[authEmailServerModel](ctx, r.data, req.State, summary, fromModel, &resp.Diagnostics)
@@ -406,12 +408,13 @@ func (r *authEmailServerResource) Delete(ctx context.Context, req resource.Delet
 		return
 	}
 	back, what := apiclient.SharedEmailServer(), "Resetting the email server of "+s.String()+" to the shared server"
-	rec, takenOver := recordedTakeOver[foundEmailServer](ctx, req.Private, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	if restoreTakenOver(ctx, r.data, req.Private, &resp.Diagnostics, func(rec takeOverRecord[foundEmailServer]) {
+		if rec.Found.Server != nil {
+			back, what = *rec.Found.Server, "Restoring the "+string(rec.Found.Server.Type)+" email server "+s.String()+" inherited"
+		}
+		r.settleDelete(ctx, s, r.data.auth.UpdateEmailServer(ctx, s, back), nil, what, &resp.Diagnostics)
+	}) {
 		return
-	}
-	if takenOver && rec.Found.Server != nil {
-		back, what = *rec.Found.Server, "Putting back the "+string(rec.Found.Server.Type)+" email server "+s.String()+" inherited"
 	}
 	err := r.data.auth.UpdateEmailServer(ctx, s, back)
 	r.settleDelete(ctx, s, err, nil, what, &resp.Diagnostics)

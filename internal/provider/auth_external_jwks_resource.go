@@ -141,12 +141,7 @@ func (r *authExternalJWKSResource) ModifyPlan(ctx context.Context, req resource.
 	if !isKnownSet(project) || !isKnownSet(branch) {
 		return
 	}
-	switch b, err := r.data.auth.Branch(ctx, project.ValueString(), branch.ValueString()); {
-	case err != nil:
-		resp.Diagnostics.AddError("Unable to check branch_id", projectErrorDetail(project.ValueString(), "Listing the branches of project "+project.ValueString(), err))
-	case b == nil:
-		resp.Diagnostics.AddAttributeError(path.Root("branch_id"), "Branch not in the project", branchNotInProject(project.ValueString(), branch.ValueString()))
-	}
+	r.data.planBranchExists(ctx, project.ValueString(), branch.ValueString(), &resp.Diagnostics)
 }
 
 // Create adds the JWKS unless the project already trusts the same URL for
@@ -160,6 +155,9 @@ func (r *authExternalJWKSResource) Create(ctx context.Context, req resource.Crea
 		return
 	}
 	projectID := plan.ProjectID.ValueString()
+	if branch := knownString(plan.BranchID); branch != "" && !r.data.requireBranch(ctx, projectID, branch, summary, &resp.Diagnostics) {
+		return
+	}
 	body, diags := plan.request(ctx)
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
@@ -218,8 +216,7 @@ func (r *authExternalJWKSResource) Read(ctx context.Context, req resource.ReadRe
 		resp.Diagnostics.Append(state.fromAPI(ctx, *found)...)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	case neonauth.Gone:
-		tflog.Warn(ctx, "the JWKS no longer exists; removing it from state", map[string]any{"project_id": projectID, "jwks_id": id})
-		resp.State.RemoveResource(ctx)
+		r.removeGone(ctx, projectID, "", "the JWKS "+id, err, resp)
 	case neonauth.NotVisible:
 		resp.Diagnostics.AddError(r.unable("Read"), projectNotVisibleDetail(projectID, err)+stateRmWhenGone)
 	default:

@@ -129,7 +129,7 @@ const integrationOnDestroy = "Destroy leaves Neon Auth enabled on the branch, wi
 
 func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, integrationRules, req, resp)
-	r.planPutBack(ctx, req, resp, "Neon Auth integration", integrationOnDestroy)
+	r.planRestore(ctx, req, resp, "Neon Auth integration", integrationOnDestroy)
 	if !r.data.ready() || r.data.auth.Family() != apiclient.FamilyBranch || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
@@ -155,7 +155,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	defer integrationImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
 	plan, s, ok := beginIn[authIntegrationModel](ctx, r.data, req.Plan, summary, fromModel, &resp.Diagnostics)
-	if !ok {
+	if !ok || !r.data.requireBranch(ctx, s.ProjectID, s.BranchID, summary, &resp.Diagnostics) {
 		return
 	}
 	creds, err := r.data.auth.CreateIntegration(ctx, s, knownString(plan.DatabaseName), knownString(plan.RoleName))
@@ -259,7 +259,7 @@ func (r *authIntegrationResource) takeOver(ctx context.Context, s neonauth.Scope
 	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	recordTakeOver(ctx, resp.Private, to.Parent, found, &resp.Diagnostics)
-	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider), "", integrationOnDestroy)
+	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider), "", r.data.onDestroy(integrationOnDestroy))
 }
 
 // inheritedMismatch explains an inherited integration that the plan cannot
@@ -439,20 +439,19 @@ func (r *authIntegrationResource) Delete(ctx context.Context, req resource.Delet
 	if !ok {
 		return
 	}
-	if rec, takenOver := recordedTakeOver[foundIntegration](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
-		if takenOver {
-			r.putBack(ctx, s, state, rec.Found, &resp.Diagnostics)
-		}
+	if restoreTakenOver(ctx, r.data, req.Private, &resp.Diagnostics, func(rec takeOverRecord[foundIntegration]) {
+		r.restore(ctx, s, state, rec.Found, &resp.Diagnostics)
+	}) {
 		return
 	}
 	err := r.data.auth.DeleteIntegration(ctx, s, state.DeleteDataOnDestroy.ValueBool())
 	r.settleDelete(ctx, s, err, nil, fmt.Sprintf("Disabling Neon Auth (%s) on %s", s.AuthProvider, s.Scope), &resp.Diagnostics)
 }
 
-// putBack is the destroy of an integration taken over from the parent
+// restore is the destroy of an integration taken over from the parent
 // branch: Neon Auth stays enabled, with the name and allow_localhost found.
-// A branch (or Neon Auth) gone since has nothing left to put back.
-func (r *authIntegrationResource) putBack(ctx context.Context, s neonauth.Scope, state authIntegrationModel, found foundIntegration, diags *diag.Diagnostics) {
+// A branch (or Neon Auth) gone since has nothing left to restore.
+func (r *authIntegrationResource) restore(ctx context.Context, s neonauth.Scope, state authIntegrationModel, found foundIntegration, diags *diag.Diagnostics) {
 	var err error
 	if found.Name != "" && state.Name.ValueString() != found.Name {
 		err, _ = r.data.auth.SetIntegrationSettings(ctx, s, neonauth.IntegrationSettings{Name: &found.Name})
@@ -461,7 +460,7 @@ func (r *authIntegrationResource) putBack(ctx context.Context, s neonauth.Scope,
 		_, err = r.data.auth.SetIntegrationSettings(ctx, s, neonauth.IntegrationSettings{AllowLocalhost: found.AllowLocalhost})
 	}
 	r.settleDelete(ctx, s, err, nil,
-		"Putting back the name and allow_localhost of the integration "+s.String()+" inherited", diags)
+		"Restoring the name and allow_localhost of the integration "+s.String()+" inherited", diags)
 }
 
 func (r *authIntegrationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

@@ -128,7 +128,7 @@ func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource
 	}
 	what := id.ValueString() + " OAuth provider"
 	const onDestroy = "Destroy leaves it on the branch (with the shared keys it had, when it had them)."
-	r.planPutBack(ctx, req, resp, what, onDestroy)
+	r.planRestore(ctx, req, resp, what, onDestroy)
 	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id.ValueString()}, what, onDestroy,
 		func(ctx context.Context, s neonauth.Scope) (bool, error) {
 			ps, err := r.data.auth.OAuthProviders(ctx, s)
@@ -263,7 +263,7 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 	defer oauthImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
 	w, ok := r.beginWrite(ctx, req.Plan, req.Config, summary, fromIntegration, &resp.Diagnostics)
-	if !ok {
+	if !ok || !r.data.requireBranch(ctx, w.s.ProjectID, w.s.BranchID, summary, &resp.Diagnostics) {
 		return
 	}
 	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
@@ -322,35 +322,69 @@ func (r *authOAuthProviderResource) takeOver(ctx context.Context, w oauthWrite, 
 				oauthImport.resourceType, compositeID(s.ProjectID, s.BranchID, id)))
 		return
 	}
-	if !w.withCreds && string(listed.Type) == apiclient.TypeStandard {
+	shared := !w.withCreds && string(listed.Type) == apiclient.TypeStandard
+	if shared && r.data.restore {
 		resp.Diagnostics.AddAttributeError(path.Root("client_id"), "Inherited OAuth provider has its own app",
 			fmt.Sprintf("Branch %[1]s was created from branch %[2]s and inherited its %[3]s OAuth provider, which uses its own OAuth app "+
 				"(type standard); this configuration asks for the shared keys. Making it shared would delete its credentials, which "+
-				"destroy could not put back: the API never returns a client secret. Set client_id and client_secret (or "+
+				"destroy could not restore: the API never returns a client secret. Set client_id and client_secret (or "+
 				"client_secret_wo) of an OAuth app whose redirect URIs include this branch's callback (<base_url of its "+
-				"integration>/callback/%[3]s) — the inherited app's, once you have added that URI, or one for previews.",
-				s.BranchID, to.Parent, id))
+				"integration>/callback/%[3]s) — the inherited app's, once you have added that URI, or one for previews.%[4]s",
+				s.BranchID, to.Parent, id, disposableHint))
 		return
 	}
-	got := listed
-	if w.withCreds || w.body.MicrosoftTenantID != nil {
-		updated, err := r.data.auth.UpdateOAuthProvider(ctx, s, id, w.body)
-		if err != nil {
-			resp.Diagnostics.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the credentials of the %s OAuth provider %s inherited", id, s.Scope), err))
-			return
-		}
-		got = updated
+	got, ok := r.applyTakenOver(ctx, w, listed, shared, &resp.Diagnostics)
+	if !ok {
+		return
 	}
 	plan := w.plan
 	plan.fromAPI(s, got)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	recordTakeOver(ctx, resp.Private, to.Parent, foundOAuthProvider{Type: string(listed.Type), ClientID: apiclient.Deref(listed.ClientID)}, &resp.Diagnostics)
-	onDestroy := "Destroy leaves it on the branch. The API never returns a client secret, so destroy cannot put back inherited credentials " +
-		"that this configuration replaced."
-	if string(listed.Type) == apiclient.TypeShared {
-		onDestroy = "Destroy leaves it on the branch, with the shared keys it had."
+	onDestroy := r.data.onDestroy("Destroy leaves it on the branch. The API never returns a client secret, so destroy cannot restore " +
+		"inherited credentials that this configuration replaced.")
+	switch {
+	case shared:
+		onDestroy = "Its own OAuth app was replaced by the shared keys; " + onDestroy
+	case string(listed.Type) == apiclient.TypeShared:
+		onDestroy = r.data.onDestroy("Destroy leaves it on the branch, with the shared keys it had.")
 	}
-	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type), fmt.Sprintf("which holds the same %s OAuth provider", id), onDestroy)
+	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type),
+		fmt.Sprintf("which holds the same %s OAuth provider", id), onDestroy)
+}
+
+// applyTakenOver gives an OAuth provider taken over the planned
+// credentials: sent in place when there are any; with shared (an own app
+// asked to use the shared keys, which restore_on_destroy = false allows)
+// deleted and added again without credentials, since the API cannot turn a
+// standard provider shared in place. It answers the provider as the API
+// then shows it.
+func (r *authOAuthProviderResource) applyTakenOver(ctx context.Context, w oauthWrite, listed *apiclient.OAuthProvider, shared bool,
+	diags *diag.Diagnostics,
+) (*apiclient.OAuthProvider, bool) {
+	s, id := w.s, w.plan.ProviderID.ValueString()
+	switch {
+	case shared:
+		err := r.data.auth.DeleteOAuthProvider(ctx, s, id)
+		var added *apiclient.OAuthProvider
+		if err == nil || isNotFound(err) {
+			added, err = r.data.auth.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(id)})
+		}
+		if err != nil {
+			diags.AddError(r.unable("Create"), r.data.explainFailure(ctx, s,
+				fmt.Sprintf("Replacing the own OAuth app of the %s OAuth provider %s inherited by the shared keys", id, s.Scope), err))
+			return nil, false
+		}
+		return added, true
+	case w.withCreds || w.body.MicrosoftTenantID != nil:
+		updated, err := r.data.auth.UpdateOAuthProvider(ctx, s, id, w.body)
+		if err != nil {
+			diags.AddError(r.unable("Create"), r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the credentials of the %s OAuth provider %s inherited", id, s.Scope), err))
+			return nil, false
+		}
+		return updated, true
+	}
+	return listed, true
 }
 
 // recoverLostCreate follows a create whose response was lost but whose
@@ -443,10 +477,9 @@ func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.Del
 		return
 	}
 	id := state.ProviderID.ValueString()
-	if rec, takenOver := recordedTakeOver[foundOAuthProvider](ctx, req.Private, &resp.Diagnostics); takenOver || resp.Diagnostics.HasError() {
-		if takenOver {
-			r.putBack(ctx, s, state, rec.Found, &resp.Diagnostics)
-		}
+	if restoreTakenOver(ctx, r.data, req.Private, &resp.Diagnostics, func(rec takeOverRecord[foundOAuthProvider]) {
+		r.restore(ctx, s, state, rec.Found, &resp.Diagnostics)
+	}) {
 		return
 	}
 	err := r.data.auth.DeleteOAuthProvider(ctx, s, id)
@@ -454,11 +487,11 @@ func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.Del
 		fmt.Sprintf("Deleting the %s OAuth provider of %s", id, s.Scope), &resp.Diagnostics)
 }
 
-// putBack is the destroy of an OAuth provider taken over from the parent
+// restore is the destroy of an OAuth provider taken over from the parent
 // branch: it stays. One that was shared and was given credentials goes back
 // to the shared keys (the API cannot turn a standard provider shared in
 // place: it is deleted and added again).
-func (r *authOAuthProviderResource) putBack(ctx context.Context, s neonauth.Scope, state authOAuthProviderModel, found foundOAuthProvider, diags *diag.Diagnostics) {
+func (r *authOAuthProviderResource) restore(ctx context.Context, s neonauth.Scope, state authOAuthProviderModel, found foundOAuthProvider, diags *diag.Diagnostics) {
 	id := state.ProviderID.ValueString()
 	if found.Type != apiclient.TypeShared || state.Type.ValueString() == apiclient.TypeShared {
 		tflog.Info(ctx, "leaving the inherited OAuth provider on the branch", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id})
@@ -469,7 +502,7 @@ func (r *authOAuthProviderResource) putBack(ctx context.Context, s neonauth.Scop
 		_, err = r.data.auth.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(id)})
 	}
 	r.settleDelete(ctx, s, err, nil,
-		fmt.Sprintf("Putting back the shared keys of the %s OAuth provider %s inherited", id, s.Scope), diags)
+		fmt.Sprintf("Restoring the shared keys of the %s OAuth provider %s inherited", id, s.Scope), diags)
 }
 
 func (r *authOAuthProviderResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

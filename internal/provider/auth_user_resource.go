@@ -98,7 +98,7 @@ func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	r.planScope(ctx, userRules, req, resp)
 	// No endpoint lists users, so only apply finds a user already there; a
 	// destroy plan tells what it does with one taken over.
-	r.planPutBack(ctx, req, resp, "user", "Destroy leaves the user on the branch.")
+	r.planRestore(ctx, req, resp, "user", "Destroy leaves the user on the branch.")
 	// email is optional only so that an imported user (whose email no
 	// endpoint returns) plans no change without it; a new user needs one.
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && !isConfigured(req.Config.Raw, "email") {
@@ -119,7 +119,7 @@ func (r *authUserResource) Create(ctx context.Context, req resource.CreateReques
 	defer userImport.identifyCreated(ctx, resp)
 	summary := r.unable("Create")
 	plan, s, ok := beginIn[authUserModel](ctx, r.data, req.Plan, summary, fromIntegration, &resp.Diagnostics)
-	if !ok {
+	if !ok || !r.data.requireBranch(ctx, s.ProjectID, s.BranchID, summary, &resp.Diagnostics) {
 		return
 	}
 	email := plan.Email.ValueString()

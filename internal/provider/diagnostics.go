@@ -114,9 +114,9 @@ func scopeErrorDetail(s neonauth.Scope, what string, err error, p neonauth.Prese
 // branchNotInProject explains a branch_id that the project's branch list
 // lacks: a branch of another project, or one that no longer exists.
 func branchNotInProject(projectID, branchID string) string {
-	return fmt.Sprintf("branch_id %s is not a branch of project %s: it belongs to another project, or it does not exist (any "+
-		"more). Set branch_id to a branch of project %s (its production branch when omitted), or set project_id to the project "+
-		"that has branch %s.", branchID, projectID, projectID, branchID)
+	return fmt.Sprintf("branch_id %s is not a branch of project %s: it was deleted, or it belongs to another project. Set "+
+		"branch_id to a branch of project %s (its production branch when omitted), or set project_id to the project that has "+
+		"branch %s.", branchID, projectID, projectID, branchID)
 }
 
 // productionStackOnly explains why SDK keys and ownership transfers exist

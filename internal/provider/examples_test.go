@@ -23,7 +23,8 @@ import (
 
 // exampleBody is the configuration of an example directory without its
 // terraform and provider blocks, which the tests supply (the provider is
-// served in-process and pointed at the test's emulator).
+// served in-process and pointed at the test's emulator, with the arguments
+// exampleProviderArgs reads).
 func exampleBody(t *testing.T, dir string) string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("..", "..", "examples", dir, "*.tf"))
@@ -53,27 +54,54 @@ func exampleBody(t *testing.T, dir string) string {
 	return b.String()
 }
 
-// examples/branch-preview, applied as written, the way Neon makes a preview:
-// production is configured, a branch is created from it and starts with a
-// copy of production's Neon Auth, and the preview configuration's first
-// apply takes that copy over (no import step), adds the preview's origin and
+// exampleProviderArgs are the arguments of an example's provider block, one
+// per line, without comments: the tests apply an example with them.
+func exampleProviderArgs(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", dir, "*.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, block, found := strings.Cut(string(src), "\nprovider \"neon\" {\n")
+		block, _, _ = strings.Cut(block, "\n}\n")
+		for _, line := range strings.Split(block, "\n") {
+			if line = strings.TrimSpace(line); found && line != "" && !strings.HasPrefix(line, "#") {
+				args = append(args, line)
+			}
+		}
+	}
+	return args
+}
+
+// examples/branch-preview, applied as written, the way the platforms make a
+// preview: production is configured, a branch is created from it and starts
+// with a copy of production's Neon Auth, and the platform puts the preview's
+// origin into its whitelist. The preview configuration's first apply takes
+// that over (no import step), puts Google sign-in on the shared keys and
 // sends the inherited webhooks to the preview. A re-plan is empty; destroy
-// puts the branch's Neon Auth back byte for byte as the branch started, and
-// production never changes.
+// of the disposable preview (restore_on_destroy = false) leaves it as
+// configured, and production never changes.
 func TestAccExample_branchPreview(t *testing.T) {
 	env := newBranchEnv(t)
 	configureProduction(env, false)
 	production := env.authOf(env.BranchID)
 	preview := env.childBranch("pr-123")
-	inherited := env.authOf(preview)
 	on := *env
 	on.BranchID = preview
-	vars := config.Variables{
-		"project_id": config.StringVariable(env.ProjectID), "preview_branch_id": config.StringVariable(preview),
-		"google_client_id": config.StringVariable(productionGoogleClientID), "google_client_secret": config.StringVariable("acme-google-secret"),
-	}
+	_, err := env.client().AddDomain(context.Background(), on.scope(), apiclient.AddDomainRequest{Domain: "https://pr-123.preview.example.com",
+		AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)})
+	env.must(err)
+	vars := config.Variables{"project_id": config.StringVariable(env.ProjectID), "preview_branch_id": config.StringVariable(preview)}
+	cfg := env.providerBlock(exampleProviderArgs(t, "branch-preview")...) + exampleBody(t, "branch-preview")
+	var configured string
 	tc := env.testCase(resource.TestStep{
-		Config:          env.config(exampleBody(t, "branch-preview")),
+		Config:          cfg,
 		ConfigVariables: vars,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction("neon_auth_integration.preview", plancheck.ResourceActionCreate),
@@ -83,7 +111,7 @@ func TestAccExample_branchPreview(t *testing.T) {
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("neon_auth_integration.preview", tfjsonpath.New("branch_id"), knownvalue.StringExact(preview)),
 			statecheck.ExpectKnownValue("neon_auth_integration.preview", tfjsonpath.New("auth_provider"), knownvalue.StringExact("better_auth")),
-			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("type"), knownvalue.StringExact("standard")),
+			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
 			on.expectDomains("https://app.example.com", "https://pr-123.preview.example.com"),
 			// The preview's copy of production's Data API, with its own row limit.
 			on.expectDataAPI(maxRows(100)),
@@ -111,20 +139,20 @@ func TestAccExample_branchPreview(t *testing.T) {
 					return fmt.Errorf("preview integration %+v, allow_localhost %v", it, localhost)
 				case apiclient.Deref(webhooks.WebhookURL) != "https://pr-123.preview.example.com/api/auth-events" || !magicLink.Enabled || signIn.RequireEmailVerification:
 					return fmt.Errorf("preview settings: webhooks %+v, magic link %+v, email and password %+v", webhooks, magicLink, signIn)
-				case apiclient.Deref(google.ClientID) != productionGoogleClientID:
-					return fmt.Errorf("preview Google sign-in %+v, want production's app", google)
+				case string(google.Type) != apiclient.TypeShared:
+					return fmt.Errorf("preview Google sign-in %+v, want the shared keys", google)
 				}
+				configured = env.authOf(preview)
 				return env.sameAuth(env.BranchID, production, "after the preview's apply")
 			}),
 		},
 	}, resource.TestStep{
-		Config:           env.config(exampleBody(t, "branch-preview")),
+		Config:           cfg,
 		ConfigVariables:  vars,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 	})
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, ephemeralVariables, writeOnlyArguments)
 	tc.CheckDestroy = func(*terraform.State) error {
-		if err := env.sameAuth(preview, inherited, "after destroy"); err != nil {
+		if err := env.sameAuth(preview, configured, "after the disposable destroy"); err != nil {
 			return err
 		}
 		return env.sameAuth(env.BranchID, production, "after the preview's destroy")

@@ -263,8 +263,8 @@ func TestAccInherited_everyTypeTakesOverAndPutsBack(t *testing.T) {
 }
 
 // Each take-over warns, naming what it took over, where it came from, and
-// what destroy does with it; the domain list's warning names the inherited
-// entries it removed.
+// what destroy does with it; the domain list's warning names the entries it
+// removed.
 func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 	env := newBranchEnv(t)
 	configureProduction(env, true)
@@ -274,8 +274,8 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 	out := cli.must(0, "apply", "-auto-approve", "-input=false")
 	for _, want := range []string{
 		"Inherited Neon Auth integration (better_auth) taken over",
-		"Inherited trusted domain list taken over",
-		"It removed the inherited entries this configuration does not list: https://app.example.com",
+		"Trusted domain list taken over",
+		"It removed the entries this configuration does not list: https://app.example.com",
 		"Inherited google OAuth provider (type standard) taken over",
 		"Inherited github OAuth provider (type shared) taken over",
 		"Inherited user ada@example.com taken over",
@@ -299,8 +299,9 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 // and the fix, and nothing on the branch changes: inherited objects when
 // inherited_auth = "refuse"; an inherited integration of another auth
 // provider; an inherited Google app made shared (its secret could not be
-// put back); roles of an inherited user (no endpoint tells its id); an
-// inherited SMTP server made shared (its password could not be put back).
+// restored: restore_on_destroy = false is the way out on a disposable
+// branch); roles of an inherited user (no endpoint tells its id); an
+// inherited SMTP server made shared (its password could not be restored).
 func TestAccInherited_refusals(t *testing.T) {
 	env := newBranchEnv(t)
 	configureProduction(env, true)
@@ -331,7 +332,7 @@ resource "neon_auth_oauth_provider" "google" {
   branch_id   = %q
   provider_id = "google"
 }
-`)), "Inherited OAuth provider has its own app", "asks for the shared keys", "/callback/google"),
+`)), "Inherited OAuth provider has its own app", "asks for the shared keys", "/callback/google", "set restore_on_destroy = false"),
 		step(env.config(on(`
 resource "neon_auth_user" "ada" {
   project_id = %q
@@ -346,20 +347,19 @@ resource "neon_auth_email_server" "preview" {
   branch_id  = %q
   type       = "shared"
 }
-`)), "Inherited email server is standard", "would lose the SMTP password", `type = "standard"`),
+`)), "Inherited email server is standard", "would lose the SMTP password", `type = "standard"`, "set restore_on_destroy = false"),
 	)
 	tc.CheckDestroy = func(*terraform.State) error { return env.sameAuth(preview, inherited, "after the refusals") }
 	resource.ParallelTest(t, tc)
 }
 
 // Two configurations on one preview branch, as after a lost state or with
-// two pipelines: the first creates the preview's own domain, and the second,
-// applying the same domain, finds it already there. The parent does not hold
-// it, so it was not inherited: the second is refused, with the import
-// command and the word that another configuration may manage it, and takes
-// nothing over (nor does its plan say it would). Whichever destroys first, the
-// domain is the first's to delete, and production never changes.
-func TestAccInherited_anotherConfigurationsObjectIsRefused(t *testing.T) {
+// two pipelines, declare the same domain: the first adds it, and the second
+// finds it already there and takes it over (its plan says so) instead of
+// failing. Neither removes the other's entry: the one that took it over
+// leaves it on destroy, and the one that added it removes it, whichever
+// destroys first. Production never changes.
+func TestAccInherited_twoConfigurationsDeclareOneDomain(t *testing.T) {
 	for _, order := range []string{"the owner destroys first", "the other destroys first"} {
 		t.Run(order, func(t *testing.T) {
 			env := newBranchEnv(t)
@@ -367,7 +367,8 @@ func TestAccInherited_anotherConfigurationsObjectIsRefused(t *testing.T) {
 			production := env.authOf(env.BranchID)
 			preview := *env
 			preview.BranchID = env.childBranch("pr-123")
-			cfg := requiredProviders + env.config(preview.resource("neon_auth_domain", "pr", `domain = "https://pr-123.preview.example.com"`))
+			const origin = "https://pr-123.preview.example.com"
+			cfg := requiredProviders + env.config(preview.resource("neon_auth_domain", "pr", fmt.Sprintf("domain = %q", origin)))
 			owner, other := env.cli(nil, nil), env.cli(nil, nil)
 			for _, w := range []*cliDir{owner, other} {
 				w.write("main.tf", cfg)
@@ -375,21 +376,15 @@ func TestAccInherited_anotherConfigurationsObjectIsRefused(t *testing.T) {
 			}
 			owner.must(0, "apply", "-auto-approve", "-input=false")
 
-			plan := other.must(0, "plan", "-input=false")
-			_, out := other.run("apply", "-auto-approve", "-input=false")
-			flat := strings.Join(strings.Fields(plan+out), " ")
-			for _, want := range []string{
-				"but " + env.BranchID + " holds no such object", "If another configuration manages it, leave it to that one",
-				"terraform import neon_auth_domain.<name> " + env.ProjectID + "/" + preview.BranchID + "/https://pr-123.preview.example.com",
-			} {
-				if !strings.Contains(flat, want) {
-					t.Errorf("the second configuration's plan and apply do not say %q:\n%s\n%s", want, plan, out)
-				}
+			plan := strings.Join(strings.Fields(other.must(0, "plan", "-input=false")), " ")
+			if want := "Trusted domains already on the branch will be taken over: " + origin; !strings.Contains(plan, want) {
+				t.Errorf("the second configuration's plan does not warn %q:\n%s", want, plan)
 			}
-			if strings.Contains(flat, "taken over") {
-				t.Errorf("the second configuration's plan or apply takes the domain over:\n%s\n%s", plan, out)
+			applied := strings.Join(strings.Fields(other.must(0, "apply", "-auto-approve", "-input=false")), " ")
+			if want := "Trusted domain already on the branch taken over: " + origin; !strings.Contains(applied, want) {
+				t.Errorf("the second configuration's apply does not warn %q:\n%s", want, applied)
 			}
-			if err := preview.expectDomains("https://app.example.com", "https://pr-123.preview.example.com")(); err != nil {
+			if err := preview.expectDomains("https://app.example.com", origin)(); err != nil {
 				t.Fatal(err)
 			}
 			first, second := owner, other
@@ -397,9 +392,14 @@ func TestAccInherited_anotherConfigurationsObjectIsRefused(t *testing.T) {
 				first, second = other, owner
 			}
 			first.must(0, "destroy", "-auto-approve", "-input=false")
+			if first == other {
+				if err := preview.expectDomains("https://app.example.com", origin)(); err != nil {
+					t.Errorf("after the destroy of the configuration that took the domain over: %v", err)
+				}
+			}
 			second.must(0, "destroy", "-auto-approve", "-input=false")
-			if err := preview.expectDomains("https://app.example.com"); err() != nil {
-				t.Errorf("after both destroys: %v", err())
+			if err := preview.expectDomains("https://app.example.com")(); err != nil {
+				t.Errorf("after both destroys: %v", err)
 			}
 			if err := env.sameAuth(env.BranchID, production, "after both configurations"); err != nil {
 				t.Error(err)
@@ -431,12 +431,12 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 	plan := flat(cli.must(0, "plan", "-input=false"))
 	for _, want := range []string{
 		"Inherited Neon Auth integration (better_auth) will be taken over",
-		"Inherited trusted domain https://app.example.com will be taken over",
+		"Trusted domains already on the branch will be taken over: https://app.example.com",
 		"Inherited google OAuth provider will be taken over",
 		"Inherited neon_auth_webhooks settings will be taken over",
 		"Inherited Data API of database neondb will be taken over",
 		"was created from branch " + env.BranchID + ", which holds the same",
-		"Destroy leaves it in the whitelist.",
+		"Destroy leaves it in the whitelist",
 	} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("the plan does not warn %q:\n%s", want, plan)
@@ -448,12 +448,13 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 	}
 	destroy := flat(cli.must(0, "plan", "-destroy", "-input=false"))
 	for _, want := range []string{
-		"Destroy puts back what was inherited: Neon Auth integration",
+		"Destroy restores what was taken over: Neon Auth integration",
 		"Destroy leaves Neon Auth enabled on the branch",
-		"Destroy puts back what was inherited: trusted domain https://app.example.com",
-		"Destroy puts back what was inherited: google OAuth provider",
-		"Destroy puts back the neon_auth_webhooks settings found",
-		"Destroy puts back what was inherited: Data API of database neondb",
+		"Destroy restores what was taken over: trusted domain https://app.example.com",
+		"that it found on its branch",
+		"Destroy restores what was taken over: google OAuth provider",
+		"Destroy restores the neon_auth_webhooks settings found",
+		"Destroy restores what was taken over: Data API of database neondb",
 		"inherited from branch " + env.BranchID,
 	} {
 		if !strings.Contains(destroy, want) {
@@ -464,9 +465,9 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 }
 
 // The evidence is the parent as it is now: the API keeps no record of it at
-// the time the branch was made. A domain production removed after the
-// preview was branched is refused on the preview (it can be imported); one
-// production gained since, that something also added to the preview, is
+// the time the branch was made. An OAuth provider production removed after
+// the preview was branched is refused on the preview (it can be imported);
+// one production gained since, that something also added to the preview, is
 // taken over.
 func TestAccInherited_parentChangedSinceBranching(t *testing.T) {
 	env := newBranchEnv(t)
@@ -474,22 +475,21 @@ func TestAccInherited_parentChangedSinceBranching(t *testing.T) {
 	preview := *env
 	preview.BranchID = env.childBranch("pr-6")
 	ctx, c := context.Background(), env.client()
-	provider := neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)
-	env.must(c.DeleteDomains(ctx, env.scope(), apiclient.AuthProviderBetterAuth, []string{"https://app.example.com"}))
+	env.must(c.DeleteOAuthProvider(ctx, env.scope(), "google"))
 	for _, s := range []apiclient.Scope{env.scope(), preview.scope()} {
-		_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://admin.example.com", AuthProvider: provider})
+		_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"})
 		env.must(err)
 	}
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config:      env.config(preview.resource("neon_auth_domain", "app", `domain = "https://app.example.com"`)),
+			Config: env.config(preview.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`,
+				fmt.Sprintf("client_id = %q", productionGoogleClientID), `client_secret = "acme-google-secret"`)),
 			ExpectError: matchInOrder("holds no such object", "has lost it since", "terraform import"),
 		},
 		resource.TestStep{
-			Config: env.config(preview.resource("neon_auth_domain", "admin", `domain = "https://admin.example.com"`)),
+			Config: env.config(preview.resource("neon_auth_oauth_provider", "github", `provider_id = "github"`)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("neon_auth_domain.admin", tfjsonpath.New("domain"), knownvalue.StringExact("https://admin.example.com")),
-				preview.expectDomains("https://app.example.com", "https://admin.example.com"),
+				statecheck.ExpectKnownValue("neon_auth_oauth_provider.github", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
 			},
 		},
 	))
@@ -504,9 +504,10 @@ func TestAccInherited_wrongBranchNamesBothFixes(t *testing.T) {
 	env.Mode = authAPIBranch
 	configureProduction(env, false)
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(env.resource("neon_auth_domain", "app", `domain = "https://app.example.com"`)),
+		Config: env.config(env.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`,
+			fmt.Sprintf("client_id = %q", productionGoogleClientID), `client_secret = "acme-google-secret"`)),
 		ExpectError: matchInOrder("is a root branch", "Either branch_id points at the wrong branch",
 			"neon branches list --project-id "+env.ProjectID, "neon_branch.<name>.id", "or this configuration should manage the object",
-			"terraform import neon_auth_domain.<name>"),
+			"terraform import neon_auth_oauth_provider.<name>"),
 	}))
 }

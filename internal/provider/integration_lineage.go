@@ -16,14 +16,22 @@ import (
 
 // readIntegration reads the scope's integration for a Read. ok is false when
 // the read failed (an error diagnostic was added, and state must be left as
-// it is); otherwise the integration is returned, nil when it is not there.
+// it is); otherwise the integration is returned, nil when it is not there —
+// when it went with its branch or project, a warning says so.
 func (c *configured) readIntegration(ctx context.Context, s neonauth.Scope, summary string, diags *diag.Diagnostics) (*apiclient.Integration, bool) {
-	it, err := c.data.auth.Integration(ctx, s)
-	if err != nil {
-		diags.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.String(), err))
-		return nil, false
+	it, p, err := c.data.auth.IntegrationPresence(ctx, s)
+	switch p {
+	case neonauth.Present:
+		return it, true
+	case neonauth.Gone:
+		c.warnGoneWith(diags, s.ProjectID, err)
+		return nil, true
+	case neonauth.NotVisible:
+		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, err)+stateRmWhenGone)
+	default:
+		diags.AddError(summary, apiErrorDetail("Reading the integration of "+s.String(), err))
 	}
-	return it, true
+	return nil, false
 }
 
 // recordIntegration remembers in private state which integration (managed

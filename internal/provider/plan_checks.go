@@ -137,13 +137,7 @@ func (c *configured) planBranch(ctx context.Context, rules scopeRules, p scopePl
 		return
 	}
 	projectID, branchID := cfg.ProjectID.ValueString(), cfg.BranchID.ValueString()
-	b, err := auth.Branch(ctx, projectID, branchID)
-	if err != nil {
-		diags.AddError("Unable to check branch_id", projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
-		return
-	}
-	if b == nil {
-		diags.AddAttributeError(path.Root("branch_id"), "Branch not in the project", branchNotInProject(projectID, branchID))
+	if !c.data.planBranchExists(ctx, projectID, branchID, diags) {
 		return
 	}
 	if branchMode && !rules.productionStack && !legacy {
@@ -166,6 +160,72 @@ func (c *configured) planBranch(ctx context.Context, rules scopeRules, p scopePl
 	case other && rules.productionStack:
 		diags.AddAttributeError(path.Root("branch_id"), "Only on the production branch", productionStackOnly(t))
 	}
+}
+
+// planBranchExists checks, at the plan of a create, that branchID is a
+// branch of projectID. A branch or project that no longer
+// exists is only warned about, and ok is false: the plan of `terraform
+// destroy` plans again the create of an object that its refresh removed
+// because its branch was deleted (a preview's branch, deleted with its pull
+// request), and an error there would stop that destroy. Apply refuses the
+// create before sending anything (requireBranch). A list that cannot be
+// read is an error.
+func (d *providerData) planBranchExists(ctx context.Context, projectID, branchID string, diags *diag.Diagnostics) bool {
+	_, gone, err := d.branchOf(ctx, projectID, branchID)
+	switch {
+	case err != nil:
+		diags.AddError("Unable to check branch_id", projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
+	case gone != "":
+		diags.AddAttributeWarning(path.Root("branch_id"), "Branch not in the project",
+			gone+" Apply will refuse to create anything on it. If it was deleted, as platforms delete a preview's branch when its "+
+				"pull request closes, `terraform destroy` still removes what the state holds; to apply, point branch_id at an "+
+				"existing branch (and project_id at an existing project).")
+	default:
+		return true
+	}
+	return false
+}
+
+// requireBranch is the first step of a create on branchID of projectID: an
+// error, before anything is sent, when the branch or its project no longer
+// exists. The branch list it reads is the one the create's plan read (it is
+// shared), so it costs no request.
+func (d *providerData) requireBranch(ctx context.Context, projectID, branchID, summary string, diags *diag.Diagnostics) bool {
+	if branchID == "" || branchID == d.auth.KnownProduction(projectID) {
+		return true // the production branch, which scopeOf resolved
+	}
+	_, gone, err := d.branchOf(ctx, projectID, branchID)
+	switch {
+	case err != nil:
+		diags.AddError(summary, projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
+	case gone != "":
+		diags.AddAttributeError(path.Root("branch_id"), "Branch not in the project", gone+" Nothing was sent. If it was deleted, "+
+			"as platforms delete a preview's branch when its pull request closes, run `terraform destroy` to empty the state "+
+			"(it sends only reads), or point branch_id at an existing branch.")
+	default:
+		return true
+	}
+	return false
+}
+
+// branchOf is the branch of a project as the shared branch list shows it,
+// or why there is none (gone): the list lacks it, or the project was
+// deleted. err is a list that could not be read (a project this key cannot
+// see among them).
+func (d *providerData) branchOf(ctx context.Context, projectID, branchID string) (b *apiclient.Branch, gone string, err error) {
+	b, err = d.auth.Branch(ctx, projectID, branchID)
+	switch {
+	case isNotFound(err):
+		if p, why := d.auth.ProjectAbsence(ctx, projectID, err); p == neonauth.Gone {
+			return nil, fmt.Sprintf("Project %s was deleted (%v), and branch %s with it.", projectID, why, branchID), nil
+		}
+		return nil, "", err
+	case err != nil:
+		return nil, "", err
+	case b == nil:
+		return nil, branchNotInProject(projectID, branchID), nil
+	}
+	return b, "", nil
 }
 
 // onOtherBranch refuses a plan whose configuration names another branch than

@@ -77,6 +77,7 @@ type neonProviderModel struct {
 	AuthAPI                types.String `tfsdk:"auth_api"`
 	SharedRateLimit        types.Bool   `tfsdk:"shared_rate_limit"`
 	InheritedAuth          types.String `tfsdk:"inherited_auth"`
+	RestoreOnDestroy       types.Bool   `tfsdk:"restore_on_destroy"`
 }
 
 func (p *neonProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -99,7 +100,8 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(authAPIProject, authAPIBranch)},
 			},
-			"inherited_auth": inheritedAuthAttribute(),
+			"inherited_auth":     inheritedAuthAttribute(),
+			"restore_on_destroy": restoreOnDestroyAttribute(),
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "Neon API key: a personal, organization or project-scoped key. " +
 					"Falls back to the `" + envAPIKey + "` environment variable. A project-scoped key can manage only its own project.",
@@ -192,7 +194,7 @@ func (cfg neonProviderModel) unknownAttribute() (string, bool) {
 		{"api_key", cfg.APIKey}, {"base_url", cfg.BaseURL}, {"max_retries", cfg.MaxRetries},
 		{"requests_per_minute", cfg.RequestsPerMinute}, {"route_requests_per_second", cfg.RouteRequestsPerSecond},
 		{"retry_timeout", cfg.RetryTimeout}, {"auth_api", cfg.AuthAPI}, {"shared_rate_limit", cfg.SharedRateLimit},
-		{"inherited_auth", cfg.InheritedAuth},
+		{"inherited_auth", cfg.InheritedAuth}, {"restore_on_destroy", cfg.RestoreOnDestroy},
 	} {
 		if a.v.IsUnknown() {
 			return a.name, true
@@ -209,6 +211,7 @@ type clientSettings struct {
 	retryTimeout    time.Duration
 	shared          bool
 	inherited       string
+	restore         bool
 }
 
 // clientSettingsFrom resolves and checks the arguments; false when a diagnostic
@@ -249,8 +252,12 @@ func clientSettingsFrom(cfg neonProviderModel, diags *diag.Diagnostics) (clientS
 		diags.AddAttributeError(path.Root("retry_timeout"), "Invalid retry_timeout", err.Error())
 		return s, false
 	}
-	if s.shared, err = boolOrEnv(cfg.SharedRateLimit, envSharedRateLimit); err != nil {
+	if s.shared, err = boolOrEnv(cfg.SharedRateLimit, envSharedRateLimit, "shared_rate_limit", false); err != nil {
 		diags.AddAttributeError(path.Root("shared_rate_limit"), "Invalid "+envSharedRateLimit, err.Error())
+		return s, false
+	}
+	if s.restore, err = boolOrEnv(cfg.RestoreOnDestroy, envRestoreOnDestroy, "restore_on_destroy", true); err != nil {
+		diags.AddAttributeError(path.Root("restore_on_destroy"), "Invalid "+envRestoreOnDestroy, err.Error())
 		return s, false
 	}
 	return s, true
@@ -299,7 +306,7 @@ func (p *neonProvider) configured(cfg neonProviderModel, terraformVersion string
 	if machineryIsOff("sharing") {
 		maxAge = 0
 	}
-	return &providerData{auth: neonauth.New(client, neonauth.Options{
+	return &providerData{restore: set.restore, auth: neonauth.New(client, neonauth.Options{
 		Family:           set.family,
 		ReadMaxAge:       maxAge,
 		RefuseInherited:  set.inherited == inheritedRefuse,
@@ -353,19 +360,19 @@ func durationOrEnv(v types.String, env string) (time.Duration, error) {
 	return d, nil
 }
 
-// boolOrEnv reads a bool argument, or its environment variable ("true",
-// "false", "1", "0"); false when neither is set.
-func boolOrEnv(v types.Bool, env string) (bool, error) {
+// boolOrEnv reads the bool argument attr, or its environment variable env
+// ("true", "false", "1", "0"); dflt when neither is set.
+func boolOrEnv(v types.Bool, env, attr string, dflt bool) (bool, error) {
 	if !v.IsNull() {
 		return v.ValueBool(), nil
 	}
 	raw := strings.TrimSpace(os.Getenv(env))
 	if raw == "" {
-		return false, nil
+		return dflt, nil
 	}
 	b, err := strconv.ParseBool(raw)
 	if err != nil {
-		return false, fmt.Errorf("the %s environment variable is %q; set it to \"true\" or \"false\", or set shared_rate_limit in the provider block", env, raw)
+		return dflt, fmt.Errorf("the %s environment variable is %q; set it to \"true\" or \"false\", or set %s in the provider block", env, raw, attr)
 	}
 	return b, nil
 }

@@ -14,11 +14,13 @@ import (
 
 // providerData is what Configure hands to every resource, data source, list
 // resource and action: the Neon Auth service of the provider's
-// configuration (its API client, family and shared reads), and the
-// whitelist claims of the plan. While a provider argument is unknown it
-// holds no service, only the name of that argument (pending).
+// configuration (its API client, family and shared reads), whether destroy
+// restores what a create took over (restore_on_destroy), and the whitelist
+// claims of the plan. While a provider argument is unknown it holds no
+// service, only the name of that argument (pending).
 type providerData struct {
 	auth    *neonauth.Service
+	restore bool
 	pending string
 	claims  whitelistClaims
 }

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -87,14 +89,44 @@ func (c *configured) readListed(ctx context.Context, s neonauth.Scope, listed ne
 	case neonauth.Present:
 		return true
 	case neonauth.Gone:
-		tflog.Warn(ctx, what+" no longer exists; removing it from state", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
-		resp.State.RemoveResource(ctx)
+		c.removeGone(ctx, s.ProjectID, s.BranchID, what, err, resp)
 	case neonauth.NotVisible:
 		resp.Diagnostics.AddError(c.unable("Read"), projectNotVisibleDetail(s.ProjectID, err)+stateRmWhenGone)
 	default:
 		resp.Diagnostics.AddError(c.unable("Read"), apiErrorDetail("Reading "+what, err))
 	}
 	return false
+}
+
+// removeGone removes from state an object that a successful read shows
+// gone: warned about when it went with its branch or project (why wraps
+// neonauth's ErrBranchGone or ErrProjectGone), only logged otherwise (the
+// plan shows the create that brings it back).
+func (c *configured) removeGone(ctx context.Context, projectID, branchID, what string, why error, resp *resource.ReadResponse) {
+	tflog.Warn(ctx, what+" no longer exists; removing it from state", map[string]any{"project_id": projectID, "branch_id": branchID})
+	c.warnGoneWith(&resp.Diagnostics, projectID, why)
+	resp.State.RemoveResource(ctx)
+}
+
+// warnGoneWith warns that refresh removed an object of this type from state
+// because its branch or project is gone (why wraps neonauth's ErrBranchGone
+// or ErrProjectGone), and says what comes next; nothing for another why.
+// The summary is the same for every type, so Terraform gathers the warnings
+// of one refresh into one.
+func (c *configured) warnGoneWith(diags *diag.Diagnostics, projectID string, why error) {
+	var summary string
+	switch {
+	case errors.Is(why, neonauth.ErrBranchGone):
+		summary = "Branch deleted: its objects removed from state"
+	case errors.Is(why, neonauth.ErrProjectGone):
+		summary = "Project deleted: its objects removed from state"
+	default:
+		return
+	}
+	diags.AddWarning(summary, fmt.Sprintf("A %s was removed from the state: %v. Platforms delete a preview's branch when its "+
+		"pull request closes, often before the pull request's own `terraform destroy`: that destroy now finishes with nothing "+
+		"left to delete, sending only reads. A configuration that still names it plans to create it again, and apply will "+
+		"refuse: remove the configuration (or its state), or point branch_id at a branch of an existing project.", c.typeName, why))
 }
 
 // settleDelete resolves the answer of a delete: success, or a 404 for

@@ -20,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Scenarios that several resources share, one row per resource.
@@ -29,7 +28,9 @@ import (
 // fails with an error that says so, why it is not taken over (nothing on a
 // root branch is inherited; project mode reaches nothing else), and gives
 // the `terraform import` that adopts it, with the import id. The objects are
-// made through the API before Terraform runs, one row per resource type.
+// made through the API before Terraform runs, one row per resource type. (A
+// trusted domain is taken over wherever it is found: see
+// TestAccAuthDomain_foundIsTakenOverOnAnyBranch.)
 func TestAccConflictSuggestsImport(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
@@ -57,16 +58,6 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 				{
 					config: env.resource("neon_auth_integration", "test"),
 					want:   []string{"already has Neon Auth", why, "terraform import", at},
-				},
-				{
-					exists: func() error {
-						_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://app.example.com",
-							AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
-						return err
-					},
-					// Another spelling of the same origin.
-					config: env.resource("neon_auth_domain", "test", `domain = "https://APP.example.com"`),
-					want:   []string{"Unable to Create Auth Domain", "already whitelisted", why, "terraform import", at + "/https://app.example.com"},
 				},
 				{
 					exists: func() error {

@@ -101,12 +101,16 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{branchOnly: true}, req, resp)
 	what := string(r.typeName) + " settings"
-	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}, what, "Destroy puts back the values found.", nil)
-	if req.Plan.Raw.IsNull() && req.Private != nil {
-		if raw, d := req.Private.GetKey(ctx, privateFound); len(raw) > 0 && !d.HasError() {
-			resp.Diagnostics.AddWarning("Destroy puts back the "+what+" found",
+	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}, what, settingsOnDestroy, nil)
+	if req.Plan.Raw.IsNull() && req.Private != nil && r.data.ready() {
+		if raw, d := req.Private.GetKey(ctx, privateFound); len(raw) > 0 && !d.HasError() && r.data.restore {
+			resp.Diagnostics.AddWarning("Destroy restores the "+what+" found",
 				fmt.Sprintf("Settings cannot be deleted: destroying %s sets the values its branch had when this configuration created "+
 					"it, instead of removing anything.", r.typeName))
+		} else if len(raw) > 0 && !d.HasError() {
+			resp.Diagnostics.AddWarning("Destroy leaves the "+what+" as configured",
+				fmt.Sprintf("Settings cannot be deleted, and restore_on_destroy is false: destroying %s sends nothing, and the branch "+
+					"keeps the values this configuration set.", r.typeName))
 		}
 	}
 }
@@ -114,7 +118,7 @@ func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resourc
 func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer r.importFormat().identifyCreated(ctx, resp)
 	plan, s, ok := r.begin(ctx, req.Plan, "Create", &resp.Diagnostics)
-	if !ok {
+	if !ok || !r.data.requireBranch(ctx, s.ProjectID, s.BranchID, r.summary("Create"), &resp.Diagnostics) {
 		return
 	}
 	found, err := r.get(ctx, s)
@@ -133,7 +137,7 @@ func (r *settingsResource[A, M, PM]) Create(ctx context.Context, req resource.Cr
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateFound, raw)...)
 	if to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}); to.Allowed() {
-		takeOverWarning(&resp.Diagnostics, s, to.Parent, string(r.typeName)+" settings", "and started with a copy of its settings", "Destroy puts back the values found.")
+		takeOverWarning(&resp.Diagnostics, s, to.Parent, string(r.typeName)+" settings", "and started with a copy of its settings", r.data.onDestroy(settingsOnDestroy))
 	}
 }
 
@@ -152,9 +156,7 @@ func (r *settingsResource[A, M, PM]) Read(ctx context.Context, req resource.Read
 			// 404 while Neon Auth is there.
 			switch p, perr := r.data.auth.SingletonAbsence(ctx, s, err); p {
 			case neonauth.Gone:
-				tflog.Warn(ctx, r.what(s)+" went with the branch's Neon Auth; removing it from state",
-					map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
-				resp.State.RemoveResource(ctx)
+				r.removeGone(ctx, s.ProjectID, s.BranchID, r.what(s)+" (gone with the branch's Neon Auth)", perr, resp)
 			case neonauth.NotVisible:
 				resp.Diagnostics.AddError(r.summary("Read"), projectNotVisibleDetail(s.ProjectID, perr))
 			default:
@@ -185,9 +187,13 @@ func (r *settingsResource[A, M, PM]) Update(ctx context.Context, req resource.Up
 	}
 }
 
-// Delete puts back the values found at creation. Settings imported (nothing
-// was found by this resource) are only forgotten; settings whose Neon Auth is
-// gone went with it.
+// settingsOnDestroy is what destroy does with settings taken over.
+const settingsOnDestroy = "Destroy restores the values found."
+
+// Delete restores the values found at creation (with restore_on_destroy =
+// false it sends nothing). Settings imported (nothing was found by this
+// resource) are only forgotten; settings whose Neon Auth is gone went with
+// it.
 func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	_, s, ok := r.begin(ctx, req.State, "Delete", &resp.Diagnostics)
 	if !ok {
@@ -195,9 +201,13 @@ func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.De
 	}
 	raw, d := req.Private.GetKey(ctx, privateFound)
 	resp.Diagnostics.Append(d...)
-	if len(raw) == 0 {
-		tflog.Warn(ctx, string(r.typeName)+" removed from state; it was imported, so there are no earlier values to put back",
+	switch {
+	case len(raw) == 0:
+		tflog.Warn(ctx, string(r.typeName)+" removed from state; it was imported, so there are no earlier values to restore",
 			map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
+		return
+	case !r.data.restore:
+		tflog.Info(ctx, "restore_on_destroy is false: leaving the "+r.what(s)+" as configured")
 		return
 	}
 	found, err := decodeFound[A](raw)
@@ -207,7 +217,7 @@ func (r *settingsResource[A, M, PM]) Delete(ctx context.Context, req resource.De
 		return
 	}
 	_, err = r.set(ctx, s, found)
-	r.settleDelete(ctx, s, err, nil, "Putting back the "+r.what(s)+" found at creation", &resp.Diagnostics)
+	r.settleDelete(ctx, s, err, nil, "Restoring the "+r.what(s)+" found at creation", &resp.Diagnostics)
 }
 
 // importFormat is the import id of a settings type: its scope.

@@ -10,15 +10,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
-// The framework side of taking over what a branch inherited (neonauth
-// decides, see MayTakeOver): the provider setting inherited_auth, why a
-// found object is refused, and the warning of a take-over. Private state
-// keeps what was taken over (recordTakeOver), so that destroy puts it back.
+// The framework side of taking over what a branch already holds (neonauth
+// decides, see MayTakeOver): the provider settings inherited_auth and
+// restore_on_destroy, why a found object is refused, the warnings of a
+// take-over, and what destroy does with it. Private state keeps what was
+// taken over (recordTakeOver), so that destroy restores it.
 
 // Provider setting inherited_auth: what a create does with an object its
 // branch already has. "adopt" is the setting's word for a take-over.
@@ -28,20 +30,38 @@ const (
 	// envInheritedAuth is read when the provider block has no
 	// inherited_auth.
 	envInheritedAuth = "NEON_INHERITED_AUTH"
+	// envRestoreOnDestroy is read when the provider block has no
+	// restore_on_destroy.
+	envRestoreOnDestroy = "NEON_RESTORE_ON_DESTROY"
 )
 
 // inheritedAuthAttribute is the provider argument inherited_auth.
 func inheritedAuthAttribute() schema.StringAttribute {
 	return schema.StringAttribute{
-		MarkdownDescription: "What a create does with an object that a branch already has because it inherited it: a branch " +
-			"created from a parent starts with a copy of the parent's Neon Auth (integration, users, settings, OAuth providers, " +
-			"trusted domains, webhooks). `\"adopt\"` (default): take it over with a warning that names it, apply the " +
-			"configuration to it, and put it back as found on destroy instead of deleting it — only when the parent holds the " +
-			"same object; one the parent lacks was made on the branch by something else, and is refused. `\"refuse\"`: fail " +
-			"with an import hint, as for any object made outside Terraform. On a root branch (the production branch) and in " +
-			"project mode nothing is inherited, and such objects are always refused. Falls back to `" + envInheritedAuth + "`.",
+		MarkdownDescription: "What a create does with an object that a branch already has: a branch created from a parent " +
+			"starts with a copy of the parent's Neon Auth (integration, users, settings, OAuth providers, trusted domains, " +
+			"webhooks), and a platform such as the Vercel integration adds a preview's origin to its trusted domains. " +
+			"`\"adopt\"` (default): take it over with a warning that names it and apply the configuration to it — a trusted " +
+			"domain whatever made it, anything else only when the parent holds the same object (one the parent lacks was made " +
+			"on the branch by something else, and is refused). Destroy then restores what was found (see " +
+			"`restore_on_destroy`). `\"refuse\"`: fail with an import hint, as for any object made outside Terraform. On a root " +
+			"branch (the production branch) and in project mode nothing is inherited, and such objects other than trusted " +
+			"domains are always refused. Falls back to `" + envInheritedAuth + "`.",
 		Optional:   true,
 		Validators: []validator.String{stringvalidator.OneOf(inheritedAdopt, inheritedRefuse)},
+	}
+}
+
+// restoreOnDestroyAttribute is the provider argument restore_on_destroy.
+func restoreOnDestroyAttribute() schema.BoolAttribute {
+	return schema.BoolAttribute{
+		MarkdownDescription: "Whether destroy restores what a create took over instead of creating it (see `inherited_auth`): " +
+			"`true` (default) writes back the values found — names, settings, the trusted domain list, shared OAuth keys — so " +
+			"the branch is left as the configuration found it. `false`, for a disposable branch that its platform deletes " +
+			"anyway, leaves what was taken over as the configuration set it and sends nothing for it; it also lets a take-over " +
+			"change what could not be restored, such as an inherited OAuth app or SMTP server made shared. Objects the " +
+			"configuration created are deleted either way. Falls back to `" + envRestoreOnDestroy + "` (`true` or `false`).",
+		Optional: true,
 	}
 }
 
@@ -89,6 +109,40 @@ func takeOverWarning(diags *diag.Diagnostics, s neonauth.Scope, parent, what, he
 			"inherited_auth = \"refuse\" in the provider block.", s.BranchID, s.ProjectID, parent, held, onDestroy))
 }
 
+// onDestroy is what destroy does with an object taken over: restoring, the
+// sentence for restore_on_destroy = true (the default); otherwise the object
+// is left as the configuration set it.
+func (d *providerData) onDestroy(restoring string) string {
+	if d.restore {
+		return restoring
+	}
+	return "restore_on_destroy is false, so destroy leaves it as this configuration set it, restoring nothing."
+}
+
+// disposableHint completes a refusal that restore_on_destroy = false lifts.
+const disposableHint = " On a disposable branch, which its platform deletes anyway, set restore_on_destroy = false in the provider " +
+	"block: destroy then restores nothing, and the take-over may change what could not be restored."
+
+// restoreTakenOver is the destroy of an object its create took over: with
+// restore_on_destroy, restore writes back what was found; without it,
+// nothing is sent. It reports whether the object was taken over (false: one
+// this configuration created or imported, which the caller deletes) or
+// its record could not be read (an error diagnostic says why).
+func restoreTakenOver[F any](ctx context.Context, d *providerData, p privateGetter, diags *diag.Diagnostics, restore func(takeOverRecord[F])) bool {
+	rec, takenOver := recordedTakeOver[F](ctx, p, diags)
+	switch {
+	case diags.HasError():
+		return true
+	case !takenOver:
+		return false
+	case d.restore:
+		restore(rec)
+	default:
+		tflog.Info(ctx, "restore_on_destroy is false: leaving what was taken over as configured")
+	}
+	return true
+}
+
 // planTakeOver warns at the plan of a create on a branch created from a
 // parent when apply will take over, instead of creating, the branch's copy
 // of object, which the parent holds (what names it in the warning). It reads
@@ -132,14 +186,16 @@ func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRe
 		resp.Diagnostics.AddWarning("Inherited "+what+" will be taken over",
 			fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, which holds the same %[4]s: apply will take "+
 				"over the branch's copy instead of creating it (or create it, if the branch no longer has one), and apply this "+
-				"configuration to it. %[5]s", s.BranchID, s.ProjectID, to.Parent, what, onDestroy))
+				"configuration to it. %[5]s", s.BranchID, s.ProjectID, to.Parent, what, c.data.onDestroy(onDestroy)))
 	}
 }
 
-// planPutBack says, at the plan of a destroy, that the object the resource
-// took over at creation is put back as found instead of deleted. It reads
-// the resource's private state only.
-func (c *configured) planPutBack(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, what, onDestroy string) {
+// planRestore says, at the plan of a destroy, what destroy does with the
+// object the resource took over at creation: restore it as found
+// (restoring says how) instead of deleting it, or, with restore_on_destroy
+// = false, leave it as configured. It reads the resource's private state
+// only.
+func (c *configured) planRestore(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, what, restoring string) {
 	if !req.Plan.Raw.IsNull() || req.Private == nil {
 		return
 	}
@@ -147,7 +203,15 @@ func (c *configured) planPutBack(ctx context.Context, req resource.ModifyPlanReq
 	if !ok {
 		return
 	}
-	resp.Diagnostics.AddWarning("Destroy puts back what was inherited: "+what,
-		fmt.Sprintf("%s took over the %s that its branch inherited from branch %s, so destroying it does not delete it: %s",
-			c.typeName, what, rec.Parent, onDestroy))
+	from := "that its branch inherited from branch " + rec.Parent
+	if rec.Parent == "" {
+		from = "that it found on its branch"
+	}
+	if !c.data.ready() || c.data.restore {
+		resp.Diagnostics.AddWarning("Destroy restores what was taken over: "+what,
+			fmt.Sprintf("%s took over the %s %s, so destroying it does not delete it: %s", c.typeName, what, from, restoring))
+		return
+	}
+	resp.Diagnostics.AddWarning("Destroy leaves what was taken over: "+what,
+		fmt.Sprintf("%s took over the %s %s, so destroying it does not delete it: %s", c.typeName, what, from, c.data.onDestroy(restoring)))
 }
