@@ -81,29 +81,41 @@ func TestDriftCheck_exitPaths(t *testing.T) {
 	}
 }
 
-// Every workflow in examples/ci runs the drift check by the path users copy
-// it to, and the script is executable there.
-func TestWorkflows_callTheDriftCheck(t *testing.T) {
+// The scripts of this repository that the workflows in examples/ci call, by
+// the path users copy them to.
+var workflowScripts = []string{scriptPath, "scripts/preview-branch.sh"}
+
+// Every workflow in examples/ci calls the script it is built on — the drift
+// check, or the preview workflow's branch lookup — by the path users copy
+// it to, and every script a workflow calls is executable there.
+func TestWorkflows_callTheirScripts(t *testing.T) {
 	root := repoRoot(t)
 	files, err := filepath.Glob(filepath.Join(root, "examples", "ci", "*.yml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no workflow in examples/ci: %v", err)
 	}
+	want := map[string]string{"neon-auth-preview.yml": "scripts/preview-branch.sh"}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(src, []byte("./"+scriptPath+" ")) {
-			t.Errorf("%s does not call ./%s", filepath.Base(f), scriptPath)
+		script := scriptPath
+		if w, ok := want[filepath.Base(f)]; ok {
+			script = w
+		}
+		if !bytes.Contains(src, []byte("./"+script+" ")) {
+			t.Errorf("%s does not call ./%s", filepath.Base(f), script)
 		}
 	}
-	fi, err := os.Stat(filepath.Join(root, scriptPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm()&0o111 == 0 {
-		t.Errorf("%s is not executable (mode %v)", scriptPath, fi.Mode())
+	for _, script := range workflowScripts {
+		fi, err := os.Stat(filepath.Join(root, script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o111 == 0 {
+			t.Errorf("%s is not executable (mode %v)", script, fi.Mode())
+		}
 	}
 }
 
