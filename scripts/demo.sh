@@ -159,8 +159,11 @@ fi
 ok "the emulator holds no integration for $PROJECT_ID, on either branch"
 
 # Preview branches: Neon Auth branches with the database. Production's is
-# configured first, then a branch made from production starts with a copy of
-# it, which examples/branch-preview takes over on its first apply.
+# configured first, then a platform makes a branch from production, which
+# starts with a copy of it (and the preview's origin in its whitelist, as the
+# Vercel integration puts it there): examples/branch-preview takes it over on
+# its first apply. The platform deletes the branch when the pull request
+# closes, before the pull request's destroy, which then empties the state.
 P2=$("$EMU" call GET "${NEON_API_BASE_URL}projects" | sed -n '/"id":/{s/.*"id": *"\([^"]*\)".*/\1/p;}' | sed -n 2p)
 [[ -n "$P2" ]] || fail "the emulator lists no second project"
 # The production branch is the one whose object says "default": true, in
@@ -179,33 +182,38 @@ fingerprint() {
     "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$1/data-api/neondb"
   } | sha256sum | cut -c1-16
 }
-export TF_VAR_project_id="$P2" TF_VAR_google_client_id=demo-google-client TF_VAR_google_client_secret=demo-google-client-secret
+export TF_VAR_project_id="$P2"
 mkdir -p "$WORK/production" "$WORK/preview"
 cp "$ROOT"/examples/branch-preview/production/*.tf "$WORK/production/"
 cp "$ROOT"/examples/branch-preview/*.tf "$WORK/preview/"
 
 step "Preview branches: configure production" "examples/branch-preview/production on project $P2: Better Auth named Acme, https://app.example.com trusted, Google sign-in, verified email required, webhooks to production, the Data API of neondb"
 cd "$WORK/production"
-tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/production.log" || { cat "$WORK/production.log"; fail "apply failed"; }
+TF_VAR_google_client_id=demo-google-client TF_VAR_google_client_secret=demo-google-client-secret \
+  tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/production.log" || { cat "$WORK/production.log"; fail "apply failed"; }
 PROD_FP=$(fingerprint "$PROD2")
 ok "production's Neon Auth is configured (fingerprint $PROD_FP)"
 
-step "Create a preview branch from production" "POST /projects/$P2/branches through the public API, as a CI job or the Vercel integration would"
-PREVIEW_ID=$("$EMU" call POST "${NEON_API_BASE_URL}projects/$P2/branches" '{"branch":{"name":"pr-123"}}' |
+step "A platform makes the pull request's preview branch" "through the emulator's control surface, as the Vercel integration does: from production, with the preview's origin in its trusted domains"
+CONTROL="${NEON_API_BASE_URL%api/v2/}_emulator"
+PREVIEW_ID=$("$EMU" call POST "$CONTROL/projects/$P2/branches" '{"name":"preview/pr-123","domains":["https://pr-123.preview.example.com"]}' |
   sed -n '/"id": *"br-/{s/.*"id": *"\([^"]*\)".*/\1/p;q;}')
 [[ -n "$PREVIEW_ID" ]] || fail "the emulator created no branch"
-export TF_VAR_preview_branch_id="$PREVIEW_ID"
-PREVIEW_FP=$(fingerprint "$PREVIEW_ID")
 "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID/auth/domains" | grep -q 'https://app.example.com' ||
   fail "the preview branch did not inherit production's trusted domain"
 "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID/data-api/neondb" >/dev/null ||
   fail "the preview branch did not inherit production's Data API"
-ok "branch $PREVIEW_ID starts with a copy of production's Neon Auth (integration, domains, Google sign-in, settings, webhooks) and of its Data API"
+ok "branch $PREVIEW_ID starts with a copy of production's Neon Auth (integration, domains, Google sign-in, settings, webhooks) and of its Data API, plus the preview's origin"
+# The pull request's workflow finds the branch by its name, as
+# examples/ci/neon-auth-preview.yml does.
+PREVIEW_FOUND=$("$ROOT/scripts/preview-branch.sh" -project="$P2" -name=preview/pr-123)
+[[ "$PREVIEW_FOUND" == "$PREVIEW_ID" ]] || fail "scripts/preview-branch.sh found $PREVIEW_FOUND, not $PREVIEW_ID"
+export TF_VAR_preview_branch_id="$PREVIEW_FOUND"
 
-step "terraform apply on the preview" "examples/branch-preview: takes over what the branch inherited (no import), adds the preview's origin, sends the webhooks to the preview, gives its Data API a smaller row limit"
+step "terraform apply on the preview" "examples/branch-preview: takes over what the branch has (no import) — the inherited objects and the platform's origin — sends the webhooks to the preview, puts Google sign-in on the shared keys, gives its Data API a smaller row limit"
 cd "$WORK/preview"
 tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/preview-apply.log" || { cat "$WORK/preview-apply.log"; fail "apply failed"; }
-grep -oE 'Inherited .* taken over' "$WORK/preview-apply.log" | sort -u | sed 's/^/    warning: /'
+grep -oE '(Inherited .*|Trusted domain already on the branch) taken over[^ ]*( [^ ]+)?' "$WORK/preview-apply.log" | grep -v 'will be' | sort -u | sed 's/^/    warning: /'
 grep -E '^Apply complete' "$WORK/preview-apply.log" | sed 's/^/    /'
 ok "first apply, no import step"
 
@@ -217,13 +225,15 @@ set -e
 [[ $rc -eq 0 ]] || { cat "$WORK/preview-plan.log"; fail "plan exited $rc, want 0"; }
 ok "plan exited 0"
 
-step "terraform destroy on the preview" "puts back what it found: Neon Auth stays enabled on the branch, with production's name, webhooks and settings, and so does the Data API"
-tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/preview-destroy.log" || { cat "$WORK/preview-destroy.log"; fail "destroy failed"; }
-[[ "$(fingerprint "$PREVIEW_ID")" == "$PREVIEW_FP" ]] || fail "the preview branch's Neon Auth is not back as the branch started"
+step "The pull request closes: the platform deletes the branch first" "DELETE /projects/$P2/branches/$PREVIEW_ID, then the pull request's terraform destroy"
+"$EMU" call DELETE "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID" >/dev/null
+tf destroy -auto-approve -input=false -no-color >"$WORK/preview-destroy.log" || { cat "$WORK/preview-destroy.log"; fail "destroy failed"; }
+[[ -z "$(tf state list 2>/dev/null)" ]] || fail "the preview's state is not empty after destroy"
 [[ "$(fingerprint "$PROD2")" == "$PROD_FP" ]] || fail "production's Neon Auth changed"
-ok "the preview branch is back as it started (fingerprint $PREVIEW_FP); production unchanged (fingerprint $PROD_FP)"
+ok "destroy succeeded with the branch gone (refresh dropped its objects; nothing left to delete); the state is empty; production unchanged (fingerprint $PROD_FP)"
 cd "$WORK/production"
-tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/production-destroy.log" || { cat "$WORK/production-destroy.log"; fail "destroy failed"; }
+TF_VAR_google_client_id=demo-google-client TF_VAR_google_client_secret=demo-google-client-secret \
+  tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/production-destroy.log" || { cat "$WORK/production-destroy.log"; fail "destroy failed"; }
 ok "production's configuration destroyed too"
 
 step "Stop the emulator"

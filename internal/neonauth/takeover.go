@@ -162,7 +162,7 @@ func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) Take
 // parent has Neon Auth of the same auth provider, whose copy the branch's
 // is: no endpoint lists users. The singletons — the email server, the
 // settings — exist wherever Neon Auth does, so they
-// count as held when the parent has Neon Auth (what destroy puts back of
+// count as held when the parent has Neon Auth (what destroy restores of
 // them is their values). A parent without Neon Auth holds nothing.
 func (svc *Service) heldByParent(ctx context.Context, s Scope, parentID string, found Object) (bool, error) {
 	p := s

@@ -194,7 +194,7 @@ func (r *authDataAPIResource) ValidateConfig(ctx context.Context, req resource.V
 }
 
 // ModifyPlan checks the branch at plan time, needs an auth provider to
-// create, and says what apply will take over and what destroy puts back.
+// create, and says what apply will take over and what destroy restores.
 func (r *authDataAPIResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{anyBranch: true}, req, resp)
 	const onDestroy = "Destroy leaves it on the branch, with the settings it had."

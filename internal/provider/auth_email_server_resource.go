@@ -287,7 +287,7 @@ func (r *authEmailServerResource) Update(ctx context.Context, req resource.Updat
 
 // write is Create and Update: both send the whole planned configuration. At
 // creation (private is set) on a branch that inherited its Neon Auth, the
-// email server found is recorded first, for destroy to put back.
+// email server found is recorded first, for destroy to restore.
 func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan, cfg tfsdk.Config, state *tfsdk.State,
 	private privateSetter, diags *diag.Diagnostics, summary string,
 ) {

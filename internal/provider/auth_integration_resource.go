@@ -195,7 +195,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 }
 
 // foundIntegration is what taking over an inherited integration found, and
-// destroy puts back: Neon Auth stays enabled with these settings.
+// destroy restores: Neon Auth stays enabled with these settings.
 type foundIntegration struct {
 	AuthProvider   string `json:"auth_provider"`
 	Name           string `json:"name,omitempty"`

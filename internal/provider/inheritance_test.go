@@ -110,7 +110,7 @@ func configureProduction(env *accEnv, fully bool) {
 // everyInheritedType is a configuration of every resource type a branch
 // inherits an object of, on branch %[1]q of project %[2]q: each takes over
 // the copy (the same Google app and SMTP password as production, so that
-// destroy can put back every byte), and a new user is created beside the
+// destroy can restore every byte), and a new user is created beside the
 // inherited one.
 const everyInheritedType = `
 resource "neon_auth_integration" "preview" {
@@ -199,7 +199,7 @@ resource "neon_auth_webhooks" "preview" {
 // re-plan is empty, and destroy puts the branch's Neon Auth back byte for
 // byte as the branch started, deleting only the user it created. Production
 // never changes.
-func TestAccInherited_everyTypeTakesOverAndPutsBack(t *testing.T) {
+func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
 	env := newBranchEnv(t)
 	configureProduction(env, true)
 	production := env.authOf(env.BranchID)
@@ -410,7 +410,7 @@ func TestAccInherited_twoConfigurationsDeclareOneDomain(t *testing.T) {
 
 // What apply will take over shows in the plan: each create of an object the
 // preview inherited warns, naming it and the parent; a plan of what is in
-// the state warns nothing, and a destroy plan says what destroy puts back
+// the state warns nothing, and a destroy plan says what destroy restores
 // instead of deleting.
 func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 	env := newBranchEnv(t)

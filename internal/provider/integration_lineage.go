@@ -24,7 +24,7 @@ func (c *configured) readIntegration(ctx context.Context, s neonauth.Scope, summ
 	case neonauth.Present:
 		return it, true
 	case neonauth.Gone:
-		c.warnGoneWith(diags, s.ProjectID, err)
+		c.warnGoneWith(diags, s.ProjectID, s.BranchID, err)
 		return nil, true
 	case neonauth.NotVisible:
 		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, err)+stateRmWhenGone)

@@ -145,7 +145,7 @@ func TestAccPreview_branchDeletedBeforeDestroy(t *testing.T) {
 	env.must(env.client().DeleteBranch(context.Background(), env.ProjectID, preview.BranchID))
 
 	expectSaid(t, "the plan after the branch was deleted", cli.must(0, "plan", "-input=false"),
-		"Branch deleted: its objects removed from state", "branch "+preview.BranchID+" of project "+env.ProjectID+": its branch no longer exists",
+		"Branch deleted: its objects removed from state", "branch "+preview.BranchID+" of project "+env.ProjectID+" no longer exists",
 		"Branch not in the project", "Apply will refuse to create anything on it", "`terraform destroy` still removes what the state holds")
 	_, applied := cli.run("apply", "-auto-approve", "-input=false")
 	expectSaid(t, "the apply after the branch was deleted", applied, "Branch not in the project", "Nothing was sent")
@@ -166,7 +166,7 @@ func TestAccPreview_projectDeletedBeforeDestroy(t *testing.T) {
 	env.must(env.client().DeleteProject(context.Background(), env.ProjectID))
 
 	expectSaid(t, "the plan after the project was deleted", cli.must(0, "plan", "-input=false"),
-		"Project deleted: its objects removed from state", "project "+env.ProjectID+": its project was deleted",
+		"Project deleted: its objects removed from state", "project "+env.ProjectID+" was deleted",
 		"Branch not in the project", "was deleted")
 	destroyReadsOnly(t, env, cli)
 }

@@ -10,7 +10,7 @@ import (
 
 // The provider's private state: its keys, how values are stored there, and
 // the versioned records of what a create found (a settings resource's
-// values, an object taken over), which destroy puts back.
+// values, an object taken over), which destroy restores.
 
 // Private state keys. Values are JSON, as the framework requires.
 const (
@@ -26,11 +26,11 @@ const (
 	// transfer was requested: the platform's own value.
 	privatePlatformOwner = "platform_owned_by"
 	// privateFound records the values a settings resource found at
-	// creation, which destroy puts back (a foundRecord).
+	// creation, which destroy restores (a foundRecord).
 	privateFound = "found"
 	// privateTakenOver records an object a create took over instead of
-	// creating, because its branch inherited it from its parent (a
-	// takeOverRecord): destroy puts it back as found instead of deleting it.
+	// creating, because its branch already had it (a takeOverRecord):
+	// destroy restores it as found instead of deleting it.
 	// The key keeps the name that states already hold.
 	privateTakenOver = "adopted"
 )
@@ -121,8 +121,9 @@ func decodeFound[A any](raw []byte) (A, error) {
 const takeOverVersion = 1
 
 // takeOverRecord is what privateTakenOver holds: the branch the object was
-// inherited from and what the create found, in a shape of the resource's own
-// (F), which destroy puts back.
+// inherited from ("" for one found whatever put it there: a trusted domain)
+// and what the create found, in a shape of the resource's own (F), which
+// destroy restores.
 type takeOverRecord[F any] struct {
 	Version int    `json:"version"`
 	Parent  string `json:"parent"`

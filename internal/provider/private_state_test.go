@@ -73,7 +73,7 @@ func TestUnitPrivateFound_writesVersionOne(t *testing.T) {
 }
 
 // A record from a newer provider is refused with a message, never read as
-// empty settings (destroy would then put back zero values).
+// empty settings (destroy would then restore zero values).
 func TestUnitPrivateFound_newerVersionIsRefused(t *testing.T) {
 	_, err := decodeFound[map[string]any]([]byte(`{"version":2,"values":{"enabled":true}}`))
 	if err == nil || !strings.Contains(err.Error(), "version 2") || !strings.Contains(err.Error(), "upgrade the provider") {

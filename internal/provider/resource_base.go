@@ -104,7 +104,7 @@ func (c *configured) readListed(ctx context.Context, s neonauth.Scope, listed ne
 // plan shows the create that brings it back).
 func (c *configured) removeGone(ctx context.Context, projectID, branchID, what string, why error, resp *resource.ReadResponse) {
 	tflog.Warn(ctx, what+" no longer exists; removing it from state", map[string]any{"project_id": projectID, "branch_id": branchID})
-	c.warnGoneWith(&resp.Diagnostics, projectID, why)
+	c.warnGoneWith(&resp.Diagnostics, projectID, branchID, why)
 	resp.State.RemoveResource(ctx)
 }
 
@@ -113,20 +113,21 @@ func (c *configured) removeGone(ctx context.Context, projectID, branchID, what s
 // or ErrProjectGone), and says what comes next; nothing for another why.
 // The summary is the same for every type, so Terraform gathers the warnings
 // of one refresh into one.
-func (c *configured) warnGoneWith(diags *diag.Diagnostics, projectID string, why error) {
-	var summary string
+func (c *configured) warnGoneWith(diags *diag.Diagnostics, projectID, branchID string, why error) {
+	var summary, gone string
 	switch {
 	case errors.Is(why, neonauth.ErrBranchGone):
-		summary = "Branch deleted: its objects removed from state"
+		summary, gone = "Branch deleted: its objects removed from state", fmt.Sprintf("branch %s of project %s no longer exists", branchID, projectID)
 	case errors.Is(why, neonauth.ErrProjectGone):
-		summary = "Project deleted: its objects removed from state"
+		summary, gone = "Project deleted: its objects removed from state", fmt.Sprintf("project %s was deleted", projectID)
 	default:
 		return
 	}
-	diags.AddWarning(summary, fmt.Sprintf("A %s was removed from the state: %v. Platforms delete a preview's branch when its "+
-		"pull request closes, often before the pull request's own `terraform destroy`: that destroy now finishes with nothing "+
-		"left to delete, sending only reads. A configuration that still names it plans to create it again, and apply will "+
-		"refuse: remove the configuration (or its state), or point branch_id at a branch of an existing project.", c.typeName, why))
+	diags.AddWarning(summary, fmt.Sprintf("A %s was removed from the state: %s, and the object went with it. Platforms delete "+
+		"a preview's branch when its pull request closes, often before the pull request's own `terraform destroy`: that "+
+		"destroy now finishes with nothing left to delete, sending only reads. A configuration that still names the branch "+
+		"plans to create the object again, and apply refuses: run `terraform destroy`, or point branch_id at an existing "+
+		"branch.", c.typeName, gone))
 }
 
 // settleDelete resolves the answer of a delete: success, or a 404 for

@@ -90,7 +90,7 @@ func (r *settingsResource[A, M, PM]) overlay(m PM, base A) A {
 
 func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: r.kind.description + " Needs `auth_api = \"branch\"`. Destroy puts back the values found at creation. " +
+		MarkdownDescription: r.kind.description + " Needs `auth_api = \"branch\"`. Destroy restores the values found at creation (with `restore_on_destroy = false` it leaves them as configured). " +
 			"Import with `<project_id>/<branch_id>`.",
 		Attributes: withAttributes(branchAttributes("whose Neon Auth is configured", true), map[string]schema.Attribute{
 			"id": computedString("`<project_id>/<branch_id>`.", false),

@@ -45,7 +45,7 @@ type settingsCase struct {
 	drift string
 	// invalid are arguments refused at plan, in branch mode.
 	invalid []invalidSettings
-	// found are values an earlier release stored as what to put back on
+	// found are values an earlier release stored as what to restore on
 	// destroy, in the exact bytes it wrote (private_state_test.go).
 	found []foundCase
 }
@@ -289,7 +289,7 @@ var settingsCases = []settingsCase{
 // The life of every Better Auth settings resource on a branch: create (the
 // settings it omits keep the branch's values, which it reads), import by
 // `<project_id>/<branch_id>`, update in place, drift (changed behind
-// Terraform's back) repaired, and destroy, which puts back what was found.
+// Terraform's back) repaired, and destroy, which restores what was found.
 func TestAccSettings_lifecycle(t *testing.T) {
 	for _, c := range settingsCases {
 		t.Run(c.typeName, func(t *testing.T) {
