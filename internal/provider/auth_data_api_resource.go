@@ -465,10 +465,10 @@ func (r *authDataAPIResource) Read(ctx context.Context, req resource.ReadRequest
 	ref := state.ref(s)
 	got, err := r.data.auth.DataAPI(ctx, ref)
 	if isNotFound(err) {
-		if gone, why, detail := r.gone(ctx, ref, "Reading "+ref.String(), err); gone {
-			r.removeGone(ctx, s.ProjectID, s.BranchID, ref.String(), why, resp)
+		if g := r.gone(ctx, ref, "Reading "+ref.String(), err); g.gone {
+			r.removeGone(ctx, s.ProjectID, s.BranchID, ref.String(), g.why, resp)
 		} else {
-			resp.Diagnostics.AddError(summary, detail)
+			resp.Diagnostics.AddError(summary, g.detail)
 		}
 		return
 	}
@@ -565,25 +565,33 @@ func (r *authDataAPIResource) Delete(ctx context.Context, req resource.DeleteReq
 		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err))
 		return
 	}
-	if gone, _, detail := r.gone(ctx, ref, what, err); gone {
+	if g := r.gone(ctx, ref, what, err); g.gone {
 		tflog.Debug(ctx, ref.String()+": already gone", map[string]any{"project_id": s.ProjectID})
 	} else {
-		resp.Diagnostics.AddError(summary, detail)
+		resp.Diagnostics.AddError(summary, g.detail)
 	}
 }
 
-// gone tells what the 404 (notFound) of a request on the Data API of an
-// object in state means (neonauth's DataAPIAbsence): true when the Data API
-// is gone (why: with its branch or project, or nil); otherwise why that is
-// not known, for the error, and the state stays as it is.
-func (r *authDataAPIResource) gone(ctx context.Context, ref apiclient.DataAPIRef, what string, notFound error) (gone bool, why error, detail string) {
+// dataAPIGone is what the 404 of a request on the Data API of an object in
+// state means (neonauth's DataAPIAbsence).
+type dataAPIGone struct {
+	// gone: the Data API is gone (why: with its branch or project, or nil).
+	gone bool
+	why  error
+	// detail, when not gone: why that is not known, for the error; the
+	// state stays as it is.
+	detail string
+}
+
+// gone tells what the 404 (notFound) of a request on the Data API means.
+func (r *authDataAPIResource) gone(ctx context.Context, ref apiclient.DataAPIRef, what string, notFound error) dataAPIGone {
 	switch p, err := r.data.auth.DataAPIAbsence(ctx, ref); p {
 	case neonauth.Gone:
-		return true, err, ""
+		return dataAPIGone{gone: true, why: err}
 	case neonauth.NotVisible:
-		return false, nil, projectNotVisibleDetail(ref.ProjectID, err) + stateRmWhenGone
+		return dataAPIGone{detail: projectNotVisibleDetail(ref.ProjectID, err) + stateRmWhenGone}
 	default:
-		return false, nil, apiErrorDetail(what, errors.Join(notFound, err))
+		return dataAPIGone{detail: apiErrorDetail(what, errors.Join(notFound, err))}
 	}
 }
 

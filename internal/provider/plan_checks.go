@@ -171,7 +171,7 @@ func (c *configured) planBranch(ctx context.Context, rules scopeRules, p scopePl
 // create before sending anything (requireBranch). A list that cannot be
 // read is an error.
 func (d *providerData) planBranchExists(ctx context.Context, projectID, branchID string, diags *diag.Diagnostics) bool {
-	_, gone, err := d.branchOf(ctx, projectID, branchID)
+	gone, err := d.branchGone(ctx, projectID, branchID)
 	switch {
 	case err != nil:
 		diags.AddError("Unable to check branch_id", projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
@@ -194,7 +194,7 @@ func (d *providerData) requireBranch(ctx context.Context, projectID, branchID, s
 	if branchID == "" || branchID == d.auth.KnownProduction(projectID) {
 		return true // the production branch, which scopeOf resolved
 	}
-	_, gone, err := d.branchOf(ctx, projectID, branchID)
+	gone, err := d.branchGone(ctx, projectID, branchID)
 	switch {
 	case err != nil:
 		diags.AddError(summary, projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
@@ -208,24 +208,24 @@ func (d *providerData) requireBranch(ctx context.Context, projectID, branchID, s
 	return false
 }
 
-// branchOf is the branch of a project as the shared branch list shows it,
-// or why there is none (gone): the list lacks it, or the project was
-// deleted. err is a list that could not be read (a project this key cannot
-// see among them).
-func (d *providerData) branchOf(ctx context.Context, projectID, branchID string) (b *apiclient.Branch, gone string, err error) {
-	b, err = d.auth.Branch(ctx, projectID, branchID)
+// branchGone says why a project has no branch branchID, as the shared
+// branch list shows it: the list lacks it, or the project was deleted; ""
+// when the branch is there. err is a list that could not be read (a
+// project this key cannot see among them).
+func (d *providerData) branchGone(ctx context.Context, projectID, branchID string) (gone string, err error) {
+	b, err := d.auth.Branch(ctx, projectID, branchID)
 	switch {
 	case isNotFound(err):
-		if p, why := d.auth.ProjectAbsence(ctx, projectID, err); p == neonauth.Gone {
-			return nil, fmt.Sprintf("Project %s was deleted (%v), and branch %s with it.", projectID, why, branchID), nil
+		if p, _ := d.auth.ProjectAbsence(ctx, projectID, err); p == neonauth.Gone {
+			return fmt.Sprintf("Project %s was deleted, and branch %s with it.", projectID, branchID), nil
 		}
-		return nil, "", err
+		return "", err
 	case err != nil:
-		return nil, "", err
+		return "", err
 	case b == nil:
-		return nil, branchNotInProject(projectID, branchID), nil
+		return branchNotInProject(projectID, branchID), nil
 	}
-	return b, "", nil
+	return "", nil
 }
 
 // onOtherBranch refuses a plan whose configuration names another branch than
