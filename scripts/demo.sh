@@ -4,8 +4,9 @@
 # Then the preview-branch flow on the second project: production's Neon Auth
 # (examples/branch-preview/production), a preview branch created from it
 # through the API, which starts with a copy; examples/branch-preview takes
-# that copy over on its first apply, re-plans empty, and destroy puts it
-# back while production stays as it was.
+# that copy over on its first apply and re-plans empty, and destroy leaves
+# the disposable preview as configured (restore_on_destroy = false),
+# removing only the origin it added, while production stays as it was.
 #
 # Builds the provider, starts the emulator on a free loopback port, creates a
 # preview branch in the first project the emulator made, applies
@@ -170,14 +171,17 @@ PROD2=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches" |
   awk '/^    \{/{id=""; d=0} /"id": *"br-/{gsub(/.*"id": *"|".*/, ""); id=$0} /"default": *true/{d=1} /^    \}/{if (d) {print id; exit}}')
 [[ -n "$PROD2" ]] || fail "project $P2 lists no production branch"
 # fingerprint is a checksum of what the API tells of a branch's Neon Auth
-# and of its database's Data API.
+# (the endpoints named after the branch, "" for the integration; all of
+# them when none is named) and of its database's Data API.
 fingerprint() {
-  local ep
+  local branch=$1 ep
+  shift
+  (($# > 0)) || set -- "" /domains /oauth_providers /plugins /webhooks
   {
-    for ep in "" /domains /oauth_providers /plugins /webhooks; do
-      "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$1/auth$ep"
+    for ep in "$@"; do
+      "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$branch/auth$ep"
     done
-    "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$1/data-api/neondb"
+    "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$branch/data-api/neondb"
   } | sha256sum | cut -c1-16
 }
 export TF_VAR_project_id="$P2" TF_VAR_google_client_id=demo-google-client TF_VAR_google_client_secret=demo-google-client-secret
@@ -196,7 +200,6 @@ PREVIEW_ID=$("$EMU" call POST "${NEON_API_BASE_URL}projects/$P2/branches" '{"bra
   sed -n '/"id": *"br-/{s/.*"id": *"\([^"]*\)".*/\1/p;q;}')
 [[ -n "$PREVIEW_ID" ]] || fail "the emulator created no branch"
 export TF_VAR_preview_branch_id="$PREVIEW_ID"
-PREVIEW_FP=$(fingerprint "$PREVIEW_ID")
 "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID/auth/domains" | grep -q 'https://app.example.com' ||
   fail "the preview branch did not inherit production's trusted domain"
 "$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID/data-api/neondb" >/dev/null ||
@@ -208,6 +211,9 @@ cd "$WORK/preview"
 tf apply -auto-approve -input=false -compact-warnings -no-color >"$WORK/preview-apply.log" || { cat "$WORK/preview-apply.log"; fail "apply failed"; }
 grep -oE 'Inherited .* taken over' "$WORK/preview-apply.log" | sort -u | sed 's/^/    warning: /'
 grep -E '^Apply complete' "$WORK/preview-apply.log" | sed 's/^/    /'
+# What the preview took over, as configured: everything but the whitelist,
+# to which it added its own origin.
+CONFIGURED_FP=$(fingerprint "$PREVIEW_ID" "" /oauth_providers /plugins /webhooks)
 ok "first apply, no import step"
 
 step "Re-plan the preview: no drift"
@@ -218,11 +224,15 @@ set -e
 [[ $rc -eq 0 ]] || { cat "$WORK/preview-plan.log"; fail "plan exited $rc, want 0"; }
 ok "plan exited 0"
 
-step "terraform destroy on the preview" "puts back what it found: Neon Auth stays enabled on the branch, with production's name, webhooks and settings, and so does the Data API"
+step "terraform destroy on the preview" "a disposable preview (restore_on_destroy = false): destroy leaves what it took over as configured — Neon Auth stays enabled on the branch with the preview's name, webhooks and settings, and so does the Data API — and removes the origin it added"
 tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/preview-destroy.log" || { cat "$WORK/preview-destroy.log"; fail "destroy failed"; }
-[[ "$(fingerprint "$PREVIEW_ID")" == "$PREVIEW_FP" ]] || fail "the preview branch's Neon Auth is not back as the branch started"
+[[ "$(fingerprint "$PREVIEW_ID" "" /oauth_providers /plugins /webhooks)" == "$CONFIGURED_FP" ]] ||
+  fail "destroy changed what the preview took over"
+left=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$P2/branches/$PREVIEW_ID/auth/domains")
+grep -q 'https://app.example.com' <<<"$left" || fail "destroy removed the inherited trusted domain: $left"
+! grep -q 'preview.example.com' <<<"$left" || fail "destroy left the origin the preview added: $left"
 [[ "$(fingerprint "$PROD2")" == "$PROD_FP" ]] || fail "production's Neon Auth changed"
-ok "the preview branch is back as it started (fingerprint $PREVIEW_FP); production unchanged (fingerprint $PROD_FP)"
+ok "the preview branch is left as configured (fingerprint $CONFIGURED_FP), without the origin it added; production unchanged (fingerprint $PROD_FP)"
 cd "$WORK/production"
 tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/production-destroy.log" || { cat "$WORK/production-destroy.log"; fail "destroy failed"; }
 ok "production's configuration destroyed too"
