@@ -150,7 +150,7 @@ ok "plan exited 2: the missing domain is caught and would be added back"
 step "API traffic so far" "requests by route and status, counted by the emulator; no 429 reached Terraform"
 "$EMU" call GET "$CONTROL/stats" | sed 's/^/    /'
 
-step "terraform destroy" "every resource removed; the settings and email server put back, SDK keys and the transfer request forgotten (the API can revoke neither)"
+step "terraform destroy" "every resource removed; the settings and email server restored, SDK keys and the transfer request forgotten (the API can revoke neither)"
 tf destroy -auto-approve -input=false -compact-warnings -no-color >"$WORK/destroy.log" || { cat "$WORK/destroy.log"; fail "destroy failed"; }
 grep -E '^Destroy complete' "$WORK/destroy.log" | sed 's/^/    /'
 left=$("$EMU" call GET "${NEON_API_BASE_URL}projects/$PROJECT_ID/auth/integrations")
