@@ -1,14 +1,28 @@
-# Quick start: Neon Auth on a branch with Better Auth — the integration, its
+# Quick start for the local emulator: `make demo` applies it there, on a
+# preview branch it creates, with made-up secrets. It shows every kind of
+# object: Neon Auth on a branch with Better Auth — the integration, its
 # redirect domains, OAuth providers, email server, sign-in settings, a user,
-# and the Data API that accepts its tokens — and, on the production branch through the deprecated project-level
-# API, a Stack Auth integration with its SDK keys, a user in users_sync and
-# an ownership transfer. Against the real API, export NEON_API_KEY, set
-# project_id and branch_id (terraform apply -var project_id=... -var
-# branch_id=...) and give the two secrets (TF_VAR_google_client_secret,
-# TF_VAR_smtp_password). `make demo` applies it to the local emulator, on a
-# preview branch it creates, with made-up secrets.
+# and the Data API that accepts its tokens — and, on the production branch
+# through the deprecated project-level API, a Stack Auth integration with
+# its SDK keys, a user in users_sync and an ownership transfer.
+#
+# Do not apply it to a Neon project you use. On the production branch it
+# creates a Stack Auth integration, which Neon has deprecated; SDK keys that
+# no API can revoke; and an ownership transfer request, whose link lets
+# whoever opens it claim the auth project, and which no API can cancel. Only
+# deleting the Stack Auth integration ends the keys and the request. It also
+# configures a Google app and an SMTP server that do not exist. On a real
+# account start from examples/guides/getting-started (Better Auth on the
+# production branch) or examples/branch-preview (a preview branch); to see
+# this tour there anyway, use a throwaway project and run terraform destroy
+# right after.
+#
+# Needs Terraform 1.11 or OpenTofu 1.11, or later: ephemeral variables and
+# write-only arguments.
 
 terraform {
+  required_version = ">= 1.11"
+
   required_providers {
     neon = {
       source  = "neon-auth/neon"

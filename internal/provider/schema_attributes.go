@@ -60,7 +60,7 @@ func branchAttributes(what string, branchOnly bool) map[string]schema.Attribute 
 		"project_id": projectIDAttribute("Id of the Neon project."),
 		"branch_id": schema.StringAttribute{
 			MarkdownDescription: "Id of the branch " + what + ". Omitted: the project's production branch, " +
-				"recorded at creation." + otherBranch + " Changing it replaces the resource.",
+				"recorded at creation." + otherBranch + branchChange,
 			Optional:      true,
 			Computed:      true,
 			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()},
@@ -68,6 +68,12 @@ func branchAttributes(what string, branchOnly bool) map[string]schema.Attribute 
 		},
 	}
 }
+
+// branchChange ends the description of branch_id: what planBranch
+// (onOtherBranch) and requiresReplaceWhenChanged make of a change.
+const branchChange = " Changed to another branch for an object in the state, it is refused at plan (`Object on another " +
+	"branch`) rather than replacing the object; a `branch_id` not known until apply (its branch is replaced in the same " +
+	"run) replaces the resource."
 
 // scopeAttributes are project_id, branch_id and auth_provider.
 func scopeAttributes(what, authProviderDescription string) map[string]schema.Attribute {
@@ -87,7 +93,7 @@ func scopeAttributes(what, authProviderDescription string) map[string]schema.Att
 func stackAttributes(what, authProviderDescription, branchDescription string) map[string]schema.Attribute {
 	a := scopeAttributes(what, authProviderDescription)
 	if b, ok := a["branch_id"].(schema.StringAttribute); ok {
-		b.MarkdownDescription = branchDescription + " Changing it replaces the resource."
+		b.MarkdownDescription = branchDescription + branchChange
 		a["branch_id"] = b
 	}
 	return a

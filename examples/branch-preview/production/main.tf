@@ -1,9 +1,12 @@
 # Production's Neon Auth, and the Data API that accepts its tokens. Every
 # branch created from production starts with a copy of both: the preview
 # configuration in the directory above takes those copies over on a preview
-# branch.
+# branch. Needs Terraform 1.11 or OpenTofu 1.11, or later: the Google secret
+# is an ephemeral variable sent write-only.
 
 terraform {
+  required_version = ">= 1.11"
+
   required_providers {
     neon = {
       source  = "neon-auth/neon"

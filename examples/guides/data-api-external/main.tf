@@ -1,8 +1,11 @@
 # The Data API with another identity provider (Clerk, Auth0, Cognito,
 # Stytch, …) instead of Neon Auth: it accepts the JWTs that provider issues,
-# verified with the keys its JWKS URL publishes.
+# verified with the keys its JWKS URL publishes. Needs Terraform 1.8 or
+# OpenTofu 1.10, or later.
 
 terraform {
+  required_version = ">= 1.8"
+
   required_providers {
     neon = {
       source  = "neon-auth/neon"

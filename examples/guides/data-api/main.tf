@@ -1,9 +1,11 @@
 # Neon Auth on a branch, and the Data API that puts its tokens to work: a
 # REST interface over the branch's database that accepts the JWTs Neon Auth
 # issues to the application's users, and lets row-level security pick the
-# rows each one sees.
+# rows each one sees. Needs Terraform 1.8 or OpenTofu 1.10, or later.
 
 terraform {
+  required_version = ">= 1.8"
+
   required_providers {
     neon = {
       source  = "neon-auth/neon"

@@ -1,8 +1,11 @@
 # The configuration that the workflows in examples/ci check: Neon Auth on the
 # production branch of one project, with the settings people most often
-# change by hand in the console.
+# change by hand in the console. Needs Terraform 1.8 or OpenTofu 1.10, or
+# later (the workflows pin Terraform 1.11.4: set the version your team uses).
 
 terraform {
+  required_version = ">= 1.8"
+
   required_providers {
     neon = {
       source  = "neon-auth/neon"

@@ -1,7 +1,10 @@
 # Neon Auth with Better Auth on the production branch of an existing Neon
-# project, through the branch-scoped API.
+# project, through the branch-scoped API. Needs Terraform 1.8 or OpenTofu
+# 1.10, or later.
 
 terraform {
+  required_version = ">= 1.8"
+
   required_providers {
     neon = {
       source  = "neon-auth/neon"

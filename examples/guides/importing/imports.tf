@@ -3,6 +3,7 @@
 # sections without the branch id, which means the production branch; the user
 # id is the id column of neon_auth.users_sync. After the
 # import has been applied the blocks can go, or stay: they do nothing more.
+# Needs Terraform 1.11 or OpenTofu 1.11, or later (providers.tf).
 
 import {
   to = neon_auth_integration.this

@@ -2,7 +2,8 @@
 #   terraform plan -generate-config-out=generated.tf
 # moved here, with null and default arguments removed and what the API cannot
 # return filled in: the OAuth client id and secret, the SMTP password, and the
-# user's email and name.
+# user's email and name. Needs Terraform 1.11 or OpenTofu 1.11, or later
+# (ephemeral variables and write-only arguments; providers.tf says so).
 
 variable "google_client_secret" {
   description = "Client secret of the Google OAuth app, as set in the console."

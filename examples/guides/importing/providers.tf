@@ -1,4 +1,5 @@
-# Step 1 (with imports.tf): the provider, in branch mode.
+# Step 1 (with imports.tf): the provider, in branch mode. Needs Terraform
+# 1.11 or OpenTofu 1.11, or later, for the write-only arguments of main.tf.
 
 terraform {
   required_version = ">= 1.11"

@@ -1,8 +1,11 @@
 # A configuration written for the project-level endpoints, after the switch:
 # the provider block names no auth_api, so it is in branch mode (the
-# default); before the switch it said auth_api = "project".
+# default); before the switch it said auth_api = "project". Needs Terraform
+# 1.8 or OpenTofu 1.10, or later.
 
 terraform {
+  required_version = ">= 1.8"
+
   required_providers {
     neon = {
       source  = "neon-auth/neon"

@@ -3,9 +3,13 @@
 # local name "neonauth", and every resource of it says provider = neonauth.
 # Here the project and the preview branch come in as variables; the guide
 # shows the same resources next to neon_project and neon_branch of the
-# official provider in one configuration.
+# official provider in one configuration. This provider needs Terraform 1.8
+# or OpenTofu 1.10, or later; see the official provider's documentation for
+# its own.
 
 terraform {
+  required_version = ">= 1.8"
+
   required_providers {
     neonauth = {
       source  = "neon-auth/neon"

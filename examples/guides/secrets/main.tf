@@ -1,9 +1,11 @@
 # Secrets kept out of the configuration and out of the state: the API key
 # from the environment, the OAuth client secret and the SMTP password as
-# write-only arguments fed by ephemeral variables.
+# write-only arguments fed by ephemeral variables. Needs Terraform 1.11 or
+# OpenTofu 1.11, or later.
 
 terraform {
-  # Write-only arguments need Terraform 1.11 (ephemeral variables: 1.10).
+  # Write-only arguments need Terraform 1.11 (ephemeral variables: 1.10;
+  # both OpenTofu 1.11).
   required_version = ">= 1.11"
 
   required_providers {

@@ -1,7 +1,11 @@
 # A configuration under test. Nothing in it names an API: the key and the base
 # URL come from NEON_API_KEY and NEON_API_BASE_URL, which neon-emulator prints.
+# Needs Terraform 1.8 or OpenTofu 1.10, or later (terraform test and tofu test
+# included).
 
 terraform {
+  required_version = ">= 1.8"
+
   required_providers {
     neon = {
       source  = "neon-auth/neon"

@@ -3,7 +3,7 @@ resource "neon_auth_integration" "this" {
 }
 
 # A custom SMTP server for sign-up and password-reset mail. Destroying this
-# resource switches the project back to the platform's shared mail server.
+# resource switches the branch back to the platform's shared mail server.
 variable "smtp_password" {
   type      = string
   sensitive = true
