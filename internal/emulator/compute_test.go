@@ -259,6 +259,33 @@ func TestDatabasesAndRoles(t *testing.T) {
 	}
 }
 
+// A database made after another was deleted gets an id of its own, as on
+// Neon: the official provider's acceptance test of neon_database
+// (acc_database_test.go) checks that a database re-created under a new name
+// has a new id.
+func TestADeletedDatabasesIDIsNeverGivenAgain(t *testing.T) {
+	v := newEnv(t, Options{})
+	b := "/projects/" + v.project + "/branches/" + v.branch
+	create := func(name string) float64 {
+		t.Helper()
+		r := v.do("POST", b+"/databases", map[string]any{"database": map[string]any{"name": name, "owner_name": "neondb_owner"}})
+		wantStatus(t, r, http.StatusCreated)
+		id, _ := dig(t, r.JSON(), "database", "id").(float64)
+		return id
+	}
+	foo := create("foo")
+	wantStatus(t, v.do("DELETE", b+"/databases/foo", nil), http.StatusOK)
+	if bar := create("bar"); bar == foo {
+		t.Errorf("bar got id %v, the id of the deleted foo", bar)
+	}
+	child := "/projects/" + v.project + "/branches/" + v.createBranch(map[string]any{"branch": map[string]any{"name": "dev"}})
+	r := v.do("POST", child+"/databases", map[string]any{"database": map[string]any{"name": "baz", "owner_name": "neondb_owner"}})
+	wantStatus(t, r, http.StatusCreated)
+	if id := dig(t, r.JSON(), "database", "id"); id == foo {
+		t.Errorf("a child branch's new database got id %v, which its parent gave and deleted", id)
+	}
+}
+
 // A project that does not store passwords does not reveal them (412), but
 // still hands the password out once, when it makes the role.
 func TestPasswordsOfAProjectThatDoesNotStoreThem(t *testing.T) {

@@ -197,6 +197,9 @@ func (e *Emulator) getProject(c *call) error {
 // retention, settings and the default compute's settings change as given
 // (settings and default_endpoint_settings merge into what the project has:
 // a field left out keeps its value). Existing endpoints keep their size.
+// Logical replication, once on, stays on: turning it off is refused (400),
+// as the reference says ("Once enabled, logical replication cannot be
+// disabled").
 func (e *Emulator) updateProject(c *call) error {
 	var req neonapi.ProjectUpdateRequest
 	if _, err := c.decode(&req); err != nil {
@@ -212,6 +215,10 @@ func (e *Emulator) updateProject(c *call) error {
 			}
 		}
 		pr := &p.Project
+		if on := orZero(pr.Settings).EnableLogicalReplication; on != nil && *on &&
+			pu.Settings != nil && pu.Settings.EnableLogicalReplication != nil && !*pu.Settings.EnableLogicalReplication {
+			return invalid("project.settings.enable_logical_replication", "logical replication cannot be disabled once it is enabled")
+		}
 		set(&pr.Name, pu.Name)
 		pr.HistoryRetentionSeconds = cmp.Or(clonePtr(pu.HistoryRetentionSeconds), pr.HistoryRetentionSeconds)
 		pr.Settings = merged(pr.Settings, pu.Settings)

@@ -22,7 +22,7 @@ func TestProjectListCarriesEveryProjectField(t *testing.T) {
 	}
 	p, _ := dig(t, projects, 0).(map[string]any)
 	want := map[string]any{
-		"id": v.project, "platform_id": "aws", "region_id": "aws-us-east-2", "provisioner": "k8s-pod",
+		"id": v.project, "platform_id": "aws", "region_id": "aws-us-east-2", "provisioner": "k8s-neonvm",
 		"pg_version": float64(17), "locked": false, "proxy_host": "us-east-2.aws.neon.tech", "cpu_used_sec": float64(0),
 	}
 	for k, w := range want {
@@ -392,4 +392,23 @@ func TestUpdateProject(t *testing.T) {
 	wantError(t, v.do("PATCH", path, map[string]any{"project": map[string]any{"region_id": "aws-eu-central-1"}}),
 		http.StatusBadRequest, `project: property "region_id" is unsupported`)
 	wantError(t, v.do("PATCH", "/projects/no-such-project", map[string]any{"project": map[string]any{"name": "x"}}), http.StatusNotFound, "project not found")
+}
+
+// Logical replication can be turned on, never off again (the reference:
+// "Once enabled, logical replication cannot be disabled"; the official
+// provider's acceptance test expects a 400). Sending true again, or settings
+// without it, is accepted.
+func TestLogicalReplicationCannotBeTurnedOff(t *testing.T) {
+	v := newEnv(t, Options{})
+	path := "/projects/" + v.project
+	settings := func(s map[string]any) map[string]any { return map[string]any{"project": map[string]any{"settings": s}} }
+	wantStatus(t, v.do("PATCH", path, settings(map[string]any{"enable_logical_replication": false})), http.StatusOK)
+	wantStatus(t, v.do("PATCH", path, settings(map[string]any{"enable_logical_replication": true})), http.StatusOK)
+	wantStatus(t, v.do("PATCH", path, settings(map[string]any{"enable_logical_replication": true})), http.StatusOK)
+	wantStatus(t, v.do("PATCH", path, settings(map[string]any{"hipaa": true})), http.StatusOK)
+	wantError(t, v.do("PATCH", path, settings(map[string]any{"enable_logical_replication": false})), http.StatusBadRequest,
+		"project.settings.enable_logical_replication: logical replication cannot be disabled once it is enabled")
+	if on := dig(t, v.do("GET", path, nil).JSON(), "project", "settings", "enable_logical_replication"); on != true {
+		t.Errorf("enable_logical_replication = %v after the refused change, want true", on)
+	}
 }

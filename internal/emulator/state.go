@@ -25,6 +25,12 @@ const (
 	defaultDatabaseName = "neondb"
 	defaultRoleName     = "neondb_owner"
 
+	// defaultProvisioner is a new project's compute provisioner: Neon's
+	// computes are virtual machines that autoscale (the reference: "Specify
+	// the k8s-neonvm provisioner to create a compute endpoint that supports
+	// Autoscaling"), and a project created without one reports k8s-neonvm.
+	defaultProvisioner = "k8s-neonvm"
+
 	// historyRetention is a new project's restore window: one day.
 	historyRetention = 24 * 60 * 60
 
@@ -98,6 +104,9 @@ type Branch struct {
 	UpdatedAt  time.Time         `json:"updated_at"`
 	Databases  []Database        `json:"databases"`
 	Roles      []string          `json:"roles"`
+	// LastDatabaseID is the highest id a database of the branch has had
+	// (0: that of its databases), so that ids are never given twice.
+	LastDatabaseID int64 `json:"last_database_id,omitempty"`
 }
 
 // Database is a database on a branch; its id is unique on the branch.
@@ -203,7 +212,7 @@ func (s *state) addProject(name string, at time.Time) *projectState {
 			PlatformID:                  "aws",
 			RegionID:                    defaultRegion,
 			Name:                        cmp.Or(name, id),
-			Provisioner:                 "k8s-pod",
+			Provisioner:                 defaultProvisioner,
 			PgVersion:                   17,
 			CreatedAt:                   at,
 			UpdatedAt:                   at,
@@ -259,6 +268,8 @@ func (s *state) addBranch(p *projectState, parent *branchState, name, initSource
 		UpdatedAt:  at,
 		Databases:  slices.Clone(parent.Databases),
 		Roles:      slices.Clone(parent.Roles),
+		// The copies keep their ids; new databases count on from the parent's.
+		LastDatabaseID: parent.LastDatabaseID,
 	}}
 	if initSource != initSchemaOnly {
 		b.ParentID = parent.ID
@@ -414,13 +425,15 @@ func (b *Branch) database(name string) int {
 	return slices.IndexFunc(b.Databases, func(d Database) bool { return d.Name == name })
 }
 
-// nextDatabaseID is an id no database of the branch has.
+// nextDatabaseID is an id no database of the branch has had: a database
+// created after another was deleted never gets the deleted one's id.
 func (b *Branch) nextDatabaseID() int64 {
-	var top int64
+	top := b.LastDatabaseID
 	for _, d := range b.Databases {
 		top = max(top, d.ID)
 	}
-	return top + 1
+	b.LastDatabaseID = top + 1
+	return b.LastDatabaseID
 }
 
 // inheritsAuth reports whether a branch created with initSource from a
