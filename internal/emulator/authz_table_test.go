@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,6 +45,13 @@ const (
 	// scopeAccount: creating or deleting projects; project-scoped keys are
 	// refused with 403 whatever project they name.
 	scopeAccount
+	// scopePersonalKeys: the user's personal keys (/api_keys); only a
+	// personal key may manage them, any other is refused with 403.
+	scopePersonalKeys
+	// scopeOrganization: the organization's keys; personal (the admin's) and
+	// organization keys manage them, project-scoped keys are refused with
+	// 403.
+	scopeOrganization
 )
 
 // authzOutcome is the class of a response.
@@ -80,7 +88,8 @@ func authzRoutes() map[string]authzRoute {
 	path := func(method, format string) func(fx *authzFixture, p string) authzRequest {
 		return func(fx *authzFixture, p string) authzRequest {
 			r := strings.NewReplacer("{p}", p, "{branch}", fx.branch(p), "{dev}", fx.dev(p), "{user}", fx.user(p), "{ep}", fx.endpoint(p),
-				"{jwks}", fx.jwksID(p))
+				"{jwks}", fx.jwksID(p), "{op}", fx.operationID(p), "{perm}", fx.permissionID(p), "{org}", fx.org,
+				"{personal-key}", fx.revocable[KeyPersonal], "{org-key}", fx.revocable[KeyOrganization])
 			return authzRequest{method: method, path: r.Replace(format)}
 		}
 	}
@@ -118,6 +127,26 @@ func authzRoutes() map[string]authzRoute {
 			fixed(map[string]any{"project": map[string]any{"name": "renamed", "history_retention_seconds": 3600}}))},
 		"PATCH /projects/{project_id}/branches/{branch_id}": {scope: scopeProject, request: withBody("PATCH", "/projects/{p}/branches/{dev}",
 			fixed(map[string]any{"branch": map[string]any{"name": "renamed", "protected": true}}))},
+
+		// A project's operations (the fixture's JWKS started one) and the
+		// accounts it is shared with (the fixture granted one).
+		"GET /projects/{project_id}/operations":                {scope: scopeProject, request: path("GET", "/projects/{p}/operations")},
+		"GET /projects/{project_id}/operations/{operation_id}": {scope: scopeProject, request: path("GET", "/projects/{p}/operations/{op}")},
+		"GET /projects/{project_id}/permissions":               {scope: scopeProject, request: path("GET", "/projects/{p}/permissions")},
+		"POST /projects/{project_id}/permissions": {scope: scopeProject, request: withBody("POST", "/projects/{p}/permissions",
+			fixed(map[string]any{"email": "new-member@example.com"}))},
+		"DELETE /projects/{project_id}/permissions/{permission_id}": {scope: scopeProject, request: path("DELETE", "/projects/{p}/permissions/{perm}")},
+
+		// API keys: the user's own, and the organization's (the fixture made
+		// one of each to revoke).
+		"GET /api_keys":                        {scope: scopePersonalKeys, request: path("GET", "/api_keys")},
+		"POST /api_keys":                       {scope: scopePersonalKeys, request: withBody("POST", "/api_keys", fixed(map[string]any{"key_name": "authz"}))},
+		"DELETE /api_keys/{key_id}":            {scope: scopePersonalKeys, request: path("DELETE", "/api_keys/{personal-key}")},
+		"GET /organizations/{org_id}/api_keys": {scope: scopeOrganization, request: path("GET", "/organizations/{org}/api_keys")},
+		"POST /organizations/{org_id}/api_keys": {scope: scopeOrganization, request: withBody("POST", "/organizations/{org}/api_keys", func(p string) any {
+			return map[string]any{"key_name": "authz", "project_id": p}
+		})},
+		"DELETE /organizations/{org_id}/api_keys/{key_id}": {scope: scopeOrganization, request: path("DELETE", "/organizations/{org}/api_keys/{org-key}")},
 
 		// Compute endpoints, databases and roles; the production branch has
 		// a read_write endpoint, dev none and a role "reader" that owns no
@@ -307,6 +336,20 @@ func expectedAuthzOutcome(scope authzScope, kind string) (authzOutcome, string) 
 	switch kind {
 	case keyRevoked, keyUnknown, keyNoHeader:
 		return outcomeUnauthorized, "a request without a valid key fails with 401"
+	}
+	switch scope {
+	case scopePersonalKeys:
+		if kind != keyPersonal {
+			return outcomeForbidden, "only a personal key manages personal keys"
+		}
+		return outcomeAllowed, "a personal key manages the user's keys"
+	case scopeOrganization:
+		if kind == keyOwnProject || kind == keyOtherProject {
+			return outcomeForbidden, "a project-scoped key cannot manage the organization's keys"
+		}
+		return outcomeAllowed, "personal and organization keys manage the organization's keys"
+	}
+	switch kind {
 	case keyPersonal, keyOrganization:
 		return outcomeAllowed, "personal and organization keys reach every project of the organization"
 	}
@@ -339,6 +382,13 @@ type authzFixture struct {
 	users     map[string]string
 	jwks      map[string]string // the id of the project's JWKS
 	keys      map[string]string // key kind → token ("" for no header)
+	// operations and permissions hold an operation of each project (its
+	// JWKS's) and a grant of it to another account.
+	operations, permissions map[string]string
+	// org is the organization's id; revocable holds the id of a personal key
+	// and of an organization key that no call uses.
+	org       string
+	revocable map[KeyKind]string
 }
 
 func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
@@ -346,7 +396,8 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 	v := newEnv(t, Options{SeedProjects: 2})
 	ids := v.e.ProjectIDs()
 	fx := &authzFixture{v: v, a: ids[0], b: ids[1], branches: map[string]string{}, devs: map[string]string{}, users: map[string]string{},
-		endpoints: map[string]string{}, jwks: map[string]string{}}
+		endpoints: map[string]string{}, jwks: map[string]string{}, operations: map[string]string{}, permissions: map[string]string{},
+		org: v.e.st.OrgID, revocable: map[KeyKind]string{}}
 	for _, p := range ids {
 		fx.branches[p], _ = v.e.DefaultBranchID(p)
 		fx.devs[p], _ = v.e.AddBranch(p, "dev")
@@ -354,8 +405,10 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 		wantStatus(t, v.do("POST", "/projects/"+p+"/branches/"+fx.devs[p]+"/roles", map[string]any{"role": map[string]any{"name": "reader"}}), http.StatusCreated)
 		wantStatus(t, v.do("POST", "/projects/"+p+"/branches/"+fx.devs[p]+"/data-api/neondb", map[string]any{"auth_provider": "external",
 			"jwks_url": "https://auth.example.com/.well-known/jwks.json", "provider_name": "Example"}), http.StatusCreated)
-		fx.jwks[p] = digString(t, v.do("POST", "/projects/"+p+"/jwks", map[string]any{"jwks_url": "https://auth.example.com/.well-known/jwks.json",
-			"provider_name": "Example"}).JSON(), "jwks", "id")
+		added := v.do("POST", "/projects/"+p+"/jwks", map[string]any{"jwks_url": "https://auth.example.com/.well-known/jwks.json",
+			"provider_name": "Example"}).JSON()
+		fx.jwks[p], fx.operations[p] = digString(t, added, "jwks", "id"), digString(t, added, "operations", 0, "id")
+		fx.permissions[p] = digString(t, v.do("POST", "/projects/"+p+"/permissions", map[string]any{"email": "member@example.com"}).JSON(), "id")
 		if !withIntegration {
 			continue
 		}
@@ -381,6 +434,10 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 			t.Fatalf("CreateKey(%s, %q): %v", kind, project, err)
 		}
 		return k
+	}
+	for _, kind := range []KeyKind{KeyPersonal, KeyOrganization} {
+		token := mustKey(kind, "")
+		fx.revocable[kind] = strconv.FormatInt(v.e.st.key(token).ID, 10)
 	}
 	revoked := mustKey(KeyOrganization, "")
 	if err := v.e.RevokeKey(revoked); err != nil {
@@ -424,6 +481,20 @@ func (fx *authzFixture) jwksID(p string) string {
 		return id
 	}
 	return "00000000-0000-4000-8000-000000000000"
+}
+
+func (fx *authzFixture) operationID(p string) string {
+	if id, ok := fx.operations[p]; ok {
+		return id
+	}
+	return "00000000-0000-4000-8000-000000000000"
+}
+
+func (fx *authzFixture) permissionID(p string) string {
+	if id, ok := fx.permissions[p]; ok {
+		return id
+	}
+	return "permission-does-not-exist"
 }
 
 func (fx *authzFixture) user(p string) string {

@@ -65,6 +65,30 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		v.e.SetFaults(Faults{})
 	})
 
+	t.Run("operations, permissions and API keys", func(t *testing.T) {
+		ops := step(t, "GET", p+"/operations", nil, http.StatusOK)
+		step(t, "GET", p+"/operations?limit=1&cursor="+digString(t, ops.JSON(), "pagination", "cursor"), nil, http.StatusOK)
+		step(t, "GET", p+"/operations/"+digString(t, ops.JSON(), "operations", 0, "id"), nil, http.StatusOK)
+		step(t, "GET", p+"/operations/00000000-0000-4000-8000-000000000000", nil, http.StatusNotFound)
+		grant := step(t, "POST", p+"/permissions", map[string]any{"email": "member@example.com"}, http.StatusOK)
+		step(t, "POST", p+"/permissions", map[string]any{"email": "member@example.com"}, http.StatusConflict)
+		step(t, "GET", p+"/permissions", nil, http.StatusOK)
+		step(t, "DELETE", p+"/permissions/"+digString(t, grant.JSON(), "id"), nil, http.StatusOK)
+		step(t, "DELETE", p+"/permissions/"+digString(t, grant.JSON(), "id"), nil, http.StatusNotFound)
+		key := step(t, "POST", "/api_keys", map[string]any{"key_name": "conformance"}, http.StatusOK)
+		v.do("GET", "/projects", nil) // the bootstrap key's use shows in the list
+		step(t, "GET", "/api_keys", nil, http.StatusOK)
+		id := digID(t, key.JSON(), "id")
+		step(t, "DELETE", "/api_keys/"+id, nil, http.StatusOK)
+		step(t, "DELETE", "/api_keys/"+id, nil, http.StatusNotFound)
+		org := "/organizations/" + digString(t, step(t, "GET", p, nil, http.StatusOK).JSON(), "project", "org_id") + "/api_keys"
+		scoped := step(t, "POST", org, map[string]any{"key_name": "scoped", "project_id": v.project}, http.StatusOK)
+		step(t, "POST", org, map[string]any{"key_name": "admin"}, http.StatusOK)
+		step(t, "GET", org, nil, http.StatusOK)
+		step(t, "DELETE", org+"/"+digID(t, scoped.JSON(), "id"), nil, http.StatusOK)
+		step(t, "GET", "/organizations/org-nope/api_keys", nil, http.StatusNotFound)
+	})
+
 	t.Run("computes, databases and roles", func(t *testing.T) {
 		created := step(t, "POST", p+"/branches", map[string]any{"branch": map[string]any{"name": "compute"},
 			"endpoints": []any{map[string]any{"type": "read_write", "autoscaling_limit_min_cu": 0.5, "autoscaling_limit_max_cu": 2}}}, http.StatusCreated)

@@ -353,7 +353,7 @@ func (e *Emulator) controlState(*http.Request) (int, any, error) {
 		Projects []projectDump `json:"projects"`
 	}{OrgID: e.st.OrgID, OwnerID: e.st.OwnerID, Keys: []apiKey{}, Projects: []projectDump{}}
 	for _, k := range e.st.Keys {
-		d.Keys = append(d.Keys, apiKey{Kind: k.Kind, ProjectID: k.ProjectID, Revoked: k.Revoked, CreatedAt: k.CreatedAt})
+		d.Keys = append(d.Keys, apiKey{ID: k.ID, Name: k.Name, Kind: k.Kind, ProjectID: k.ProjectID, Revoked: k.Revoked, CreatedAt: k.CreatedAt})
 	}
 	for _, p := range e.st.Projects {
 		pd := projectDump{Project: p.Project, Branches: []branchDump{}}

@@ -89,6 +89,9 @@ const (
 	defaultAccountRPM = 700
 	defaultRouteRPS   = 40
 
+	// bootstrapKeyName is the name the API key lists give the bootstrap key.
+	bootstrapKeyName = "bootstrap"
+
 	apiPrefix     = "/api/v2"
 	controlPrefix = "/_emulator"
 )
@@ -100,9 +103,10 @@ type Emulator struct {
 	bootstrapKey string
 	log          *slog.Logger
 
-	mu          sync.Mutex // guards st and sharedOAuth
+	mu          sync.Mutex // guards st, sharedOAuth and keyUse
 	st          *state
-	sharedOAuth []string // OAuth provider ids with shared keys; none: all
+	sharedOAuth []string         // OAuth provider ids with shared keys; none: all
+	keyUse      map[int64]keyUse // the last use of each key, by id (not part of the state)
 
 	seedMu sync.Mutex // guards opts.Seed
 
@@ -133,6 +137,7 @@ func newEmulator(opts Options) (*Emulator, error) {
 		limiter: newRateLimiter(opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond, time.Now),
 		faults:  newFaultInjector(),
 		stats:   newStatsRecorder(),
+		keyUse:  map[int64]keyUse{},
 	}
 	var err error
 	if opts.StateFile != "" {
@@ -144,7 +149,7 @@ func newEmulator(opts Options) (*Emulator, error) {
 		e.st = e.initialState()
 	}
 	e.bootstrapKey = cmp.Or(opts.BootstrapKey, newAPIKeyToken())
-	e.st.ensureKey(e.bootstrapKey, KeyPersonal, "", now())
+	e.st.ensureKey(e.bootstrapKey, KeyPersonal, "", bootstrapKeyName, now())
 	if err := e.saveLocked(); err != nil {
 		return nil, err
 	}
@@ -186,7 +191,8 @@ func (e *Emulator) Reset() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.st = st
-	e.st.ensureKey(e.bootstrapKey, KeyPersonal, "", now())
+	e.keyUse = map[int64]keyUse{}
+	e.st.ensureKey(e.bootstrapKey, KeyPersonal, "", bootstrapKeyName, now())
 	return e.saveLocked()
 }
 

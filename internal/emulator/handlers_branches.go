@@ -278,7 +278,7 @@ func (e *Emulator) deleteBranch(c *call) error {
 		p.Branches = slices.DeleteFunc(p.Branches, func(x *branchState) bool { return x == b })
 		return e.saved(c, http.StatusOK, neonapi.BranchOperations{
 			Branch:     newBranchView(&b.Branch),
-			Operations: []neonapi.Operation{finishedOperation(p.Project.ID, b.ID, "", neonapi.OperationActionDeleteTimeline, now())},
+			Operations: []neonapi.Operation{p.operation(b.ID, "", neonapi.OperationActionDeleteTimeline, now())},
 		})
 	})
 }

@@ -180,7 +180,7 @@ func (e *Emulator) createProjectAPI(c *call) error {
 		Branch:    newBranchView(&b.Branch),
 		Roles:     rolesOf(p, b, true),
 		Databases: databasesOf(&b.Branch),
-		Operations: []neonapi.Operation{finishedOperation(p.Project.ID, b.ID, "", neonapi.OperationActionCreateTimeline, b.CreatedAt),
+		Operations: []neonapi.Operation{p.operation(b.ID, "", neonapi.OperationActionCreateTimeline, b.CreatedAt),
 			endpointOperation(p, b, ep, neonapi.OperationActionStartCompute)},
 		Endpoints:      []neonapi.Endpoint{endpointViewOf(p, b, ep)},
 		ConnectionUris: connectionURIs(p, b),

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -237,6 +238,22 @@ func digString(t *testing.T, v any, path ...any) string {
 		t.Fatalf("JSON %v at %v: want a string", v, path)
 	}
 	return s
+}
+
+// digNumber is dig for a number.
+func digNumber(t *testing.T, v any, path ...any) float64 {
+	t.Helper()
+	n, ok := dig(t, v, path...).(float64)
+	if !ok {
+		t.Fatalf("JSON %v at %v: want a number", v, path)
+	}
+	return n
+}
+
+// digID is dig for an integer id, in decimal as a path holds it.
+func digID(t *testing.T, v any, path ...any) string {
+	t.Helper()
+	return strconv.FormatFloat(digNumber(t, v, path...), 'f', 0, 64)
 }
 
 // transportClone is a clone of http.DefaultTransport.

@@ -40,7 +40,7 @@ func (e *Emulator) CreateKey(kind KeyKind, projectID string) (string, error) {
 		return "", fmt.Errorf("%w: key type %q (want personal, organization or project)", ErrInvalid, kind)
 	}
 	token := newAPIKeyToken()
-	e.st.ensureKey(token, kind, projectID, now())
+	e.st.ensureKey(token, kind, projectID, "control-"+string(kind), now())
 	return token, e.saveLocked()
 }
 

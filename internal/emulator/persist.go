@@ -99,6 +99,7 @@ func decodeState(data []byte) (*state, error) {
 		if head.Version == 2 {
 			st.upgradeV2()
 		}
+		st.numberKeys()
 		return &st, nil
 	case 1:
 		var v1 stateV1
@@ -110,6 +111,7 @@ func decodeState(data []byte) (*state, error) {
 			return nil, err
 		}
 		st.upgradeV2()
+		st.numberKeys()
 		return st, nil
 	}
 	return nil, fmt.Errorf("has version %d, want %d (or 2 or 1, which are migrated)", head.Version, stateVersion)

@@ -25,7 +25,8 @@ type apiRoute struct {
 // unmatchedRoute is the key of requests that no route takes.
 const unmatchedRoute = "unmatched"
 
-// apiRoutes lists every endpoint served under /api/v2: projects, branches,
+// apiRoutes lists every endpoint served under /api/v2: projects (with their
+// operations and the accounts they are shared with), API keys, branches,
 // their computes, databases (with their Data APIs) and roles, the JWKS a
 // project trusts (databaseRoutes); Neon Auth in both families (see
 // scope.go); and each Better Auth setting of internal/apispec/betterauth at
@@ -44,6 +45,17 @@ func apiRoutes() []apiRoute {
 		{"GET " + br, (*Emulator).getBranch},
 		{"PATCH " + br, (*Emulator).updateBranch},
 		{"DELETE " + br, (*Emulator).deleteBranch},
+		{"GET " + p + "/operations", (*Emulator).listOperations},
+		{"GET " + p + "/operations/{operation_id}", (*Emulator).getOperation},
+		{"GET " + p + "/permissions", (*Emulator).listPermissions},
+		{"POST " + p + "/permissions", (*Emulator).grantPermission},
+		{"DELETE " + p + "/permissions/{permission_id}", (*Emulator).revokePermission},
+		{"GET /api_keys", (*Emulator).listAPIKeys},
+		{"POST /api_keys", (*Emulator).createAPIKey},
+		{"DELETE /api_keys/{key_id}", (*Emulator).revokeAPIKey},
+		{"GET /organizations/{org_id}/api_keys", (*Emulator).listOrgAPIKeys},
+		{"POST /organizations/{org_id}/api_keys", (*Emulator).createOrgAPIKey},
+		{"DELETE /organizations/{org_id}/api_keys/{key_id}", (*Emulator).revokeOrgAPIKey},
 	}
 	routes = append(routes, databaseRoutes(p, br)...)
 	routes = append(routes, []apiRoute{
@@ -265,5 +277,6 @@ func (e *Emulator) authenticate(r *http.Request) (keyInfo, bool) {
 	if k == nil || k.Revoked {
 		return keyInfo{}, false
 	}
+	e.noteKeyUse(k, r)
 	return keyInfo{kind: k.Kind, projectID: k.ProjectID}, true
 }

@@ -458,7 +458,7 @@ func seedState(s *Seed, at time.Time) *state {
 		}
 	}
 	for _, k := range s.Keys {
-		st.ensureKey(k.Token, k.Kind, projectIDs[k.Project], at)
+		st.ensureKey(k.Token, k.Kind, projectIDs[k.Project], k.Name, at)
 	}
 	return st
 }

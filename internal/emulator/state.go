@@ -49,8 +49,12 @@ const (
 	KeyProject      KeyKind = "project"      // member-level: one project only
 )
 
-// apiKey is a stored key. Only the SHA-256 of the token is kept.
+// apiKey is a stored key. Only the SHA-256 of the token is kept. Keys are
+// never removed (a revoked key stays, revoked), so a key's id is its place
+// in the state's list, counted from 1.
 type apiKey struct {
+	ID        int64     `json:"id,omitempty"` // 0 only in a state file of a version without ids (see numberKeys)
+	Name      string    `json:"name,omitempty"`
 	Hash      string    `json:"sha256,omitempty"` // empty only in the state dump
 	Kind      KeyKind   `json:"kind"`
 	ProjectID string    `json:"project_id,omitempty"`
@@ -160,6 +164,12 @@ type projectState struct {
 	// JWKS are the JWKS URLs the project trusts, in the order added (see
 	// jwks.go).
 	JWKS []neonapi.JWKS `json:"jwks,omitempty"`
+	// Operations are the operations the project's writes started, oldest
+	// first, at most maxOperations (see operations.go).
+	Operations []neonapi.Operation `json:"operations,omitempty"`
+	// Permissions are the grants that share the project with other
+	// accounts, in the order given (see handlers_permissions.go).
+	Permissions []neonapi.ProjectPermission `json:"permissions,omitempty"`
 }
 
 // branchState is a branch with its Neon Auth (nil: not enabled), the Data
@@ -308,10 +318,24 @@ func (s *state) key(token string) *apiKey {
 	return find(s.Keys, func(k *apiKey) bool { return k.Hash == h })
 }
 
-// ensureKey registers token unless it is already known (a revoked key stays revoked).
-func (s *state) ensureKey(token string, kind KeyKind, projectID string, at time.Time) {
-	if s.key(token) == nil {
-		s.Keys = append(s.Keys, &apiKey{Hash: hashToken(token), Kind: kind, ProjectID: projectID, CreatedAt: at})
+// ensureKey registers token under name unless it is already known (a
+// revoked key stays revoked), and returns its key.
+func (s *state) ensureKey(token string, kind KeyKind, projectID, name string, at time.Time) *apiKey {
+	if k := s.key(token); k != nil {
+		return k
+	}
+	k := &apiKey{ID: int64(len(s.Keys) + 1), Name: name, Hash: hashToken(token), Kind: kind, ProjectID: projectID, CreatedAt: at}
+	s.Keys = append(s.Keys, k)
+	return k
+}
+
+// numberKeys gives the keys of a state file written before keys had ids
+// the ids ensureKey would have given them.
+func (s *state) numberKeys() {
+	for i, k := range s.Keys {
+		if k.ID == 0 {
+			k.ID = int64(i + 1)
+		}
 	}
 }
 

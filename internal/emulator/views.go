@@ -59,16 +59,19 @@ func branchAnnotation(b *Branch) neonapi.AnnotationData {
 	return a
 }
 
-// finishedOperation is an Operation of the branch that finished at once, as
-// every operation of the emulator does; endpointID is "" for none.
-func finishedOperation(projectID, branchID, endpointID string, action neonapi.OperationAction, at time.Time) neonapi.Operation {
-	return neonapi.Operation{ID: uuid.New(), ProjectID: projectID, BranchID: new(branchID), EndpointID: nonEmpty(endpointID),
+// operation is an Operation of a branch of the project that finished at
+// once, as every operation of the emulator does (endpointID is "" for none).
+// The project keeps it for GET …/operations (see recordOperation).
+func (p *projectState) operation(branchID, endpointID string, action neonapi.OperationAction, at time.Time) neonapi.Operation {
+	op := neonapi.Operation{ID: uuid.New(), ProjectID: p.Project.ID, BranchID: new(branchID), EndpointID: nonEmpty(endpointID),
 		Action: action, Status: neonapi.OperationStatusFinished, CreatedAt: at, UpdatedAt: at}
+	p.recordOperation(op)
+	return op
 }
 
 // endpointOperation is a finished operation of an endpoint.
 func endpointOperation(p *projectState, b *branchState, ep *endpointState, action neonapi.OperationAction) neonapi.Operation {
-	return finishedOperation(p.Project.ID, b.ID, ep.ID, action, ep.UpdatedAt)
+	return p.operation(b.ID, ep.ID, action, ep.UpdatedAt)
 }
 
 // applyConfig is the operation a change of roles or databases makes: the
@@ -78,14 +81,14 @@ func applyConfig(p *projectState, b *branchState) []neonapi.Operation {
 	if ep == nil {
 		return []neonapi.Operation{}
 	}
-	return []neonapi.Operation{finishedOperation(p.Project.ID, b.ID, ep.ID, neonapi.OperationActionApplyConfig, now())}
+	return []neonapi.Operation{p.operation(b.ID, ep.ID, neonapi.OperationActionApplyConfig, now())}
 }
 
 // createdBranch is the answer to a branch creation (CreatedBranch): the
 // branch, its endpoints, roles, databases, connection URIs (with a
 // read_write endpoint) and finished operations.
 func createdBranch(p *projectState, b *branchState) neonapi.CreatedBranch {
-	ops := []neonapi.Operation{finishedOperation(p.Project.ID, b.ID, "", neonapi.OperationActionCreateBranch, b.CreatedAt)}
+	ops := []neonapi.Operation{p.operation(b.ID, "", neonapi.OperationActionCreateBranch, b.CreatedAt)}
 	for _, ep := range b.Endpoints {
 		ops = append(ops, endpointOperation(p, b, ep, neonapi.OperationActionStartCompute))
 	}

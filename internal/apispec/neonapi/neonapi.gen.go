@@ -377,6 +377,87 @@ type AnnotationsMapResponse struct {
 	Annotations map[string]AnnotationData `json:"annotations"`
 }
 
+// APIKeyCreateRequest defines model for ApiKeyCreateRequest.
+type APIKeyCreateRequest struct {
+	// KeyName A user-specified API key name. This value is required when creating an API key.
+	KeyName string `json:"key_name"`
+}
+
+// APIKeyCreateResponse defines model for ApiKeyCreateResponse.
+type APIKeyCreateResponse struct {
+	// CreatedAt A timestamp indicating when the API key was created
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy ID of the user who created this API key
+	CreatedBy openapi_types.UUID `json:"created_by"`
+
+	// ID The API key ID
+	ID int64 `json:"id"`
+
+	// Key The generated 64-bit token required to access the Neon API
+	Key string `json:"key"`
+
+	// Name The user-specified API key name
+	Name string `json:"name"`
+}
+
+// APIKeyCreatorData The user data of the user that created this API key.
+type APIKeyCreatorData struct {
+	// ID ID of the user who created this API key
+	ID openapi_types.UUID `json:"id"`
+
+	// Image The URL to the user's avatar image.
+	Image string `json:"image"`
+
+	// Name The name of the user.
+	Name string `json:"name"`
+}
+
+// APIKeyRevokeResponse defines model for ApiKeyRevokeResponse.
+type APIKeyRevokeResponse struct {
+	// CreatedAt A timestamp indicating when the API key was created
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy ID of the user who created this API key
+	CreatedBy openapi_types.UUID `json:"created_by"`
+
+	// ID The API key ID
+	ID int64 `json:"id"`
+
+	// LastUsedAt A timestamp indicating when the API was last used
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+
+	// LastUsedFromAddr The IP address from which the API key was last used
+	LastUsedFromAddr string `json:"last_used_from_addr"`
+
+	// Name The user-specified API key name
+	Name string `json:"name"`
+
+	// Revoked A `true` or `false` value indicating whether the API key is revoked
+	Revoked bool `json:"revoked"`
+}
+
+// APIKeysListResponseItem defines model for ApiKeysListResponseItem.
+type APIKeysListResponseItem struct {
+	// CreatedAt A timestamp indicating when the API key was created
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy The user data of the user that created this API key.
+	CreatedBy APIKeyCreatorData `json:"created_by"`
+
+	// ID The API key ID
+	ID int64 `json:"id"`
+
+	// LastUsedAt A timestamp indicating when the API was last used
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+
+	// LastUsedFromAddr The IP address from which the API key was last used
+	LastUsedFromAddr string `json:"last_used_from_addr"`
+
+	// Name The user-specified API key name
+	Name string `json:"name"`
+}
+
 // ApplicationType Type of application integration
 type ApplicationType string
 
@@ -1172,6 +1253,11 @@ type GeneralError struct {
 	RequestID *string `json:"request_id,omitempty"`
 }
 
+// GrantPermissionToProjectRequest defines model for GrantPermissionToProjectRequest.
+type GrantPermissionToProjectRequest struct {
+	Email openapi_types.Email `json:"email"`
+}
+
 // JWKS defines model for JWKS.
 type JWKS struct {
 	// BranchID Branch ID
@@ -1614,12 +1700,99 @@ type Operation struct {
 // OperationAction The action performed by the operation
 type OperationAction string
 
+// OperationResponse defines model for OperationResponse.
+type OperationResponse struct {
+	// Operation Example: {"action":"start_compute","branch_id":"br-wispy-meadow-118737","created_at":"2022-11-15T20:02:00Z","endpoint_id":"ep-silent-smoke-806639","failures_count":0,"id":"d8ac46eb-a757-42b1-9907-f78322ee394e","project_id":"spring-example-302709","status":"finished","total_duration_ms":200,"updated_at":"2022-11-15T20:02:02Z"}
+	Operation Operation `json:"operation"`
+}
+
 // OperationStatus The status of the operation
 type OperationStatus string
 
 // OperationsResponse defines model for OperationsResponse.
 type OperationsResponse struct {
 	Operations []Operation `json:"operations"`
+}
+
+// OrgAPIKeyCreateRequest defines model for OrgApiKeyCreateRequest.
+type OrgAPIKeyCreateRequest struct {
+	// KeyName A user-specified API key name. This value is required when creating an API key.
+	KeyName string `json:"key_name"`
+
+	// ProjectID If set, the API key can access only this project
+	ProjectID *string `json:"project_id,omitempty"`
+}
+
+// OrgAPIKeyCreateResponse defines model for OrgApiKeyCreateResponse.
+type OrgAPIKeyCreateResponse struct {
+	// CreatedAt A timestamp indicating when the API key was created
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy ID of the user who created this API key
+	CreatedBy openapi_types.UUID `json:"created_by"`
+
+	// ID The API key ID
+	ID int64 `json:"id"`
+
+	// Key The generated 64-bit token required to access the Neon API
+	Key string `json:"key"`
+
+	// Name The user-specified API key name
+	Name string `json:"name"`
+
+	// ProjectID If set, the API key can access only this project
+	ProjectID *string `json:"project_id,omitempty"`
+}
+
+// OrgAPIKeyRevokeResponse defines model for OrgApiKeyRevokeResponse.
+type OrgAPIKeyRevokeResponse struct {
+	// CreatedAt A timestamp indicating when the API key was created
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy ID of the user who created this API key
+	CreatedBy openapi_types.UUID `json:"created_by"`
+
+	// ID The API key ID
+	ID int64 `json:"id"`
+
+	// LastUsedAt A timestamp indicating when the API was last used
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+
+	// LastUsedFromAddr The IP address from which the API key was last used
+	LastUsedFromAddr string `json:"last_used_from_addr"`
+
+	// Name The user-specified API key name
+	Name string `json:"name"`
+
+	// ProjectID If set, the API key can access only this project
+	ProjectID *string `json:"project_id,omitempty"`
+
+	// Revoked A `true` or `false` value indicating whether the API key is revoked
+	Revoked bool `json:"revoked"`
+}
+
+// OrgAPIKeysListResponseItem defines model for OrgApiKeysListResponseItem.
+type OrgAPIKeysListResponseItem struct {
+	// CreatedAt A timestamp indicating when the API key was created
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy The user data of the user that created this API key.
+	CreatedBy APIKeyCreatorData `json:"created_by"`
+
+	// ID The API key ID
+	ID int64 `json:"id"`
+
+	// LastUsedAt A timestamp indicating when the API was last used
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+
+	// LastUsedFromAddr The IP address from which the API key was last used
+	LastUsedFromAddr string `json:"last_used_from_addr"`
+
+	// Name The user-specified API key name
+	Name string `json:"name"`
+
+	// ProjectID If set, the API key can access only this project
+	ProjectID *string `json:"project_id,omitempty"`
 }
 
 // Pagination Cursor based pagination is used. The user must pass the cursor as is to the backend.
@@ -1957,11 +2130,24 @@ type ProjectOwnerData struct {
 	SubscriptionType BillingSubscriptionType `json:"subscription_type"`
 }
 
+// ProjectPermission defines model for ProjectPermission.
+type ProjectPermission struct {
+	GrantedAt      time.Time           `json:"granted_at"`
+	GrantedToEmail openapi_types.Email `json:"granted_to_email"`
+	ID             string              `json:"id"`
+	RevokedAt      *time.Time          `json:"revoked_at,omitempty"`
+}
+
 // ProjectPermissionLevel The caller's effective permission for a project when
 // per-project permissions are enabled. Values correspond to viewer,
 // editor, and admin/manage project access levels. Omitted for personal
 // projects, flag-off organizations, and non-user subjects.
 type ProjectPermissionLevel string
+
+// ProjectPermissions defines model for ProjectPermissions.
+type ProjectPermissions struct {
+	ProjectPermissions []ProjectPermission `json:"project_permissions"`
+}
 
 // ProjectQuota Per-project consumption quotas. If a quota is exceeded, all active computes
 // are automatically suspended and cannot be started via API calls or incoming connections.
@@ -2280,6 +2466,19 @@ type CreatedProject struct {
 	Roles   []Role  `json:"roles"`
 }
 
+// ListOperations defines model for ListOperations.
+type ListOperations struct {
+	Operations []Operation `json:"operations"`
+
+	// Pagination Cursor based pagination is used. The user must pass the cursor as is to the backend.
+	// For more information about cursor based pagination, see
+	// https://learn.microsoft.com/en-us/ef/core/querying/pagination#keyset-pagination
+	//
+	//
+	// Example: {"cursor":"2022-12-07T00:45:05.262011Z"}
+	Pagination *Pagination `json:"pagination,omitempty"`
+}
+
 // ListProjectsParams defines parameters for ListProjects.
 type ListProjectsParams struct {
 	// Cursor Specify the cursor value from the previous response to retrieve the next batch of projects.
@@ -2415,6 +2614,21 @@ type SendNeonAuthTestEmailJSONBody struct {
 	SenderName     string              `json:"sender_name"`
 	Username       string              `json:"username"`
 }
+
+// ListProjectOperationsParams defines parameters for ListProjectOperations.
+type ListProjectOperationsParams struct {
+	// Cursor Specify the cursor value from the previous response to get the next batch of operations
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Specify a value from 1 to 1000 to limit number of operations in the response
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateAPIKeyJSONRequestBody defines body for CreateAPIKey for application/json ContentType.
+type CreateAPIKeyJSONRequestBody = APIKeyCreateRequest
+
+// CreateOrgAPIKeyJSONRequestBody defines body for CreateOrgAPIKey for application/json ContentType.
+type CreateOrgAPIKeyJSONRequestBody = OrgAPIKeyCreateRequest
 
 // CreateProjectJSONRequestBody defines body for CreateProject for application/json ContentType.
 type CreateProjectJSONRequestBody = ProjectCreateRequest
@@ -2553,6 +2767,9 @@ type UpdateProjectEndpointJSONRequestBody = EndpointUpdateRequest
 
 // AddProjectJWKSJSONRequestBody defines body for AddProjectJWKS for application/json ContentType.
 type AddProjectJWKSJSONRequestBody = AddProjectJWKSRequest
+
+// GrantPermissionToProjectJSONRequestBody defines body for GrantPermissionToProject for application/json ContentType.
+type GrantPermissionToProjectJSONRequestBody = GrantPermissionToProjectRequest
 
 // AsStandardEmailServer returns the union data inside the NeonAuthEmailServerConfig as a StandardEmailServer
 func (t NeonAuthEmailServerConfig) AsStandardEmailServer() (StandardEmailServer, error) {
