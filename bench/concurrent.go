@@ -234,8 +234,9 @@ func writeConcurrentReport(b *strings.Builder, results []concResult, o options) 
 	fmt.Fprintln(b)
 	fmt.Fprintf(b, "K runs of `terraform apply` at once, then K of `terraform destroy` at once; each run in its own working directory "+
 		"on its own project with one integration and N neon_auth_domain; one emulator at the documented limits "+
-		"(700 requests/min per account, 40/s per route); terraform -parallelism=%d. \"defaults\": provider defaults; "+
-		"\"shared_rate_limit\": `shared_rate_limit = true`, the K runs sharing one cache directory (XDG_CACHE_HOME).\n\n", o.parallelism)
+		"(700 requests/min per account, 40/s per route), read as %s; terraform -parallelism=%d. \"defaults\": provider defaults; "+
+		"\"shared_rate_limit\": `shared_rate_limit = true`, the K runs sharing one cache directory (XDG_CACHE_HOME).\n\n",
+		readingWords(limitReading), o.parallelism)
 	fmt.Fprintln(b, "| K×N | rate limit | phase | wall | per-run wall | requests | served req/min (% of 700) | first to last answer | 429s (% of requests) | failed runs | `DELETE …/auth/domains` | per domain | domains per DELETE, mean (min–max) |")
 	fmt.Fprintln(b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range results {

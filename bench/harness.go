@@ -55,11 +55,24 @@ func (s *server) resetStats() {
 	s.seen.reset()
 }
 
+// limitReading is how the emulator reads the documented limits
+// (-rate-limit-reading): token buckets by default, the reading the ideals
+// and targets are computed against.
+var limitReading = emulator.ReadingBuckets
+
+// readingWords says in a report how the emulator read the limits.
+func readingWords(r emulator.RateLimitReading) string {
+	if r == emulator.ReadingWindows {
+		return "sliding windows (`-rate-limit-reading windows`: 429 only past 700 in any 60 s on the account or 40 in any second on a route)"
+	}
+	return "token buckets (`-rate-limit-reading buckets`: the account's filled at 700/60 per second holding 40, a route's at 40/s holding 40)"
+}
+
 // startEmulator serves an emulator with the given seed projects and the
-// bench's key, at the documented limits when limited and without limits
-// otherwise.
+// bench's key, at the documented limits (read as limitReading) when limited
+// and without limits otherwise.
 func startEmulator(projects int, limited bool, stateFile string) (*server, error) {
-	opts := emulator.Options{SeedProjects: projects, StateFile: stateFile, BootstrapKey: bootstrapKey}
+	opts := emulator.Options{SeedProjects: projects, StateFile: stateFile, BootstrapKey: bootstrapKey, RateLimitReading: limitReading}
 	if !limited {
 		opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond = -1, -1
 	}

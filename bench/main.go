@@ -53,6 +53,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // This file holds the bench's flags and runs the sections they select into one report.
@@ -95,7 +97,15 @@ func parseFlags() (options, error) {
 	creates := flag.String("creates", "10,50,200,1000", "creates: comma-separated numbers of domains created by one apply")
 	cases := flag.String("concurrent", "1x100,2x100,4x100,8x100,8x50,1x500", "concurrent: KxN cases with provider defaults")
 	sharedCases := flag.String("concurrent-shared", "4x100,8x50", "concurrent: KxN cases with shared_rate_limit = true")
+	reading := flag.String("rate-limit-reading", string(emulator.ReadingBuckets), "how the emulator reads the documented limits: "+
+		"\"buckets\" (the reading the ideals and targets assume) or \"windows\" (the emulator's default: 429 only past 700 in any "+
+		"60 s or 40 in any second on a route)")
 	flag.Parse()
+
+	var err error
+	if limitReading, err = emulator.ParseRateLimitReading(*reading); err != nil {
+		return o, fmt.Errorf("-rate-limit-reading: %w", err)
+	}
 
 	for _, s := range strings.Split(*only, ",") {
 		s = strings.TrimSpace(s)
@@ -166,7 +176,8 @@ func run() error {
 
 	var report strings.Builder
 	fmt.Fprintf(&report, "# Benchmark — %s\n\n", time.Now().UTC().Format(time.RFC3339))
-	fmt.Fprintf(&report, "Sections: %s. Machine: %d CPUs, load average %s at the start.\n\n", strings.Join(o.only, ", "), runtime.NumCPU(), loadAverage())
+	fmt.Fprintf(&report, "Sections: %s. Machine: %d CPUs, load average %s at the start. The emulator reads the documented limits as %s.\n\n",
+		strings.Join(o.only, ", "), runtime.NumCPU(), loadAverage(), readingWords(limitReading))
 	for _, section := range sections {
 		if !o.runs(section) {
 			continue

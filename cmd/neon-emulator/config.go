@@ -23,6 +23,8 @@ type config struct {
 	showVersion                          bool
 	dataAPIBoot                          time.Duration
 	fetchJWKS                            bool
+	rateLimitReading                     emulator.RateLimitReading
+	deviations                           []emulator.Deviation
 }
 
 // controlTokenEnv holds the control token, for the emulator and for call.

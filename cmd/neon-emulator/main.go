@@ -137,47 +137,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var cfg config
 	var seedFile string
-	fs := flag.NewFlagSet("neon-emulator", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:0", "address to listen on (port 0: any free port; 0.0.0.0:PORT, [::]:PORT or\n"+
-		":PORT for other hosts too, which puts the control surface behind the control token)")
-	fs.StringVar(&cfg.controlToken, "control-token", "",
-		"bearer token the control surface requires (default $"+controlTokenEnv+"; when neither is set:\n"+
-			"none on a loopback-only listener, a random one, printed, on any other)")
-	// Secrets from the environment are read after parsing, so that -help
-	// never prints them as defaults.
-	fs.StringVar(&cfg.bootstrapKey, "bootstrap-key", "", "token of the admin's personal API key (default $NEON_EMULATOR_BOOTSTRAP_KEY, else random)")
-	fs.IntVar(&cfg.projects, "projects", 1, "number of projects created at start (fresh state only)")
-	fs.IntVar(&cfg.accountRPM, "account-rpm", 700, "account-wide requests per minute (negative: unlimited)")
-	fs.IntVar(&cfg.routeRPS, "route-rps", 40, "requests per second per route (negative: unlimited)")
-	fs.StringVar(&cfg.stateFile, "state-file", "", "file to load the state from and save it to after every change")
-	fs.StringVar(&cfg.readyFile, "ready-file", "", "file to write the ready lines to (mode 0600), removed on shutdown")
-	fs.BoolVar(&cfg.verbose, "v", false, "log one line per API request to stderr (never keys or secrets)")
-	fs.BoolVar(&cfg.validate, "validate", false, "check every API request and response against the OpenAPI document of the\n"+
-		"platform API (internal/apispec) and log each violation to stderr: where and which rule, never a value")
-	fs.StringVar(&seedFile, "seed", "", "start from this seed file (HCL, or JSON when it ends in .json): projects, branches, API keys\n"+
-		"with fixed tokens, Neon Auth per branch. With -state-file only when the state file is new.\n"+
-		"POST /_emulator/reset returns to it")
-	fs.BoolVar(&cfg.useTLS, "tls", false, "serve HTTPS with a certificate made at start for every name of the listener and -tls-name;\n"+
-		"its CA certificate goes to -tls-ca-file, printed as SSL_CERT_FILE=<file>")
-	fs.StringVar(&cfg.tlsNames, "tls-name", "", "more names for the generated certificate, comma-separated (such as neon-emulator,\n"+
-		"the name of a CI service container); they also head NEON_EMULATOR_REMOTE_BASE_URLS")
-	fs.StringVar(&cfg.tlsCAFile, "tls-ca-file", "", "file for the generated CA certificate (default <temp dir>/neon-emulator-<port>-ca.pem)")
-	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM, with its chain) instead of a generated one; needs -tls-key")
-	fs.StringVar(&cfg.tlsKey, "tls-key", "", "private key (PEM) of -tls-cert")
-	fs.BoolVar(&cfg.proxy, "proxy", false, "also answer as an HTTPS proxy that reaches only "+proxiedHost+":443, served by the emulator\n"+
-		"itself, for clients with no base-URL setting (the official Neon provider): printed as HTTPS_PROXY=...,\n"+
-		"trusted through SSL_CERT_FILE=<the CA>. CONNECT to any other host is refused")
-	fs.DurationVar(&cfg.dataAPIBoot, "data-api-boot", time.Second, "how long a new Data API reports the status \"provisioning\" before\n"+
-		"\"active\" (0: active at once)")
-	fs.BoolVar(&cfg.fetchJWKS, "fetch-jwks", false, "fetch a JWKS URL when it is added to a project and refuse it unless it answers a\n"+
-		"JSON Web Key Set, as Neon does (needs the network; through HTTPS_PROXY when set). Without it the\n"+
-		"emulator checks what it can offline: the URL's form, and the JWKS of the Neon Auth it serves")
-	fs.BoolVar(&cfg.showVersion, "version", false, "print the version and exit")
+	fs := flagSet(&cfg, &seedFile, stderr)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -206,6 +166,64 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.useTLS = true
 	}
 	return &cfg, nil
+}
+
+// flagSet defines the program's flags over cfg and seedFile.
+func flagSet(cfg *config, seedFile *string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("neon-emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:0", "address to listen on (port 0: any free port; 0.0.0.0:PORT, [::]:PORT or\n"+
+		":PORT for other hosts too, which puts the control surface behind the control token)")
+	fs.StringVar(&cfg.controlToken, "control-token", "",
+		"bearer token the control surface requires (default $"+controlTokenEnv+"; when neither is set:\n"+
+			"none on a loopback-only listener, a random one, printed, on any other)")
+	// Secrets from the environment are read after parsing, so that -help
+	// never prints them as defaults.
+	fs.StringVar(&cfg.bootstrapKey, "bootstrap-key", "", "token of the admin's personal API key (default $NEON_EMULATOR_BOOTSTRAP_KEY, else random)")
+	fs.IntVar(&cfg.projects, "projects", 1, "number of projects created at start (fresh state only)")
+	fs.IntVar(&cfg.accountRPM, "account-rpm", 700, "account-wide requests per minute (negative: unlimited)")
+	fs.IntVar(&cfg.routeRPS, "route-rps", 40, "requests per second per route (negative: unlimited)")
+	cfg.rateLimitReading = emulator.ReadingWindows
+	fs.Func("rate-limit-reading", "how the limits are enforced: \"windows\" (the default: 429 only past -account-rpm in any\n"+
+		"60 s or -route-rps in any second on a route) or \"buckets\" (token buckets, the account's holding at most 40:\n"+
+		"a burst meets 429 sooner; the stricter reading, for testing a client's pacing)", func(s string) (err error) {
+		cfg.rateLimitReading, err = emulator.ParseRateLimitReading(s)
+		return err
+	})
+	fs.Func("deviate", "answer as another description of the service says where it differs from the API reference,\n"+
+		"to rehearse a server that deviates (comma-separated): "+emulator.KnownDeviations(), func(s string) (err error) {
+		cfg.deviations, err = emulator.ParseDeviations(s)
+		return err
+	})
+	fs.StringVar(&cfg.stateFile, "state-file", "", "file to load the state from and save it to after every change")
+	fs.StringVar(&cfg.readyFile, "ready-file", "", "file to write the ready lines to (mode 0600), removed on shutdown")
+	fs.BoolVar(&cfg.verbose, "v", false, "log one line per API request to stderr (never keys or secrets)")
+	fs.BoolVar(&cfg.validate, "validate", false, "check every API request and response against the OpenAPI document of the\n"+
+		"platform API (internal/apispec) and log each violation to stderr: where and which rule, never a value")
+	fs.StringVar(seedFile, "seed", "", "start from this seed file (HCL, or JSON when it ends in .json): projects, branches, API keys\n"+
+		"with fixed tokens, Neon Auth per branch. With -state-file only when the state file is new.\n"+
+		"POST /_emulator/reset returns to it")
+	fs.BoolVar(&cfg.useTLS, "tls", false, "serve HTTPS with a certificate made at start for every name of the listener and -tls-name;\n"+
+		"its CA certificate goes to -tls-ca-file, printed as SSL_CERT_FILE=<file>")
+	fs.StringVar(&cfg.tlsNames, "tls-name", "", "more names for the generated certificate, comma-separated (such as neon-emulator,\n"+
+		"the name of a CI service container); they also head NEON_EMULATOR_REMOTE_BASE_URLS")
+	fs.StringVar(&cfg.tlsCAFile, "tls-ca-file", "", "file for the generated CA certificate (default <temp dir>/neon-emulator-<port>-ca.pem)")
+	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM, with its chain) instead of a generated one; needs -tls-key")
+	fs.StringVar(&cfg.tlsKey, "tls-key", "", "private key (PEM) of -tls-cert")
+	fs.BoolVar(&cfg.proxy, "proxy", false, "also answer as an HTTPS proxy that reaches only "+proxiedHost+":443, served by the emulator\n"+
+		"itself, for clients with no base-URL setting (the official Neon provider): printed as HTTPS_PROXY=...,\n"+
+		"trusted through SSL_CERT_FILE=<the CA>. CONNECT to any other host is refused")
+	fs.DurationVar(&cfg.dataAPIBoot, "data-api-boot", time.Second, "how long a new Data API reports the status \"provisioning\" before\n"+
+		"\"active\" (0: active at once)")
+	fs.BoolVar(&cfg.fetchJWKS, "fetch-jwks", false, "fetch a JWKS URL when it is added to a project and refuse it unless it answers a\n"+
+		"JSON Web Key Set, as Neon does (needs the network; through HTTPS_PROXY when set). Without it the\n"+
+		"emulator checks what it can offline: the URL's form, and the JWKS of the Neon Auth it serves")
+	fs.BoolVar(&cfg.showVersion, "version", false, "print the version and exit")
+	return fs
 }
 
 // secure wraps ln in TLS when cfg asks for it, returning the scheme clients
@@ -247,6 +265,8 @@ func startEmulator(cfg *config, baseURL string, stderr io.Writer) (*emulator.Emu
 		SeedProjects:             cfg.projects,
 		AccountRequestsPerMinute: cfg.accountRPM,
 		RouteRequestsPerSecond:   cfg.routeRPS,
+		RateLimitReading:         cfg.rateLimitReading,
+		Deviations:               cfg.deviations,
 		StateFile:                cfg.stateFile,
 		Seed:                     cfg.seed,
 		BaseURL:                  baseURL,

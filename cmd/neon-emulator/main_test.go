@@ -166,7 +166,8 @@ func TestRunTakesTheKeyFromTheEnvironment(t *testing.T) {
 
 func TestRunRejectsBadFlags(t *testing.T) {
 	var out bytes.Buffer
-	for _, args := range [][]string{{"-nope"}, {"extra"}, {"-listen", "not-an-address"}, {"-projects", "-1"}} {
+	for _, args := range [][]string{{"-nope"}, {"extra"}, {"-listen", "not-an-address"}, {"-projects", "-1"},
+		{"-rate-limit-reading", "leaky"}, {"-deviate", "delete-everything"}} {
 		if err := run(context.Background(), args, &out, io.Discard); err == nil {
 			t.Errorf("run(%q) succeeded", args)
 		}
@@ -381,5 +382,32 @@ func TestCallWaitsOutTheRateLimit(t *testing.T) {
 	}
 	if got := em.Stats().RateLimited; got == 0 {
 		t.Fatal("the emulator answered no 429: the test did not reach the rate limit")
+	}
+}
+
+// -deviate (or NEON_EMULATOR_DEVIATE) makes the emulator answer as another
+// description of the service says: here DELETE of an OAuth provider
+// answers 204.
+func TestRunDeviatesWhenAskedTo(t *testing.T) {
+	t.Setenv("NEON_EMULATOR_DEVIATE", "oauth-provider-delete-204")
+	in := start(t, 1, "-bootstrap-key", "deviate-key")
+	status, body := in.call("deviate-key", "GET", "/projects", nil)
+	projects, _ := body["projects"].([]any)
+	if status != http.StatusOK || len(projects) != 1 {
+		t.Fatalf("GET /projects = %d %v", status, body)
+	}
+	project, _ := projects[0].(map[string]any)["id"].(string)
+	branches := "/projects/" + project + "/branches"
+	_, listed := in.call("deviate-key", "GET", branches, nil)
+	branch, _ := listed["branches"].([]any)[0].(map[string]any)["id"].(string)
+	auth := branches + "/" + branch + "/auth"
+	if status, _ := in.call("deviate-key", "POST", auth, map[string]any{"auth_provider": "better_auth"}); status != http.StatusCreated {
+		t.Fatalf("enabling Neon Auth = %d", status)
+	}
+	if status, _ := in.call("deviate-key", "POST", auth+"/oauth_providers", map[string]any{"id": "github"}); status != http.StatusOK {
+		t.Fatalf("adding github = %d", status)
+	}
+	if status, _ := in.call("deviate-key", "DELETE", auth+"/oauth_providers/github", nil); status != http.StatusNoContent {
+		t.Errorf("deleting github = %d, want 204", status)
 	}
 }

@@ -386,12 +386,13 @@ func TestClientPaginationAcrossPages(t *testing.T) {
 
 // The client-side limiter keeps 200 concurrent calls on one route at the
 // documented 40 per second, so the emulator, which enforces the same limit
-// with its own token bucket, never answers 429 and every call reaches it
-// exactly once. (The pace itself is measured against an injected clock in
+// with its own token bucket (the stricter of its readings), never answers
+// 429 and every call reaches it exactly once. (The pace itself is measured against an injected clock in
 // the limiter's unit tests; wall-clock windows here would measure the
 // machine's load, not the limiter.)
 func TestClientLimiterKeepsABurstUnderTheRouteLimit(t *testing.T) {
-	f := newFixture(t, emulator.Options{SeedProjects: 1, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: 40})
+	f := newFixture(t, emulator.Options{SeedProjects: 1, AccountRequestsPerMinute: -1, RouteRequestsPerSecond: 40,
+		RateLimitReading: emulator.ReadingBuckets})
 	c, err := apiclient.New(apiclient.Options{BaseURL: f.baseURL, APIKey: f.emu.BootstrapKey(),
 		RateLimit: apiclient.RateLimit{RequestsPerMinute: -1}}) // route limit: the default, 40/s
 	if err != nil {

@@ -53,11 +53,19 @@ type Options struct {
 	// "neondb_owner". Ignored when the state is loaded from StateFile.
 	SeedProjects int
 	// AccountRequestsPerMinute is the account-wide limit (0 → 700; negative →
-	// no limit). The account bucket holds at most 40 tokens.
+	// no limit).
 	AccountRequestsPerMinute int
 	// RouteRequestsPerSecond is the per-route limit, also the burst (0 → 40;
 	// negative → no limit).
 	RouteRequestsPerSecond int
+	// RateLimitReading is how the limits are enforced: "" or ReadingWindows
+	// (at most the numbers in any minute and second), or ReadingBuckets
+	// (token buckets; the account's holds at most 40).
+	RateLimitReading RateLimitReading
+	// Deviations are answers given as another description of the service
+	// says instead of as the reference does (see deviations.go); none by
+	// default.
+	Deviations []Deviation
 	// StateFile, when not empty, is loaded at New if it exists and rewritten
 	// atomically after every mutation.
 	StateFile string
@@ -126,6 +134,10 @@ func newEmulator(opts Options) (*Emulator, error) {
 	opts.SeedProjects = cmp.Or(opts.SeedProjects, 1)
 	opts.AccountRequestsPerMinute = cmp.Or(opts.AccountRequestsPerMinute, defaultAccountRPM)
 	opts.RouteRequestsPerSecond = cmp.Or(opts.RouteRequestsPerSecond, defaultRouteRPS)
+	reading, err := ParseRateLimitReading(string(opts.RateLimitReading))
+	if err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
 	// The API reference decides the defaults of the settings; it is read
 	// once per process, before the first request rather than during it.
 	if _, err := referenceSettingDefaults(); err != nil {
@@ -134,12 +146,11 @@ func newEmulator(opts Options) (*Emulator, error) {
 	e := &Emulator{
 		opts:    opts,
 		log:     cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
-		limiter: newRateLimiter(opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond, time.Now),
+		limiter: newRateLimiter(reading, opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond, time.Now),
 		faults:  newFaultInjector(),
 		stats:   newStatsRecorder(),
 		keyUse:  map[int64]keyUse{},
 	}
-	var err error
 	if opts.StateFile != "" {
 		if e.st, err = loadState(opts.StateFile); err != nil {
 			return nil, err

@@ -142,10 +142,15 @@ func (e *Emulator) updateOAuthProvider(c *call) error {
 }
 
 // deleteOAuthProvider serves DELETE .../auth/oauth_providers/{oauth_provider_id}:
-// 200 without body. The branch-scoped API answers 200 for a provider that is
-// not there too (the project-level one 404).
+// 200 without body (204 with DeviationOAuthProviderDelete204). The
+// branch-scoped API answers so for a provider that is not there too (the
+// project-level one 404).
 func (e *Emulator) deleteOAuthProvider(c *call) error {
-	return e.changeAuth(c, http.StatusOK, func(_ authScope, a *BranchAuth) (any, error) {
+	status := http.StatusOK
+	if e.deviates(DeviationOAuthProviderDelete204) {
+		status = http.StatusNoContent
+	}
+	return e.changeAuth(c, status, func(_ authScope, a *BranchAuth) (any, error) {
 		i := a.oauthProvider(c.param("oauth_provider_id"))
 		if i < 0 && branchFamily(c) {
 			return nil, nil
