@@ -2,7 +2,10 @@
 # make test-remote: the acceptance tests against neon-emulator started as a
 # program of its own, over TLS, with the documented rate limits (700 requests
 # per minute per account, 40 per second per route), reached only over the
-# network: make test-live, with the emulator's base URL, key and CA.
+# network: make test-live, with the emulator's base URL, key and CA. The
+# server is this repository's emulator (NEON_TEST_EMULATOR=1), so an answer
+# that breaks the API reference fails the test, as in-process, instead of
+# being recorded as a deviation.
 #
 # The CA goes to the tests through SSL_CERT_FILE, bundled with the system's
 # CAs so that nothing else the run reaches stops trusting its servers. Extra
@@ -22,7 +25,9 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$dir/neon-emulator" ./cmd/neon-emulator
-# The account and route limits are the emulator's defaults: Neon's documented ones.
+# The account and route limits are the emulator's defaults: Neon's documented
+# ones, read as windows (429 only past 700 in any 60 s or 40 in any second on
+# a route); the provider paces itself within them.
 # A new Data API boots for a fifth of a second (its default is a second): the
 # provider waits for it as for Neon's, with fewer reads of the account's budget.
 # Its standard output repeats the ready file, key included; only its
@@ -54,7 +59,7 @@ cat "$dir/ca.pem" >>"$bundle"
 echo "neon-emulator serves $base_url (TLS, documented rate limits); its CA is in SSL_CERT_FILE"
 
 status=0
-NEON_API_BASE_URL=$base_url NEON_API_KEY=$api_key SSL_CERT_FILE=$bundle \
+NEON_API_BASE_URL=$base_url NEON_API_KEY=$api_key SSL_CERT_FILE=$bundle NEON_TEST_EMULATOR=1 \
   make --no-print-directory test-live LIVE_ARGS="$(printf '%q ' "$@")" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "neon-emulator's log:" >&2

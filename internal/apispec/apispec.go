@@ -86,6 +86,10 @@ type Violation struct {
 	Problem string
 }
 
+// OfAnswer reports whether the violation is in what the server answered,
+// rather than in what the client sent.
+func (v Violation) OfAnswer() bool { return v.Kind == kindResponse }
+
 func (v Violation) String() string {
 	if v.Kind == kindResponse {
 		return fmt.Sprintf("%s %s → %d: %s", v.Method, v.Route, v.Status, v.Problem)

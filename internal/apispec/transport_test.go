@@ -59,6 +59,11 @@ func TestTheTransportValidatesWhatAnyServerAnswers(t *testing.T) {
 		t.Errorf("the caller read %q, want the server's answer %q", body, broken)
 	}
 	wantViolations(t, got, "response", "/providers/0/type", "enum")
+	for _, x := range got {
+		if !x.OfAnswer() {
+			t.Errorf("%s: a violation of the answer says it is not", x)
+		}
+	}
 
 	var received string
 	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -72,6 +77,27 @@ func TestTheTransportValidatesWhatAnyServerAnswers(t *testing.T) {
 		t.Errorf("the server received %q, want the body sent %q", received, sent)
 	}
 	wantViolations(t, got, "request", "/port")
+	for _, x := range got {
+		if strings.Contains(x.Problem, "/port") && x.OfAnswer() {
+			t.Errorf("%s: a violation of the request says it is of the answer", x)
+		}
+	}
+}
+
+// An answer with a status the reference does not declare for the
+// operation, such as 204 where it declares 200, is a violation of the
+// answer.
+func TestAnUndeclaredStatusIsAViolationOfTheAnswer(t *testing.T) {
+	noContent := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	status, _, got := roundTrip(t, noContent, "DELETE", "/api/v2/projects/p-1/branches/br-1/auth/oauth_providers/github", "")
+	if status != http.StatusNoContent || len(got) == 0 {
+		t.Fatalf("status %d, violations %v; want the 204 and a violation", status, got)
+	}
+	for _, x := range got {
+		if !x.OfAnswer() || x.Status != http.StatusNoContent {
+			t.Errorf("%s: want a violation of the 204 answer", x)
+		}
+	}
 }
 
 // Requests outside the API pass unchecked.

@@ -40,6 +40,11 @@ const (
 	envTestRemote    = "NEON_TEST_REMOTE"
 	envTestProjectID = "NEON_TEST_PROJECT_ID"
 	envTestOrgID     = "NEON_TEST_ORG_ID"
+	// envTestEmulator says that the remote server is this repository's
+	// neon-emulator (make test-remote sets it): an answer that breaks the
+	// API reference then fails the test, as in-process. Against any other
+	// server such an answer is a deviation, recorded (acc_deviations_test.go).
+	envTestEmulator = "NEON_TEST_EMULATOR"
 )
 
 // runPrefix starts the name of every project and branch the suite creates
@@ -52,7 +57,10 @@ type remoteTarget struct {
 	// runID is runPrefix and a random suffix, the same for every name of
 	// this run.
 	runID string
-	seq   atomic.Int64
+	// ownEmulator: the server is this repository's neon-emulator
+	// (envTestEmulator), whose answers must follow the reference.
+	ownEmulator bool
+	seq         atomic.Int64
 
 	// The suite's project: NEON_TEST_PROJECT_ID, or one created at the
 	// first need and deleted when the run ends.
@@ -70,10 +78,11 @@ var remoteRun = func() *remoteTarget {
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
 	return &remoteTarget{
-		baseURL: cmp.Or(os.Getenv(envBaseURL), apiclient.DefaultBaseURL),
-		key:     os.Getenv(envAPIKey),
-		orgID:   os.Getenv(envTestOrgID),
-		runID:   fmt.Sprintf("%s%x", runPrefix, suffix),
+		baseURL:     cmp.Or(os.Getenv(envBaseURL), apiclient.DefaultBaseURL),
+		key:         os.Getenv(envAPIKey),
+		orgID:       os.Getenv(envTestOrgID),
+		runID:       fmt.Sprintf("%s%x", runPrefix, suffix),
+		ownEmulator: os.Getenv(envTestEmulator) != "",
 	}
 }()
 
@@ -82,13 +91,20 @@ var remoteRun = func() *remoteTarget {
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("sweep"); f != nil && f.Value.String() != "" {
-		resource.AddTestSweepers("neon_branches", &resource.Sweeper{Name: "neon_branches", F: sweeper(false)})
-		resource.AddTestSweepers("neon_projects", &resource.Sweeper{Name: "neon_projects", F: sweeper(true),
+		resource.AddTestSweepers("neon_branches", &resource.Sweeper{Name: "neon_branches", F: sweeper(sweepBranches)})
+		resource.AddTestSweepers("neon_projects", &resource.Sweeper{Name: "neon_projects", F: sweeper(sweepProjects),
 			Dependencies: []string{"neon_branches"}})
+		resource.AddTestSweepers("neon_api_keys", &resource.Sweeper{Name: "neon_api_keys", F: sweeper(sweepKeys)})
 		resource.TestMain(m)
 		return
 	}
 	code := m.Run()
+	if r := remoteRun; r != nil {
+		if err := reportDeviations(); err != nil {
+			fmt.Fprintf(os.Stderr, "writing the summary of deviations: %v\n", err)
+			code = max(code, 1)
+		}
+	}
 	if r := remoteRun; r != nil && r.madeProject {
 		if err := r.client(nil).DeleteProject(context.Background(), r.projectID); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
 			fmt.Fprintf(os.Stderr, "deleting the suite's project %s: %v (make sweep deletes it later)\n", r.projectID, err)
@@ -206,20 +222,4 @@ func (r *remoteTarget) newProject(t *testing.T, c *apiclient.Client) (projectID,
 		}
 	})
 	return p.Project.ID, p.Branch.ID
-}
-
-// validated is a validator of the traffic of t, which fails t at its end
-// for every request or response that breaks the API reference.
-func validated(t *testing.T) *apispec.Validator {
-	t.Helper()
-	v, err := apispec.NewValidator(nil)
-	if err != nil {
-		t.Fatalf("loading the OpenAPI document: %v", err)
-	}
-	t.Cleanup(func() {
-		for _, violation := range v.Violations() {
-			t.Errorf("OpenAPI violation: %s", violation)
-		}
-	})
-	return v
 }

@@ -1,0 +1,154 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
+)
+
+// What the traffic of a test may break of the API reference, and what is
+// done about it. A request the provider or a test sends that breaks it
+// always fails the test: that is this repository's fault. An answer that
+// breaks it fails the test in-process and against this repository's
+// neon-emulator (NEON_TEST_EMULATOR, which make test-remote sets), whose
+// answers are ours. Against any other server — Neon itself — it is a
+// deviation: published specifications and services differ, and the
+// question a remote run answers is whether the provider copes. Each
+// deviation is logged by the test that met it (an event in
+// .tmp/live-tests.json) and summed up at the end of the run (printed by
+// make test-live from NEON_TEST_DEVIATIONS_FILE).
+
+const (
+	// envTestDeviations names the file the summary of the run's deviations
+	// is written to.
+	envTestDeviations = "NEON_TEST_DEVIATIONS_FILE"
+	// deviationMark starts the log line of each deviation.
+	deviationMark = "deviation from the API reference, recorded (not a failure):"
+)
+
+// validated is a validator of the traffic of t. At t's end every violation
+// of the API reference fails t, except an answer that may deviate, which is
+// recorded.
+func validated(t *testing.T) *apispec.Validator {
+	t.Helper()
+	v, err := apispec.NewValidator(nil)
+	if err != nil {
+		t.Fatalf("loading the OpenAPI document: %v", err)
+	}
+	t.Cleanup(func() {
+		for _, violation := range v.Violations() {
+			if violation.OfAnswer() && answersMayDeviate() {
+				t.Logf("%s %s", deviationMark, violation)
+				runDeviations.add(t.Name(), violation)
+				continue
+			}
+			t.Errorf("OpenAPI violation: %s", violation)
+		}
+	})
+	return v
+}
+
+// answersMayDeviate reports whether the server's answers are recorded
+// rather than held to the reference: a remote server that is not this
+// repository's emulator.
+func answersMayDeviate() bool { return remoteRun != nil && !remoteRun.ownEmulator }
+
+// deviationLog gathers the run's deviations, each with how often it was met
+// and by which tests.
+type deviationLog struct {
+	mu    sync.Mutex
+	byKey map[string]*deviation
+	order []string
+}
+
+type deviation struct {
+	times int
+	tests []string
+}
+
+var runDeviations = &deviationLog{byKey: map[string]*deviation{}}
+
+func (l *deviationLog) add(test string, v apispec.Violation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	key := v.String()
+	d := l.byKey[key]
+	if d == nil {
+		d = &deviation{}
+		l.byKey[key] = d
+		l.order = append(l.order, key)
+	}
+	d.times++
+	if !slices.Contains(d.tests, test) {
+		d.tests = append(d.tests, test)
+	}
+}
+
+// summary describes every deviation met, most frequent first; or says that
+// none was.
+func (l *deviationLog) summary(server string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.order) == 0 {
+		return fmt.Sprintf("The answers of %s followed the API reference: no deviation recorded.\n", server)
+	}
+	keys := slices.Clone(l.order)
+	slices.SortStableFunc(keys, func(a, b string) int { return l.byKey[b].times - l.byKey[a].times })
+	total := 0
+	for _, k := range keys {
+		total += l.byKey[k].times
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s deviated from the API reference %d times, in %d ways; recorded, not failures (the provider's handling of each "+
+		"is what the tests checked):\n", server, total, len(keys))
+	for _, k := range keys {
+		d := l.byKey[k]
+		fmt.Fprintf(&b, "  %s\n    %d× in %s\n", k, d.times, strings.Join(d.tests, ", "))
+	}
+	return b.String()
+}
+
+// reportDeviations prints the summary of a remote run that may deviate (the
+// run's events keep it) and writes it to NEON_TEST_DEVIATIONS_FILE when
+// set.
+func reportDeviations() error {
+	if !answersMayDeviate() {
+		return nil
+	}
+	s := runDeviations.summary(remoteRun.baseURL)
+	fmt.Print(s)
+	if file := os.Getenv(envTestDeviations); file != "" {
+		return os.WriteFile(file, []byte(s), 0o644)
+	}
+	return nil
+}
+
+// The summary counts each deviation, names the tests that met it, and
+// lists the most frequent first.
+func TestUnitDeviationsAreSummedUp(t *testing.T) {
+	l := &deviationLog{byKey: map[string]*deviation{}}
+	if got := l.summary("https://api.example.com/api/v2/"); !strings.Contains(got, "no deviation recorded") {
+		t.Errorf("without deviations: %q", got)
+	}
+	del := apispec.Violation{Method: "DELETE", Route: "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", Status: 204,
+		Kind: "response", Problem: "status 204 is not declared"}
+	list := apispec.Violation{Method: "GET", Route: "/projects/{project_id}/auth/domains", Status: 200, Kind: "response",
+		Problem: "response body /domains/0/auth_provider: enum"}
+	l.add("TestA", list)
+	l.add("TestA", del)
+	l.add("TestB", del)
+	l.add("TestB", del)
+	got := l.summary("https://api.example.com/api/v2/")
+	want := "https://api.example.com/api/v2/ deviated from the API reference 4 times, in 2 ways; recorded, not failures " +
+		"(the provider's handling of each is what the tests checked):\n" +
+		"  " + del.String() + "\n    3× in TestA, TestB\n" +
+		"  " + list.String() + "\n    1× in TestA\n"
+	if got != want {
+		t.Errorf("summary =\n%s\nwant\n%s", got, want)
+	}
+}
