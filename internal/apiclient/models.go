@@ -188,6 +188,9 @@ type Project = neonapi.ProjectListItem
 // production branch.
 type CreatedProject = neonapi.CreatedProject
 
+// ProjectDetail is a project as GET /projects/{project_id} answers it.
+type ProjectDetail = neonapi.Project
+
 // ListProjectsOptions narrows GET /projects.
 type ListProjectsOptions struct {
 	// Search filters by partial project name or id.

@@ -199,6 +199,15 @@ func (c *Client) CreateProject(ctx context.Context, req CreateProjectRequest) (*
 	return &out, nil
 }
 
+// GetProject reads a project: GET /projects/{project_id}.
+func (c *Client) GetProject(ctx context.Context, projectID string) (*ProjectDetail, error) {
+	var out neonapi.ProjectResponse
+	if err := c.do(ctx, call{method: http.MethodGet, ep: projectEndpoint(projectID), out: &out}); err != nil {
+		return nil, err
+	}
+	return &out.Project, nil
+}
+
 // DeleteProject deletes a project with all its branches: DELETE
 // /projects/{project_id}. A repeat finds it gone.
 func (c *Client) DeleteProject(ctx context.Context, projectID string) error {

@@ -195,23 +195,22 @@ func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
 }
 
 // A revoked key fails with a clear message and leaves the state unchanged.
+// The key is made and revoked through the API (POST /api_keys, DELETE
+// /api_keys/{key_id}).
 func TestAccAuthIntegration_revokedKey(t *testing.T) {
-	env := newEmulatorEnv(t, "it creates and revokes an API key through the emulator's control surface", nil)
-	key, err := env.Emu.CreateKey(emulator.KeyPersonal, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := newBranchEnv(t)
+	key := env.newAPIKey()
 	body := env.resource("neon_auth_integration", "test")
 	// The failed refresh drops nothing: the same integration stays in state.
 	same := statecheck.CompareValue(compare.ValuesSame())
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{
-			Config:            env.providerBlock(fmt.Sprintf("api_key = %q", key)) + body,
+			Config:            env.providerBlock(fmt.Sprintf("api_key = %q", key.Token)) + body,
 			ConfigStateChecks: []statecheck.StateCheck{same.AddStateValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"))},
 		},
 		resource.TestStep{
-			PreConfig:   func() { env.must(env.Emu.RevokeKey(key)) },
-			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", key)) + body,
+			PreConfig:   func() { env.revokeKey(key) },
+			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", key.Token)) + body,
 			ExpectError: matchInOrder("API key is missing, invalid or revoked"),
 		},
 		resource.TestStep{
@@ -226,26 +225,20 @@ func TestAccAuthIntegration_revokedKey(t *testing.T) {
 // A project-scoped key for another project gets a 404 — in branch mode on
 // the branch's auth, then on the branch list —; that is not proof the
 // integration is gone, so the state is kept and the error names the cause.
+// The key is made through the API, scoped by the project's organization.
 func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
-			env := newEmulatorEnv(t, "it creates a project-scoped API key through the emulator's control surface", nil)
-			env.Mode = mode
-			scoped, err := env.Emu.CreateKey(emulator.KeyProject, env.Emu.ProjectIDs()[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			body := env.resource("neon_auth_integration", "test")
-			resource.ParallelTest(t, env.testCase(
-				resource.TestStep{Config: env.config(body)},
-				resource.TestStep{
-					Config:      env.providerBlock(fmt.Sprintf("api_key = %q", scoped)) + body,
-					ExpectError: matchInOrder("project-scoped key only sees its own project"),
-				},
-				resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-			))
-		})
-	}
+	inBothModes(t, func(t *testing.T, env *accEnv) {
+		scoped := env.newProjectKey(env.anotherProject())
+		body := env.resource("neon_auth_integration", "test")
+		resource.ParallelTest(t, env.testCase(
+			resource.TestStep{Config: env.config(body)},
+			resource.TestStep{
+				Config:      env.providerBlock(fmt.Sprintf("api_key = %q", scoped.Token)) + body,
+				ExpectError: matchInOrder("project-scoped key only sees its own project"),
+			},
+			resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		))
+	})
 }
 
 // loseThenLag cuts the connection of the first POST to a path ending in

@@ -88,17 +88,13 @@ data "neon_projects" "all" {
 	))
 }
 
-// A project-scoped key sees only its project.
+// A project-scoped key, made through the API, sees only its project.
 func TestAccProjectsDataSource_scopedKey(t *testing.T) {
-	env := newEmulatorEnv(t, "it creates a project-scoped API key through the emulator's control surface", nil,
-		func(o *emulator.Options) { o.SeedProjects = 3 })
-	own := env.Emu.ProjectIDs()[2]
-	key, err := env.Emu.CreateKey(emulator.KeyProject, own)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := newProjectEnv(t)
+	own := env.ProjectID
+	key := env.newProjectKey(own)
 	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.providerBlock(fmt.Sprintf("api_key = %q", key)) + `
+		Config: env.providerBlock(fmt.Sprintf("api_key = %q", key.Token)) + `
 data "neon_projects" "mine" {}
 `,
 		ConfigStateChecks: []statecheck.StateCheck{

@@ -16,19 +16,28 @@ import (
 )
 
 // Sweepers: `make sweep` deletes what test runs that crashed left on a
-// remote API — the projects named runPrefix…, and the branches so named in
-// NEON_TEST_PROJECT_ID with the JWKS trusted for them alone — once they are
-// older than NEON_SWEEP_MIN_AGE
+// remote API — the projects named runPrefix…, the branches so named in
+// NEON_TEST_PROJECT_ID with the JWKS trusted for them alone, and the API
+// keys so named (revoked) — once they are older than NEON_SWEEP_MIN_AGE
 // (default 1h, so that a run still going keeps its own). Nothing without the
 // prefix is ever touched.
 
 // envSweepMinAge is how old a leftover must be before make sweep deletes it.
 const envSweepMinAge = "NEON_SWEEP_MIN_AGE"
 
-// sweeper deletes the suite's leftover projects (projects true) or branches
-// of NEON_TEST_PROJECT_ID, with the key and API the remote tests use. The
-// region terraform-plugin-testing passes means nothing to Neon's API.
-func sweeper(projects bool) func(string) error {
+// What a sweeper deletes.
+type sweepKind int
+
+const (
+	sweepBranches sweepKind = iota // of NEON_TEST_PROJECT_ID
+	sweepProjects
+	sweepKeys // API keys: personal, or NEON_TEST_ORG_ID's
+)
+
+// sweeper deletes the suite's leftovers of one kind, with the key and API
+// the remote tests use. The region terraform-plugin-testing passes means
+// nothing to Neon's API.
+func sweeper(kind sweepKind) func(string) error {
 	return func(string) error {
 		key := os.Getenv(envAPIKey)
 		if key == "" {
@@ -50,8 +59,12 @@ func sweeper(projects bool) func(string) error {
 		sw := leftovers{client: c, prefix: runPrefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(envTestOrgID),
 			report: func(s string) { log.Print(s) }}
 		ctx := context.Background()
-		if projects {
+		switch kind {
+		case sweepProjects:
 			_, err = sw.sweep(ctx, "")
+			return err
+		case sweepKeys:
+			_, err = sw.sweepKeys(ctx)
 			return err
 		}
 		if id := os.Getenv(envTestProjectID); id != "" {
@@ -128,6 +141,36 @@ func (l leftovers) sweep(ctx context.Context, projectID string) ([]string, error
 	return deleted, errors.Join(errs...)
 }
 
+// sweepKeys revokes the leftover API keys — the personal keys of the key's
+// user, or the organization's with orgID — and returns their names.
+func (l leftovers) sweepKeys(ctx context.Context) ([]string, error) {
+	list, err := l.client.ListAPIKeys(ctx)
+	if l.orgID != "" {
+		list, err = l.client.ListOrgAPIKeys(ctx, l.orgID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing API keys: %w", err)
+	}
+	var revoked []string
+	var errs []error
+	for _, k := range list {
+		if !strings.HasPrefix(k.Name, l.prefix) || !k.CreatedAt.Before(l.cutoff) {
+			continue
+		}
+		if err := l.client.RevokeAPIKey(ctx, apiclient.APIKey{ID: k.ID, Name: k.Name, OrgID: l.orgID}); err != nil &&
+			!errors.Is(err, apiclient.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("revoking API key %d (%s): %w", k.ID, k.Name, err))
+			continue
+		}
+		l.report(fmt.Sprintf("revoked API key %d (%s, created %s)", k.ID, k.Name, k.CreatedAt.Format(time.RFC3339)))
+		revoked = append(revoked, k.Name)
+	}
+	if len(revoked) == 0 && len(errs) == 0 {
+		l.report(fmt.Sprintf("no API key named %s… created before %s", l.prefix, l.cutoff.Format(time.RFC3339)))
+	}
+	return revoked, errors.Join(errs...)
+}
+
 // deleteBranch deletes a leftover branch and, first, the JWKS the project
 // trusts for it alone (a test's, which the project would otherwise keep).
 func (l leftovers) deleteBranch(ctx context.Context, projectID, branchID string) error {
@@ -187,7 +230,46 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 			}
 		})
 	}
+	// Keys: personal, or the organization's for an organization key.
+	var keyNames []string
+	for _, name := range []string{prefix + "key", "keep-" + prefix + "key"} {
+		k, err := c.CreateAPIKey(ctx, name)
+		if orgID := os.Getenv(envTestOrgID); orgID != "" {
+			k, err = c.CreateOrgAPIKey(ctx, orgID, name, "")
+		}
+		var apiErr *apiclient.Error
+		if errors.As(err, &apiErr) && apiErr.StatusCode/100 == 4 && len(keyNames) == 0 {
+			t.Logf("planting no key: the API refused to make key %s: %v", name, err)
+			break
+		}
+		if err != nil {
+			t.Fatalf("planting key %s: %v", name, err)
+		}
+		keyNames = append(keyNames, name)
+		t.Cleanup(func() { _ = c.RevokeAPIKey(context.Background(), *k) })
+	}
 	var reported []string
+	keysSwept := func(age time.Duration) []string {
+		if keyNames == nil {
+			return nil
+		}
+		l := leftovers{client: c, prefix: prefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(envTestOrgID),
+			report: func(s string) { reported = append(reported, s) }}
+		revoked, err := l.sweepKeys(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return revoked
+	}
+	if k := keysSwept(time.Hour); len(k) != 0 {
+		t.Errorf("a sweep of what is older than an hour revoked the new keys %q", k)
+	}
+	if k, want := keysSwept(0), keyNames[:min(1, len(keyNames))]; !slices.Equal(k, want) {
+		t.Errorf("the sweep revoked keys %q, want %q", k, want)
+	}
+	if k := keysSwept(0); len(k) != 0 {
+		t.Errorf("a second sweep revoked keys %q, want nothing", k)
+	}
 	sweep := func(age time.Duration) (branches, projects []string) {
 		l := leftovers{client: c, prefix: prefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(envTestOrgID),
 			report: func(s string) { reported = append(reported, s) }}
