@@ -197,9 +197,7 @@ func (e *Emulator) getProject(c *call) error {
 // retention, settings and the default compute's settings change as given
 // (settings and default_endpoint_settings merge into what the project has:
 // a field left out keeps its value). Existing endpoints keep their size.
-// Logical replication, once on, stays on: turning it off is refused (400),
-// as the reference says ("Once enabled, logical replication cannot be
-// disabled").
+// Logical replication and HIPAA, once on, stay on (checkIrreversibleSettings).
 func (e *Emulator) updateProject(c *call) error {
 	var req neonapi.ProjectUpdateRequest
 	if _, err := c.decode(&req); err != nil {
@@ -215,9 +213,8 @@ func (e *Emulator) updateProject(c *call) error {
 			}
 		}
 		pr := &p.Project
-		if on := orZero(pr.Settings).EnableLogicalReplication; on != nil && *on &&
-			pu.Settings != nil && pu.Settings.EnableLogicalReplication != nil && !*pu.Settings.EnableLogicalReplication {
-			return invalid("project.settings.enable_logical_replication", "logical replication cannot be disabled once it is enabled")
+		if err := checkIrreversibleSettings(orZero(pr.Settings), pu.Settings); err != nil {
+			return err
 		}
 		set(&pr.Name, pu.Name)
 		pr.HistoryRetentionSeconds = cmp.Or(clonePtr(pu.HistoryRetentionSeconds), pr.HistoryRetentionSeconds)
@@ -229,6 +226,24 @@ func (e *Emulator) updateProject(c *call) error {
 			neonapi.OperationsResponse
 		}{neonapi.ProjectResponse{Project: projectDetailOf(p.Project)}, neonapi.OperationsResponse{Operations: []neonapi.Operation{}}})
 	})
+}
+
+// checkIrreversibleSettings refuses (400) to turn off what cannot be turned
+// off once on: logical replication (the reference: "Once enabled, logical
+// replication cannot be disabled") and HIPAA (the official Neon provider's
+// TestAccHIPAA expects "disabling HIPAA is not allowed").
+func checkIrreversibleSettings(now *neonapi.ProjectSettingsData, change *neonapi.ProjectSettingsData) error {
+	if change == nil {
+		return nil
+	}
+	turnsOff := func(on, to *bool) bool { return on != nil && *on && to != nil && !*to }
+	switch {
+	case turnsOff(now.EnableLogicalReplication, change.EnableLogicalReplication):
+		return invalid("project.settings.enable_logical_replication", "logical replication cannot be disabled once it is enabled")
+	case turnsOff(now.Hipaa, change.Hipaa):
+		return invalid("project.settings.hipaa", "disabling HIPAA is not allowed")
+	}
+	return nil
 }
 
 // deleteProject serves DELETE /projects/{project_id}. Project-scoped keys are

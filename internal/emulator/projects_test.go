@@ -412,3 +412,19 @@ func TestLogicalReplicationCannotBeTurnedOff(t *testing.T) {
 		t.Errorf("enable_logical_replication = %v after the refused change, want true", on)
 	}
 }
+
+// HIPAA compliance too stays on once enabled: the official Neon provider's
+// TestAccHIPAA (acc-org_test.go) expects "disabling HIPAA is not allowed".
+func TestHIPAACannotBeTurnedOff(t *testing.T) {
+	v := newEnv(t, Options{})
+	path := "/projects/" + v.project
+	settings := func(s map[string]any) map[string]any { return map[string]any{"project": map[string]any{"settings": s}} }
+	wantStatus(t, v.do("PATCH", path, settings(map[string]any{"hipaa": false})), http.StatusOK)
+	wantStatus(t, v.do("PATCH", path, settings(map[string]any{"hipaa": true})), http.StatusOK)
+	wantStatus(t, v.do("PATCH", path, map[string]any{"project": map[string]any{"name": "renamed"}}), http.StatusOK)
+	wantError(t, v.do("PATCH", path, settings(map[string]any{"hipaa": false})), http.StatusBadRequest,
+		"project.settings.hipaa: disabling HIPAA is not allowed")
+	if on := dig(t, v.do("GET", path, nil).JSON(), "project", "settings", "hipaa"); on != true {
+		t.Errorf("hipaa = %v after the refused change, want true", on)
+	}
+}
