@@ -91,7 +91,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 				Config: cfg("settings = {\n    db_max_rows = 100\n    db_schemas = [\"public\", \"api\"]\n  }"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/neondb")),
-					statecheck.ExpectKnownValue(dataAPIAddr, attr("status"), knownvalue.StringExact("active")),
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("status"), env.dataAPIStatus()),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://.+/neondb/rest/v1$`))),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_max_rows"), knownvalue.Int64Exact(100)),
 					// What the configuration leaves out is shown as the API reports it.

@@ -68,9 +68,12 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 		updates := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(emailAddr, plancheck.ResourceActionUpdate),
 		}}
-		// A new Better Auth integration has no email server (the API answers
-		// 404), so the configuration is created again; a new Stack Auth one
-		// has the shared server, which is updated.
+		// After the integration is re-created, whether its email server
+		// survives is open (Neon's docs say disabling keeps the data). The
+		// emulator keeps nothing: a new Better Auth integration has no
+		// email server (the API answers 404), so the configuration is
+		// created again; a new Stack Auth one has the shared server, which
+		// is updated. A server that kept it plans nothing.
 		afterRecreate := plancheck.ResourceActionCreate
 		if env.authProvider() == apiclient.AuthProviderStack {
 			afterRecreate = plancheck.ResourceActionUpdate
@@ -130,10 +133,10 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 			},
 			resource.TestStep{
 				// Drift: the integration is deleted and re-created behind
-				// Terraform's back, with nothing of the old one.
+				// Terraform's back.
 				PreConfig:         env.recreateAuth,
 				Config:            second,
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(emailAddr, afterRecreate)}},
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{env.actionIn(emailAddr, afterRecreate, plancheck.ResourceActionNoop)}},
 				ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp2.example.com", "Example")},
 			},
 			resource.TestStep{

@@ -241,6 +241,37 @@ func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
 	})
 }
 
+// Whether the API answers a project-scoped key that names another project
+// with 404 (as the emulator does, as though the project did not exist) or
+// with 403 is open: either way the state is kept and the error names the
+// cause.
+func TestAccAuthIntegration_scopedKeyAnswered403KeepsState(t *testing.T) {
+	var scopedToken atomic.Value // the scoped key's token, once made
+	env := newEmulatorEnv(t, "it answers a project-scoped key on another project with 403", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tok, _ := scopedToken.Load().(string); tok != "" && r.Header.Get("Authorization") == "Bearer "+tok &&
+				strings.Contains(r.URL.Path, "/projects/") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = w.Write([]byte(`{"code":"","message":"forbidden","request_id":"scoped-403"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	scoped := env.newProjectKey(env.anotherProject())
+	scopedToken.Store(scoped.Token)
+	body := env.resource("neon_auth_integration", "test")
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: env.config(body)},
+		resource.TestStep{
+			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", scoped.Token)) + body,
+			ExpectError: matchInOrder("HTTP 403", "project-scoped key only sees its own project"),
+		},
+		resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+	))
+}
+
 // loseThenLag cuts the connection of the first POST to a path ending in
 // suffix, before any response byte but after the emulator applied it, then
 // answers the next GET of that path with status and body, as a read that

@@ -106,6 +106,35 @@ func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			"`email` is required to create a user: set the address the user signs in with, such as `email = \"ann@example.com\"`. "+
 				"It may be left out only for a user that was imported.")
 	}
+	r.planConfirmation(ctx, req, resp)
+}
+
+// planConfirmation plans an update of a user marked unconfirmed (its
+// integration was deleted, or deleted and created again): the apply sends
+// the user's create again, and either it is made anew (a new user_id) or
+// the API answers that it exists, and it is kept as it is.
+func (r *authUserResource) planConfirmation(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || len(resp.RequiresReplace) > 0 ||
+		getPrivateString(ctx, req.Private, privateUnconfirmed, &resp.Diagnostics) == "" {
+		return
+	}
+	var plan authUserModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	what := "The Neon Auth integration this user was created under was deleted, or deleted and created again, outside " +
+		"Terraform. Whether its users survived is not known: Neon keeps them when Neon Auth is disabled without delete_data " +
+		"and enabled again, and no endpoint reads a user."
+	if plan.Email.IsNull() {
+		resp.Diagnostics.AddAttributeWarning(path.Root("email"), "Auth user not confirmed", what+" This user was imported without "+
+			"its email, so it cannot be created again: set `email` to have the next apply create it, or keep it if it is still there.")
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("user_id"), types.StringUnknown())...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), types.StringUnknown())...)
+	resp.Diagnostics.AddWarning("Auth user to be confirmed", fmt.Sprintf("%s The apply creates the user %s again; if the API "+
+		"answers that it exists, the user survived and is kept as it is, with its id.", what, plan.Email.ValueString()))
 }
 
 // userImport is the import id.
@@ -233,8 +262,13 @@ func userImportHint(branch, email string) string {
 }
 
 // Read keeps the state as it is: the API cannot read a user. Only the
-// integration can be checked; if it is gone, or was deleted and created
-// again, its users went with it.
+// integration can be checked. If it is gone, or was deleted and created
+// again, the sources disagree on what became of its users: Neon's docs say
+// that disabling Neon Auth keeps its data (users among it) unless
+// delete_data is set and that it can be enabled again without losing it,
+// while a re-created Stack Auth integration is a new auth project. The
+// user stays in state, marked unconfirmed, and the next apply finds out
+// (confirmUser).
 func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer userImport.identifyRead(ctx, req, resp)
 	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, r.unable("Read"), fromIntegration, &resp.Diagnostics)
@@ -242,10 +276,10 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if outlived, ok := r.integrationOutlived(ctx, req.Private, resp.Private, s, &resp.Diagnostics); ok && outlived {
-		tflog.Warn(ctx, "the integration of this auth user is gone, and the user with it; removing the user from state",
+		tflog.Warn(ctx, "the integration this auth user was created under was deleted, or deleted and created again; whether "+
+			"the user survived is not known: the next apply creates it again, or keeps it if it is still there",
 			map[string]any{"project_id": s.ProjectID, "user_id": state.UserID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
+		setPrivateString(ctx, resp.Private, privateUnconfirmed, "true", &resp.Diagnostics)
 	}
 	id := types.StringValue(branchObjectID(s, state.UserID.ValueString()))
 	if state.UserID.IsNull() {
@@ -269,11 +303,53 @@ func (r *authUserResource) Update(ctx context.Context, req resource.UpdateReques
 	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	if !plan.Roles.Equal(prior.Roles) && !r.setRoles(ctx, s, plan.UserID.ValueString(), plan.Roles, &resp.Diagnostics) {
+	created := false
+	if getPrivateString(ctx, req.Private, privateUnconfirmed, &resp.Diagnostics) != "" && !plan.Email.IsNull() {
+		if created, ok = r.confirmUser(ctx, s, &plan, prior, &resp.Diagnostics); !ok {
+			return
+		}
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUnconfirmed, nil)...)
+		r.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
+	}
+	if (created || !plan.Roles.Equal(prior.Roles)) && !r.setRoles(ctx, s, plan.UserID.ValueString(), plan.Roles, &resp.Diagnostics) {
+		if created { // the new user is in the state, without roles: the next apply sets them
+			plan.Roles = types.ListNull(types.StringType)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		}
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
+}
+
+// confirmUser sends the create of a user marked unconfirmed again: created
+// anew, it gets its new id; refused because its email exists (409), it
+// survived its integration's re-creation and keeps its id. ok is false when
+// the create failed otherwise (an error diagnostic says why).
+func (r *authUserResource) confirmUser(ctx context.Context, s neonauth.Scope, plan *authUserModel, prior authUserModel, diags *diag.Diagnostics) (created, ok bool) {
+	email := plan.Email.ValueString()
+	what := fmt.Sprintf("Creating the user %s again in the %s integration of %s, which was deleted or re-created", email, s.AuthProvider, s.Scope)
+	user, err := r.data.auth.CreateUser(ctx, s, email, plan.Name.ValueString())
+	switch {
+	case errors.Is(err, apiclient.ErrConflict):
+		plan.UserID, plan.ID = prior.UserID, prior.ID
+		diags.AddWarning("Auth user kept", fmt.Sprintf("The user %s survived the re-creation of its integration on %s: the API "+
+			"answered that it exists. It is kept as it is, with its id.", email, s.Scope))
+		return false, true
+	case errors.Is(err, apiclient.ErrOutcomeUnknown):
+		diags.AddError(r.unable("Update"), apiErrorDetail(what, err)+"\n\nThe response was lost in transit, so the user may or may "+
+			"not have been created; the request was not sent again. Run apply again: a user that exists is then kept.")
+		return false, false
+	case err != nil:
+		diags.AddError(r.unable("Update"), r.data.explainFailure(ctx, s, what, err))
+		return false, false
+	case user.ID == "":
+		diags.AddError(r.unable("Update"), what+": the API answered without a user id. "+userImportHint(branchObjectID(s), email))
+		return false, false
+	}
+	plan.UserID = types.StringValue(user.ID)
+	plan.ID = types.StringValue(branchObjectID(s, user.ID))
+	return true, true
 }
 
 // Delete deletes the user. A 404 alone does not say what is missing (the

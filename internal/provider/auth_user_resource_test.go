@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -149,18 +151,27 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, userID), expectUser(env, email1, true)},
 			},
 			resource.TestStep{
-				// Drift: the integration is deleted behind Terraform's back, and
-				// its users with it. Both leave the state on refresh, and the
-				// plan creates both again.
+				// Drift: the integration is deleted behind Terraform's back.
+				// It leaves the state on refresh and is planned again; whether
+				// its users survive is not known (Neon keeps them unless
+				// delete_data is set), so the user is planned to be confirmed:
+				// created again, or kept if the API says it exists.
 				PreConfig: func() {
 					env.must(env.client().DeleteIntegration(context.Background(), env.scope(), env.authProvider(), false))
 				},
 				Config: cfg(email1, `name = "Seed User"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(userAddr, userID),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, userID), expectUser(env, email1, true)},
+				ConfigStateChecks: append(env.onTheEmulator(
+					// The emulator keeps nothing of a disabled integration.
+					newUser.AddStateValue(userAddr, userID)), expectUser(env, email1, true)),
+			},
+			resource.TestStep{
+				Config:           cfg(email1, `name = "Seed User"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		)
 		tc.CheckDestroy = env.destroyed(authGone)
@@ -324,10 +335,14 @@ func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
 	}
 }
 
-// An integration deleted and created again behind Terraform's back is a new
-// auth project without the old users: the user leaves the state (the
-// integration's auth_provider_project_id no longer matches the one recorded
-// at creation) and is created again.
+// An integration deleted and created again behind Terraform's back (a new
+// auth_provider_project_id) may or may not have kept its users: Neon's docs
+// say disabling keeps the data and enabling again restores it; a
+// re-created Stack Auth integration is a new auth project. The user stays
+// in state and is planned to be confirmed: the apply creates it again, and
+// the emulator, which keeps nothing of a disabled integration, makes a new
+// one. On a server that kept it (TestAccAuthUser_survivesTheRecreation)
+// the same apply keeps it. Either way the next plan is empty.
 func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
 		cfg := env.config(env.resource("neon_auth_integration", "test") +
@@ -339,15 +354,54 @@ func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
 				PreConfig: env.recreateAuth,
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate),
+					// An integration re-created under the same auth project
+					// id leaves the user as it was: no change.
+					env.actionIn(userAddr, plancheck.ResourceActionUpdate, plancheck.ResourceActionNoop),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					newUser.AddStateValue(userAddr, tfjsonpath.New("user_id")),
-					expectUser(env, "seed@example.com", true),
-				},
+				ConfigStateChecks: append(env.onTheEmulator(newUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))),
+					expectUser(env, "seed@example.com", true)),
 			},
+			resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		))
 	})
+}
+
+// A server that kept the user through its integration's re-creation
+// answers the create of the same email with 409: the user is kept, with
+// its id, and nothing is refused.
+func TestAccAuthUser_survivesTheRecreation(t *testing.T) {
+	var kept atomic.Bool // set once the integration was re-created: the server has kept the user
+	env := newEmulatorEnv(t, "it answers as a server that kept the user when its integration was re-created", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if kept.Load() && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/auth/users") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusConflict)
+				_, _ = w.Write([]byte(`{"code":"","message":"a user with this email already exists","request_id":"kept-user"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	env.Mode = authAPIBranch
+	cfg := env.config(env.resource("neon_auth_integration", "test") +
+		env.resource("neon_auth_user", "test", `email = "seed@example.com"`, `roles = ["admin"]`, "depends_on = [neon_auth_integration.test]"))
+	sameUser := statecheck.CompareValue(compare.ValuesSame())
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{sameUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))}},
+		resource.TestStep{
+			PreConfig: func() { env.recreateAuth(); kept.Store(true) },
+			Config:    cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectUnknownValue(userAddr, tfjsonpath.New("user_id")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameUser.AddStateValue(userAddr, tfjsonpath.New("user_id")),
+				statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("roles"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("admin")})),
+			},
+		},
+		resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+	))
 }
 
 // Roles (branch mode): set after the user is created, changed in place,

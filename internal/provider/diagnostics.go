@@ -54,7 +54,8 @@ func apiErrorDetail(what string, err error) string {
 	case errors.Is(err, apiclient.ErrUnauthorized):
 		b.WriteString(" The API key is missing, invalid or revoked: set a valid key in the provider's api_key or NEON_API_KEY.")
 	case errors.Is(err, apiclient.ErrForbidden):
-		b.WriteString(" The API key's scope does not allow this action (a project-scoped key cannot manage projects or organization settings).")
+		b.WriteString(" The API key's scope does not allow this action: a project-scoped key only sees its own project, and cannot " +
+			"manage projects or organization settings. Check project_id and the key.")
 	case errors.As(err, &budget) && budget.Limit == apiclient.LimitTime:
 		b.WriteString(" The operation's time budget ran out; raise the provider's retry_timeout if the API is slow or busy.")
 	case errors.Is(err, apiclient.ErrRateLimited):

@@ -172,7 +172,7 @@ func TestAccExample_dataAPIGuide(t *testing.T) {
 		tc := env.testCase(resource.TestStep{
 			Config: cfg, ConfigVariables: vars,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("neon_auth_data_api.this", tfjsonpath.New("status"), knownvalue.StringExact("active")),
+				statecheck.ExpectKnownValue("neon_auth_data_api.this", tfjsonpath.New("status"), env.dataAPIStatus()),
 				env.expectDataAPI(maxRows(1000)),
 				env.expectDomains("https://app.example.com"),
 			},

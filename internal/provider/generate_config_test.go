@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Adopting a Neon Auth that was set up in the console, the way the import
@@ -79,8 +78,7 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 	env.must(err)
 	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: apiclient.Ptr("gh-client"), ClientSecret: apiclient.Ptr(ghSecret)})
 	env.must(err)
-	_, err = c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://App.Example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderStack)})
-	env.must(err)
+	env.plantDomain("https://App.Example.com")
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587,
 		Username: "mailer", Password: smtpPassword, SenderEmail: "no-reply@example.com", SenderName: "Example"}))
 	env.must(err)

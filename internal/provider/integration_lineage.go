@@ -11,8 +11,8 @@ import (
 )
 
 // Some things cannot be read back at all (users, SDK keys, ownership
-// transfer requests): they live and die with the integration they were
-// created under. These helpers follow that integration.
+// transfer requests): they are tied to the integration they were created
+// under. These helpers follow that integration.
 
 // readIntegration reads the scope's integration for a Read. ok is false when
 // the read failed (an error diagnostic was added, and state must be left as

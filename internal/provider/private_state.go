@@ -22,6 +22,11 @@ const (
 	// privateImported marks a user that was imported: its email and name
 	// are unknown (null) until the configuration supplies them.
 	privateImported = "imported"
+	// privateUnconfirmed marks a user whose integration was deleted, or
+	// deleted and created again, since the user was created: whether the
+	// user survived is not known (no endpoint reads users), and the next
+	// apply finds out (see auth_user_resource.go).
+	privateUnconfirmed = "unconfirmed"
 	// privatePlatformOwner records owned_by as it was when an ownership
 	// transfer was requested: the platform's own value.
 	privatePlatformOwner = "platform_owned_by"

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // consoleSetup is Neon Auth made on a branch of the test's project outside
@@ -32,8 +31,7 @@ func consoleSetup(env *accEnv, branchID string) {
 	_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.authProvider()})
 	env.must(err)
 	for _, d := range []string{"https://app.example.com", "https://Admin.example.com/"} {
-		_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
-		env.must(err)
+		on.plantDomain(d)
 	}
 	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
 	env.must(err)
