@@ -268,14 +268,20 @@ func userImportHint(branch, email string) string {
 // delete_data is set and that it can be enabled again without losing it,
 // while a re-created Stack Auth integration is a new auth project. The
 // user stays in state, marked unconfirmed, and the next apply finds out
-// (confirmUser).
+// (confirmUser). A user whose branch or project is gone went with it.
 func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer userImport.identifyRead(ctx, req, resp)
 	state, s, ok := beginIn[authUserModel](ctx, r.data, req.State, r.unable("Read"), fromIntegration, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if outlived, ok := r.integrationOutlived(ctx, req.Private, resp.Private, s, &resp.Diagnostics); ok && outlived {
+	switch r.integrationLineage(ctx, req.Private, resp.Private, s, &resp.Diagnostics) {
+	case lineageWentWithBranch:
+		tflog.Warn(ctx, "the branch of this auth user is gone, and the user with it; removing the user from state",
+			map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
+		resp.State.RemoveResource(ctx)
+		return
+	case lineageOutlived:
 		tflog.Warn(ctx, "the integration this auth user was created under was deleted, or deleted and created again; whether "+
 			"the user survived is not known: the next apply creates it again, or keeps it if it is still there",
 			map[string]any{"project_id": s.ProjectID, "user_id": state.UserID.ValueString()})

@@ -19,19 +19,27 @@ import (
 // it is); otherwise the integration is returned, nil when it is not there —
 // when it went with its branch or project, a warning says so.
 func (c *configured) readIntegration(ctx context.Context, s neonauth.Scope, summary string, diags *diag.Diagnostics) (*apiclient.Integration, bool) {
+	it, _, ok := c.readIntegrationWhy(ctx, s, summary, diags)
+	return it, ok
+}
+
+// readIntegrationWhy is readIntegration that also tells, when there is no
+// integration, whether it went with its branch or project (why wraps
+// neonauth's ErrBranchGone or ErrProjectGone; nil otherwise).
+func (c *configured) readIntegrationWhy(ctx context.Context, s neonauth.Scope, summary string, diags *diag.Diagnostics) (it *apiclient.Integration, why error, ok bool) {
 	it, p, err := c.data.auth.IntegrationPresence(ctx, s)
 	switch p {
 	case neonauth.Present:
-		return it, true
+		return it, nil, true
 	case neonauth.Gone:
 		c.warnGoneWith(diags, s.ProjectID, s.BranchID, err)
-		return nil, true
+		return nil, err, true
 	case neonauth.NotVisible:
 		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, err)+stateRmWhenGone)
 	default:
 		diags.AddError(summary, apiErrorDetail("Reading the integration of "+s.String(), err))
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // recordIntegration remembers in private state which integration (managed
@@ -46,24 +54,41 @@ func (c *configured) recordIntegration(ctx context.Context, private privateSette
 	setPrivateString(ctx, private, privateAuthProjectID, it.AuthProviderProjectID, diags)
 }
 
-// integrationOutlived is the Read of a thing that cannot be read itself: it
-// is gone when a successful read shows its integration gone, or replaced by
-// another (a different auth_provider_project_id than recorded). ok is false
-// when the read failed (an error diagnostic was added).
-func (c *configured) integrationOutlived(ctx context.Context, old privateGetter, now privateSetter, s neonauth.Scope, diags *diag.Diagnostics) (outlived, ok bool) {
-	it, ok := c.readIntegration(ctx, s, c.unable("Read"), diags)
-	if !ok {
-		return false, false
-	}
-	if it == nil {
-		return true, true
+// lineage is what the Read of a thing that cannot be read itself finds of
+// the integration it was created under.
+type lineage int
+
+const (
+	// lineageSame: that integration is there.
+	lineageSame lineage = iota
+	// lineageOutlived: a successful read shows it gone, or replaced by
+	// another (a different auth_provider_project_id than recorded).
+	lineageOutlived
+	// lineageWentWithBranch: it went with its branch or project, and the
+	// thing with it (a warning says so).
+	lineageWentWithBranch
+	// lineageUnknown: the read failed (an error diagnostic says why).
+	lineageUnknown
+)
+
+// integrationLineage reads the scope's integration for the Read of a thing
+// created under it (see lineage).
+func (c *configured) integrationLineage(ctx context.Context, old privateGetter, now privateSetter, s neonauth.Scope, diags *diag.Diagnostics) lineage {
+	it, why, ok := c.readIntegrationWhy(ctx, s, c.unable("Read"), diags)
+	switch {
+	case !ok:
+		return lineageUnknown
+	case it == nil && why != nil:
+		return lineageWentWithBranch
+	case it == nil:
+		return lineageOutlived
 	}
 	recorded := getPrivateString(ctx, old, privateAuthProjectID, diags)
 	if recorded != "" && recorded != it.AuthProviderProjectID {
-		return true, true
+		return lineageOutlived
 	}
 	if recorded == "" {
 		setPrivateString(ctx, now, privateAuthProjectID, it.AuthProviderProjectID, diags)
 	}
-	return false, true
+	return lineageSame
 }

@@ -139,7 +139,15 @@ func TestAccPreview_branchDeletedBeforeDestroy(t *testing.T) {
 	env := newBranchEnv(t)
 	preview := platformPreview(env, "pr-43")
 	cli := env.cli(nil, nil)
-	cli.write("main.tf", fmt.Sprintf(previewConfig, preview.BranchID, env.ProjectID)+env.providerBlock())
+	// A user the preview's configuration creates: it cannot be read, only
+	// its integration can, and it goes with its branch too.
+	cli.write("main.tf", fmt.Sprintf(previewConfig, preview.BranchID, env.ProjectID)+env.providerBlock()+`
+resource "neon_auth_user" "tester" {
+  project_id = neon_auth_integration.preview.project_id
+  branch_id  = neon_auth_integration.preview.branch_id
+  email      = "tester@example.com"
+}
+`)
 	cli.must(0, "init", "-input=false")
 	cli.must(0, "apply", "-auto-approve", "-input=false")
 	env.must(env.client().DeleteBranch(context.Background(), env.ProjectID, preview.BranchID))
