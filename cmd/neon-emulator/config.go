@@ -21,7 +21,7 @@ type config struct {
 	seed                                 *emulator.Seed
 	tlsNames, tlsCAFile, tlsCert, tlsKey string
 	showVersion                          bool
-	dataAPIBoot                          time.Duration
+	dataAPIBoot, latency                 time.Duration
 	fetchJWKS                            bool
 	rateLimitReading                     emulator.RateLimitReading
 	deviations                           []emulator.Deviation

@@ -150,6 +150,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if err := flagsFromEnv(fs); err != nil {
 		return nil, err
 	}
+	if cfg.latency < 0 {
+		return nil, fmt.Errorf("-latency %s: must not be negative", cfg.latency)
+	}
 	if seedFile != "" {
 		src, err := os.ReadFile(seedFile)
 		if err != nil {
@@ -219,6 +222,8 @@ func flagSet(cfg *config, seedFile *string, stderr io.Writer) *flag.FlagSet {
 		"trusted through SSL_CERT_FILE=<the CA>. CONNECT to any other host is refused")
 	fs.DurationVar(&cfg.dataAPIBoot, "data-api-boot", time.Second, "how long a new Data API reports the status \"provisioning\" before\n"+
 		"\"active\" (0: active at once)")
+	fs.DurationVar(&cfg.latency, "latency", 0, "added to every API request before it is handled, such as 80ms: the round trip of a\n"+
+		"client far from Neon's API, to rehearse a run's wall time (fault latency adds to it)")
 	fs.BoolVar(&cfg.fetchJWKS, "fetch-jwks", false, "fetch a JWKS URL when it is added to a project and refuse it unless it answers a\n"+
 		"JSON Web Key Set, as Neon does (needs the network; through HTTPS_PROXY when set). Without it the\n"+
 		"emulator checks what it can offline: the URL's form, and the JWKS of the Neon Auth it serves")
@@ -272,6 +277,7 @@ func startEmulator(cfg *config, baseURL string, stderr io.Writer) (*emulator.Emu
 		BaseURL:                  baseURL,
 		ControlToken:             cfg.controlToken,
 		DataAPIBootTime:          cfg.dataAPIBoot,
+		Latency:                  cfg.latency,
 	}
 	if cfg.dataAPIBoot == 0 {
 		opts.DataAPIBootTime = -1 // the flag's 0 is "at once"; the Options' 0 is the default

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -164,10 +165,23 @@ func TestRunTakesTheKeyFromTheEnvironment(t *testing.T) {
 	}
 }
 
+func TestLatencyFromTheEnvironmentHoldsEveryAPIRequest(t *testing.T) {
+	t.Setenv("NEON_EMULATOR_BOOTSTRAP_KEY", "env-key")
+	t.Setenv("NEON_EMULATOR_LATENCY", "60ms")
+	in := start(t, 1)
+	began := time.Now()
+	if status, _ := in.call("env-key", "GET", "/projects", nil); status != http.StatusOK {
+		t.Fatalf("GET /projects = %d", status)
+	}
+	if took := time.Since(began); took < 60*time.Millisecond {
+		t.Errorf("GET /projects with NEON_EMULATOR_LATENCY=60ms took %v, want ≥ 60ms", took)
+	}
+}
+
 func TestRunRejectsBadFlags(t *testing.T) {
 	var out bytes.Buffer
 	for _, args := range [][]string{{"-nope"}, {"extra"}, {"-listen", "not-an-address"}, {"-projects", "-1"},
-		{"-rate-limit-reading", "leaky"}, {"-deviate", "delete-everything"}} {
+		{"-rate-limit-reading", "leaky"}, {"-deviate", "delete-everything"}, {"-latency", "-80ms"}} {
 		if err := run(context.Background(), args, &out, io.Discard); err == nil {
 			t.Errorf("run(%q) succeeded", args)
 		}

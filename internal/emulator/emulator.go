@@ -91,6 +91,10 @@ type Options struct {
 	// otherwise). Empty: the control surface is open, which is only safe on
 	// a loopback listener.
 	ControlToken string
+	// Latency is added to every API request before it is handled: the round
+	// trip of a client far from the API, for rehearsing a run's wall time.
+	// Fault injection's latency (Faults.Latency) adds to it. 0 → none.
+	Latency time.Duration
 }
 
 const (

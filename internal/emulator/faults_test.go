@@ -143,6 +143,25 @@ func TestLatencyIsAddedToAPIRequests(t *testing.T) {
 	}
 }
 
+func TestTheOptionsLatencyHoldsEveryAPIRequestAndFaultsAddToIt(t *testing.T) {
+	v := newEnv(t, Options{Latency: 40 * time.Millisecond})
+	start := time.Now()
+	wantStatus(t, v.do("GET", "/projects", nil), http.StatusOK)
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Errorf("with Options.Latency 40ms a request took %v, want ≥ 40ms", d)
+	}
+	v.e.SetFaults(Faults{Latency: 30 * time.Millisecond})
+	start = time.Now()
+	wantStatus(t, v.do("GET", "/projects", nil), http.StatusOK)
+	if d := time.Since(start); d < 70*time.Millisecond {
+		t.Errorf("with 30ms of fault latency on top a request took %v, want ≥ 70ms", d)
+	}
+	v.e.SetFaults(Faults{})
+	if got := v.e.CurrentFaults().Latency; got != 0 {
+		t.Errorf("faults cleared, yet their latency is %v: Options.Latency must not show as a fault", got)
+	}
+}
+
 func TestStatsCountByRouteAndStatus(t *testing.T) {
 	v := newEnv(t, Options{})
 	v.do("GET", "/projects", nil)

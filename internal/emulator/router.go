@@ -183,7 +183,7 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // injection and its handler, and counts it in Stats under its route.
 func (e *Emulator) serveAPI(w http.ResponseWriter, r *http.Request, reqID string) {
 	start := time.Now()
-	if d := e.faults.latency(); d > 0 {
+	if d := max(e.opts.Latency, 0) + e.faults.latency(); d > 0 {
 		select {
 		case <-time.After(d):
 		case <-r.Context().Done():
