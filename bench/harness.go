@@ -72,10 +72,16 @@ func readingWords(r emulator.RateLimitReading) string {
 // bench's key, at the documented limits (read as limitReading) when limited
 // and without limits otherwise.
 func startEmulator(projects int, limited bool, stateFile string) (*server, error) {
-	opts := emulator.Options{SeedProjects: projects, StateFile: stateFile, BootstrapKey: bootstrapKey, RateLimitReading: limitReading}
+	opts := emulator.Options{SeedProjects: projects, StateFile: stateFile, RateLimitReading: limitReading}
 	if !limited {
 		opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond = -1, -1
 	}
+	return serve(opts)
+}
+
+// serve serves an emulator made with opts and the bench's key.
+func serve(opts emulator.Options) (*server, error) {
+	opts.BootstrapKey = bootstrapKey
 	emu, err := emulator.New(opts)
 	if err != nil {
 		return nil, err
@@ -110,6 +116,7 @@ type phase struct {
 	exit     int
 	requests emulator.Stats
 	seen     observation
+	path     chain  // the critical path of its requests
 	log      string // the command's combined output
 }
 
@@ -134,7 +141,8 @@ func terraform(dir, rc string, env []string, s *server, name string, args []stri
 		return phase{}, run.err
 	}
 	p := phase{name: name, wall: run.wall, exit: run.exit, requests: s.emu.Stats(), seen: s.seen.snapshot(), log: run.log}
-	fmt.Fprintf(os.Stderr, "  %-46s %8.1fs  %5d requests  exit %d\n", name, run.wall.Seconds(), p.total(), run.exit)
+	p.path = p.seen.criticalPath()
+	fmt.Fprintf(os.Stderr, "  %-46s %8.2fs  %5d requests  critical path %s  exit %d\n", name, run.wall.Seconds(), p.total(), p.path, run.exit)
 	ok := false
 	for _, c := range okExit {
 		ok = ok || c == run.exit

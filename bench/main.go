@@ -9,6 +9,12 @@
 //     destroyed with the emulator's limits lifted, by the provider as shipped
 //     and by a build with list sharing, delete batching and pacing switched
 //     off (-X …/internal/provider.machineryOff=sharing,batching,pacing).
+//   - roundtrip: a branch's integration, two OAuth providers and N domains
+//     (-roundtrip-n) as N neon_auth_domain and as one neon_auth_domains,
+//     applied, re-planned and destroyed at the documented limits while the
+//     emulator holds every request for a round trip (-latency): wall times,
+//     critical paths (the longest chain of requests that waited on one
+//     another), requests and 429s.
 //   - creates: an apply of N domain creates (-creates) at the documented
 //     limits and with them lifted, against the emulator model's ideal.
 //   - refresh: for each size N, a configuration of N resources spread over
@@ -33,12 +39,13 @@
 //     integration and N domains each, each run on its own project, all on one
 //     account (-concurrent, and -concurrent-shared with shared_rate_limit).
 //
-// It prints tables with wall times, API requests by route and status from the
-// emulator's counters, requests per refreshed resource and 429s, and writes
-// the same to a file.
+// It prints tables with wall times, critical paths, API requests by route and
+// status from the emulator's counters, requests per refreshed resource and
+// 429s, and writes the same to a file.
 //
 //	go run ./bench -only refresh -n 100,500 -out bench/results/latest.md
 //	go run ./bench -only concurrent -concurrent 4x100 -concurrent-shared ""
+//	go run ./bench -only roundtrip -latency 80ms -roundtrip-n 10
 package main
 
 import (
@@ -67,7 +74,7 @@ func main() {
 }
 
 // sections in the order they run and are reported.
-var sections = []string{"quick", "creates", "refresh", "modes", "settings", "branches", "preview", "concurrent"}
+var sections = []string{"quick", "roundtrip", "creates", "refresh", "modes", "settings", "branches", "preview", "concurrent"}
 
 type options struct {
 	only        []string
@@ -80,6 +87,9 @@ type options struct {
 	modesN      int
 	concurrent  []concCase
 	creates     []int
+	latencies   []time.Duration
+	rtSizes     []int
+	rtRepeat    int
 }
 
 func (o options) runs(section string) bool { return slices.Contains(o.only, section) }
@@ -100,6 +110,9 @@ func parseFlags() (options, error) {
 	reading := flag.String("rate-limit-reading", string(emulator.ReadingBuckets), "how the emulator reads the documented limits: "+
 		"\"buckets\" (the reading the ideals and targets assume) or \"windows\" (the emulator's default: 429 only past 700 in any "+
 		"60 s or 40 in any second on a route)")
+	latencies := flag.String("latency", "0s,80ms,200ms", "roundtrip: comma-separated round trips the emulator holds every request for")
+	rtSizes := flag.String("roundtrip-n", "10,50", "roundtrip: comma-separated numbers of domains")
+	flag.IntVar(&o.rtRepeat, "roundtrip-repeat", 3, "roundtrip: rounds of each case (the median is reported)")
 	flag.Parse()
 
 	var err error
@@ -130,6 +143,23 @@ func parseFlags() (options, error) {
 			return o, fmt.Errorf("-creates %q: each size must be a number ≥ 1", s)
 		}
 		o.creates = append(o.creates, n)
+	}
+	for _, s := range strings.Split(*latencies, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d < 0 {
+			return o, fmt.Errorf("-latency %q: each round trip must be a duration ≥ 0, such as 80ms", s)
+		}
+		o.latencies = append(o.latencies, d)
+	}
+	for _, s := range strings.Split(*rtSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-roundtrip-n %q: each size must be a number ≥ 1", s)
+		}
+		o.rtSizes = append(o.rtSizes, n)
+	}
+	if o.rtRepeat < 1 {
+		return o, errors.New("-roundtrip-repeat must be ≥ 1")
 	}
 	if o.modesN < 5*o.projects {
 		return o, fmt.Errorf("-modes-n %d: must be ≥ 5 × projects (%d)", o.modesN, 5*o.projects)
@@ -231,6 +261,12 @@ func runSection(report *strings.Builder, section, work, rc string, o options) er
 			return err
 		}
 		writeQuickReport(report, results, o)
+	case "roundtrip":
+		results, err := benchRoundTrip(work, rc, o)
+		if err != nil {
+			return err
+		}
+		writeRoundTripReport(report, results, o)
 	case "creates":
 		results, err := benchCreates(work, rc, o)
 		if err != nil {

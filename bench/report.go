@@ -22,12 +22,13 @@ func pct(part, whole float64) float64 {
 	return 100 * part / whole
 }
 
-// writePhases writes a table of phases with their requests by route.
+// writePhases writes a table of phases with their critical paths and
+// requests by route.
 func writePhases(b *strings.Builder, phases ...phase) {
-	fmt.Fprintln(b, "| phase | wall | requests | by route and status |")
-	fmt.Fprintln(b, "|---|---|---|---|")
+	fmt.Fprintln(b, "| phase | wall | critical path: requests (time in flight) | requests | by route and status |")
+	fmt.Fprintln(b, "|---|---|---|---|---|")
 	for _, p := range phases {
-		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", p.name, secs(p.wall), p.total(), routes(p.requests))
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", p.name, secs(p.wall), p.path, p.total(), routes(p.requests))
 	}
 }
 
