@@ -143,6 +143,28 @@ func (l *limiter) wait(ctx context.Context, route string) error {
 	}
 }
 
+// AccountBusy reports whether a request sent now would wait for the account
+// limit as this client keeps it: a pause after a 429, a bucket without a
+// whole token, a full minute window, or a request already waiting at the
+// head of the line. With the bucket shared by the machine's processes
+// (RateLimit.Shared) it is always true: what the others spend is known only
+// when a turn is taken. An unlimited account is never busy. A caller that
+// could send fewer, larger requests by waiting (a batch gathering members)
+// waits while this is true: the request would have waited anyway.
+func (c *Client) AccountBusy() bool {
+	l := c.limiter
+	if l.account == nil {
+		return false
+	}
+	if len(l.head) > 0 {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	return l.account.shared != nil || l.account.earliest(now).After(now)
+}
+
 // route is the window of one route; nil when routes are unlimited. Call with
 // l.mu held.
 func (l *limiter) route(key string) *window {

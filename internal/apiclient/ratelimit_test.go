@@ -290,6 +290,45 @@ func TestTheFirstCutStartsFromWhatTheAccountServed(t *testing.T) {
 	})
 }
 
+// The account is busy while a request sent now would wait: once the burst
+// is spent, and during the pause after a 429; it is free again once the
+// bucket refills. Unlimited, it is never busy; with a bucket shared by the
+// machine's processes, always.
+func TestTheAccountIsBusyWhileARequestWouldWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &Client{limiter: newLimiter(RateLimit{}, "account")}
+		if c.AccountBusy() {
+			t.Fatal("a fresh client is busy")
+		}
+		run(t, c.limiter, together(documentedBurst-burstMargin-1, "DELETE /domains"), 0)
+		if c.AccountBusy() {
+			t.Fatal("busy with a token left in the burst")
+		}
+		run(t, c.limiter, together(1, "DELETE /domains"), 0)
+		if !c.AccountBusy() {
+			t.Fatal("not busy once the burst is spent")
+		}
+		time.Sleep(time.Second)
+		if c.AccountBusy() {
+			t.Fatal("busy a second after the burst, with tokens refilled")
+		}
+		c.limiter.answered(http.StatusTooManyRequests, 2*time.Second)
+		if !c.AccountBusy() {
+			t.Fatal("not busy during the Retry-After of a 429")
+		}
+	})
+	if (&Client{limiter: newLimiter(RateLimit{RequestsPerMinute: -1}, "account")}).AccountBusy() {
+		t.Error("an unlimited account is busy")
+	}
+	shared := &Client{limiter: newLimiter(RateLimit{Shared: true, SharedDir: t.TempDir()}, "account")}
+	if ok, err := shared.SharedAccountLimit(); !ok || err != nil {
+		t.Fatalf("shared bucket not open: %v", err)
+	}
+	if !shared.AccountBusy() {
+		t.Error("a client sharing the machine's bucket is not busy: it cannot know what the others spent")
+	}
+}
+
 // roundTripFunc is an http.RoundTripper in memory, so that synctest can
 // advance time while it answers.
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -24,7 +24,12 @@ import (
 // them all running at once), or fewer once none has joined for
 // quietAfterFlight (the destroy is ending), at most maxGather after the
 // answer. So batches stay as large as Terraform's parallelism even when
-// requests wait for the rate limit, and a full batch leaves at once. The
+// requests wait for the rate limit, and a full batch leaves at once. That
+// longer window is kept only while the account is busy (a request sent now
+// would wait for the rate limit anyway, and each request saved is worth a
+// turn of it); otherwise a batch after an answer leaves after quiet, as a
+// first one does: when requests go at once, a batch held for members that
+// may not come costs the destroy more than a request would. The
 // first batch goes when no delete has joined for quiet, or at once when it
 // holds as many as Terraform's default parallelism runs. The first delete of
 // a batch leads it; every member gets the outcome of the request. A member whose context
@@ -33,6 +38,9 @@ import (
 type deleteBatches struct {
 	quiet, quietAfterFlight, maxGather time.Duration
 	send                               func(ctx context.Context, key batchKey, domains []string) error
+	// busy reports whether a request sent now would wait for the rate
+	// limit (apiclient's AccountBusy); nil: always.
+	busy func() bool
 	// unbatched sends every delete at once in a request of its own
 	// (Options.UnbatchedDeletes).
 	unbatched bool
@@ -71,9 +79,9 @@ type deleteBatch struct {
 // Gather windows: Terraform starts the deletes of one wave within a few
 // milliseconds of each other; a lone delete waits quiet once. After an
 // answer, the deletes it releases come back within Terraform's turnaround,
-// which a busy machine stretches (eight runs on two cores: well over 100 ms).
-// A full batch leaves at once, so the longer window costs only at the end of
-// a destroy.
+// which a busy machine stretches (eight runs on two cores: well over 100 ms),
+// while the account is busy. A full batch leaves at once, so the longer
+// window costs only at the end of a destroy.
 const (
 	deleteBatchQuiet            = 30 * time.Millisecond
 	deleteBatchQuietAfterFlight = 250 * time.Millisecond
@@ -130,19 +138,23 @@ func (b *deleteBatches) delete(ctx context.Context, key batchKey, domain string)
 // closes the batch to newcomers, sends it and hands its outcome over.
 func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches, batch *deleteBatch) {
 	opened := time.Now() // the gathering began: the batch opened, or the previous request was answered
-	quiet, expect := b.quiet, deleteBatchFirstFull
+	afterAnswer, expect := false, deleteBatchFirstFull
 	b.mu.Lock()
 	if time.Since(sc.answered) < b.maxGather { // opened by a delete the last answer released
-		opened, quiet, expect = sc.answered, b.quietAfterFlight, sc.expect
+		opened, afterAnswer, expect = sc.answered, true, sc.expect
 	}
 	b.mu.Unlock()
 	for {
+		quiet := b.quiet
+		if afterAnswer && (b.busy == nil || b.busy()) {
+			quiet = b.quietAfterFlight
+		}
 		b.mu.Lock()
 		if f := sc.flight; f != nil {
 			b.mu.Unlock()
 			<-f
 			b.mu.Lock()
-			quiet, expect = b.quietAfterFlight, sc.expect
+			afterAnswer, expect = true, sc.expect
 			b.mu.Unlock()
 			opened = time.Now()
 			continue

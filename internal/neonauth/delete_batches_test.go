@@ -317,6 +317,47 @@ func TestUnitDeleteBatches_aFullBatchLeavesAtOnce(t *testing.T) {
 	}
 }
 
+// Deletes that joined while a request flew, and that its answer releases
+// no more of (the destroy is ending), wait after the answer for newcomers
+// only as long as a first batch does while a request would leave at once;
+// the long window is kept while the account is busy, when the request they
+// save would have waited for the rate limit anyway.
+func TestUnitDeleteBatches_theLongWindowIsKeptOnlyWhileTheAccountIsBusy(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("busy=%t", busy), func(t *testing.T) {
+			r := &recordedSends{release: make(chan struct{})}
+			b := newDeleteBatches(r.send)
+			b.quiet, b.quietAfterFlight, b.maxGather = 20*time.Millisecond, 3*time.Second, 20*time.Second
+			b.busy = func() bool { return busy }
+			first := make(chan []error, 1)
+			go func() { first <- deleteAll(context.Background(), b, batchKeyA, domainNames(3, "first")) }()
+			waitFor(t, func() bool { return r.flying.Load() == 1 })
+			last := make(chan []error, 1)
+			go func() { last <- deleteAll(context.Background(), b, batchKeyA, domainNames(1, "last")) }()
+			waitFor(t, func() bool { return b.gathering(batchKeyA) })
+			close(r.release) // answered: the batch after it expects 4, and holds 1
+			answered := time.Now()
+			for _, errs := range [][]error{<-first, <-last} {
+				for _, err := range errs {
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			switch waited := time.Since(answered); {
+			case !busy && waited >= b.quietAfterFlight:
+				t.Errorf("the last delete went %v after the answer with the account free: it waited out the long window", waited)
+			case busy && waited < b.quietAfterFlight:
+				t.Errorf("the last delete went %v after the answer with the account busy, before the long window of %v", waited,
+					b.quietAfterFlight)
+			}
+			if got := sizes(r.batches[batchKeyA]); !slices.Equal(got, []int{3, 1}) {
+				t.Fatalf("requests of %v domains, want 3, then the 1 that waited", got)
+			}
+		})
+	}
+}
+
 // A first batch that holds as many deletes as Terraform's default
 // parallelism runs at once leaves as soon as the last joins: a small
 // destroy does not wait out the quiet window.

@@ -82,6 +82,7 @@ func New(client *apiclient.Client, o Options) *Service {
 	svc.domainDeletes = newDeleteBatches(func(ctx context.Context, k batchKey, domains []string) error {
 		return client.DeleteDomains(ctx, k.scope, k.authProvider, domains)
 	})
+	svc.domainDeletes.busy = client.AccountBusy
 	svc.domainDeletes.unbatched = o.UnbatchedDeletes
 	svc.domainDeletes.logger = o.Logger
 	return svc
