@@ -186,7 +186,7 @@ func (r *authIntegrationResource) Create(ctx context.Context, req resource.Creat
 	r.applySettings(ctx, s, &plan, nil, &resp.Diagnostics)
 	// The create response lacks the rest: read it back (the writes above
 	// forgot the shared reads of the scope).
-	if err := r.refresh(ctx, s, &plan); err != nil {
+	if err := r.refresh(ctx, s, &plan, r.readAllowLocalhost(ctx, s)); err != nil {
 		resp.Diagnostics.AddWarning("Auth integration created, details not yet read",
 			apiErrorDetail("Reading back the new integration of "+s.String(), err)+" The next refresh fills them.")
 	}
@@ -320,21 +320,44 @@ func (r *authIntegrationResource) applySettings(ctx context.Context, s neonauth.
 	}
 }
 
-// refresh fills m with what the API reports of the scope's integration.
-func (r *authIntegrationResource) refresh(ctx context.Context, s neonauth.Scope, m *authIntegrationModel) error {
+// refresh fills m with what the API reports of the scope's integration;
+// allow waits for allow_localhost (see readAllowLocalhost), read beside it.
+func (r *authIntegrationResource) refresh(ctx context.Context, s neonauth.Scope, m *authIntegrationModel, allow func() (bool, error)) error {
 	it, err := r.data.auth.Integration(ctx, s)
 	if err != nil || it == nil {
 		return err
 	}
 	m.fromAPI(it)
-	if s.Family == apiclient.FamilyBranch {
-		allow, err := r.data.auth.AllowLocalhost(ctx, s)
+	if allow != nil {
+		v, err := allow()
 		if err != nil {
 			return err
 		}
-		m.AllowLocalhost = types.BoolValue(allow)
+		m.AllowLocalhost = types.BoolValue(v)
 	}
 	return nil
+}
+
+// readAllowLocalhost starts reading allow_localhost of the scope (branch
+// mode: the branch's bundle, shared with the other settings' readers) and
+// returns what waits for the answer; nil in project mode, which has none.
+// Started before the integration is read, the two reads take one round trip
+// instead of two; when the integration turns out gone, nobody waits.
+func (r *authIntegrationResource) readAllowLocalhost(ctx context.Context, s neonauth.Scope) func() (bool, error) {
+	if s.Family != apiclient.FamilyBranch {
+		return nil
+	}
+	var allow bool
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		allow, err = r.data.auth.AllowLocalhost(ctx, s)
+	}()
+	return func() (bool, error) {
+		<-done
+		return allow, err
+	}
 }
 
 // fromAPI writes what the API lists of an integration into m; a name or
@@ -379,6 +402,7 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 	if !ok {
 		return
 	}
+	allow := r.readAllowLocalhost(ctx, s)
 	it, ok := r.readIntegration(ctx, s, summary, &resp.Diagnostics)
 	if !ok {
 		return
@@ -395,7 +419,7 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 		state.PubClientKey = types.StringNull()
 		state.SecretServerKey = types.StringNull()
 	}
-	if err := r.refresh(ctx, s, &state); err != nil {
+	if err := r.refresh(ctx, s, &state, allow); err != nil {
 		resp.Diagnostics.AddError(summary, apiErrorDetail("Reading the integration of "+s.String(), err))
 		return
 	}
@@ -425,7 +449,7 @@ func (r *authIntegrationResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.refresh(ctx, s, &plan); err != nil {
+	if err := r.refresh(ctx, s, &plan, r.readAllowLocalhost(ctx, s)); err != nil {
 		resp.Diagnostics.AddWarning("Auth integration updated, details not yet read",
 			apiErrorDetail("Reading back the integration of "+s.String(), err)+" The next refresh fills them.")
 	}
