@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
@@ -111,6 +115,49 @@ func (svc *Service) AddDomain(ctx context.Context, s Scope, domain string) (reco
 		Domain: domain, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(s.AuthProvider)})
 	svc.forgetDomains(s)
 	return recovered, err
+}
+
+// ErrNotSent is the outcome of an add that AddDomains did not send because
+// another add of the same call had failed: a failure that is not the
+// domain's own (a key refused, Neon Auth gone) would fail every add.
+var ErrNotSent = errors.New("not sent: an earlier add to the same whitelist failed")
+
+// AddDomains whitelists domains (canonical) for the scope's auth provider,
+// concurrently: each add is a request of its own (the API adds one domain
+// per request), at most one route's documented burst of them in flight,
+// each paced by the client's rate limit like any request. It returns the
+// outcome of each domain, in the order given: nil when it was added (or
+// found listed after its answer was lost), its error otherwise; ErrNotSent
+// for a domain whose turn came after an add had failed, the context's error
+// for one whose turn the context's end cut short. It forgets the scope's
+// whitelist.
+func (svc *Service) AddDomains(ctx context.Context, s Scope, domains []string) []error {
+	errs := make([]error, len(domains))
+	slots := semaphore.NewWeighted(apiclient.DefaultRouteRequestsPerSecond)
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for i, d := range domains {
+		if err := slots.Acquire(ctx, 1); err != nil {
+			errs[i] = err
+			continue
+		}
+		if failed.Load() {
+			slots.Release(1)
+			errs[i] = ErrNotSent
+			continue
+		}
+		wg.Go(func() {
+			defer slots.Release(1)
+			_, errs[i] = svc.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{
+				Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(s.AuthProvider)})
+			if errs[i] != nil {
+				failed.Store(true)
+			}
+		})
+	}
+	wg.Wait()
+	svc.forgetDomains(s)
+	return errs
 }
 
 // DeleteDomain removes a domain (canonical) of the scope's auth provider in
