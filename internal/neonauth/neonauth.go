@@ -148,6 +148,11 @@ func (e *enabledHere) add(k readKey) {
 	e.scopes[k] = true
 }
 
+// EnabledHere reports whether this process enabled Neon Auth on the scope
+// itself: nothing on it was inherited, and what it holds was made with it
+// or since.
+func (svc *Service) EnabledHere(s Scope) bool { return svc.enabled.has(keyOf(s)) }
+
 func (e *enabledHere) has(k readKey) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()

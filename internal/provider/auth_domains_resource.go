@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,7 +100,9 @@ type foundDomains struct {
 }
 
 // converge makes the whitelist hold exactly the planned domains: the extras
-// go in one batch DELETE, the missing ones are added. At creation (private
+// go in one batch DELETE while the missing ones are added, together (at the
+// creation on a scope this process enabled, while the list is read; see
+// listWhitelist). At creation (private
 // is set) a whitelist that already held entries is taken over, whatever put
 // them there — the branch's parent, a platform such as the Vercel
 // integration, a person, another configuration: the list found is
@@ -115,14 +118,15 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	if !ok || private != nil && !r.data.requireBranch(ctx, s.ProjectID, s.BranchID, summary, diags) {
 		return
 	}
-	listed, err := r.data.auth.ListDomains(ctx, s)
+	want := canonicalSet(plan.Domains)
+	listed, early, err := r.listWhitelist(ctx, s, want, private != nil)
 	if err != nil {
 		diags.AddError(summary, r.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
+		r.reportAdds(ctx, s, early, summary, diags)
 		return
 	}
-	want := canonicalSet(plan.Domains)
 	extra, missing := whitelistChanges(listed, want)
-	if !r.setWhitelist(ctx, s, extra, missing, summary, diags) {
+	if !r.setWhitelist(ctx, s, extra, early.without(missing), early, summary, diags) {
 		return
 	}
 	plan.recordScope(s)
@@ -176,22 +180,102 @@ func whitelistChanges(listed []apiclient.Domain, want []string) (extra, missing 
 	return extra, missing
 }
 
-// setWhitelist deletes extra (one request) and adds missing; false when a
-// request failed (an error diagnostic says which).
-func (r *authDomainsResource) setWhitelist(ctx context.Context, s neonauth.Scope, extra, missing []string, summary string, diags *diag.Diagnostics) bool {
-	if len(extra) > 0 {
-		if err := r.data.auth.DeleteDomains(ctx, s, extra); err != nil {
-			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(extra), s.Scope), err))
-			return false
+// domainAdds are adds already sent, with their outcomes.
+type domainAdds struct {
+	domains []string
+	errs    []error
+}
+
+// without is missing less the domains already sent.
+func (a domainAdds) without(missing []string) []string {
+	return slices.DeleteFunc(slices.Clone(missing), func(d string) bool { return slices.Contains(a.domains, d) })
+}
+
+// listWhitelist reads the whitelist a converge starts from. At the creation
+// of a whitelist on a scope whose Neon Auth this process enabled (nothing on
+// it was inherited), the planned domains are added while the list is read,
+// not after: the adds need no answer of it, as a domain already listed
+// answers 409 and counts as added (early says what each add answered). The
+// list then leaves out the domains these adds made, so it holds what was
+// there before them, whenever it was read.
+func (r *authDomainsResource) listWhitelist(ctx context.Context, s neonauth.Scope, planned []string, creating bool) ([]apiclient.Domain, domainAdds, error) {
+	if !creating || len(planned) == 0 || !r.data.auth.EnabledHere(s) {
+		listed, err := r.data.auth.ListDomains(ctx, s)
+		return listed, domainAdds{}, err
+	}
+	early := domainAdds{domains: planned}
+	added := make(chan struct{})
+	go func() {
+		defer close(added)
+		early.errs = r.data.auth.AddDomains(ctx, s, planned)
+	}()
+	listed, err := r.data.auth.ListDomains(ctx, s)
+	<-added
+	for i, aerr := range early.errs {
+		switch {
+		case errors.Is(aerr, apiclient.ErrConflict):
+			early.errs[i] = nil // listed before the add: there, as planned
+		case aerr == nil:
+			listed = slices.DeleteFunc(listed, func(l apiclient.Domain) bool { return canonicalOrAsIs(l.Domain) == planned[i] })
 		}
 	}
-	for _, d := range missing {
-		if _, err := r.data.auth.AddDomain(ctx, s, d); err != nil {
-			diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the whitelist of %s", d, s.Scope), err))
-			return false
+	return listed, early, err
+}
+
+// setWhitelist deletes extra (one request) while it adds missing (a request
+// each, sent together: neonauth's AddDomains paces them); false when a
+// request failed, this one's or an add sent before (early). An error
+// diagnostic names the delete that failed, and each domain whose add failed
+// or was not sent, with the domains added all the same.
+func (r *authDomainsResource) setWhitelist(ctx context.Context, s neonauth.Scope, extra, missing []string, early domainAdds, summary string,
+	diags *diag.Diagnostics,
+) bool {
+	var deleteErr error
+	deleted := make(chan struct{})
+	go func() {
+		defer close(deleted)
+		if len(extra) > 0 {
+			deleteErr = r.data.auth.DeleteDomains(ctx, s, extra)
+		}
+	}()
+	adds := domainAdds{domains: slices.Concat(early.domains, missing), errs: slices.Clone(early.errs)}
+	if len(missing) > 0 {
+		adds.errs = append(adds.errs, r.data.auth.AddDomains(ctx, s, missing)...)
+	}
+	<-deleted
+	if deleteErr != nil {
+		diags.AddError(summary, r.data.explainFailure(ctx, s, fmt.Sprintf("Removing %d domain(s) from the whitelist of %s", len(extra), s.Scope), deleteErr))
+	}
+	return r.reportAdds(ctx, s, adds, summary, diags) && deleteErr == nil
+}
+
+// reportAdds turns the outcomes of adds into diagnostics: an error for each
+// domain whose add failed or was not sent, and, when some failed, a warning
+// naming those added all the same. True when every add succeeded.
+func (r *authDomainsResource) reportAdds(ctx context.Context, s neonauth.Scope, adds domainAdds, summary string, diags *diag.Diagnostics) bool {
+	var added []string
+	explained := false // a failure is explained (which may read) once; the others say what the API answered
+	for i, err := range adds.errs {
+		what := fmt.Sprintf("Adding the domain %s to the whitelist of %s", adds.domains[i], s.Scope)
+		switch {
+		case err == nil:
+			added = append(added, adds.domains[i])
+		case errors.Is(err, neonauth.ErrNotSent):
+			diags.AddError(summary, fmt.Sprintf("%s: not sent, as another domain's add failed first (see the errors beside this one); "+
+				"apply again once that is resolved.", what))
+		case !explained:
+			explained = true
+			diags.AddError(summary, r.data.explainFailure(ctx, s, what, err))
+		default:
+			diags.AddError(summary, apiErrorDetail(what, err))
 		}
 	}
-	return true
+	if failed := len(adds.errs) - len(added); failed > 0 && len(added) > 0 {
+		diags.AddWarning("Some trusted domains were added",
+			fmt.Sprintf("Of the %d domains to add to the whitelist of %s, %d could not be (see the errors); these were added: %s. "+
+				"The next apply adds the others and keeps these.", len(adds.errs), s.Scope, failed, strings.Join(added, ", ")))
+	}
+	return len(added) == len(adds.errs)
 }
 
 // warnRemoved names the domains a write found on the branch and removed
@@ -305,7 +389,7 @@ func (r *authDomainsResource) restore(ctx context.Context, s neonauth.Scope, fou
 		return
 	}
 	extra, missing := whitelistChanges(listed, found.Domains)
-	r.setWhitelist(ctx, s, extra, missing, r.unable("Delete"), diags)
+	r.setWhitelist(ctx, s, extra, missing, domainAdds{}, r.unable("Delete"), diags)
 }
 
 func (r *authDomainsResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

@@ -1,10 +1,16 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -118,6 +124,108 @@ func TestAccAuthDomains_removesInOneRequest(t *testing.T) {
 			))
 		})
 	}
+}
+
+// A whitelist created with the Neon Auth that the same apply enables adds
+// its domains without waiting for its list, in both API families: the list
+// (read to find what else the whitelist holds) is held at the server until
+// every add has arrived, and the apply still sends one list and one add per
+// domain.
+func TestAccAuthDomains_aNewWhitelistAddsWithoutWaitingForItsList(t *testing.T) {
+	domains := []string{"https://app.example.com", "https://admin.example.com", "https://docs.example.com"}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			var adds atomic.Int32
+			arrived := make(chan struct{})
+			var heldTooLong atomic.Bool
+			env := newEmulatorEnv(t, "it holds requests at the server and counts them", func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if strings.HasSuffix(r.URL.Path, "/auth/domains") {
+						switch r.Method {
+						case http.MethodPost:
+							if adds.Add(1) == int32(len(domains)) {
+								close(arrived)
+							}
+						case http.MethodGet:
+							select {
+							case <-arrived:
+							case <-time.After(10 * time.Second):
+								heldTooLong.Store(true)
+							}
+						}
+					}
+					next.ServeHTTP(w, r)
+				})
+			})
+			env.Mode = mode
+			quoted := make([]string, len(domains))
+			for i, d := range domains {
+				quoted[i] = fmt.Sprintf("%q", d)
+			}
+			config := env.config(env.resource("neon_auth_integration", "this") + fmt.Sprintf(`
+resource "neon_auth_domains" "test" {
+  project_id = neon_auth_integration.this.project_id
+  branch_id  = neon_auth_integration.this.branch_id
+  domains    = [%s]
+}
+`, strings.Join(quoted, ", ")))
+			resource.ParallelTest(t, env.testCase(resource.TestStep{
+				PreConfig: env.Emu.ResetStats,
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
+					if heldTooLong.Load() {
+						return fmt.Errorf("the whitelist's list was answered before its %d adds had arrived: the adds waited for it", len(domains))
+					}
+					if lists, posts := env.routeCount("GET /auth/domains"), env.routeCount("POST /auth/domains"); lists != 1 || posts != len(domains) {
+						return fmt.Errorf("%d lists and %d adds, want 1 and %d", lists, posts, len(domains))
+					}
+					return nil
+				}), env.expectDomains(domains...)},
+			}))
+		})
+	}
+}
+
+// Adds that fail do not hide each other: an apply whose adds are refused for
+// one domain names that domain, keeps the domains added beside it, and the
+// next apply adds the one refused.
+func TestAccAuthDomains_aRefusedAddIsNamedAndTheOthersStay(t *testing.T) {
+	const refused = "https://refused.example.com"
+	var refusing atomic.Bool
+	refusing.Store(true)
+	env := newEmulatorEnv(t, "it rewrites the API's answers", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if refusing.Load() && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/auth/domains") {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if strings.Contains(string(body), refused) {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					_, _ = w.Write([]byte(`{"code":"","message":"domain not allowed","request_id":"refused-domain"}`))
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	env.Mode = authAPIBranch
+	env.enableAuth()
+	const app, admin = "https://app.example.com", "https://admin.example.com"
+	config := env.config(env.resource("neon_auth_domains", "test", fmt.Sprintf("domains = [%q, %q, %q]", app, refused, admin)))
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{
+			Config:      config,
+			ExpectError: regexp.MustCompile(`(?s)Adding the domain https://refused\.example\.com to the whitelist.*HTTP\s+400:\s+domain\s+not\s+allowed`),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				env.must(env.expectDomains(app, admin)())
+				refusing.Store(false)
+			},
+			Config:            config,
+			ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(app, refused, admin)},
+		},
+	))
 }
 
 // neon_auth_domains and neon_auth_domain on the same branch would undo each
