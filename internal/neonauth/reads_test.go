@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
+	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 const (
@@ -160,6 +161,11 @@ func TestSharedReads_aWriteTakesItsPartOutOfTheBundle(t *testing.T) {
 		Username: "mailer", Password: "smtp-password", SenderEmail: "noreply@example.com", SenderName: "Example"})); err != nil {
 		t.Fatal(err)
 	}
+	for _, id := range []neonapi.NeonAuthOauthProviderID{"github", "google"} {
+		if _, err := env.client.AddOAuthProvider(ctx, s.Scope, apiclient.AddOAuthProviderRequest{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var svc *Service
 	// readAll reads the three parts, each checked by want when given.
 	readAll := func(want map[string]func(any) bool) {
@@ -186,8 +192,7 @@ func TestSharedReads_aWriteTakesItsPartOutOfTheBundle(t *testing.T) {
 		{apiclient.PartEmailProvider, func() error { return svc.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer()) },
 			func(v any) bool { e, ok := v.(apiclient.EmailServer); return ok && e.Type == "shared" }},
 		{apiclient.PartOAuthProviders, func() error {
-			_, err := svc.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"})
-			return err
+			return svc.DeleteOAuthProvider(ctx, s, "google")
 		}, func(v any) bool { ps, _ := v.([]apiclient.OAuthProvider); return len(ps) == 1 && ps[0].ID == "github" }},
 		{apiclient.PartAllowLocalhost, func() error {
 			_, err := svc.SetIntegrationSettings(ctx, s, IntegrationSettings{AllowLocalhost: apiclient.Ptr(true)})
@@ -209,6 +214,44 @@ func TestSharedReads_aWriteTakesItsPartOutOfTheBundle(t *testing.T) {
 		if n := env.emu.Stats().Total; n != 2 || env.routeCount(own) != 1 {
 			t.Errorf("after writing %s: %d requests %v, want the write and one %s", w.part, n, env.emu.Stats().Requests, own)
 		}
+	}
+}
+
+// In branch mode an OAuth provider added is put into the OAuth providers
+// held, as the API answered it: the create of another, which looks for its
+// own among them first, is served them without a request, and sees the
+// first. In project mode, whose list shows less than the answer, they are
+// read anew.
+func TestSharedReads_anOAuthProviderAddedJoinsTheListHeld(t *testing.T) {
+	for _, f := range []apiclient.Family{apiclient.FamilyBranch, apiclient.FamilyProject} {
+		t.Run(f.String(), func(t *testing.T) {
+			env := newTestEnv(t, nil)
+			s := env.production(f, apiclient.AuthProviderBetterAuth)
+			if f == apiclient.FamilyProject {
+				s = projectScope(env)
+			}
+			env.enable(s)
+			ctx := context.Background()
+			svc := env.service(f, time.Hour)
+			if _, err := svc.OAuthProviders(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			env.emu.ResetStats()
+			if _, err := svc.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"}); err != nil {
+				t.Fatal(err)
+			}
+			ps, err := svc.OAuthProviders(ctx, s)
+			if err != nil || len(ps) != 1 || ps[0].ID != "github" {
+				t.Fatalf("after the add: %+v, %v; want github", ps, err)
+			}
+			want := 1 // the add
+			if f == apiclient.FamilyProject {
+				want = 2 // and the list read anew
+			}
+			if n := env.emu.Stats().Total; n != want {
+				t.Errorf("the add and the read after it took %d requests %v, want %d", n, env.emu.Stats().Requests, want)
+			}
+		})
 	}
 }
 

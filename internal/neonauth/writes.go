@@ -178,11 +178,34 @@ func (svc *Service) DeleteDomains(ctx context.Context, s Scope, domains []string
 	return err
 }
 
-// AddOAuthProvider adds an OAuth provider to the scope. It forgets the
-// scope's OAuth providers.
+// AddOAuthProvider adds an OAuth provider to the scope. In branch mode the
+// OAuth providers read before are the same but for the one added, which the
+// API answered as the branch-scoped reads show it: later readers (the create
+// of another OAuth provider, which looks for its own among them first) are
+// served them with it instead of reading them again. Otherwise (project
+// mode, whose list shows less than the answer; an answer lost; a failure)
+// it forgets the scope's OAuth providers.
 func (svc *Service) AddOAuthProvider(ctx context.Context, s Scope, req apiclient.AddOAuthProviderRequest) (*apiclient.OAuthProvider, error) {
 	p, err := svc.client.AddOAuthProvider(ctx, s.Scope, req)
-	svc.forgetOAuthProviders(s)
+	if err != nil || p.Recovered || s.Family != apiclient.FamilyBranch {
+		svc.forgetOAuthProviders(s)
+		return p, err
+	}
+	with := func(ps []apiclient.OAuthProvider) []apiclient.OAuthProvider {
+		others := slices.DeleteFunc(slices.Clone(ps), func(o apiclient.OAuthProvider) bool { return o.ID == p.ID })
+		return append(others, *p)
+	}
+	svc.reads.oauth.amend(keyOf(s), with)
+	svc.reads.plugins.amend(keyOf(s), func(b *apiclient.Plugins) *apiclient.Plugins {
+		var ps []apiclient.OAuthProvider
+		if ok, err := b.Part(apiclient.PartOAuthProviders, &ps); err != nil || !ok {
+			return b.Without(apiclient.PartOAuthProviders)
+		}
+		if amended, err := b.With(apiclient.PartOAuthProviders, with(ps)); err == nil {
+			return amended
+		}
+		return b.Without(apiclient.PartOAuthProviders)
+	})
 	return p, err
 }
 
