@@ -25,11 +25,18 @@ import (
 // quietAfterFlight (the destroy is ending), at most maxGather after the
 // answer. So batches stay as large as Terraform's parallelism even when
 // requests wait for the rate limit, and a full batch leaves at once. That
-// longer window is kept only while the account is busy (a request sent now
-// would wait for the rate limit anyway, and each request saved is worth a
-// turn of it); otherwise a batch after an answer leaves after quiet, as a
-// first one does: when requests go at once, a batch held for members that
-// may not come costs the destroy more than a request would. The
+// whole window is kept after a request that left full (Terraform had every
+// delete it expected running, and their return brings as many more) and
+// while the account is busy (a request sent now would wait for the rate
+// limit anyway, and each request saved is worth a turn of it). After a
+// request that left short, Terraform had no more deletes of the scope to
+// bring when it left: the batch after it waits for a newcomer twice as long
+// as Terraform has taken to bring one in this scope (after an answer, or
+// after the batch's previous member), between quiet and quietAfterFlight.
+// So a busy machine still gets its deletes into one batch, and where they
+// come quickly, the deletes that joined while the request flew (slots that
+// other work freed) are not held a quarter of a second at the end of a
+// destroy for members that are not coming. The
 // first batch goes when no delete has joined for quiet, or at once when it
 // holds as many as Terraform's default parallelism runs. The first delete of
 // a batch leads it; every member gets the outcome of the request. A member whose context
@@ -63,9 +70,31 @@ type scopeBatches struct {
 	flight  chan struct{} // closed when the request in flight is answered; nil when none
 	// expect is how many deletes the batch after the last answered request
 	// should hold: that request's and those that waited for it; answered is
-	// when that answer came.
-	expect   int
-	answered time.Time
+	// when that answer came, and answeredFull whether that request left
+	// full (every delete expected had joined).
+	expect       int
+	answered     time.Time
+	answeredFull bool
+	// turnaround is the longest Terraform has taken to bring a delete to
+	// this scope after an answer or after the previous member of a batch
+	// (deletes that join while a request flies are not counted: they come
+	// when other work ends).
+	turnaround time.Duration
+}
+
+// countJoin counts a delete joining batch at now in the scope's turnaround.
+// Call with b.mu held, before the delete is added to batch.
+func (sc *scopeBatches) countJoin(batch *deleteBatch, now time.Time, maxGather time.Duration) {
+	if sc.flight != nil {
+		return
+	}
+	since := batch.joined // zero for a new batch
+	if now.Sub(sc.answered) < maxGather && sc.answered.After(since) {
+		since = sc.answered
+	}
+	if !since.IsZero() {
+		sc.turnaround = max(sc.turnaround, now.Sub(since))
+	}
 }
 
 type deleteBatch struct {
@@ -79,9 +108,9 @@ type deleteBatch struct {
 // Gather windows: Terraform starts the deletes of one wave within a few
 // milliseconds of each other; a lone delete waits quiet once. After an
 // answer, the deletes it releases come back within Terraform's turnaround,
-// which a busy machine stretches (eight runs on two cores: well over 100 ms),
-// while the account is busy. A full batch leaves at once, so the longer
-// window costs only at the end of a destroy.
+// which a busy machine stretches (eight runs on two cores: well over 100 ms);
+// the window after an answer follows it (see deleteBatches). A full batch
+// leaves at once, so the longer window costs only at the end of a destroy.
 const (
 	deleteBatchQuiet            = 30 * time.Millisecond
 	deleteBatchQuietAfterFlight = 250 * time.Millisecond
@@ -115,8 +144,10 @@ func (b *deleteBatches) delete(ctx context.Context, key batchKey, domain string)
 		batch = &deleteBatch{wake: make(chan struct{}, 1), done: make(chan struct{})}
 		sc.pending = batch
 	}
+	now := time.Now()
+	sc.countJoin(batch, now, b.maxGather)
 	batch.domains = append(batch.domains, domain)
-	batch.joined = time.Now()
+	batch.joined = now
 	b.mu.Unlock()
 	select {
 	case batch.wake <- struct{}{}:
@@ -145,11 +176,15 @@ func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches
 	}
 	b.mu.Unlock()
 	for {
-		quiet := b.quiet
-		if afterAnswer && (b.busy == nil || b.busy()) {
-			quiet = b.quietAfterFlight
-		}
 		b.mu.Lock()
+		quiet := b.quiet
+		switch {
+		case !afterAnswer:
+		case sc.answeredFull, b.busy == nil || b.busy():
+			quiet = b.quietAfterFlight
+		default:
+			quiet = min(max(2*sc.turnaround, b.quiet), b.quietAfterFlight)
+		}
 		if f := sc.flight; f != nil {
 			b.mu.Unlock()
 			<-f
@@ -187,7 +222,7 @@ func (b *deleteBatches) lead(ctx context.Context, key batchKey, sc *scopeBatches
 		batch.err = b.send(ctx, key, batch.domains)
 
 		b.mu.Lock()
-		sc.flight, sc.answered, sc.expect = nil, time.Now(), len(batch.domains)
+		sc.flight, sc.answered, sc.expect, sc.answeredFull = nil, time.Now(), len(batch.domains), full
 		if sc.pending != nil {
 			sc.expect += len(sc.pending.domains)
 		}

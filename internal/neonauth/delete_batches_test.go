@@ -317,25 +317,35 @@ func TestUnitDeleteBatches_aFullBatchLeavesAtOnce(t *testing.T) {
 	}
 }
 
-// Deletes that joined while a request flew, and that its answer releases
-// no more of (the destroy is ending), wait after the answer for newcomers
-// only as long as a first batch does while a request would leave at once;
-// the long window is kept while the account is busy, when the request they
-// save would have waited for the rate limit anyway.
-func TestUnitDeleteBatches_theLongWindowIsKeptOnlyWhileTheAccountIsBusy(t *testing.T) {
-	for _, busy := range []bool{false, true} {
-		t.Run(fmt.Sprintf("busy=%t", busy), func(t *testing.T) {
+// Deletes that joined while a request flew wait after its answer for the
+// deletes it releases: the long window after a request that left full
+// (Terraform had all it expected running, and their return brings more) or
+// while the account is busy (the request they save would have waited for the
+// rate limit anyway); after one that left short, with the account free,
+// only as long as Terraform was seen to take to bring a delete (here at
+// once, so the quiet window), and they leave: the destroy is ending.
+func TestUnitDeleteBatches_theLongWindowIsKeptAfterAFullRequestOrWhileTheAccountIsBusy(t *testing.T) {
+	for _, c := range []struct {
+		first     int
+		busy      bool
+		waitsLong bool
+	}{
+		{first: 3, busy: false, waitsLong: false},
+		{first: 3, busy: true, waitsLong: true},
+		{first: deleteBatchFirstFull, busy: false, waitsLong: true},
+	} {
+		t.Run(fmt.Sprintf("first=%d,busy=%t", c.first, c.busy), func(t *testing.T) {
 			r := &recordedSends{release: make(chan struct{})}
 			b := newDeleteBatches(r.send)
-			b.quiet, b.quietAfterFlight, b.maxGather = 20*time.Millisecond, 3*time.Second, 20*time.Second
-			b.busy = func() bool { return busy }
+			b.quiet, b.quietAfterFlight, b.maxGather = 20*time.Millisecond, time.Second, 20*time.Second
+			b.busy = func() bool { return c.busy }
 			first := make(chan []error, 1)
-			go func() { first <- deleteAll(context.Background(), b, batchKeyA, domainNames(3, "first")) }()
+			go func() { first <- deleteAll(context.Background(), b, batchKeyA, domainNames(c.first, "first")) }()
 			waitFor(t, func() bool { return r.flying.Load() == 1 })
 			last := make(chan []error, 1)
 			go func() { last <- deleteAll(context.Background(), b, batchKeyA, domainNames(1, "last")) }()
 			waitFor(t, func() bool { return b.gathering(batchKeyA) })
-			close(r.release) // answered: the batch after it expects 4, and holds 1
+			close(r.release) // answered: the batch after it expects more than the 1 it holds
 			answered := time.Now()
 			for _, errs := range [][]error{<-first, <-last} {
 				for _, err := range errs {
@@ -345,16 +355,49 @@ func TestUnitDeleteBatches_theLongWindowIsKeptOnlyWhileTheAccountIsBusy(t *testi
 				}
 			}
 			switch waited := time.Since(answered); {
-			case !busy && waited >= b.quietAfterFlight:
-				t.Errorf("the last delete went %v after the answer with the account free: it waited out the long window", waited)
-			case busy && waited < b.quietAfterFlight:
-				t.Errorf("the last delete went %v after the answer with the account busy, before the long window of %v", waited,
-					b.quietAfterFlight)
+			case !c.waitsLong && waited >= b.quietAfterFlight:
+				t.Errorf("the last delete went %v after the answer: it waited out the long window", waited)
+			case c.waitsLong && waited < b.quietAfterFlight:
+				t.Errorf("the last delete went %v after the answer, before the long window of %v", waited, b.quietAfterFlight)
 			}
-			if got := sizes(r.batches[batchKeyA]); !slices.Equal(got, []int{3, 1}) {
-				t.Fatalf("requests of %v domains, want 3, then the 1 that waited", got)
+			if got := sizes(r.batches[batchKeyA]); !slices.Equal(got, []int{c.first, 1}) {
+				t.Fatalf("requests of %v domains, want %d, then the 1 that waited", got, c.first)
 			}
 		})
+	}
+}
+
+// On a machine where Terraform takes its time to bring the deletes an
+// answer releases, they still make one batch although the account is free:
+// the batch waits twice as long as Terraform was seen to take.
+func TestUnitDeleteBatches_aSlowTurnaroundStillMakesOneBatch(t *testing.T) {
+	r := &recordedSends{release: make(chan struct{})}
+	b := newDeleteBatches(r.send)
+	b.quiet, b.quietAfterFlight, b.maxGather = 20*time.Millisecond, 3*time.Second, 20*time.Second
+	b.busy = func() bool { return false }
+	first := make(chan []error, 1)
+	go func() { first <- deleteAll(context.Background(), b, batchKeyA, domainNames(3, "first")) }()
+	waitFor(t, func() bool { return r.flying.Load() == 1 })
+	close(r.release)
+	for _, err := range <-first {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The three that the answer released, each 60 ms after the one before
+	// (three times the quiet window), the first 60 ms after the answer.
+	var wg sync.WaitGroup
+	for _, d := range domainNames(3, "released") {
+		time.Sleep(60 * time.Millisecond)
+		wg.Go(func() {
+			if err := b.delete(context.Background(), batchKeyA, d); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := sizes(r.batches[batchKeyA]); !slices.Equal(got, []int{3, 3}) {
+		t.Fatalf("requests of %v domains, want 3, then the 3 released as one", got)
 	}
 }
 
