@@ -98,7 +98,7 @@ const domainLeftOnDestroy = "Destroy leaves it in the whitelist."
 // destroy leaves them. It reads the branch's whitelist once, shared with the
 // other domain resources of the plan, and only for a create whose
 // project_id and branch_id are known (project mode resolves the production
-// branch).
+// branch), on a branch whose Neon Auth this run did not enable.
 func (c *configured) planAdoptDomains(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, declared []string) {
 	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || len(declared) == 0 || resp.Diagnostics.HasError() {
 		return
@@ -112,7 +112,10 @@ func (c *configured) planAdoptDomains(ctx context.Context, req resource.ModifyPl
 		return // apply refuses, and says why
 	}
 	s, err := c.data.auth.Resolve(ctx, m.ProjectID.ValueString(), m.BranchID.ValueString(), "")
-	if err != nil {
+	if err != nil || c.data.auth.EnabledHere(s) {
+		// A branch whose Neon Auth this run enabled got its whitelist with
+		// it in this apply, after the plan: a read would only stand in front
+		// of the create, which says what it finds.
 		return
 	}
 	listed, err := c.data.auth.Domains(ctx, s)

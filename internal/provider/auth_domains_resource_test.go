@@ -162,13 +162,21 @@ func TestAccAuthDomains_aNewWhitelistAddsWithoutWaitingForItsList(t *testing.T) 
 			for i, d := range domains {
 				quoted[i] = fmt.Sprintf("%q", d)
 			}
-			config := env.config(env.resource("neon_auth_integration", "this") + fmt.Sprintf(`
+			// The production branch, which the integration names by leaving
+			// branch_id out: the plan knows the whitelist's branch only once
+			// the integration is applied, so the one list read is the
+			// create's.
+			config := env.config(fmt.Sprintf(`
+resource "neon_auth_integration" "this" {
+  project_id = %q
+}
+
 resource "neon_auth_domains" "test" {
   project_id = neon_auth_integration.this.project_id
   branch_id  = neon_auth_integration.this.branch_id
   domains    = [%s]
 }
-`, strings.Join(quoted, ", ")))
+`, env.ProjectID, strings.Join(quoted, ", ")))
 			resource.ParallelTest(t, env.testCase(resource.TestStep{
 				PreConfig: env.Emu.ResetStats,
 				Config:    config,

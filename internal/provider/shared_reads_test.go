@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
@@ -12,6 +13,41 @@ import (
 // the provider (their own tests are in that package).
 
 const listDomainsRoute = "GET /projects/{project_id}/auth/domains"
+
+// Domains created in the apply that enables their branch's Neon Auth read no
+// whitelist first: it came with the integration, after the plan, so the
+// look for domains already there (which the plan makes when it knows the
+// branch) would only stand in front of their adds, in both API families.
+func TestAccAuthDomain_createdWithItsIntegrationReadNoWhitelist(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			env := newEmulatorEnv(t, "it counts the requests of an apply", nil)
+			env.Mode = mode
+			cfg := env.config(fmt.Sprintf(`
+resource "neon_auth_integration" "test" {
+  project_id = %q
+}
+
+resource "neon_auth_domain" "d" {
+  count      = 10
+  project_id = neon_auth_integration.test.project_id
+  branch_id  = neon_auth_integration.test.branch_id
+  domain     = "https://app${count.index}.example.com"
+}
+`, env.ProjectID))
+			resource.ParallelTest(t, env.testCase(resource.TestStep{
+				PreConfig: env.Emu.ResetStats,
+				Config:    cfg,
+				ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
+					if lists, adds := env.routeCount("GET /auth/domains"), env.routeCount("POST /auth/domains"); lists != 0 || adds != 10 {
+						return fmt.Errorf("the apply sent %d whitelist reads and %d adds, want 0 and 10", lists, adds)
+					}
+					return nil
+				})},
+			}))
+		})
+	}
+}
 
 // Through the real CLI: refreshing 50 domains of one project costs exactly
 // one list request, and removing them sends their deletes in batches (one
