@@ -144,22 +144,8 @@ func parseFlags() (options, error) {
 		}
 		o.creates = append(o.creates, n)
 	}
-	for _, s := range strings.Split(*latencies, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(s))
-		if err != nil || d < 0 {
-			return o, fmt.Errorf("-latency %q: each round trip must be a duration ≥ 0, such as 80ms", s)
-		}
-		o.latencies = append(o.latencies, d)
-	}
-	for _, s := range strings.Split(*rtSizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			return o, fmt.Errorf("-roundtrip-n %q: each size must be a number ≥ 1", s)
-		}
-		o.rtSizes = append(o.rtSizes, n)
-	}
-	if o.rtRepeat < 1 {
-		return o, errors.New("-roundtrip-repeat must be ≥ 1")
+	if err := o.parseRoundTrip(*latencies, *rtSizes); err != nil {
+		return o, err
 	}
 	if o.modesN < 5*o.projects {
 		return o, fmt.Errorf("-modes-n %d: must be ≥ 5 × projects (%d)", o.modesN, 5*o.projects)
@@ -180,6 +166,29 @@ func parseFlags() (options, error) {
 		return o, errNoCases
 	}
 	return o, nil
+}
+
+// parseRoundTrip reads the roundtrip section's flags: -latency and
+// -roundtrip-n (comma-separated), and checks -roundtrip-repeat.
+func (o *options) parseRoundTrip(latencies, sizes string) error {
+	for _, s := range strings.Split(latencies, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d < 0 {
+			return fmt.Errorf("-latency %q: each round trip must be a duration ≥ 0, such as 80ms", s)
+		}
+		o.latencies = append(o.latencies, d)
+	}
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-roundtrip-n %q: each size must be a number ≥ 1", s)
+		}
+		o.rtSizes = append(o.rtSizes, n)
+	}
+	if o.rtRepeat < 1 {
+		return errors.New("-roundtrip-repeat must be ≥ 1")
+	}
+	return nil
 }
 
 func run() error {
