@@ -99,12 +99,14 @@ func TestAddDomains_eachDomainHasItsOutcome(t *testing.T) {
 }
 
 // When adds fail (here Neon Auth is not enabled, so each answers 404), those
-// not sent yet are not sent: a route's burst of requests fails, the others
-// say they were left unsent.
+// not sent yet are not sent: at most a route's burst of requests is in
+// flight when the first failure comes back (how many depends on how soon it
+// does), each of them fails, and the others say they were left unsent.
 func TestAddDomains_afterAFailureTheRestAreNotSent(t *testing.T) {
 	env := newTestEnv(t, nil)
 	s := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
-	domains := domainsOf(apiclient.DefaultRouteRequestsPerSecond+15, "app")
+	const beyond = 15
+	domains := domainsOf(apiclient.DefaultRouteRequestsPerSecond+beyond, "app")
 	var failed, unsent int
 	for i, err := range env.service(apiclient.FamilyBranch, time.Hour).AddDomains(context.Background(), s, domains) {
 		switch {
@@ -116,8 +118,9 @@ func TestAddDomains_afterAFailureTheRestAreNotSent(t *testing.T) {
 			t.Errorf("%s: %v, want a 404 or not sent", domains[i], err)
 		}
 	}
-	if sent := env.routeCount(addDomainRoute); failed != apiclient.DefaultRouteRequestsPerSecond || unsent != 15 || sent != failed {
-		t.Errorf("%d failed (%d requests), %d not sent; want the first %d sent and failed, 15 not sent", failed, sent, unsent,
-			apiclient.DefaultRouteRequestsPerSecond)
+	sent := env.routeCount(addDomainRoute)
+	if failed < 1 || failed > apiclient.DefaultRouteRequestsPerSecond || sent != failed || unsent < beyond {
+		t.Errorf("%d failed (%d requests), %d not sent; want 1 to %d sent and failed, the rest (at least %d) not sent",
+			failed, sent, unsent, apiclient.DefaultRouteRequestsPerSecond, beyond)
 	}
 }
