@@ -119,6 +119,11 @@ func (svc *Service) wentWith(ctx context.Context, s Scope) error {
 	if s.Family != apiclient.FamilyBranch || s.BranchID == "" {
 		return nil
 	}
+	if svc.gone.has(s.ProjectID, s.BranchID) {
+		return fmt.Errorf("branch %s of project %s: %w", s.BranchID, s.ProjectID, ErrBranchGone)
+	}
+	// A list shared from earlier may predate the branch: it does not make
+	// the branch known gone (see goneBranches).
 	if bs, err := svc.Branches(ctx, s.ProjectID); err == nil && findBranch(bs, s.BranchID) == nil {
 		return fmt.Errorf("branch %s of project %s: %w", s.BranchID, s.ProjectID, ErrBranchGone)
 	}
@@ -224,10 +229,13 @@ func (svc *Service) DataAPIAbsence(ctx context.Context, r apiclient.DataAPIRef) 
 	case !isNotFound(err):
 		return Unknown, err
 	}
+	if svc.gone.has(r.ProjectID, r.BranchID) {
+		return Gone, fmt.Errorf("branch %s of project %s: %w", r.BranchID, r.ProjectID, ErrBranchGone)
+	}
 	// Read afresh: a list held from earlier may predate the branch.
 	bs, err := svc.client.ListBranches(ctx, r.ProjectID)
 	switch {
-	case err == nil && findBranch(bs, r.BranchID) == nil:
+	case err == nil && svc.branchOrGone(bs, r.ProjectID, r.BranchID) == nil:
 		return Gone, fmt.Errorf("branch %s of project %s: %w", r.BranchID, r.ProjectID, ErrBranchGone)
 	case err == nil:
 		// The branch is listed, yet its databases answered 404.

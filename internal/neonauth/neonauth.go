@@ -44,6 +44,7 @@ type Service struct {
 	reads           sharedReads
 	production      productionBranches
 	enabled         enabledHere
+	gone            goneBranches
 	domainDeletes   *deleteBatches
 }
 

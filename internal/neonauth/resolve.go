@@ -97,6 +97,9 @@ func (svc *Service) KnownProduction(projectID string) string {
 // provider in the same apply, so a branch missing from it is looked for in a
 // list read after this call began before it is declared missing.
 func (svc *Service) Branch(ctx context.Context, projectID, branchID string) (*apiclient.Branch, error) {
+	if svc.gone.has(projectID, branchID) {
+		return nil, nil
+	}
 	since := time.Now()
 	bs, err := svc.Branches(ctx, projectID)
 	if err != nil {
@@ -111,20 +114,34 @@ func (svc *Service) Branch(ctx context.Context, projectID, branchID string) (*ap
 	if err != nil {
 		return nil, err
 	}
-	return findBranch(bs, branchID), nil
+	return svc.branchOrGone(bs, projectID, branchID), nil
 }
 
 // BranchMissing reports, after a 404 of the branch-scoped API, whether the
 // scope's branch is missing from a list of its project's branches read
-// afresh: a branch of another project, or one that no longer exists. A list
-// that cannot be read reports nothing missing.
+// afresh (or was found missing before: see goneBranches): a branch of
+// another project, or one that no longer exists. A list that cannot be read
+// reports nothing missing.
 func (svc *Service) BranchMissing(ctx context.Context, s Scope) bool {
 	if s.Family != apiclient.FamilyBranch || s.BranchID == "" {
 		return false
 	}
+	if svc.gone.has(s.ProjectID, s.BranchID) {
+		return true
+	}
 	svc.reads.branches.invalidate(readKey{projectID: s.ProjectID})
 	branches, err := svc.Branches(ctx, s.ProjectID)
-	return err == nil && findBranch(branches, s.BranchID) == nil
+	return err == nil && svc.branchOrGone(branches, s.ProjectID, s.BranchID) == nil
+}
+
+// branchOrGone is findBranch for a list read after the check began: a
+// branch it lacks is remembered as gone.
+func (svc *Service) branchOrGone(bs []apiclient.Branch, projectID, branchID string) *apiclient.Branch {
+	b := findBranch(bs, branchID)
+	if b == nil {
+		svc.gone.add(projectID, branchID)
+	}
+	return b
 }
 
 // findBranch is the branch of bs with id branchID; nil when there is none.

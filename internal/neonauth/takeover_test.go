@@ -2,6 +2,7 @@ package neonauth
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -214,5 +215,42 @@ func TestTakeOver_aParentWithoutNeonAuthHoldsNoSingleton(t *testing.T) {
 		if got := svc.MayTakeOver(ctx, onChild, Object{Kind: kind, Key: "organization"}); got.Refused != RefusedParentLacks {
 			t.Errorf("%s: decision %+v, want RefusedParentLacks", kind, got)
 		}
+	}
+}
+
+// A branch that a list read after a 404 showed missing stays gone for the
+// process: ids are never reused. The refresh of many objects on a deleted
+// branch reads the branch list once, whichever check asks.
+func TestBranchMissing_aBranchFoundGoneIsNotLookedForAgain(t *testing.T) {
+	env := newTestEnv(t, nil)
+	ctx := context.Background()
+	prod := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+	child, err := env.client.CreateBranch(ctx, env.projectID, apiclient.CreateBranchRequest{Name: "preview/pr-1", ParentID: prod.BranchID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := prod
+	s.BranchID = child.ID
+	svc := env.service(apiclient.FamilyBranch, time.Hour)
+	if svc.BranchMissing(ctx, s) {
+		t.Fatal("the branch just created is reported missing")
+	}
+	if err := env.client.DeleteBranch(ctx, env.projectID, child.ID); err != nil {
+		t.Fatal(err)
+	}
+	env.emu.ResetStats()
+	for range 5 {
+		if !svc.BranchMissing(ctx, s) {
+			t.Fatal("the deleted branch is not reported missing")
+		}
+	}
+	if b, err := svc.Branch(ctx, env.projectID, child.ID); b != nil || err != nil {
+		t.Errorf("Branch = %v, %v; want none", b, err)
+	}
+	if p, err := svc.DataAPIAbsence(ctx, apiclient.DataAPIRef{ProjectID: env.projectID, BranchID: child.ID, DatabaseName: "neondb"}); p != Gone || !errors.Is(err, ErrBranchGone) {
+		t.Errorf("DataAPIAbsence = %v, %v; want Gone with ErrBranchGone", p, err)
+	}
+	if n := env.routeCount("GET /projects/{project_id}/branches"); n != 1 {
+		t.Errorf("the branch list read %d times, want once", n)
 	}
 }
