@@ -56,6 +56,9 @@ func (d *authDomainsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		return
 	}
 	list, err := d.data.auth.Domains(ctx, s)
+	if isNotFound(err) && d.readGone(ctx, s, err, &resp.Diagnostics) {
+		list, err = nil, nil
+	}
 	if err != nil {
 		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
 		return

@@ -56,6 +56,8 @@ func (d *authEmailServerDataSource) Read(ctx context.Context, req datasource.Rea
 	cfg.recordBranch(s)
 	got, err := d.data.auth.EmailServer(ctx, s)
 	switch {
+	case isNotFound(err) && d.readGone(ctx, s, err, &resp.Diagnostics):
+		// Every field null: there is no branch to have an email server.
 	case isNotFound(err):
 		// No email provider, no integration, or a project this key cannot
 		// see: only the first is a value to report.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -44,19 +43,18 @@ func (d *authIntegrationDataSource) Read(ctx context.Context, req datasource.Rea
 		return
 	}
 	it, err := d.data.auth.Integration(ctx, s)
-	if err == nil && it == nil {
-		if d.data.auth.BranchMissing(ctx, s) {
-			resp.Diagnostics.AddAttributeError(path.Root("branch_id"), summary, branchNotInProject(s.ProjectID, s.BranchID))
-			return
-		}
+	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
+	switch {
+	case (isNotFound(err) || err == nil && it == nil) && d.readGone(ctx, s, err, &resp.Diagnostics):
+		cfg.authIntegrationsItemModel = authIntegrationsItemModel{BranchID: types.StringValue(s.BranchID)}
+	case err == nil && it == nil:
 		resp.Diagnostics.AddError(summary, "The "+s.String()+" has no Neon Auth integration.")
 		return
-	}
-	if err != nil {
+	case err != nil:
 		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integration of "+s.String(), err))
 		return
+	default:
+		cfg.authIntegrationsItemModel = integrationItem(*it)
 	}
-	cfg.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
-	cfg.authIntegrationsItemModel = integrationItem(*it)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

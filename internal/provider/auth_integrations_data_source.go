@@ -66,6 +66,9 @@ func (d *authIntegrationsDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	it, err := d.data.auth.Integration(ctx, s)
+	if isNotFound(err) && d.readGone(ctx, s, err, &resp.Diagnostics) {
+		it, err = nil, nil
+	}
 	if err != nil {
 		resp.Diagnostics.AddError(summary, projectErrorDetail(s.ProjectID, "Reading the integrations of "+s.String(), err))
 		return

@@ -60,6 +60,9 @@ func (d *authOAuthProvidersDataSource) Read(ctx context.Context, req datasource.
 		return
 	}
 	list, err := d.data.auth.OAuthProviders(ctx, s)
+	if isNotFound(err) && d.readGone(ctx, s, err, &resp.Diagnostics) {
+		list, err = nil, nil
+	}
 	if err != nil {
 		resp.Diagnostics.AddError(summary, d.data.explainFailure(ctx, s, "Listing the OAuth providers of "+s.String(), err))
 		return

@@ -25,10 +25,12 @@ func dataBranchAttributes(what string) map[string]schema.Attribute {
 			Validators:          projectIDValidators(),
 		},
 		"branch_id": schema.StringAttribute{
-			MarkdownDescription: "Id of the branch " + what + ". Omitted: the production branch. Another branch needs `auth_api = \"branch\"`.",
-			Optional:            true,
-			Computed:            true,
-			Validators:          projectIDValidators(),
+			MarkdownDescription: "Id of the branch " + what + ". Omitted: the production branch. Another branch needs `auth_api = \"branch\"`. " +
+				"A branch that no longer exists (or a deleted project) reads as empty, with a warning, so that `terraform destroy` " +
+				"still finishes after a platform deleted a preview's branch.",
+			Optional:   true,
+			Computed:   true,
+			Validators: projectIDValidators(),
 		},
 	}
 }
@@ -78,4 +80,33 @@ func (c *configuredDataSource) dataScope(ctx context.Context, m branchModel, dia
 		return s, false
 	}
 	return s, true
+}
+
+// readGone reports whether a data source's read failed because its branch
+// or its project was deleted: a list of the project's branches, read
+// afresh, lacks the branch; or the project answered 404 (notFound) and is
+// among the key's deleted ones. Then it warns, and the caller sets its state
+// empty instead of failing. Terraform reads data sources in the plan that
+// `terraform destroy` makes too, and platforms delete a preview's branch
+// when its pull request closes, often before that pull request's destroy:
+// an error would keep the destroy from ever finishing. A configuration that
+// still uses the branch is stopped where its resources name it (their plan
+// warns and their apply refuses).
+func (c *configuredDataSource) readGone(ctx context.Context, s neonauth.Scope, notFound error, diags *diag.Diagnostics) bool {
+	var summary, gone string
+	switch {
+	case c.data.auth.BranchMissing(ctx, s):
+		summary, gone = "Branch not in the project: data source read as empty", branchNotInProject(s.ProjectID, s.BranchID)
+	case isNotFound(notFound):
+		if p, _ := c.data.auth.ProjectAbsence(ctx, s.ProjectID, notFound); p != neonauth.Gone {
+			return false
+		}
+		summary, gone = "Project deleted: data source read as empty", fmt.Sprintf("Project %s was deleted.", s.ProjectID)
+	default:
+		return false
+	}
+	diags.AddWarning(summary, gone+fmt.Sprintf(" %s reads as empty instead of failing, so that `terraform destroy`, which reads "+
+		"data sources too, still finishes after a platform deleted a preview's branch. A configuration that still needs it "+
+		"fails where its resources name the branch; point branch_id at an existing branch.", c.typeName))
+	return true
 }

@@ -97,9 +97,13 @@ func scopeErrorDetail(s neonauth.Scope, what string, err error, p neonauth.Prese
 	}
 	switch p {
 	case neonauth.Gone:
+		integration := "Neon Auth"
+		if s.AuthProvider != "" {
+			integration = s.AuthProvider
+		}
 		return apiErrorDetail(what, err) + fmt.Sprintf(" The %s has no active %s integration. Create a neon_auth_integration first "+
 			"and set project_id (and branch_id) from it, such as project_id = neon_auth_integration.<name>.project_id, so that "+
-			"Terraform creates it before this resource.", s.Scope, s.AuthProvider)
+			"Terraform creates it before this one.", s.Scope, integration)
 	case neonauth.NotVisible:
 		return projectNotVisibleDetail(s.ProjectID, perr)
 	case neonauth.Present:

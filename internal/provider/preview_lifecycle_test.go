@@ -46,6 +46,37 @@ resource "neon_auth_webhooks" "preview" {
 }
 `
 
+// previewAudit reads the preview branch through every data source that
+// names a branch, the branch given as it is (not taken from a resource, so
+// nothing defers the reads once the branch is gone). Format arguments as for
+// previewConfig.
+const previewAudit = `
+data "neon_auth_integration" "audit" {
+  project_id = %[2]q
+  branch_id  = %[1]q
+}
+
+data "neon_auth_integrations" "audit" {
+  project_id = %[2]q
+  branch_id  = %[1]q
+}
+
+data "neon_auth_domains" "audit" {
+  project_id = %[2]q
+  branch_id  = %[1]q
+}
+
+data "neon_auth_oauth_providers" "audit" {
+  project_id = %[2]q
+  branch_id  = %[1]q
+}
+
+data "neon_auth_email_server" "audit" {
+  project_id = %[2]q
+  branch_id  = %[1]q
+}
+`
+
 // flat is CLI output with its line wrapping undone.
 func flat(out string) string { return strings.Join(strings.Fields(out), " ") }
 
@@ -132,16 +163,17 @@ func destroyReadsOnly(t *testing.T, env *accEnv, cli *cliDir) string {
 // The platform deletes the preview's branch when its pull request closes,
 // before the workflow's destroy: a plan says that the branch is gone (the
 // refresh removed what the state held; the creates it plans again are
-// warned about, so that the plan inside destroy does not fail), an apply
-// refuses before sending anything, and destroy succeeds, sending only reads,
-// with an empty state.
+// warned about, and data sources that name the branch read as empty with a
+// warning, so that the plan inside destroy does not fail), an apply refuses
+// before sending anything, and destroy succeeds, sending only reads, with an
+// empty state.
 func TestAccPreview_branchDeletedBeforeDestroy(t *testing.T) {
 	env := newBranchEnv(t)
 	preview := platformPreview(env, "pr-43")
 	cli := env.cli(nil, nil)
 	// A user the preview's configuration creates: it cannot be read, only
 	// its integration can, and it goes with its branch too.
-	cli.write("main.tf", fmt.Sprintf(previewConfig, preview.BranchID, env.ProjectID)+env.providerBlock()+`
+	cli.write("main.tf", fmt.Sprintf(previewConfig+previewAudit, preview.BranchID, env.ProjectID)+env.providerBlock()+`
 resource "neon_auth_user" "tester" {
   project_id = neon_auth_integration.preview.project_id
   branch_id  = neon_auth_integration.preview.branch_id
@@ -154,7 +186,8 @@ resource "neon_auth_user" "tester" {
 
 	expectSaid(t, "the plan after the branch was deleted", cli.must(0, "plan", "-input=false"),
 		"Branch deleted: its objects removed from state", "branch "+preview.BranchID+" of project "+env.ProjectID+" no longer exists",
-		"Branch not in the project", "Apply will refuse to create anything on it", "`terraform destroy` still removes what the state holds")
+		"Branch not in the project", "Apply will refuse to create anything on it", "`terraform destroy` still removes what the state holds",
+		"Branch not in the project: data source read as empty", "reads as empty instead of failing")
 	_, applied := cli.run("apply", "-auto-approve", "-input=false")
 	expectSaid(t, "the apply after the branch was deleted", applied, "Branch not in the project", "Nothing was sent")
 	destroyReadsOnly(t, env, cli)
@@ -168,14 +201,14 @@ func TestAccPreview_projectDeletedBeforeDestroy(t *testing.T) {
 	env.Mode = authAPIBranch
 	preview := platformPreview(env, "pr-44")
 	cli := env.cli(nil, nil)
-	cli.write("main.tf", fmt.Sprintf(previewConfig, preview.BranchID, env.ProjectID)+env.providerBlock())
+	cli.write("main.tf", fmt.Sprintf(previewConfig+previewAudit, preview.BranchID, env.ProjectID)+env.providerBlock())
 	cli.must(0, "init", "-input=false")
 	cli.must(0, "apply", "-auto-approve", "-input=false")
 	env.must(env.client().DeleteProject(context.Background(), env.ProjectID))
 
 	expectSaid(t, "the plan after the project was deleted", cli.must(0, "plan", "-input=false"),
 		"Project deleted: its objects removed from state", "project "+env.ProjectID+" was deleted",
-		"Branch not in the project", "was deleted")
+		"Branch not in the project", "was deleted", "Project deleted: data source read as empty")
 	destroyReadsOnly(t, env, cli)
 }
 
