@@ -324,6 +324,10 @@ func (r *authIntegrationResource) applySettings(ctx context.Context, s neonauth.
 // allow waits for allow_localhost (see readAllowLocalhost), read beside it.
 func (r *authIntegrationResource) refresh(ctx context.Context, s neonauth.Scope, m *authIntegrationModel, allow func() (bool, error)) error {
 	it, err := r.data.auth.Integration(ctx, s)
+	var refused *apiclient.KeyRefusedError
+	if first := firstRefusal(allow); errors.As(err, &refused) && first != nil {
+		return first
+	}
 	if err != nil || it == nil {
 		return err
 	}
@@ -334,6 +338,21 @@ func (r *authIntegrationResource) refresh(ctx context.Context, s neonauth.Scope,
 			return err
 		}
 		m.AllowLocalhost = types.BoolValue(v)
+	}
+	return nil
+}
+
+// firstRefusal is the error of the allow_localhost read started beside the
+// integration's when that read met the run's first 401 itself; nil
+// otherwise. A read of the integration sent after that answer is not sent,
+// and its error points at the first 401, which nothing else reports.
+func firstRefusal(allow func() (bool, error)) error {
+	if allow == nil {
+		return nil
+	}
+	var refused *apiclient.KeyRefusedError
+	if _, err := allow(); errors.Is(err, apiclient.ErrUnauthorized) && !errors.As(err, &refused) {
+		return err
 	}
 	return nil
 }
@@ -405,6 +424,10 @@ func (r *authIntegrationResource) Read(ctx context.Context, req resource.ReadReq
 	allow := r.readAllowLocalhost(ctx, s)
 	it, ok := r.readIntegration(ctx, s, summary, &resp.Diagnostics)
 	if !ok {
+		// Its error may point at a 401 that only the read beside it met.
+		if first := firstRefusal(allow); first != nil {
+			resp.Diagnostics.AddError(summary, apiErrorDetail("Reading allow_localhost of "+s.String(), first))
+		}
 		return
 	}
 	if it == nil {

@@ -412,3 +412,27 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 		Check: func(*terraform.State) error { lockedBefore = locked(disable); return nil }})
 	resource.ParallelTest(t, tc)
 }
+
+// The integration and its allow_localhost are read side by side. When the
+// allow_localhost read meets the run's first 401 and the integration's read,
+// sent after it, is kept from the wire ("not sent … see that error"), the
+// error it points at is the allow_localhost read's: that one is reported.
+// A refusal that was itself not sent, or no 401 at all, reports nothing more.
+func TestUnitFirstRefusalOfTheReadBeside(t *testing.T) {
+	first401 := fmt.Errorf("GET …/auth/plugins: the API answered HTTP 401: %w", apiclient.ErrUnauthorized)
+	for _, c := range []struct {
+		name  string
+		allow func() (bool, error)
+		want  error
+	}{
+		{name: "project mode: no read beside", allow: nil, want: nil},
+		{name: "read beside met the first 401", allow: func() (bool, error) { return false, first401 }, want: first401},
+		{name: "read beside was not sent either", allow: func() (bool, error) { return false, &apiclient.KeyRefusedError{Method: "GET"} }, want: nil},
+		{name: "read beside failed otherwise", allow: func() (bool, error) { return false, apiclient.ErrNotFound }, want: nil},
+		{name: "read beside answered", allow: func() (bool, error) { return true, nil }, want: nil},
+	} {
+		if got := firstRefusal(c.allow); !errors.Is(got, c.want) || (got == nil) != (c.want == nil) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
