@@ -50,32 +50,18 @@ resource "neon_auth_webhooks" "preview" {
 // names a branch, the branch given as it is (not taken from a resource, so
 // nothing defers the reads once the branch is gone). Format arguments as for
 // previewConfig.
-const previewAudit = `
-data "neon_auth_integration" "audit" {
-  project_id = %[2]q
-  branch_id  = %[1]q
+var previewAudit = func() string {
+	var b strings.Builder
+	for _, t := range []typeName{typeAuthIntegration, typeAuthIntegrations, typeAuthDomains, typeAuthOAuthProviders, typeAuthEmailServer} {
+		fmt.Fprintf(&b, `
+data %q "audit" {
+  project_id = %%[2]q
+  branch_id  = %%[1]q
 }
-
-data "neon_auth_integrations" "audit" {
-  project_id = %[2]q
-  branch_id  = %[1]q
-}
-
-data "neon_auth_domains" "audit" {
-  project_id = %[2]q
-  branch_id  = %[1]q
-}
-
-data "neon_auth_oauth_providers" "audit" {
-  project_id = %[2]q
-  branch_id  = %[1]q
-}
-
-data "neon_auth_email_server" "audit" {
-  project_id = %[2]q
-  branch_id  = %[1]q
-}
-`
+`, t)
+	}
+	return b.String()
+}()
 
 // flat is CLI output with its line wrapping undone.
 func flat(out string) string { return strings.Join(strings.Fields(out), " ") }
