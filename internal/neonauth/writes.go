@@ -118,9 +118,16 @@ func (svc *Service) AddDomain(ctx context.Context, s Scope, domain string) (reco
 }
 
 // ErrNotSent is the outcome of an add that AddDomains did not send because
-// another add of the same call had failed: a failure that is not the
-// domain's own (a key refused, Neon Auth gone) would fail every add.
+// another add of the same call had failed for a reason that is not that
+// domain's own (a key refused, Neon Auth gone), which would fail every add.
 var ErrNotSent = errors.New("not sent: an earlier add to the same whitelist failed")
+
+// domainsOwn reports whether an add's error is about its domain alone: the
+// domain is listed already (409), or the API refused it (400). Those leave
+// the other adds of the same call to be sent.
+func domainsOwn(err error) bool {
+	return errors.Is(err, apiclient.ErrConflict) || errors.Is(err, apiclient.ErrBadRequest)
+}
 
 // AddDomains whitelists domains (canonical) for the scope's auth provider,
 // concurrently: each add is a request of its own (the API adds one domain
@@ -150,7 +157,7 @@ func (svc *Service) AddDomains(ctx context.Context, s Scope, domains []string) [
 			defer slots.Release(1)
 			_, errs[i] = svc.client.AddDomain(ctx, s.Scope, apiclient.AddDomainRequest{
 				Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(s.AuthProvider)})
-			if errs[i] != nil {
+			if errs[i] != nil && !domainsOwn(errs[i]) {
 				failed.Store(true)
 			}
 		})
