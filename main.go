@@ -19,7 +19,7 @@ func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
-	quietWhenTerraformDropsLogs()
+	quietWhenTerraformDropsLogs(debug)
 
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address:         "registry.terraform.io/neon-auth/neon",
@@ -42,9 +42,13 @@ var logSettings = []string{"TF_LOG", "TF_LOG_PROVIDER", "TF_LOG_PROVIDER_NEON", 
 // inherits, and drop them otherwise; but the plugin SDK logs at TRACE by
 // default, a line for every call of every validator and plan modifier,
 // which the provider encodes and Terraform decodes only to drop them: on 2
-// cores, a fifth of a small apply's time. With any of them set, nothing
-// changes.
-func quietWhenTerraformDropsLogs() {
+// cores, a fifth of a small apply's time. With any of them set, or under a
+// debugger (-debug: the provider runs on its own, and its logs go to its own
+// standard error), nothing changes.
+func quietWhenTerraformDropsLogs(debug bool) {
+	if debug {
+		return
+	}
 	for _, name := range logSettings {
 		if os.Getenv(name) != "" {
 			return

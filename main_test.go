@@ -17,7 +17,7 @@ func TestLogsAreOffOnlyWhereTerraformDropsThem(t *testing.T) {
 			if set != "" {
 				t.Setenv(set, "debug")
 			}
-			quietWhenTerraformDropsLogs()
+			quietWhenTerraformDropsLogs(false)
 			for _, name := range logSettings {
 				want := ""
 				switch {
@@ -31,5 +31,19 @@ func TestLogsAreOffOnlyWhereTerraformDropsThem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Under a debugger the provider runs on its own and its logs are the
+// developer's: nothing is turned off.
+func TestLogsStayOnUnderADebugger(t *testing.T) {
+	for _, name := range logSettings {
+		t.Setenv(name, "")
+	}
+	quietWhenTerraformDropsLogs(true)
+	for _, name := range logSettings {
+		if got := os.Getenv(name); got != "" {
+			t.Errorf("%s = %q under -debug, want it left unset", name, got)
+		}
 	}
 }
