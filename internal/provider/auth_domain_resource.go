@@ -24,10 +24,9 @@ import (
 // branch's Neon Auth.
 
 var (
-	_ resource.ResourceWithImportState  = (*authDomainResource)(nil)
-	_ resource.ResourceWithIdentity     = (*authDomainResource)(nil)
-	_ resource.ResourceWithModifyPlan   = (*authDomainResource)(nil)
-	_ resource.ResourceWithUpgradeState = (*authDomainResource)(nil)
+	_ resource.ResourceWithImportState = (*authDomainResource)(nil)
+	_ resource.ResourceWithIdentity    = (*authDomainResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*authDomainResource)(nil)
 )
 
 // NewAuthDomainResource is the neon_auth_domain resource.
@@ -47,7 +46,6 @@ type authDomainModel struct {
 
 func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Version: branchIDVersion,
 		MarkdownDescription: "One origin of the redirect URI whitelist of a branch's Neon Auth (`…/auth/domains`). " +
 			"Import with `<project_id>/<branch_id>/<domain>`; `<project_id>/<domain>` is the production branch's.",
 		Attributes: withAttributes(scopeAttributes("whose Neon Auth whitelists the domain", integrationAuthProvider), map[string]schema.Attribute{
@@ -62,11 +60,6 @@ func (r *authDomainResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 		}),
 	}
-}
-
-// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<domain>`).
-func (r *authDomainResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return upgradeToBranchID(r, nil)
 }
 
 func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

@@ -27,7 +27,6 @@ var (
 	_ resource.ResourceWithIdentity       = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authEmailServerResource)(nil)
-	_ resource.ResourceWithUpgradeState   = (*authEmailServerResource)(nil)
 )
 
 // NewAuthEmailServerResource is the neon_auth_email_server resource.
@@ -81,7 +80,6 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 		return what + " Required when `type` is `standard`; not allowed when it is `shared`."
 	}
 	resp.Schema = schema.Schema{
-		Version: branchIDVersion,
 		MarkdownDescription: "The email server a branch's Neon Auth sends its mails through: the platform's shared server or " +
 			"your own SMTP server (`…/auth/email_server`, or `…/auth/email_provider` with `auth_api = \"branch\"`, read with the " +
 			"branch's other settings from `GET …/auth/plugins`). " +
@@ -144,11 +142,6 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 			},
 		}),
 	}
-}
-
-// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>`).
-func (r *authEmailServerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return upgradeToBranchID(r, nil)
 }
 
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

@@ -25,10 +25,9 @@ import (
 // auth provider.
 
 var (
-	_ resource.ResourceWithImportState  = (*authIntegrationResource)(nil)
-	_ resource.ResourceWithIdentity     = (*authIntegrationResource)(nil)
-	_ resource.ResourceWithModifyPlan   = (*authIntegrationResource)(nil)
-	_ resource.ResourceWithUpgradeState = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithImportState = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithIdentity    = (*authIntegrationResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*authIntegrationResource)(nil)
 )
 
 // NewAuthIntegrationResource is the neon_auth_integration resource.
@@ -71,7 +70,6 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 			PlanModifiers: []planmodifier.String{useStateWhenOmitted{}, requiresReplaceWhenChanged()}, Validators: v}
 	}
 	resp.Schema = schema.Schema{
-		Version: branchIDVersion,
 		MarkdownDescription: "Neon Auth on a branch of a Neon project: `POST /projects/{project_id}/branches/{branch_id}/auth` or " +
 			"`POST /projects/auth/create`, depending on the provider's `auth_api`. " +
 			"Import with `<project_id>/<branch_id>/<auth_provider>` or `<project_id>/<branch_id>`; without the branch, the production branch's.",
@@ -117,11 +115,6 @@ func (r *authIntegrationResource) Schema(_ context.Context, _ resource.SchemaReq
 				"transfer_status":          schema.StringAttribute{MarkdownDescription: "Ownership transfer: `initiated`, `finished`, or null.", Computed: true},
 			}),
 	}
-}
-
-// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<auth_provider>`).
-func (r *authIntegrationResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return upgradeToBranchID(r, nil)
 }
 
 // integrationOnDestroy is what destroy does with an integration taken over.

@@ -32,7 +32,6 @@ var (
 	_ resource.ResourceWithIdentity       = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authOAuthProviderResource)(nil)
-	_ resource.ResourceWithUpgradeState   = (*authOAuthProviderResource)(nil)
 )
 
 // NewAuthOAuthProviderResource is the neon_auth_oauth_provider resource.
@@ -58,7 +57,6 @@ type authOAuthProviderModel struct {
 
 func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Version: branchIDVersion,
 		MarkdownDescription: "An OAuth sign-in provider (Google, GitHub, Microsoft or Vercel) of a branch's Neon Auth " +
 			"(`…/auth/oauth_providers`), with the platform's shared keys or your own OAuth app. " +
 			"Import with `<project_id>/<branch_id>/<provider_id>`; `<project_id>/<provider_id>` is the production branch's.",
@@ -111,11 +109,6 @@ func (r *authOAuthProviderResource) Schema(_ context.Context, _ resource.SchemaR
 			},
 		}),
 	}
-}
-
-// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<provider_id>`).
-func (r *authOAuthProviderResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return upgradeToBranchID(r, nil)
 }
 
 func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

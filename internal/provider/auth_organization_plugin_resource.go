@@ -12,7 +12,7 @@ import (
 // The neon_auth_organization_plugin resource: the organization plugin of a
 // branch's Neon Auth.
 
-func init() { registerSettings(organizationPluginKind, nil) }
+func init() { registerSettings(organizationPluginKind) }
 
 type authOrganizationPluginModel struct {
 	settingsBase

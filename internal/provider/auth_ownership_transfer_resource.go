@@ -14,8 +14,7 @@ import (
 // project to its owner.
 
 var (
-	_ resource.ResourceWithModifyPlan   = (*authOwnershipTransferResource)(nil)
-	_ resource.ResourceWithUpgradeState = (*authOwnershipTransferResource)(nil)
+	_ resource.ResourceWithModifyPlan = (*authOwnershipTransferResource)(nil)
 )
 
 // NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
@@ -37,7 +36,6 @@ type authOwnershipTransferModel struct {
 
 func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Version: branchIDVersion,
 		MarkdownDescription: "Requests the transfer of the platform-managed Stack Auth project of the production branch to your " +
 			"own account at the auth provider: `POST /projects/auth/transfer_ownership`. Confirm it in a browser with `url`; " +
 			"`transferred` shows the result. Destroy only forgets the request. Not importable.",
@@ -56,11 +54,6 @@ func (r *authOwnershipTransferResource) Schema(_ context.Context, _ resource.Sch
 			},
 		}),
 	}
-}
-
-// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<auth_provider>`).
-func (r *authOwnershipTransferResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return upgradeToBranchID(r, nil)
 }
 
 func (r *authOwnershipTransferResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

@@ -1,9 +1,7 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,88 +10,18 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
-// phoneNumberStateV0 is a state as releases before schema version 1 wrote
-// it (allowed_attempts set), for project %[1]s and branch %[2]s.
-const phoneNumberStateV0 = `{
-  "version": 4,
-  "terraform_version": "1.8.0",
-  "serial": 3,
-  "lineage": "0d5b2f4e-9a51-4c3e-8f0e-5d6c3b1a2e71",
-  "outputs": {},
-  "resources": [
-    {
-      "mode": "managed",
-      "type": "neon_auth_phone_number_plugin",
-      "name": "this",
-      "provider": "provider[\"registry.terraform.io/neon-auth/neon\"]",
-      "instances": [
-        {
-          "schema_version": 0,
-          "attributes": {
-            "allowed_attempts": 3,
-            "branch_id": %[2]q,
-            "enabled": true,
-            "id": "%[1]s/%[2]s",
-            "otp_expires_in": 120,
-            "project_id": %[1]q
-          },
-          "sensitive_attributes": []
-        }
-      ]
-    }
-  ],
-  "check_results": null
-}
-`
-
-// A state written before allowed_attempts was removed upgrades in place: the
-// plan is empty and nothing is written. A configuration that still sets it
-// fails at plan, on that line, saying Neon removed it, and writes nothing
-// either.
-func TestAccAuthPhoneNumberPlugin_upgradeDropsAllowedAttempts(t *testing.T) {
+// A configuration that still sets allowed_attempts fails at plan, on that
+// line, saying Neon removed it, and writes nothing.
+func TestAccAuthPhoneNumberPlugin_allowedAttemptsIsRemoved(t *testing.T) {
 	env := newBranchEnv(t)
 	env.enableAuth()
-	_, err := apiclient.WriteSetting[neonapi.NeonAuthPhoneNumberConfig](context.Background(), env.client(), env.scope(), betterauth.PhoneNumber,
-		neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(120)})
-	env.must(err)
 	p, sent := env.counted()
 	cli := env.cli(p, nil)
-	config := func(extra ...string) string {
-		return requiredProviders + env.providerBlock() +
-			env.resource("neon_auth_phone_number_plugin", "this", append([]string{"enabled        = true", "otp_expires_in = 120"}, extra...)...)
-	}
-	cli.write("main.tf", config())
-	cli.write("terraform.tfstate", fmt.Sprintf(phoneNumberStateV0, env.ProjectID, env.BranchID))
+	cli.write("main.tf", requiredProviders+env.providerBlock()+
+		env.resource("neon_auth_phone_number_plugin", "this", "enabled          = true", "allowed_attempts = 3"))
 	cli.must(0, "init")
-
-	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
-	cli.must(0, "apply", "-auto-approve", "-input=false")
-	if n := sent.writes.Load(); n != 0 {
-		t.Errorf("the upgraded state sent %d writes, want none", n)
-	}
-	var st struct {
-		Resources []struct {
-			Instances []struct {
-				SchemaVersion int            `json:"schema_version"`
-				Attributes    map[string]any `json:"attributes"`
-			} `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal([]byte(cli.read("terraform.tfstate")), &st); err != nil {
-		t.Fatal(err)
-	}
-	inst := st.Resources[0].Instances[0]
-	if inst.SchemaVersion != phoneNumberSchemaVersion || inst.Attributes["allowed_attempts"] != nil || inst.Attributes["otp_expires_in"] != float64(120) {
-		t.Errorf("upgraded state: schema version %d, attributes %v", inst.SchemaVersion, inst.Attributes)
-	}
-
-	cli.write("main.tf", config("allowed_attempts = 3"))
 	code, out := cli.run("plan", "-input=false")
 	flat := strings.Join(strings.Fields(out), " ")
 	if code != 1 || !strings.Contains(flat, "allowed_attempts") || !strings.Contains(flat, "Neon removed `allowed_attempts`") ||

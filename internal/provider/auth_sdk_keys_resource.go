@@ -22,8 +22,7 @@ import (
 // Auth integration.
 
 var (
-	_ resource.ResourceWithModifyPlan   = (*authSDKKeysResource)(nil)
-	_ resource.ResourceWithUpgradeState = (*authSDKKeysResource)(nil)
+	_ resource.ResourceWithModifyPlan = (*authSDKKeysResource)(nil)
 )
 
 // NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
@@ -50,7 +49,6 @@ type authSDKKeysModel struct {
 
 func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Version: branchIDVersion,
 		MarkdownDescription: "A new key pair for the Stack Auth SDKs of the production branch's integration: " +
 			"`POST /projects/auth/keys`. Change `rotation_triggers` to mint another; earlier pairs stay valid (the API cannot " +
 			"revoke them). Not importable.",
@@ -72,11 +70,6 @@ func (r *authSDKKeysResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"created_at":               computedString("When this pair was minted (RFC 3339, UTC).", false),
 		}),
 	}
-}
-
-// UpgradeState rewrites the ids of the 0.1 development builds (`<project_id>/<auth_provider>/<created_at>`).
-func (r *authSDKKeysResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return upgradeToBranchID(r, nil)
 }
 
 func (r *authSDKKeysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

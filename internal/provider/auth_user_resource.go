@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -24,10 +23,9 @@ import (
 // The neon_auth_user resource: a user of a branch's Neon Auth, with its roles.
 
 var (
-	_ resource.ResourceWithImportState  = (*authUserResource)(nil)
-	_ resource.ResourceWithIdentity     = (*authUserResource)(nil)
-	_ resource.ResourceWithModifyPlan   = (*authUserResource)(nil)
-	_ resource.ResourceWithUpgradeState = (*authUserResource)(nil)
+	_ resource.ResourceWithImportState = (*authUserResource)(nil)
+	_ resource.ResourceWithIdentity    = (*authUserResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*authUserResource)(nil)
 )
 
 // NewAuthUserResource is the neon_auth_user resource.
@@ -50,7 +48,6 @@ type authUserModel struct {
 
 func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Version: branchIDVersion,
 		MarkdownDescription: "A user of a branch's Neon Auth, for seed, test and service accounts: `POST …/branches/{branch_id}/auth/users` " +
 			"or `POST /projects/auth/user`. No endpoint reads a user back. " +
 			"Import with `<project_id>/<branch_id>/<user_id>`; `<project_id>/<user_id>` is the production branch's.",
@@ -85,14 +82,6 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 
 // userRules: roles exist only in the branch-scoped API.
 var userRules = scopeRules{branchAttrs: []string{"roles"}}
-
-// UpgradeState rewrites the ids of the 0.1 development builds, which were the user's id
-// alone; that id moves to user_id.
-func (r *authUserResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return upgradeToBranchID(r, func(attrs map[string]tftypes.Value, userID string) {
-		attrs["user_id"] = tftypes.NewValue(tftypes.String, userID)
-	})
-}
 
 func (r *authUserResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, userRules, req, resp)

@@ -16,7 +16,7 @@ import (
 // The neon_auth_webhooks resource: the webhook a branch's Neon Auth calls on
 // auth events.
 
-func init() { registerSettings(webhooksKind, nil) }
+func init() { registerSettings(webhooksKind) }
 
 type authWebhooksModel struct {
 	settingsBase

@@ -19,8 +19,8 @@ import (
 // Ids that name their branch, and no plan that deletes an object on a branch
 // the configuration does not name.
 
-// Production's objects imported by the ids the 0.1 development builds printed (which name no branch,
-// so mean the production branch) into resources configured for a preview
+// Production's objects imported by their short ids (which name no branch, so
+// mean the production branch) into resources configured for a preview
 // branch: each plan fails naming both branches, for the integration, a
 // domain, an OAuth provider, a user and the singletons (email server,
 // settings, the whole whitelist) — never a replacement, which would delete
@@ -51,8 +51,8 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 	preview := on.BranchID
 
 	// Per resource type on a branch: the arguments of a resource configured
-	// for the preview, and the id the 0.1 development builds printed for the
-	// production branch's object (`<project_id>/…`, no branch).
+	// for the preview, and the short import id of the production branch's
+	// object (`<project_id>/…`, no branch).
 	imports := []struct{ typ, args, id string }{
 		{"neon_auth_integration", "", env.ProjectID + "/better_auth"},
 		{"neon_auth_domain", `domain = "https://app.example.com"`, env.ProjectID + "/https://app.example.com"},

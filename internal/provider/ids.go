@@ -6,15 +6,13 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
 )
 
-// Import ids and composite ids: their formats, parsing, the branch an import
-// may name, and the upgraders of the ids of the 0.1 development builds.
+// Import ids and composite ids: their formats, parsing, and the branch an
+// import may name.
 
 // compositeID joins the parts of a resource id with "/".
 func compositeID(parts ...string) string { return strings.Join(parts, "/") }
@@ -22,8 +20,8 @@ func compositeID(parts ...string) string { return strings.Join(parts, "/") }
 // importFormat is the import id of a resource type:
 // `<project_id>[/<branch_id>]/<part>/…`, each part stored in the attribute of
 // the same name. The branch id is what the resource's own id names; it is
-// recognized by Neon's `br-` prefix. Left out (the short form that release
-// 0.1 wrote), it means the project's production branch.
+// recognized by Neon's `br-` prefix. Left out (the short form), it means the
+// project's production branch.
 type importFormat struct {
 	resourceType typeName
 	// parts are the names of the parts after project_id (and branch_id):
@@ -146,75 +144,4 @@ func importedID(v map[string]string, parts ...string) string {
 		head = append(head, v["branch_id"])
 	}
 	return compositeID(append(head, parts...)...)
-}
-
-// branchIDVersion is the schema version of the resources whose ids name
-// their branch; the 0.1 development builds wrote version 0, whose ids did not.
-const branchIDVersion = 1
-
-// upgradeToBranchID is the state upgrader from version 0 of a resource on a
-// branch: the id gains the state's own branch_id (`<project_id>/<rest>` →
-// `<project_id>/<branch_id>/<rest>`; an id without the project id, such as a
-// user's, is the rest). fill, when set, writes attributes the version added
-// from the old id. Nothing else changes and nothing is sent: the state
-// already recorded the branch. A state without a branch_id (written before
-// it existed) keeps its id until the next refresh, which resolves the
-// production branch.
-func upgradeToBranchID(r resource.Resource, fill func(attrs map[string]tftypes.Value, oldRest string)) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{0: {StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-		var sr resource.SchemaResponse
-		r.Schema(ctx, resource.SchemaRequest{}, &sr)
-		typ := sr.Schema.Type().TerraformType(ctx)
-		fail := func(err error) {
-			resp.Diagnostics.AddError("Unable to Upgrade Resource State",
-				"Reading a state written by the 0.1 development builds: "+err.Error()+". This is a bug in the provider; please report it.")
-		}
-		if req.RawState == nil {
-			fail(fmt.Errorf("no prior state"))
-			return
-		}
-		// Attributes that a later version dropped are left behind; those it
-		// added are null.
-		raw, err := req.RawState.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{
-			ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
-		if err != nil {
-			fail(err)
-			return
-		}
-		attrs := map[string]tftypes.Value{}
-		if err := raw.As(&attrs); err != nil {
-			fail(err)
-			return
-		}
-		get := func(name string) string {
-			var s string
-			if v, ok := attrs[name]; ok && v.IsKnown() && !v.IsNull() {
-				_ = v.As(&s)
-			}
-			return s
-		}
-		projectID, branchID, id := get("project_id"), get("branch_id"), get("id")
-		rest := id
-		if id == projectID {
-			rest = ""
-		} else if after, ok := strings.CutPrefix(id, projectID+"/"); ok {
-			rest = after
-		}
-		if fill != nil {
-			fill(attrs, rest)
-		}
-		if branchID != "" && projectID != "" {
-			parts := []string{projectID, branchID}
-			if rest != "" {
-				parts = append(parts, rest)
-			}
-			attrs["id"] = tftypes.NewValue(tftypes.String, compositeID(parts...))
-		}
-		dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
-		if err != nil {
-			fail(err)
-			return
-		}
-		resp.DynamicValue = &dv
-	}}}
 }

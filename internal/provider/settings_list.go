@@ -53,16 +53,12 @@ var settingsTypes struct {
 }
 
 // registerSettings adds kind k's resource and list resource to the
-// provider; newResource makes the resource where the kind has one of its
-// own (nil: the plain settings resource).
-func registerSettings[A any, M any, PM settingsModel[M]](k settingsKind[A, M], newResource func() resource.Resource) {
-	if newResource == nil {
-		newResource = func() resource.Resource {
-			r := settingsOf[A, M, PM](k)
-			return &r
-		}
-	}
-	settingsTypes.resources = append(settingsTypes.resources, newResource)
+// provider.
+func registerSettings[A any, M any, PM settingsModel[M]](k settingsKind[A, M]) {
+	settingsTypes.resources = append(settingsTypes.resources, func() resource.Resource {
+		r := settingsOf[A, M, PM](k)
+		return &r
+	})
 	settingsTypes.lists = append(settingsTypes.lists, func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) })
 }
 
