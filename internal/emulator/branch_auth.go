@@ -46,7 +46,7 @@ const (
 
 // BranchAuth is the whole Neon Auth state of one branch: the integration and
 // everything configured on it. A branch has at most one. The Go API hands out
-// deep copies (see BranchAuth and MutateBranchAuth in inspect.go).
+// deep copies (see BranchAuth in inspect.go).
 type BranchAuth struct {
 	Integration
 	OAuthProviders []OAuthProvider `json:"oauth_providers"`

@@ -343,8 +343,8 @@ func TestBranchAuthGoAPI(t *testing.T) {
 			t.Errorf("changing a copy changed the state: %+v", b)
 		}
 	})
-	t.Run("MutateBranchAuth is drift seen by the API", func(t *testing.T) {
-		err := v.e.MutateBranchAuth(v.project, v.branch, func(a *BranchAuth) {
+	t.Run("mutateBranchAuth is drift seen by the API", func(t *testing.T) {
+		err := v.e.mutateBranchAuth(v.project, v.branch, func(a *BranchAuth) {
 			a.Domains = append(a.Domains, Domain{Domain: "https://drift.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(a.AuthProvider)})
 			a.AllowLocalhost = false
 			a.BranchID = "br-elsewhere" // ignored: the state stays on its branch
@@ -360,17 +360,17 @@ func TestBranchAuthGoAPI(t *testing.T) {
 	t.Run("errors name what is missing", func(t *testing.T) {
 		dev, _ := v.e.AddBranch(v.project, "dev")
 		for name, err := range map[string]error{
-			"no Neon Auth":    v.e.MutateBranchAuth(v.project, dev, func(*BranchAuth) {}),
+			"no Neon Auth":    v.e.mutateBranchAuth(v.project, dev, func(*BranchAuth) {}),
 			"unknown branch":  v.e.RemoveEmailProvider(v.project, "br-nope"),
-			"unknown project": v.e.DisableBranchAuth("nope", v.branch),
+			"unknown project": v.e.disableBranchAuth("nope", v.branch),
 		} {
 			if !errors.Is(err, ErrNotFound) {
 				t.Errorf("%s: err = %v, want ErrNotFound", name, err)
 			}
 		}
 	})
-	t.Run("DisableBranchAuth", func(t *testing.T) {
-		if err := v.e.DisableBranchAuth(v.project, v.branch); err != nil {
+	t.Run("disableBranchAuth", func(t *testing.T) {
+		if err := v.e.disableBranchAuth(v.project, v.branch); err != nil {
 			t.Fatal(err)
 		}
 		wantError(t, v.do("GET", v.branchAuthPath(v.branch), nil), http.StatusNotFound, "")

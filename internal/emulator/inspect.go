@@ -6,14 +6,31 @@ import (
 	"slices"
 )
 
-// This file is the Go API for tests: state inspection and out-of-band changes
-// (drift). Everything returned is a copy. Changes are persisted like API
-// mutations. Errors wrap ErrNotFound, ErrConflict or ErrInvalid.
+// This file is the emulator's Go API: state inspection and out-of-band
+// changes (drift). Everything returned is a copy. Changes are persisted like
+// API mutations. Errors wrap ErrNotFound, ErrConflict or ErrInvalid.
 //
-// Neon Auth lives on branches. The functions taking only a project id act on
-// the project's production (default) branch, as the project-level endpoints
-// do; BranchAuth, MutateBranchAuth, DisableBranchAuth and RemoveEmailProvider
-// name the branch ("" also means the production branch).
+// Its methods come in two groups, in this order:
+//
+//   - Those that back the control surface (control.go: the /_emulator/
+//     endpoints that cmd/neon-emulator serves to remote acceptance tests and
+//     CI): CreateKey, RevokeKey, CreateProject, CreateBranch,
+//     DefaultBranchID, BranchAuth, UsersSync, ConfirmTransfer, SetFaults,
+//     CurrentFaults, Stats and ResetStats. Code that runs the emulator
+//     in-process calls them too.
+//   - Those only code running the emulator in-process calls (Go tests, and
+//     the benchmark in bench/): SetSharedOAuthProviders, ProjectIDs,
+//     AddBranch, Branches, DataAPI, Integrations, OAuthProviders,
+//     PutOAuthProvider, DeleteOAuthProvider, Domains, AddDomain,
+//     EmailServer, SetEmailServer, RemoveEmailProvider and DeleteUser.
+//
+// Out-of-band changes that only this package's tests make are in
+// inspect_helpers_test.go, so they are not compiled into the emulator.
+//
+// Neon Auth lives on branches. The Neon Auth methods taking only a project id
+// act on the project's production (default) branch, as the project-level
+// endpoints do; BranchAuth and RemoveEmailProvider name the branch ("" also
+// means the production branch).
 
 // Errors returned by the Go API of the emulator (wrapped with details).
 var (
@@ -21,6 +38,8 @@ var (
 	ErrConflict = errors.New("emulator: already exists")
 	ErrInvalid  = errors.New("emulator: invalid argument")
 )
+
+// The control surface's methods.
 
 // CreateKey creates an API key and returns its token. projectID is required
 // for KeyProject and must be empty otherwise.
@@ -56,28 +75,6 @@ func (e *Emulator) RevokeKey(token string) error {
 	return e.saveLocked()
 }
 
-// SetSharedOAuthProviders names the OAuth providers that have the platform's
-// shared keys; adding another without client credentials is refused (400,
-// code INVALID_SHARED_OAUTH_PROVIDER). With no ids, every provider has them
-// (the default).
-func (e *Emulator) SetSharedOAuthProviders(ids ...string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.sharedOAuth = slices.Clone(ids)
-}
-
-// Stats returns a copy of the counters.
-func (e *Emulator) Stats() Stats { return e.stats.snapshot() }
-
-// ResetStats sets every counter to zero.
-func (e *Emulator) ResetStats() { e.stats.reset() }
-
-// SetFaults replaces the fault configuration and reseeds its randomness.
-func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
-
-// CurrentFaults returns the fault configuration in force (defaults filled in).
-func (e *Emulator) CurrentFaults() Faults { return e.faults.get() }
-
 // CreateProject creates a project with its default branch "main", database
 // "neondb" and role "neondb_owner". An empty name becomes the project id.
 func (e *Emulator) CreateProject(name string) (Project, error) {
@@ -85,32 +82,6 @@ func (e *Emulator) CreateProject(name string) (Project, error) {
 	defer e.mu.Unlock()
 	p := e.st.addProject(name, now())
 	return *clonePtr(&p.Project), e.saveLocked()
-}
-
-// ProjectIDs lists the project ids in creation order.
-func (e *Emulator) ProjectIDs() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return mapped(e.st.Projects, func(p *projectState) string { return p.Project.ID })
-}
-
-// DefaultBranchID returns the id of the project's default branch.
-func (e *Emulator) DefaultBranchID(projectID string) (string, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	p := e.st.project(projectID)
-	if p == nil {
-		return "", errProject(projectID)
-	}
-	return p.defaultBranch().ID, nil
-}
-
-// AddBranch adds a non-default branch as the API does without a body: a
-// child of the default branch with copies of its databases, roles and Neon
-// Auth (when that is Better Auth).
-func (e *Emulator) AddBranch(projectID, name string) (string, error) {
-	b, err := e.CreateBranch(projectID, BranchOptions{Name: name})
-	return b.ID, err
 }
 
 // BranchOptions say how CreateBranch makes a branch; they are also the body
@@ -183,15 +154,15 @@ func canonicalDomains(in []string) ([]string, error) {
 	return out, nil
 }
 
-// Branches returns the project's branches in creation order.
-func (e *Emulator) Branches(projectID string) []Branch {
+// DefaultBranchID returns the id of the project's default branch.
+func (e *Emulator) DefaultBranchID(projectID string) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.st.project(projectID)
 	if p == nil {
-		return nil
+		return "", errProject(projectID)
 	}
-	return mapped(p.Branches, func(b *branchState) Branch { return b.copy() })
+	return p.defaultBranch().ID, nil
 }
 
 // BranchAuth returns a deep copy of a branch's whole Neon Auth state
@@ -208,18 +179,82 @@ func (e *Emulator) BranchAuth(projectID, branchID string) (auth BranchAuth, ok b
 	return b.Auth.clone(), true
 }
 
-// MutateBranchAuth changes a branch's Neon Auth out of band: f gets a copy of
-// the state, which replaces the stored one when f returns (its project and
-// branch ids cannot change).
-func (e *Emulator) MutateBranchAuth(projectID, branchID string, f func(*BranchAuth)) error {
-	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
-		c := a.clone()
-		f(&c)
-		c.ProjectID, c.BranchID = a.ProjectID, a.BranchID
-		c.normalize()
-		*a = c
+// UsersSync returns the rows of the production branch's users_sync table.
+func (e *Emulator) UsersSync(projectID string) []UserRow {
+	var out []UserRow
+	_ = e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
+		out = a.clone().Users
 		return nil
 	})
+	return out
+}
+
+// ConfirmTransfer stands in for the browser step of an ownership transfer of
+// the production branch's integration: it fails unless a transfer was
+// requested (POST /projects/auth/transfer_ownership) first, and sets
+// owned_by to "user".
+func (e *Emulator) ConfirmTransfer(projectID, authProvider string) error {
+	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
+		if a.AuthProvider != authProvider {
+			return fmt.Errorf("%w: integration with auth provider %q in project %q", ErrNotFound, authProvider, projectID)
+		}
+		if a.TransferStatus != transferInitiated {
+			return fmt.Errorf("%w: no ownership transfer was requested for project %q", ErrInvalid, projectID)
+		}
+		a.TransferStatus = transferFinished
+		a.OwnedBy = ownedByUser
+		return nil
+	})
+}
+
+// SetFaults replaces the fault configuration and reseeds its randomness.
+func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
+
+// CurrentFaults returns the fault configuration in force (defaults filled in).
+func (e *Emulator) CurrentFaults() Faults { return e.faults.get() }
+
+// Stats returns a copy of the counters.
+func (e *Emulator) Stats() Stats { return e.stats.snapshot() }
+
+// ResetStats sets every counter to zero.
+func (e *Emulator) ResetStats() { e.stats.reset() }
+
+// The methods only in-process callers use.
+
+// SetSharedOAuthProviders names the OAuth providers that have the platform's
+// shared keys; adding another without client credentials is refused (400,
+// code INVALID_SHARED_OAUTH_PROVIDER). With no ids, every provider has them
+// (the default).
+func (e *Emulator) SetSharedOAuthProviders(ids ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sharedOAuth = slices.Clone(ids)
+}
+
+// ProjectIDs lists the project ids in creation order.
+func (e *Emulator) ProjectIDs() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return mapped(e.st.Projects, func(p *projectState) string { return p.Project.ID })
+}
+
+// AddBranch adds a non-default branch as the API does without a body: a
+// child of the default branch with copies of its databases, roles and Neon
+// Auth (when that is Better Auth).
+func (e *Emulator) AddBranch(projectID, name string) (string, error) {
+	b, err := e.CreateBranch(projectID, BranchOptions{Name: name})
+	return b.ID, err
+}
+
+// Branches returns the project's branches in creation order.
+func (e *Emulator) Branches(projectID string) []Branch {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.st.project(projectID)
+	if p == nil {
+		return nil
+	}
+	return mapped(p.Branches, func(b *branchState) Branch { return b.copy() })
 }
 
 // DataAPI returns a copy of the Data API of a branch's database with what
@@ -239,24 +274,6 @@ func (e *Emulator) DataAPI(projectID, branchID, database string) (api DataAPI, o
 	return *clonePtr(b.dataAPI(database)), true
 }
 
-// DisableBranchAuth removes Neon Auth from a branch, with everything
-// configured on it.
-func (e *Emulator) DisableBranchAuth(projectID, branchID string) error {
-	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
-		e.st.project(projectID).branch(a.BranchID).Auth = nil
-		return nil
-	})
-}
-
-// RemoveEmailProvider removes a branch's email provider configuration:
-// reading it then answers 404 until one is set again.
-func (e *Emulator) RemoveEmailProvider(projectID, branchID string) error {
-	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
-		a.EmailProvider = nil
-		return nil
-	})
-}
-
 // Integrations returns the production branch's integration (none or one)
 // with its latest credentials.
 func (e *Emulator) Integrations(projectID string) []Integration {
@@ -271,19 +288,6 @@ func (e *Emulator) Integrations(projectID string) []Integration {
 		out = append(out, a.Integration)
 	}
 	return out
-}
-
-// DeleteIntegration removes the production branch's integration, which must
-// use authProvider, with everything configured on it.
-func (e *Emulator) DeleteIntegration(projectID, authProvider string) error {
-	return e.mutate(projectID, func(p *projectState) error {
-		b := p.defaultBranch()
-		if b.Auth == nil || b.Auth.AuthProvider != authProvider {
-			return fmt.Errorf("%w: integration with auth provider %q in project %q", ErrNotFound, authProvider, projectID)
-		}
-		b.Auth = nil
-		return nil
-	})
 }
 
 // OAuthProviders returns the OAuth providers of the production branch.
@@ -357,23 +361,6 @@ func (e *Emulator) AddDomain(projectID, domain string) error {
 	})
 }
 
-// RemoveDomain removes a whitelisted domain of the production branch
-// (compared in canonical form).
-func (e *Emulator) RemoveDomain(projectID, domain string) error {
-	canonical, err := canonicalOrigin(domain)
-	if err != nil {
-		canonical = domain
-	}
-	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
-		i := a.domainIndex(canonical)
-		if i < 0 {
-			return fmt.Errorf("%w: domain %q in project %q", ErrNotFound, domain, projectID)
-		}
-		a.Domains = slices.Delete(a.Domains, i, i+1)
-		return nil
-	})
-}
-
 // EmailServer returns the production branch's email provider, password
 // included; ErrNotFound when none is configured.
 func (e *Emulator) EmailServer(projectID string) (EmailServer, error) {
@@ -400,14 +387,13 @@ func (e *Emulator) SetEmailServer(projectID string, c EmailServer) error {
 	})
 }
 
-// UsersSync returns the rows of the production branch's users_sync table.
-func (e *Emulator) UsersSync(projectID string) []UserRow {
-	var out []UserRow
-	_ = e.onBranchAuth(projectID, "", false, func(a *BranchAuth) error {
-		out = a.clone().Users
+// RemoveEmailProvider removes a branch's email provider configuration:
+// reading it then answers 404 until one is set again.
+func (e *Emulator) RemoveEmailProvider(projectID, branchID string) error {
+	return e.onBranchAuth(projectID, branchID, true, func(a *BranchAuth) error {
+		a.EmailProvider = nil
 		return nil
 	})
-	return out
 }
 
 // DeleteUser deletes a user of the production branch's Neon Auth.
@@ -418,24 +404,6 @@ func (e *Emulator) DeleteUser(projectID, userID string) error {
 			return fmt.Errorf("%w: user %q in project %q", ErrNotFound, userID, projectID)
 		}
 		a.Users = slices.Delete(a.Users, i, i+1)
-		return nil
-	})
-}
-
-// ConfirmTransfer stands in for the browser step of an ownership transfer of
-// the production branch's integration: it fails unless a transfer was
-// requested (POST /projects/auth/transfer_ownership) first, and sets
-// owned_by to "user".
-func (e *Emulator) ConfirmTransfer(projectID, authProvider string) error {
-	return e.onBranchAuth(projectID, "", true, func(a *BranchAuth) error {
-		if a.AuthProvider != authProvider {
-			return fmt.Errorf("%w: integration with auth provider %q in project %q", ErrNotFound, authProvider, projectID)
-		}
-		if a.TransferStatus != transferInitiated {
-			return fmt.Errorf("%w: no ownership transfer was requested for project %q", ErrInvalid, projectID)
-		}
-		a.TransferStatus = transferFinished
-		a.OwnedBy = ownedByUser
 		return nil
 	})
 }

@@ -148,7 +148,7 @@ func TestDomains(t *testing.T) {
 		if err := v.e.AddDomain(v.project, "https://drift.example.com"); err != nil {
 			t.Fatal(err)
 		}
-		if err := v.e.RemoveDomain(v.project, "http://localhost:3000/"); err != nil {
+		if err := v.e.removeDomain(v.project, "http://localhost:3000/"); err != nil {
 			t.Fatal(err)
 		}
 		wantJSON(t, "list", v.do("GET", base, nil).Body, `{"domains":[{"domain":"https://drift.example.com","auth_provider":"stack"}]}`)

@@ -29,8 +29,9 @@ const unmatchedRoute = "unmatched"
 // operations and the accounts they are shared with), API keys, branches,
 // their computes, databases (with their Data APIs) and roles, the JWKS a
 // project trusts (databaseRoutes); Neon Auth in both families (see
-// scope.go); and each Better Auth setting of internal/apispec/betterauth at
-// its own path, with GET where the reference reads it.
+// request_target.go); and each Better Auth setting of
+// internal/apispec/betterauth at its own path, with GET where the reference
+// reads it.
 func apiRoutes() []apiRoute {
 	const p, br = "/projects/{project_id}", "/projects/{project_id}/branches/{branch_id}"
 	const auth = br + "/auth"

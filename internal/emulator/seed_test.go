@@ -236,7 +236,7 @@ func TestResetGoesBackToTheSeed(t *testing.T) {
 	if err := v.e.RevokeKey("ciprojectkeyciprojectkey0001"); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.e.DisableBranchAuth("app-project-00000001", "br-preview-00000002"); err != nil {
+	if err := v.e.disableBranchAuth("app-project-00000001", "br-preview-00000002"); err != nil {
 		t.Fatal(err)
 	}
 	if r := v.control("POST", "/reset", nil); r.Status != http.StatusNoContent {
