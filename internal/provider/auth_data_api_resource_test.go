@@ -68,16 +68,17 @@ func maxRows(n int) func(apiclient.DataAPISettings) error {
 // repaired, a create-time option replacing it, destroy.
 func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
-		provider, auth := apiclient.DataAPIAuthNeonAuth, `auth_provider = "neon_auth"`
+		provider, auth := apiclient.DataAPIAuthNeonAuth, []string{`auth_provider = "neon_auth"`}
 		if env.Mode == authAPIProject {
 			provider = apiclient.DataAPIAuthExternal
-			auth = fmt.Sprintf("auth_provider = \"external\"\n  jwks_url = %q\n  provider_name = \"Google\"", googleJWKS)
+			auth = []string{`auth_provider = "external"`, fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`}
 		} else {
 			env.enableAuth()
 		}
-		auth += "\n  add_default_grants = true"
-		cfg := func(extra string) string {
-			return env.config(env.resource("neon_auth_data_api", "test", `database_name = "neondb"`, auth, extra))
+		auth = append(auth, "add_default_grants = true")
+		cfg := func(extra ...string) string {
+			args := append(append([]string{`database_name = "neondb"`}, auth...), extra...)
+			return env.config(env.resource("neon_auth_data_api", "test", args...))
 		}
 		attr := func(path ...string) tfjsonpath.Path {
 			p := tfjsonpath.New(path[0])
@@ -88,7 +89,10 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 		}
 		tc := env.testCase(
 			resource.TestStep{
-				Config: cfg("settings = {\n    db_max_rows = 100\n    db_schemas = [\"public\", \"api\"]\n  }"),
+				Config: cfg(`settings = {
+    db_max_rows = 100
+    db_schemas  = ["public", "api"]
+  }`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/neondb")),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("status"), env.dataAPIStatus()),
@@ -116,7 +120,11 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 			resource.TestStep{ResourceName: dataAPIAddr, ImportState: true, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"auth_provider", "jwks_url", "provider_name", "add_default_grants"}},
 			resource.TestStep{
-				Config:           cfg("settings = {\n    db_max_rows = 500\n    db_schemas = [\"public\", \"api\"]\n    openapi_mode = \"ignore-privileges\"\n  }"),
+				Config: cfg(`settings = {
+    db_max_rows  = 500
+    db_schemas   = ["public", "api"]
+    openapi_mode = "ignore-privileges"
+  }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "openapi_mode"), knownvalue.StringExact("ignore-privileges")),
@@ -129,7 +137,11 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 					env.must(env.client().UpdateDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
 						BranchID: env.BranchID, DatabaseName: "neondb"}, apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(1)}))
 				},
-				Config:            cfg("settings = {\n    db_max_rows = 500\n    db_schemas = [\"public\", \"api\"]\n    openapi_mode = \"ignore-privileges\"\n  }"),
+				Config: cfg(`settings = {
+    db_max_rows  = 500
+    db_schemas   = ["public", "api"]
+    openapi_mode = "ignore-privileges"
+  }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},
 				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
 			},
@@ -139,13 +151,17 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 					env.must(env.client().DeleteDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
 						BranchID: env.BranchID, DatabaseName: "neondb"}))
 				},
-				Config:            cfg("settings = {\n    db_max_rows = 500\n  }"),
+				Config: cfg(`settings = {
+    db_max_rows = 500
+  }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionCreate)}},
 				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
 			},
 			resource.TestStep{
 				// A create-time option cannot change: the Data API is replaced.
-				Config:            cfg("jwt_audience = \"app\"\n  settings = {\n    db_max_rows = 500\n  }"),
+				Config: cfg(`jwt_audience = "app"`, `settings = {
+    db_max_rows = 500
+  }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionDestroyBeforeCreate)}},
 				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
 			},

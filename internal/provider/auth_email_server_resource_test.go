@@ -29,6 +29,13 @@ const standardEmailServerArgs = `type         = "standard"
   sender_name  = %[2]q
   %[3]s`
 
+// writeOnlyPassword is the password argument lines (%[3]s) of
+// standardEmailServerArgs: the write-only password at version.
+func writeOnlyPassword(password string, version int) string {
+	return fmt.Sprintf(`password_wo         = %q
+  password_wo_version = %d`, password, version)
+}
+
 // expectEmailServer checks the email server of the test's branch as the API
 // shows it: a shared one (host and senderName empty) or a standard one on
 // host, port 587, as standardEmailServerArgs sets it. The password reads
@@ -172,7 +179,7 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 	env.enableAuth()
 	cfg := func(password string, version int) string {
 		return env.config(env.resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", "Example",
-			fmt.Sprintf("password_wo = %q\n  password_wo_version = %d", password, version))))
+			writeOnlyPassword(password, version))))
 	}
 	tc := env.testCase(
 		resource.TestStep{
@@ -250,8 +257,8 @@ func TestAccAuthEmailServer_passwordsReachTheAPI(t *testing.T) {
 				steps = append(steps, resource.TestStep{Config: cfg("Shop", ""), ConfigStateChecks: stored("Shop", "smtp-secret-1")})
 			}
 			steps = append(steps,
-				resource.TestStep{Config: cfg("Shop", "password_wo = \"wo-pass-1\"\n  password_wo_version = 1"), ConfigStateChecks: stored("Shop", "wo-pass-1")},
-				resource.TestStep{Config: cfg("Shop", "password_wo = \"wo-pass-2\"\n  password_wo_version = 2"), ConfigStateChecks: stored("Shop", "wo-pass-2")},
+				resource.TestStep{Config: cfg("Shop", writeOnlyPassword("wo-pass-1", 1)), ConfigStateChecks: stored("Shop", "wo-pass-1")},
+				resource.TestStep{Config: cfg("Shop", writeOnlyPassword("wo-pass-2", 2)), ConfigStateChecks: stored("Shop", "wo-pass-2")},
 			)
 			tc := env.testCase(steps...)
 			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)

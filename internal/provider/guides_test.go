@@ -75,8 +75,11 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 			cli := env.cli(nil, map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
 			// The guide's provider "neonauth" block, pointed at the emulator.
 			head := `provider "neonauth" {`
-			cli.write("main.tf", strings.Replace(shown[1], head, head+fmt.Sprintf("\n  api_key = %q\n  base_url = %q\n  requests_per_minute = 100000\n",
-				env.Key, env.BaseURL), 1))
+			cli.write("main.tf", strings.Replace(shown[1], head, head+fmt.Sprintf(`
+  api_key             = %q
+  base_url            = %q
+  requests_per_minute = 100000
+`, env.Key, env.BaseURL), 1))
 			cli.must(0, "init", "-input=false")
 			out := cli.must(0, "apply", "-auto-approve", "-input=false")
 			warning := quoted[1]
