@@ -25,7 +25,7 @@ terraform {
   }
 }
 
-# Branch mode, the default. inherited_auth = "adopt" (the default) takes over
+# Branch mode, the default. inherited_auth = "take_over" (the default) takes over
 # what the branch already has; "refuse" would fail with an import hint
 # instead. restore_on_destroy = false: the branch is disposable, so destroy
 # leaves it as configured instead of restoring what was found (it sends

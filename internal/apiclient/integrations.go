@@ -16,7 +16,7 @@ import (
 // are the only time the API hands out the keys of this integration.
 //
 // When the answer is lost, a fresh list decides: an integration of that auth
-// provider that is now there is adopted, and returned with Recovered set and
+// provider that is now there is recovered, and returned with Recovered set and
 // without keys. So is one that a re-send finds there (409) because the read
 // had not shown it yet. A 409 to the first attempt is returned: the branch
 // had Neon Auth before.
@@ -47,7 +47,7 @@ func (c *Client) CreateIntegration(ctx context.Context, s Scope, req CreateInteg
 	}
 	if recovered {
 		if found == nil {
-			// Adopted on a 409 to a re-send: read it once more for what an
+			// Recovered on a 409 to a re-send: read it once more for what an
 			// integration lists (a failure leaves that to the caller's read).
 			found, _ = c.findIntegration(ctx, s, req.AuthProvider)
 		}

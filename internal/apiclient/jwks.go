@@ -67,7 +67,7 @@ func (c *Client) AddJWKS(ctx context.Context, projectID string, req AddJWKSReque
 	case recovered && listed != nil:
 		return &AddedJWKS{JWKS: *listed, Recovered: true}, nil
 	case recovered:
-		// Adopted on a 409 to a re-send: read it back.
+		// Recovered on a 409 to a re-send: read it back.
 		all, err := c.ListJWKS(ctx, projectID)
 		if i := slices.IndexFunc(all, func(j JWKS) bool { return SameJWKS(j, req) }); err == nil && i >= 0 {
 			return &AddedJWKS{JWKS: all[i], Recovered: true}, nil

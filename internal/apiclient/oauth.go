@@ -49,7 +49,7 @@ func (c *Client) AddOAuthProvider(ctx context.Context, s Scope, req AddOAuthProv
 	}
 	if recovered {
 		if listed == nil {
-			// Adopted on a 409 to a re-send.
+			// Recovered on a 409 to a re-send.
 			listed = &OAuthProvider{}
 			listed.ID = req.ID
 		}

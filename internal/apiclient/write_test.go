@@ -83,7 +83,7 @@ func TestWriteWithUnknownOutcome(t *testing.T) {
 			return false, err
 		}
 		if creds.AuthProviderProjectID != "apid-1" {
-			return creds.Recovered, errors.New("the adopted integration was not read back: " + creds.String())
+			return creds.Recovered, errors.New("the recovered integration was not read back: " + creds.String())
 		}
 		return creds.Recovered, nil
 	}
@@ -108,16 +108,16 @@ func TestWriteWithUnknownOutcome(t *testing.T) {
 		{name: "SDK key minting answered 500 is not sent again", op: mintKeys,
 			steps:    map[string][]string{"POST": {"500", `{}`}},
 			wantSent: map[string]int{"POST": 1}, wantErr: []error{ErrOutcomeUnknown}},
-		{name: "a lost add that was applied is adopted after one read-back", op: addDomain,
+		{name: "a lost add that was applied is recovered after one read-back", op: addDomain,
 			steps:    map[string][]string{"POST": {"lose"}, "GET": {theDomain}},
 			wantSent: map[string]int{"POST": 1, "GET": 1}, recovered: true},
-		{name: "a re-send answered 409 after a lost add whose read-back lagged is the lost add, adopted", op: addDomain,
+		{name: "a re-send answered 409 after a lost add whose read-back lagged is the lost add, recovered", op: addDomain,
 			steps:    map[string][]string{"POST": {"lose", "409"}, "GET": {noDomain}},
 			wantSent: map[string]int{"POST": 2, "GET": 1}, recovered: true},
-		{name: "a 409 to the first attempt is not adopted", op: addDomain,
+		{name: "a 409 to the first attempt is not recovered", op: addDomain,
 			steps:    map[string][]string{"POST": {"409"}, "GET": {theDomain}},
 			wantSent: map[string]int{"POST": 1, "GET": 0}, wantErr: []error{ErrConflict}},
-		{name: "a second enable after a lost one is adopted, read back", op: createIntegration,
+		{name: "a second enable after a lost one is recovered, read back", op: createIntegration,
 			steps:    map[string][]string{"POST": {"lose", "409"}, "GET": {`{"data":[]}`, `{"data":[` + stackIntegration + `]}`}},
 			wantSent: map[string]int{"POST": 2, "GET": 2}, recovered: true},
 		{name: "a second enable without a lost one is refused", op: createIntegration,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -32,6 +33,8 @@ var (
 	_ resource.ResourceWithValidateConfig = (*authDataAPIResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authDataAPIResource)(nil)
 )
+
+func init() { registerType(NewAuthDataAPIResource, NewAuthDataAPIList) }
 
 // NewAuthDataAPIResource is the neon_auth_data_api resource.
 func NewAuthDataAPIResource() resource.Resource {
@@ -217,31 +220,16 @@ func (r *authDataAPIResource) ModifyPlan(ctx context.Context, req resource.Modif
 				"for another identity provider's (with jwks_url and provider_name).", apiclient.DataAPIAuthNeonAuth, apiclient.DataAPIAuthExternal))
 		return
 	}
-	r.planTakeOverDataAPI(ctx, plan, resp, onDestroy)
-}
-
-// planTakeOverDataAPI warns at the plan of a create when apply will take
-// over the branch's copy of its parent's Data API of the database. It reads
-// only when branch_id is known and names a branch with a parent: the branch
-// list, the branch's Data API, and the parent's, each shared with the
-// create that follows.
-func (r *authDataAPIResource) planTakeOverDataAPI(ctx context.Context, plan authDataAPIModel, resp *resource.ModifyPlanResponse, onDestroy string) {
-	if !r.data.ready() || !isKnownSet(plan.ProjectID) || !isKnownSet(plan.BranchID) || !isKnownSet(plan.DatabaseName) {
-		return
-	}
-	s := dataAPIScope(plan.ProjectID.ValueString(), plan.BranchID.ValueString())
-	if b, err := r.data.auth.Branch(ctx, s.ProjectID, s.BranchID); err != nil || b == nil || apiclient.Deref(b.ParentID) == "" || b.Default {
-		return
-	}
-	if api, err := r.data.auth.DataAPI(ctx, plan.ref(s)); err != nil || api == nil {
-		return
-	}
-	what := "Data API of database " + plan.DatabaseName.ValueString()
-	if to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDataAPI, Key: plan.DatabaseName.ValueString()}); to.Allowed() {
-		resp.Diagnostics.AddWarning("Inherited "+what+" will be taken over",
-			fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, which has a Data API on database %[4]s: apply "+
-				"will take over the branch's copy instead of creating it, and apply this configuration's settings to it. %[5]s",
-				s.BranchID, s.ProjectID, to.Parent, plan.DatabaseName.ValueString(), r.data.onDestroy(onDestroy)))
+	// The Data API lives beside Neon Auth, in the branch-scoped family
+	// whatever auth_api says, and its auth_provider is not Neon Auth's.
+	name := plan.DatabaseName.ValueString()
+	if r.data.ready() && isKnownSet(plan.DatabaseName) {
+		r.warnTakeOver(ctx, plan.ProjectID, plan.BranchID, "", plannedTakeOver{object: neonauth.Object{Kind: neonauth.KindDataAPI, Key: name},
+			what: "Data API of database " + name, held: "which has a Data API on the same database", onDestroy: onDestroy, besideAuth: true,
+			onBranch: func(ctx context.Context, s neonauth.Scope) (bool, error) {
+				api, err := r.data.auth.DataAPI(ctx, plan.ref(s))
+				return err == nil && api != nil, nil
+			}}, &resp.Diagnostics)
 	}
 }
 
@@ -286,7 +274,7 @@ func (r *authDataAPIResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	if created.Recovered {
 		resp.Diagnostics.AddWarning("Auth Data API created; response lost",
-			fmt.Sprintf("The response to creating %s was lost in transit, but the Data API exists, so it was adopted into the state.", ref))
+			fmt.Sprintf("The response to creating %s was lost in transit, but the Data API exists, so it was recovered into the state.", ref))
 	}
 	got := r.waitActive(ctx, ref, &resp.Diagnostics)
 	if got == nil {
@@ -419,11 +407,10 @@ type foundDataAPI struct {
 // settings; anything else is refused with an import hint.
 func (r *authDataAPIResource) takeOver(ctx context.Context, plan authDataAPIModel, s neonauth.Scope, found *apiclient.DataAPI, resp *resource.CreateResponse) {
 	summary, ref := r.unable("Create"), plan.ref(s)
-	to := r.data.auth.MayTakeOver(ctx, dataAPIScope(s.ProjectID, s.BranchID), neonauth.Object{Kind: neonauth.KindDataAPI, Key: ref.DatabaseName})
-	if !to.Allowed() {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("Creating %s: it is already there.", ref)+
-			importHint(fmt.Sprintf("Database %s of %s already has a Data API. %s", ref.DatabaseName, s.Scope, takeOverRefusal(s, to)),
-				dataAPIImport.resourceType, compositeID(s.ProjectID, s.BranchID, ref.DatabaseName)))
+	to, ok := r.mayTakeOver(ctx, dataAPIScope(s.ProjectID, s.BranchID), neonauth.Object{Kind: neonauth.KindDataAPI, Key: ref.DatabaseName},
+		fmt.Sprintf("Creating %s: it is already there.", ref), fmt.Sprintf("Database %s of %s already has a Data API.", ref.DatabaseName, s.Scope),
+		compositeID(s.ProjectID, s.BranchID, ref.DatabaseName), &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	inherited := apiclient.Deref(found.Settings)
@@ -435,10 +422,7 @@ func (r *authDataAPIResource) takeOver(ctx context.Context, plan authDataAPIMode
 	if configured {
 		merged, err := overlaySettings(inherited, settings)
 		if err == nil {
-			err = r.data.auth.UpdateDataAPI(ctx, ref, merged)
-		}
-		if err == nil {
-			got, err = r.data.auth.GetDataAPI(ctx, ref)
+			got, err = r.write(ctx, ref, &merged)
 		}
 		if err != nil {
 			resp.Diagnostics.AddError(summary, r.explainDataAPIFailure(ctx, ref, "Setting the settings of the Data API "+s.String()+" inherited", err))
@@ -518,24 +502,38 @@ func (r *authDataAPIResource) Update(ctx context.Context, req resource.UpdateReq
 		return
 	}
 	ref := plan.ref(s)
+	var changed *apiclient.DataAPISettings
 	if !plan.Settings.Equal(state.Settings) {
 		settings, _, diags := dataAPISettingsFromModel(ctx, plan.Settings)
 		if resp.Diagnostics.Append(diags...); diags.HasError() {
 			return
 		}
-		if err := r.data.auth.UpdateDataAPI(ctx, ref, settings); err != nil {
-			resp.Diagnostics.AddError(summary, r.explainDataAPIFailure(ctx, ref, "Updating the settings of "+ref.String(), err))
-			return
-		}
+		changed = &settings
 	}
-	got, err := r.data.auth.GetDataAPI(ctx, ref)
+	got, err := r.write(ctx, ref, changed)
 	if err != nil {
-		resp.Diagnostics.AddError(summary, r.explainDataAPIFailure(ctx, ref, "Reading "+ref.String()+" after updating it", err))
+		resp.Diagnostics.AddError(summary, r.explainDataAPIFailure(ctx, ref, "Updating the settings of "+ref.String(), err))
 		return
 	}
 	resp.Diagnostics.Append(plan.fromAPI(ctx, s, got)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...) // the configuration now says them
+}
+
+// write is the write of a Data API's settings, for Update and a take-over:
+// it sends settings, when not nil (PATCH replaces them all), then reads the
+// Data API back.
+func (r *authDataAPIResource) write(ctx context.Context, ref apiclient.DataAPIRef, settings *apiclient.DataAPISettings) (*apiclient.DataAPI, error) {
+	if settings != nil {
+		if err := r.data.auth.UpdateDataAPI(ctx, ref, *settings); err != nil {
+			return nil, err
+		}
+	}
+	got, err := r.data.auth.GetDataAPI(ctx, ref)
+	if err != nil {
+		return nil, fmt.Errorf("reading it back: %w", err)
+	}
+	return got, nil
 }
 
 func (r *authDataAPIResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -558,18 +556,8 @@ func (r *authDataAPIResource) Delete(ctx context.Context, req resource.DeleteReq
 	if !takenOver {
 		err = r.data.auth.DeleteDataAPI(ctx, ref)
 	}
-	if err == nil {
-		return
-	}
-	if !isNotFound(err) {
-		resp.Diagnostics.AddError(summary, apiErrorDetail(what, err))
-		return
-	}
-	if g := r.gone(ctx, ref, what, err); g.gone {
-		tflog.Debug(ctx, ref.String()+": already gone", map[string]any{"project_id": s.ProjectID})
-	} else {
-		resp.Diagnostics.AddError(summary, g.detail)
-	}
+	r.settleDeleteBy(ctx, s.ProjectID, err, what, func() (neonauth.Presence, error) { return r.data.auth.DataAPIAbsence(ctx, ref) },
+		nil, &resp.Diagnostics)
 }
 
 // dataAPIGone is what the 404 of a request on the Data API of an object in
@@ -608,4 +596,31 @@ func (r *authDataAPIResource) ImportState(ctx context.Context, req resource.Impo
 	if resp.Private != nil { // a list resource's result has none
 		setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics) // its create-time options are unknown
 	}
+}
+
+// NewAuthDataAPIList finds the neon_auth_data_api objects of a project: the
+// Data API of every database of every branch that has one, named by the
+// database and its branch. It reads each branch's databases, then each
+// one's Data API (a database without one answers 404 and is skipped).
+func NewAuthDataAPIList() list.ListResource {
+	return &objectList{listedResource: &authDataAPIResource{configured: configuredAs(typeAuthDataAPI)},
+		schema: listConfigSchemaOf("Finds the Data APIs of a Neon project's databases: on every branch, or on one "+
+			"(in both API modes: the Data API's endpoints reach every branch).", "Id of the one branch to search. Omitted: every branch."),
+		scopes: (*configured).everyBranch,
+		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
+			dbs, err := auth.ListDatabases(ctx, s.ProjectID, s.BranchID)
+			if err != nil {
+				return nil, err
+			}
+			var out []foundObject
+			for _, db := range dbs {
+				switch _, err := auth.DataAPI(ctx, apiclient.DataAPIRef{ProjectID: s.ProjectID, BranchID: s.BranchID, DatabaseName: db.Name}); {
+				case err == nil:
+					out = append(out, foundObject{compositeID(s.ProjectID, s.BranchID, db.Name), db.Name + " (" + s.name + ")"})
+				case !isNotFound(err):
+					return nil, err
+				}
+			}
+			return out, nil
+		}}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -28,6 +29,8 @@ var (
 	_ resource.ResourceWithIdentity    = (*authDomainResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authDomainResource)(nil)
 )
+
+func init() { registerType(NewAuthDomainResource, NewAuthDomainList) }
 
 // NewAuthDomainResource is the neon_auth_domain resource.
 func NewAuthDomainResource() resource.Resource {
@@ -77,13 +80,13 @@ func (r *authDomainResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	r.planRestore(ctx, req, resp, "trusted domain "+canonical, domainLeftOnDestroy)
-	r.planAdoptDomains(ctx, req, resp, []string{canonical})
+	r.planTakeOverDomains(ctx, req, resp, []string{canonical})
 }
 
 // domainLeftOnDestroy is what destroy does with a domain taken over.
 const domainLeftOnDestroy = "Destroy leaves it in the whitelist."
 
-// planAdoptDomains warns at the plan of a create of neon_auth_domain or
+// planTakeOverDomains warns at the plan of a create of neon_auth_domain or
 // neon_auth_domains when the branch already whitelists domains the
 // configuration declares (canonical): apply takes them over instead of
 // adding them — whatever put them there: the branch's parent, a platform
@@ -92,7 +95,7 @@ const domainLeftOnDestroy = "Destroy leaves it in the whitelist."
 // other domain resources of the plan, and only for a create whose
 // project_id and branch_id are known (project mode resolves the production
 // branch), on a branch whose Neon Auth this run did not enable.
-func (c *configured) planAdoptDomains(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, declared []string) {
+func (c *configured) planTakeOverDomains(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, declared []string) {
 	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || len(declared) == 0 || resp.Diagnostics.HasError() {
 		return
 	}
@@ -182,7 +185,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	if recovered {
 		resp.Diagnostics.AddWarning("Auth domain created; response lost",
-			fmt.Sprintf("The response to whitelisting %s on %s was lost in transit, but the domain is listed, so it was adopted into the state.", canonical, s.Scope))
+			fmt.Sprintf("The response to whitelisting %s on %s was lost in transit, but the domain is listed, so it was recovered into the state.", canonical, s.Scope))
 	}
 	plan.recordScope(s)
 	plan.ID = types.StringValue(branchObjectID(s, canonical))
@@ -256,4 +259,20 @@ func (r *authDomainResource) ImportState(ctx context.Context, req resource.Impor
 	r.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, canonical))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domain"), canonical)...)
+}
+
+// NewAuthDomainList finds the neon_auth_domain objects of a project: every
+// whitelisted origin, canonical, named by itself and its branch.
+func NewAuthDomainList() list.ListResource {
+	return &objectList{listedResource: &authDomainResource{configured: configuredAs(typeAuthDomain)},
+		schema: listConfigSchema("the whitelisted domains"),
+		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
+			ds, err := auth.Domains(ctx, s.Scope)
+			return keyed(s, ds, err, func(d apiclient.Domain) string {
+				if c, cerr := apiclient.CanonicalOrigin(d.Domain); cerr == nil {
+					return c
+				}
+				return d.Domain
+			})
+		}}
 }

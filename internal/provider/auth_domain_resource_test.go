@@ -186,9 +186,9 @@ func TestAccAuthDomain_wildcardAndNativeAppSchemes(t *testing.T) {
 }
 
 // An add whose response was lost and whose read-back lagged: the re-send's
-// 409 is the provider's own write, adopted. Without a lost write a 409 is
+// 409 is the provider's own write, recovered. Without a lost write a 409 is
 // refused with the import hint (TestAccConflictSuggestsImport/neon_auth_domain).
-func TestAccAuthDomain_lostAddAnsweredConflictIsAdopted(t *testing.T) {
+func TestAccAuthDomain_lostAddAnsweredConflictIsRecovered(t *testing.T) {
 	var posts atomic.Int32
 	env := newEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
 	env.Mode = authAPIBranch

@@ -30,6 +30,8 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*authDomainsResource)(nil)
 )
 
+func init() { registerType(NewAuthDomainsResource, nil) }
+
 // NewAuthDomainsResource is the neon_auth_domains resource.
 func NewAuthDomainsResource() resource.Resource {
 	return &authDomainsResource{configured: configuredAs(typeAuthDomains)}
@@ -72,7 +74,7 @@ func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.Modif
 		var planned types.Set
 		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("domains"), &planned)...)
 		if !planned.IsUnknown() {
-			r.planAdoptDomains(ctx, req, resp, canonicalSet(planned))
+			r.planTakeOverDomains(ctx, req, resp, canonicalSet(planned))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -28,6 +29,8 @@ var (
 	_ resource.ResourceWithValidateConfig = (*authEmailServerResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authEmailServerResource)(nil)
 )
+
+func init() { registerType(NewAuthEmailServerResource, NewAuthEmailServerList) }
 
 // NewAuthEmailServerResource is the neon_auth_email_server resource.
 func NewAuthEmailServerResource() resource.Resource {
@@ -147,7 +150,8 @@ func (r *authEmailServerResource) Schema(_ context.Context, _ resource.SchemaReq
 func (r *authEmailServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
 	r.planRestore(ctx, req, resp, "email server setting", emailServerOnDestroy)
-	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindEmailServer}, "email server setting", emailServerOnDestroy, nil)
+	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: neonauth.KindEmailServer}, what: "email server setting",
+		onDestroy: emailServerOnDestroy})
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -422,4 +426,22 @@ func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.
 		r.checkImportBranch(ctx, v, resp)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), v["project_id"])...)
 	}
+}
+
+// NewAuthEmailServerList finds the neon_auth_email_server objects of a
+// project: the email server of every branch with Neon Auth, named by the
+// branch.
+func NewAuthEmailServerList() list.ListResource {
+	return &objectList{listedResource: &authEmailServerResource{configured: configuredAs(typeAuthEmailServer)},
+		schema: listConfigSchema("the email servers"), find: singleton}
+}
+
+// singleton finds the one object of each branch with Neon Auth (the email
+// server, the settings), named by the branch.
+func singleton(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
+	its, err := auth.EnabledIntegrations(ctx, s.Scope)
+	if err != nil || len(its) == 0 {
+		return nil, err
+	}
+	return []foundObject{{compositeID(s.ProjectID, s.BranchID), s.name}}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -32,6 +33,8 @@ var (
 	_ resource.ResourceWithIdentity    = (*authExternalJWKSResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authExternalJWKSResource)(nil)
 )
+
+func init() { registerType(NewAuthExternalJWKSResource, NewAuthExternalJWKSList) }
 
 // NewAuthExternalJWKSResource is the neon_auth_external_jwks resource.
 func NewAuthExternalJWKSResource() resource.Resource {
@@ -189,7 +192,7 @@ func (r *authExternalJWKSResource) Create(ctx context.Context, req resource.Crea
 	if added.Recovered {
 		resp.Diagnostics.AddWarning("Auth External JWKS added; response lost",
 			fmt.Sprintf("The response to adding the JWKS %s to project %s was lost in transit, but the project lists it, so it was "+
-				"adopted into the state (id %s).", body.JWKSURL, projectID, added.ID))
+				"recovered into the state (id %s).", body.JWKSURL, projectID, added.ID))
 	}
 	resp.Diagnostics.Append(plan.fromAPI(ctx, added.JWKS)...)
 	tflog.Debug(ctx, "added JWKS", map[string]any{"project_id": projectID, "jwks_id": added.ID})
@@ -256,23 +259,11 @@ func (r *authExternalJWKSResource) Delete(ctx context.Context, req resource.Dele
 		return
 	}
 	projectID, id := state.ProjectID.ValueString(), state.JWKSID.ValueString()
-	err := r.data.auth.DeleteJWKS(ctx, projectID, id)
-	if !isNotFound(err) {
-		if err != nil {
-			resp.Diagnostics.AddError(r.unable("Delete"), apiErrorDetail(fmt.Sprintf("Removing the JWKS %s from project %s", id, projectID), err))
-		}
-		return
-	}
-	switch p, _, perr := r.data.auth.JWKSPresence(ctx, projectID, id); p {
-	case neonauth.Gone:
-		tflog.Debug(ctx, "the JWKS was already gone", map[string]any{"project_id": projectID, "jwks_id": id})
-	case neonauth.NotVisible:
-		resp.Diagnostics.AddError(r.unable("Delete"), projectNotVisibleDetail(projectID, perr)+stateRmWhenGone)
-	case neonauth.Present:
-		resp.Diagnostics.AddError(r.unable("Delete"), apiErrorDetail("Removing the JWKS "+id, err)+" Yet it is still listed; run apply again.")
-	default:
-		resp.Diagnostics.AddError(r.unable("Delete"), apiErrorDetail("Removing the JWKS "+id, errors.Join(err, perr)))
-	}
+	r.settleDeleteBy(ctx, projectID, r.data.auth.DeleteJWKS(ctx, projectID, id), fmt.Sprintf("Removing the JWKS %s from project %s", id, projectID),
+		func() (neonauth.Presence, error) {
+			p, _, err := r.data.auth.JWKSPresence(ctx, projectID, id)
+			return p, err
+		}, nil, &resp.Diagnostics)
 }
 
 func (r *authExternalJWKSResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -288,4 +279,28 @@ func (r *authExternalJWKSResource) ImportState(ctx context.Context, req resource
 	if resp.Private != nil { // a list resource's result has none
 		setPrivateString(ctx, resp.Private, privateImported, "true", &resp.Diagnostics) // skip_role_creation is unknown
 	}
+}
+
+// NewAuthExternalJWKSList finds the neon_auth_external_jwks objects of a
+// project: every JWKS of the project (with branch_id, those of that
+// branch), named by its provider and URL. It searches one scope: the
+// project, with the branch to keep to ("" for all).
+func NewAuthExternalJWKSList() list.ListResource {
+	return &objectList{listedResource: &authExternalJWKSResource{configured: configuredAs(typeAuthExternalJWKS)},
+		schema: listConfigSchemaOf("Finds the JWKS of external identity providers that a Neon project trusts.",
+			"Id of a branch: only the JWKS of that one branch. Omitted: every JWKS of the project, of all branches or one."),
+		scopes: func(_ *configured, _ context.Context, cfg listConfigModel) ([]listScope, error) {
+			return []listScope{{Scope: neonauth.Scope{Scope: apiclient.Scope{ProjectID: cfg.ProjectID.ValueString(),
+				BranchID: cfg.BranchID.ValueString()}}}}, nil
+		},
+		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
+			all, err := auth.JWKS(ctx, s.ProjectID)
+			var out []foundObject
+			for _, j := range all {
+				if s.BranchID == "" || apiclient.Deref(j.BranchID) == s.BranchID {
+					out = append(out, foundObject{compositeID(s.ProjectID, j.ID), j.ProviderName + " (" + j.JWKSURL + ", " + jwksBranches(j.BranchID) + ")"})
+				}
+			}
+			return out, err
+		}}
 }

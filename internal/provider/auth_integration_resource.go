@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -29,6 +30,8 @@ var (
 	_ resource.ResourceWithIdentity    = (*authIntegrationResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*authIntegrationResource)(nil)
 )
+
+func init() { registerType(NewAuthIntegrationResource, NewAuthIntegrationList) }
 
 // NewAuthIntegrationResource is the neon_auth_integration resource.
 func NewAuthIntegrationResource() resource.Resource {
@@ -128,8 +131,8 @@ func (r *authIntegrationResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	var provider types.String
 	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("auth_provider"), &provider)...)
-	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindIntegration, Key: provider.ValueString()},
-		fmt.Sprintf("Neon Auth integration (%s)", provider.ValueString()), integrationOnDestroy, nil)
+	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: neonauth.KindIntegration, Key: provider.ValueString()},
+		what: fmt.Sprintf("Neon Auth integration (%s)", provider.ValueString()), onDestroy: integrationOnDestroy})
 	if provider.ValueString() == apiclient.AuthProviderStack {
 		resp.Diagnostics.AddAttributeWarning(path.Root("auth_provider"), "Stack Auth is deprecated",
 			"Neon deprecated the `stack` auth provider: this creates a new Stack Auth integration. New integrations should use "+
@@ -211,11 +214,10 @@ func (r *authIntegrationResource) takeOver(ctx context.Context, s neonauth.Scope
 		resp.Diagnostics.AddError(summary, refused+" "+apiErrorDetail("Reading the integration already on the branch", err))
 		return
 	}
-	to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindIntegration, Key: string(it.AuthProvider)})
-	if !to.Allowed() {
-		resp.Diagnostics.AddError(summary, refused+importHint(
-			fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration. %s", s.Scope, takeOverRefusal(s, to)),
-			r.typeName, compositeID(s.ProjectID, s.BranchID)))
+	to, ok := r.mayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindIntegration, Key: string(it.AuthProvider)}, refused,
+		fmt.Sprintf("The %s already has Neon Auth; a branch has at most one integration.", s.Scope), compositeID(s.ProjectID, s.BranchID),
+		&resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if msg := inheritedMismatch(s, to.Parent, it, plan); msg != "" {
@@ -522,4 +524,20 @@ func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.
 	}
 	r.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("delete_data_on_destroy"), false)...)
+}
+
+// NewAuthIntegrationList finds the neon_auth_integration objects of a
+// project: every branch's integration, named by the branch and its auth
+// provider.
+func NewAuthIntegrationList() list.ListResource {
+	return &objectList{listedResource: &authIntegrationResource{configured: configuredAs(typeAuthIntegration)},
+		schema: listConfigSchema("the Neon Auth integrations"),
+		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
+			its, err := auth.EnabledIntegrations(ctx, s.Scope)
+			var out []foundObject
+			for _, it := range its {
+				out = append(out, foundObject{compositeID(s.ProjectID, s.BranchID, string(it.AuthProvider)), fmt.Sprintf("%s (%s)", s.name, string(it.AuthProvider))})
+			}
+			return out, err
+		}}
 }

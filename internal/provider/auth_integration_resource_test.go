@@ -301,9 +301,9 @@ func loseThenLag(suffix string, status int, body string, posts *atomic.Int32) fu
 }
 
 // An enable whose response was lost, whose read-back lagged, and whose
-// re-send got 409: the integration is the provider's own, adopted and read
+// re-send got 409: the integration is the provider's own, recovered and read
 // back, not refused with the import hint of a second enable.
-func TestAccAuthIntegration_lostEnableAnsweredConflictIsAdopted(t *testing.T) {
+func TestAccAuthIntegration_lostEnableAnsweredConflictIsRecovered(t *testing.T) {
 	var posts atomic.Int32
 	env := newEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth", http.StatusNotFound,
 		`{"code":"","message":"Neon Auth is not enabled on this branch","request_id":"lagging-read"}`, &posts))
@@ -314,7 +314,7 @@ func TestAccAuthIntegration_lostEnableAnsweredConflictIsAdopted(t *testing.T) {
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("jwks_url"), anything),
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"), knownvalue.StringFunc(func(got string) error {
 				if it := env.integration(); it == nil || got != it.AuthProviderProjectID {
-					return fmt.Errorf("state holds auth_provider_project_id %q, not the adopted integration's: %+v", got, it)
+					return fmt.Errorf("state holds auth_provider_project_id %q, not the recovered integration's: %+v", got, it)
 				}
 				return nil
 			})),

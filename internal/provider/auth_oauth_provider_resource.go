@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -33,6 +34,8 @@ var (
 	_ resource.ResourceWithValidateConfig = (*authOAuthProviderResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*authOAuthProviderResource)(nil)
 )
+
+func init() { registerType(NewAuthOAuthProviderResource, NewAuthOAuthProviderList) }
 
 // NewAuthOAuthProviderResource is the neon_auth_oauth_provider resource.
 func NewAuthOAuthProviderResource() resource.Resource {
@@ -122,11 +125,11 @@ func (r *authOAuthProviderResource) ModifyPlan(ctx context.Context, req resource
 	what := id.ValueString() + " OAuth provider"
 	const onDestroy = "Destroy leaves it on the branch (with the shared keys it had, when it had them)."
 	r.planRestore(ctx, req, resp, what, onDestroy)
-	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id.ValueString()}, what, onDestroy,
-		func(ctx context.Context, s neonauth.Scope) (bool, error) {
+	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id.ValueString()},
+		what: what, onDestroy: onDestroy, onBranch: func(ctx context.Context, s neonauth.Scope) (bool, error) {
 			ps, err := r.data.auth.OAuthProviders(ctx, s)
 			return slices.ContainsFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == id.ValueString() }), err
-		})
+		}})
 }
 
 // oauthTypePlanModifier plans `type` from the configuration: credentials mean
@@ -238,6 +241,13 @@ type oauthWrite struct {
 	withCreds bool
 }
 
+// id is the provider the write is for.
+func (w oauthWrite) id() string { return w.plan.ProviderID.ValueString() }
+
+// sendsSomething reports whether the body carries anything to update in
+// place: credentials, or a tenant.
+func (w oauthWrite) sendsSomething() bool { return w.withCreds || w.body.MicrosoftTenantID != nil }
+
 // beginWrite opens Create and Update: the plan, its scope, and the body
 // from the plan and the configuration's write-only secret.
 func (r *authOAuthProviderResource) beginWrite(ctx context.Context, planned stateGetter, cfg attributeGetter, summary string,
@@ -259,7 +269,7 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 	if !ok || !r.data.requireBranch(ctx, w.s.ProjectID, w.s.BranchID, summary, &resp.Diagnostics) {
 		return
 	}
-	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
+	s, id := w.s, w.id()
 	// The branch-scoped API answers a re-add of the same settings 200, as if
 	// it had added it: a provider already listed is taken over when the
 	// branch inherited it, and refused otherwise, so that Terraform never
@@ -270,9 +280,9 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	created, err := r.data.auth.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{
-		ID: neonapi.NeonAuthOauthProviderID(id), ClientID: body.ClientID, ClientSecret: body.ClientSecret, MicrosoftTenantID: body.MicrosoftTenantID})
+		ID: neonapi.NeonAuthOauthProviderID(id), ClientID: w.body.ClientID, ClientSecret: w.body.ClientSecret, MicrosoftTenantID: w.body.MicrosoftTenantID})
 	if err == nil && created.Recovered {
-		created, err = r.recoverLostCreate(ctx, s, created, id, body, withCreds, &resp.Diagnostics)
+		created, err = r.recoverLostCreate(ctx, w, created, &resp.Diagnostics)
 	}
 	if errors.Is(err, apiclient.ErrNoSharedOAuthKeys) {
 		resp.Diagnostics.AddAttributeError(path.Root("client_id"), "No shared credentials for this OAuth provider",
@@ -290,6 +300,7 @@ func (r *authOAuthProviderResource) Create(ctx context.Context, req resource.Cre
 		resp.Diagnostics.AddError(summary, detail)
 		return
 	}
+	plan := w.plan
 	plan.fromAPI(s, created)
 	tflog.Debug(ctx, "created OAuth provider", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id, "type": created.Type})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -307,12 +318,11 @@ type foundOAuthProvider struct {
 // branch: one the branch inherited from its parent is taken over and given
 // the planned credentials; anything else is refused with an import hint.
 func (r *authOAuthProviderResource) takeOver(ctx context.Context, w oauthWrite, listed *apiclient.OAuthProvider, resp *resource.CreateResponse) {
-	summary, s, id := r.unable("Create"), w.s, w.plan.ProviderID.ValueString()
-	to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id})
-	if !to.Allowed() {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("Adding the %s OAuth provider to %s: it is already there.", id, s.Scope)+
-			importHint(fmt.Sprintf("The %s already has the %s OAuth provider. %s", s.Scope, id, takeOverRefusal(s, to)),
-				oauthImport.resourceType, compositeID(s.ProjectID, s.BranchID, id)))
+	s, id := w.s, w.id()
+	to, ok := r.mayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindOAuthProvider, Key: id},
+		fmt.Sprintf("Adding the %s OAuth provider to %s: it is already there.", id, s.Scope),
+		fmt.Sprintf("The %s already has the %s OAuth provider.", s.Scope, id), compositeID(s.ProjectID, s.BranchID, id), &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	shared := !w.withCreds && string(listed.Type) == apiclient.TypeStandard
@@ -355,7 +365,7 @@ func (r *authOAuthProviderResource) takeOver(ctx context.Context, w oauthWrite, 
 func (r *authOAuthProviderResource) applyTakenOver(ctx context.Context, w oauthWrite, listed *apiclient.OAuthProvider, shared bool,
 	diags *diag.Diagnostics,
 ) (*apiclient.OAuthProvider, bool) {
-	s, id := w.s, w.plan.ProviderID.ValueString()
+	s, id := w.s, w.id()
 	switch {
 	case shared:
 		err := r.data.auth.DeleteOAuthProvider(ctx, s, id)
@@ -369,7 +379,7 @@ func (r *authOAuthProviderResource) applyTakenOver(ctx context.Context, w oauthW
 			return nil, false
 		}
 		return added, true
-	case w.withCreds || w.body.MicrosoftTenantID != nil:
+	case w.sendsSomething():
 		updated, err := r.data.auth.UpdateOAuthProvider(ctx, s, id, w.body)
 		if err != nil {
 			diags.AddError(r.unable("Create"), r.data.explainFailure(ctx, s, fmt.Sprintf("Setting the credentials of the %s OAuth provider %s inherited", id, s.Scope), err))
@@ -384,24 +394,24 @@ func (r *authOAuthProviderResource) applyTakenOver(ctx context.Context, w oauthW
 // provider is listed. The list shows only the type, so a provider that does not have
 // the planned type is given the configured credentials; one with credentials
 // the configuration lacks is refused.
-func (r *authOAuthProviderResource) recoverLostCreate(ctx context.Context, s neonauth.Scope, listed *apiclient.OAuthProvider, id string,
-	body apiclient.UpdateOAuthProviderRequest, withCreds bool, diags *diag.Diagnostics,
+func (r *authOAuthProviderResource) recoverLostCreate(ctx context.Context, w oauthWrite, listed *apiclient.OAuthProvider, diags *diag.Diagnostics,
 ) (*apiclient.OAuthProvider, error) {
+	s, id := w.s, w.id()
 	switch {
-	case withCreds && string(listed.Type) != apiclient.TypeStandard:
-		updated, err := r.data.auth.UpdateOAuthProvider(ctx, s, id, body)
+	case w.withCreds && string(listed.Type) != apiclient.TypeStandard:
+		updated, err := r.data.auth.UpdateOAuthProvider(ctx, s, id, w.body)
 		if err != nil {
 			return nil, fmt.Errorf("the create response was lost; the provider exists but setting its credentials failed: %w", err)
 		}
 		listed = updated
-	case !withCreds && string(listed.Type) != apiclient.TypeShared:
+	case !w.withCreds && string(listed.Type) != apiclient.TypeShared:
 		return nil, fmt.Errorf("the create response was lost and the %s OAuth provider now exists with its own credentials (type %s), "+
 			"which this configuration does not set; import it (id %s) or remove it and apply again: %w",
 			id, listed.Type, compositeID(s.ProjectID, s.BranchID, id), apiclient.ErrConflict)
 	}
 	diags.AddWarning("Auth OAuth provider created; response lost",
 		fmt.Sprintf("The response to adding the %s OAuth provider to %s was lost in transit, but the provider exists, "+
-			"so it was adopted into the state (type %s).", id, s.Scope, listed.Type))
+			"so it was recovered into the state (type %s).", id, s.Scope, listed.Type))
 	return listed, nil
 }
 
@@ -445,11 +455,11 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 	if !ok {
 		return
 	}
-	plan, s, body, withCreds, id := w.plan, w.s, w.body, w.withCreds, w.plan.ProviderID.ValueString()
+	s, id := w.s, w.id()
 	var updated *apiclient.OAuthProvider
-	if withCreds || body.MicrosoftTenantID != nil {
+	if w.sendsSomething() {
 		var err error
-		updated, err = r.data.auth.UpdateOAuthProvider(ctx, s, id, body)
+		updated, err = r.data.auth.UpdateOAuthProvider(ctx, s, id, w.body)
 		if err != nil {
 			detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Updating the %s OAuth provider of %s", id, s.Scope), err)
 			if isNotFound(err) {
@@ -459,8 +469,8 @@ func (r *authOAuthProviderResource) Update(ctx context.Context, req resource.Upd
 			return
 		}
 	}
-	plan.fromAPI(s, updated)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	w.plan.fromAPI(s, updated)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &w.plan)...)
 }
 
 func (r *authOAuthProviderResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -515,4 +525,15 @@ func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resourc
 	}
 	r.checkImportBranch(ctx, v, resp)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), importedID(v, v["provider_id"]))...)
+}
+
+// NewAuthOAuthProviderList finds the neon_auth_oauth_provider objects of a
+// project: every OAuth provider, named by its id and its branch.
+func NewAuthOAuthProviderList() list.ListResource {
+	return &objectList{listedResource: &authOAuthProviderResource{configured: configuredAs(typeAuthOAuthProvider)},
+		schema: listConfigSchema("the OAuth providers"),
+		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
+			ps, err := auth.OAuthProviders(ctx, s.Scope)
+			return keyed(s, ps, err, func(p apiclient.OAuthProvider) string { return string(p.ID) })
+		}}
 }

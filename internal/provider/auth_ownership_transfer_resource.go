@@ -17,6 +17,8 @@ var (
 	_ resource.ResourceWithModifyPlan = (*authOwnershipTransferResource)(nil)
 )
 
+func init() { registerType(NewAuthOwnershipTransferResource, nil) }
+
 // NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
 func NewAuthOwnershipTransferResource() resource.Resource {
 	return &authOwnershipTransferResource{configured: configuredAs(typeAuthOwnershipTransfer)}
@@ -61,12 +63,8 @@ func (r *authOwnershipTransferResource) ModifyPlan(ctx context.Context, req reso
 }
 
 func (r *authOwnershipTransferResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, ok := begin[authOwnershipTransferModel](ctx, r.data, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	summary := r.unable("Create")
-	s, ok := r.stackScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
+	plan, s, ok := beginStack[authOwnershipTransferModel](ctx, r.data, r.typeName, req.Plan, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -25,6 +25,8 @@ var (
 	_ resource.ResourceWithModifyPlan = (*authSDKKeysResource)(nil)
 )
 
+func init() { registerType(NewAuthSDKKeysResource, nil) }
+
 // NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
 func NewAuthSDKKeysResource() resource.Resource {
 	return &authSDKKeysResource{configured: configuredAs(typeAuthSDKKeys)}
@@ -77,12 +79,8 @@ func (r *authSDKKeysResource) ModifyPlan(ctx context.Context, req resource.Modif
 }
 
 func (r *authSDKKeysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, ok := begin[authSDKKeysModel](ctx, r.data, req.Plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	summary := r.unable("Create")
-	s, ok := r.stackScope(ctx, plan.scopeModel, summary, &resp.Diagnostics)
+	plan, s, ok := beginStack[authSDKKeysModel](ctx, r.data, r.typeName, req.Plan, summary, &resp.Diagnostics)
 	if !ok {
 		return
 	}

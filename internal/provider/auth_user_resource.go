@@ -28,6 +28,8 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*authUserResource)(nil)
 )
 
+func init() { registerType(NewAuthUserResource, nil) }
+
 // NewAuthUserResource is the neon_auth_user resource.
 func NewAuthUserResource() resource.Resource {
 	return &authUserResource{configured: configuredAs(typeAuthUser)}
@@ -57,7 +59,7 @@ func (r *authUserResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"email": schema.StringAttribute{
 				MarkdownDescription: "Email address of the user. Unique within the auth project. Required to create a user; " +
 					"changing it replaces the user. No endpoint reads users back, so after an import it is null until the " +
-					"configuration supplies it (adopted without replacing the user).",
+					"configuration supplies it (filled in without replacing the user).",
 				Optional:      true,
 				PlanModifiers: []planmodifier.String{replaceUnlessImported()},
 				Validators:    []validator.String{emailAddressValidator()},
@@ -264,13 +266,13 @@ func (r *authUserResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if !ok {
 		return
 	}
-	switch r.integrationLineage(ctx, req.Private, resp.Private, s, &resp.Diagnostics) {
-	case lineageWentWithBranch:
+	switch r.readOrigin(ctx, req.Private, resp.Private, s, &resp.Diagnostics) {
+	case originWentWithBranch:
 		tflog.Warn(ctx, "the branch of this auth user is gone, and the user with it; removing the user from state",
 			map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID})
 		resp.State.RemoveResource(ctx)
 		return
-	case lineageOutlived:
+	case originReplaced:
 		tflog.Warn(ctx, "the integration this auth user was created under was deleted, or deleted and created again; whether "+
 			"the user survived is not known: the next apply creates it again, or keeps it if it is still there",
 			map[string]any{"project_id": s.ProjectID, "user_id": state.UserID.ValueString()})

@@ -111,7 +111,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 				ImportStateVerify: true,
 				// The API has no endpoint to read a user: email and name cannot
 				// be known after an import (null until the configuration
-				// supplies them, see TestAccAuthUser_importAdoptsConfiguration).
+				// supplies them, see TestAccAuthUser_importFillsInConfiguration).
 				ImportStateVerifyIgnore: []string{"email", "name"},
 			},
 			resource.TestStep{
@@ -180,10 +180,10 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 }
 
 // After an import, email and name are unknown (the API cannot read a user).
-// The first apply adopts the configured values in place, with no API call:
+// The first apply fills in the configured values in place, with no API call:
 // the same user, with the same id, stays; from then on a change replaces the
 // user as usual.
-func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
+func TestAccAuthUser_importFillsInConfiguration(t *testing.T) {
 	inBothModes(t, func(t *testing.T, env *accEnv) {
 		const email, name = "ops@example.com", "Ops Bot"
 		var userID string
@@ -234,7 +234,7 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 				},
 			},
 			resource.TestStep{
-				// Adopting creates no user (the email is taken: a create would
+				// Filling in creates no user (the email is taken: a create would
 				// fail) and deletes none (the imported one stays, same id).
 				Config: cfg(name),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -248,7 +248,7 @@ func TestAccAuthUser_importAdoptsConfiguration(t *testing.T) {
 				},
 			},
 			resource.TestStep{
-				// Adopted: a change now replaces the user.
+				// Filled in: a change now replaces the user.
 				Config: cfg("Ops Robot"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),

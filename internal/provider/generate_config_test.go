@@ -10,19 +10,19 @@ import (
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
-// Adopting a Neon Auth that was set up in the console, the way the import
+// Importing a Neon Auth that was set up in the console, the way the import
 // guide describes it: import blocks, `plan -generate-config-out`, apply the
 // generated configuration as it is, and a plan that is empty. No resource
 // block is written by hand. Then the values no endpoint returns (secrets,
 // a user's email) are filled in as the docs say, which updates in place and
 // replaces nothing.
 
-// generateAndAdopt runs the flow on imports, which map the `to` of each
+// generateAndImport runs the flow on imports, which map the `to` of each
 // `import {}` block to the line that names the object (`id = …` or
 // `identity = {…}`), and checks that every one of them was generated,
 // applied, and plans no change, and that no secret of the console's objects
 // reached the output or files.
-func generateAndAdopt(t *testing.T, env *accEnv, cli *cliDir, imports map[string]string, secrets ...string) string {
+func generateAndImport(t *testing.T, env *accEnv, cli *cliDir, imports map[string]string, secrets ...string) string {
 	t.Helper()
 	var blocks strings.Builder
 	for to, line := range imports {
@@ -85,7 +85,7 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 	u, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: apiclient.AuthProviderStack, Email: "bot@example.com", Name: "Bot"})
 	env.must(err)
 	p := env.ProjectID
-	generated := generateAndAdopt(t, env, cli, map[string]string{
+	generated := generateAndImport(t, env, cli, map[string]string{
 		"neon_auth_integration.this":      fmt.Sprintf("id = %q", p),
 		"neon_auth_oauth_provider.google": fmt.Sprintf("id = %q", p+"/google"),
 		"neon_auth_oauth_provider.github": fmt.Sprintf("id = %q", p+"/github"),
@@ -94,7 +94,7 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 		"neon_auth_user.bot":              fmt.Sprintf("id = %q", p+"/"+u.ID),
 	}, ghSecret, smtpPassword)
 
-	// Writing to what was adopted needs what no endpoint returns, and only
+	// Writing to what was imported needs what no endpoint returns, and only
 	// what this API generation can write may change: both refused at plan.
 	// The only quoted value of each attribute is the email server's host
 	// and the integration's name.
@@ -184,5 +184,5 @@ func TestAccGenerateConfig_branchMode(t *testing.T) {
 	for _, c := range settingsCases {
 		imports[c.typeName+".this"] = id
 	}
-	generateAndAdopt(t, env, env.cli(nil, nil), imports)
+	generateAndImport(t, env, env.cli(nil, nil), imports)
 }

@@ -170,8 +170,8 @@ func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) 
 		block("neon_auth_email_server", "test", `type = "shared"`) +
 		block("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "external"`,
 			fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`) +
-		fmt.Sprintf("\nresource \"neon_auth_external_jwks\" \"test\" {\n  project_id = %q\n  branch_id = %q\n  jwks_url = %q\n  provider_name = \"Google\"\n}\n",
-			env.ProjectID, env.BranchID, googleJWKS)
+		// The JWKS names its branch in both modes: env's, not on's.
+		env.resource("neon_auth_external_jwks", "test", fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`)
 	scope := map[string]knownvalue.Check{"project_id": knownvalue.StringExact(env.ProjectID), "branch_id": knownvalue.StringExact(env.BranchID)}
 	with := func(attr string, v knownvalue.Check) map[string]knownvalue.Check {
 		m := maps.Clone(scope)
@@ -218,8 +218,8 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 			switch addr {
 			case "neon_auth_user.test":
 				// No endpoint reads a user: the import leaves email null,
-				// and the plan adopts the configured one in place (see
-				// TestAccAuthUser_importAdoptsConfiguration).
+				// and the plan fills in the configured one in place (see
+				// TestAccAuthUser_importFillsInConfiguration).
 				step.ExpectNonEmptyPlan = true
 				step.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
@@ -227,7 +227,7 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 				}
 			case "neon_auth_data_api.test":
 				// Nor does any endpoint return a Data API's create-time
-				// arguments: the plan adopts the configured ones in place.
+				// arguments: the plan fills in the configured ones in place.
 				step.ExpectNonEmptyPlan = true
 				step.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
@@ -329,7 +329,7 @@ func (s noIdentityServer) ReadResource(ctx context.Context, req *tfprotov6.ReadR
 	return resp, err
 }
 
-// Adopting what was set up outside Terraform with import blocks that give an
+// Importing what was set up outside Terraform with import blocks that give an
 // identity instead of an id, through the CLI: `plan -generate-config-out`
 // writes every block, the generated configuration applies as it is, and the
 // next plan is empty. In project mode the identities leave the branch out
@@ -356,7 +356,7 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 				imports[c.typeName+".this"] = "identity = { " + scope + " }"
 			}
 		}
-		generateAndAdopt(t, env, cli, imports)
+		generateAndImport(t, env, cli, imports)
 		// The state records the identity, the branch resolved.
 		state := cli.must(0, "show", "-json")
 		if !strings.Contains(state, fmt.Sprintf(`"identity":{"branch_id":%q,"domain":"https://app.example.com","project_id":%q}`, env.BranchID, env.ProjectID)) {

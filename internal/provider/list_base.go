@@ -72,12 +72,40 @@ type importReader interface {
 	resource.ResourceWithImportState
 }
 
-// list streams the objects that find returns on each scope of the request's
-// configuration (listScopes), each as the resource r imports and reads it.
-func (c *configured) list(ctx context.Context, r importReader, req list.ListRequest, stream *list.ListResultsStream,
-	find func(context.Context, listScope) ([]foundObject, error),
-) {
-	c.listIn(ctx, r, req, stream, c.listScopes, find)
+// listedResource is a resource whose objects a list resource returns, and
+// the configured base through which the list reads.
+type listedResource interface {
+	resource.ResourceWithImportState
+	resource.ResourceWithConfigure
+	base() *configured
+}
+
+// objectList is the list resource of a type: each object that find returns
+// on each scope of the configuration (scopes; nil: listScopes), as the
+// type's resource imports and reads it. A type declares its list beside its
+// resource, in a few lines.
+type objectList struct {
+	listedResource
+	schema listschema.Schema
+	scopes func(c *configured, ctx context.Context, cfg listConfigModel) ([]listScope, error)
+	find   func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error)
+}
+
+var _ list.ListResourceWithConfigure = (*objectList)(nil)
+
+func (l *objectList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = l.schema
+}
+
+func (l *objectList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	c := l.base()
+	scopes := c.listScopes
+	if l.scopes != nil {
+		scopes = func(ctx context.Context, cfg listConfigModel) ([]listScope, error) { return l.scopes(c, ctx, cfg) }
+	}
+	c.listIn(ctx, l.listedResource, req, stream, scopes, func(ctx context.Context, s listScope) ([]foundObject, error) {
+		return l.find(ctx, c.data.auth, s)
+	})
 }
 
 // listIn streams the objects that find returns on each scope that scopes

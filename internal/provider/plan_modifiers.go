@@ -144,7 +144,7 @@ func boolReplaceUnlessImported() planmodifier.Bool {
 }
 
 // replacedUnlessImported is the description of replaceUnlessImported.
-const replacedUnlessImported = "Changing it replaces the resource; after an import the configured value is adopted."
+const replacedUnlessImported = "Changing it replaces the resource; after an import the configured value is filled in, in place."
 
 // readUnknownAtImport reports whether a state value is one an import could
 // not read: null, in an object marked imported.

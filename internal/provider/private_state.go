@@ -37,7 +37,7 @@ const (
 	// creating, because its branch already had it (a takeOverRecord):
 	// destroy restores it as found instead of deleting it.
 	// The key keeps the name that states already hold.
-	privateTakenOver = "adopted"
+	privateTakenOver = "taken_over"
 )
 
 // privateGetter and privateSetter are the methods of the framework's private

@@ -240,11 +240,11 @@ func clientSettingsFrom(cfg neonProviderModel, diags *diag.Diagnostics) (clientS
 	}
 	switch s.inherited = stringOrEnv(cfg.InheritedAuth, envInheritedAuth); s.inherited {
 	case "":
-		s.inherited = inheritedAdopt
-	case inheritedAdopt, inheritedRefuse:
+		s.inherited = inheritedTakeOver
+	case inheritedTakeOver, inheritedRefuse:
 	default:
 		diags.AddAttributeError(path.Root("inherited_auth"), "Invalid "+envInheritedAuth,
-			fmt.Sprintf("%s must be %q or %q, got %q.", envInheritedAuth, inheritedAdopt, inheritedRefuse, s.inherited))
+			fmt.Sprintf("%s must be %q or %q, got %q.", envInheritedAuth, inheritedTakeOver, inheritedRefuse, s.inherited))
 		return s, false
 	}
 	var err error
@@ -386,19 +386,9 @@ func sourceName(v types.String, env string) string {
 
 // Resources are the provider's resources; the Better Auth settings ones are
 // those their files registered (registerSettings).
+// Resources are the types that registered themselves (registerType).
 func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {
-	return append([]func() resource.Resource{
-		NewAuthIntegrationResource,
-		NewAuthSDKKeysResource,
-		NewAuthOAuthProviderResource,
-		NewAuthDomainResource,
-		NewAuthDomainsResource,
-		NewAuthEmailServerResource,
-		NewAuthUserResource,
-		NewAuthOwnershipTransferResource,
-		NewAuthDataAPIResource,
-		NewAuthExternalJWKSResource,
-	}, settingsTypes.resources...)
+	return registered.resources
 }
 
 func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSource {
@@ -412,17 +402,11 @@ func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSo
 	}
 }
 
-// ListResources are what `terraform query` searches. Users cannot be
-// listed: Neon has no endpoint for it.
+// ListResources are what `terraform query` searches: the list resources
+// that registered themselves with their resource (registerType). Users
+// cannot be listed: Neon has no endpoint for it.
 func (p *neonProvider) ListResources(_ context.Context) []func() list.ListResource {
-	return append([]func() list.ListResource{
-		NewAuthIntegrationList,
-		NewAuthDomainList,
-		NewAuthOAuthProviderList,
-		NewAuthEmailServerList,
-		NewAuthDataAPIList,
-		NewAuthExternalJWKSList,
-	}, settingsTypes.lists...)
+	return registered.lists
 }
 
 // Actions are what `action_trigger` and `terraform apply -invoke` run

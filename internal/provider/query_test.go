@@ -55,8 +55,12 @@ func consoleSetup(env *accEnv, branchID string) {
 }
 
 // listBlock is a list block of a .tfquery.hcl file over the project; args
-// are more arguments of the block, one per line.
+// are more arguments of the block, one per string.
 func listBlock(typeName, name, projectID string, args ...string) string {
+	more := ""
+	for _, a := range args {
+		more += "  " + a + "\n"
+	}
 	return fmt.Sprintf(`
 list %q %q {
   provider = neon
@@ -64,7 +68,7 @@ list %q %q {
     project_id = %q
   }
 }
-`, typeName, name, strings.Join(args, ""), projectID)
+`, typeName, name, more, projectID)
 }
 
 // `terraform query` finds what the console made, on every branch with Neon
@@ -82,7 +86,7 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 	query := listBlock("neon_auth_integration", "all", env.ProjectID) +
 		listBlock("neon_auth_domain", "all", env.ProjectID) +
 		listBlock("neon_auth_oauth_provider", "all", env.ProjectID) +
-		listBlock("neon_auth_data_api", "all", env.ProjectID, "  include_resource = true\n") +
+		listBlock("neon_auth_data_api", "all", env.ProjectID, "include_resource = true") +
 		listBlock("neon_auth_external_jwks", "all", env.ProjectID)
 	scope := func(branch string, extra ...string) map[string]knownvalue.Check {
 		m := map[string]knownvalue.Check{"project_id": knownvalue.StringExact(env.ProjectID), "branch_id": knownvalue.StringExact(branch)}
@@ -95,7 +99,7 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 	// production's are what consoleSetup wrote.
 	var settingsChecks []querycheck.QueryResultCheck
 	for _, c := range settingsCases {
-		query += listBlock(c.typeName, "all", env.ProjectID, "  include_resource = true\n")
+		query += listBlock(c.typeName, "all", env.ProjectID, "include_resource = true")
 		var values []querycheck.KnownValueCheck
 		for attr, v := range c.created {
 			values = append(values, querycheck.KnownValueCheck{Path: tfjsonpath.New(attr), KnownValue: v})
@@ -152,13 +156,13 @@ func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
 	resource.Test(t, tc)
 }
 
-// The whole adoption flow through the CLI, in both API families: Neon Auth
+// The whole import flow through the CLI, in both API families: Neon Auth
 // made outside Terraform (in branch mode on two branches), `terraform query
 // -generate-config-out` writes import and resource blocks for everything
 // found, the generated file applies as it is (everything imported, nothing
 // created or destroyed), the next plan is empty, and the provider wrote
 // nothing.
-func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
+func TestAccQuery_generateConfigAndImport(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
 			// Every branch of the project is the test's own.
@@ -192,13 +196,13 @@ func TestAccQuery_generateConfigAndAdopt(t *testing.T) {
 			if n := strings.Count(generated, "import {"); n != want {
 				t.Fatalf("generated.tf has %d import blocks, want %d:\n%s\nquery output:\n%s", n, want, generated, out)
 			}
-			plan := cli.must(0, "plan", "-out=adopt.tfplan", "-input=false")
+			plan := cli.must(0, "plan", "-out=import.tfplan", "-input=false")
 			if w := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", want); !strings.Contains(plan, w) {
 				t.Fatalf("the plan of the generated configuration is not %q:\n%s\ngenerated.tf:\n%s", w, plan, generated)
 			}
-			cli.must(0, "apply", "adopt.tfplan")
+			cli.must(0, "apply", "import.tfplan")
 			if code, out := cli.run("plan", "-detailed-exitcode", "-input=false"); code != 0 {
-				t.Fatalf("the plan after adopting exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
+				t.Fatalf("the plan after importing exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
 			}
 			if n := sent.writes.Load(); n != 0 {
 				t.Errorf("query, import and the empty plans sent %d writes to the API, want none", n)
@@ -223,7 +227,7 @@ func TestAccQuery_oneRequestPerList(t *testing.T) {
 	}
 	cli.write("main.tf", requiredProviders+env.providerBlock())
 	// Terraform shows 100 results unless the list block asks for more.
-	cli.write("search.tfquery.hcl", listBlock("neon_auth_domain", "all", env.ProjectID, "  limit = 1000\n"))
+	cli.write("search.tfquery.hcl", listBlock("neon_auth_domain", "all", env.ProjectID, "limit = 1000"))
 	cli.must(0, "init")
 	env.Emu.ResetStats()
 	out := cli.must(0, "query", "-no-color")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -134,6 +135,16 @@ func (c *configured) warnGoneWith(diags *diag.Diagnostics, projectID, branchID s
 // something a successful read shows gone (already deleted counts as
 // deleted). listed is as for neonauth's Absence.
 func (c *configured) settleDelete(ctx context.Context, s neonauth.Scope, err error, listed neonauth.Listed, what string, diags *diag.Diagnostics) {
+	c.settleDeleteBy(ctx, s.ProjectID, err, what, func() (neonauth.Presence, error) { return c.data.auth.Absence(ctx, s, listed) },
+		func(p neonauth.Presence, perr error) string { return scopeErrorDetail(s, what, err, p, perr) }, diags)
+}
+
+// settleDeleteBy is settleDelete for an object whose 404 absent explains
+// (neonauth's Absence, DataAPIAbsence or JWKSPresence); explain describes a
+// 404 that absent could not settle (nil: the error and why it could not).
+func (c *configured) settleDeleteBy(ctx context.Context, projectID string, err error, what string,
+	absent func() (neonauth.Presence, error), explain func(neonauth.Presence, error) string, diags *diag.Diagnostics,
+) {
 	if err == nil {
 		return
 	}
@@ -142,18 +153,42 @@ func (c *configured) settleDelete(ctx context.Context, s neonauth.Scope, err err
 		diags.AddError(summary, apiErrorDetail(what, err))
 		return
 	}
-	p, perr := c.data.auth.Absence(ctx, s, listed)
+	p, perr := absent()
 	switch p {
 	case neonauth.Gone:
-		tflog.Debug(ctx, what+": already gone", map[string]any{"project_id": s.ProjectID})
+		tflog.Debug(ctx, what+": already gone", map[string]any{"project_id": projectID})
 	case neonauth.NotVisible:
-		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, perr)+stateRmWhenGone)
+		diags.AddError(summary, projectNotVisibleDetail(projectID, perr)+stateRmWhenGone)
 	case neonauth.Present:
 		diags.AddError(summary, apiErrorDetail(what, err)+" Yet it is still listed; run apply again.")
 	default:
-		diags.AddError(summary, scopeErrorDetail(s, what, err, p, perr))
+		if explain != nil {
+			diags.AddError(summary, explain(p, perr))
+		} else {
+			diags.AddError(summary, apiErrorDetail(what, errors.Join(err, perr)))
+		}
 	}
 }
+
+// registered are the resources and list resources the provider serves:
+// each type's file registers its own in init (registerType).
+var registered struct {
+	resources []func() resource.Resource
+	lists     []func() list.ListResource
+}
+
+// registerType adds a resource, and its list resource when it has one
+// (newList nil: none), to what the provider serves.
+func registerType(newResource func() resource.Resource, newList func() list.ListResource) {
+	registered.resources = append(registered.resources, newResource)
+	if newList != nil {
+		registered.lists = append(registered.lists, newList)
+	}
+}
+
+// base is the configured part of a type, for what works on any type (its
+// list resource).
+func (c *configured) base() *configured { return c }
 
 // stateGetter is what resource.ReadRequest, UpdateRequest and DeleteRequest
 // state share: reading the prior state into a model.
@@ -225,17 +260,14 @@ func beginIn[M located](ctx context.Context, d *providerData, from stateGetter, 
 	return m, s, ok
 }
 
-// stackScope resolves where SDK keys and ownership transfers live: the
-// production branch's Stack Auth integration (their endpoints have no
-// branch-scoped successor).
-func (c *configured) stackScope(ctx context.Context, m scopeModel, summary string, diags *diag.Diagnostics) (neonauth.Scope, bool) {
-	s, ok := c.data.resolveScope(ctx, m, summary, diags)
-	if ok {
-		s, ok = c.data.withIntegrationProvider(ctx, s, summary, diags)
-	}
+// beginStack is beginIn for SDK keys and ownership transfers, which live
+// on the production branch's Stack Auth integration (their endpoints have
+// no branch-scoped successor): any other integration is an error naming t.
+func beginStack[M located](ctx context.Context, d *providerData, t typeName, from stateGetter, summary string, diags *diag.Diagnostics) (M, neonauth.Scope, bool) {
+	m, s, ok := beginIn[M](ctx, d, from, summary, fromIntegration, diags)
 	if ok && s.AuthProvider != apiclient.AuthProviderStack {
-		diags.AddError(summary, productionStackOnly(c.typeName))
-		return s, false
+		diags.AddError(summary, productionStackOnly(t))
+		return m, s, false
 	}
-	return s, ok
+	return m, s, ok
 }

@@ -27,7 +27,7 @@ import (
 // A create that finds its object already there on the production branch
 // fails with an error that says so, why it is not taken over (nothing on a
 // root branch is inherited; project mode reaches nothing else), and gives
-// the `terraform import` that adopts it, with the import id. The objects are
+// the `terraform import` command for it, with the import id. The objects are
 // made through the API before Terraform runs, one row per resource type. (A
 // trusted domain is taken over wherever it is found: see
 // TestAccAuthDomain_foundIsTakenOverOnAnyBranch.)
@@ -139,9 +139,9 @@ type lostCreate struct {
 }
 
 // A create whose answer is lost in transit, resource by resource: what can be
-// read back is adopted without a second object; what can be sent again
+// read back is recovered without a second object; what can be sent again
 // harmlessly is sent again; what can be neither is not sent again, and the
-// error says how to find out and adopt it.
+// error says how to find out and import it.
 func TestAccLostCreateResponse(t *testing.T) {
 	const email, userAt, transferAt = "seed@example.com", "neon_auth_user.test", "neon_auth_ownership_transfer.test"
 	// lose drops the connection of the first POST to a path ending in
@@ -200,7 +200,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 	users := map[string]string{authAPIProject: "/projects/auth/user", authAPIBranch: "/auth/users"}
 	for _, row := range []lostCreate{
 		{
-			name: "neon_auth_domain adopted", paths: map[string]string{authAPIProject: "/auth/domains", authAPIBranch: "/auth/domains"}, applied: true,
+			name: "neon_auth_domain recovered", paths: map[string]string{authAPIProject: "/auth/domains", authAPIBranch: "/auth/domains"}, applied: true,
 			setup: enabled,
 			config: func(env *accEnv) string {
 				return env.resource("neon_auth_domain", "test", `domain = "https://app.example.com"`)
@@ -212,7 +212,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 			destroyed: func(env *accEnv) resource.TestCheckFunc { return env.destroyed(authKept, env.expectDomains()) },
 		},
 		{
-			name: "neon_auth_oauth_provider adopted", paths: map[string]string{authAPIProject: "/oauth_providers", authAPIBranch: "/oauth_providers"}, applied: true,
+			name: "neon_auth_oauth_provider recovered", paths: map[string]string{authAPIProject: "/oauth_providers", authAPIBranch: "/oauth_providers"}, applied: true,
 			setup: enabled,
 			config: func(env *accEnv) string {
 				return env.resource("neon_auth_oauth_provider", "test", `provider_id   = "google"`, `client_id     = "c"`, `client_secret = "s"`)
@@ -298,7 +298,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 			sends:   1,
 			// The next apply finds the email taken, exactly one user
 			// exists, and the fix the error describes (import, then apply)
-			// adopts it.
+			// takes it in.
 			then: func(t *testing.T, env *accEnv, cfg string, posts *atomic.Int32) []resource.TestStep {
 				return []resource.TestStep{
 					{

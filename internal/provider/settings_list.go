@@ -42,24 +42,17 @@ func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest,
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	l.list(ctx, &l.settingsResource, req, stream, singletonOf(l.data))
+	l.listIn(ctx, &l.settingsResource, req, stream, l.listScopes, func(ctx context.Context, s listScope) ([]foundObject, error) {
+		return singleton(ctx, l.data.auth, s)
+	})
 }
 
-// settingsTypes are the settings resources and their list resources, which
-// each kind's file registers (registerSettings) and the provider serves.
-var settingsTypes struct {
-	resources []func() resource.Resource
-	lists     []func() list.ListResource
-}
-
-// registerSettings adds kind k's resource and list resource to the
-// provider.
+// registerSettings registers kind k's resource and list resource.
 func registerSettings[A any, M any, PM settingsModel[M]](k settingsKind[A, M]) {
-	settingsTypes.resources = append(settingsTypes.resources, func() resource.Resource {
+	registerType(func() resource.Resource {
 		r := settingsOf[A, M, PM](k)
 		return &r
-	})
-	settingsTypes.lists = append(settingsTypes.lists, func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) })
+	}, func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) })
 }
 
 // listOf is the list resource of a settings resource.

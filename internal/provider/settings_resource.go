@@ -101,7 +101,8 @@ func (r *settingsResource[A, M, PM]) Schema(_ context.Context, _ resource.Schema
 func (r *settingsResource[A, M, PM]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{branchOnly: true}, req, resp)
 	what := string(r.typeName) + " settings"
-	r.planTakeOver(ctx, req, resp, neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}, what, settingsOnDestroy, nil)
+	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: neonauth.KindSettings, Key: r.kind.setting.Name}, what: what,
+		onDestroy: settingsOnDestroy})
 	if req.Plan.Raw.IsNull() && req.Private != nil && r.data.ready() {
 		if raw, d := req.Private.GetKey(ctx, privateFound); len(raw) > 0 && !d.HasError() && r.data.restore {
 			resp.Diagnostics.AddWarning("Destroy restores the "+what+" found",

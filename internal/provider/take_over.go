@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -23,10 +24,10 @@ import (
 // taken over (recordTakeOver), so that destroy restores it.
 
 // Provider setting inherited_auth: what a create does with an object its
-// branch already has. "adopt" is the setting's word for a take-over.
+// branch already has.
 const (
-	inheritedAdopt  = "adopt"
-	inheritedRefuse = "refuse"
+	inheritedTakeOver = "take_over"
+	inheritedRefuse   = "refuse"
 	// envInheritedAuth is read when the provider block has no
 	// inherited_auth.
 	envInheritedAuth = "NEON_INHERITED_AUTH"
@@ -41,14 +42,14 @@ func inheritedAuthAttribute() schema.StringAttribute {
 		MarkdownDescription: "What a create does with an object that a branch already has: a branch created from a parent " +
 			"starts with a copy of the parent's Neon Auth (integration, users, settings, OAuth providers, trusted domains, " +
 			"webhooks), and a platform such as the Vercel integration adds a preview's origin to its trusted domains. " +
-			"`\"adopt\"` (default): take it over with a warning that names it and apply the configuration to it — a trusted " +
+			"`\"take_over\"` (default): take it over with a warning that names it and apply the configuration to it — a trusted " +
 			"domain whatever made it, anything else only when the parent holds the same object (one the parent lacks was made " +
 			"on the branch by something else, and is refused). Destroy then restores what was found (see " +
 			"`restore_on_destroy`). `\"refuse\"`: fail with an import hint, as for any object made outside Terraform. On a root " +
 			"branch (the production branch) and in project mode nothing is inherited, and such objects other than trusted " +
 			"domains are always refused. Falls back to `" + envInheritedAuth + "`.",
 		Optional:   true,
-		Validators: []validator.String{stringvalidator.OneOf(inheritedAdopt, inheritedRefuse)},
+		Validators: []validator.String{stringvalidator.OneOf(inheritedTakeOver, inheritedRefuse)},
 	}
 }
 
@@ -96,17 +97,27 @@ func takeOverRefusal(s neonauth.Scope, t neonauth.TakeOver) string {
 	return ""
 }
 
+// mayTakeOver decides on the object a create found on s: true for a
+// take-over; otherwise an error says what the create met (met), what is
+// there (found), why it is refused and the import command for importID.
+func (c *configured) mayTakeOver(ctx context.Context, s neonauth.Scope, object neonauth.Object, met, found, importID string,
+	diags *diag.Diagnostics,
+) (neonauth.TakeOver, bool) {
+	to := c.data.auth.MayTakeOver(ctx, s, object)
+	if !to.Allowed() {
+		diags.AddError(c.unable("Create"), met+importHint(found+" "+takeOverRefusal(s, to), c.typeName, importID))
+	}
+	return to, to.Allowed()
+}
+
 // takeOverWarning is the warning of a take-over: what was found, why it
 // counts as inherited (held: by default, that the parent holds the same),
 // and what destroy does with it.
 func takeOverWarning(diags *diag.Diagnostics, s neonauth.Scope, parent, what, held, onDestroy string) {
-	if held == "" {
-		held = fmt.Sprintf("which holds the same %s", what)
-	}
 	diags.AddWarning("Inherited "+what+" taken over",
 		fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, %[4]s: %[1]s inherited it, so the provider took it "+
 			"over instead of creating it, and applied this configuration to it. %[5]s To refuse inherited objects instead, set "+
-			"inherited_auth = \"refuse\" in the provider block.", s.BranchID, s.ProjectID, parent, held, onDestroy))
+			"inherited_auth = \"refuse\" in the provider block.", s.BranchID, s.ProjectID, parent, heldBy(what, held), onDestroy))
 }
 
 // onDestroy is what destroy does with an object taken over: restoring, the
@@ -143,51 +154,85 @@ func restoreTakenOver[F any](ctx context.Context, d *providerData, p privateGett
 	return true
 }
 
+// plannedTakeOver is what the plan of a create knows of the object that
+// apply would take over on a branch created from a parent.
+type plannedTakeOver struct {
+	object neonauth.Object
+	// what names the object in the warning; held says how the parent holds
+	// it ("": "which holds the same <what>").
+	what, held string
+	// onDestroy is the sentence for what a restoring destroy does.
+	onDestroy string
+	// onBranch tells whether the branch holds the object, for the kinds a
+	// branch may lack; nil for the singletons of its Neon Auth.
+	onBranch func(context.Context, neonauth.Scope) (bool, error)
+	// besideAuth: the object lives beside Neon Auth, not in it (the Data
+	// API), so the branch needs no integration to hold it.
+	besideAuth bool
+}
+
 // planTakeOver warns at the plan of a create on a branch created from a
 // parent when apply will take over, instead of creating, the branch's copy
-// of object, which the parent holds (what names it in the warning). It reads
-// only for a create whose branch_id is known and names a branch with a
-// parent and Neon Auth, in branch mode: the branch list, the branch's
-// integration, whether the branch holds the object (onBranch, for the kinds
-// a branch may lack; nil for the singletons), and what the parent holds of
-// the kind, each shared by the plan's resources (Terraform plans a create
-// again at apply, where the create's own reads share them). A plan of what
-// is in the state reads nothing more. An object the parent lacks gets no
-// warning: apply refuses it and says why.
-func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
-	object neonauth.Object, what, onDestroy string, onBranch func(context.Context, neonauth.Scope) (bool, error),
-) {
+// of the object, which the parent holds. It reads only for a create whose
+// branch_id is known and names a branch with a parent, in branch mode: see
+// warnTakeOver.
+func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, p plannedTakeOver) {
 	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || c.data.auth.Family() != apiclient.FamilyBranch {
 		return
 	}
 	var m scopeModel
 	resp.Diagnostics.Append(getScopeModel(ctx, resp.Plan, req.Plan.Schema.GetAttributes(), &m)...)
-	if !isKnownSet(m.ProjectID) || !isKnownSet(m.BranchID) || resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	s := neonauth.Scope{Scope: apiclient.Scope{ProjectID: m.ProjectID.ValueString(), BranchID: m.BranchID.ValueString(),
-		Family: apiclient.FamilyBranch}, AuthProvider: knownString(m.AuthProvider)}
+	c.warnTakeOver(ctx, m.ProjectID, m.BranchID, knownString(m.AuthProvider), p, &resp.Diagnostics)
+}
+
+// warnTakeOver is planTakeOver on a branch of a project, both of which may
+// be unknown yet (then nothing is read). It reads the branch list, the
+// branch's integration (unless besideAuth), whether the branch holds the
+// object (onBranch), and what the parent holds of the kind, each shared by
+// the plan's resources (Terraform plans a create again at apply, where the
+// create's own reads share them). An object the parent lacks gets no
+// warning: apply refuses it and says why.
+func (c *configured) warnTakeOver(ctx context.Context, projectID, branchID types.String, authProvider string, p plannedTakeOver, diags *diag.Diagnostics) {
+	if !isKnownSet(projectID) || !isKnownSet(branchID) {
+		return
+	}
+	s := neonauth.Scope{Scope: apiclient.Scope{ProjectID: projectID.ValueString(), BranchID: branchID.ValueString(),
+		Family: apiclient.FamilyBranch}, AuthProvider: authProvider}
 	if b, err := c.data.auth.Branch(ctx, s.ProjectID, s.BranchID); err != nil || b == nil || apiclient.Deref(b.ParentID) == "" || b.Default {
 		return // apply says what it finds on a root branch, or one that cannot be read
 	}
-	// A branch without Neon Auth holds nothing: one read, shared by the
-	// plan's resources, spares each its own.
-	anyProvider := s
-	anyProvider.AuthProvider = ""
-	if it, err := c.data.auth.Integration(ctx, anyProvider); err != nil || it == nil {
-		return
-	}
-	if onBranch != nil {
-		if held, err := onBranch(ctx, s); err != nil || !held {
+	if !p.besideAuth {
+		// A branch without Neon Auth holds nothing: one read, shared by the
+		// plan's resources, spares each its own.
+		anyProvider := s
+		anyProvider.AuthProvider = ""
+		if it, err := c.data.auth.Integration(ctx, anyProvider); err != nil || it == nil {
 			return
 		}
 	}
-	if to := c.data.auth.MayTakeOver(ctx, s, object); to.Allowed() {
-		resp.Diagnostics.AddWarning("Inherited "+what+" will be taken over",
-			fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, which holds the same %[4]s: apply will take "+
-				"over the branch's copy instead of creating it (or create it, if the branch no longer has one), and apply this "+
-				"configuration to it. %[5]s", s.BranchID, s.ProjectID, to.Parent, what, c.data.onDestroy(onDestroy)))
+	if p.onBranch != nil {
+		if held, err := p.onBranch(ctx, s); err != nil || !held {
+			return
+		}
 	}
+	if to := c.data.auth.MayTakeOver(ctx, s, p.object); to.Allowed() {
+		diags.AddWarning("Inherited "+p.what+" will be taken over",
+			fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, %[4]s: apply will take over the branch's "+
+				"copy instead of creating it (or create it, if the branch no longer has one), and apply this configuration to it. %[5]s",
+				s.BranchID, s.ProjectID, to.Parent, heldBy(p.what, p.held), c.data.onDestroy(p.onDestroy)))
+	}
+}
+
+// heldBy says how the parent holds what it shares with the branch: held,
+// or by default that it holds the same what.
+func heldBy(what, held string) string {
+	if held == "" {
+		return fmt.Sprintf("which holds the same %s", what)
+	}
+	return held
 }
 
 // planRestore says, at the plan of a destroy, what destroy does with the

@@ -107,7 +107,7 @@ data "neon_projects" "all" {}
 			"auth_api", `value must be one of: ["project" "branch"], got: "v3"`, false},
 		{"provider: unknown inherited_auth", providerBlock(keyAndURL + `
   inherited_auth = "ignore"`),
-			"inherited_auth", `value must be one of: ["adopt" "refuse"], got: "ignore"`, false},
+			"inherited_auth", `value must be one of: ["take_over" "refuse"], got: "ignore"`, false},
 		{"provider: retry_timeout without a unit", providerBlock(keyAndURL + `
   retry_timeout = "90"`),
 			"retry_timeout", "must be a duration from 1s to 24h0m0s written with a unit", false},
@@ -354,10 +354,11 @@ data "neon_projects" "all" {}
 	// The Better Auth settings: project mode cannot reach them, and the
 	// spec's ranges and values (settingsCases), in branch mode.
 	for _, c := range settingsCases {
-		cases = append(cases, badInput{c.typeName + ": project mode", fmt.Sprintf("resource %q \"test\" {\n  project_id = %q\n  enabled = true\n}\n", c.typeName, p),
+		cases = append(cases, badInput{c.typeName + ": project mode", res(c.typeName, pid+`
+  enabled = true`),
 			"project_id", "`" + c.typeName + "` is only offered by Neon's branch-scoped endpoints", false})
 		for _, bad := range c.invalid {
-			cases = append(cases, badInput{c.typeName + ": " + bad.name, fmt.Sprintf("resource %q \"test\" {\n  project_id = %q\n  %s\n}\n", c.typeName, p, bad.args), bad.field, bad.want, true})
+			cases = append(cases, badInput{c.typeName + ": " + bad.name, res(c.typeName, pid+"\n  "+bad.args), bad.field, bad.want, true})
 		}
 	}
 	if len(cases) < 30 {

@@ -54,41 +54,41 @@ func (c *configured) recordIntegration(ctx context.Context, private privateSette
 	setPrivateString(ctx, private, privateAuthProjectID, it.AuthProviderProjectID, diags)
 }
 
-// lineage is what the Read of a thing that cannot be read itself finds of
-// the integration it was created under.
-type lineage int
+// origin is what the Read of a thing that cannot be read itself finds of
+// its origin integration, the one it was created under.
+type origin int
 
 const (
-	// lineageSame: that integration is there.
-	lineageSame lineage = iota
-	// lineageOutlived: a successful read shows it gone, or replaced by
+	// originSame: that integration is there.
+	originSame origin = iota
+	// originReplaced: a successful read shows it gone, or replaced by
 	// another (a different auth_provider_project_id than recorded).
-	lineageOutlived
-	// lineageWentWithBranch: it went with its branch or project, and the
+	originReplaced
+	// originWentWithBranch: it went with its branch or project, and the
 	// thing with it (a warning says so).
-	lineageWentWithBranch
-	// lineageUnknown: the read failed (an error diagnostic says why).
-	lineageUnknown
+	originWentWithBranch
+	// originUnread: the read failed (an error diagnostic says why).
+	originUnread
 )
 
-// integrationLineage reads the scope's integration for the Read of a thing
-// created under it (see lineage).
-func (c *configured) integrationLineage(ctx context.Context, old privateGetter, now privateSetter, s neonauth.Scope, diags *diag.Diagnostics) lineage {
+// readOrigin reads the scope's integration for the Read of a thing
+// created under it (see origin).
+func (c *configured) readOrigin(ctx context.Context, old privateGetter, now privateSetter, s neonauth.Scope, diags *diag.Diagnostics) origin {
 	it, why, ok := c.readIntegrationWhy(ctx, s, c.unable("Read"), diags)
 	switch {
 	case !ok:
-		return lineageUnknown
+		return originUnread
 	case it == nil && why != nil:
-		return lineageWentWithBranch
+		return originWentWithBranch
 	case it == nil:
-		return lineageOutlived
+		return originReplaced
 	}
 	recorded := getPrivateString(ctx, old, privateAuthProjectID, diags)
 	if recorded != "" && recorded != it.AuthProviderProjectID {
-		return lineageOutlived
+		return originReplaced
 	}
 	if recorded == "" {
 		setPrivateString(ctx, now, privateAuthProjectID, it.AuthProviderProjectID, diags)
 	}
-	return lineageSame
+	return originSame
 }

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Scope: which project, branch and endpoint family a call goes to; the client builds every path from it.
+// The paths of the API: a call's Scope (which project, branch and endpoint
+// family it goes to) and the endpoints the client builds every path from.
 
 // Family is the generation of the Neon Auth endpoints a call goes to. The
 // caller chooses it once, in the Scope it passes; the client builds the path.
