@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -237,7 +240,7 @@ var settingsCases = []settingsCase{
 		drift:    `{"otp_expires_in": 300}`,
 		invalid: []invalidSettings{
 			{"code expires in 30 s", `otp_expires_in = 30`, "otp_expires_in", "value must be between 60 and 600, got: 30"},
-			{"allowed_attempts, which Neon removed", `allowed_attempts = 3`, "allowed_attempts", "Neon removed `allowed_attempts` from the phone number plugin in 2026"},
+			{"allowed_attempts, which Neon removed", `allowed_attempts = 3`, "allowed_attempts", "Neon removed `allowed_attempts` from the phone number plugin in 2026 (the API no longer has it, and the number of attempts is no longer configurable). Delete the `allowed_attempts` line"},
 		},
 		found: []foundCase{
 			foundCaseOf("", `{"enabled":true,"otp_expires_in":300}`, neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(300)}),
@@ -374,5 +377,71 @@ func TestAccSettings_bundledSettingsShareOneRead(t *testing.T) {
 	resource.ParallelTest(t, env.testCase(
 		resource.TestStep{Config: env.config(body.String())},
 		refreshRequests(env, "every settings resource of one branch", want),
+	))
+}
+
+// Only GET …/auth answering 404 means "Neon Auth not enabled". The endpoint
+// the settings are read from answering 404 while Neon Auth is there (as a
+// path Neon moved does) is reported, and the state is kept: never read as
+// "the settings are gone", which would plan to create them again and again.
+// That endpoint is the bundle (GET …/auth/plugins), or the plugin's own
+// GET …/auth/plugins/phone-number when the bundle does not carry it.
+func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
+	const (
+		healthy = iota
+		bundleMoved
+		ownMoved // the bundle lacks phone_number, and the plugin's own path moved
+	)
+	var fault atomic.Int32
+	notFound := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"code":"","message":"not found","request_id":"moved-path"}`))
+	}
+	env := newEmulatorEnv(t, "it answers 404 from a path that still exists", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			f := fault.Load()
+			switch {
+			case r.Method != http.MethodGet || f == healthy:
+			case f == bundleMoved && strings.HasSuffix(r.URL.Path, "/auth/plugins"):
+				notFound(w)
+				return
+			case f == ownMoved && strings.HasSuffix(r.URL.Path, "/auth/plugins/phone-number"):
+				notFound(w)
+				return
+			case f == ownMoved && strings.HasSuffix(r.URL.Path, "/auth/plugins"):
+				rec := httptest.NewRecorder()
+				next.ServeHTTP(rec, r)
+				var bundle map[string]json.RawMessage
+				if err := json.Unmarshal(rec.Body.Bytes(), &bundle); err != nil {
+					t.Errorf("decoding the bundle: %v", err)
+				}
+				delete(bundle, "phone_number")
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(bundle)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	env.Mode = authAPIBranch
+	env.enableAuth()
+	cfg := env.config(env.resource("neon_auth_phone_number_plugin", "test", "enabled = true"))
+	movedStep := func(f int32) resource.TestStep {
+		return resource.TestStep{
+			PreConfig:   func() { fault.Store(f) },
+			Config:      cfg,
+			ExpectError: matchInOrder("Unable to Read Auth Phone Number Plugin", "HTTP 404", "Neon Auth is enabled on the", "not the settings' absence"),
+		}
+	}
+	resource.ParallelTest(t, env.testCase(
+		resource.TestStep{Config: cfg},
+		movedStep(bundleMoved),
+		movedStep(ownMoved),
+		resource.TestStep{
+			PreConfig:        func() { fault.Store(healthy) },
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
 	))
 }
