@@ -128,7 +128,7 @@ func (e *Emulator) CreateBranch(projectID string, o BranchOptions) (Branch, erro
 		}
 		if len(domains) > 0 && !inheritsAuth(orZero(parent.Auth).AuthProvider, o.InitSource) {
 			return fmt.Errorf("%w: domains: the new branch starts without Neon Auth (its parent %s has no Better Auth to copy), "+
-				"so there is no trusted domain list to pre-set", ErrInvalid, parent.ID)
+				"so there is no whitelist to pre-set", ErrInvalid, parent.ID)
 		}
 		b := e.st.addBranch(p, parent, o.Name, o.InitSource, now())
 		for _, d := range domains {

@@ -77,7 +77,7 @@ const (
 // createOnly names a create-time argument in descriptions: the API never
 // returns it, and PATCH cannot change it.
 const createOnly = " A create-time option: a change replaces the Data API. The API never returns it, so after an import " +
-	"the configured value is taken as it is."
+	"the configured value is filled in, in place."
 
 func (r *authDataAPIResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replaceWhenChanged := []planmodifier.String{replaceUnlessImported()}

@@ -69,7 +69,7 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
 	r.planWhitelist(ctx, req, &resp.Diagnostics)
-	r.planRestore(ctx, req, resp, "trusted domain list", domainsOnDestroy)
+	r.planRestore(ctx, req, resp, "whitelist", domainsOnDestroy)
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var planned types.Set
 		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("domains"), &planned)...)
@@ -149,7 +149,7 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	if len(extra) > 0 {
 		removed = fmt.Sprintf(" It removed the entries this configuration does not list: %s.", strings.Join(extra, ", "))
 	}
-	diags.AddWarning("Trusted domain list taken over",
+	diags.AddWarning("Whitelist taken over",
 		fmt.Sprintf("The whitelist of %s already held %s (inherited from the branch's parent, or added by a platform such as the "+
 			"Vercel integration, a person or another configuration), so the provider took it over.%s%s %s", s,
 			strings.Join(found, ", "), keptSentence(kept), removed, r.data.onDestroy(domainsOnDestroy)))

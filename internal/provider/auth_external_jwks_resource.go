@@ -103,7 +103,7 @@ func (r *authExternalJWKSResource) Schema(_ context.Context, _ resource.SchemaRe
 			},
 			"skip_role_creation": schema.BoolAttribute{
 				MarkdownDescription: "Do not create the roles of `role_names`. Changing it replaces the resource. The API never " +
-					"returns it, so after an import the configured value is taken as it is.",
+					"returns it, so after an import the configured value is filled in, in place.",
 				DeprecationMessage: deprecatedRLS,
 				Optional:           true, PlanModifiers: []planmodifier.Bool{boolReplaceUnlessImported()},
 			},

@@ -196,7 +196,7 @@ resource "neon_auth_webhooks" "preview" {
 // object already there, inherited, and takes it over on the first apply:
 // no import, no refusal. The configuration is applied to the copies (the
 // inherited domain leaves the whitelist, webhooks stop, limits change), a
-// re-plan is empty, and destroy puts the branch's Neon Auth back byte for
+// re-plan is empty, and destroy restores the branch's Neon Auth byte for
 // byte as the branch started, deleting only the user it created. Production
 // never changes.
 func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
@@ -274,7 +274,7 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 	out := cli.must(0, "apply", "-auto-approve", "-input=false")
 	for _, want := range []string{
 		"Inherited Neon Auth integration (better_auth) taken over",
-		"Trusted domain list taken over",
+		"Whitelist taken over",
 		"It removed the entries this configuration does not list: https://app.example.com",
 		"Inherited google OAuth provider (type standard) taken over",
 		"Inherited github OAuth provider (type shared) taken over",

@@ -156,7 +156,7 @@ func recordedTakeOver[F any](ctx context.Context, p privateGetter, diags *diag.D
 	if err := json.Unmarshal(raw, &rec); err != nil || rec.Version != takeOverVersion {
 		diags.AddError("Unreadable private state",
 			fmt.Sprintf("The record of what this resource took over at creation cannot be read (version %d, %v): upgrade the provider, "+
-				"or remove the resource with `terraform state rm` and put the inherited object back by hand.", rec.Version, err))
+				"or remove the resource with `terraform state rm` and restore the inherited object by hand.", rec.Version, err))
 		return rec, false
 	}
 	return rec, true

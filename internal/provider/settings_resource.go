@@ -20,7 +20,7 @@ import (
 // branch's Neon Auth (sign-in methods, plugins, webhooks): a singleton per
 // (project, branch) that always exists while Neon Auth is enabled. Every
 // setting is optional: an omitted one keeps the branch's value. Create takes
-// the singleton over and remembers what it found; destroy puts that back.
+// the singleton over and remembers what it found; destroy restores it.
 // Each type is a settingsKind: how to read and write it, and how its API
 // value maps to its model.
 

@@ -57,7 +57,7 @@ func inheritedAuthAttribute() schema.StringAttribute {
 func restoreOnDestroyAttribute() schema.BoolAttribute {
 	return schema.BoolAttribute{
 		MarkdownDescription: "Whether destroy restores what a create took over instead of creating it (see `inherited_auth`): " +
-			"`true` (default) writes back the values found — names, settings, the trusted domain list, shared OAuth keys — so " +
+			"`true` (default) writes back the values found — names, settings, the whitelist of trusted domains, shared OAuth keys — so " +
 			"the branch is left as the configuration found it. `false`, for a disposable branch that its platform deletes " +
 			"anyway, leaves what was taken over as the configuration set it and sends nothing for it; it also lets a take-over " +
 			"change what could not be restored, such as an inherited OAuth app or SMTP server made shared. Objects the " +
