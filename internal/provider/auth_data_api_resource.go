@@ -222,14 +222,13 @@ func (r *authDataAPIResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	// The Data API lives beside Neon Auth, in the branch-scoped family
 	// whatever auth_api says, and its auth_provider is not Neon Auth's.
-	name := plan.DatabaseName.ValueString()
-	if r.data.ready() && isKnownSet(plan.DatabaseName) {
-		r.warnTakeOver(ctx, plan.ProjectID, plan.BranchID, "", plannedTakeOver{object: neonauth.Object{Kind: neonauth.KindDataAPI, Key: name},
+	if name := plan.DatabaseName.ValueString(); isKnownSet(plan.DatabaseName) {
+		r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: neonauth.KindDataAPI, Key: name},
 			what: "Data API of database " + name, held: "which has a Data API on the same database", onDestroy: onDestroy, besideAuth: true,
 			onBranch: func(ctx context.Context, s neonauth.Scope) (bool, error) {
 				api, err := r.data.auth.DataAPI(ctx, plan.ref(s))
 				return err == nil && api != nil, nil
-			}}, &resp.Diagnostics)
+			}})
 	}
 }
 
@@ -431,8 +430,7 @@ func (r *authDataAPIResource) takeOver(ctx context.Context, plan authDataAPIMode
 	}
 	resp.Diagnostics.Append(plan.fromAPI(ctx, s, got)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	recordTakeOver(ctx, resp.Private, to.Parent, foundDataAPI{Settings: inherited}, &resp.Diagnostics)
-	takeOverWarning(&resp.Diagnostics, s, to.Parent, "Data API of database "+ref.DatabaseName,
+	tookOver(ctx, resp.Private, &resp.Diagnostics, s, to.Parent, foundDataAPI{Settings: inherited}, "Data API of database "+ref.DatabaseName,
 		"which has a Data API on the same database",
 		r.data.onDestroy("Destroy leaves it on the branch, with the settings it had.")+" The API does not show a Data API's auth "+
 			"provider or create options: the copy keeps its parent's (with auth_provider = \"neon_auth\", it accepts the tokens of this "+
@@ -607,20 +605,20 @@ func NewAuthDataAPIList() list.ListResource {
 		schema: listConfigSchemaOf("Finds the Data APIs of a Neon project's databases: on every branch, or on one "+
 			"(in both API modes: the Data API's endpoints reach every branch).", "Id of the one branch to search. Omitted: every branch."),
 		scopes: (*configured).everyBranch,
-		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
+		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
 			dbs, err := auth.ListDatabases(ctx, s.ProjectID, s.BranchID)
 			if err != nil {
 				return nil, err
 			}
-			var out []foundObject
+			var names []string
 			for _, db := range dbs {
 				switch _, err := auth.DataAPI(ctx, apiclient.DataAPIRef{ProjectID: s.ProjectID, BranchID: s.BranchID, DatabaseName: db.Name}); {
 				case err == nil:
-					out = append(out, foundObject{compositeID(s.ProjectID, s.BranchID, db.Name), db.Name + " (" + s.name + ")"})
+					names = append(names, db.Name)
 				case !isNotFound(err):
 					return nil, err
 				}
 			}
-			return out, nil
+			return names, nil
 		}}
 }

@@ -265,14 +265,17 @@ func (r *authDomainResource) ImportState(ctx context.Context, req resource.Impor
 // whitelisted origin, canonical, named by itself and its branch.
 func NewAuthDomainList() list.ListResource {
 	return &objectList{listedResource: &authDomainResource{configured: configuredAs(typeAuthDomain)},
-		schema: listConfigSchema("the whitelisted domains"),
-		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
-			ds, err := auth.Domains(ctx, s.Scope)
-			return keyed(s, ds, err, func(d apiclient.Domain) string {
+		what: "the whitelisted domains",
+		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
+			ds, err := auth.Domains(ctx, s)
+			keys := make([]string, 0, len(ds))
+			for _, d := range ds {
 				if c, cerr := apiclient.CanonicalOrigin(d.Domain); cerr == nil {
-					return c
+					keys = append(keys, c)
+				} else {
+					keys = append(keys, d.Domain)
 				}
-				return d.Domain
-			})
+			}
+			return keys, err
 		}}
 }

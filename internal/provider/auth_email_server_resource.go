@@ -323,8 +323,7 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 		if found != nil {
 			what = "the " + string(found.Type) + " email server"
 		}
-		recordTakeOver(ctx, private, to.Parent, foundEmailServer{found}, diags)
-		takeOverWarning(diags, s, to.Parent, "email server setting ("+what+")", "and started with a copy of its email server setting",
+		tookOver(ctx, private, diags, s, to.Parent, foundEmailServer{found}, "email server setting ("+what+")", "and started with a copy of its email server setting",
 			r.data.onDestroy(emailServerOnDestroy))
 	}
 }
@@ -433,7 +432,7 @@ func (r *authEmailServerResource) ImportState(ctx context.Context, req resource.
 // branch.
 func NewAuthEmailServerList() list.ListResource {
 	return &objectList{listedResource: &authEmailServerResource{configured: configuredAs(typeAuthEmailServer)},
-		schema: listConfigSchema("the email servers"), find: singleton}
+		what: "the email servers", find: singleton}
 }
 
 // singleton finds the one object of each branch with Neon Auth (the email

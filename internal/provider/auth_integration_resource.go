@@ -253,8 +253,7 @@ func (r *authIntegrationResource) takeOver(ctx context.Context, s neonauth.Scope
 	}
 	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	recordTakeOver(ctx, resp.Private, to.Parent, found, &resp.Diagnostics)
-	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider), "", r.data.onDestroy(integrationOnDestroy))
+	tookOver(ctx, resp.Private, &resp.Diagnostics, s, to.Parent, found, fmt.Sprintf("Neon Auth integration (%s)", it.AuthProvider), "", r.data.onDestroy(integrationOnDestroy))
 }
 
 // inheritedMismatch explains an inherited integration that the plan cannot
@@ -531,7 +530,7 @@ func (r *authIntegrationResource) ImportState(ctx context.Context, req resource.
 // provider.
 func NewAuthIntegrationList() list.ListResource {
 	return &objectList{listedResource: &authIntegrationResource{configured: configuredAs(typeAuthIntegration)},
-		schema: listConfigSchema("the Neon Auth integrations"),
+		what: "the Neon Auth integrations",
 		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
 			its, err := auth.EnabledIntegrations(ctx, s.Scope)
 			var out []foundObject

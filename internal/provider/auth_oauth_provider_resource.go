@@ -343,7 +343,6 @@ func (r *authOAuthProviderResource) takeOver(ctx context.Context, w oauthWrite, 
 	plan := w.plan
 	plan.fromAPI(s, got)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	recordTakeOver(ctx, resp.Private, to.Parent, foundOAuthProvider{Type: string(listed.Type), ClientID: apiclient.Deref(listed.ClientID)}, &resp.Diagnostics)
 	onDestroy := r.data.onDestroy("Destroy leaves it on the branch. The API never returns a client secret, so destroy cannot restore " +
 		"inherited credentials that this configuration replaced.")
 	switch {
@@ -352,7 +351,8 @@ func (r *authOAuthProviderResource) takeOver(ctx context.Context, w oauthWrite, 
 	case string(listed.Type) == apiclient.TypeShared:
 		onDestroy = r.data.onDestroy("Destroy leaves it on the branch, with the shared keys it had.")
 	}
-	takeOverWarning(&resp.Diagnostics, s, to.Parent, fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type),
+	tookOver(ctx, resp.Private, &resp.Diagnostics, s, to.Parent, foundOAuthProvider{Type: string(listed.Type), ClientID: apiclient.Deref(listed.ClientID)},
+		fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type),
 		fmt.Sprintf("which holds the same %s OAuth provider", id), onDestroy)
 }
 
@@ -531,9 +531,13 @@ func (r *authOAuthProviderResource) ImportState(ctx context.Context, req resourc
 // project: every OAuth provider, named by its id and its branch.
 func NewAuthOAuthProviderList() list.ListResource {
 	return &objectList{listedResource: &authOAuthProviderResource{configured: configuredAs(typeAuthOAuthProvider)},
-		schema: listConfigSchema("the OAuth providers"),
-		find: func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error) {
-			ps, err := auth.OAuthProviders(ctx, s.Scope)
-			return keyed(s, ps, err, func(p apiclient.OAuthProvider) string { return string(p.ID) })
+		what: "the OAuth providers",
+		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
+			ps, err := auth.OAuthProviders(ctx, s)
+			keys := make([]string, 0, len(ps))
+			for _, p := range ps {
+				keys = append(keys, string(p.ID))
+			}
+			return keys, err
 		}}
 }

@@ -205,8 +205,7 @@ func (r *authUserResource) takeOver(ctx context.Context, s neonauth.Scope, plan 
 	plan.recordScope(s)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	r.recordIntegration(ctx, resp.Private, s, &resp.Diagnostics)
-	recordTakeOver(ctx, resp.Private, to.Parent, struct{}{}, &resp.Diagnostics)
-	takeOverWarning(&resp.Diagnostics, s, to.Parent, "user "+email,
+	tookOver(ctx, resp.Private, &resp.Diagnostics, s, to.Parent, struct{}{}, "user "+email,
 		fmt.Sprintf("whose Neon Auth (%s) the branch's is a copy of — no endpoint lists users, so a user on the copy counts as part of it", s.AuthProvider),
 		"No endpoint tells an existing user's id, so user_id stays null and roles cannot be set; destroy leaves the user on the branch.")
 }

@@ -80,21 +80,30 @@ type listedResource interface {
 	base() *configured
 }
 
-// objectList is the list resource of a type: each object that find returns
-// on each scope of the configuration (scopes; nil: listScopes), as the
-// type's resource imports and reads it. A type declares its list beside its
-// resource, in a few lines.
+// objectList is the list resource of a type: each object found on each
+// scope of the configuration (scopes; nil: listScopes), as the type's
+// resource imports and reads it. A type declares its list beside its
+// resource: what it finds (what), and either the keys of a scope's objects
+// (keys, for ids `<project_id>/<branch_id>/<key>`; a branch without Neon
+// Auth has none) or, for other ids, the objects themselves (find).
 type objectList struct {
 	listedResource
+	what string
+	// schema, when set, replaces the configuration schema made from what.
 	schema listschema.Schema
 	scopes func(c *configured, ctx context.Context, cfg listConfigModel) ([]listScope, error)
+	keys   func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error)
 	find   func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error)
 }
 
 var _ list.ListResourceWithConfigure = (*objectList)(nil)
 
 func (l *objectList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	resp.Schema = l.schema
+	if l.schema.Attributes != nil {
+		resp.Schema = l.schema
+		return
+	}
+	resp.Schema = listConfigSchema(l.what)
 }
 
 func (l *objectList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
@@ -104,7 +113,11 @@ func (l *objectList) List(ctx context.Context, req list.ListRequest, stream *lis
 		scopes = func(ctx context.Context, cfg listConfigModel) ([]listScope, error) { return l.scopes(c, ctx, cfg) }
 	}
 	c.listIn(ctx, l.listedResource, req, stream, scopes, func(ctx context.Context, s listScope) ([]foundObject, error) {
-		return l.find(ctx, c.data.auth, s)
+		if l.keys == nil {
+			return l.find(ctx, c.data.auth, s)
+		}
+		keys, err := l.keys(ctx, c.data.auth, s.Scope)
+		return keyed(s, keys, err, func(k string) string { return k })
 	})
 }
 

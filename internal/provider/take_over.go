@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -110,6 +109,15 @@ func (c *configured) mayTakeOver(ctx context.Context, s neonauth.Scope, object n
 	return to, to.Allowed()
 }
 
+// tookOver ends a take-over on s: it records in private state what was
+// found (for destroy to restore) and warns of it (see takeOverWarning).
+func tookOver[F any](ctx context.Context, private privateSetter, diags *diag.Diagnostics, s neonauth.Scope, parent string, found F,
+	what, held, onDestroy string,
+) {
+	recordTakeOver(ctx, private, parent, found, diags)
+	takeOverWarning(diags, s, parent, what, held, onDestroy)
+}
+
 // takeOverWarning is the warning of a take-over: what was found, why it
 // counts as inherited (held: by default, that the parent holds the same),
 // and what destroy does with it.
@@ -174,33 +182,29 @@ type plannedTakeOver struct {
 // planTakeOver warns at the plan of a create on a branch created from a
 // parent when apply will take over, instead of creating, the branch's copy
 // of the object, which the parent holds. It reads only for a create whose
-// branch_id is known and names a branch with a parent, in branch mode: see
-// warnTakeOver.
+// branch_id is known and names a branch with a parent, in branch mode (any
+// mode for an object besideAuth, whose endpoints are branch-scoped in
+// both): the branch list, the branch's integration (unless besideAuth),
+// whether the branch holds the object (onBranch), and what the parent holds
+// of the kind, each shared by the plan's resources (Terraform plans a create
+// again at apply, where the create's own reads share them). An object the
+// parent lacks gets no warning: apply refuses it and says why.
 func (c *configured) planTakeOver(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, p plannedTakeOver) {
-	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || c.data.auth.Family() != apiclient.FamilyBranch {
+	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || (!p.besideAuth && c.data.auth.Family() != apiclient.FamilyBranch) {
 		return
 	}
 	var m scopeModel
-	resp.Diagnostics.Append(getScopeModel(ctx, resp.Plan, req.Plan.Schema.GetAttributes(), &m)...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(getScopeModel(ctx, resp.Plan, req.Plan.Schema.GetAttributes(), &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	c.warnTakeOver(ctx, m.ProjectID, m.BranchID, knownString(m.AuthProvider), p, &resp.Diagnostics)
-}
-
-// warnTakeOver is planTakeOver on a branch of a project, both of which may
-// be unknown yet (then nothing is read). It reads the branch list, the
-// branch's integration (unless besideAuth), whether the branch holds the
-// object (onBranch), and what the parent holds of the kind, each shared by
-// the plan's resources (Terraform plans a create again at apply, where the
-// create's own reads share them). An object the parent lacks gets no
-// warning: apply refuses it and says why.
-func (c *configured) warnTakeOver(ctx context.Context, projectID, branchID types.String, authProvider string, p plannedTakeOver, diags *diag.Diagnostics) {
-	if !isKnownSet(projectID) || !isKnownSet(branchID) {
+	if !isKnownSet(m.ProjectID) || !isKnownSet(m.BranchID) {
 		return
 	}
-	s := neonauth.Scope{Scope: apiclient.Scope{ProjectID: projectID.ValueString(), BranchID: branchID.ValueString(),
-		Family: apiclient.FamilyBranch}, AuthProvider: authProvider}
+	s := neonauth.Scope{Scope: apiclient.Scope{ProjectID: m.ProjectID.ValueString(), BranchID: m.BranchID.ValueString(),
+		Family: apiclient.FamilyBranch}}
+	if !p.besideAuth {
+		s.AuthProvider = knownString(m.AuthProvider) // besideAuth: an auth_provider that is not Neon Auth's
+	}
 	if b, err := c.data.auth.Branch(ctx, s.ProjectID, s.BranchID); err != nil || b == nil || apiclient.Deref(b.ParentID) == "" || b.Default {
 		return // apply says what it finds on a root branch, or one that cannot be read
 	}
@@ -219,7 +223,7 @@ func (c *configured) warnTakeOver(ctx context.Context, projectID, branchID types
 		}
 	}
 	if to := c.data.auth.MayTakeOver(ctx, s, p.object); to.Allowed() {
-		diags.AddWarning("Inherited "+p.what+" will be taken over",
+		resp.Diagnostics.AddWarning("Inherited "+p.what+" will be taken over",
 			fmt.Sprintf("Branch %[1]s of project %[2]s was created from branch %[3]s, %[4]s: apply will take over the branch's "+
 				"copy instead of creating it (or create it, if the branch no longer has one), and apply this configuration to it. %[5]s",
 				s.BranchID, s.ProjectID, to.Parent, heldBy(p.what, p.held), c.data.onDestroy(p.onDestroy)))
