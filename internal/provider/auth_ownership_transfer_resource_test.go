@@ -29,6 +29,36 @@ func transferState(ownedBy string, transferred bool) []statecheck.StateCheck {
 	}
 }
 
+// integrationImports imports the integration beside a transfer request and
+// finds it fully readable.
+var integrationImports = resource.TestStep{
+	ResourceName:            integrationAddr,
+	ImportState:             true,
+	ImportStateVerify:       true,
+	ImportStateVerifyIgnore: integrationCreateOnly,
+}
+
+// requestForgotten destroys the transfer request alone (the configuration
+// keeps only the integration): the integration stays, owned by owner.
+func requestForgotten(env *accEnv, integration, owner string) resource.TestStep {
+	return resource.TestStep{
+		Config: env.config(integration),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
+			plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
+		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact(owner)),
+			apiCheck(func() error {
+				if it := env.integration(); it == nil || string(it.OwnedBy) != owner {
+					return fmt.Errorf("after destroying the request the integration is %+v, want one owned by %s", it, owner)
+				}
+				return nil
+			}),
+		},
+	}
+}
+
 // The transfer request, in both API families, on the production branch of
 // a project of the test's own (only a Stack Auth integration there has a
 // managed project to transfer): the link is requested and is sensitive;
@@ -64,27 +94,10 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 					ConfigStateChecks: append(transferState("neon", false), sameLink.AddStateValue(transferAddr, tfjsonpath.New("url"))),
 				},
-				resource.TestStep{
-					// The integration is fully readable with a transfer requested.
-					ResourceName:            integrationAddr,
-					ImportState:             true,
-					ImportStateVerify:       true,
-					ImportStateVerifyIgnore: integrationCreateOnly,
-				},
-				resource.TestStep{
-					// Destroying the request only forgets it: the integration stays.
-					Config: env.config(integration),
-					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
-						plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-					}},
-					ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
-						if it := env.integration(); it == nil || it.OwnedBy != "neon" {
-							return fmt.Errorf("after destroying the request the integration is %+v, want one owned by neon", it)
-						}
-						return nil
-					})},
-				},
+				// The integration is fully readable with a transfer requested,
+				// and destroying the request only forgets it.
+				integrationImports,
+				requestForgotten(env, integration, "neon"),
 			)
 			tc.CheckDestroy = env.destroyed(authGone)
 			resource.ParallelTest(t, tc)
@@ -128,28 +141,8 @@ func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
 							return nil
 						}),
 				},
-				resource.TestStep{
-					ResourceName:            integrationAddr,
-					ImportState:             true,
-					ImportStateVerify:       true,
-					ImportStateVerifyIgnore: integrationCreateOnly,
-				},
-				resource.TestStep{
-					Config: env.config(integration),
-					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
-						plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
-					}},
-					ConfigStateChecks: []statecheck.StateCheck{
-						statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact("user")),
-						apiCheck(func() error {
-							if it := env.integration(); it == nil || it.OwnedBy != "user" {
-								return fmt.Errorf("after destroying the request the integration is %+v, want one owned by the user", it)
-							}
-							return nil
-						}),
-					},
-				},
+				integrationImports,
+				requestForgotten(env, integration, "user"),
 			)
 			tc.CheckDestroy = env.destroyed(authGone)
 			resource.ParallelTest(t, tc)
