@@ -36,8 +36,10 @@ const (
 	// privateTakenOver records an object a create took over instead of
 	// creating, because its branch already had it (a takeOverRecord):
 	// destroy restores it as found instead of deleting it.
-	// The key keeps the name that states already hold.
-	privateTakenOver = "taken_over"
+	// The key keeps the name that states already hold ("adopted", the
+	// word before take-over was the house's): a build that looked under
+	// another name would find no record and delete what it took over.
+	privateTakenOver = "adopted"
 )
 
 // privateGetter and privateSetter are the methods of the framework's private

@@ -80,3 +80,22 @@ func TestUnitPrivateFound_newerVersionIsRefused(t *testing.T) {
 		t.Errorf("decoding version 2: %v, want an error naming the version and the fix", err)
 	}
 }
+
+// The keys of private state are stored in users' states: a build that
+// looked under another name would find nothing, and would delete what a
+// create took over instead of restoring it. Each keeps the name states
+// already hold, whatever the house calls the idea now.
+func TestUnitPrivateState_keysKeepTheirStoredNames(t *testing.T) {
+	for key, stored := range map[string]string{
+		privateAuthProjectID: "auth_provider_project_id",
+		privateImported:      "imported",
+		privateUnconfirmed:   "unconfirmed",
+		privatePlatformOwner: "platform_owned_by",
+		privateFound:         "found",
+		privateTakenOver:     "adopted",
+	} {
+		if key != stored {
+			t.Errorf("a private state key is %q; states hold it as %q", key, stored)
+		}
+	}
+}
