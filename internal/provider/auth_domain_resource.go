@@ -268,14 +268,11 @@ func NewAuthDomainList() list.ListResource {
 		what: "the whitelisted domains",
 		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
 			ds, err := auth.Domains(ctx, s)
-			keys := make([]string, 0, len(ds))
-			for _, d := range ds {
+			return keysOf(ds, err, func(d apiclient.Domain) string {
 				if c, cerr := apiclient.CanonicalOrigin(d.Domain); cerr == nil {
-					keys = append(keys, c)
-				} else {
-					keys = append(keys, d.Domain)
+					return c
 				}
-			}
-			return keys, err
+				return d.Domain
+			})
 		}}
 }

@@ -534,10 +534,6 @@ func NewAuthOAuthProviderList() list.ListResource {
 		what: "the OAuth providers",
 		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
 			ps, err := auth.OAuthProviders(ctx, s)
-			keys := make([]string, 0, len(ps))
-			for _, p := range ps {
-				keys = append(keys, string(p.ID))
-			}
-			return keys, err
+			return keysOf(ps, err, func(p apiclient.OAuthProvider) string { return string(p.ID) })
 		}}
 }

@@ -117,7 +117,7 @@ func (l *objectList) List(ctx context.Context, req list.ListRequest, stream *lis
 			return l.find(ctx, c.data.auth, s)
 		}
 		keys, err := l.keys(ctx, c.data.auth, s.Scope)
-		return keyed(s, keys, err, func(k string) string { return k })
+		return keyed(s, keys, err)
 	})
 }
 
@@ -220,16 +220,24 @@ func (c *configured) branchScopes(ctx context.Context, cfg listConfigModel, fami
 // keyed is what a scope's shared list of objects holds, each found by its
 // key (id `<project_id>/<branch_id>/<key>`, named "<key> (<branch>)"). A
 // branch without Neon Auth (a 404) has none.
-func keyed[T any](s listScope, items []T, err error, key func(T) string) ([]foundObject, error) {
+func keyed(s listScope, keys []string, err error) ([]foundObject, error) {
 	if isNotFound(err) {
 		return nil, nil
 	}
-	out := make([]foundObject, 0, len(items))
-	for _, it := range items {
-		k := key(it)
+	out := make([]foundObject, 0, len(keys))
+	for _, k := range keys {
 		out = append(out, foundObject{compositeID(s.ProjectID, s.BranchID, k), k + " (" + s.name + ")"})
 	}
 	return out, err
+}
+
+// keysOf is the key of each of items (an objectList's keys), passing err on.
+func keysOf[T any](items []T, err error, key func(T) string) ([]string, error) {
+	keys := make([]string, 0, len(items))
+	for _, it := range items {
+		keys = append(keys, key(it))
+	}
+	return keys, err
 }
 
 // importAndRead is the result for one object: what the resource's
