@@ -35,8 +35,9 @@ import (
 // Service is Neon Auth as one provider process sees it: the API client of
 // the provider's configuration, the API family it uses, and what the process
 // remembers — the shared reads, the production branch of each project, the
-// scopes whose Neon Auth it enabled itself, and the domain deletes it is
-// gathering. It is safe for concurrent use.
+// scopes whose Neon Auth it enabled itself, the domain deletes it is
+// gathering, and the whitelists handed over between their two holders. It is
+// safe for concurrent use.
 type Service struct {
 	client          *apiclient.Client
 	family          apiclient.Family
@@ -46,6 +47,7 @@ type Service struct {
 	enabled         enabledHere
 	gone            goneBranches
 	domainDeletes   *deleteBatches
+	handovers       handovers
 }
 
 // Options configure a Service.

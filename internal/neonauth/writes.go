@@ -169,18 +169,32 @@ func (svc *Service) AddDomains(ctx context.Context, s Scope, domains []string) [
 
 // DeleteDomain removes a domain (canonical) of the scope's auth provider in
 // one request with whichever others of the scope are being deleted at the
-// same time (see deleteBatches), and returns the outcome of that request.
-// It forgets the scope's whitelist.
+// same time (see deleteBatches), and returns the outcome of that request;
+// nothing is sent for a domain a neon_auth_domains of this process holds
+// (see HoldDomains). It forgets the scope's whitelist.
 func (svc *Service) DeleteDomain(ctx context.Context, s Scope, domain string) error {
+	send, done := svc.releaseDomains(s, EachDomain, []string{domain})
+	if len(send) == 0 {
+		done(nil)
+		return nil // a neon_auth_domains of this apply holds it now
+	}
 	err := svc.domainDeletes.delete(ctx, batchKey{scope: s.Scope, authProvider: s.AuthProvider}, domain)
+	done(err)
 	svc.forgetDomains(s)
 	return err
 }
 
 // DeleteDomains removes domains of the scope's auth provider in one
-// request. It forgets the scope's whitelist.
+// request, leaving out those neon_auth_domain resources of this process hold
+// (see HoldDomains). It forgets the scope's whitelist.
 func (svc *Service) DeleteDomains(ctx context.Context, s Scope, domains []string) error {
-	err := svc.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, domains)
+	send, done := svc.releaseDomains(s, WholeList, domains)
+	if len(send) == 0 {
+		done(nil)
+		return nil // neon_auth_domain resources of this apply hold them now
+	}
+	err := svc.client.DeleteDomains(ctx, s.Scope, s.AuthProvider, send)
+	done(err)
 	svc.forgetDomains(s)
 	return err
 }

@@ -162,16 +162,31 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 		resp.Diagnostics.AddAttributeError(path.Root("domain"), summary, fmt.Sprintf("The domain %q %s.", plan.Domain.ValueString(), cerr))
 		return
 	}
-	recovered, err := r.data.auth.AddDomain(ctx, s, canonical)
+	// A domain the neon_auth_domains this apply replaces removed was on the
+	// branch when the apply began: found, as a domain still listed is.
+	removed, err := r.data.auth.HoldDomains(ctx, s, neonauth.EachDomain, []string{canonical})
+	found := slices.Contains(removed, canonical)
 	var to neonauth.TakeOver
-	if errors.Is(err, apiclient.ErrConflict) {
-		if to = r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain, Key: canonical}); to.Allowed() {
-			err = nil
-		}
+	if found {
+		to = r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain, Key: canonical})
 	}
-	if err != nil {
-		detail := r.data.explainFailure(ctx, s, fmt.Sprintf("Adding the domain %s to the redirect URI whitelist of %s", canonical, s.Scope), err)
-		if errors.Is(err, apiclient.ErrConflict) {
+	var recovered bool
+	if err == nil && (!found || to.Allowed()) {
+		recovered, err = r.data.auth.AddDomain(ctx, s, canonical)
+	}
+	if errors.Is(err, apiclient.ErrConflict) && !found {
+		found, to = true, r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain, Key: canonical})
+	}
+	if found && to.Allowed() && errors.Is(err, apiclient.ErrConflict) {
+		err = nil
+	}
+	if err != nil || found && !to.Allowed() {
+		what := fmt.Sprintf("Adding the domain %s to the redirect URI whitelist of %s", canonical, s.Scope)
+		detail := what + ": it is already there."
+		if err != nil {
+			detail = r.data.explainFailure(ctx, s, what, err)
+		}
+		if found && !to.Allowed() {
 			detail += importHint(fmt.Sprintf("The domain %s is already whitelisted on %s. %s", canonical, s.Scope, takeOverRefusal(s, to)),
 				domainImport.resourceType, compositeID(s.ProjectID, s.BranchID, canonical))
 		}

@@ -121,10 +121,24 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 		return
 	}
 	want := canonicalSet(plan.Domains)
-	listed, early, err := r.listWhitelist(ctx, s, want, private != nil)
+	var handedOver []string // removed by the neon_auth_domain resources this apply replaces: found too
+	var err error
+	if private != nil {
+		handedOver, err = r.data.auth.HoldDomains(ctx, s, neonauth.WholeList, want)
+	}
+	var listed []apiclient.Domain
+	var early domainAdds
+	if err == nil {
+		listed, early, err = r.listWhitelist(ctx, s, want, private != nil)
+	}
 	if err != nil {
 		diags.AddError(summary, r.data.explainFailure(ctx, s, "Listing the redirect URI whitelist of "+s.String(), err))
 		r.reportAdds(ctx, s, early, summary, diags)
+		return
+	}
+	found := slices.Compact(slices.Sorted(slices.Values(append(canonicalDomains(listed), handedOver...))))
+	takingOver := private != nil && len(found) > 0
+	if takingOver && !r.mayTakeOverWhitelist(ctx, s, found, summary, diags) {
 		return
 	}
 	extra, missing := whitelistChanges(listed, want)
@@ -134,15 +148,10 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	plan.recordScope(s)
 	plan.ID = types.StringValue(compositeID(s.ProjectID, s.BranchID))
 	diags.Append(state.Set(ctx, &plan)...)
-	if private == nil || len(listed) == 0 {
+	if !takingOver {
 		warnRemoved(diags, s, extra)
 		return
 	}
-	if to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain}); !to.Allowed() {
-		warnRemoved(diags, s, extra)
-		return
-	}
-	found := canonicalDomains(listed)
 	recordTakeOver(ctx, private, "", foundDomains{Domains: found}, diags)
 	kept := slices.DeleteFunc(slices.Clone(found), func(d string) bool { return !slices.Contains(want, d) })
 	var removed string
@@ -153,6 +162,20 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 		fmt.Sprintf("The whitelist of %s already held %s (inherited from the branch's parent, or added by a platform such as the "+
 			"Vercel integration, a person or another configuration), so the provider took it over.%s%s %s", s,
 			strings.Join(found, ", "), keptSentence(kept), removed, r.data.onDestroy(domainsOnDestroy)))
+}
+
+// mayTakeOverWhitelist decides on a whitelist a create found holding
+// entries: taken over whatever put them there, unless inherited_auth is
+// "refuse", which refuses it with the import command before anything is
+// sent.
+func (r *authDomainsResource) mayTakeOverWhitelist(ctx context.Context, s neonauth.Scope, found []string, summary string, diags *diag.Diagnostics) bool {
+	to := r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain})
+	if !to.Allowed() {
+		diags.AddError(summary, fmt.Sprintf("Making the whitelist of %s the configured domains: it already holds %s.", s.Scope,
+			strings.Join(found, ", "))+importHint("The whitelist is not empty. "+takeOverRefusal(s, to), domainsImport.resourceType,
+			compositeID(s.ProjectID, s.BranchID)))
+	}
+	return to.Allowed()
 }
 
 // keptSentence says which entries found the configuration declares too.

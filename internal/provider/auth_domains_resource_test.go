@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -190,6 +191,82 @@ resource "neon_auth_domains" "test" {
 					return nil
 				}), env.expectDomains(domains...)},
 			}))
+		})
+	}
+}
+
+// Moving a whitelist between neon_auth_domains and a neon_auth_domain per
+// entry in one apply keeps every domain, in either direction. The server
+// holds each whitelist delete until the new resources' creates have looked
+// at the whitelist (or 5 s have passed): the order in which a create found
+// its domain still listed and the old resource's destroy, restoring the
+// list it found, then removed it. The whitelist holds what the
+// configuration declares, the next plan is empty, and destroy leaves the
+// domains the new resources found on the branch, as their plan said.
+func TestAccAuthDomains_movedBetweenTheTwoHoldersInOneApply(t *testing.T) {
+	const kept = "https://kept.example.com" // on the branch before either: the list takes it over
+	domains := []string{kept}
+	for i := range 8 {
+		domains = append(domains, fmt.Sprintf("https://app%d.example.com", i))
+	}
+	quoted := make([]string, len(domains))
+	for i, d := range domains {
+		quoted[i] = fmt.Sprintf("%q", d)
+	}
+	for _, toEach := range []bool{true, false} {
+		t.Run(map[bool]string{true: "list_to_each", false: "each_to_list"}[toEach], func(t *testing.T) {
+			var looked atomic.Int32
+			creates := make(chan struct{})
+			env := newEmulatorEnv(t, "it holds requests at the server", func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if !strings.HasSuffix(r.URL.Path, "/auth/domains") {
+						next.ServeHTTP(w, r)
+						return
+					}
+					if r.Method == http.MethodDelete {
+						select {
+						case <-creates:
+						case <-time.After(5 * time.Second):
+						}
+					}
+					next.ServeHTTP(w, r)
+					// The new creates have looked: each neon_auth_domain's
+					// add, or the neon_auth_domains' list.
+					if toEach && r.Method == http.MethodPost || !toEach && r.Method == http.MethodGet {
+						if looked.Add(1) == int32(map[bool]int{true: len(domains), false: 1}[toEach]) {
+							close(creates)
+						}
+					}
+				})
+			})
+			env.Mode = authAPIBranch
+			env.enableAuth()
+			_, err := env.client().AddDomain(context.Background(), env.scope(),
+				apiclient.AddDomainRequest{Domain: kept, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
+			env.must(err)
+			list := env.config(env.resource("neon_auth_domains", "all", "domains = ["+strings.Join(quoted, ", ")+"]"))
+			each := env.config(fmt.Sprintf(`
+resource "neon_auth_domain" "each" {
+  for_each   = toset([%s])
+  project_id = %q
+  branch_id  = %q
+  domain     = each.value
+}
+`, strings.Join(quoted, ", "), env.ProjectID, env.BranchID))
+			from, to := list, each
+			if !toEach {
+				from, to = each, list
+			}
+			resource.ParallelTest(t, env.testCase(
+				resource.TestStep{Config: from, PreConfig: func() { looked.Store(-1 << 20) }},
+				resource.TestStep{
+					Config:            to,
+					PreConfig:         func() { looked.Store(0) },
+					ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(domains...)},
+				},
+				resource.TestStep{Config: to, PlanOnly: true},
+				resource.TestStep{Config: env.config(""), Check: func(*terraform.State) error { return env.expectDomains(domains...)() }},
+			))
 		})
 	}
 }
