@@ -124,14 +124,27 @@ func (t TakeOver) Allowed() bool { return t.Refused == NotRefused && (t.Parent !
 // the parent must hold, one read of the parent per kind, each shared by
 // every resource of the run.
 func (svc *Service) MayTakeOver(ctx context.Context, s Scope, found Object) TakeOver {
+	return svc.decide(ctx, s, found, svc.refuseInherited)
+}
+
+// Inherited is the decision MayTakeOver would give if the service took
+// inherited objects over: whether the branch inherited found, whatever
+// RefuseInherited says. A create that writes a singleton whatever it finds
+// (the email server) asks it, so that with RefuseInherited it refuses what
+// the branch inherited and nothing else.
+func (svc *Service) Inherited(ctx context.Context, s Scope, found Object) TakeOver {
+	return svc.decide(ctx, s, found, false)
+}
+
+func (svc *Service) decide(ctx context.Context, s Scope, found Object, refuse bool) TakeOver {
 	switch {
-	case found.Kind.onAnyBranch() && svc.refuseInherited:
+	case found.Kind.onAnyBranch() && refuse:
 		return TakeOver{Refused: RefusedBySetting}
 	case found.Kind.onAnyBranch():
 		return TakeOver{OnAnyBranch: true}
 	case s.Family != apiclient.FamilyBranch:
 		return TakeOver{Refused: RefusedProjectMode}
-	case svc.refuseInherited:
+	case refuse:
 		return TakeOver{Refused: RefusedBySetting}
 	case found.Kind.ofNeonAuth() && svc.enabled.has(keyOf(s)):
 		return TakeOver{Refused: RefusedEnabledHere}

@@ -299,18 +299,8 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 	var to neonauth.TakeOver
 	var found *apiclient.EmailServer
 	if private != nil {
-		if to = r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindEmailServer}); to.Allowed() {
-			if found, ok = r.found(ctx, s, summary, diags); !ok {
-				return
-			}
-			if found != nil && string(found.Type) == apiclient.TypeStandard && plan.Type.ValueString() == apiclient.TypeShared && r.data.restore {
-				diags.AddAttributeError(path.Root("type"), "Inherited email server is standard",
-					fmt.Sprintf("Branch %s was created from branch %s and inherited its SMTP server (%s). Making it shared would lose "+
-						"the SMTP password, which destroy could not restore: the API never returns it. Set type = \"standard\" with "+
-						"the server's settings and password, or leave neon_auth_email_server out of this configuration to keep the "+
-						"inherited server.%s", s.BranchID, to.Parent, apiclient.Deref(found.Host), disposableHint))
-				return
-			}
+		if to, found, ok = r.takeOver(ctx, s, plan, summary, diags); !ok {
+			return
 		}
 	}
 	if ok, detail := r.send(ctx, s, &plan, password); !ok {
@@ -326,6 +316,44 @@ func (r *authEmailServerResource) write(ctx context.Context, planned tfsdk.Plan,
 		tookOver(ctx, private, diags, s, to.Parent, foundEmailServer{found}, "email server setting ("+what+")", "and started with a copy of its email server setting",
 			r.data.onDestroy(emailServerOnDestroy))
 	}
+}
+
+// takeOver decides, at creation, on the email server the branch already
+// has: one it inherited is taken over (found, for destroy to restore),
+// unless that would lose an SMTP password destroy could not restore, or
+// inherited_auth is "refuse", which refuses it with the import command. On
+// a branch that inherited nothing the configuration is written whatever the
+// branch had. ok is false when the create is refused (an error says why).
+func (r *authEmailServerResource) takeOver(ctx context.Context, s neonauth.Scope, plan authEmailServerModel, summary string,
+	diags *diag.Diagnostics,
+) (to neonauth.TakeOver, found *apiclient.EmailServer, ok bool) {
+	object := neonauth.Object{Kind: neonauth.KindEmailServer}
+	to = r.data.auth.MayTakeOver(ctx, s, object)
+	inherited := to
+	if to.Refused == neonauth.RefusedBySetting {
+		inherited = r.data.auth.Inherited(ctx, s, object)
+	}
+	if !inherited.Allowed() {
+		return to, nil, true
+	}
+	if found, ok = r.found(ctx, s, summary, diags); !ok {
+		return to, nil, false
+	}
+	switch {
+	case found != nil && !to.Allowed():
+		diags.AddError(summary, fmt.Sprintf("Setting the email server of %s: the branch inherited a %s email server from branch %s.",
+			s.Scope, found.Type, inherited.Parent)+importHint("The branch already has an email server setting. "+takeOverRefusal(s, to),
+			emailImport.resourceType, compositeID(s.ProjectID, s.BranchID)))
+		return to, nil, false
+	case found != nil && string(found.Type) == apiclient.TypeStandard && plan.Type.ValueString() == apiclient.TypeShared && r.data.restore:
+		diags.AddAttributeError(path.Root("type"), "Inherited email server is standard",
+			fmt.Sprintf("Branch %s was created from branch %s and inherited its SMTP server (%s). Making it shared would lose "+
+				"the SMTP password, which destroy could not restore: the API never returns it. Set type = \"standard\" with "+
+				"the server's settings and password, or leave neon_auth_email_server out of this configuration to keep the "+
+				"inherited server.%s", s.BranchID, to.Parent, apiclient.Deref(found.Host), disposableHint))
+		return to, nil, false
+	}
+	return to, found, true
 }
 
 // emailServerOnDestroy is what destroy does with an email server setting

@@ -297,7 +297,9 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 
 // What cannot be taken over is refused with an error that names both sides
 // and the fix, and nothing on the branch changes: inherited objects when
-// inherited_auth = "refuse"; an inherited integration of another auth
+// inherited_auth = "refuse" (the inherited SMTP server and the inherited
+// whitelist too, which a create otherwise writes over); an inherited
+// integration of another auth
 // provider; an inherited Google app made shared (its secret could not be
 // restored: restore_on_destroy = false is the way out on a disposable
 // branch); roles of an inherited user (no endpoint tells its id); an
@@ -319,6 +321,20 @@ resource "neon_auth_integration" "preview" {
   branch_id  = %q
 }
 `), "already has Neon Auth", `inherited_auth is "refuse"`, "terraform import"),
+		step(refuse+on(`
+resource "neon_auth_email_server" "preview" {
+  project_id = %q
+  branch_id  = %q
+  type       = "shared"
+}
+`), "inherited a standard email server", `inherited_auth is "refuse"`, "terraform import neon_auth_email_server"),
+		step(refuse+on(`
+resource "neon_auth_domains" "preview" {
+  project_id = %q
+  branch_id  = %q
+  domains    = ["https://app.example.com"]
+}
+`), "it already holds https://app.example.com", `inherited_auth is "refuse"`, "terraform import neon_auth_domains"),
 		step(env.config(on(`
 resource "neon_auth_integration" "preview" {
   project_id    = %q

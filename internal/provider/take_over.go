@@ -44,7 +44,9 @@ func inheritedAuthAttribute() schema.StringAttribute {
 			"`\"take_over\"` (default): take it over with a warning that names it and apply the configuration to it — a trusted " +
 			"domain whatever made it, anything else only when the parent holds the same object (one the parent lacks was made " +
 			"on the branch by something else, and is refused). Destroy then restores what was found (see " +
-			"`restore_on_destroy`). `\"refuse\"`: fail with an import hint, as for any object made outside Terraform. On a root " +
+			"`restore_on_destroy`). `\"refuse\"`: fail with an import hint, before anything is sent, as for any object made " +
+			"outside Terraform (a whitelist that holds entries and an inherited email server too; the sign-in settings, plugins and " +
+			"webhooks, which every branch with Neon Auth has, are still taken over and restored). On a root " +
 			"branch (the production branch) and in project mode nothing is inherited, and such objects other than trusted " +
 			"domains are always refused. Falls back to `" + envInheritedAuth + "`.",
 		Optional:   true,
