@@ -199,13 +199,19 @@ func (d *providerData) requireBranch(ctx context.Context, projectID, branchID, s
 	case err != nil:
 		diags.AddError(summary, projectErrorDetail(projectID, "Listing the branches of project "+projectID, err))
 	case gone != "":
-		diags.AddAttributeError(path.Root("branch_id"), "Branch not in the project", gone+" Nothing was sent. If it was deleted, "+
-			"as platforms delete a preview's branch when its pull request closes, run `terraform destroy` to empty the state "+
-			"(it sends only reads), or point branch_id at an existing branch.")
+		refuseGoneBranch(gone, diags)
 	default:
 		return true
 	}
 	return false
+}
+
+// refuseGoneBranch is the error of a create on a branch or project that no
+// longer exists (gone says which), before anything is sent.
+func refuseGoneBranch(gone string, diags *diag.Diagnostics) {
+	diags.AddAttributeError(path.Root("branch_id"), "Branch not in the project", gone+" Nothing was sent. If it was deleted, "+
+		"as platforms delete a preview's branch when its pull request closes, run `terraform destroy` to empty the state "+
+		"(it sends only reads), or point branch_id at an existing branch.")
 }
 
 // branchGone says why a project has no branch branchID, as the shared

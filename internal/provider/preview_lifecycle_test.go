@@ -243,3 +243,45 @@ resource "neon_auth_oauth_provider" "google" {
 		t.Error(err)
 	}
 }
+
+// A preview configuration without an integration of its own, whose objects
+// live on the Neon Auth the branch inherited, still names the branch after
+// the platform deleted it: every create the apply plans again is refused for
+// that one cause, "Branch not in the project", before anything is sent —
+// never for the integration the deleted branch no longer shows.
+func TestAccPreview_deletedBranchRefusesEveryCreateForOneCause(t *testing.T) {
+	env := newBranchEnv(t)
+	preview := platformPreview(env, "pr-46")
+	cli := env.cli(nil, nil)
+	cli.write("main.tf", requiredProviders+env.providerBlock()+fmt.Sprintf(`
+resource "neon_auth_domain" "preview" {
+  project_id = %[2]q
+  branch_id  = %[1]q
+  domain     = %[3]q
+}
+
+resource "neon_auth_oauth_provider" "github" {
+  project_id  = %[2]q
+  branch_id   = %[1]q
+  provider_id = "github"
+}
+
+resource "neon_auth_user" "tester" {
+  project_id = %[2]q
+  branch_id  = %[1]q
+  email      = "tester@example.com"
+}
+`, preview.BranchID, env.ProjectID, previewOrigin))
+	cli.must(0, "init", "-input=false")
+	cli.must(0, "apply", "-auto-approve", "-input=false")
+	env.must(env.client().DeleteBranch(context.Background(), env.ProjectID, preview.BranchID))
+
+	_, out := cli.run("apply", "-auto-approve", "-input=false")
+	errs, gone := strings.Count(out, "Error: "), strings.Count(out, "Error: Branch not in the project")
+	if errs != 3 || gone != errs {
+		t.Errorf("the apply on the deleted branch has %d errors, %d of them `Branch not in the project`; want one per create (3), "+
+			"all for that cause:\n%s", errs, gone, out)
+	}
+	expectSaid(t, "the apply on the deleted branch", out, "Nothing was sent")
+	destroyReadsOnly(t, env, cli)
+}

@@ -76,7 +76,8 @@ func (d *providerData) resolveScope(ctx context.Context, m scopeModel, summary s
 
 // withIntegrationProvider fills an auth provider the configuration left to
 // the integration: the one integration of the scope. When there is none,
-// an error diagnostic says why.
+// an error diagnostic says why: the branch (or its project) is gone, or it
+// has no Neon Auth.
 func (d *providerData) withIntegrationProvider(ctx context.Context, s neonauth.Scope, summary string, diags *diag.Diagnostics) (neonauth.Scope, bool) {
 	s, p, err := d.auth.WithIntegrationProvider(ctx, s)
 	switch p {
@@ -87,6 +88,10 @@ func (d *providerData) withIntegrationProvider(ctx context.Context, s neonauth.S
 	case neonauth.NotVisible:
 		diags.AddError(summary, projectNotVisibleDetail(s.ProjectID, err))
 	default:
+		if gone, gerr := d.branchGone(ctx, s.ProjectID, s.BranchID); gerr == nil && gone != "" {
+			refuseGoneBranch(gone, diags) // the branch went with its integration: one cause, one message
+			return s, false
+		}
 		diags.AddError(summary, fmt.Sprintf("The %s has no Neon Auth integration, so auth_provider cannot be taken from it. "+
 			"Create a neon_auth_integration first and set project_id (and branch_id) from it, such as "+
 			"project_id = neon_auth_integration.<name>.project_id, so that Terraform creates it before this resource.", s.Scope))
