@@ -133,9 +133,11 @@ func (m authExternalJWKSModel) request(ctx context.Context) (apiclient.AddJWKSRe
 }
 
 // ModifyPlan checks a configured branch_id at plan time: a branch of the
-// project.
+// project. A JWKS already trusted for a branch deleted since stays in the
+// state (it belongs to the project, which still lists it): the plan warns,
+// as for the objects of that branch.
 func (r *authExternalJWKSResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !r.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
+	if !r.data.ready() || req.Plan.Raw.IsNull() {
 		return
 	}
 	var project, branch types.String
@@ -144,7 +146,15 @@ func (r *authExternalJWKSResource) ModifyPlan(ctx context.Context, req resource.
 	if !isKnownSet(project) || !isKnownSet(branch) {
 		return
 	}
-	r.data.planBranchExists(ctx, project.ValueString(), branch.ValueString(), &resp.Diagnostics)
+	if req.State.Raw.IsNull() {
+		r.data.planBranchExists(ctx, project.ValueString(), branch.ValueString(), &resp.Diagnostics)
+		return
+	}
+	if gone, err := r.data.branchGone(ctx, project.ValueString(), branch.ValueString()); err == nil && gone != "" {
+		resp.Diagnostics.AddAttributeWarning(path.Root("branch_id"), "Branch not in the project",
+			gone+" The project still trusts this JWKS for it: a JWKS belongs to the project, not to the branch it names. "+
+				"`terraform destroy` deletes it; to keep trusting it, point branch_id at an existing branch, which replaces it.")
+	}
 }
 
 // Create adds the JWKS unless the project already trusts the same URL for
