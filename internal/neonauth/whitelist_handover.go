@@ -87,14 +87,24 @@ func (svc *Service) HoldDomains(ctx context.Context, s Scope, h Holder, domains 
 			return nil, ctx.Err()
 		}
 	}
+	return svc.HandedOver(s, h), nil
+}
+
+// HandedOver are the domains, of all of s, that deletes of the other
+// holder than h removed in this process, without holding any: what a create
+// that refuses whatever it finds (inherited_auth = "refuse") finds besides
+// the whitelist as listed. It holds nothing, since it keeps nothing it finds:
+// a domain both holders declare then leaves the whitelist, whichever runs
+// first.
+func (svc *Service) HandedOver(s Scope, h Holder) []string {
 	svc.handovers.mu.Lock()
 	defer svc.handovers.mu.Unlock()
 	var removed []string
-	for d := range ho.removed[h.other()] {
+	for d := range svc.handovers.of(s).removed[h.other()] {
 		removed = append(removed, d)
 	}
 	slices.Sort(removed)
-	return removed, nil
+	return removed
 }
 
 // releaseDomains is the start of a delete of domains from s by holder h:

@@ -143,6 +143,17 @@ func them(items []string) string {
 	return "them"
 }
 
+// holdDomain is the start of a create of canonical on s: it holds the domain
+// against the deletes of a neon_auth_domains of this apply (see
+// neonauth.HoldDomains), unless inherited_auth = "refuse", which keeps
+// nothing it finds, and answers the domains that such deletes removed.
+func (r *authDomainResource) holdDomain(ctx context.Context, s neonauth.Scope, canonical string) ([]string, error) {
+	if r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain}).Refused == neonauth.RefusedBySetting {
+		return r.data.auth.HandedOver(s, neonauth.EachDomain), nil
+	}
+	return r.data.auth.HoldDomains(ctx, s, neonauth.EachDomain, []string{canonical})
+}
+
 // domainImport is the import id; the domain itself contains `://`, so the id
 // is split at the first slashes only.
 var domainImport = importFormat{
@@ -164,7 +175,7 @@ func (r *authDomainResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	// A domain the neon_auth_domains this apply replaces removed was on the
 	// branch when the apply began: found, as a domain still listed is.
-	removed, err := r.data.auth.HoldDomains(ctx, s, neonauth.EachDomain, []string{canonical})
+	removed, err := r.holdDomain(ctx, s, canonical)
 	found := slices.Contains(removed, canonical)
 	var to neonauth.TakeOver
 	if found {

@@ -123,7 +123,11 @@ func (r *authDomainsResource) converge(ctx context.Context, planned stateGetter,
 	want := canonicalSet(plan.Domains)
 	var handedOver []string // removed by the neon_auth_domain resources this apply replaces: found too
 	var err error
-	if private != nil {
+	switch {
+	case private == nil:
+	case r.data.auth.MayTakeOver(ctx, s, neonauth.Object{Kind: neonauth.KindDomain}).Refused == neonauth.RefusedBySetting:
+		handedOver = r.data.auth.HandedOver(s, neonauth.WholeList) // refusing whatever it finds, it holds nothing
+	default:
 		handedOver, err = r.data.auth.HoldDomains(ctx, s, neonauth.WholeList, want)
 	}
 	var listed []apiclient.Domain
