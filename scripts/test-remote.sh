@@ -10,6 +10,8 @@
 # The CA goes to the tests through SSL_CERT_FILE, bundled with the system's
 # CAs so that nothing else the run reaches stops trusting its servers. Extra
 # arguments go to make test-live's go test (for example -run TestAccAuthDomain).
+# REMOTE_TARGET=test-walk runs the random walks there instead (make
+# test-walk-remote).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,7 +62,7 @@ echo "neon-emulator serves $base_url (TLS, documented rate limits); its CA is in
 
 status=0
 NEON_API_BASE_URL=$base_url NEON_API_KEY=$api_key SSL_CERT_FILE=$bundle NEON_TEST_EMULATOR=1 \
-  make --no-print-directory test-live LIVE_ARGS="$(printf '%q ' "$@")" || status=$?
+  make --no-print-directory "${REMOTE_TARGET:-test-live}" LIVE_ARGS="$(printf '%q ' "$@")" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "neon-emulator's log:" >&2
   tail -n 50 "$dir/emulator.log" >&2
