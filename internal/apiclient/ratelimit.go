@@ -14,14 +14,23 @@ import (
 
 // RateLimit is the client-side pacing. By default it follows the documented
 // limits (700 requests per minute per account, bursts of up to 40 per second
-// per route) so that an apply does not provoke 429s in the first place, and
-// otherwise lets requests go at once. Every attempt, retries included, waits
-// for its turn.
+// per route) as fast as the account shows that it allows them, and otherwise
+// lets requests go at once. Every attempt, retries included, waits for its
+// turn.
 //
-// The account pace adapts: a 429 lowers it and makes every request of this
-// client wait out the server's Retry-After (at most a minute); answers served
-// raise it back towards RequestsPerMinute, never above. Several processes on one account thus
-// settle on shares of it instead of each pacing itself to the whole.
+// Neon states the numbers, not how it counts them (see the readings below),
+// so the client learns it from the account's answers (ratelimit_reading.go):
+// it paces to the token bucket, the strictest reading, and sends past it one
+// request at a time; an account that serves more than a bucket allows is
+// paced to the windows from then on, one that refuses such a request to the
+// bucket, and the machine remembers that refusal for the next processes.
+//
+// The account pace adapts: a 429 that the bucket does not explain (other
+// clients of the account) lowers it and makes every request of this client
+// wait out the server's Retry-After (at most a minute); answers served raise
+// it back towards RequestsPerMinute, never above. Several processes on one
+// account thus settle on shares of it instead of each pacing itself to the
+// whole.
 type RateLimit struct {
 	// RequestsPerMinute for the whole account; 0 → 700, negative → unlimited.
 	RequestsPerMinute int
@@ -33,23 +42,26 @@ type RateLimit struct {
 	// RequestsPerMinute. When the file cannot be used the client paces
 	// itself alone; Client.SharedAccountLimit says so.
 	Shared bool
-	// SharedDir holds the shared buckets; "" → the user's cache directory,
+	// SharedDir holds the files the processes of this machine share: the
+	// shared buckets and what each account showed of its reading (always,
+	// whether or not Shared is set); "" → the user's cache directory,
 	// terraform-provider-neon/ratelimit.
 	SharedDir string
 }
 
-// How the client reads the documented limits. Neon publishes the numbers,
-// not the algorithm, so the client sends the largest schedule that none of
-// these readings forbids, and waits for nothing else:
+// How the documented limits may be counted. Neon publishes the numbers, not
+// the algorithm, and the client keeps within one of two readings:
 //
 //   - sliding windows: at most RequestsPerMinute in any 60 seconds on the
 //     account, at most RouteRequestsPerSecond in any second on one route
 //     (fixed windows allow more: they are implied);
-//   - token buckets (the emulator's model): the account's filled at
+//   - token buckets (the strictest reading): the account's filled at
 //     RequestsPerMinute ÷ 60 per second holding documentedBurst, a route's
-//     at RouteRequestsPerSecond holding as many. The route window implies
-//     the route bucket; the account's bucket and window do not imply each
-//     other, so both are kept.
+//     at RouteRequestsPerSecond holding as many.
+//
+// The route window implies the route bucket, and both readings share it: it
+// is always kept. The account's minute window is always kept too; its
+// bucket only until the account has shown that it counts by windows.
 //
 // A request reaches the server a little after it leaves, so the account
 // bucket holds burstMargin tokens less than the server's (at 700/min, 171 ms
@@ -63,9 +75,11 @@ const (
 // limiter is the line every attempt of one client waits in. The caller at
 // its head waits until its request breaks no limit, records it and leaves;
 // the others wait for the head. Only the head's wait is computed, from what
-// the limiter knows then, so a 429 applies at once to every request waiting.
+// the limiter knows then, so a 429 applies at once to every request waiting;
+// an answer that lets requests go sooner (a probe's) wakes the head.
 type limiter struct {
 	head chan struct{} // held by the caller at the head of the line
+	wake chan struct{} // a turn may have come sooner: the head computes it again
 
 	mu       sync.Mutex // guards account and routes
 	account  *account   // nil: the account is unlimited
@@ -74,10 +88,14 @@ type limiter struct {
 }
 
 func newLimiter(rl RateLimit, accountID string) *limiter {
-	l := &limiter{head: make(chan struct{}, 1), routes: map[string]*window{}}
+	l := &limiter{head: make(chan struct{}, 1), wake: make(chan struct{}, 1), routes: map[string]*window{}}
 	l.routeRPS = max(0, cmp.Or(rl.RouteRequestsPerSecond, DefaultRouteRequestsPerSecond))
 	if rpm := cmp.Or(rl.RequestsPerMinute, DefaultAccountRequestsPerMinute); rpm > 0 {
 		l.account = newAccount(rpm)
+		l.account.memory = openReadingMemory(rl.SharedDir, accountID)
+		if l.account.memory.bucketsShown(time.Now()) {
+			l.account.pace = paceBucket
+		}
 		if rl.Shared {
 			// When sharing cannot be had, the process paces itself alone.
 			l.account.shared, l.account.sharedErr = openSharedBucket(rl.SharedDir, accountID, rpm)
@@ -90,39 +108,48 @@ func newLimiter(rl RateLimit, accountID string) *limiter {
 // after the context's deadline (as rate.Limiter.Wait does).
 var errWouldPassDeadline = fmt.Errorf("waiting for the client-side rate limit would pass the context deadline: %w", context.DeadlineExceeded)
 
+// turn is one request's passage through the limiter: when it left, and
+// whether it left past the account's bucket to learn the account's reading
+// (a probe). Its answer goes back to answered.
+type turn struct {
+	left  time.Time
+	probe bool
+}
+
 // wait blocks until one request on route may leave and records that it
 // does. It returns the context's error when the context ends first, and
 // errWouldPassDeadline at once when the turn would come after its deadline.
-func (l *limiter) wait(ctx context.Context, route string) error {
+func (l *limiter) wait(ctx context.Context, route string) (turn, error) {
 	if l.account == nil && l.routeRPS == 0 {
-		return nil
+		return turn{left: time.Now()}, nil
 	}
 	select {
 	case l.head <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return turn{}, ctx.Err()
 	}
 	defer func() { <-l.head }()
 	var sharedAt time.Time // the turn taken on the machine's shared bucket (zero: none)
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return turn{}, err
 		}
 		l.mu.Lock()
 		now := time.Now()
-		at := l.route(route).earliest(now)
+		at, probe := l.route(route).earliest(now), false
 		var shared *sharedBucket
 		if l.account != nil {
-			at, shared = l.account.earliest(at), l.account.shared
+			at, probe = l.account.earliest(at, true)
+			shared = l.account.shared
 		}
 		ready := !at.After(now)
 		if ready && (shared == nil || !sharedAt.IsZero() && !sharedAt.After(now)) {
 			l.route(route).add(now)
 			if l.account != nil {
-				l.account.take(now)
+				l.account.take(now, probe)
 			}
 			l.mu.Unlock()
-			return nil
+			return turn{left: now, probe: probe}, nil
 		}
 		l.mu.Unlock()
 		switch {
@@ -135,22 +162,47 @@ func (l *limiter) wait(ctx context.Context, route string) error {
 			at = sharedAt
 		}
 		if deadline, ok := ctx.Deadline(); ok && at.After(deadline) {
-			return errWouldPassDeadline
+			return turn{}, errWouldPassDeadline
 		}
-		if err := sleep(ctx, time.Until(at)); err != nil {
-			return err
+		if err := l.sleep(ctx, time.Until(at)); err != nil {
+			return turn{}, err
 		}
+	}
+}
+
+// sleep waits for d, until ctx is done, or until the limiter is woken.
+func (l *limiter) sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-l.wake:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// wakeHead tells the caller at the head of the line that its turn may have
+// come sooner. Call with l.mu held or not; it never blocks.
+func (l *limiter) wakeHead() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
 	}
 }
 
 // AccountBusy reports whether a request sent now would wait for the account
 // limit as this client keeps it: a pause after a 429, a bucket without a
-// whole token, a full minute window, or a request already waiting at the
-// head of the line. With the bucket shared by the machine's processes
-// (RateLimit.Shared) it is always true: what the others spend is known only
-// when a turn is taken. An unlimited account is never busy. A caller that
-// could send fewer, larger requests by waiting (a batch gathering members)
-// waits while this is true: the request would have waited anyway.
+// whole token (while the account has not shown that it counts by windows; a
+// request that would leave past the bucket as a probe counts as waiting), a
+// full minute window, or a request already waiting at the head of the line.
+// With the bucket shared by the machine's processes (RateLimit.Shared) it is
+// always true: what the others spend is known only when a turn is taken. An
+// unlimited account is never busy. A caller that could send fewer, larger
+// requests by waiting (a batch gathering members) waits while this is true:
+// the request would have waited anyway.
 func (c *Client) AccountBusy() bool {
 	l := c.limiter
 	if l.account == nil {
@@ -162,7 +214,8 @@ func (c *Client) AccountBusy() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now()
-	return l.account.shared != nil || l.account.earliest(now).After(now)
+	at, _ := l.account.earliest(now, false)
+	return l.account.shared != nil || at.After(now)
 }
 
 // route is the window of one route; nil when routes are unlimited. Call with
@@ -180,20 +233,32 @@ func (l *limiter) route(key string) *window {
 }
 
 // answered takes the answer to one attempt that left through wait: its
-// status and its Retry-After (0 when absent). A 429 cuts the
-// account's rate (once per congestion, see throttleHold) and, with a
-// Retry-After, nothing leaves until it has passed (at most maxPause). An
+// status (0: no answer came) and its Retry-After (0 when absent). A probe
+// refused within a bucket's Retry-After shows that the account counts by the
+// bucket; a probe served may show that it counts by windows. Another 429
+// cuts the account's rate (once per congestion, see throttleHold), and with
+// a Retry-After nothing leaves until it has passed (at most maxPause). An
 // answer served lets a cut rate climb; a 5xx says nothing.
-func (l *limiter) answered(status int, retryAfter time.Duration) {
+func (l *limiter) answered(t turn, status int, retryAfter time.Duration) {
 	if l.account == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if status == http.StatusTooManyRequests {
-		l.account.throttle(time.Now(), retryAfter)
-	} else if served(status) {
-		l.account.serve(time.Now())
+	a, now := l.account, time.Now()
+	if t.probe {
+		a.probing = false
+		l.wakeHead()
+	}
+	switch {
+	case status == http.StatusTooManyRequests && t.probe && a.pace == paceLearning && retryAfter <= bucketRetryAfter:
+		a.bucketShown(now)
+	case status == http.StatusTooManyRequests:
+		a.throttle(now, retryAfter)
+	case served(status):
+		if a.serve(now, t.left) {
+			l.wakeHead()
+		}
 	}
 }
 
@@ -253,16 +318,18 @@ type limitedTransport struct {
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	st := callStateFrom(ctx)
-	if err := t.limiter.wait(ctx, st.route); err != nil {
+	tn, err := t.limiter.wait(ctx, st.route)
+	if err != nil {
 		return nil, err
 	}
 	resp, err := t.next.RoundTrip(req.WithContext(withSentHook(ctx, st)))
 	if err != nil {
-		return resp, err // no answer says nothing of the account's limit
+		t.limiter.answered(tn, 0, 0) // no answer says nothing of the account's limit
+		return resp, err
 	}
 	// The answer's Retry-After is read here, once, for both of its users:
 	// the limiter, and the retry layer's backoff (through the call state).
 	st.retryAfter, st.hasRetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	t.limiter.answered(resp.StatusCode, st.retryAfter)
+	t.limiter.answered(tn, resp.StatusCode, st.retryAfter)
 	return resp, nil
 }
