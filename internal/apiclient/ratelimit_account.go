@@ -82,8 +82,8 @@ func newAccount(rpm int) *account {
 
 // earliest is when a request may leave, from at on, as far as the account
 // limits of this process tell, and whether it leaves as a probe: while the
-// account is learnt (probe allowed), one request at a time may leave past the
-// bucket.
+// account's reading is learnt (and probeAllowed), one request at a time may
+// leave past the bucket.
 func (a *account) earliest(at time.Time, probeAllowed bool) (time.Time, bool) {
 	at = a.window.earliest(later(at, a.pausedUntil))
 	if a.pace == paceWindows {
@@ -118,11 +118,9 @@ func (a *account) take(now time.Time, probe bool) {
 // spend the account. The pace cuts (once per congestion) and follows the
 // bucket from then on.
 func (a *account) throttle(now time.Time, retryAfter time.Duration) {
-	if a.pace == paceWindows {
-		// The bucket kept no count while the windows paced: it starts from one token.
-		a.bucket.SetBurstAt(now, 1)
-	}
-	a.pace = paceBucket
+	// Whatever the pace was, the bucket starts again from one token (below),
+	// which also forgets that it kept no count while the windows paced.
+	a.pace, a.servedLeft = paceBucket, nil
 	if !now.Before(a.heldUntil) && !now.Before(a.pausedUntil) {
 		r, floor, previousPeak := a.rate(), a.max/floorDivisor, a.peak
 		if a.cut.IsZero() {
