@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
 
 // This file writes the roundtrip section's report: its tables, the
@@ -28,7 +27,7 @@ func writeRoundTripReport(b *strings.Builder, results []rtResult, builds map[str
 			m := r.median(ph)
 			n429, all := r.refused(ph)
 			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %d | %d of %d | %s | %s | %s |\n", r.reading, r.latency, r.n,
-				r.variant.name, ph, secs2(m.wall), rounds(walls(r.rounds[ph])), served(m.requests, ""), n429, all,
+				r.variant.name, ph, secs2(m.wall), roundsAndExits(r.rounds[ph]), served(m.requests, ""), n429, all,
 				secs2(idealSchedule(m.requests, readings[0])), secs2(idealSchedule(m.requests, readings[1])), m.path)
 		}
 	}
@@ -74,12 +73,18 @@ func buildsWords(builds map[string]string) string {
 	return words
 }
 
-func walls(ps []phase) []time.Duration {
-	ws := make([]time.Duration, 0, len(ps))
+// roundsAndExits lists the rounds' walls, each with the command's exit
+// code where it was not 0 (a failed apply, a plan with changes).
+func roundsAndExits(ps []phase) string {
+	parts := make([]string, 0, len(ps))
 	for _, p := range ps {
-		ws = append(ws, p.wall)
+		part := fmt.Sprintf("%.2f", p.wall.Seconds())
+		if p.exit != 0 {
+			part += fmt.Sprintf(" (exit %d)", p.exit)
+		}
+		parts = append(parts, part)
 	}
-	return ws
+	return strings.Join(parts, " ")
 }
 
 // writePeerComparison sets the peer's median walls beside this provider's,
@@ -96,7 +101,8 @@ func writePeerComparison(b *strings.Builder, results []rtResult) {
 		for _, ph := range rtPhases {
 			pm := peer.median(ph)
 			p429, _ := peer.refused(ph)
-			row := fmt.Sprintf("| %s | %s | %d | %s | %s, %d, %d |", peer.reading, peer.latency, peer.n, ph, secs2(pm.wall), served(pm.requests, ""), p429)
+			row := fmt.Sprintf("| %s | %s | %d | %s | %s, %d, %d%s |", peer.reading, peer.latency, peer.n, ph, secs2(pm.wall),
+				served(pm.requests, ""), p429, exitWords(pm))
 			for _, this := range sameCase(results, peer) {
 				if this.variant.build != buildThis {
 					continue
@@ -107,6 +113,17 @@ func writePeerComparison(b *strings.Builder, results []rtResult) {
 			fmt.Fprintln(b, row)
 		}
 	}
+}
+
+// exitWords says that a phase's command failed, or planned changes.
+func exitWords(p phase) string {
+	switch p.exit {
+	case 0:
+		return ""
+	case 2: // plan -detailed-exitcode
+		return " (changes planned)"
+	}
+	return fmt.Sprintf(" (failed: exit %d)", p.exit)
 }
 
 // sameCase is the results of r's reading, round trip and size.
@@ -162,7 +179,9 @@ func roundTripPhaseVerdicts(r rtResult, ph string, others []rtResult) []verdict 
 	this := r.median(ph)
 	if peer := find(others, buildPeer, ""); peer != nil {
 		p := peer.median(ph)
-		vs = append(vs, verdict{this.wall <= p.wall, fmt.Sprintf("%s: no slower than the peer (%s against %s)", name, secs2(this.wall), secs2(p.wall))})
+		// A peer that gave up (exit 1) did not finish: this provider did.
+		vs = append(vs, verdict{this.wall <= p.wall || p.exit == 1,
+			fmt.Sprintf("%s: no slower than the peer (%s against %s%s)", name, secs2(this.wall), secs2(p.wall), exitWords(p))})
 	}
 	if before := find(others, buildBefore, "before: "+r.variant.name); before != nil {
 		was, is := served(before.median(ph).requests, ""), served(this.requests, "")

@@ -50,7 +50,8 @@ type RateLimit struct {
 }
 
 // How the documented limits may be counted. Neon publishes the numbers, not
-// the algorithm, and the client keeps within one of two readings:
+// the algorithm; the client keeps within the reading the account shows, and
+// within the stricter until it has shown one:
 //
 //   - sliding windows: at most RequestsPerMinute in any 60 seconds on the
 //     account, at most RouteRequestsPerSecond in any second on one route
