@@ -20,10 +20,11 @@ import (
 //
 // Neon states the numbers, not how it counts them (see the readings below),
 // so the client learns it from the account's answers (ratelimit_reading.go):
-// it paces to the token bucket, the strictest reading, and sends past it one
-// request at a time; an account that serves more than a bucket allows is
-// paced to the windows from then on, one that refuses such a request to the
-// bucket, and the machine remembers that refusal for the next processes.
+// it paces to the token bucket, the strictest reading, and sends beside it
+// one request at a time; an account that serves more than a bucket allows is
+// paced to the windows from then on, one that refuses what the bucket
+// explains to the bucket, and the machine remembers that refusal for the
+// next processes.
 //
 // The account pace adapts: a 429 that the bucket does not explain (other
 // clients of the account) lowers it and makes every request of this client
@@ -109,12 +110,15 @@ func newLimiter(rl RateLimit, accountID string) *limiter {
 // after the context's deadline (as rate.Limiter.Wait does).
 var errWouldPassDeadline = fmt.Errorf("waiting for the client-side rate limit would pass the context deadline: %w", context.DeadlineExceeded)
 
-// turn is one request's passage through the limiter: when it left, and
-// whether it left past the account's bucket to learn the account's reading
-// (a probe). Its answer goes back to answered.
+// turn is one request's passage through the limiter: when it left, whether
+// it left past the account's bucket to learn the account's reading (a
+// probe), and whether a bucket of the documented size would refuse it after
+// this process's own requests alone (a 429 to it is then explained). Its
+// answer goes back to answered.
 type turn struct {
-	left  time.Time
-	probe bool
+	left      time.Time
+	probe     bool
+	explained bool
 }
 
 // wait blocks until one request on route may leave and records that it
@@ -146,11 +150,12 @@ func (l *limiter) wait(ctx context.Context, route string) (turn, error) {
 		ready := !at.After(now)
 		if ready && (shared == nil || !sharedAt.IsZero() && !sharedAt.After(now)) {
 			l.route(route).add(now)
+			t := turn{left: now, probe: probe}
 			if l.account != nil {
-				l.account.take(now, probe)
+				t.explained = l.account.take(now, probe)
 			}
 			l.mu.Unlock()
-			return turn{left: now, probe: probe}, nil
+			return t, nil
 		}
 		l.mu.Unlock()
 		switch {
@@ -197,7 +202,7 @@ func (l *limiter) wakeHead() {
 // AccountBusy reports whether a request sent now would wait for the account
 // limit as this client keeps it: a pause after a 429, a bucket without a
 // whole token (while the account has not shown that it counts by windows; a
-// request that would leave past the bucket as a probe counts as waiting), a
+// request that would leave beside the bucket as a probe counts as waiting), a
 // full minute window, or a request already waiting at the head of the line.
 // With the bucket shared by the machine's processes (RateLimit.Shared) it is
 // always true: what the others spend is known only when a turn is taken. An
@@ -234,12 +239,14 @@ func (l *limiter) route(key string) *window {
 }
 
 // answered takes the answer to one attempt that left through wait: its
-// status (0: no answer came) and its Retry-After (0 when absent). A probe
-// refused within a bucket's Retry-After shows that the account counts by the
-// bucket; a probe served may show that it counts by windows. Another 429
-// cuts the account's rate (once per congestion, see throttleHold), and with
-// a Retry-After nothing leaves until it has passed (at most maxPause). An
-// answer served lets a cut rate climb; a 5xx says nothing.
+// status (0: no answer came) and its Retry-After (0 when absent). While the
+// account's reading is learnt, a 429 that this process's own requests
+// explain, within a bucket's Retry-After, shows that the account counts by
+// the bucket, and answers served may show that it counts by windows.
+// Another 429 cuts the account's rate (once per congestion, see
+// throttleHold), and with a Retry-After nothing leaves until it has passed
+// (at most maxPause). An answer served lets a cut rate climb; a 5xx says
+// nothing.
 func (l *limiter) answered(t turn, status int, retryAfter time.Duration) {
 	if l.account == nil {
 		return
@@ -252,12 +259,12 @@ func (l *limiter) answered(t turn, status int, retryAfter time.Duration) {
 		l.wakeHead()
 	}
 	switch {
-	case status == http.StatusTooManyRequests && t.probe && a.pace == paceLearning && retryAfter <= bucketRetryAfter:
+	case status == http.StatusTooManyRequests && t.explained && a.pace == paceLearning && retryAfter <= bucketRetryAfter:
 		a.bucketShown(now)
 	case status == http.StatusTooManyRequests:
 		a.throttle(now, retryAfter)
 	case served(status):
-		if a.serve(now, t.left) {
+		if a.serve(now, t) {
 			l.wakeHead()
 		}
 	}

@@ -54,8 +54,10 @@ type account struct {
 
 	// What the account showed of its reading (ratelimit_reading.go).
 	pace       pace
-	probing    bool        // a probe is in flight
-	servedLeft []time.Time // while learning: when the requests served left, ascending, over the last minute
+	probing    bool          // a probe is in flight
+	probed     int           // probes served while learning
+	own        *rate.Limiter // while learning: a bucket of the documented size that counts every request of the process
+	servedLeft []time.Time   // while learning: when the requests served left, ascending, over the last minute
 	memory     readingMemory
 
 	// The curve since the last cut (zero: none) starts at from and levels
@@ -76,6 +78,7 @@ type account struct {
 func newAccount(rpm int) *account {
 	a := &account{max: float64(rpm) / 60, burst: max(1, min(documentedBurst-burstMargin, rpm))}
 	a.bucket = rate.NewLimiter(rate.Limit(a.max), a.burst)
+	a.own = rate.NewLimiter(rate.Limit(max(a.max, float64(DefaultAccountRequestsPerMinute)/60)), documentedBurst)
 	a.window = &window{n: rpm, span: time.Minute + windowSlack}
 	return a
 }
@@ -89,22 +92,38 @@ func (a *account) earliest(at time.Time, probeAllowed bool) (time.Time, bool) {
 	if a.pace == paceWindows {
 		return at, false
 	}
-	tokens := a.bucket.TokensAt(at)
-	if tokens >= 1 {
+	tokens, need := a.bucket.TokensAt(at), 1.0
+	if a.pace == paceLearning && a.probing {
+		// The probes served spent the margin the bucket keeps from the
+		// server's: until the one in flight is answered, keep it again.
+		need += burstMargin
+	}
+	if tokens >= need {
 		return at, false
 	}
 	if probeAllowed && a.pace == paceLearning && !a.probing {
+		if n := len(a.window.times); n > 0 {
+			at = later(at, a.window.times[n-1].Add(probeGap))
+		}
 		return at, true
 	}
-	return at.Add(time.Duration((1 - tokens) / float64(a.bucket.Limit()) * float64(time.Second))), false
+	return at.Add(time.Duration((need - tokens) / float64(a.bucket.Limit()) * float64(time.Second))), false
 }
 
 // take records a request leaving at now. Its token is taken as it leaves,
 // whatever delayed it: a bucket counts arrivals, and requests that waited for
-// something else would otherwise leave bunched together. A probe takes one
-// the bucket does not hold: so would a server's bucket that served it.
-func (a *account) take(now time.Time, probe bool) {
-	if a.pace != paceWindows {
+// something else would otherwise leave bunched together. A probe takes none:
+// it goes beside the bucket's pace, not in its place (bucketShown takes
+// those served). While the reading is learnt, it reports whether a bucket of
+// the documented size, full when the process started, would be out of
+// tokens (within burstMargin) after the process's own requests: a 429 to
+// this one is then the process's own doing.
+func (a *account) take(now time.Time, probe bool) (explained bool) {
+	if a.pace == paceLearning {
+		explained = a.own.TokensAt(now) < 1+burstMargin
+		a.own.ReserveN(now, 1)
+	}
+	if a.pace != paceWindows && !probe {
 		a.bucket.ReserveN(now, 1)
 	}
 	a.window.add(now)
@@ -112,6 +131,7 @@ func (a *account) take(now time.Time, probe bool) {
 	if a.servedSince.IsZero() {
 		a.servedSince, a.fresh = now, true
 	}
+	return explained
 }
 
 // throttle takes a 429 that the bucket does not explain: other clients
@@ -120,7 +140,7 @@ func (a *account) take(now time.Time, probe bool) {
 func (a *account) throttle(now time.Time, retryAfter time.Duration) {
 	// Whatever the pace was, the bucket starts again from one token (below),
 	// which also forgets that it kept no count while the windows paced.
-	a.pace, a.servedLeft = paceBucket, nil
+	a.pace, a.servedLeft, a.probed = paceBucket, nil, 0
 	if !now.Before(a.heldUntil) && !now.Before(a.pausedUntil) {
 		r, floor, previousPeak := a.rate(), a.max/floorDivisor, a.peak
 		if a.cut.IsZero() {
@@ -149,13 +169,13 @@ func (a *account) pause(now time.Time, retryAfter time.Duration) {
 	}
 }
 
-// serve records an answer served at now to a request that left at left:
-// the curve may climb, and while learning the account may show that it
-// counts by windows (then it reports true: requests may leave sooner).
-func (a *account) serve(now, left time.Time) bool {
+// serve records an answer served at now to the request of turn t: the
+// curve may climb, and while learning the account may show that it counts by
+// windows (then it reports true: requests may leave sooner).
+func (a *account) serve(now time.Time, t turn) bool {
 	a.servedN++
 	if a.pace == paceLearning {
-		return a.learnFromServed(now, left)
+		return a.learnFromServed(now, t)
 	}
 	if a.cut.IsZero() || now.Before(a.pausedUntil) {
 		return false

@@ -14,32 +14,39 @@ import (
 //
 // Neon does not say how it counts, so a process learns it from the account,
 // at the cost of at most one request refused. It paces to the bucket, the
-// strictest reading, and once the bucket holds no token it lets one request
-// at a time leave past it (a probe), the others waiting for the bucket:
+// strictest reading, and once the bucket holds no token it sends one request
+// at a time beside the bucket's pace (a probe): a probe takes no token, and
+// leaves probeGap after the request before it, so that those arrive first.
+// While a probe is in flight, the bucket's requests wait for burstMargin
+// tokens more: the probes served may have spent the margin the bucket keeps
+// from the server's.
 //
-//   - while the probes are served, the answers add up; once the account has
+//   - While requests are served, the answers add up; once the account has
 //     served this process more than any bucket of the documented size could
 //     have (counting from when each request left to when the last answer
 //     came, so that no delay on the way explains it), the account counts by
-//     windows, and the process paces to the windows alone from then on;
-//   - a probe refused (429) with a Retry-After of at most bucketRetryAfter
-//     shows the bucket: the process paces to it from then on, without a cut
-//     and without a pause (its own probe explains the refusal, not other
-//     clients, and the bucket's pace waits for the next token anyway), and
-//     writes the time into a file that the next processes on this machine
-//     for the same account read: for bucketMemory they start paced to the
-//     bucket, without probing.
+//     windows, and the process paces to the windows alone from then on.
+//   - A 429 that the process's own requests explain (a bucket of the
+//     documented size, full when the process started and counting each of
+//     its requests, probes too, would have been out of tokens, within
+//     burstMargin) with a Retry-After of at most bucketRetryAfter shows the
+//     bucket. The process paces to it from then on, the probes served taken
+//     from it, without a cut and without a pause (the bucket's pace waits
+//     for the next token anyway), and writes the time into a file that the
+//     next processes on this machine for the same account read: for
+//     bucketMemory they start paced to the bucket, without probing.
 //
-// A 429 to a request the bucket allowed, after the windows were shown, or
-// with a longer Retry-After, says that other clients spend the account: the
-// pace cuts (throttle in ratelimit_account.go), every request waits out the
-// Retry-After, and the pace follows the bucket from then on.
+// Another 429 (to a request the process's own could not have made refused,
+// after the windows were shown, or with a longer Retry-After) says that other
+// clients spend the account: the pace cuts (throttle in ratelimit_account.go),
+// every request waits out the Retry-After, and the pace follows the bucket
+// from then on.
 
 // pace is which reading the account limit of a process follows.
 type pace int
 
 const (
-	// paceLearning: the bucket, and past it one probe at a time.
+	// paceLearning: the bucket, and beside it one probe at a time.
 	paceLearning pace = iota
 	// paceWindows: the account served more than a bucket allows; the
 	// minute window alone.
@@ -55,17 +62,25 @@ const (
 // 429 if the account still counts by the bucket.
 const bucketMemory = 15 * time.Minute
 
+// probeGap is how long after the request before it a probe leaves: the
+// requests the bucket let go arrive first, so that when the server's bucket
+// is out of tokens the probe, not one of them, is refused.
+const probeGap = 10 * time.Millisecond
+
 // bucketRetryAfter is the longest Retry-After that a bucket of the documented
 // size explains: its next token comes within 86 ms, which a Retry-After in
 // whole seconds says as one.
 const bucketRetryAfter = time.Second
 
-// learnFromServed takes an answer served at now, while learning, to a
-// request that left at left. It reports whether the answers served so far
-// show that the account counts by windows, and then paces to them.
-func (a *account) learnFromServed(now, left time.Time) bool {
-	i, _ := slices.BinarySearchFunc(a.servedLeft, left, time.Time.Compare)
-	a.servedLeft = slices.Insert(a.servedLeft, i, left)
+// learnFromServed takes an answer served at now, while learning, to the
+// request of turn t. It reports whether the answers served so far show that
+// the account counts by windows, and then paces to them.
+func (a *account) learnFromServed(now time.Time, t turn) bool {
+	if t.probe {
+		a.probed++
+	}
+	i, _ := slices.BinarySearchFunc(a.servedLeft, t.left, time.Time.Compare)
+	a.servedLeft = slices.Insert(a.servedLeft, i, t.left)
 	drop := 0
 	for drop < len(a.servedLeft) && now.Sub(a.servedLeft[drop]) > time.Minute {
 		drop++
@@ -76,19 +91,23 @@ func (a *account) learnFromServed(now, left time.Time) bool {
 	perSecond := max(a.max, float64(DefaultAccountRequestsPerMinute)/60)
 	for i, s := range a.servedLeft {
 		if float64(len(a.servedLeft)-i) > documentedBurst+perSecond*now.Sub(s).Seconds() {
-			a.pace, a.servedLeft = paceWindows, nil
+			a.pace, a.servedLeft, a.probed = paceWindows, nil, 0
 			return true
 		}
 	}
 	return false
 }
 
-// bucketShown takes the 429 answered at now to a probe: the account counts by
-// the bucket. Nothing is cut or paused (the probe waits out its Retry-After
-// in the retry layer), 429s to the requests already on their way do not cut
-// either, and the machine remembers it.
+// bucketShown takes a 429 answered at now that the process's own requests
+// explain: the account counts by the bucket. The probes served spent tokens
+// of the server's bucket that the process's bucket did not count, its
+// burstMargin among them: they are taken now, so that the process is back
+// that far behind the server. Nothing is cut or paused (the refused request
+// waits out its Retry-After in the retry layer), 429s to the requests
+// already on their way do not cut either, and the machine remembers it.
 func (a *account) bucketShown(now time.Time) {
-	a.pace, a.servedLeft = paceBucket, nil
+	a.bucket.ReserveN(now, a.probed)
+	a.pace, a.servedLeft, a.probed = paceBucket, nil, 0
 	a.heldUntil = now.Add(throttleHold)
 	a.memory.remember(now)
 }
