@@ -122,7 +122,8 @@ func writeCreatesReport(b *strings.Builder, results []createsResult, o options) 
 	fmt.Fprintln(b)
 	writeVerdicts(b, vs)
 	fmt.Fprintln(b, "\nHow the provider paces (internal/apiclient/ratelimit_reading.go): to the buckets, with one request at a time "+
-		"past the account's; once the account has served more than a bucket of 40 at 700/min could, to the windows (100 ms "+
-		"longer than documented, for the delay between a request leaving and arriving); once it refuses one, to the bucket "+
-		"(2 tokens short of 40), which the machine remembers for 15 minutes for the account's next runs.")
+		"beside the account's; once the account has served more than a bucket of 40 at 700/min could, to the windows (the "+
+		"minute a second longer than documented, a route's second 100 ms longer, for the delay between a request leaving and "+
+		"arriving); once it refuses what the run's own requests explain, to the bucket (2 tokens short of 40), which the "+
+		"machine remembers for 15 minutes for the account's next runs.")
 }

@@ -67,11 +67,15 @@ type RateLimit struct {
 //
 // A request reaches the server a little after it leaves, so the account
 // bucket holds burstMargin tokens less than the server's (at 700/min, 171 ms
-// of delay absorbed) and the windows are windowSlack longer than documented.
+// of delay absorbed), a route's window is routeSlack longer than documented
+// and the account's minute minuteSlack longer (a second: the requests that
+// a minute's edge lets go all leave at once, and a fraction of the minute
+// is too little to lose).
 const (
 	documentedBurst = 40
 	burstMargin     = 2
-	windowSlack     = 100 * time.Millisecond
+	routeSlack      = 100 * time.Millisecond
+	minuteSlack     = time.Second
 )
 
 // limiter is the line every attempt of one client waits in. The caller at
@@ -111,14 +115,21 @@ func newLimiter(rl RateLimit, accountID string) *limiter {
 var errWouldPassDeadline = fmt.Errorf("waiting for the client-side rate limit would pass the context deadline: %w", context.DeadlineExceeded)
 
 // turn is one request's passage through the limiter: when it left, whether
-// it left past the account's bucket to learn the account's reading (a
-// probe), and whether a bucket of the documented size would refuse it after
-// this process's own requests alone (a 429 to it is then explained). Its
-// answer goes back to answered.
+// it left beside the account's bucket to learn the account's reading (a
+// probe), and whether this process's own requests alone explain a 429 to
+// it: a bucket of the documented size would be out of tokens
+// (bucketExplains), or the process's own minute window is within
+// burstMargin of full (windowsExplain: a server that counts the same
+// window saw them a little closer together, the requests having taken
+// different times on the way). A route's window is not asked: other clients
+// of the account share the route, and a refusal at its edge is more likely
+// theirs than a delay longer than routeSlack. Its answer goes back to
+// answered.
 type turn struct {
-	left      time.Time
-	probe     bool
-	explained bool
+	left           time.Time
+	probe          bool
+	bucketExplains bool
+	windowsExplain bool
 }
 
 // wait blocks until one request on route may leave and records that it
@@ -152,7 +163,8 @@ func (l *limiter) wait(ctx context.Context, route string) (turn, error) {
 			l.route(route).add(now)
 			t := turn{left: now, probe: probe}
 			if l.account != nil {
-				t.explained = l.account.take(now, probe)
+				t.bucketExplains = l.account.take(now, probe)
+				t.windowsExplain = l.account.window.nearlyFull(now)
 			}
 			l.mu.Unlock()
 			return t, nil
@@ -232,7 +244,7 @@ func (l *limiter) route(key string) *window {
 	}
 	w, ok := l.routes[key]
 	if !ok {
-		w = &window{n: l.routeRPS, span: time.Second + windowSlack}
+		w = &window{n: l.routeRPS, span: time.Second, slack: routeSlack}
 		l.routes[key] = w
 	}
 	return w
@@ -241,12 +253,13 @@ func (l *limiter) route(key string) *window {
 // answered takes the answer to one attempt that left through wait: its
 // status (0: no answer came) and its Retry-After (0 when absent). While the
 // account's reading is learnt, a 429 that this process's own requests
-// explain, within a bucket's Retry-After, shows that the account counts by
-// the bucket, and answers served may show that it counts by windows.
-// Another 429 cuts the account's rate (once per congestion, see
-// throttleHold), and with a Retry-After nothing leaves until it has passed
-// (at most maxPause). An answer served lets a cut rate climb; a 5xx says
-// nothing.
+// explain by the bucket, within a bucket's Retry-After, shows that the
+// account counts by the bucket, and answers served may show that it counts
+// by windows. Until the bucket paces, a 429 that the process's own windows
+// explain only pauses it for its Retry-After. Another 429 cuts the
+// account's rate (once per congestion, see throttleHold), and with a
+// Retry-After nothing leaves until it has passed (at most maxPause). An
+// answer served lets a cut rate climb; a 5xx says nothing.
 func (l *limiter) answered(t turn, status int, retryAfter time.Duration) {
 	if l.account == nil {
 		return
@@ -259,8 +272,10 @@ func (l *limiter) answered(t turn, status int, retryAfter time.Duration) {
 		l.wakeHead()
 	}
 	switch {
-	case status == http.StatusTooManyRequests && t.explained && a.pace == paceLearning && retryAfter <= bucketRetryAfter:
+	case status == http.StatusTooManyRequests && t.bucketExplains && a.pace == paceLearning && retryAfter <= bucketRetryAfter:
 		a.bucketShown(now)
+	case status == http.StatusTooManyRequests && t.windowsExplain && a.pace != paceBucket:
+		a.pause(now, retryAfter)
 	case status == http.StatusTooManyRequests:
 		a.throttle(now, retryAfter)
 	case served(status):
@@ -277,11 +292,12 @@ func served(status int) bool {
 }
 
 // window remembers the times of the requests it let go, so that no window
-// of span holds more than n.
+// of span and slack (the documented span, and the delay on the way it
+// absorbs) holds more than n.
 type window struct {
-	n     int
-	span  time.Duration
-	times []time.Time // ascending; only those less than a span before the latest
+	n           int
+	span, slack time.Duration
+	times       []time.Time // ascending; only those less than span and twice slack before the latest
 }
 
 // earliest is the first time from t on at which one more request keeps
@@ -290,17 +306,33 @@ func (w *window) earliest(t time.Time) time.Time {
 	if w == nil || len(w.times) < w.n {
 		return t
 	}
-	return later(t, w.times[len(w.times)-w.n].Add(w.span))
+	return later(t, w.times[len(w.times)-w.n].Add(w.span+w.slack))
+}
+
+// nearlyFull reports whether the window, holding a request at t, would hold
+// within burstMargin of its n were its slack twice as long: this client's
+// requests alone fill what a server that saw them closer together than they
+// left counts.
+func (w *window) nearlyFull(t time.Time) bool {
+	if w == nil {
+		return false
+	}
+	held := 0
+	for i := len(w.times) - 1; i >= 0 && w.times[i].Add(w.span+2*w.slack).After(t); i-- {
+		held++
+	}
+	return held >= w.n-burstMargin
 }
 
 // add records a request at t, the latest so far, and forgets those that can
-// share no window with a request from t on.
+// share no window with a request from t on, even one of twice the slack
+// (nearlyFull).
 func (w *window) add(t time.Time) {
 	if w == nil {
 		return
 	}
 	drop := 0
-	for drop < len(w.times) && !w.times[drop].Add(w.span).After(t) {
+	for drop < len(w.times) && !w.times[drop].Add(w.span+2*w.slack).After(t) {
 		drop++
 	}
 	w.times = append(w.times[drop:], t)

@@ -79,7 +79,7 @@ func newAccount(rpm int) *account {
 	a := &account{max: float64(rpm) / 60, burst: max(1, min(documentedBurst-burstMargin, rpm))}
 	a.bucket = rate.NewLimiter(rate.Limit(a.max), a.burst)
 	a.own = rate.NewLimiter(rate.Limit(max(a.max, float64(DefaultAccountRequestsPerMinute)/60)), documentedBurst)
-	a.window = &window{n: rpm, span: time.Minute + windowSlack}
+	a.window = &window{n: rpm, span: time.Minute, slack: minuteSlack}
 	return a
 }
 
@@ -118,9 +118,9 @@ func (a *account) earliest(at time.Time, probeAllowed bool) (time.Time, bool) {
 // the documented size, full when the process started, would be out of
 // tokens (within burstMargin) after the process's own requests: a 429 to
 // this one is then the process's own doing.
-func (a *account) take(now time.Time, probe bool) (explained bool) {
+func (a *account) take(now time.Time, probe bool) (bucketExplains bool) {
 	if a.pace == paceLearning {
-		explained = a.own.TokensAt(now) < 1+burstMargin
+		bucketExplains = a.own.TokensAt(now) < 1+burstMargin
 		a.own.ReserveN(now, 1)
 	}
 	if a.pace != paceWindows && !probe {
@@ -131,7 +131,7 @@ func (a *account) take(now time.Time, probe bool) (explained bool) {
 	if a.servedSince.IsZero() {
 		a.servedSince, a.fresh = now, true
 	}
-	return explained
+	return bucketExplains
 }
 
 // throttle takes a 429 that the bucket does not explain: other clients
