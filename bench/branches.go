@@ -95,7 +95,7 @@ func benchBranches(work, rc, mode string, o options) (branchesResult, error) {
 	if err != nil {
 		return r, fmt.Errorf("the configuration template (run the bench from the repository root): %w", err)
 	}
-	s, err := startEmulator(2, true, "")
+	s, err := startEmulator(limitReading, 2, true, "")
 	if err != nil {
 		return r, err
 	}

@@ -30,14 +30,49 @@ func buildProvider(work, dir, ldflags string) (string, error) {
 	if err := build.Run(); err != nil {
 		return "", fmt.Errorf("building the provider: %w", err)
 	}
+	return writeOverrides(work, dir, thisSource)
+}
+
+// The provider sources the bench's configurations name.
+const (
+	thisSource = "neon-auth/neon"
+	peerSource = "kenchan0130/neon" // kenchan0130/terraform-provider-neon
+)
+
+// writeOverrides writes a CLI config whose dev_overrides point source at
+// the provider binary in work/dir; it returns the config's path.
+func writeOverrides(work, dir, source string) (string, error) {
 	rc := filepath.Join(work, dir+".terraformrc")
 	return rc, os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
   dev_overrides {
-    "neon-auth/neon" = %q
+    %q = %q
   }
   direct {}
 }
-`, filepath.Join(work, dir))), 0o600)
+`, source, filepath.Join(work, dir))), 0o600)
+}
+
+// givenProvider links a provider binary built elsewhere (-before, -peer)
+// into work/dir under the name Terraform looks for, and writes its CLI
+// config; "" when no binary was given.
+func givenProvider(work, dir, source, binary string) (string, error) {
+	if binary == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(binary)
+	if err == nil {
+		_, err = os.Stat(abs)
+	}
+	if err == nil {
+		err = os.MkdirAll(filepath.Join(work, dir), 0o755)
+	}
+	if err == nil {
+		err = os.Symlink(abs, filepath.Join(work, dir, "terraform-provider-neon"))
+	}
+	if err != nil {
+		return "", fmt.Errorf("the provider binary %s: %w", binary, err)
+	}
+	return writeOverrides(work, dir, source)
 }
 
 // server is an emulator on a loopback port, behind an observer that sees
@@ -55,9 +90,9 @@ func (s *server) resetStats() {
 	s.seen.reset()
 }
 
-// limitReading is how the emulator reads the documented limits
-// (-rate-limit-reading): token buckets by default, the reading the ideals
-// and targets are computed against.
+// limitReading is how the emulator reads the documented limits in the
+// sections that count requests rather than time them: the first reading of
+// -rate-limit-reading (token buckets by default).
 var limitReading = emulator.ReadingBuckets
 
 // readingWords says in a report how the emulator read the limits.
@@ -68,11 +103,20 @@ func readingWords(r emulator.RateLimitReading) string {
 	return "token buckets (`-rate-limit-reading buckets`: the account's filled at 700/60 per second holding 40, a route's at 40/s holding 40)"
 }
 
+// readingNames are the readings' names, in order.
+func readingNames(rs []emulator.RateLimitReading) []string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = string(r)
+	}
+	return names
+}
+
 // startEmulator serves an emulator with the given seed projects and the
-// bench's key, at the documented limits (read as limitReading) when limited
-// and without limits otherwise.
-func startEmulator(projects int, limited bool, stateFile string) (*server, error) {
-	opts := emulator.Options{SeedProjects: projects, StateFile: stateFile, RateLimitReading: limitReading}
+// bench's key, at the documented limits (read as reading) when limited and
+// without limits otherwise.
+func startEmulator(reading emulator.RateLimitReading, projects int, limited bool, stateFile string) (*server, error) {
+	opts := emulator.Options{SeedProjects: projects, StateFile: stateFile, RateLimitReading: reading}
 	if !limited {
 		opts.AccountRequestsPerMinute, opts.RouteRequestsPerSecond = -1, -1
 	}
@@ -154,6 +198,10 @@ func terraform(dir, rc string, env []string, s *server, name string, args []stri
 	return p, nil
 }
 
+// benchCache is the cache directory of every Terraform run (XDG_CACHE_HOME),
+// under the bench's working directory.
+var benchCache string
+
 // tfRun is one finished Terraform process.
 type tfRun struct {
 	wall time.Duration
@@ -167,7 +215,10 @@ type tfRun struct {
 func runTerraform(dir, rc string, env []string, name string, args []string) tfRun {
 	cmd := exec.CommandContext(context.Background(), "terraform", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	// The providers' files under the user's cache directory (the shared
+	// rate limit, what an account showed of its reading) are the bench's
+	// own, unless env names another directory.
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "XDG_CACHE_HOME="+benchCache)
 	cmd.Env = append(cmd.Env, env...)
 	logPath := filepath.Join(dir, strings.NewReplacer(" ", "_", "(", "", ")", "", ",", "", "=", "").Replace(name)+".log")
 	logFile, err := os.Create(logPath)

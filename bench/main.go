@@ -3,6 +3,12 @@
 // second per route), not CPU. It builds the provider, starts the emulator at
 // the documented limits and drives the real Terraform CLI (dev_overrides).
 //
+// Neon states those numbers, not how it counts them: the emulator reads them
+// as token buckets or as sliding windows (-rate-limit-reading). The sections
+// whose figures are times (roundtrip, creates, concurrent) run under each
+// reading listed, side by side; the others, which count requests, under the
+// first.
+//
 // Sections (-only selects some; all run by default):
 //
 //   - quick: quick-start-sized configurations applied, re-planned and
@@ -13,10 +19,13 @@
 //     (-roundtrip-n) as N neon_auth_domain and as one neon_auth_domains,
 //     applied, re-planned and destroyed at the documented limits while the
 //     emulator holds every request for a round trip (-latency): wall times,
-//     critical paths (the longest chain of requests that waited on one
-//     another), requests and 429s.
+//     requests, 429s, the ideal schedule under each reading, critical paths
+//     (the longest chain of requests that waited on one another). Another
+//     build of this provider (-before) and kenchan0130's provider (-peer)
+//     run the same configuration beside it, taking turns on one emulator,
+//     when given; the bench never builds them.
 //   - creates: an apply of N domain creates (-creates) at the documented
-//     limits and with them lifted, against the emulator model's ideal.
+//     limits and with them lifted, against each reading's ideal.
 //   - refresh: for each size N, a configuration of N resources spread over
 //     several projects (per project one integration, three OAuth providers,
 //     the rest redirect domains): apply from nothing; a no-change plan (with
@@ -44,8 +53,8 @@
 // 429s, and writes the same to a file.
 //
 //	go run ./bench -only refresh -n 100,500 -out bench/results/latest.md
-//	go run ./bench -only concurrent -concurrent 4x100 -concurrent-shared ""
-//	go run ./bench -only roundtrip -latency 80ms -roundtrip-n 10
+//	go run ./bench -only concurrent -concurrent 4x100 -concurrent-shared "" -rate-limit-reading windows
+//	go run ./bench -only roundtrip -latency 80ms -roundtrip-n 10 -peer /path/to/kenchan0130/terraform-provider-neon
 package main
 
 import (
@@ -77,19 +86,23 @@ func main() {
 var sections = []string{"quick", "roundtrip", "creates", "refresh", "modes", "settings", "branches", "preview", "concurrent"}
 
 type options struct {
-	only        []string
-	sizes       []int
-	projects    int
-	parallelism int
-	out         string
-	keep        bool
-	repeat      int
-	modesN      int
-	concurrent  []concCase
-	creates     []int
-	latencies   []time.Duration
-	rtSizes     []int
-	rtRepeat    int
+	only          []string
+	readings      []emulator.RateLimitReading
+	peer          string // a build of kenchan0130/terraform-provider-neon ("": none)
+	before        string // another build of this provider ("": none)
+	sizes         []int
+	projects      int
+	parallelism   int
+	out           string
+	keep          bool
+	repeat        int
+	modesN        int
+	concurrent    []concCase
+	creates       []int
+	latencies     []time.Duration
+	rtSizes       []int
+	rtRepeat      int
+	rtRepeatLarge int
 }
 
 func (o options) runs(section string) bool { return slices.Contains(o.only, section) }
@@ -107,17 +120,21 @@ func parseFlags() (options, error) {
 	creates := flag.String("creates", "10,50,200,1000", "creates: comma-separated numbers of domains created by one apply")
 	cases := flag.String("concurrent", "1x100,2x100,4x100,8x100,8x50,1x500", "concurrent: KxN cases with provider defaults")
 	sharedCases := flag.String("concurrent-shared", "4x100,8x50", "concurrent: KxN cases with shared_rate_limit = true")
-	reading := flag.String("rate-limit-reading", string(emulator.ReadingBuckets), "how the emulator reads the documented limits: "+
-		"\"buckets\" (the reading the ideals and targets assume) or \"windows\" (the emulator's default: 429 only past 700 in any "+
-		"60 s or 40 in any second on a route)")
-	latencies := flag.String("latency", "0s,80ms,200ms", "roundtrip: comma-separated round trips the emulator holds every request for")
-	rtSizes := flag.String("roundtrip-n", "10,50", "roundtrip: comma-separated numbers of domains")
-	flag.IntVar(&o.rtRepeat, "roundtrip-repeat", 3, "roundtrip: rounds of each case (the median is reported)")
+	reading := flag.String("rate-limit-reading", "buckets,windows", "how the emulator reads the documented limits, comma-separated: "+
+		"\"buckets\" (token buckets, the account's holding 40) and \"windows\" (the emulator's default: 429 only past 700 in any "+
+		"60 s or 40 in any second on a route); roundtrip, creates and concurrent run under each, the other sections under the first")
+	flag.StringVar(&o.peer, "peer", os.Getenv("NEON_BENCH_PEER"), "roundtrip: a build of kenchan0130/terraform-provider-neon to run "+
+		"beside this provider (default $NEON_BENCH_PEER; none: the peer is skipped)")
+	flag.StringVar(&o.before, "before", os.Getenv("NEON_BENCH_BEFORE"), "roundtrip: another build of this provider (another commit) "+
+		"to run beside this one (default $NEON_BENCH_BEFORE)")
+	latencies := flag.String("latency", "0s,80ms", "roundtrip: comma-separated round trips the emulator holds every request for")
+	rtSizes := flag.String("roundtrip-n", "10,50,200", "roundtrip: comma-separated numbers of domains")
+	flag.IntVar(&o.rtRepeat, "roundtrip-repeat", 3, fmt.Sprintf("roundtrip: rounds of each case of at most %d domains (the median is reported)", rtSmall))
+	flag.IntVar(&o.rtRepeatLarge, "roundtrip-repeat-large", 1, fmt.Sprintf("roundtrip: rounds of each case of more than %d domains", rtSmall))
 	flag.Parse()
 
-	var err error
-	if limitReading, err = emulator.ParseRateLimitReading(*reading); err != nil {
-		return o, fmt.Errorf("-rate-limit-reading: %w", err)
+	if err := o.parseReadings(*reading); err != nil {
+		return o, err
 	}
 
 	for _, s := range strings.Split(*only, ",") {
@@ -168,6 +185,21 @@ func parseFlags() (options, error) {
 	return o, nil
 }
 
+// parseReadings reads -rate-limit-reading: buckets, windows or both, each
+// once; the first is the reading of the sections that count requests.
+func (o *options) parseReadings(list string) error {
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		r, err := emulator.ParseRateLimitReading(name)
+		if name == "" || err != nil || slices.Contains(o.readings, r) {
+			return fmt.Errorf("-rate-limit-reading %q: want \"buckets\", \"windows\" or both, each once", list)
+		}
+		o.readings = append(o.readings, r)
+	}
+	limitReading = o.readings[0]
+	return nil
+}
+
 // parseRoundTrip reads the roundtrip section's flags: -latency and
 // -roundtrip-n (comma-separated), and checks -roundtrip-repeat.
 func (o *options) parseRoundTrip(latencies, sizes string) error {
@@ -185,8 +217,8 @@ func (o *options) parseRoundTrip(latencies, sizes string) error {
 		}
 		o.rtSizes = append(o.rtSizes, n)
 	}
-	if o.rtRepeat < 1 {
-		return errors.New("-roundtrip-repeat must be ≥ 1")
+	if o.rtRepeat < 1 || o.rtRepeatLarge < 1 {
+		return errors.New("-roundtrip-repeat and -roundtrip-repeat-large must be ≥ 1")
 	}
 	return nil
 }
@@ -207,22 +239,31 @@ func run() error {
 	if !o.keep {
 		defer os.RemoveAll(work)
 	}
+	benchCache = filepath.Join(work, "cache")
 	fmt.Fprintf(os.Stderr, "building the provider into %s\n", work)
 	rc, err := buildProvider(work, "bin", "")
 	if err != nil {
 		return err
 	}
+	builds := map[string]string{buildThis: rc}
+	if builds[buildBefore], err = givenProvider(work, "bin-before", thisSource, o.before); err != nil {
+		return fmt.Errorf("-before: %w", err)
+	}
+	if builds[buildPeer], err = givenProvider(work, "bin-peer", peerSource, o.peer); err != nil {
+		return fmt.Errorf("-peer: %w", err)
+	}
 
 	var report strings.Builder
 	fmt.Fprintf(&report, "# Benchmark — %s\n\n", time.Now().UTC().Format(time.RFC3339))
-	fmt.Fprintf(&report, "Sections: %s. Machine: %d CPUs, load average %s at the start. The emulator reads the documented limits as %s.\n\n",
-		strings.Join(o.only, ", "), runtime.NumCPU(), loadAverage(), readingWords(limitReading))
+	fmt.Fprintf(&report, "Sections: %s. Machine: %d CPUs, load average %s at the start. The emulator reads the documented limits "+
+		"as the roundtrip, creates and concurrent sections' rows say (%s), and in the other sections as %s.\n\n",
+		strings.Join(o.only, ", "), runtime.NumCPU(), loadAverage(), strings.Join(readingNames(o.readings), ", "), readingWords(limitReading))
 	for _, section := range sections {
 		if !o.runs(section) {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "\n== %s ==\n", section)
-		if err := runSection(&report, section, work, rc, o); err != nil {
+		if err := runSection(&report, section, work, builds, o); err != nil {
 			return fmt.Errorf("%s: %w", section, err)
 		}
 	}
@@ -258,7 +299,8 @@ func loadAverage() string {
 }
 
 // runSection measures one section and appends its report.
-func runSection(report *strings.Builder, section, work, rc string, o options) error {
+func runSection(report *strings.Builder, section, work string, builds map[string]string, o options) error {
+	rc := builds[buildThis]
 	switch section {
 	case "quick":
 		rcOff, err := buildProvider(work, "bin-off", machineryOff("sharing,batching,pacing"))
@@ -271,11 +313,11 @@ func runSection(report *strings.Builder, section, work, rc string, o options) er
 		}
 		writeQuickReport(report, results, o)
 	case "roundtrip":
-		results, err := benchRoundTrip(work, rc, o)
+		results, err := benchRoundTrip(work, builds, o)
 		if err != nil {
 			return err
 		}
-		writeRoundTripReport(report, results, o)
+		writeRoundTripReport(report, results, builds, o)
 	case "creates":
 		results, err := benchCreates(work, rc, o)
 		if err != nil {
@@ -347,16 +389,18 @@ func runRefresh(report *strings.Builder, work, rc string, o options) error {
 }
 
 // runConcurrent measures the concurrent section, one case of -concurrent and
-// -concurrent-shared after the other.
+// -concurrent-shared after the other, under each reading.
 func runConcurrent(report *strings.Builder, work, rc string, o options) error {
 	var results []concResult
-	for _, c := range o.concurrent {
-		fmt.Fprintf(os.Stderr, "-- %s, %s --\n", c, c.limit())
-		r, err := benchConcurrent(work, rc, c, o)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", c, c.limit(), err)
+	for _, reading := range o.readings {
+		for _, c := range o.concurrent {
+			fmt.Fprintf(os.Stderr, "-- %s, %s, %s --\n", reading, c, c.limit())
+			r, err := benchConcurrent(work, rc, c, reading, o)
+			if err != nil {
+				return fmt.Errorf("%s, %s %s: %w", reading, c, c.limit(), err)
+			}
+			results = append(results, r)
 		}
-		results = append(results, r)
 	}
 	writeConcurrentReport(report, results, o)
 	return nil

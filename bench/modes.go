@@ -28,7 +28,7 @@ func benchMode(work, rc, authAPI string, n int, o options) (modeResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return r, err
 	}
-	s, err := startEmulator(o.projects, true, "")
+	s, err := startEmulator(limitReading, o.projects, true, "")
 	if err != nil {
 		return r, err
 	}

@@ -153,7 +153,7 @@ func restoringVariant(dir string) error {
 // benchPreview measures one case on its own emulator.
 func benchPreview(work, rc string, c previewCase, o options) (previewResult, error) {
 	r := previewResult{c: c}
-	s, err := startEmulator(1, true, "")
+	s, err := startEmulator(limitReading, 1, true, "")
 	if err != nil {
 		return r, err
 	}

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 // The quick section (small runs pay nothing): quick-start-sized
@@ -16,10 +14,6 @@ import (
 // its limits lifted, by the provider as shipped and by a build with list
 // sharing, delete batching and pacing switched off; each phase's median over
 // -repeat rounds, the two builds alternating.
-//
-// The creates section (short applies use the burst): an apply of N domain
-// creates on one project whose integration exists, at the documented limits
-// and with them lifted, against the ideal schedule of the emulator's model.
 
 // machineryOff is the ldflag that switches parts of the provider off.
 func machineryOff(parts string) string {
@@ -89,7 +83,7 @@ func benchQuick(work, rc, rcOff string, o options) ([]quickResult, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		s, err := startEmulator(1, false, "")
+		s, err := startEmulator(limitReading, 1, false, "")
 		if err != nil {
 			return nil, err
 		}
@@ -194,123 +188,4 @@ func rounds(ds []time.Duration) string {
 		parts[i] = fmt.Sprintf("%.2f", d.Seconds())
 	}
 	return strings.Join(parts, " ")
-}
-
-// createsResult is one size of the creates section.
-type createsResult struct {
-	n                 int
-	limited, lifted   phase
-	ideal             time.Duration
-	servedPerMin, pct float64
-}
-
-// idealSchedule is when the last of the phase's requests could pass the
-// emulator's buckets (account: 700/min holding 40; each route: 40/s holding
-// 40) if all were ready at once: its own latency and Terraform's are in the
-// same apply's time with the limits lifted.
-func idealSchedule(s emulator.Stats) time.Duration {
-	secs := max(0, float64(s.Total-40)/(float64(accountRPM)/60))
-	for k := range s.Requests {
-		secs = max(secs, float64(routeTotal(s, k)-40)/40)
-	}
-	return time.Duration(secs * float64(time.Second))
-}
-
-func benchCreates(work, rc string, o options) ([]createsResult, error) {
-	var out []createsResult
-	for _, n := range o.creates {
-		r := createsResult{n: n}
-		for _, limited := range []bool{true, false} {
-			dir := filepath.Join(work, fmt.Sprintf("creates-%d-%t", n, limited))
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, err
-			}
-			s, err := startEmulator(1, limited, "")
-			if err != nil {
-				return nil, err
-			}
-			extra := ""
-			if !limited {
-				extra = "  requests_per_minute       = 100000\n  route_requests_per_second = 10000\n"
-			}
-			head := providerBlock(extra) + fmt.Sprintf("\nresource \"neon_auth_integration\" \"this\" {\n  project_id = %q\n}\n", s.emu.ProjectIDs()[0])
-			par := fmt.Sprintf("-parallelism=%d", o.parallelism)
-			apply := []string{"apply", "-auto-approve", "-input=false", par}
-			label := "limits lifted"
-			if limited {
-				label = "at the limits"
-			}
-			if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(head), 0o644); err != nil {
-				s.stop()
-				return nil, err
-			}
-			if _, err := terraform(dir, rc, s.env(), s, fmt.Sprintf("creates %d: integration, %s", n, label), apply, []int{0}); err != nil {
-				s.stop()
-				return nil, err
-			}
-			// The account's bucket refills before the measured apply.
-			if limited {
-				time.Sleep(4 * time.Second)
-			}
-			config := head + fmt.Sprintf("\nresource \"neon_auth_domain\" \"d\" {\n  count      = %d\n  project_id = neon_auth_integration.this.project_id\n  domain     = \"https://app${count.index}.example.com\"\n}\n", n)
-			if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o644); err != nil {
-				s.stop()
-				return nil, err
-			}
-			p, err := terraform(dir, rc, s.env(), s, fmt.Sprintf("creates %d: apply, %s", n, label), apply, []int{0})
-			s.stop()
-			if err != nil {
-				return nil, err
-			}
-			p.name = fmt.Sprintf("N = %d, %s", n, label)
-			if limited {
-				r.limited = p
-			} else {
-				r.lifted = p
-			}
-		}
-		r.ideal = idealSchedule(r.limited.requests)
-		r.servedPerMin = float64(r.limited.total()-r.limited.count429()) / r.limited.wall.Minutes()
-		r.pct = pct(r.servedPerMin, accountRPM)
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-func writeCreatesReport(b *strings.Builder, results []createsResult, o options) {
-	fmt.Fprintln(b, "\n## Applies of N creates at the documented limits")
-	fmt.Fprintln(b)
-	fmt.Fprintf(b, "One project whose integration exists (applied first, then 4 s for the account's bucket to refill); the measured "+
-		"apply adds N neon_auth_domain. At the limits: the emulator at 700/min per account (bucket holding 40) and 40/s per route, "+
-		"the provider as shipped. Lifted: neither limits. Ideal: when the apply's requests could all have passed the emulator's "+
-		"buckets had they been ready at once, max((requests − 40) ÷ (700/60 s), (a route's requests − 40) ÷ 40/s). "+
-		"terraform -parallelism=%d.\n\n", o.parallelism)
-	fmt.Fprintln(b, "| N | at the limits | requests | 429s | ideal | limits lifted | target 1.15 × (ideal + lifted) | ratio | served req/min (% of 700) |")
-	fmt.Fprintln(b, "|---|---|---|---|---|---|---|---|---|")
-	var vs []verdict
-	for _, r := range results {
-		target := 1.15 * (r.ideal + r.lifted.wall).Seconds()
-		ratio := r.limited.wall.Seconds() / (r.ideal + r.lifted.wall).Seconds()
-		fmt.Fprintf(b, "| %d | %s | %d | %d | %s | %s | %.2f s | %.2f | %.0f (%.0f%%) |\n", r.n, secs2(r.limited.wall), r.limited.total(),
-			r.limited.count429(), secs2(r.ideal), secs2(r.lifted.wall), target, ratio, r.servedPerMin, r.pct)
-		vs = append(vs,
-			verdict{r.limited.wall.Seconds() <= target, fmt.Sprintf("N = %d: %s ≤ 1.15 × (%s + %s) = %.2f s", r.n, secs2(r.limited.wall), secs2(r.ideal), secs2(r.lifted.wall), target)},
-			verdict{r.limited.count429() == 0, fmt.Sprintf("N = %d: 0 × 429 (%d)", r.n, r.limited.count429())})
-		if r.n >= 500 {
-			vs = append(vs, verdict{r.pct >= 95, fmt.Sprintf("N = %d: a long apply keeps ≥ 95 %% of 700/min (%.0f/min, %.0f %%)", r.n, r.servedPerMin, r.pct)})
-		}
-	}
-	fmt.Fprintln(b)
-	var phases []phase
-	for _, r := range results {
-		phases = append(phases, r.limited, r.lifted)
-	}
-	writePhases(b, phases...)
-	fmt.Fprintln(b, "\nTargets:")
-	fmt.Fprintln(b)
-	writeVerdicts(b, vs)
-	fmt.Fprintln(b, "\nReading of the limits: the ideal uses the emulator's model (token buckets: 700/60 per second holding 40 for the "+
-		"account, 40/s holding 40 per route). The provider also keeps every 60 s within 700 and every second within 40 per route "+
-		"(sliding windows, with 100 ms of slack) and its account bucket 2 tokens short of 40, for the delay between a request "+
-		"leaving and arriving (see internal/apiclient/ratelimit.go).")
 }

@@ -60,7 +60,7 @@ func benchSize(work, rc, rcUnshared string, n int, o options) (result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return r, err
 	}
-	s, err := startEmulator(o.projects, true, filepath.Join(dir, "emulator-state.json"))
+	s, err := startEmulator(limitReading, o.projects, true, filepath.Join(dir, "emulator-state.json"))
 	if err != nil {
 		return r, err
 	}
@@ -100,7 +100,7 @@ func benchSize(work, rc, rcUnshared string, n int, o options) (result, error) {
 	if err := copyFile(filepath.Join(dir, "emulator-state.json"), filepath.Join(dir, "emulator-state-fast.json")); err != nil {
 		return r, err
 	}
-	fast, err := startEmulator(o.projects, false, filepath.Join(dir, "emulator-state-fast.json"))
+	fast, err := startEmulator(limitReading, o.projects, false, filepath.Join(dir, "emulator-state-fast.json"))
 	if err != nil {
 		return r, err
 	}

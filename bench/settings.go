@@ -39,7 +39,7 @@ func benchSettings(work, rc string, o options) (settingsResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return r, err
 	}
-	s, err := startEmulator(1, true, "")
+	s, err := startEmulator(limitReading, 1, true, "")
 	if err != nil {
 		return r, err
 	}

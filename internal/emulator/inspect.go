@@ -22,7 +22,8 @@ import (
 //     the benchmark in bench/): SetSharedOAuthProviders, ProjectIDs,
 //     AddBranch, Branches, DataAPI, Integrations, OAuthProviders,
 //     PutOAuthProvider, DeleteOAuthProvider, Domains, AddDomain,
-//     EmailServer, SetEmailServer, RemoveEmailProvider and DeleteUser.
+//     EmailServer, SetEmailServer, RemoveEmailProvider and DeleteUser; and
+//     RefillRateLimits, in ratelimit.go.
 //
 // Out-of-band changes that only this package's tests make are in
 // inspect_helpers_test.go, so they are not compiled into the emulator.

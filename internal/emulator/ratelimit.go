@@ -27,8 +27,9 @@ const (
 	// ReadingBuckets is the stricter reading: token buckets, the account's
 	// filled at AccountRequestsPerMinute ÷ 60 per second holding at most 40,
 	// a route's at RouteRequestsPerSecond holding as many. A burst beyond 40
-	// on the account meets 429 well within the minute's 700; the client's
-	// pacing tests use it, since the client keeps within both readings.
+	// on the account meets 429 well within the minute's 700. The client
+	// learns from the account's answers which of the two it follows
+	// (internal/apiclient/ratelimit_reading.go).
 	ReadingBuckets RateLimitReading = "buckets"
 )
 
@@ -57,11 +58,12 @@ type gate interface {
 // organization share it) and one per route key. A request passes only if
 // every gate lets it; a denied request counts nowhere.
 type rateLimiter struct {
-	mu      sync.Mutex
-	now     func() time.Time
-	account gate        // nil: no account limit
-	route   func() gate // makes a route's gate; nil: no per-route limit
-	routes  map[string]gate
+	mu         sync.Mutex
+	now        func() time.Time
+	account    gate        // nil: no account limit
+	newAccount func() gate // makes the account's gate; nil: no account limit
+	route      func() gate // makes a route's gate; nil: no per-route limit
+	routes     map[string]gate
 }
 
 // newRateLimiter builds the limits of accountRPM (≤ 0: none) and routeRPS
@@ -71,20 +73,40 @@ func newRateLimiter(reading RateLimitReading, accountRPM, routeRPS int, clock fu
 	switch reading {
 	case ReadingBuckets:
 		if accountRPM > 0 {
-			l.account = bucket{rate.NewLimiter(rate.Limit(float64(accountRPM)/60), min(accountBurst, accountRPM))}
+			l.newAccount = func() gate {
+				return bucket{rate.NewLimiter(rate.Limit(float64(accountRPM)/60), min(accountBurst, accountRPM))}
+			}
 		}
 		if routeRPS > 0 {
 			l.route = func() gate { return bucket{rate.NewLimiter(rate.Limit(routeRPS), routeRPS)} }
 		}
 	default:
 		if accountRPM > 0 {
-			l.account = newWindow(accountRPM, time.Minute)
+			l.newAccount = func() gate { return newWindow(accountRPM, time.Minute) }
 		}
 		if routeRPS > 0 {
 			l.route = func() gate { return newWindow(routeRPS, time.Second) }
 		}
 	}
+	if l.newAccount != nil {
+		l.account = l.newAccount()
+	}
 	return l
+}
+
+// RefillRateLimits makes every rate limit as if the account had sent nothing
+// for a long while: full buckets, empty windows. The benchmark (bench/)
+// calls it between the commands it measures, so that each starts as a run
+// of its own would, whatever the reading: a minute window empties only a
+// minute after the last request.
+func (e *Emulator) RefillRateLimits() {
+	l := e.limiter
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.newAccount != nil {
+		l.account = l.newAccount()
+	}
+	l.routes = map[string]gate{}
 }
 
 // allow lets one request on routeKey pass, or none. When denied it returns

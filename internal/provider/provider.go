@@ -135,24 +135,27 @@ func (p *neonProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp 
 			},
 			"requests_per_minute": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Client-side cap on requests per minute for the account. Default `%d`, "+
-					"the documented account limit. The provider never exceeds it, and after a 429 paces itself lower (honouring "+
-					"`Retry-After`) and climbs back as requests succeed, so several runs on one account settle on shares of it. "+
-					"Lower it to leave room for other clients of the account.", apiclient.DefaultAccountRequestsPerMinute),
+					"the documented account limit. The provider never sends more in any minute and goes as fast as the account "+
+					"shows that it allows (see \"Rate limits\" on the provider's page); after a 429 caused by other clients it "+
+					"paces itself lower (honouring `Retry-After`) and climbs back as requests succeed, so several runs on one "+
+					"account settle on shares of it. Lower it to leave room for other clients of the account.", apiclient.DefaultAccountRequestsPerMinute),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, 100000)},
 			},
 			"shared_rate_limit": schema.BoolAttribute{
 				MarkdownDescription: "Share one account rate limit with the other runs of this provider on this machine (Terragrunt " +
 					"`run-all`, parallel workspaces, several CI jobs on one runner), so that together they stay under " +
-					"`requests_per_minute` instead of each pacing itself to all of it. The runs coordinate through a lock file " +
-					"under the user's cache directory, one per API address and key (named by a hash; the key is stored nowhere); " +
-					"a run that is killed never blocks the others. When the file cannot be used the run paces itself alone " +
-					"and says so in a warning. Default `false`; falls back to `" + envSharedRateLimit + "` (`true` or `false`).",
+					"`requests_per_minute` instead of each pacing itself to all of it. The shared budget follows the strictest " +
+					"reading of the limits, so that together the runs meet no 429 however Neon counts. The runs coordinate " +
+					"through a lock file under the user's cache directory, one per API address and key (named by a hash; the " +
+					"key is stored nowhere); a run that is killed never blocks the others. When the file cannot be used the run " +
+					"paces itself alone and says so in a warning. Default `false`; falls back to `" + envSharedRateLimit +
+					"` (`true` or `false`).",
 				Optional: true,
 			},
 			"route_requests_per_second": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Client-side cap on requests per second for one route. Default `%d`, "+
-					"the documented burst limit.", apiclient.DefaultRouteRequestsPerSecond),
+					"the documented burst limit, which every reading of the limits allows.", apiclient.DefaultRouteRequestsPerSecond),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, 10000)},
 			},
