@@ -127,6 +127,10 @@ func TestWalk_aServerThatLosesADomainFailsTheWalk(t *testing.T) {
 	if v == nil || v.step != 2 {
 		t.Fatalf("the walk reports %v; want a violation at step 2, where the list leaves out the second domain", v)
 	}
+	// The report is printed: it names the API key instead of showing it.
+	if strings.Contains(v.config, r.env.Key) || !strings.Contains(v.config, "(the API key)") {
+		t.Errorf("the report's configuration shows the API key, or does not say where it goes:\n%s", v.config)
+	}
 	t.Logf("as wanted, the walk broke at step %d: %s", v.step, strings.SplitN(v.what, "\n", 2)[0])
 }
 

@@ -111,6 +111,15 @@ type walkViolation struct {
 
 func (v *walkViolation) Error() string { return fmt.Sprintf("step %d: %s", v.step, v.what) }
 
+// where names the step of steps that broke the invariant: one of them, or
+// the destroys that end the walk (step len(steps)).
+func (v *walkViolation) where(steps []walkStep) string {
+	if v.step < len(steps) {
+		return fmt.Sprintf("step %d of %d: %s", v.step, len(steps), steps[v.step].GoString())
+	}
+	return fmt.Sprintf("the destroys that end the walk, after its %d steps", len(steps))
+}
+
 // walkRun is one walk in progress on its own place on the API.
 type walkRun struct {
 	t     *testing.T
@@ -131,7 +140,34 @@ type walkRun struct {
 
 // violated is a violation of the step running.
 func (r *walkRun) violated(format string, args ...any) *walkViolation {
-	return &walkViolation{step: r.step, what: fmt.Sprintf(format, args...), config: r.config, log: slices.Clone(r.log)}
+	return &walkViolation{step: r.step, what: r.redacted(fmt.Sprintf(format, args...)), config: r.redacted(r.config), log: slices.Clone(r.log)}
+}
+
+// redacted is text with every secret the walk knows replaced by a name for
+// it: the API key and the secrets of the kinds' variants.
+func (r *walkRun) redacted(text string) string {
+	var pairs []string
+	if r.env.Key != "" {
+		pairs = append(pairs, r.env.Key, "(the API key)")
+	}
+	for secret, kind := range walkSecrets() {
+		pairs = append(pairs, secret, "(a secret of "+kind+")")
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
+}
+
+// walkSecrets are the secrets the walk sets, each with the kind that sets
+// it (or "outside" for what the walk sets through the API).
+func walkSecrets() map[string]string {
+	secrets := map[string]string{"walk-outside-secret": "outside"}
+	for name, k := range walkKinds {
+		for _, v := range k.variants {
+			if v.secret != "" {
+				secrets[v.secret] = name
+			}
+		}
+	}
+	return secrets
 }
 
 // newWalkRun opens a walk of a family on a place of its own: in-process an
@@ -240,17 +276,9 @@ func (r *walkRun) cli(s *walkStack, want int, args ...string) (string, *walkViol
 
 // noSecret is a violation when out shows a secret the walk uses.
 func (r *walkRun) noSecret(what, out string) *walkViolation {
-	secrets := []string{"walk-outside-secret"}
-	for _, k := range walkKinds {
-		for _, v := range k.variants {
-			if v.secret != "" {
-				secrets = append(secrets, v.secret)
-			}
-		}
-	}
-	for _, s := range secrets {
-		if strings.Contains(out, s) {
-			return r.violated("the output of `%s` shows the secret %q:\n%s", what, s, out)
+	for secret, kind := range walkSecrets() {
+		if strings.Contains(out, secret) {
+			return r.violated("the output of `%s` shows a secret of %s:\n%s", what, kind, out)
 		}
 	}
 	return nil

@@ -108,9 +108,9 @@ func walkSeed(t *testing.T, seed uint64, w walkSettings) {
 		t.Logf("seed %d (%s mode): %d steps, no violation", seed, family, len(steps))
 		return
 	}
-	report := fmt.Sprintf("seed %d (%s mode) broke an invariant at step %d of %d: %s\n\nwhat the walk did:\n%s\n\n"+
-		"the configuration it applied:\n%s", seed, family, v.step, len(steps), steps[v.step].GoString(), strings.Join(v.log, "\n"), v.config)
-	shrunk := steps[:v.step+1]
+	report := fmt.Sprintf("seed %d (%s mode) broke an invariant at %s\n\nwhat the walk did:\n%s\n\n"+
+		"the configuration it applied:\n%s", seed, family, v.where(steps), strings.Join(v.log, "\n"), v.config)
+	shrunk := steps[:min(v.step+1, len(steps))]
 	if w.shrinkTimeout > 0 {
 		shrunk = shrinkWalk(t, family, shrunk, w.shrinkTimeout)
 	}
@@ -393,3 +393,13 @@ func (r *walkRun) held(b *walkBranch) []string {
 
 // walkFaultsOff is the emulator without faults.
 var walkFaultsOff = emulator.Faults{}
+
+func TestWalkViolation_namesTheStepOrTheFinalDestroys(t *testing.T) {
+	steps := []walkStep{{Op: walkOpRefresh, Branch: "production"}}
+	if got := (&walkViolation{step: 0}).where(steps); !strings.HasPrefix(got, "step 0 of 1: ") {
+		t.Errorf("a violation at a step is reported as %q, want that step", got)
+	}
+	if got, want := (&walkViolation{step: 1}).where(steps), "the destroys that end the walk, after its 1 steps"; got != want {
+		t.Errorf("a violation in the final destroys is reported as %q, want %q", got, want)
+	}
+}
