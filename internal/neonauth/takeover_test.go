@@ -8,6 +8,7 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
 const listBranchesRoute = "GET /projects/{project_id}/branches"
@@ -253,4 +254,56 @@ func TestBranchMissing_aBranchFoundGoneIsNotLookedForAgain(t *testing.T) {
 	if n := env.routeCount("GET /projects/{project_id}/branches"); n != 1 {
 		t.Errorf("the branch list read %d times, want once", n)
 	}
+}
+
+// A create of an integration whose answer is lost finds Neon Auth on the
+// branch afterwards, whether the request enabled it or was refused because
+// the branch had it already. Where the parent has Neon Auth of the same
+// auth provider, the branch counts as having inherited it: the create
+// answers the 409 the API would have given, and the scope does not count as
+// enabled by this process. Elsewhere the create is recovered.
+func TestCreateIntegration_aLostAnswerOnABranchWhoseParentHasNeonAuthIsAConflict(t *testing.T) {
+	ctx := context.Background()
+	lostPosts := emulator.Faults{LostResponseRate: 1, Routes: []string{"POST /projects/{project_id}/branches/{branch_id}/auth"}}
+	child := func(env *testEnv, prod Scope) Scope {
+		b, err := env.client.CreateBranch(ctx, env.projectID, apiclient.CreateBranchRequest{Name: "preview", ParentID: prod.BranchID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := prod
+		s.BranchID = b.ID
+		return s
+	}
+
+	t.Run("the parent has Neon Auth", func(t *testing.T) {
+		env := newTestEnv(t, nil)
+		prod := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+		env.enable(prod)
+		preview := child(env, prod)
+		svc := env.service(apiclient.FamilyBranch, time.Hour)
+		env.emu.SetFaults(lostPosts)
+		creds, err := svc.CreateIntegration(ctx, preview, "", "")
+		var lost *LostOnInheritedError
+		if !errors.Is(err, apiclient.ErrConflict) || !errors.As(err, &lost) || lost.ParentID != prod.BranchID {
+			t.Fatalf("CreateIntegration = %+v, %v; want a LostOnInheritedError from parent %s, a conflict", creds, err, prod.BranchID)
+		}
+		if to := svc.MayTakeOver(ctx, preview, Object{Kind: KindSettings}); !to.Allowed() {
+			t.Errorf("after the lost create, the branch's settings are refused (%+v), want them taken over as inherited", to)
+		}
+	})
+
+	t.Run("the parent has none", func(t *testing.T) {
+		env := newTestEnv(t, nil)
+		prod := env.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+		preview := child(env, prod)
+		svc := env.service(apiclient.FamilyBranch, time.Hour)
+		env.emu.SetFaults(lostPosts)
+		creds, err := svc.CreateIntegration(ctx, preview, "", "")
+		if err != nil || !creds.Recovered {
+			t.Fatalf("CreateIntegration = %+v, %v; want the integration recovered", creds, err)
+		}
+		if to := svc.MayTakeOver(ctx, preview, Object{Kind: KindSettings}); to.Refused != RefusedEnabledHere {
+			t.Errorf("after the recovered create, the branch's settings decide %+v, want refused as enabled here", to)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,15 @@ import (
 // a held read of the integration that lists none (it predates the 409). Once
 // it succeeds, the scope counts as enabled by this process: nothing
 // on it was inherited.
+//
+// An answer lost on the way leaves the client to find the integration there
+// afterwards (Recovered), which a branch that inherited Neon Auth shows as
+// much as one that this request enabled: the lost answer may have been a
+// 409. On a branch that inherited an integration of the auth provider (see
+// Inherited: its parent has one) the create therefore answers a
+// LostOnInheritedError, the 409 the API would have given, so that the
+// caller decides on it as on any inherited integration, and destroy never
+// disables Neon Auth that the branch may have had before.
 func (svc *Service) CreateIntegration(ctx context.Context, s Scope, databaseName, roleName string) (*apiclient.IntegrationCredentials, error) {
 	body := apiclient.CreateIntegrationRequest{AuthProvider: s.AuthProvider, DatabaseName: databaseName}
 	if s.Family == apiclient.FamilyProject {
@@ -39,11 +49,32 @@ func (svc *Service) CreateIntegration(ctx context.Context, s Scope, databaseName
 	} else {
 		svc.forgetScope(s)
 	}
+	if err == nil && creds.Recovered && s.Family == apiclient.FamilyBranch {
+		if to := svc.Inherited(ctx, s, Object{Kind: KindIntegration, Key: s.AuthProvider}); to.Allowed() {
+			return nil, &LostOnInheritedError{BranchID: s.BranchID, ParentID: to.Parent, AuthProvider: s.AuthProvider}
+		}
+	}
 	if err == nil {
 		svc.enabled.add(keyOf(s))
 	}
 	return creds, err
 }
+
+// LostOnInheritedError is the create of an integration whose answer was
+// lost on a branch that inherited one of the same auth provider: whether
+// the request enabled it or was refused, the integration is the branch's
+// inherited one. It is an apiclient.ErrConflict.
+type LostOnInheritedError struct {
+	BranchID, ParentID, AuthProvider string
+}
+
+func (e *LostOnInheritedError) Error() string {
+	return fmt.Sprintf("the answer was lost in transit, and branch %s now has Neon Auth (%s), as has branch %s, which it was created "+
+		"from, so it counts as inherited", e.BranchID, e.AuthProvider, e.ParentID)
+}
+
+// Is makes the error an apiclient.ErrConflict.
+func (e *LostOnInheritedError) Is(target error) bool { return target == apiclient.ErrConflict }
 
 // IntegrationSettings are the settings of an integration that only the
 // branch-scoped API has; nil leaves one as it is.

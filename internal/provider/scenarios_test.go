@@ -145,12 +145,12 @@ type lostCreate struct {
 func TestAccLostCreateResponse(t *testing.T) {
 	const email, userAt, transferAt = "seed@example.com", "neon_auth_user.test", "neon_auth_ownership_transfer.test"
 	// lose drops the connection of the first POST to a path ending in
-	// suffix, after the emulator applied it when applied is set; posts
-	// counts those POSTs.
-	lose := func(suffix string, applied bool, posts *atomic.Int32) func(http.Handler) http.Handler {
+	// suffix once armed (the row's setup done), after the emulator applied
+	// it when applied is set; posts counts those POSTs.
+	lose := func(suffix string, applied bool, armed *atomic.Bool, posts *atomic.Int32) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, suffix) || posts.Add(1) != 1 {
+				if !armed.Load() || r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, suffix) || posts.Add(1) != 1 {
 					next.ServeHTTP(w, r)
 					return
 				}
@@ -235,6 +235,29 @@ func TestAccLostCreateResponse(t *testing.T) {
 				return env.destroyed(authKept, func() error {
 					if p, ok := env.oauthProvider("google"); ok {
 						return fmt.Errorf("destroy left the OAuth provider %s", p.ID)
+					}
+					return nil
+				})
+			},
+		},
+		{
+			// The lost answer may have been the 409 of a branch that had
+			// Neon Auth: on a preview whose parent has it, the integration
+			// is taken over as inherited, and destroy keeps it.
+			name: "neon_auth_integration on a preview taken over", paths: map[string]string{authAPIBranch: "/auth"}, applied: true,
+			setup: func(env *accEnv) {
+				env.enableAuth()
+				env.BranchID = env.childBranch("preview")
+			},
+			config: func(env *accEnv) string { return env.resource("neon_auth_integration", "test", `name = "Preview"`) },
+			sends:  1,
+			holds: func(env *accEnv) []statecheck.StateCheck {
+				return []statecheck.StateCheck{statecheck.ExpectKnownValue("neon_auth_integration.test", tfjsonpath.New("name"), knownvalue.StringExact("Preview"))}
+			},
+			destroyed: func(env *accEnv) resource.TestCheckFunc {
+				return env.destroyed(authKept, func() error {
+					if it := env.integration(); apiclient.Deref(it.Name) == "Preview" {
+						return fmt.Errorf("destroy left the preview's integration named %q, want the inherited name restored", "Preview")
 					}
 					return nil
 				})
@@ -344,11 +367,13 @@ func TestAccLostCreateResponse(t *testing.T) {
 			for _, mode := range slices.Sorted(maps.Keys(row.paths)) {
 				t.Run(mode, func(t *testing.T) {
 					var posts atomic.Int32
-					env := newEmulatorEnv(t, "it loses the answer to a create", lose(row.paths[mode], row.applied, &posts))
+					var armed atomic.Bool
+					env := newEmulatorEnv(t, "it loses the answer to a create", lose(row.paths[mode], row.applied, &armed, &posts))
 					env.Mode = mode
 					if row.setup != nil {
 						row.setup(env)
 					}
+					armed.Store(true)
 					cfg := env.config(row.config(env))
 					sent := func(want int32) statecheck.StateCheck {
 						return apiCheck(func() error {
