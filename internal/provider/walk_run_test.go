@@ -274,8 +274,12 @@ func (r *walkRun) cli(s *walkStack, want int, args ...string) (string, *walkViol
 	return out, nil
 }
 
-// noSecret is a violation when out shows a secret the walk uses.
+// noSecret is a violation when out shows the API key or a secret the walk
+// uses.
 func (r *walkRun) noSecret(what, out string) *walkViolation {
+	if r.env.Key != "" && strings.Contains(out, r.env.Key) {
+		return r.violated("the output of `%s` shows the API key:\n%s", what, out)
+	}
 	for secret, kind := range walkSecrets() {
 		if strings.Contains(out, secret) {
 			return r.violated("the output of `%s` shows a secret of %s:\n%s", what, kind, out)
