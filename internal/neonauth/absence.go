@@ -183,15 +183,20 @@ func (svc *Service) Integration(ctx context.Context, s Scope) (*apiclient.Integr
 }
 
 // ListedDomain reports whether the scope's whitelist lists domain for the
-// scope's auth provider, read through the shared list. A domain listed
-// without an auth provider belongs to Stack Auth.
-func (svc *Service) ListedDomain(s Scope, domain string) Listed {
+// scope's auth provider, read through the shared list, and keeps what the
+// list says of it in *found (when found is not nil). A domain listed without
+// an auth provider belongs to Stack Auth.
+func (svc *Service) ListedDomain(s Scope, domain string, found **apiclient.Domain) Listed {
 	return func(ctx context.Context) (bool, error) {
 		ds, err := svc.Domains(ctx, s)
-		return slices.ContainsFunc(ds, func(l apiclient.Domain) bool {
+		i := slices.IndexFunc(ds, func(l apiclient.Domain) bool {
 			listedProvider := cmp.Or(string(l.AuthProvider), apiclient.AuthProviderStack)
 			return listedProvider == s.AuthProvider && apiclient.SameOrigin(l.Domain, domain)
-		}), err
+		})
+		if i >= 0 && found != nil {
+			*found = &ds[i]
+		}
+		return i >= 0, err
 	}
 }
 

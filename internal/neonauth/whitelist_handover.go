@@ -107,6 +107,23 @@ func (svc *Service) HandedOver(s Scope, h Holder) []string {
 	return removed
 }
 
+// RemovedDomain is the start of a create of one domain (canonical) on s, by
+// a neon_auth_domain: it holds the domain (see HoldDomains), unless the
+// setting refuses inherited objects (inherited_auth = "refuse"), which keeps
+// nothing it finds (see HandedOver). It reports whether deletes of a
+// neon_auth_domains of this process removed the domain: the branch held it
+// when the apply began, so the create found it, and adds it back.
+func (svc *Service) RemovedDomain(ctx context.Context, s Scope, domain string) (bool, error) {
+	var removed []string
+	var err error
+	if svc.MayTakeOver(ctx, s, Object{Kind: KindDomain}).Refused == RefusedBySetting {
+		removed = svc.HandedOver(s, EachDomain)
+	} else {
+		removed, err = svc.HoldDomains(ctx, s, EachDomain, []string{domain})
+	}
+	return slices.Contains(removed, domain), err
+}
+
 // releaseDomains is the start of a delete of domains from s by holder h:
 // it answers those to send, leaving out those a create of the other holder
 // holds, and marks them leaving until done is called with the delete's

@@ -34,8 +34,6 @@ var (
 	_ resource.ResourceWithModifyPlan     = (*authDataAPIResource)(nil)
 )
 
-func init() { registerType(NewAuthDataAPIResource, NewAuthDataAPIList) }
-
 // NewAuthDataAPIResource is the neon_auth_data_api resource.
 func NewAuthDataAPIResource() resource.Resource {
 	return &authDataAPIResource{configured: configuredAs(typeAuthDataAPI)}

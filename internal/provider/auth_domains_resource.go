@@ -30,8 +30,6 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*authDomainsResource)(nil)
 )
 
-func init() { registerType(NewAuthDomainsResource, nil) }
-
 // NewAuthDomainsResource is the neon_auth_domains resource.
 func NewAuthDomainsResource() resource.Resource {
 	return &authDomainsResource{configured: configuredAs(typeAuthDomains)}
@@ -68,15 +66,16 @@ func (r *authDomainsResource) Schema(_ context.Context, _ resource.SchemaRequest
 
 func (r *authDomainsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.planScope(ctx, scopeRules{}, req, resp)
-	r.planWhitelist(ctx, req, &resp.Diagnostics)
 	r.planRestore(ctx, req, resp, "whitelist", domainsOnDestroy)
+	var declared []string
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var planned types.Set
 		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("domains"), &planned)...)
 		if !planned.IsUnknown() {
-			r.planTakeOverDomains(ctx, req, resp, canonicalSet(planned))
+			declared = canonicalSet(planned)
 		}
 	}
+	r.planDomains(ctx, req, resp, declared)
 }
 
 // domainsOnDestroy is what destroy does with a whitelist taken over.

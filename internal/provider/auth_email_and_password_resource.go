@@ -12,8 +12,6 @@ import (
 // The neon_auth_email_and_password resource: email-and-password sign-in of a
 // branch's Neon Auth.
 
-func init() { registerSettings(emailAndPasswordKind) }
-
 type authEmailAndPasswordModel struct {
 	settingsBase
 	Enabled                       types.Bool   `tfsdk:"enabled"`

@@ -30,8 +30,6 @@ var (
 	_ resource.ResourceWithModifyPlan     = (*authEmailServerResource)(nil)
 )
 
-func init() { registerType(NewAuthEmailServerResource, NewAuthEmailServerList) }
-
 // NewAuthEmailServerResource is the neon_auth_email_server resource.
 func NewAuthEmailServerResource() resource.Resource {
 	return &authEmailServerResource{configured: configuredAs(typeAuthEmailServer)}

@@ -34,8 +34,6 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*authExternalJWKSResource)(nil)
 )
 
-func init() { registerType(NewAuthExternalJWKSResource, NewAuthExternalJWKSList) }
-
 // NewAuthExternalJWKSResource is the neon_auth_external_jwks resource.
 func NewAuthExternalJWKSResource() resource.Resource {
 	return &authExternalJWKSResource{configured: configuredAs(typeAuthExternalJWKS)}

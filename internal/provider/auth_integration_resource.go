@@ -31,8 +31,6 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*authIntegrationResource)(nil)
 )
 
-func init() { registerType(NewAuthIntegrationResource, NewAuthIntegrationList) }
-
 // NewAuthIntegrationResource is the neon_auth_integration resource.
 func NewAuthIntegrationResource() resource.Resource {
 	return &authIntegrationResource{configured: configuredAs(typeAuthIntegration)}

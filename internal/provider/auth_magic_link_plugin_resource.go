@@ -11,8 +11,6 @@ import (
 // The neon_auth_magic_link_plugin resource: magic-link sign-in of a branch's
 // Neon Auth.
 
-func init() { registerSettings(magicLinkPluginKind) }
-
 type authMagicLinkPluginModel struct {
 	settingsBase
 	Enabled       types.Bool  `tfsdk:"enabled"`

@@ -12,8 +12,6 @@ import (
 // The neon_auth_organization_plugin resource: the organization plugin of a
 // branch's Neon Auth.
 
-func init() { registerSettings(organizationPluginKind) }
-
 type authOrganizationPluginModel struct {
 	settingsBase
 	Enabled             types.Bool   `tfsdk:"enabled"`

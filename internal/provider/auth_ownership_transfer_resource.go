@@ -17,8 +17,6 @@ var (
 	_ resource.ResourceWithModifyPlan = (*authOwnershipTransferResource)(nil)
 )
 
-func init() { registerType(NewAuthOwnershipTransferResource, nil) }
-
 // NewAuthOwnershipTransferResource is the neon_auth_ownership_transfer resource.
 func NewAuthOwnershipTransferResource() resource.Resource {
 	return &authOwnershipTransferResource{configured: configuredAs(typeAuthOwnershipTransfer)}

@@ -15,8 +15,6 @@ import (
 // The neon_auth_phone_number_plugin resource: phone-number sign-in of a
 // branch's Neon Auth.
 
-func init() { registerSettings(phoneNumberPluginKind) }
-
 type authPhoneNumberPluginModel struct {
 	settingsBase
 	Enabled      types.Bool  `tfsdk:"enabled"`

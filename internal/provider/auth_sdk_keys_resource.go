@@ -25,8 +25,6 @@ var (
 	_ resource.ResourceWithModifyPlan = (*authSDKKeysResource)(nil)
 )
 
-func init() { registerType(NewAuthSDKKeysResource, nil) }
-
 // NewAuthSDKKeysResource is the neon_auth_sdk_keys resource.
 func NewAuthSDKKeysResource() resource.Resource {
 	return &authSDKKeysResource{configured: configuredAs(typeAuthSDKKeys)}

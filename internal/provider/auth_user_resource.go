@@ -28,8 +28,6 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*authUserResource)(nil)
 )
 
-func init() { registerType(NewAuthUserResource, nil) }
-
 // NewAuthUserResource is the neon_auth_user resource.
 func NewAuthUserResource() resource.Resource {
 	return &authUserResource{configured: configuredAs(typeAuthUser)}

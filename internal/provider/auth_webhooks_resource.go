@@ -16,8 +16,6 @@ import (
 // The neon_auth_webhooks resource: the webhook a branch's Neon Auth calls on
 // auth events.
 
-func init() { registerSettings(webhooksKind) }
-
 type authWebhooksModel struct {
 	settingsBase
 	Enabled        types.Bool   `tfsdk:"enabled"`

@@ -104,19 +104,19 @@ func TestUnitImportIDFromIdentity(t *testing.T) {
 		want     string // the id, or the error's text
 		ok       bool
 	}{
-		{domainImport, map[string]string{"project_id": "autumn-frost-12345678", "domain": "https://app.example.com"},
+		{authDomain.format(), map[string]string{"project_id": "autumn-frost-12345678", "domain": "https://app.example.com"},
 			"autumn-frost-12345678/https://app.example.com", true},
-		{domainImport, map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "br-quiet-leaf-12345678", "domain": "http://localhost:3000"},
+		{authDomain.format(), map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "br-quiet-leaf-12345678", "domain": "http://localhost:3000"},
 			"autumn-frost-12345678/br-quiet-leaf-12345678/http://localhost:3000", true},
-		{oauthImport, map[string]string{"project_id": "autumn-frost-12345678", "provider_id": "google"}, "autumn-frost-12345678/google", true},
+		{authOAuthProvider.format(), map[string]string{"project_id": "autumn-frost-12345678", "provider_id": "google"}, "autumn-frost-12345678/google", true},
 		{userImport, map[string]string{"project_id": "autumn-frost-12345678", "user_id": "u-1"}, "autumn-frost-12345678/u-1", true},
 		{integrationImport, map[string]string{"project_id": "autumn-frost-12345678"}, "autumn-frost-12345678", true},
 		{integrationImport, map[string]string{"project_id": "autumn-frost-12345678", "auth_provider": "stack"}, "autumn-frost-12345678/stack", true},
 		{emailImport, map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "br-quiet-leaf-12345678"},
 			"autumn-frost-12345678/br-quiet-leaf-12345678", true},
-		{oauthImport, map[string]string{"project_id": "autumn-frost-12345678"}, "The identity has no provider_id.", false},
-		{oauthImport, map[string]string{"project_id": "autumn-frost-12345678", "provider_id": "a/b"}, `The identity's provider_id "a/b" contains a slash.`, false},
-		{domainImport, map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "main", "domain": "https://a.example.com"},
+		{authOAuthProvider.format(), map[string]string{"project_id": "autumn-frost-12345678"}, "The identity has no provider_id.", false},
+		{authOAuthProvider.format(), map[string]string{"project_id": "autumn-frost-12345678", "provider_id": "a/b"}, `The identity's provider_id "a/b" contains a slash.`, false},
+		{authDomain.format(), map[string]string{"project_id": "autumn-frost-12345678", "branch_id": "main", "domain": "https://a.example.com"},
 			`The identity's branch_id "main" is not a Neon branch id`, false},
 	} {
 		t.Run(string(tc.format.resourceType)+"/"+tc.want, func(t *testing.T) {

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -312,4 +314,69 @@ func orProduction(branch types.String) string {
 		return "production"
 	}
 	return branch.ValueString()
+}
+
+// planDomains is the plan of trusted domains: the whitelist's claims
+// (planWhitelist), and, at a create, the take-over of those declared
+// (canonical) that the branch already whitelists (planTakeOverDomains).
+func (c *configured) planDomains(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, declared []string) {
+	c.planWhitelist(ctx, req, &resp.Diagnostics)
+	c.planTakeOverDomains(ctx, req, resp, declared)
+}
+
+// planTakeOverDomains warns at the plan of a create of neon_auth_domain or
+// neon_auth_domains when the branch already whitelists domains the
+// configuration declares (canonical): apply takes them over instead of
+// adding them — whatever put them there: the branch's parent, a platform
+// such as the Vercel integration, a person or another configuration — and
+// destroy leaves them. It reads the branch's whitelist once, shared with the
+// other domain resources of the plan, and only for a create whose
+// project_id and branch_id are known (project mode resolves the production
+// branch), on a branch whose Neon Auth this run did not enable.
+func (c *configured) planTakeOverDomains(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, declared []string) {
+	if !c.data.ready() || req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || len(declared) == 0 || resp.Diagnostics.HasError() {
+		return
+	}
+	var m scopeModel
+	resp.Diagnostics.Append(getScopeModel(ctx, resp.Plan, req.Plan.Schema.GetAttributes(), &m)...)
+	if !isKnownSet(m.ProjectID) || m.BranchID.IsUnknown() || resp.Diagnostics.HasError() {
+		return
+	}
+	if c.data.auth.MayTakeOver(ctx, neonauth.Scope{}, neonauth.Object{Kind: neonauth.KindDomain}).Refused == neonauth.RefusedBySetting {
+		return // apply refuses, and says why
+	}
+	s, err := c.data.auth.Resolve(ctx, m.ProjectID.ValueString(), m.BranchID.ValueString(), "")
+	if err != nil || c.data.auth.EnabledHere(s) {
+		// A branch whose Neon Auth this run enabled got its whitelist with
+		// it in this apply, after the plan: a read would only stand in front
+		// of the create, which says what it finds.
+		return
+	}
+	listed, err := c.data.auth.Domains(ctx, s)
+	if err != nil {
+		return // apply says what it finds
+	}
+	var found []string
+	for _, d := range declared {
+		if slices.ContainsFunc(listed, func(l apiclient.Domain) bool { return apiclient.SameOrigin(l.Domain, d) }) {
+			found = append(found, d)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	resp.Diagnostics.AddWarning("Trusted domains already on the branch will be taken over: "+strings.Join(found, ", "),
+		fmt.Sprintf("The whitelist of %s already holds %s, which this configuration declares: apply will take %s over instead of "+
+			"adding %s — whatever put %s there: the branch's parent (a branch starts with a copy of its parent's whitelist), a "+
+			"platform such as the Vercel integration (it adds a preview's origin), a person or another configuration. "+
+			"Destroy leaves %s in the whitelist, since this configuration did not add %s.",
+			s, strings.Join(found, ", "), them(found), them(found), them(found), them(found), them(found)))
+}
+
+// them is the pronoun for a list of one or more things.
+func them(items []string) string {
+	if len(items) == 1 {
+		return "it"
+	}
+	return "them"
 }

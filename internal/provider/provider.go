@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -387,43 +388,77 @@ func sourceName(v types.String, env string) string {
 	return "the " + env + " environment variable"
 }
 
-// Resources are the provider's resources; the Better Auth settings ones are
-// those their files registered (registerSettings).
-// Resources are the types that registered themselves (registerType).
-func (p *neonProvider) Resources(_ context.Context) []func() resource.Resource {
-	return registered.resources
+// servedType is one type the provider serves: a resource (with its list
+// resource when it has one), a data source, an action or a function.
+type servedType struct {
+	resource   func() resource.Resource
+	list       func() list.ListResource
+	dataSource func() datasource.DataSource
+	action     func() action.Action
+	function   func() function.Function
 }
 
-func (p *neonProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		NewAuthIntegrationsDataSource,
-		NewAuthIntegrationDataSource,
-		NewAuthDomainsDataSource,
-		NewAuthOAuthProvidersDataSource,
-		NewAuthEmailServerDataSource,
-		NewProjectsDataSource,
+// served is every type the provider serves, in one list. A list-backed type
+// (listBacked) and a settings kind (settingsType) give their resource and
+// list resource together. Users cannot be listed: Neon has no endpoint for
+// it.
+var served = []servedType{
+	{resource: NewAuthDataAPIResource, list: NewAuthDataAPIList},
+	authDomain.served(),
+	{resource: NewAuthDomainsResource},
+	settingsType(emailAndPasswordKind),
+	{resource: NewAuthEmailServerResource, list: NewAuthEmailServerList},
+	{resource: NewAuthExternalJWKSResource, list: NewAuthExternalJWKSList},
+	{resource: NewAuthIntegrationResource, list: NewAuthIntegrationList},
+	settingsType(magicLinkPluginKind),
+	authOAuthProvider.served(),
+	settingsType(organizationPluginKind),
+	{resource: NewAuthOwnershipTransferResource},
+	settingsType(phoneNumberPluginKind),
+	{resource: NewAuthSDKKeysResource},
+	{resource: NewAuthUserResource},
+	settingsType(webhooksKind),
+	{dataSource: NewAuthIntegrationsDataSource},
+	{dataSource: NewAuthIntegrationDataSource},
+	{dataSource: NewAuthDomainsDataSource},
+	{dataSource: NewAuthOAuthProvidersDataSource},
+	{dataSource: NewAuthEmailServerDataSource},
+	{dataSource: NewProjectsDataSource},
+	// Actions are what `action_trigger` and `terraform apply -invoke` run
+	// (Terraform ≥ 1.14).
+	{action: NewSendTestEmailAction},
+	{function: NewCanonicalOriginFunction},
+}
+
+// servedOf is each f of the served types that has one.
+func servedOf[T any](f func(servedType) T) []T {
+	var out []T
+	for _, t := range served {
+		if v := f(t); !reflect.ValueOf(v).IsNil() {
+			out = append(out, v)
+		}
 	}
+	return out
 }
 
-// ListResources are what `terraform query` searches: the list resources
-// that registered themselves with their resource (registerType). Users
-// cannot be listed: Neon has no endpoint for it.
-func (p *neonProvider) ListResources(_ context.Context) []func() list.ListResource {
-	return registered.lists
+func (p *neonProvider) Resources(context.Context) []func() resource.Resource {
+	return servedOf(func(t servedType) func() resource.Resource { return t.resource })
 }
 
-// Actions are what `action_trigger` and `terraform apply -invoke` run
-// (Terraform ≥ 1.14).
-func (p *neonProvider) Actions(_ context.Context) []func() action.Action {
-	return []func() action.Action{
-		NewSendTestEmailAction,
-	}
+func (p *neonProvider) ListResources(context.Context) []func() list.ListResource {
+	return servedOf(func(t servedType) func() list.ListResource { return t.list })
 }
 
-func (p *neonProvider) Functions(_ context.Context) []func() function.Function {
-	return []func() function.Function{
-		NewCanonicalOriginFunction,
-	}
+func (p *neonProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return servedOf(func(t servedType) func() datasource.DataSource { return t.dataSource })
+}
+
+func (p *neonProvider) Actions(context.Context) []func() action.Action {
+	return servedOf(func(t servedType) func() action.Action { return t.action })
+}
+
+func (p *neonProvider) Functions(context.Context) []func() function.Function {
+	return servedOf(func(t servedType) func() function.Function { return t.function })
 }
 
 // tflogLogger sends the client's request lines and the Neon Auth service's

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -167,22 +166,6 @@ func (c *configured) settleDeleteBy(ctx context.Context, projectID string, err e
 		} else {
 			diags.AddError(summary, apiErrorDetail(what, errors.Join(err, perr)))
 		}
-	}
-}
-
-// registered are the resources and list resources the provider serves:
-// each type's file registers its own in init (registerType).
-var registered struct {
-	resources []func() resource.Resource
-	lists     []func() list.ListResource
-}
-
-// registerType adds a resource, and its list resource when it has one
-// (newList nil: none), to what the provider serves.
-func registerType(newResource func() resource.Resource, newList func() list.ListResource) {
-	registered.resources = append(registered.resources, newResource)
-	if newList != nil {
-		registered.lists = append(registered.lists, newList)
 	}
 }
 

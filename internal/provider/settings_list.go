@@ -47,12 +47,13 @@ func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest,
 	})
 }
 
-// registerSettings registers kind k's resource and list resource.
-func registerSettings[A any, M any, PM settingsModel[M]](k settingsKind[A, M]) {
-	registerType(func() resource.Resource {
+// settingsType is what the provider serves of kind k: its resource and its
+// list resource.
+func settingsType[A any, M any, PM settingsModel[M]](k settingsKind[A, M]) servedType {
+	return servedType{resource: func() resource.Resource {
 		r := settingsOf[A, M, PM](k)
 		return &r
-	}, func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) })
+	}, list: func() list.ListResource { return listOf(settingsOf[A, M, PM](k)) }}
 }
 
 // listOf is the list resource of a settings resource.

@@ -47,6 +47,18 @@ func (t typeName) title() string {
 	return strings.Join(words, " ")
 }
 
+// noun is how a sentence names an object of the type: "OAuth provider" for
+// neon_auth_oauth_provider.
+func (t typeName) noun() string {
+	words := strings.Split(strings.TrimPrefix(string(t), "neon_auth_"), "_")
+	for i, w := range words {
+		if special, ok := titleWords[w]; ok {
+			words[i] = special
+		}
+	}
+	return strings.Join(words, " ")
+}
+
 // unable is the summary of a failed operation on the type: "Unable to
 // Create Auth Domain".
 func (t typeName) unable(op string) string {
