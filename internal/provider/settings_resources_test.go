@@ -24,11 +24,12 @@ import (
 
 // settingsCase is one settings resource type under test, the one place its
 // tests are written: the settings to create with and to change to, what the
-// API then returns of them, a change made behind Terraform's back, the
-// configurations refused at plan and the values earlier releases stored.
-// The lifecycle, validation, import, identity, query, generate-config and
-// private-state tests all read their rows from here, so a new settings
-// resource adds a row, not a file.
+// API then returns of them, a change made behind Terraform's back and the
+// configurations refused at plan. The lifecycle, validation, import,
+// identity, query, generate-config and private-state tests and the random
+// walks all read their rows from here, so a new settings resource adds a
+// row, not a file (and what earlier releases stored of it to settingsFound,
+// private_state_test.go).
 type settingsCase struct {
 	typeName string
 	// api is the setting as the public API reads and writes it, in its
@@ -48,9 +49,6 @@ type settingsCase struct {
 	drift string
 	// invalid are arguments refused at plan, in branch mode.
 	invalid []invalidSettings
-	// found are values an earlier release stored as what to restore on
-	// destroy, in the exact bytes it wrote (private_state_test.go).
-	found []foundCase
 }
 
 // invalidSettings is a bad configuration of a settings resource: field is the
@@ -162,13 +160,6 @@ var settingsCases = []settingsCase{
 		invalid: []invalidSettings{
 			{"verification by sms", `email_verification_method = "sms"`, "email_verification_method", `value must be one of: ["link" "otp"], got: "sms"`},
 		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"email_verification_method":"otp","require_email_verification":true,"auto_sign_in_after_verification":true,"send_verification_email_on_sign_up":false,"send_verification_email_on_sign_in":true,"disable_sign_up":false}`,
-				neonapi.NeonAuthEmailAndPasswordConfig{
-					Enabled: true, EmailVerificationMethod: "otp", RequireEmailVerification: true, AutoSignInAfterVerification: true,
-					SendVerificationEmailOnSignIn: true,
-				}),
-		},
 	},
 	{
 		typeName: "neon_auth_organization_plugin",
@@ -193,10 +184,6 @@ var settingsCases = []settingsCase{
 			{"no organizations", `organization_limit = 0`, "organization_limit", "value must be at least 1, got: 0"},
 			{"unknown creator role", `creator_role = "member"`, "creator_role", `value must be one of: ["admin" "owner"], got: "member"`},
 		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"organization_limit":5,"membership_limit":100,"creator_role":"owner","send_invitation_email":true}`,
-				neonapi.NeonAuthOrganizationConfig{Enabled: true, OrganizationLimit: 5, MembershipLimit: 100, CreatorRole: "owner", SendInvitationEmail: true}),
-		},
 	},
 	{
 		typeName: "neon_auth_magic_link_plugin",
@@ -216,10 +203,6 @@ var settingsCases = []settingsCase{
 		drift:    `{"enabled": false}`,
 		invalid: []invalidSettings{
 			{"expires in 4 minutes", `expires_in = 4`, "expires_in", "value must be between 5 and 1440, got: 4"},
-		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"expires_in":300,"disable_sign_up":true}`,
-				neonapi.NeonAuthMagicLinkConfig{Enabled: true, ExpiresIn: 300, DisableSignUp: true}),
 		},
 	},
 	{
@@ -241,10 +224,6 @@ var settingsCases = []settingsCase{
 		invalid: []invalidSettings{
 			{"code expires in 30 s", `otp_expires_in = 30`, "otp_expires_in", "value must be between 60 and 600, got: 30"},
 			{"allowed_attempts, which Neon removed", `allowed_attempts = 3`, "allowed_attempts", "Neon removed `allowed_attempts` from the phone number plugin in 2026 (the API no longer has it, and the number of attempts is no longer configurable). Delete the `allowed_attempts` line"},
-		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"otp_expires_in":300}`, neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(300)}),
-			foundCaseOf("off", `{"enabled":false}`, neonapi.NeonAuthPhoneNumberConfig{}),
 		},
 	},
 	{
@@ -277,14 +256,6 @@ var settingsCases = []settingsCase{
 			{"plain http URL", `webhook_url = "http://hooks.example.com/"`, "webhook_url", "must be an `https://` URL"},
 			{"unknown event", `enabled_events = ["user.deleted"]`, "enabled_events", `value must be one of: ["user.before_create"`},
 			{"timeout of 11 s", `timeout_seconds = 11`, "timeout_seconds", "value must be between 1 and 10, got: 11"},
-		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"webhook_url":"https://hooks.example.com/neon","enabled_events":["user.created","send.otp"],"timeout_seconds":7}`,
-				neonapi.NeonAuthWebhookConfig{
-					Enabled: true, WebhookURL: apiclient.Ptr("https://hooks.example.com/neon"),
-					EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created", "send.otp"}, TimeoutSeconds: apiclient.Ptr(7),
-				}),
-			foundCaseOf("off", `{"enabled":false}`, neonapi.NeonAuthWebhookConfig{}),
 		},
 	},
 }
