@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"testing"
@@ -22,21 +21,9 @@ const dataAPIAddr = "neon_auth_data_api.test"
 // fetch when a test runs against it: the external provider of the tests.
 const googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
 
-// dataAPIOf is the Data API of a database of a branch as the API shows it;
-// nil when GET answers 404.
-func (e *accEnv) dataAPIOf(branchID, database string) *apiclient.DataAPI {
-	e.t.Helper()
-	got, err := e.client().GetDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: e.ProjectID, BranchID: branchID, DatabaseName: database})
-	if errors.Is(err, apiclient.ErrNotFound) {
-		return nil
-	}
-	e.must(err)
-	return got
-}
-
 // expectDataAPI checks the Data API of neondb on the test's branch: none
 // when want is nil, else one whose settings pass want.
-func (e *accEnv) expectDataAPI(want func(apiclient.DataAPISettings) error) apiCheck {
+func expectDataAPI(e *accEnv, want func(apiclient.DataAPISettings) error) apiCheck {
 	return func() error {
 		got := e.dataAPIOf(e.BranchID, "neondb")
 		switch {
@@ -95,13 +82,13 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
   }`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/neondb")),
-					statecheck.ExpectKnownValue(dataAPIAddr, attr("status"), env.dataAPIStatus()),
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("status"), dataAPIStatus(env)),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://.+/neondb/rest/v1$`))),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_max_rows"), knownvalue.Int64Exact(100)),
 					// What the configuration leaves out is shown as the API reports it.
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_anon_role"), knownvalue.StringExact("anonymous")),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "jwt_role_claim_key"), knownvalue.StringExact(".role")),
-					env.expectDataAPI(maxRows(100)),
+					expectDataAPI(env, maxRows(100)),
 					apiCheck(func() error {
 						// What the API never returns reached it: only the
 						// in-process emulator shows it.
@@ -128,7 +115,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "openapi_mode"), knownvalue.StringExact("ignore-privileges")),
-					env.expectDataAPI(maxRows(500)),
+					expectDataAPI(env, maxRows(500)),
 				},
 			},
 			resource.TestStep{
@@ -143,7 +130,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
     openapi_mode = "ignore-privileges"
   }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+				ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, maxRows(500))},
 			},
 			resource.TestStep{
 				// Drift: deleted behind Terraform's back, it is created again.
@@ -155,7 +142,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
     db_max_rows = 500
   }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+				ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, maxRows(500))},
 			},
 			resource.TestStep{
 				// A create-time option cannot change: the Data API is replaced.
@@ -163,10 +150,10 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
     db_max_rows = 500
   }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionDestroyBeforeCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+				ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, maxRows(500))},
 			},
 		)
-		tc.CheckDestroy = env.destroyed(env.Mode == authAPIBranch, env.expectDataAPI(nil))
+		tc.CheckDestroy = env.destroyed(env.Mode == authAPIBranch, expectDataAPI(env, nil))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -188,8 +175,8 @@ resource "neon_auth_data_api" "test" {
 	tc := env.testCase(
 		resource.TestStep{Config: alone, ExpectError: matchInOrder("Neon Auth not enabled on the branch", "Add a neon_auth_integration",
 			"branch_id = neon_auth_integration.<name>.branch_id", "enables Neon Auth before it creates the Data API")},
-		resource.TestStep{Config: ordered, ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(func(apiclient.DataAPISettings) error { return nil })}},
+		resource.TestStep{Config: ordered, ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, func(apiclient.DataAPISettings) error { return nil })}},
 	)
-	tc.CheckDestroy = env.destroyed(authGone, env.expectDataAPI(nil))
+	tc.CheckDestroy = env.destroyed(authGone, expectDataAPI(env, nil))
 	resource.ParallelTest(t, tc)
 }

@@ -72,7 +72,7 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				// plans nothing.
 				PreConfig:         env.recreateAuth,
 				Config:            cfg(second),
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{env.actionIn(domainAddr, plancheck.ResourceActionCreate, plancheck.ResourceActionNoop)}},
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{actionIn(env, domainAddr, plancheck.ResourceActionCreate, plancheck.ResourceActionNoop)}},
 				ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(second)},
 			},
 		)

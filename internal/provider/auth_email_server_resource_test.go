@@ -143,7 +143,7 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 				// Terraform's back.
 				PreConfig:         env.recreateAuth,
 				Config:            second,
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{env.actionIn(emailAddr, afterRecreate, plancheck.ResourceActionNoop)}},
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{actionIn(env, emailAddr, afterRecreate, plancheck.ResourceActionNoop)}},
 				ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp2.example.com", "Example")},
 			},
 			resource.TestStep{

@@ -28,7 +28,7 @@ const microsoftJWKS = "https://login.microsoftonline.com/common/discovery/v2.0/k
 
 // expectJWKS checks the JWKS URLs the project trusts for the test's branch
 // (in project mode, the test's own project: for every branch), in any order.
-func (e *accEnv) expectJWKS(want ...string) apiCheck {
+func expectJWKS(e *accEnv, want ...string) apiCheck {
 	return func() error {
 		all, err := e.client().ListJWKS(context.Background(), e.ProjectID)
 		if err != nil {
@@ -83,7 +83,7 @@ resource "neon_auth_external_jwks" "test" {
 					statecheck.ExpectKnownValue(jwksAddr, tfjsonpath.New("jwt_audience"), knownvalue.StringExact("app")),
 					// Not configured: the API's default roles.
 					statecheck.ExpectKnownValue(jwksAddr, tfjsonpath.New("role_names"), knownvalue.ListSizeExact(3)),
-					env.expectJWKS(googleJWKS),
+					expectJWKS(env, googleJWKS),
 				},
 			},
 			resource.TestStep{ResourceName: jwksAddr, ImportState: true, ImportStateVerify: true},
@@ -91,7 +91,7 @@ resource "neon_auth_external_jwks" "test" {
 				// Nothing changes in place: another URL replaces it.
 				Config:            cfg(microsoftJWKS, "Microsoft"),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(jwksAddr, plancheck.ResourceActionDestroyBeforeCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectJWKS(microsoftJWKS)},
+				ConfigStateChecks: []statecheck.StateCheck{expectJWKS(env, microsoftJWKS)},
 			},
 			resource.TestStep{
 				// Drift: removed behind Terraform's back, it is added again.
@@ -106,10 +106,10 @@ resource "neon_auth_external_jwks" "test" {
 				},
 				Config:            cfg(microsoftJWKS, "Microsoft"),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(jwksAddr, plancheck.ResourceActionCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectJWKS(microsoftJWKS)},
+				ConfigStateChecks: []statecheck.StateCheck{expectJWKS(env, microsoftJWKS)},
 			},
 		)
-		tc.CheckDestroy = func(*terraform.State) error { return env.expectJWKS()() }
+		tc.CheckDestroy = func(*terraform.State) error { return expectJWKS(env)() }
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -136,7 +136,7 @@ resource "neon_auth_external_jwks" "test" {
 		ExpectError: matchInOrder("the project already trusts it", "terraform import neon_auth_external_jwks.<name>",
 			env.ProjectID+"/"+existing.ID),
 	}))
-	env.must(env.expectJWKS(googleJWKS)())
+	env.must(expectJWKS(env, googleJWKS)())
 }
 
 // The reference's deprecation of role_names and skip_role_creation shows as
@@ -175,9 +175,9 @@ resource "neon_auth_external_jwks" "test" {
 		}
 	}
 	cli.must(0, "apply", "-auto-approve", "-input=false")
-	env.must(env.expectJWKS(googleJWKS)())
+	env.must(expectJWKS(env, googleJWKS)())
 	cli.must(0, "destroy", "-auto-approve", "-input=false")
-	env.must(env.expectJWKS()())
+	env.must(expectJWKS(env)())
 }
 
 // A configuration with both providers, as the official-provider guide sets
@@ -221,8 +221,8 @@ resource "neon_auth_external_jwks" "google" {
 `, env.ProjectID, microsoftJWKS, googleJWKS))
 	cli.must(0, "init", "-input=false")
 	cli.must(0, "apply", "-auto-approve", "-input=false")
-	env.must(env.expectJWKS(googleJWKS, microsoftJWKS)())
+	env.must(expectJWKS(env, googleJWKS, microsoftJWKS)())
 	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
 	cli.must(0, "destroy", "-auto-approve", "-input=false")
-	env.must(env.expectJWKS()())
+	env.must(expectJWKS(env)())
 }

@@ -165,7 +165,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectUnknownValue(userAddr, userID),
 				}},
-				ConfigStateChecks: append(env.onTheEmulator(
+				ConfigStateChecks: append(onTheEmulator(env,
 					// The emulator keeps nothing of a disabled integration.
 					newUser.AddStateValue(userAddr, userID)), expectUser(env, email1, true)),
 			},
@@ -356,9 +356,9 @@ func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					// An integration re-created under the same auth project
 					// id leaves the user as it was: no change.
-					env.actionIn(userAddr, plancheck.ResourceActionUpdate, plancheck.ResourceActionNoop),
+					actionIn(env, userAddr, plancheck.ResourceActionUpdate, plancheck.ResourceActionNoop),
 				}},
-				ConfigStateChecks: append(env.onTheEmulator(newUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))),
+				ConfigStateChecks: append(onTheEmulator(env, newUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))),
 					expectUser(env, "seed@example.com", true)),
 			},
 			resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},

@@ -186,6 +186,10 @@ func (e *accEnv) userExists(email string) bool {
 	return false
 }
 
+// previewOrigin is the origin a platform puts into a preview branch's
+// whitelist, as the Vercel integration does.
+const previewOrigin = "https://pr-42.preview.example.com"
+
 // childBranch creates a branch from the test's branch through the API, as
 // a CI job or the Vercel integration makes a preview from production; it
 // starts with a copy of the parent's Neon Auth, and is deleted when the
@@ -239,6 +243,18 @@ func (e *accEnv) authOf(branchID string) string {
 	b, err := json.Marshal(whole)
 	e.must(err)
 	return string(b)
+}
+
+// dataAPIOf is the Data API of a database of a branch as the API shows it;
+// nil when GET answers 404.
+func (e *accEnv) dataAPIOf(branchID, database string) *apiclient.DataAPI {
+	e.t.Helper()
+	got, err := e.client().GetDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: e.ProjectID, BranchID: branchID, DatabaseName: database})
+	if errors.Is(err, apiclient.ErrNotFound) {
+		return nil
+	}
+	e.must(err)
+	return got
 }
 
 // sameAuth checks that a branch's Neon Auth is still byte for byte what

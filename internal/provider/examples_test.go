@@ -114,7 +114,7 @@ func TestAccExample_branchPreview(t *testing.T) {
 			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
 			on.expectDomains("https://app.example.com", "https://pr-123.preview.example.com"),
 			// The preview's copy of production's Data API, with its own row limit.
-			on.expectDataAPI(maxRows(100)),
+			expectDataAPI(&on, maxRows(100)),
 			apiCheck(func() error {
 				ctx, c, s := context.Background(), on.client(), on.scope()
 				bundle, err := c.GetPlugins(ctx, s)
@@ -172,12 +172,12 @@ func TestAccExample_dataAPIGuide(t *testing.T) {
 		tc := env.testCase(resource.TestStep{
 			Config: cfg, ConfigVariables: vars,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("neon_auth_data_api.this", tfjsonpath.New("status"), env.dataAPIStatus()),
-				env.expectDataAPI(maxRows(1000)),
+				statecheck.ExpectKnownValue("neon_auth_data_api.this", tfjsonpath.New("status"), dataAPIStatus(env)),
+				expectDataAPI(env, maxRows(1000)),
 				env.expectDomains("https://app.example.com"),
 			},
 		}, resource.TestStep{Config: cfg, ConfigVariables: vars, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
-		tc.CheckDestroy = env.destroyed(authGone, env.expectDataAPI(nil))
+		tc.CheckDestroy = env.destroyed(authGone, expectDataAPI(env, nil))
 		resource.ParallelTest(t, tc)
 	})
 	t.Run("external identity provider", func(t *testing.T) {
@@ -187,13 +187,13 @@ func TestAccExample_dataAPIGuide(t *testing.T) {
 		cfg := env.config(exampleBody(t, "guides/data-api-external"))
 		tc := env.testCase(resource.TestStep{
 			Config: cfg, ConfigVariables: vars,
-			ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(func(apiclient.DataAPISettings) error { return nil }), env.expectJWKS(googleJWKS)},
+			ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, func(apiclient.DataAPISettings) error { return nil }), expectJWKS(env, googleJWKS)},
 		}, resource.TestStep{Config: cfg, ConfigVariables: vars, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
 		tc.CheckDestroy = func(*terraform.State) error {
-			if err := env.expectDataAPI(nil)(); err != nil {
+			if err := expectDataAPI(env, nil)(); err != nil {
 				return err
 			}
-			return env.expectJWKS()()
+			return expectJWKS(env)()
 		}
 		resource.ParallelTest(t, tc)
 	})

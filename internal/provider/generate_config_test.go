@@ -78,7 +78,7 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 	env.must(err)
 	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: apiclient.Ptr("gh-client"), ClientSecret: apiclient.Ptr(ghSecret)})
 	env.must(err)
-	env.plantDomain("https://App.Example.com")
+	plantDomain(env, "https://App.Example.com")
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587,
 		Username: "mailer", Password: smtpPassword, SenderEmail: "no-reply@example.com", SenderName: "Example"}))
 	env.must(err)

@@ -235,7 +235,7 @@ func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
 					return err
 				}
 				it, es := on.integration(), on.emailServer()
-				if err := on.expectDataAPI(maxRows(50))(); err != nil {
+				if err := expectDataAPI(&on, maxRows(50))(); err != nil {
 					return err
 				}
 				switch {

@@ -24,7 +24,7 @@ import (
 
 // onTheEmulator is checks in-process and none remotely: what only the
 // emulator's choice on an open point fixes.
-func (e *accEnv) onTheEmulator(checks ...statecheck.StateCheck) []statecheck.StateCheck {
+func onTheEmulator(e *accEnv, checks ...statecheck.StateCheck) []statecheck.StateCheck {
 	if e.Emu == nil {
 		return nil
 	}
@@ -34,7 +34,7 @@ func (e *accEnv) onTheEmulator(checks ...statecheck.StateCheck) []statecheck.Sta
 // actionIn is a plan check that the resource at addr is planned with the
 // emulator's action in-process, and remotely with that one or any of
 // others, which the sources leave possible.
-func (e *accEnv) actionIn(addr string, emulators plancheck.ResourceActionType, others ...plancheck.ResourceActionType) plancheck.PlanCheck {
+func actionIn(e *accEnv, addr string, emulators plancheck.ResourceActionType, others ...plancheck.ResourceActionType) plancheck.PlanCheck {
 	if e.Emu != nil {
 		return plancheck.ExpectResourceAction(addr, emulators)
 	}
@@ -66,7 +66,7 @@ func (c oneOfActions) CheckPlan(ctx context.Context, req plancheck.CheckPlanRequ
 // when it refuses one (a 4xx other than 409 and 429), the canonical spelling
 // is planted instead, since what the test is about is the domain, not the
 // spelling.
-func (e *accEnv) plantDomain(domain string) {
+func plantDomain(e *accEnv, domain string) {
 	e.t.Helper()
 	add := func(d string) error {
 		_, err := e.client().AddDomain(context.Background(), e.scope(),
@@ -88,7 +88,7 @@ func (e *accEnv) plantDomain(domain string) {
 // emulator's word once it has booted, in-process; remotely any word, since
 // `status` is a free string of which Neon documents `active` alone, and
 // whether it reports another while it boots (about 15 seconds) is open.
-func (e *accEnv) dataAPIStatus() knownvalue.Check {
+func dataAPIStatus(e *accEnv) knownvalue.Check {
 	if e.Emu != nil {
 		return knownvalue.StringExact("active")
 	}

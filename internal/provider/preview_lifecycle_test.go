@@ -17,10 +17,6 @@ import (
 // state of its own on every push, and the platform deletes the branch when
 // the pull request closes, often before the workflow's destroy runs.
 
-// previewOrigin is the origin a platform puts into a preview branch's
-// whitelist, as the Vercel integration does.
-const previewOrigin = "https://pr-42.preview.example.com"
-
 // previewConfig is the configuration a pull request's workflow applies to
 // preview branch %[1]q of project %[2]q: the inherited integration renamed,
 // the preview's origin (which the platform put there already), and the

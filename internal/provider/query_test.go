@@ -31,7 +31,7 @@ func consoleSetup(env *accEnv, branchID string) {
 	_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.authProvider()})
 	env.must(err)
 	for _, d := range []string{"https://app.example.com", "https://Admin.example.com/"} {
-		on.plantDomain(d)
+		plantDomain(&on, d)
 	}
 	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
 	env.must(err)
