@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -23,9 +24,9 @@ const googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
 
 // expectDataAPI checks the Data API of neondb on the test's branch: none
 // when want is nil, else one whose settings pass want.
-func expectDataAPI(e *accEnv, want func(apiclient.DataAPISettings) error) apiCheck {
+func expectDataAPI(e *acctest.Env, want func(apiclient.DataAPISettings) error) acctest.APICheck {
 	return func() error {
-		got := e.dataAPIOf(e.BranchID, "neondb")
+		got := e.DataAPIOf(e.BranchID, "neondb")
 		switch {
 		case got == nil && want == nil:
 			return nil
@@ -54,18 +55,18 @@ func maxRows(n int) func(apiclient.DataAPISettings) error {
 // settings changed in place, drift of a setting and of the whole Data API
 // repaired, a create-time option replacing it, destroy.
 func TestAccAuthDataAPI_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
 		provider, auth := apiclient.DataAPIAuthNeonAuth, []string{`auth_provider = "neon_auth"`}
 		if env.Mode == authAPIProject {
 			provider = apiclient.DataAPIAuthExternal
 			auth = []string{`auth_provider = "external"`, fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`}
 		} else {
-			env.enableAuth()
+			env.EnableAuth()
 		}
 		auth = append(auth, "add_default_grants = true")
 		cfg := func(extra ...string) string {
 			args := append(append([]string{`database_name = "neondb"`}, auth...), extra...)
-			return env.config(env.resource("neon_auth_data_api", "test", args...))
+			return env.Config(env.Resource("neon_auth_data_api", "test", args...))
 		}
 		attr := func(path ...string) tfjsonpath.Path {
 			p := tfjsonpath.New(path[0])
@@ -74,7 +75,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 			}
 			return p
 		}
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				Config: cfg(`settings = {
     db_max_rows = 100
@@ -89,7 +90,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_anon_role"), knownvalue.StringExact("anonymous")),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "jwt_role_claim_key"), knownvalue.StringExact(".role")),
 					expectDataAPI(env, maxRows(100)),
-					apiCheck(func() error {
+					acctest.APICheck(func() error {
 						// What the API never returns reached it: only the
 						// in-process emulator shows it.
 						if env.Emu == nil {
@@ -121,7 +122,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// Drift: a setting changed behind Terraform's back is set back.
 				PreConfig: func() {
-					env.must(env.client().UpdateDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
+					env.Must(env.Client().UpdateDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
 						BranchID: env.BranchID, DatabaseName: "neondb"}, apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(1)}))
 				},
 				Config: cfg(`settings = {
@@ -135,7 +136,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// Drift: deleted behind Terraform's back, it is created again.
 				PreConfig: func() {
-					env.must(env.client().DeleteDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
+					env.Must(env.Client().DeleteDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
 						BranchID: env.BranchID, DatabaseName: "neondb"}))
 				},
 				Config: cfg(`settings = {
@@ -153,7 +154,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, maxRows(500))},
 			},
 		)
-		tc.CheckDestroy = env.destroyed(env.Mode == authAPIBranch, expectDataAPI(env, nil))
+		tc.CheckDestroy = env.Destroyed(env.Mode == authAPIBranch, expectDataAPI(env, nil))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -162,9 +163,9 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 // neon_auth_integration and how to order the two, and the configuration
 // that does so works on its first apply and destroys both.
 func TestAccAuthDataAPI_neonAuthNeedsTheIntegration(t *testing.T) {
-	env := newBranchEnv(t)
-	alone := env.config(env.resource("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "neon_auth"`))
-	ordered := env.config(env.resource("neon_auth_integration", "this") + `
+	env := acctest.NewBranchEnv(t)
+	alone := env.Config(env.Resource("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "neon_auth"`))
+	ordered := env.Config(env.Resource("neon_auth_integration", "this") + `
 resource "neon_auth_data_api" "test" {
   project_id    = neon_auth_integration.this.project_id
   branch_id     = neon_auth_integration.this.branch_id
@@ -172,11 +173,11 @@ resource "neon_auth_data_api" "test" {
   auth_provider = "neon_auth"
 }
 `)
-	tc := env.testCase(
-		resource.TestStep{Config: alone, ExpectError: matchInOrder("Neon Auth not enabled on the branch", "Add a neon_auth_integration",
+	tc := env.TestCase(
+		resource.TestStep{Config: alone, ExpectError: acctest.MatchInOrder("Neon Auth not enabled on the branch", "Add a neon_auth_integration",
 			"branch_id = neon_auth_integration.<name>.branch_id", "enables Neon Auth before it creates the Data API")},
 		resource.TestStep{Config: ordered, ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, func(apiclient.DataAPISettings) error { return nil })}},
 	)
-	tc.CheckDestroy = env.destroyed(authGone, expectDataAPI(env, nil))
+	tc.CheckDestroy = env.Destroyed(acctest.AuthGone, expectDataAPI(env, nil))
 	resource.ParallelTest(t, tc)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -68,13 +69,13 @@ var settingsFound = map[string][]foundCase{
 // (the bare values) and as version 1 with the field order of the provider's
 // own mirror types then, whatever order the reference's types have now.
 func TestUnitPrivateFound_previousReleaseDecodes(t *testing.T) {
-	for _, c := range settingsCases {
-		if len(settingsFound[c.typeName]) == 0 {
-			t.Errorf("settingsFound has no value an earlier release stored for %s", c.typeName)
+	for _, c := range acctest.SettingsCases {
+		if len(settingsFound[c.TypeName]) == 0 {
+			t.Errorf("settingsFound has no value an earlier release stored for %s", c.TypeName)
 		}
-		for _, tc := range settingsFound[c.typeName] {
+		for _, tc := range settingsFound[c.TypeName] {
 			for version, stored := range map[string]string{"0": tc.stored, "1": `{"version":1,"values":` + tc.stored + `}`} {
-				t.Run(path.Join(c.typeName, tc.name, "version "+version), func(t *testing.T) {
+				t.Run(path.Join(c.TypeName, tc.name, "version "+version), func(t *testing.T) {
 					got, err := tc.decode([]byte(stored))
 					if err != nil {
 						t.Fatalf("decoding %s: %v", stored, err)
@@ -91,9 +92,9 @@ func TestUnitPrivateFound_previousReleaseDecodes(t *testing.T) {
 // What is written now is version 1 with the API value's own fields, and
 // reads back.
 func TestUnitPrivateFound_writesVersionOne(t *testing.T) {
-	for _, c := range settingsCases {
-		for _, tc := range settingsFound[c.typeName] {
-			t.Run(path.Join(c.typeName, tc.name), func(t *testing.T) {
+	for _, c := range acctest.SettingsCases {
+		for _, tc := range settingsFound[c.TypeName] {
+			t.Run(path.Join(c.TypeName, tc.name), func(t *testing.T) {
 				raw, err := tc.encode()
 				if err != nil {
 					t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // The life of every Better Auth settings resource on a branch: create (the
@@ -21,24 +22,24 @@ import (
 // `<project_id>/<branch_id>`, update in place, drift (changed behind
 // Terraform's back) repaired, and destroy, which restores what was found.
 func TestAccSettings_lifecycle(t *testing.T) {
-	for _, c := range settingsCases {
-		t.Run(c.typeName, func(t *testing.T) {
-			env := newBranchEnv(t)
-			env.enableAuth()
-			addr := c.typeName + ".test"
+	for _, c := range acctest.SettingsCases {
+		t.Run(c.TypeName, func(t *testing.T) {
+			env := acctest.NewBranchEnv(t)
+			env.EnableAuth()
+			addr := c.TypeName + ".test"
 			cfg := func(args string) string {
-				return env.config(env.resource(c.typeName, "test", strings.TrimSpace(args)))
+				return env.Config(env.Resource(c.TypeName, "test", strings.TrimSpace(args)))
 			}
-			found, err := c.api.read(env, env.BranchID)
-			env.must(err)
-			created, err := c.api.patched(found, c.onCreate)
-			env.must(err)
-			updated, err := c.api.patched(created, c.onUpdate)
-			env.must(err)
+			found, err := c.API.Read(env, env.BranchID)
+			env.Must(err)
+			created, err := c.API.Patched(found, c.OnCreate)
+			env.Must(err)
+			updated, err := c.API.Patched(created, c.OnUpdate)
+			env.Must(err)
 			// returns checks that the API returns want as the settings.
-			returns := func(when, want string) apiCheck {
+			returns := func(when, want string) acctest.APICheck {
 				return func() error {
-					got, err := c.api.read(env, env.BranchID)
+					got, err := c.API.Read(env, env.BranchID)
 					if err != nil {
 						return fmt.Errorf("%s: %w", when, err)
 					}
@@ -49,15 +50,15 @@ func TestAccSettings_lifecycle(t *testing.T) {
 				}
 			}
 			var createdChecks, updatedChecks []statecheck.StateCheck
-			for attr, v := range c.created {
+			for attr, v := range c.Created {
 				createdChecks = append(createdChecks, statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v))
 			}
-			for attr, v := range c.updated {
+			for attr, v := range c.Updated {
 				updatedChecks = append(updatedChecks, statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v))
 			}
-			tc := env.testCase(
+			tc := env.TestCase(
 				resource.TestStep{
-					Config:           cfg(c.create),
+					Config:           cfg(c.Create),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)}},
 					ConfigStateChecks: append(createdChecks,
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID)),
@@ -66,18 +67,18 @@ func TestAccSettings_lifecycle(t *testing.T) {
 				},
 				resource.TestStep{ResourceName: addr, ImportState: true, ImportStateVerify: true, ImportStateId: env.ProjectID + "/" + env.BranchID},
 				resource.TestStep{
-					Config:            cfg(c.update),
+					Config:            cfg(c.Update),
 					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 					ConfigStateChecks: append(updatedChecks, returns("after update", updated)),
 				},
 				resource.TestStep{
-					PreConfig:         func() { env.must(c.api.patch(env, env.BranchID, c.drift)) },
-					Config:            cfg(c.update),
+					PreConfig:         func() { env.Must(c.API.Patch(env, env.BranchID, c.Drift)) },
+					Config:            cfg(c.Update),
 					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 					ConfigStateChecks: []statecheck.StateCheck{returns("after repairing drift", updated)},
 				},
 			)
-			tc.CheckDestroy = env.destroyed(authKept, returns("after destroy (the settings found at creation)", found))
+			tc.CheckDestroy = env.Destroyed(acctest.AuthKept, returns("after destroy (the settings found at creation)", found))
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -87,22 +88,22 @@ func TestAccSettings_lifecycle(t *testing.T) {
 // reports with that one request per refresh, and only the others at their
 // own paths.
 func TestAccSettings_bundledSettingsShareOneRead(t *testing.T) {
-	env := newEmulatorEnv(t, "it counts the requests of one refresh by route, as the emulator records them", nil)
+	env := acctest.NewEmulatorEnv(t, "it counts the requests of one refresh by route, as the emulator records them", nil)
 	env.Mode = authAPIBranch
-	env.enableAuth()
+	env.EnableAuth()
 	var body strings.Builder
 	want := map[string]int{"GET /auth/plugins": 1}
-	for _, c := range settingsCases {
-		body.WriteString(env.resource(c.typeName, "test", strings.TrimSpace(c.create)))
-		if set := c.api.setting; set.Read {
+	for _, c := range acctest.SettingsCases {
+		body.WriteString(env.Resource(c.TypeName, "test", strings.TrimSpace(c.Create)))
+		if set := c.API.Setting; set.Read {
 			want["GET /auth/"+set.Path] = 1
 			if set.Bundled {
 				want["GET /auth/"+set.Path] = 0
 			}
 		}
 	}
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: env.config(body.String())},
+	resource.ParallelTest(t, env.TestCase(
+		resource.TestStep{Config: env.Config(body.String())},
 		refreshRequests(env, "every settings resource of one branch", want),
 	))
 }
@@ -125,7 +126,7 @@ func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"code":"","message":"not found","request_id":"moved-path"}`))
 	}
-	env := newEmulatorEnv(t, "it answers 404 from a path that still exists", func(next http.Handler) http.Handler {
+	env := acctest.NewEmulatorEnv(t, "it answers 404 from a path that still exists", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			f := fault.Load()
 			switch {
@@ -152,16 +153,16 @@ func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
 		})
 	})
 	env.Mode = authAPIBranch
-	env.enableAuth()
-	cfg := env.config(env.resource("neon_auth_phone_number_plugin", "test", "enabled = true"))
+	env.EnableAuth()
+	cfg := env.Config(env.Resource("neon_auth_phone_number_plugin", "test", "enabled = true"))
 	movedStep := func(f int32) resource.TestStep {
 		return resource.TestStep{
 			PreConfig:   func() { fault.Store(f) },
 			Config:      cfg,
-			ExpectError: matchInOrder("Unable to Read Auth Phone Number Plugin", "HTTP 404", "Neon Auth is enabled on the", "not the settings' absence"),
+			ExpectError: acctest.MatchInOrder("Unable to Read Auth Phone Number Plugin", "HTTP 404", "Neon Auth is enabled on the", "not the settings' absence"),
 		}
 	}
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{Config: cfg},
 		movedStep(bundleMoved),
 		movedStep(ownMoved),

@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"context"
@@ -82,35 +82,37 @@ type cliRelease struct {
 	version  *version.Version
 }
 
-// capability is a language feature of the CLI, with the first Terraform and
+// Capability is a language feature of the CLI, with the first Terraform and
 // the first OpenTofu release that have it. As a tfversion check it skips the
 // test, saying why, on a CLI without it.
-type capability struct {
-	name                string
-	terraform, openTofu *version.Version
+type Capability struct {
+	Name string
+	// Terraform and OpenTofu are the first releases that have it; nil: no
+	// release of that CLI has it.
+	Terraform, OpenTofu *version.Version
 }
 
 var (
 	// `ephemeral = true` on an input variable: Terraform 1.10, OpenTofu 1.11.
-	ephemeralVariables = capability{"ephemeral input variables", tfversion.Version1_10_0, tfversion.Version1_11_0}
+	EphemeralVariables = Capability{"ephemeral input variables", tfversion.Version1_10_0, tfversion.Version1_11_0}
 	// Write-only arguments such as client_secret_wo: Terraform 1.11,
 	// OpenTofu 1.11.
-	writeOnlyArguments = capability{"write-only arguments", tfversion.Version1_11_0, tfversion.Version1_11_0}
+	WriteOnlyArguments = Capability{"write-only arguments", tfversion.Version1_11_0, tfversion.Version1_11_0}
 	// provider::neon::… functions: Terraform 1.8, OpenTofu 1.7.
-	providerFunctions = capability{"provider-defined functions", tfversion.Version1_8_0, tfversion.Version1_7_0}
+	ProviderFunctions = Capability{"provider-defined functions", tfversion.Version1_8_0, tfversion.Version1_7_0}
 	// Calling a provider's functions without configuring it: Terraform 1.8,
 	// OpenTofu 1.11 (before, OpenTofu configures the provider to run its
 	// functions, so the provider needs its API key even there).
-	unconfiguredFunctions = capability{"provider functions without a provider configuration", tfversion.Version1_8_0, version.Must(version.NewVersion("1.11.0"))}
+	UnconfiguredFunctions = Capability{"provider functions without a provider configuration", tfversion.Version1_8_0, version.Must(version.NewVersion("1.11.0"))}
 	// Resource identity (import blocks with `identity = {…}`): Terraform
 	// 1.12, OpenTofu 1.12.
-	resourceIdentity = capability{"resource identity", tfversion.Version1_12_0, tfversion.Version1_12_0}
+	ResourceIdentity = Capability{"resource identity", tfversion.Version1_12_0, tfversion.Version1_12_0}
 	// List resources (`terraform query`): Terraform 1.14; no OpenTofu
 	// release has them.
-	listResources = capability{"list resources (terraform query)", tfversion.Version1_14_0, nil}
+	ListResources = Capability{"list resources (terraform query)", tfversion.Version1_14_0, nil}
 )
 
-func (c capability) CheckTerraformVersion(_ context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
+func (c Capability) CheckTerraformVersion(_ context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
 	cli, err := cliUnderTest()
 	if err != nil {
 		resp.Error = err
@@ -121,24 +123,24 @@ func (c capability) CheckTerraformVersion(_ context.Context, req tfversion.Check
 
 // missing says why a CLI lacks the capability, or is empty when it has it.
 // Pre-releases count as the release they lead to, as in tfversion.
-func (c capability) missing(openTofu bool, v *version.Version) string {
-	cli, first := "Terraform", c.terraform
+func (c Capability) missing(openTofu bool, v *version.Version) string {
+	cli, first := "Terraform", c.Terraform
 	if openTofu {
-		cli, first = "OpenTofu", c.openTofu
+		cli, first = "OpenTofu", c.OpenTofu
 	}
 	if first == nil {
-		return fmt.Sprintf("%s %s lacks %s (no %s release has it): skipping test", cli, v, c.name, cli)
+		return fmt.Sprintf("%s %s lacks %s (no %s release has it): skipping test", cli, v, c.Name, cli)
 	}
 	if v.Core().LessThan(first) {
-		return fmt.Sprintf("%s %s lacks %s (%s %s or later): skipping test", cli, v, c.name, cli, first)
+		return fmt.Sprintf("%s %s lacks %s (%s %s or later): skipping test", cli, v, c.Name, cli, first)
 	}
 	return ""
 }
 
-// lacks says why the CLI under test lacks a capability, or is empty when it
+// Lacks says why the CLI under test lacks a capability, or is empty when it
 // has it: a test that drives the CLI itself skips with it, one that runs
 // differently there reads it.
-func lacks(t *testing.T, c capability) string {
+func Lacks(t *testing.T, c Capability) string {
 	t.Helper()
 	cli, err := cliUnderTest()
 	if err != nil {
@@ -160,43 +162,5 @@ func (openTofuProviderHost) CheckTerraformVersion(_ context.Context, _ tfversion
 	}
 	if host := os.Getenv("TF_ACC_PROVIDER_HOST"); cli.openTofu && host != providerHostOpenTofu {
 		resp.Error = fmt.Errorf("the CLI under test is OpenTofu: set TF_ACC_PROVIDER_HOST=%s (it is %q), as make test-tofu does", providerHostOpenTofu, host)
-	}
-}
-
-func TestUnitCapabilityByCLI(t *testing.T) {
-	v := func(s string) *version.Version { return version.Must(version.NewVersion(s)) }
-	for _, tc := range []struct {
-		c        capability
-		openTofu bool
-		version  string
-		skip     bool
-	}{
-		{ephemeralVariables, false, "1.10.0", false},
-		{ephemeralVariables, false, "1.9.8", true},
-		{ephemeralVariables, true, "1.10.7", true},
-		{ephemeralVariables, true, "1.11.0", false},
-		{writeOnlyArguments, false, "1.10.5", true},
-		{writeOnlyArguments, false, "1.11.0-rc1", false},
-		{writeOnlyArguments, true, "1.10.7-dev", true},
-		{writeOnlyArguments, true, "1.12.6", false},
-		{providerFunctions, false, "1.7.5", true},
-		{providerFunctions, false, "1.8.0", false},
-		{providerFunctions, true, "1.7.0", false},
-		{providerFunctions, true, "1.6.2", true},
-		{resourceIdentity, false, "1.11.4", true},
-		{resourceIdentity, false, "1.12.0", false},
-		{resourceIdentity, true, "1.10.7", true},
-		{resourceIdentity, true, "1.12.6", false},
-		{listResources, false, "1.13.5", true},
-		{listResources, false, "1.14.0", false},
-		{listResources, true, "1.12.6", true},
-	} {
-		got := tc.c.missing(tc.openTofu, v(tc.version))
-		if (got != "") != tc.skip {
-			t.Errorf("%s on version %s (OpenTofu: %t): skip reason %q, want skip %t", tc.c.name, tc.version, tc.openTofu, got, tc.skip)
-		}
-	}
-	if got := ephemeralVariables.missing(true, v("1.10.7")); got != "OpenTofu 1.10.7 lacks ephemeral input variables (OpenTofu 1.11.0 or later): skipping test" {
-		t.Errorf("skip reason %q", got)
 	}
 }

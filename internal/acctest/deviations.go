@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"fmt"
@@ -126,29 +126,4 @@ func reportDeviations() error {
 		return os.WriteFile(file, []byte(s), 0o644)
 	}
 	return nil
-}
-
-// The summary counts each deviation, names the tests that met it, and
-// lists the most frequent first.
-func TestUnitDeviationsAreSummedUp(t *testing.T) {
-	l := &deviationLog{byKey: map[string]*deviation{}}
-	if got := l.summary("https://api.example.com/api/v2/"); !strings.Contains(got, "no deviation recorded") {
-		t.Errorf("without deviations: %q", got)
-	}
-	del := apispec.Violation{Method: "DELETE", Route: "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", Status: 204,
-		Kind: "response", Problem: "status 204 is not declared"}
-	list := apispec.Violation{Method: "GET", Route: "/projects/{project_id}/auth/domains", Status: 200, Kind: "response",
-		Problem: "response body /domains/0/auth_provider: enum"}
-	l.add("TestA", list)
-	l.add("TestA", del)
-	l.add("TestB", del)
-	l.add("TestB", del)
-	got := l.summary("https://api.example.com/api/v2/")
-	want := "https://api.example.com/api/v2/ deviated from the API reference 4 times, in 2 ways; recorded, not failures " +
-		"(the provider's handling of each is what the tests checked):\n" +
-		"  " + del.String() + "\n    3× in TestA, TestB\n" +
-		"  " + list.String() + "\n    1× in TestA\n"
-	if got != want {
-		t.Errorf("summary =\n%s\nwant\n%s", got, want)
-	}
 }
