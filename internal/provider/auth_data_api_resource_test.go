@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -22,23 +22,11 @@ const dataAPIAddr = "neon_auth_data_api.test"
 // fetch when a test runs against it: the external provider of the tests.
 const googleJWKS = "https://www.googleapis.com/oauth2/v3/certs"
 
-// dataAPIOf is the Data API of a database of a branch as the API shows it;
-// nil when GET answers 404.
-func (e *accEnv) dataAPIOf(branchID, database string) *apiclient.DataAPI {
-	e.t.Helper()
-	got, err := e.client().GetDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: e.ProjectID, BranchID: branchID, DatabaseName: database})
-	if errors.Is(err, apiclient.ErrNotFound) {
-		return nil
-	}
-	e.must(err)
-	return got
-}
-
 // expectDataAPI checks the Data API of neondb on the test's branch: none
 // when want is nil, else one whose settings pass want.
-func (e *accEnv) expectDataAPI(want func(apiclient.DataAPISettings) error) apiCheck {
+func expectDataAPI(e *acctest.Env, want func(apiclient.DataAPISettings) error) acctest.APICheck {
 	return func() error {
-		got := e.dataAPIOf(e.BranchID, "neondb")
+		got := e.DataAPIOf(e.BranchID, "neondb")
 		switch {
 		case got == nil && want == nil:
 			return nil
@@ -67,18 +55,18 @@ func maxRows(n int) func(apiclient.DataAPISettings) error {
 // settings changed in place, drift of a setting and of the whole Data API
 // repaired, a create-time option replacing it, destroy.
 func TestAccAuthDataAPI_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
 		provider, auth := apiclient.DataAPIAuthNeonAuth, []string{`auth_provider = "neon_auth"`}
 		if env.Mode == authAPIProject {
 			provider = apiclient.DataAPIAuthExternal
 			auth = []string{`auth_provider = "external"`, fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`}
 		} else {
-			env.enableAuth()
+			env.EnableAuth()
 		}
 		auth = append(auth, "add_default_grants = true")
 		cfg := func(extra ...string) string {
 			args := append(append([]string{`database_name = "neondb"`}, auth...), extra...)
-			return env.config(env.resource("neon_auth_data_api", "test", args...))
+			return env.Config(env.Resource("neon_auth_data_api", "test", args...))
 		}
 		attr := func(path ...string) tfjsonpath.Path {
 			p := tfjsonpath.New(path[0])
@@ -87,7 +75,7 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 			}
 			return p
 		}
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				Config: cfg(`settings = {
     db_max_rows = 100
@@ -95,14 +83,14 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
   }`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/neondb")),
-					statecheck.ExpectKnownValue(dataAPIAddr, attr("status"), env.dataAPIStatus()),
+					statecheck.ExpectKnownValue(dataAPIAddr, attr("status"), dataAPIStatus(env)),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://.+/neondb/rest/v1$`))),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_max_rows"), knownvalue.Int64Exact(100)),
 					// What the configuration leaves out is shown as the API reports it.
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "db_anon_role"), knownvalue.StringExact("anonymous")),
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "jwt_role_claim_key"), knownvalue.StringExact(".role")),
-					env.expectDataAPI(maxRows(100)),
-					apiCheck(func() error {
+					expectDataAPI(env, maxRows(100)),
+					acctest.APICheck(func() error {
 						// What the API never returns reached it: only the
 						// in-process emulator shows it.
 						if env.Emu == nil {
@@ -128,13 +116,13 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(dataAPIAddr, attr("settings", "openapi_mode"), knownvalue.StringExact("ignore-privileges")),
-					env.expectDataAPI(maxRows(500)),
+					expectDataAPI(env, maxRows(500)),
 				},
 			},
 			resource.TestStep{
 				// Drift: a setting changed behind Terraform's back is set back.
 				PreConfig: func() {
-					env.must(env.client().UpdateDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
+					env.Must(env.Client().UpdateDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
 						BranchID: env.BranchID, DatabaseName: "neondb"}, apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(1)}))
 				},
 				Config: cfg(`settings = {
@@ -143,19 +131,19 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
     openapi_mode = "ignore-privileges"
   }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionUpdate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+				ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, maxRows(500))},
 			},
 			resource.TestStep{
 				// Drift: deleted behind Terraform's back, it is created again.
 				PreConfig: func() {
-					env.must(env.client().DeleteDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
+					env.Must(env.Client().DeleteDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: env.ProjectID,
 						BranchID: env.BranchID, DatabaseName: "neondb"}))
 				},
 				Config: cfg(`settings = {
     db_max_rows = 500
   }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+				ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, maxRows(500))},
 			},
 			resource.TestStep{
 				// A create-time option cannot change: the Data API is replaced.
@@ -163,10 +151,10 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
     db_max_rows = 500
   }`),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(dataAPIAddr, plancheck.ResourceActionDestroyBeforeCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(maxRows(500))},
+				ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, maxRows(500))},
 			},
 		)
-		tc.CheckDestroy = env.destroyed(env.Mode == authAPIBranch, env.expectDataAPI(nil))
+		tc.CheckDestroy = env.Destroyed(env.Mode == authAPIBranch, expectDataAPI(env, nil))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -175,9 +163,9 @@ func TestAccAuthDataAPI_lifecycle(t *testing.T) {
 // neon_auth_integration and how to order the two, and the configuration
 // that does so works on its first apply and destroys both.
 func TestAccAuthDataAPI_neonAuthNeedsTheIntegration(t *testing.T) {
-	env := newBranchEnv(t)
-	alone := env.config(env.resource("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "neon_auth"`))
-	ordered := env.config(env.resource("neon_auth_integration", "this") + `
+	env := acctest.NewBranchEnv(t)
+	alone := env.Config(env.Resource("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "neon_auth"`))
+	ordered := env.Config(env.Resource("neon_auth_integration", "this") + `
 resource "neon_auth_data_api" "test" {
   project_id    = neon_auth_integration.this.project_id
   branch_id     = neon_auth_integration.this.branch_id
@@ -185,11 +173,11 @@ resource "neon_auth_data_api" "test" {
   auth_provider = "neon_auth"
 }
 `)
-	tc := env.testCase(
-		resource.TestStep{Config: alone, ExpectError: matchInOrder("Neon Auth not enabled on the branch", "Add a neon_auth_integration",
+	tc := env.TestCase(
+		resource.TestStep{Config: alone, ExpectError: acctest.MatchInOrder("Neon Auth not enabled on the branch", "Add a neon_auth_integration",
 			"branch_id = neon_auth_integration.<name>.branch_id", "enables Neon Auth before it creates the Data API")},
-		resource.TestStep{Config: ordered, ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(func(apiclient.DataAPISettings) error { return nil })}},
+		resource.TestStep{Config: ordered, ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, func(apiclient.DataAPISettings) error { return nil })}},
 	)
-	tc.CheckDestroy = env.destroyed(authGone, env.expectDataAPI(nil))
+	tc.CheckDestroy = env.Destroyed(acctest.AuthGone, expectDataAPI(env, nil))
 	resource.ParallelTest(t, tc)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -25,25 +26,25 @@ const domainAddr = "neon_auth_domain.test"
 // replacement by another domain, drift (removed behind Terraform's back, then
 // the whole integration re-created) repaired, destroy.
 func TestAccAuthDomain_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuth()
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuth()
 		const first, second = "https://app.example.com", "http://localhost:3000"
 		cfg := func(domain string) string {
-			return env.config(env.resource("neon_auth_domain", "test", "domain = "+strconv.Quote(domain)))
+			return env.Config(env.Resource("neon_auth_domain", "test", "domain = "+strconv.Quote(domain)))
 		}
 		id := func(domain string) knownvalue.Check {
 			return knownvalue.StringExact(env.ProjectID + "/" + env.BranchID + "/" + domain)
 		}
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				Config:           cfg(first),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate)}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), id(first)),
 					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("domain"), knownvalue.StringExact(first)),
-					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.AuthProvider())),
 					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
-					env.expectDomains(first),
+					env.ExpectDomains(first),
 				},
 			},
 			// Everything of a domain can be read back: nothing is ignored.
@@ -52,16 +53,16 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				// The API has no update: another domain replaces this one.
 				Config:            cfg(second),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionDestroyBeforeCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), id(second)), env.expectDomains(second)},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), id(second)), env.ExpectDomains(second)},
 			},
 			resource.TestStep{
 				// Drift: removed from the whitelist behind Terraform's back.
 				PreConfig: func() {
-					env.must(env.client().DeleteDomains(context.Background(), env.scope(), env.authProvider(), []string{second}))
+					env.Must(env.Client().DeleteDomains(context.Background(), env.Scope(), env.AuthProvider(), []string{second}))
 				},
 				Config:            cfg(second),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainAddr, plancheck.ResourceActionCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(second)},
+				ConfigStateChecks: []statecheck.StateCheck{env.ExpectDomains(second)},
 			},
 			resource.TestStep{
 				// Drift: the whole integration is deleted and re-created
@@ -70,13 +71,13 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 				// emulator keeps nothing, and the domain is planned for
 				// creation, not reported as an error. A server that kept it
 				// plans nothing.
-				PreConfig:         env.recreateAuth,
+				PreConfig:         env.RecreateAuth,
 				Config:            cfg(second),
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{env.actionIn(domainAddr, plancheck.ResourceActionCreate, plancheck.ResourceActionNoop)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(second)},
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{actionIn(env, domainAddr, plancheck.ResourceActionCreate, plancheck.ResourceActionNoop)}},
+				ConfigStateChecks: []statecheck.StateCheck{env.ExpectDomains(second)},
 			},
 		)
-		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
+		tc.CheckDestroy = env.Destroyed(acctest.AuthKept, env.ExpectDomains())
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -88,28 +89,28 @@ func TestAccAuthDomain_lifecycle(t *testing.T) {
 // this configuration did not add it. With inherited_auth = "refuse" it is
 // refused with the import command instead.
 func TestAccAuthDomain_foundIsTakenOverOnAnyBranch(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuth()
-		_, err := env.client().AddDomain(context.Background(), env.scope(), apiclient.AddDomainRequest{Domain: "https://app.example.com",
-			AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
-		env.must(err)
-		body := env.resource("neon_auth_domain", "test", `domain = "https://APP.example.com/"`)
-		tc := env.testCase(
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuth()
+		_, err := env.Client().AddDomain(context.Background(), env.Scope(), apiclient.AddDomainRequest{Domain: "https://app.example.com",
+			AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.AuthProvider())})
+		env.Must(err)
+		body := env.Resource("neon_auth_domain", "test", `domain = "https://APP.example.com/"`)
+		tc := env.TestCase(
 			resource.TestStep{
-				Config: env.providerBlock(`inherited_auth = "refuse"`) + body,
-				ExpectError: matchInOrder("already whitelisted", `inherited_auth is "refuse"`,
+				Config: env.ProviderBlock(`inherited_auth = "refuse"`) + body,
+				ExpectError: acctest.MatchInOrder("already whitelisted", `inherited_auth is "refuse"`,
 					"terraform import neon_auth_domain.<name> "+env.ProjectID+"/"+env.BranchID+"/https://app.example.com"),
 			},
 			resource.TestStep{
-				Config: env.config(body),
+				Config: env.Config(body),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/https://app.example.com")),
-					env.expectDomains("https://app.example.com"),
+					env.ExpectDomains("https://app.example.com"),
 				},
 			},
-			resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			resource.TestStep{Config: env.Config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		)
-		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains("https://app.example.com"))
+		tc.CheckDestroy = env.Destroyed(acctest.AuthKept, env.ExpectDomains("https://app.example.com"))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -119,11 +120,11 @@ func TestAccAuthDomain_foundIsTakenOverOnAnyBranch(t *testing.T) {
 // has an import by an id that writes it differently again, even one that
 // leaves the branch to the default, the production branch.
 func TestAccAuthDomain_canonicalForm(t *testing.T) {
-	env := newProjectEnv(t)
-	env.enableAuth()
+	env := acctest.NewProjectEnv(t)
+	env.EnableAuth()
 	const written, canonical = "https://App.Example.COM/", "https://app.example.com"
-	cfg := env.config(env.resource("neon_auth_domain", "test", "domain = "+strconv.Quote(written)))
-	tc := env.testCase(
+	cfg := env.Config(env.Resource("neon_auth_domain", "test", "domain = "+strconv.Quote(written)))
+	tc := env.TestCase(
 		resource.TestStep{
 			// The framework checks that the plan after this apply is empty.
 			Config: cfg,
@@ -131,12 +132,12 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 				// The configured spelling stays in state; the id is canonical.
 				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("domain"), knownvalue.StringExact(written)),
 				statecheck.ExpectKnownValue(domainAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/"+canonical)),
-				env.expectDomains(canonical),
+				env.ExpectDomains(canonical),
 			},
 		},
 		resource.TestStep{
 			// Writing it another equivalent way changes nothing.
-			Config:           env.config(env.resource("neon_auth_domain", "test", `domain = "HTTPS://app.example.com"`)),
+			Config:           env.Config(env.Resource("neon_auth_domain", "test", `domain = "HTTPS://app.example.com"`)),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 		resource.TestStep{
@@ -163,24 +164,24 @@ func TestAccAuthDomain_canonicalForm(t *testing.T) {
 			},
 		},
 	)
-	tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
+	tc.CheckDestroy = env.Destroyed(acctest.AuthKept, env.ExpectDomains())
 	resource.ParallelTest(t, tc)
 }
 
 // Wildcard hosts and native apps' own schemes, as Neon accepts them: planned
 // and applied, stored canonical, no diff after, destroyed; in both families.
 func TestAccAuthDomain_wildcardAndNativeAppSchemes(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuth()
-		cfg := env.config(env.resource("neon_auth_domain", "test", `domain = "https://*.Preview.example.com/"`) +
-			env.resource("neon_auth_domain", "app", `domain = "myapp://callback"`))
-		tc := env.testCase(
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuth()
+		cfg := env.Config(env.Resource("neon_auth_domain", "test", `domain = "https://*.Preview.example.com/"`) +
+			env.Resource("neon_auth_domain", "app", `domain = "myapp://callback"`))
+		tc := env.TestCase(
 			resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{
-				env.expectDomains("https://*.preview.example.com", "myapp://callback"),
+				env.ExpectDomains("https://*.preview.example.com", "myapp://callback"),
 			}},
 			resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		)
-		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
+		tc.CheckDestroy = env.Destroyed(acctest.AuthKept, env.ExpectDomains())
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -190,21 +191,21 @@ func TestAccAuthDomain_wildcardAndNativeAppSchemes(t *testing.T) {
 // refused with the import hint (TestAccConflictSuggestsImport/neon_auth_domain).
 func TestAccAuthDomain_lostAddAnsweredConflictIsRecovered(t *testing.T) {
 	var posts atomic.Int32
-	env := newEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
+	env := acctest.NewEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth/domains", http.StatusOK, `{"domains":[]}`, &posts))
 	env.Mode = authAPIBranch
-	env.enableAuth()
-	tc := env.testCase(resource.TestStep{
-		Config: env.config(env.resource("neon_auth_domain", "test", `domain = "https://app.example.com"`)),
+	env.EnableAuth()
+	tc := env.TestCase(resource.TestStep{
+		Config: env.Config(env.Resource("neon_auth_domain", "test", `domain = "https://app.example.com"`)),
 		ConfigStateChecks: []statecheck.StateCheck{
-			env.expectDomains("https://app.example.com"),
-			apiCheck(func() error {
-				if n := env.routeCount("POST /auth/domains", http.StatusConflict); n != 1 || posts.Load() != 2 {
+			env.ExpectDomains("https://app.example.com"),
+			acctest.APICheck(func() error {
+				if n := env.RouteCount("POST /auth/domains", http.StatusConflict); n != 1 || posts.Load() != 2 {
 					return fmt.Errorf("%d adds, %d answered 409: want the lost one and a re-send answered 409", posts.Load(), n)
 				}
 				return nil
 			}),
 		},
 	})
-	tc.CheckDestroy = env.destroyed(authKept, env.expectDomains())
+	tc.CheckDestroy = env.Destroyed(acctest.AuthKept, env.ExpectDomains())
 	resource.ParallelTest(t, tc)
 }

@@ -8,15 +8,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // The whitelist as the API lists it, in both API families.
 func TestAccAuthDomainsDataSource(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuthWithSecrets()
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuthWithSecrets()
 		const ds = "data.neon_auth_domains.audit"
-		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(fmt.Sprintf(`
+		resource.ParallelTest(t, env.TestCase(resource.TestStep{
+			Config: env.Config(fmt.Sprintf(`
 data "neon_auth_domains" "audit" {
   project_id = %q
   branch_id  = %q
@@ -24,7 +25,7 @@ data "neon_auth_domains" "audit" {
 `, env.ProjectID, env.BranchID)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("domains"), knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"domain": knownvalue.StringExact("https://app.example.com"), "auth_provider": knownvalue.StringExact(env.authProvider()),
+					"domain": knownvalue.StringExact("https://app.example.com"), "auth_provider": knownvalue.StringExact(env.AuthProvider()),
 				})})),
 			},
 		}))

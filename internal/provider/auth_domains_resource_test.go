@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -33,29 +34,29 @@ const domainsAddr = "neon_auth_domains.test"
 // spellings of the same origins change nothing; and destroy restores the
 // list the create found.
 func TestAccAuthDomains_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuth()
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuth()
 		add := func(domains ...string) {
 			for _, d := range domains {
-				_, err := env.client().AddDomain(context.Background(), env.scope(),
-					apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
-				env.must(err)
+				_, err := env.Client().AddDomain(context.Background(), env.Scope(),
+					apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.AuthProvider())})
+				env.Must(err)
 			}
 		}
 		add("https://old-1.example.com", "https://old-2.example.com", "https://app.example.com")
 		const app, admin, docs = "https://app.example.com", "https://admin.example.com", "https://docs.example.com"
 		cfg := func(first, second string) string {
-			return env.config(env.resource("neon_auth_domains", "test", fmt.Sprintf("domains = [%q, %q]", first, second)))
+			return env.Config(env.Resource("neon_auth_domains", "test", fmt.Sprintf("domains = [%q, %q]", first, second)))
 		}
 		updates := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainsAddr, plancheck.ResourceActionUpdate)}}
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				Config:           cfg(app, admin),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(domainsAddr, plancheck.ResourceActionCreate)}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					env.expectDomains(app, admin),
+					env.ExpectDomains(app, admin),
 					statecheck.ExpectKnownValue(domainsAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID)),
-					statecheck.ExpectKnownValue(domainsAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+					statecheck.ExpectKnownValue(domainsAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.AuthProvider())),
 				},
 			},
 			resource.TestStep{ResourceName: domainsAddr, ImportState: true, ImportStateVerify: true},
@@ -67,7 +68,7 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 			resource.TestStep{
 				Config:            cfg(app, docs),
 				ConfigPlanChecks:  updates,
-				ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(app, docs)},
+				ConfigStateChecks: []statecheck.StateCheck{env.ExpectDomains(app, docs)},
 			},
 			resource.TestStep{
 				// An origin slipped into the whitelist outside Terraform is a
@@ -76,7 +77,7 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 				Config:           cfg(app, docs),
 				ConfigPlanChecks: updates,
 				ConfigStateChecks: []statecheck.StateCheck{
-					env.expectDomains(app, docs),
+					env.ExpectDomains(app, docs),
 					statecheck.ExpectKnownValue(domainsAddr, tfjsonpath.New("domains"),
 						knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(app), knownvalue.StringExact(docs)})),
 				},
@@ -84,7 +85,7 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 		)
 		// Destroy restores the list the create found, whatever put it there:
 		// the domains this configuration added go, those it removed come back.
-		tc.CheckDestroy = env.destroyed(authKept, env.expectDomains("https://old-1.example.com", "https://old-2.example.com", app))
+		tc.CheckDestroy = env.Destroyed(acctest.AuthKept, env.ExpectDomains("https://old-1.example.com", "https://old-2.example.com", app))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -93,32 +94,32 @@ func TestAccAuthDomains_lifecycle(t *testing.T) {
 // the domains that were there before it, those a change drops, and one
 // slipped in outside Terraform.
 func TestAccAuthDomains_removesInOneRequest(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newEmulatorEnv(t, "it counts requests", nil)
+			env := acctest.NewEmulatorEnv(t, "it counts requests", nil)
 			env.Mode = mode
-			env.enableAuth()
+			env.EnableAuth()
 			add := func(domains ...string) {
 				for _, d := range domains {
-					_, err := env.client().AddDomain(context.Background(), env.scope(),
-						apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
-					env.must(err)
+					_, err := env.Client().AddDomain(context.Background(), env.Scope(),
+						apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.AuthProvider())})
+					env.Must(err)
 				}
 			}
 			add("https://old-1.example.com", "https://old-2.example.com", "https://app.example.com")
 			step := func(slippedIn []string, domains ...string) resource.TestStep {
 				return resource.TestStep{
 					PreConfig: func() { add(slippedIn...); env.Emu.ResetStats() },
-					Config:    env.config(env.resource("neon_auth_domains", "test", fmt.Sprintf("domains = [%q, %q]", domains[0], domains[1]))),
-					ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(domains...), apiCheck(func() error {
-						if n := env.routeCount("DELETE /auth/domains"); n != 1 {
+					Config:    env.Config(env.Resource("neon_auth_domains", "test", fmt.Sprintf("domains = [%q, %q]", domains[0], domains[1]))),
+					ConfigStateChecks: []statecheck.StateCheck{env.ExpectDomains(domains...), acctest.APICheck(func() error {
+						if n := env.RouteCount("DELETE /auth/domains"); n != 1 {
 							return fmt.Errorf("%d DELETE …/auth/domains requests, want 1", n)
 						}
 						return nil
 					})},
 				}
 			}
-			resource.ParallelTest(t, env.testCase(
+			resource.ParallelTest(t, env.TestCase(
 				step(nil, "https://app.example.com", "https://admin.example.com"), // both old domains in one request
 				step(nil, "https://app.example.com", "https://docs.example.com"),
 				step([]string{"https://evil.example.net"}, "https://app.example.com", "https://docs.example.com"),
@@ -134,12 +135,12 @@ func TestAccAuthDomains_removesInOneRequest(t *testing.T) {
 // domain.
 func TestAccAuthDomains_aNewWhitelistAddsWithoutWaitingForItsList(t *testing.T) {
 	domains := []string{"https://app.example.com", "https://admin.example.com", "https://docs.example.com"}
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
 			var adds atomic.Int32
 			arrived := make(chan struct{})
 			var heldTooLong atomic.Bool
-			env := newEmulatorEnv(t, "it holds requests at the server and counts them", func(next http.Handler) http.Handler {
+			env := acctest.NewEmulatorEnv(t, "it holds requests at the server and counts them", func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if strings.HasSuffix(r.URL.Path, "/auth/domains") {
 						switch r.Method {
@@ -167,7 +168,7 @@ func TestAccAuthDomains_aNewWhitelistAddsWithoutWaitingForItsList(t *testing.T) 
 			// branch_id out: the plan knows the whitelist's branch only once
 			// the integration is applied, so the one list read is the
 			// create's.
-			config := env.config(fmt.Sprintf(`
+			config := env.Config(fmt.Sprintf(`
 resource "neon_auth_integration" "this" {
   project_id = %q
 }
@@ -178,18 +179,18 @@ resource "neon_auth_domains" "test" {
   domains    = [%s]
 }
 `, env.ProjectID, strings.Join(quoted, ", ")))
-			resource.ParallelTest(t, env.testCase(resource.TestStep{
+			resource.ParallelTest(t, env.TestCase(resource.TestStep{
 				PreConfig: env.Emu.ResetStats,
 				Config:    config,
-				ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
+				ConfigStateChecks: []statecheck.StateCheck{acctest.APICheck(func() error {
 					if heldTooLong.Load() {
 						return fmt.Errorf("the whitelist's list was answered before its %d adds had arrived: the adds waited for it", len(domains))
 					}
-					if lists, posts := env.routeCount("GET /auth/domains"), env.routeCount("POST /auth/domains"); lists != 1 || posts != len(domains) {
+					if lists, posts := env.RouteCount("GET /auth/domains"), env.RouteCount("POST /auth/domains"); lists != 1 || posts != len(domains) {
 						return fmt.Errorf("%d lists and %d adds, want 1 and %d", lists, posts, len(domains))
 					}
 					return nil
-				}), env.expectDomains(domains...)},
+				}), env.ExpectDomains(domains...)},
 			}))
 		})
 	}
@@ -217,7 +218,7 @@ func TestAccAuthDomains_movedBetweenTheTwoHoldersInOneApply(t *testing.T) {
 		t.Run(map[bool]string{true: "list_to_each", false: "each_to_list"}[toEach], func(t *testing.T) {
 			var looked atomic.Int32
 			creates := make(chan struct{})
-			env := newEmulatorEnv(t, "it holds requests at the server", func(next http.Handler) http.Handler {
+			env := acctest.NewEmulatorEnv(t, "it holds requests at the server", func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if !strings.HasSuffix(r.URL.Path, "/auth/domains") {
 						next.ServeHTTP(w, r)
@@ -240,12 +241,12 @@ func TestAccAuthDomains_movedBetweenTheTwoHoldersInOneApply(t *testing.T) {
 				})
 			})
 			env.Mode = authAPIBranch
-			env.enableAuth()
-			_, err := env.client().AddDomain(context.Background(), env.scope(),
-				apiclient.AddDomainRequest{Domain: kept, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())})
-			env.must(err)
-			list := env.config(env.resource("neon_auth_domains", "all", "domains = ["+strings.Join(quoted, ", ")+"]"))
-			each := env.config(fmt.Sprintf(`
+			env.EnableAuth()
+			_, err := env.Client().AddDomain(context.Background(), env.Scope(),
+				apiclient.AddDomainRequest{Domain: kept, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.AuthProvider())})
+			env.Must(err)
+			list := env.Config(env.Resource("neon_auth_domains", "all", "domains = ["+strings.Join(quoted, ", ")+"]"))
+			each := env.Config(fmt.Sprintf(`
 resource "neon_auth_domain" "each" {
   for_each   = toset([%s])
   project_id = %q
@@ -257,15 +258,15 @@ resource "neon_auth_domain" "each" {
 			if !toEach {
 				from, to = each, list
 			}
-			resource.ParallelTest(t, env.testCase(
+			resource.ParallelTest(t, env.TestCase(
 				resource.TestStep{Config: from, PreConfig: func() { looked.Store(-1 << 20) }},
 				resource.TestStep{
 					Config:            to,
 					PreConfig:         func() { looked.Store(0) },
-					ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(domains...)},
+					ConfigStateChecks: []statecheck.StateCheck{env.ExpectDomains(domains...)},
 				},
 				resource.TestStep{Config: to, PlanOnly: true},
-				resource.TestStep{Config: env.config(""), Check: func(*terraform.State) error { return env.expectDomains(domains...)() }},
+				resource.TestStep{Config: env.Config(""), Check: func(*terraform.State) error { return env.ExpectDomains(domains...)() }},
 			))
 		})
 	}
@@ -278,7 +279,7 @@ func TestAccAuthDomains_aRefusedAddIsNamedAndTheOthersStay(t *testing.T) {
 	const refused = "https://refused.example.com"
 	var refusing atomic.Bool
 	refusing.Store(true)
-	env := newEmulatorEnv(t, "it rewrites the API's answers", func(next http.Handler) http.Handler {
+	env := acctest.NewEmulatorEnv(t, "it rewrites the API's answers", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if refusing.Load() && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/auth/domains") {
 				body, _ := io.ReadAll(r.Body)
@@ -294,21 +295,21 @@ func TestAccAuthDomains_aRefusedAddIsNamedAndTheOthersStay(t *testing.T) {
 		})
 	})
 	env.Mode = authAPIBranch
-	env.enableAuth()
+	env.EnableAuth()
 	const app, admin = "https://app.example.com", "https://admin.example.com"
-	config := env.config(env.resource("neon_auth_domains", "test", fmt.Sprintf("domains = [%q, %q, %q]", app, refused, admin)))
-	resource.ParallelTest(t, env.testCase(
+	config := env.Config(env.Resource("neon_auth_domains", "test", fmt.Sprintf("domains = [%q, %q, %q]", app, refused, admin)))
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{
 			Config:      config,
 			ExpectError: regexp.MustCompile(`(?s)Adding the domain https://refused\.example\.com to the whitelist.*HTTP\s+400:\s+domain\s+not\s+allowed`),
 		},
 		resource.TestStep{
 			PreConfig: func() {
-				env.must(env.expectDomains(app, admin)())
+				env.Must(env.ExpectDomains(app, admin)())
 				refusing.Store(false)
 			},
 			Config:            config,
-			ConfigStateChecks: []statecheck.StateCheck{env.expectDomains(app, refused, admin)},
+			ConfigStateChecks: []statecheck.StateCheck{env.ExpectDomains(app, refused, admin)},
 		},
 	))
 }

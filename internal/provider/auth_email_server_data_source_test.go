@@ -8,15 +8,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // The email server's settings, in both API families; never the password.
 func TestAccAuthEmailServerDataSource(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuthWithSecrets()
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuthWithSecrets()
 		const ds = "data.neon_auth_email_server.audit"
-		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(fmt.Sprintf(`
+		resource.ParallelTest(t, env.TestCase(resource.TestStep{
+			Config: env.Config(fmt.Sprintf(`
 data "neon_auth_email_server" "audit" {
   project_id = %q
   branch_id  = %q

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -41,9 +42,9 @@ func writeOnlyPassword(password string, version int) string {
 // host, port 587, as standardEmailServerArgs sets it. The password reads
 // redacted, so it is not compared (TestAccAuthEmailServer_passwordsReachTheAPI
 // checks what the API stored).
-func expectEmailServer(env *accEnv, typ, host, senderName string) apiCheck {
+func expectEmailServer(env *acctest.Env, typ, host, senderName string) acctest.APICheck {
 	return func() error {
-		es := env.emailServer()
+		es := env.EmailServer()
 		if es == nil {
 			return fmt.Errorf("the branch has no email server, want a %s one", typ)
 		}
@@ -65,10 +66,10 @@ func expectEmailServer(env *accEnv, typ, host, senderName string) apiCheck {
 // integration re-created) repaired, switch to shared, destroy back to
 // shared.
 func TestAccAuthEmailServer_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuth()
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuth()
 		standard := func(host string) string {
-			return env.config(env.resource("neon_auth_email_server", "test",
+			return env.Config(env.Resource("neon_auth_email_server", "test",
 				fmt.Sprintf(standardEmailServerArgs, host, "Example", `password = "smtp-secret-1"`)))
 		}
 		first, second := standard("smtp.example.com"), standard("smtp2.example.com")
@@ -82,12 +83,12 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 		// created again; a new Stack Auth one has the shared server, which
 		// is updated. A server that kept it plans nothing.
 		afterRecreate := plancheck.ResourceActionCreate
-		if env.authProvider() == apiclient.AuthProviderStack {
+		if env.AuthProvider() == apiclient.AuthProviderStack {
 			afterRecreate = plancheck.ResourceActionUpdate
 		}
-		ctx, c := context.Background(), env.client()
+		ctx, c := context.Background(), env.Client()
 
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				Config: first,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -117,9 +118,9 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// Drift: the host is changed behind Terraform's back.
 				PreConfig: func() {
-					_, err := c.UpdateEmailServer(ctx, env.scope(), apiclient.StandardEmailServer(apiclient.SMTP{Host: "evil.example.com", Port: 587,
+					_, err := c.UpdateEmailServer(ctx, env.Scope(), apiclient.StandardEmailServer(apiclient.SMTP{Host: "evil.example.com", Port: 587,
 						Username: "mailer", Password: "smtp-secret-1", SenderEmail: "noreply@example.com", SenderName: "Example"}))
-					env.must(err)
+					env.Must(err)
 				},
 				Config:            second,
 				ConfigPlanChecks:  updates,
@@ -128,8 +129,8 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// Drift: reset to the shared server behind Terraform's back.
 				PreConfig: func() {
-					_, err := c.UpdateEmailServer(ctx, env.scope(), apiclient.SharedEmailServer())
-					env.must(err)
+					_, err := c.UpdateEmailServer(ctx, env.Scope(), apiclient.SharedEmailServer())
+					env.Must(err)
 				},
 				Config: second,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -141,14 +142,14 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 			resource.TestStep{
 				// Drift: the integration is deleted and re-created behind
 				// Terraform's back.
-				PreConfig:         env.recreateAuth,
+				PreConfig:         env.RecreateAuth,
 				Config:            second,
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{env.actionIn(emailAddr, afterRecreate, plancheck.ResourceActionNoop)}},
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{actionIn(env, emailAddr, afterRecreate, plancheck.ResourceActionNoop)}},
 				ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp2.example.com", "Example")},
 			},
 			resource.TestStep{
 				// Back to the platform's server, in place.
-				Config:           env.config(env.resource("neon_auth_email_server", "test", `type = "shared"`)),
+				Config:           env.Config(env.Resource("neon_auth_email_server", "test", `type = "shared"`)),
 				ConfigPlanChecks: updates,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(emailAddr, tfjsonpath.New("host"), knownvalue.Null()),
@@ -166,7 +167,7 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 			},
 		)
 		// Destroy resets the branch to the shared server.
-		tc.CheckDestroy = env.destroyed(authKept, expectEmailServer(env, "shared", "", ""))
+		tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectEmailServer(env, "shared", "", ""))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -175,13 +176,13 @@ func TestAccAuthEmailServer_lifecycle(t *testing.T) {
 // password_wo_version updates in place
 // (TestAccAuthEmailServer_passwordsReachTheAPI checks what reached the API).
 func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
-	env := newBranchEnv(t)
-	env.enableAuth()
+	env := acctest.NewBranchEnv(t)
+	env.EnableAuth()
 	cfg := func(password string, version int) string {
-		return env.config(env.resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", "Example",
+		return env.Config(env.Resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", "Example",
 			writeOnlyPassword(password, version))))
 	}
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
 			Config: cfg("wo-pass-1", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -210,8 +211,8 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"password_wo_version"},
 		},
 	)
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-	tc.CheckDestroy = env.destroyed(authKept, expectEmailServer(env, "shared", "", ""))
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.WriteOnlyArguments)
+	tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectEmailServer(env, "shared", "", ""))
 	resource.ParallelTest(t, tc)
 }
 
@@ -222,16 +223,16 @@ func TestAccAuthEmailServer_writeOnlyPassword(t *testing.T) {
 // new version. The API returns the password redacted, so the emulator's
 // record is read.
 func TestAccAuthEmailServer_passwordsReachTheAPI(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newEmulatorEnv(t, "it reads the password the API stored, which the API returns redacted", nil)
+			env := acctest.NewEmulatorEnv(t, "it reads the password the API stored, which the API returns redacted", nil)
 			env.Mode = mode
-			env.enableAuth()
+			env.EnableAuth()
 			cfg := func(senderName, password string) string {
-				return env.config(env.resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", senderName, password)))
+				return env.Config(env.Resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", senderName, password)))
 			}
 			stored := func(senderName, password string) []statecheck.StateCheck {
-				return []statecheck.StateCheck{apiCheck(func() error {
+				return []statecheck.StateCheck{acctest.APICheck(func() error {
 					got, err := env.Emu.EmailServer(env.ProjectID)
 					if err != nil {
 						return err
@@ -248,20 +249,20 @@ func TestAccAuthEmailServer_passwordsReachTheAPI(t *testing.T) {
 			steps := []resource.TestStep{
 				{Config: cfg("Example", `password = "smtp-secret-1"`), ConfigStateChecks: stored("Example", "smtp-secret-1")},
 				{
-					PreConfig:         func() { env.must(env.Emu.SetEmailServer(env.ProjectID, emulator.EmailServer{Type: "shared"})) },
+					PreConfig:         func() { env.Must(env.Emu.SetEmailServer(env.ProjectID, emulator.EmailServer{Type: "shared"})) },
 					Config:            cfg("Example", `password = "smtp-secret-1"`),
 					ConfigStateChecks: stored("Example", "smtp-secret-1"),
 				},
 			}
-			if env.authProvider() == apiclient.AuthProviderBetterAuth {
+			if env.AuthProvider() == apiclient.AuthProviderBetterAuth {
 				steps = append(steps, resource.TestStep{Config: cfg("Shop", ""), ConfigStateChecks: stored("Shop", "smtp-secret-1")})
 			}
 			steps = append(steps,
 				resource.TestStep{Config: cfg("Shop", writeOnlyPassword("wo-pass-1", 1)), ConfigStateChecks: stored("Shop", "wo-pass-1")},
 				resource.TestStep{Config: cfg("Shop", writeOnlyPassword("wo-pass-2", 2)), ConfigStateChecks: stored("Shop", "wo-pass-2")},
 			)
-			tc := env.testCase(steps...)
-			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
+			tc := env.TestCase(steps...)
+			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.WriteOnlyArguments)
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -271,22 +272,22 @@ func TestAccAuthEmailServer_passwordsReachTheAPI(t *testing.T) {
 // deleted behind Terraform's back: the email server leaves the state (its
 // configuration went with the integration) and both are created again.
 func TestAccAuthEmailServer_integrationDeleted(t *testing.T) {
-	env := newBranchEnv(t)
-	cfg := env.config(env.resource("neon_auth_integration", "test") + `
+	env := acctest.NewBranchEnv(t)
+	cfg := env.Config(env.Resource("neon_auth_integration", "test") + `
 resource "neon_auth_email_server" "test" {
   project_id   = neon_auth_integration.test.project_id
   branch_id    = neon_auth_integration.test.branch_id
   ` + fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", "Example", `password = "smtp-secret-1"`) + `
 }
 `)
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
 			Config:            cfg,
 			ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp.example.com", "Example")},
 		},
 		resource.TestStep{
 			PreConfig: func() {
-				env.must(env.client().DeleteIntegration(context.Background(), env.scope(), env.authProvider(), false))
+				env.Must(env.Client().DeleteIntegration(context.Background(), env.Scope(), env.AuthProvider(), false))
 			},
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -297,7 +298,7 @@ resource "neon_auth_email_server" "test" {
 		},
 	)
 	tc.CheckDestroy = func(*terraform.State) error {
-		if it := env.integration(); it != nil {
+		if it := env.Integration(); it != nil {
 			return fmt.Errorf("destroy left the %s integration", it.AuthProvider)
 		}
 		return nil
@@ -313,16 +314,16 @@ func TestAccAuthEmailServer_partialUpdateKeepsThePasswordOnBetterAuth(t *testing
 	for _, provider := range []string{apiclient.AuthProviderBetterAuth, apiclient.AuthProviderStack} {
 		t.Run(provider, func(t *testing.T) {
 			// Stack Auth needs a production branch.
-			var env *accEnv
+			var env *acctest.Env
 			if provider == apiclient.AuthProviderStack {
-				env = newProjectEnv(t)
+				env = acctest.NewProjectEnv(t)
 				env.Mode = authAPIBranch
 			} else {
-				env = newBranchEnv(t)
+				env = acctest.NewBranchEnv(t)
 			}
-			env.enableAuth(provider)
+			env.EnableAuth(provider)
 			cfg := func(password, senderName string) string {
-				return env.config(env.resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", senderName, password)))
+				return env.Config(env.Resource("neon_auth_email_server", "test", fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", senderName, password)))
 			}
 			second := resource.TestStep{Config: cfg("", "Shop")}
 			if provider == apiclient.AuthProviderBetterAuth {
@@ -334,14 +335,14 @@ func TestAccAuthEmailServer_partialUpdateKeepsThePasswordOnBetterAuth(t *testing
 			} else {
 				second.ExpectError = regexp.MustCompile(`(?s)Missing argument for a standard email server.*Stack Auth integration needs\s+all six fields`)
 			}
-			tc := env.testCase(
+			tc := env.TestCase(
 				resource.TestStep{
 					Config:            cfg(`password = "smtp-secret-1"`, "Example"),
 					ConfigStateChecks: []statecheck.StateCheck{expectEmailServer(env, "standard", "smtp.example.com", "Example")},
 				},
 				second,
 			)
-			tc.CheckDestroy = env.destroyed(authKept, expectEmailServer(env, "shared", "", ""))
+			tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectEmailServer(env, "shared", "", ""))
 			resource.ParallelTest(t, tc)
 		})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/officialneontest"
 )
@@ -28,9 +29,9 @@ const microsoftJWKS = "https://login.microsoftonline.com/common/discovery/v2.0/k
 
 // expectJWKS checks the JWKS URLs the project trusts for the test's branch
 // (in project mode, the test's own project: for every branch), in any order.
-func (e *accEnv) expectJWKS(want ...string) apiCheck {
+func expectJWKS(e *acctest.Env, want ...string) acctest.APICheck {
 	return func() error {
-		all, err := e.client().ListJWKS(context.Background(), e.ProjectID)
+		all, err := e.Client().ListJWKS(context.Background(), e.ProjectID)
 		if err != nil {
 			return err
 		}
@@ -53,13 +54,13 @@ func (e *accEnv) expectJWKS(want ...string) apiCheck {
 // branch of the test's own project in project mode, imported, replaced by
 // another URL, removed behind Terraform's back and added again, destroyed.
 func TestAccAuthExternalJWKS_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
 		branch := ""
 		if env.Mode == authAPIBranch {
 			branch = fmt.Sprintf("branch_id = %q", env.BranchID)
 		}
 		cfg := func(url, name string) string {
-			return env.config(fmt.Sprintf(`
+			return env.Config(fmt.Sprintf(`
 resource "neon_auth_external_jwks" "test" {
   project_id    = %q
   %s
@@ -74,7 +75,7 @@ resource "neon_auth_external_jwks" "test" {
 		ours := func(j apiclient.JWKS) bool {
 			return env.Mode == authAPIProject || apiclient.Deref(j.BranchID) == env.BranchID
 		}
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				Config:           cfg(googleJWKS, "Google"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(jwksAddr, plancheck.ResourceActionCreate)}},
@@ -83,7 +84,7 @@ resource "neon_auth_external_jwks" "test" {
 					statecheck.ExpectKnownValue(jwksAddr, tfjsonpath.New("jwt_audience"), knownvalue.StringExact("app")),
 					// Not configured: the API's default roles.
 					statecheck.ExpectKnownValue(jwksAddr, tfjsonpath.New("role_names"), knownvalue.ListSizeExact(3)),
-					env.expectJWKS(googleJWKS),
+					expectJWKS(env, googleJWKS),
 				},
 			},
 			resource.TestStep{ResourceName: jwksAddr, ImportState: true, ImportStateVerify: true},
@@ -91,25 +92,25 @@ resource "neon_auth_external_jwks" "test" {
 				// Nothing changes in place: another URL replaces it.
 				Config:            cfg(microsoftJWKS, "Microsoft"),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(jwksAddr, plancheck.ResourceActionDestroyBeforeCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectJWKS(microsoftJWKS)},
+				ConfigStateChecks: []statecheck.StateCheck{expectJWKS(env, microsoftJWKS)},
 			},
 			resource.TestStep{
 				// Drift: removed behind Terraform's back, it is added again.
 				PreConfig: func() {
-					all, err := env.client().ListJWKS(context.Background(), env.ProjectID)
-					env.must(err)
+					all, err := env.Client().ListJWKS(context.Background(), env.ProjectID)
+					env.Must(err)
 					for _, j := range all {
 						if j.JWKSURL == microsoftJWKS && ours(j) {
-							env.must(env.client().DeleteJWKS(context.Background(), env.ProjectID, j.ID))
+							env.Must(env.Client().DeleteJWKS(context.Background(), env.ProjectID, j.ID))
 						}
 					}
 				},
 				Config:            cfg(microsoftJWKS, "Microsoft"),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(jwksAddr, plancheck.ResourceActionCreate)}},
-				ConfigStateChecks: []statecheck.StateCheck{env.expectJWKS(microsoftJWKS)},
+				ConfigStateChecks: []statecheck.StateCheck{expectJWKS(env, microsoftJWKS)},
 			},
 		)
-		tc.CheckDestroy = func(*terraform.State) error { return env.expectJWKS()() }
+		tc.CheckDestroy = func(*terraform.State) error { return expectJWKS(env)() }
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -117,12 +118,12 @@ resource "neon_auth_external_jwks" "test" {
 // A JWKS the project already trusts (a person added it) is refused with the
 // import command, and left alone.
 func TestAccAuthExternalJWKS_existingIsRefused(t *testing.T) {
-	env := newBranchEnv(t)
-	existing, err := env.client().AddJWKS(context.Background(), env.ProjectID, apiclient.AddJWKSRequest{JWKSURL: googleJWKS,
+	env := acctest.NewBranchEnv(t)
+	existing, err := env.Client().AddJWKS(context.Background(), env.ProjectID, apiclient.AddJWKSRequest{JWKSURL: googleJWKS,
 		ProviderName: "Google", BranchID: apiclient.Ptr(env.BranchID)})
-	env.must(err)
-	t.Cleanup(func() { _ = env.client().DeleteJWKS(context.Background(), env.ProjectID, existing.ID) })
-	cfg := env.config(fmt.Sprintf(`
+	env.Must(err)
+	t.Cleanup(func() { _ = env.Client().DeleteJWKS(context.Background(), env.ProjectID, existing.ID) })
+	cfg := env.Config(fmt.Sprintf(`
 resource "neon_auth_external_jwks" "test" {
   project_id    = %q
   branch_id     = %q
@@ -131,20 +132,20 @@ resource "neon_auth_external_jwks" "test" {
   role_names    = ["authenticated"]
 }
 `, env.ProjectID, env.BranchID, googleJWKS))
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
 		Config: cfg,
-		ExpectError: matchInOrder("the project already trusts it", "terraform import neon_auth_external_jwks.<name>",
+		ExpectError: acctest.MatchInOrder("the project already trusts it", "terraform import neon_auth_external_jwks.<name>",
 			env.ProjectID+"/"+existing.ID),
 	}))
-	env.must(env.expectJWKS(googleJWKS)())
+	env.Must(expectJWKS(env, googleJWKS)())
 }
 
 // The reference's deprecation of role_names and skip_role_creation shows as
 // a warning on each, at plan; the JWKS is added with them all the same.
 func TestAccAuthExternalJWKS_deprecatedArgumentsWarn(t *testing.T) {
-	env := newBranchEnv(t)
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", requiredProviders+env.providerBlock()+fmt.Sprintf(`
+	env := acctest.NewBranchEnv(t)
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", acctest.RequiredProviders+env.ProviderBlock()+fmt.Sprintf(`
 resource "neon_auth_external_jwks" "test" {
   project_id         = %q
   branch_id          = %q
@@ -154,14 +155,14 @@ resource "neon_auth_external_jwks" "test" {
   skip_role_creation = true
 }
 `, env.ProjectID, env.BranchID, googleJWKS))
-	cli.must(0, "init")
+	cli.Must(0, "init")
 	var validated struct {
 		Diagnostics []struct {
 			Severity, Summary, Detail string
 			Snippet                   struct{ Code string }
 		}
 	}
-	if err := json.Unmarshal([]byte(cli.must(0, "validate", "-json")), &validated); err != nil {
+	if err := json.Unmarshal([]byte(cli.Must(0, "validate", "-json")), &validated); err != nil {
 		t.Fatal(err)
 	}
 	for _, attr := range []string{"role_names", "skip_role_creation"} {
@@ -174,10 +175,10 @@ resource "neon_auth_external_jwks" "test" {
 			t.Errorf("no warning that %s is deprecated: %+v", attr, validated.Diagnostics)
 		}
 	}
-	cli.must(0, "apply", "-auto-approve", "-input=false")
-	env.must(env.expectJWKS(googleJWKS)())
-	cli.must(0, "destroy", "-auto-approve", "-input=false")
-	env.must(env.expectJWKS()())
+	cli.Must(0, "apply", "-auto-approve", "-input=false")
+	env.Must(expectJWKS(env, googleJWKS)())
+	cli.Must(0, "destroy", "-auto-approve", "-input=false")
+	env.Must(expectJWKS(env)())
 }
 
 // A configuration with both providers, as the official-provider guide sets
@@ -187,11 +188,11 @@ resource "neon_auth_external_jwks" "test" {
 // other: both are added, the plan after apply is empty, and destroy removes
 // both.
 func TestAccAuthExternalJWKS_besideTheOfficialJWKSURL(t *testing.T) {
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	double := &officialneontest.Double{BaseURL: env.BaseURL, Key: env.Key}
-	cli := env.cli(nil, map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
-	ours := strings.Replace(env.providerBlock(), `provider "neon" {`, `provider "neonauth" {`, 1)
-	cli.write("main.tf", `
+	cli := env.CLI(nil, map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
+	ours := strings.Replace(env.ProviderBlock(), `provider "neon" {`, `provider "neonauth" {`, 1)
+	cli.Write("main.tf", `
 terraform {
   required_providers {
     neon = {
@@ -219,10 +220,10 @@ resource "neon_auth_external_jwks" "google" {
   provider_name = "Google"
 }
 `, env.ProjectID, microsoftJWKS, googleJWKS))
-	cli.must(0, "init", "-input=false")
-	cli.must(0, "apply", "-auto-approve", "-input=false")
-	env.must(env.expectJWKS(googleJWKS, microsoftJWKS)())
-	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
-	cli.must(0, "destroy", "-auto-approve", "-input=false")
-	env.must(env.expectJWKS()())
+	cli.Must(0, "init", "-input=false")
+	cli.Must(0, "apply", "-auto-approve", "-input=false")
+	env.Must(expectJWKS(env, googleJWKS, microsoftJWKS)())
+	cli.Must(0, "plan", "-detailed-exitcode", "-input=false")
+	cli.Must(0, "destroy", "-auto-approve", "-input=false")
+	env.Must(expectJWKS(env)())
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // noAuditSecret fails when a data source's state holds a secret of the setup.
@@ -33,14 +34,14 @@ func noAuditSecret(addr string) func(*terraform.State) error {
 // secret of the branch's Neon Auth (SDK keys, an OAuth client secret, an
 // SMTP password) shows in it.
 func TestAccAuthIntegrationDataSource(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
 		const ds = "data.neon_auth_integration.audit"
 		after := "depends_on = [neon_auth_integration.test]"
-		resource.ParallelTest(t, env.testCase(resource.TestStep{
-			Config: env.config(env.resource("neon_auth_integration", "test") +
-				env.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "audit-client"`,
+		resource.ParallelTest(t, env.TestCase(resource.TestStep{
+			Config: env.Config(env.Resource("neon_auth_integration", "test") +
+				env.Resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "audit-client"`,
 					`client_secret = "audit-oauth-secret"`, after) +
-				env.resource("neon_auth_email_server", "test", `type = "standard"`, `host = "smtp.example.com"`, "port = 587",
+				env.Resource("neon_auth_email_server", "test", `type = "standard"`, `host = "smtp.example.com"`, "port = 587",
 					`username = "mailer"`, `password = "audit-smtp-secret"`, `sender_email = "noreply@example.com"`, `sender_name = "Example"`, after) +
 				fmt.Sprintf(`
 data "neon_auth_integration" "audit" {
@@ -50,7 +51,7 @@ data "neon_auth_integration" "audit" {
 }
 `, env.ProjectID, env.BranchID)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+				statecheck.ExpectKnownValue(ds, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.AuthProvider())),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("db_name"), knownvalue.StringExact("neondb")),
 				statecheck.ExpectKnownValue(ds, tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -38,18 +39,18 @@ var integrationCreateOnly = []string{"pub_client_key", "secret_server_key", "sch
 // by every id form, the in-place updates, drift (deleted behind Terraform's
 // back) and destroy.
 func TestAccAuthIntegration_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
 		ctx := context.Background()
-		cfg := func(args ...string) string { return env.config(env.resource("neon_auth_integration", "test", args...)) }
-		listed := apiCheck(func() error {
-			if it := env.integration(); it == nil || it.BranchID != env.BranchID || string(it.AuthProvider) != env.authProvider() {
-				return fmt.Errorf("the branch's integration is %+v, want one %s integration on branch %s", it, env.authProvider(), env.BranchID)
+		cfg := func(args ...string) string { return env.Config(env.Resource("neon_auth_integration", "test", args...)) }
+		listed := acctest.APICheck(func() error {
+			if it := env.Integration(); it == nil || it.BranchID != env.BranchID || string(it.AuthProvider) != env.AuthProvider() {
+				return fmt.Errorf("the branch's integration is %+v, want one %s integration on branch %s", it, env.AuthProvider(), env.BranchID)
 			}
 			return nil
 		})
 		created := []statecheck.StateCheck{
-			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/"+env.authProvider())),
-			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/"+env.AuthProvider())),
+			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.AuthProvider())),
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("database_name"), knownvalue.StringExact("neondb")),
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("db_name"), knownvalue.StringExact("neondb")),
@@ -85,12 +86,12 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 			updated = append(updated,
 				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("name"), knownvalue.StringExact("Acme Sign-in")),
 				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("allow_localhost"), knownvalue.Bool(false)),
-				apiCheck(func() error {
-					allow, err := env.client().GetAllowLocalhost(ctx, env.scope())
+				acctest.APICheck(func() error {
+					allow, err := env.Client().GetAllowLocalhost(ctx, env.Scope())
 					if err != nil {
 						return err
 					}
-					if it := env.integration(); it == nil || apiclient.Deref(it.Name) != "Acme Sign-in" || allow {
+					if it := env.Integration(); it == nil || apiclient.Deref(it.Name) != "Acme Sign-in" || allow {
 						return fmt.Errorf("the branch's integration is %+v with allow_localhost %v; want the configured name and false", it, allow)
 					}
 					return nil
@@ -119,14 +120,14 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 			},
 			resource.TestStep{
 				// Drift: deleted outside Terraform; the plan creates it again.
-				PreConfig:         func() { env.must(env.client().DeleteIntegration(ctx, env.scope(), env.authProvider(), false)) },
+				PreConfig:         func() { env.Must(env.Client().DeleteIntegration(ctx, env.Scope(), env.AuthProvider(), false)) },
 				Config:            cfg(update...),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate)}},
 				ConfigStateChecks: []statecheck.StateCheck{listed},
 			},
 		)
-		tc := env.testCase(steps...)
-		tc.CheckDestroy = env.destroyed(authGone)
+		tc := env.TestCase(steps...)
+		tc.CheckDestroy = env.Destroyed(acctest.AuthGone)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -135,23 +136,23 @@ func TestAccAuthIntegration_lifecycle(t *testing.T) {
 // that branch's, the production branch has none, and the import id names
 // the branch.
 func TestAccAuthIntegration_previewBranch(t *testing.T) {
-	env := newBranchEnv(t)
-	prod, err := env.client().DefaultBranch(context.Background(), env.ProjectID)
-	env.must(err)
+	env := acctest.NewBranchEnv(t)
+	prod, err := env.Client().DefaultBranch(context.Background(), env.ProjectID)
+	env.Must(err)
 	production := prod.ID
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
-			Config: env.config(env.resource("neon_auth_integration", "test")),
+			Config: env.Config(env.Resource("neon_auth_integration", "test")),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
 				statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("base_url"), anything),
-				apiCheck(func() error {
-					if it := env.integration(); it == nil || it.BranchID != env.BranchID {
+				acctest.APICheck(func() error {
+					if it := env.Integration(); it == nil || it.BranchID != env.BranchID {
 						return fmt.Errorf("the branch %s has no integration of its own: %+v", env.BranchID, it)
 					}
 					parent := *env
 					parent.BranchID = production
-					switch _, err := env.client().ListIntegrations(context.Background(), parent.scope()); {
+					switch _, err := env.Client().ListIntegrations(context.Background(), parent.Scope()); {
 					case err == nil:
 						return fmt.Errorf("the production branch %s has Neon Auth too", production)
 					case !errors.Is(err, apiclient.ErrNotFound):
@@ -165,7 +166,7 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 			ImportStateVerifyIgnore: integrationCreateOnly,
 			ImportStateId:           env.ProjectID + "/" + env.BranchID},
 	)
-	tc.CheckDestroy = env.destroyed(authGone)
+	tc.CheckDestroy = env.Destroyed(acctest.AuthGone)
 	resource.ParallelTest(t, tc)
 }
 
@@ -173,22 +174,22 @@ func TestAccAuthIntegration_previewBranch(t *testing.T) {
 // branch in project mode is refused at plan, saying how to reach it; naming
 // the production branch explicitly is the same integration as omitting it.
 func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	on := *env
-	on.BranchID = env.childBranch("staging")
-	resource.ParallelTest(t, env.testCase(
+	on.BranchID = env.ChildBranch("staging")
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{
-			Config:      env.config(on.resource("neon_auth_integration", "test")),
+			Config:      env.Config(on.Resource("neon_auth_integration", "test")),
 			PlanOnly:    true,
-			ExpectError: matchInOrder("Branch "+on.BranchID+" is not the production branch", `Set auth_api = "branch"`),
+			ExpectError: acctest.MatchInOrder("Branch "+on.BranchID+" is not the production branch", `Set auth_api = "branch"`),
 		},
 		resource.TestStep{
-			Config:            env.config(env.resource("neon_auth_integration", "test")),
+			Config:            env.Config(env.Resource("neon_auth_integration", "test")),
 			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID))},
 		},
 		resource.TestStep{
 			// Removing branch_id from the configuration keeps the stored one.
-			Config:           env.config(`resource "neon_auth_integration" "test" { project_id = "` + env.ProjectID + `" }`),
+			Config:           env.Config(`resource "neon_auth_integration" "test" { project_id = "` + env.ProjectID + `" }`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 	))
@@ -198,24 +199,24 @@ func TestAccAuthIntegration_projectModeBranch(t *testing.T) {
 // The key is made and revoked through the API (POST /api_keys, DELETE
 // /api_keys/{key_id}).
 func TestAccAuthIntegration_revokedKey(t *testing.T) {
-	env := newBranchEnv(t)
-	key := env.newAPIKey()
-	body := env.resource("neon_auth_integration", "test")
+	env := acctest.NewBranchEnv(t)
+	key := env.NewAPIKey()
+	body := env.Resource("neon_auth_integration", "test")
 	// The failed refresh drops nothing: the same integration stays in state.
 	same := statecheck.CompareValue(compare.ValuesSame())
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{
-			Config:            env.providerBlock(fmt.Sprintf("api_key = %q", key.Token)) + body,
+			Config:            env.ProviderBlock(fmt.Sprintf("api_key = %q", key.Token)) + body,
 			ConfigStateChecks: []statecheck.StateCheck{same.AddStateValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"))},
 		},
 		resource.TestStep{
-			PreConfig:   func() { env.revokeKey(key) },
-			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", key.Token)) + body,
-			ExpectError: matchInOrder("API key is missing, invalid or revoked"),
+			PreConfig:   func() { env.RevokeKey(key) },
+			Config:      env.ProviderBlock(fmt.Sprintf("api_key = %q", key.Token)) + body,
+			ExpectError: acctest.MatchInOrder("API key is missing, invalid or revoked"),
 		},
 		resource.TestStep{
 			// With a valid key the same state is still there.
-			Config:            env.config(body),
+			Config:            env.Config(body),
 			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			ConfigStateChecks: []statecheck.StateCheck{same.AddStateValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"))},
 		},
@@ -227,16 +228,16 @@ func TestAccAuthIntegration_revokedKey(t *testing.T) {
 // integration is gone, so the state is kept and the error names the cause.
 // The key is made through the API, scoped by the project's organization.
 func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		scoped := env.newProjectKey(env.anotherProject())
-		body := env.resource("neon_auth_integration", "test")
-		resource.ParallelTest(t, env.testCase(
-			resource.TestStep{Config: env.config(body)},
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		scoped := env.NewProjectKey(env.AnotherProject())
+		body := env.Resource("neon_auth_integration", "test")
+		resource.ParallelTest(t, env.TestCase(
+			resource.TestStep{Config: env.Config(body)},
 			resource.TestStep{
-				Config:      env.providerBlock(fmt.Sprintf("api_key = %q", scoped.Token)) + body,
-				ExpectError: matchInOrder("project-scoped key only sees its own project"),
+				Config:      env.ProviderBlock(fmt.Sprintf("api_key = %q", scoped.Token)) + body,
+				ExpectError: acctest.MatchInOrder("project-scoped key only sees its own project"),
 			},
-			resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			resource.TestStep{Config: env.Config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		))
 	})
 }
@@ -247,7 +248,7 @@ func TestAccAuthIntegration_scopedKeyOnAnotherProjectKeepsState(t *testing.T) {
 // cause.
 func TestAccAuthIntegration_scopedKeyAnswered403KeepsState(t *testing.T) {
 	var scopedToken atomic.Value // the scoped key's token, once made
-	env := newEmulatorEnv(t, "it answers a project-scoped key on another project with 403", func(next http.Handler) http.Handler {
+	env := acctest.NewEmulatorEnv(t, "it answers a project-scoped key on another project with 403", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if tok, _ := scopedToken.Load().(string); tok != "" && r.Header.Get("Authorization") == "Bearer "+tok &&
 				strings.Contains(r.URL.Path, "/projects/") {
@@ -259,16 +260,16 @@ func TestAccAuthIntegration_scopedKeyAnswered403KeepsState(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	scoped := env.newProjectKey(env.anotherProject())
+	scoped := env.NewProjectKey(env.AnotherProject())
 	scopedToken.Store(scoped.Token)
-	body := env.resource("neon_auth_integration", "test")
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: env.config(body)},
+	body := env.Resource("neon_auth_integration", "test")
+	resource.ParallelTest(t, env.TestCase(
+		resource.TestStep{Config: env.Config(body)},
 		resource.TestStep{
-			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", scoped.Token)) + body,
-			ExpectError: matchInOrder("HTTP 403", "project-scoped key only sees its own project"),
+			Config:      env.ProviderBlock(fmt.Sprintf("api_key = %q", scoped.Token)) + body,
+			ExpectError: acctest.MatchInOrder("HTTP 403", "project-scoped key only sees its own project"),
 		},
-		resource.TestStep{Config: env.config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		resource.TestStep{Config: env.Config(body), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 	))
 }
 
@@ -305,24 +306,24 @@ func loseThenLag(suffix string, status int, body string, posts *atomic.Int32) fu
 // back, not refused with the import hint of a second enable.
 func TestAccAuthIntegration_lostEnableAnsweredConflictIsRecovered(t *testing.T) {
 	var posts atomic.Int32
-	env := newEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth", http.StatusNotFound,
+	env := acctest.NewEmulatorEnv(t, "it loses an answer and makes a read lag", loseThenLag("/auth", http.StatusNotFound,
 		`{"code":"","message":"Neon Auth is not enabled on this branch","request_id":"lagging-read"}`, &posts))
 	env.Mode = authAPIBranch
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(env.resource("neon_auth_integration", "test")),
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
+		Config: env.Config(env.Resource("neon_auth_integration", "test")),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("jwks_url"), anything),
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider_project_id"), knownvalue.StringFunc(func(got string) error {
-				if it := env.integration(); it == nil || got != it.AuthProviderProjectID {
+				if it := env.Integration(); it == nil || got != it.AuthProviderProjectID {
 					return fmt.Errorf("state holds auth_provider_project_id %q, not the recovered integration's: %+v", got, it)
 				}
 				return nil
 			})),
-			apiCheck(func() error {
+			acctest.APICheck(func() error {
 				if n := posts.Load(); n != 2 {
 					return fmt.Errorf("%d enables were sent, want the lost one and its re-send", n)
 				}
-				if n := env.routeCount("POST /auth", http.StatusConflict); n != 1 {
+				if n := env.RouteCount("POST /auth", http.StatusConflict); n != 1 {
 					return fmt.Errorf("the re-send was answered 409 %d times, want once", n)
 				}
 				return nil
@@ -335,8 +336,8 @@ func TestAccAuthIntegration_lostEnableAnsweredConflictIsRecovered(t *testing.T) 
 // deprecated it; Better Auth, and project mode (made for Stack Auth), do not.
 // Only plans: nothing is created.
 func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
-	env := newBranchEnv(t)
-	cli := env.cli(nil, nil)
+	env := acctest.NewBranchEnv(t)
+	cli := env.CLI(nil, nil)
 	const warning = "Stack Auth is deprecated"
 	for i, tc := range []struct {
 		mode, branch, args string
@@ -349,11 +350,11 @@ func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
 	} {
 		on := *env
 		on.Mode, on.BranchID = tc.mode, tc.branch
-		cli.write("main.tf", requiredProviders+on.config(on.resource("neon_auth_integration", "test", tc.args)))
+		cli.Write("main.tf", acctest.RequiredProviders+on.Config(on.Resource("neon_auth_integration", "test", tc.args)))
 		if i == 0 {
-			cli.must(0, "init")
+			cli.Must(0, "init")
 		}
-		out := cli.must(0, "plan", "-input=false")
+		out := cli.Must(0, "plan", "-input=false")
 		if got := strings.Contains(out, warning); got != tc.warns {
 			t.Errorf("%s mode, %q: warning shown = %v, want %v:\n%s", tc.mode, tc.args, got, tc.warns, out)
 		}
@@ -365,26 +366,26 @@ func TestAccAuthIntegration_newStackAuthInBranchModeWarns(t *testing.T) {
 // retry_timeout, and the apply and the destroy succeed. A 423 that outlasts
 // retry_timeout is reported, naming the status.
 func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
-	env := newEmulatorEnv(t, "it injects 423 answers and counts them", nil)
+	env := acctest.NewEmulatorEnv(t, "it injects 423 answers and counts them", nil)
 	env.Mode = authAPIBranch
 	const enable, disable = "POST /projects/{project_id}/branches/{branch_id}/auth", "DELETE /projects/{project_id}/branches/{branch_id}/auth"
-	locked := func(route string) int { return env.routeCount(route, http.StatusLocked) }
+	locked := func(route string) int { return env.RouteCount(route, http.StatusLocked) }
 	block := func(retryTimeout string) string {
-		return env.providerBlock("max_retries = 20", fmt.Sprintf("retry_timeout = %q", retryTimeout))
+		return env.ProviderBlock("max_retries = 20", fmt.Sprintf("retry_timeout = %q", retryTimeout))
 	}
-	cfg := block("2m") + env.resource("neon_auth_integration", "test")
+	cfg := block("2m") + env.Resource("neon_auth_integration", "test")
 	// About every other request of the two routes is refused 423, with
 	// Retry-After: 1s; the checks below prove some were.
 	faults := emulator.Faults{Rate: 0.5, Statuses: []int{http.StatusLocked}, Routes: []string{enable, disable}, Seed: 7}
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
 			PreConfig: func() { env.Emu.SetFaults(faults) },
 			Config:    cfg,
-			ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
+			ConfigStateChecks: []statecheck.StateCheck{acctest.APICheck(func() error {
 				if locked(enable) == 0 {
 					return fmt.Errorf("no enable was refused 423: the retry was not exercised")
 				}
-				if env.integration() == nil {
+				if env.Integration() == nil {
 					return fmt.Errorf("no integration after the apply")
 				}
 				return nil
@@ -395,9 +396,9 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 			PreConfig: func() {
 				env.Emu.SetFaults(emulator.Faults{Rate: 1, Statuses: []int{http.StatusLocked}, Routes: []string{disable}})
 			},
-			Config:      block("2s") + env.resource("neon_auth_integration", "test", "delete_data_on_destroy = true"),
+			Config:      block("2s") + env.Resource("neon_auth_integration", "test", "delete_data_on_destroy = true"),
 			Destroy:     true,
-			ExpectError: matchInOrder("HTTP 423"),
+			ExpectError: acctest.MatchInOrder("HTTP 423"),
 		},
 	)
 	var lockedBefore int
@@ -405,7 +406,7 @@ func TestAccAuthIntegration_lockedEnableAndDisableAreRetried(t *testing.T) {
 		if locked(disable) == lockedBefore {
 			return fmt.Errorf("no disable of the destroy was refused 423: the retry was not exercised")
 		}
-		return env.destroyed(authGone)(nil)
+		return env.Destroyed(acctest.AuthGone)(nil)
 	}
 	// The final destroy runs under the faults of the first step again.
 	tc.Steps = append(tc.Steps, resource.TestStep{PreConfig: func() { env.Emu.SetFaults(faults) }, Config: cfg,

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -25,9 +26,9 @@ const oauthAddr = "neon_auth_oauth_provider.test"
 // expectListedOAuth checks the OAuth providers the test's branch lists, each
 // wanted as "<id> <type>" or "<id> <type> <client id>"; a client id is
 // compared where the list shows one (the project-level list does not).
-func expectListedOAuth(env *accEnv, want ...string) apiCheck {
+func expectListedOAuth(env *acctest.Env, want ...string) acctest.APICheck {
 	return func() error {
-		ps, err := env.client().ListOAuthProviders(context.Background(), env.scope())
+		ps, err := env.Client().ListOAuthProviders(context.Background(), env.Scope())
 		if err != nil {
 			return err
 		}
@@ -48,19 +49,19 @@ func expectListedOAuth(env *accEnv, want ...string) apiCheck {
 // place, a new client id in place, drift (credentials removed, provider
 // deleted) repaired, removal of the credentials by replacement, destroy.
 func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuth()
-		shared := env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`))
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuth()
+		shared := env.Config(env.Resource("neon_auth_oauth_provider", "test", `provider_id = "google"`))
 		creds := func(clientID string) string {
-			return env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`,
+			return env.Config(env.Resource("neon_auth_oauth_provider", "test", `provider_id = "google"`,
 				"client_id = "+strconv.Quote(clientID), `client_secret = "secret-1"`))
 		}
 		typeIs := func(v string) statecheck.StateCheck {
 			return statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact(v))
 		}
-		ctx, c := context.Background(), env.client()
+		ctx, c := context.Background(), env.Client()
 
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				Config: shared,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -70,7 +71,7 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/google")),
-					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+					statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.AuthProvider())),
 					typeIs("shared"),
 					expectListedOAuth(env, "google shared"),
 				},
@@ -118,9 +119,9 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				// The type shows the change, and apply sends the credentials
 				// again.
 				PreConfig: func() {
-					env.must(c.DeleteOAuthProvider(ctx, env.scope(), "google"))
-					_, err := c.AddOAuthProvider(ctx, env.scope(), apiclient.AddOAuthProviderRequest{ID: "google"})
-					env.must(err)
+					env.Must(c.DeleteOAuthProvider(ctx, env.Scope(), "google"))
+					_, err := c.AddOAuthProvider(ctx, env.Scope(), apiclient.AddOAuthProviderRequest{ID: "google"})
+					env.Must(err)
 				},
 				Config: creds("client-2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -131,7 +132,7 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 			},
 			resource.TestStep{
 				// Drift: the provider is deleted behind Terraform's back.
-				PreConfig: func() { env.must(c.DeleteOAuthProvider(ctx, env.scope(), "google")) },
+				PreConfig: func() { env.Must(c.DeleteOAuthProvider(ctx, env.Scope(), "google")) },
 				Config:    creds("client-2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(oauthAddr, plancheck.ResourceActionCreate),
@@ -148,7 +149,7 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{typeIs("shared"), expectListedOAuth(env, "google shared")},
 			},
 		)
-		tc.CheckDestroy = env.destroyed(authKept, expectListedOAuth(env))
+		tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectListedOAuth(env))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -158,13 +159,13 @@ func TestAccAuthOAuthProvider_lifecycle(t *testing.T) {
 // (TestAccAuthOAuthProvider_credentialsReachTheAPI checks what reached the
 // API).
 func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
-	env := newBranchEnv(t)
-	env.enableAuth()
+	env := acctest.NewBranchEnv(t)
+	env.EnableAuth()
 	cfg := func(secret string, version int) string {
-		return env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "github"`, `client_id = "gh-client"`,
+		return env.Config(env.Resource("neon_auth_oauth_provider", "test", `provider_id = "github"`, `client_id = "gh-client"`,
 			"client_secret_wo = "+strconv.Quote(secret), fmt.Sprintf("client_secret_wo_version = %d", version)))
 	}
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
 			Config: cfg("wo-secret-1", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -200,8 +201,8 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"client_id", "client_secret_wo_version"},
 		},
 	)
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-	tc.CheckDestroy = env.destroyed(authKept, expectListedOAuth(env))
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.WriteOnlyArguments)
+	tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectListedOAuth(env))
 	resource.ParallelTest(t, tc)
 }
 
@@ -211,23 +212,23 @@ func TestAccAuthOAuthProvider_writeOnlySecret(t *testing.T) {
 // Microsoft tenant, changed in place. No API returns secrets or the tenant
 // dependably, so the emulator's record is read.
 func TestAccAuthOAuthProvider_credentialsReachTheAPI(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newEmulatorEnv(t, "it reads the secrets and the tenant the API stored, which no API returns dependably", nil)
+			env := acctest.NewEmulatorEnv(t, "it reads the secrets and the tenant the API stored, which no API returns dependably", nil)
 			env.Mode = mode
-			env.enableAuth()
+			env.EnableAuth()
 			cfg := func(googleClient, woSecret string, woVersion int, tenant string) string {
-				return env.config(
-					env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`, "client_id = "+strconv.Quote(googleClient), `client_secret = "secret-1"`) +
-						env.resource("neon_auth_oauth_provider", "github", `provider_id = "github"`, `client_id = "gh-client"`,
+				return env.Config(
+					env.Resource("neon_auth_oauth_provider", "test", `provider_id = "google"`, "client_id = "+strconv.Quote(googleClient), `client_secret = "secret-1"`) +
+						env.Resource("neon_auth_oauth_provider", "github", `provider_id = "github"`, `client_id = "gh-client"`,
 							"client_secret_wo = "+strconv.Quote(woSecret), fmt.Sprintf("client_secret_wo_version = %d", woVersion)) +
-						env.resource("neon_auth_oauth_provider", "microsoft", `provider_id = "microsoft"`, `client_id = "ms-app"`, `client_secret = "ms-secret"`,
+						env.Resource("neon_auth_oauth_provider", "microsoft", `provider_id = "microsoft"`, `client_id = "ms-app"`, `client_secret = "ms-secret"`,
 							"microsoft_tenant_id = "+strconv.Quote(tenant)))
 			}
 			// What the emulator stored of each provider: type, client id,
 			// secret and tenant.
 			stored := func(googleClient, woSecret, tenant string) []statecheck.StateCheck {
-				return []statecheck.StateCheck{apiCheck(func() error {
+				return []statecheck.StateCheck{acctest.APICheck(func() error {
 					want := []emulator.OAuthProvider{
 						{ID: "google", Type: "standard", ClientID: googleClient, ClientSecret: "secret-1"},
 						{ID: "github", Type: "standard", ClientID: "gh-client", ClientSecret: woSecret},
@@ -243,26 +244,26 @@ func TestAccAuthOAuthProvider_credentialsReachTheAPI(t *testing.T) {
 					return nil
 				})}
 			}
-			tc := env.testCase(
+			tc := env.TestCase(
 				resource.TestStep{Config: cfg("client-1", "wo-secret-1", 1, "tenant-1"), ConfigStateChecks: stored("client-1", "wo-secret-1", "tenant-1")},
 				// A new write-only value without a new version is not sent.
 				resource.TestStep{Config: cfg("client-2", "wo-secret-2", 1, "tenant-2"), ConfigStateChecks: stored("client-2", "wo-secret-1", "tenant-2")},
 				resource.TestStep{Config: cfg("client-2", "wo-secret-2", 2, "tenant-2"), ConfigStateChecks: stored("client-2", "wo-secret-2", "tenant-2")},
 				resource.TestStep{
 					// Drift: google's credentials removed behind Terraform's back.
-					PreConfig:         func() { env.must(env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"})) },
+					PreConfig:         func() { env.Must(env.Emu.PutOAuthProvider(env.ProjectID, emulator.OAuthProvider{ID: "google"})) },
 					Config:            cfg("client-2", "wo-secret-2", 2, "tenant-2"),
 					ConfigStateChecks: stored("client-2", "wo-secret-2", "tenant-2"),
 				},
 				resource.TestStep{
 					// Drift: google deleted behind Terraform's back.
-					PreConfig:         func() { env.must(env.Emu.DeleteOAuthProvider(env.ProjectID, "google")) },
+					PreConfig:         func() { env.Must(env.Emu.DeleteOAuthProvider(env.ProjectID, "google")) },
 					Config:            cfg("client-2", "wo-secret-2", 2, "tenant-2"),
 					ConfigStateChecks: stored("client-2", "wo-secret-2", "tenant-2"),
 				},
 			)
-			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
-			tc.CheckDestroy = env.destroyed(authKept, expectListedOAuth(env))
+			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.WriteOnlyArguments)
+			tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectListedOAuth(env))
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -271,15 +272,15 @@ func TestAccAuthOAuthProvider_credentialsReachTheAPI(t *testing.T) {
 // The integration can be declared in the same configuration, in both API
 // families: the reference orders the provider after it.
 func TestAccAuthOAuthProvider_withIntegrationInConfig(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cfg := env.config(env.resource("neon_auth_integration", "test") + `
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		cfg := env.Config(env.Resource("neon_auth_integration", "test") + `
 resource "neon_auth_oauth_provider" "test" {
   project_id  = neon_auth_integration.test.project_id
   branch_id   = neon_auth_integration.test.branch_id
   provider_id = "google"
 }
 `)
-		tc := env.testCase(resource.TestStep{
+		tc := env.TestCase(resource.TestStep{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
@@ -287,7 +288,7 @@ resource "neon_auth_oauth_provider" "test" {
 			},
 		})
 		tc.CheckDestroy = func(*terraform.State) error {
-			if it := env.integration(); it != nil {
+			if it := env.Integration(); it != nil {
 				return fmt.Errorf("destroy left the %s integration", it.AuthProvider)
 			}
 			return nil
@@ -301,14 +302,14 @@ resource "neon_auth_oauth_provider" "test" {
 // (TestAccAuthOAuthProvider_credentialsReachTheAPI checks that it reached
 // the API).
 func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
-	env := newBranchEnv(t)
-	env.enableAuth()
+	env := acctest.NewBranchEnv(t)
+	env.EnableAuth()
 	cfg := func(tenant string) string {
-		return env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "microsoft"`, `client_id = "ms-app"`,
+		return env.Config(env.Resource("neon_auth_oauth_provider", "test", `provider_id = "microsoft"`, `client_id = "ms-app"`,
 			`client_secret = "ms-secret"`, "microsoft_tenant_id = "+strconv.Quote(tenant)) +
-			env.resource("neon_auth_oauth_provider", "vercel", `provider_id = "vercel"`))
+			env.Resource("neon_auth_oauth_provider", "vercel", `provider_id = "vercel"`))
 	}
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
 			Config: cfg("tenant-1"),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -331,20 +332,20 @@ func TestAccAuthOAuthProvider_vercelAndMicrosoftTenant(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"client_id", "client_secret", "microsoft_tenant_id"}},
 		resource.TestStep{ResourceName: "neon_auth_oauth_provider.vercel", ImportState: true, ImportStateVerify: true},
 	)
-	tc.CheckDestroy = env.destroyed(authKept, expectListedOAuth(env))
+	tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectListedOAuth(env))
 	resource.ParallelTest(t, tc)
 }
 
 // A provider without shared keys, added without credentials: the API's
 // INVALID_SHARED_OAUTH_PROVIDER becomes advice on client_id.
 func TestAccAuthOAuthProvider_noSharedKeysGivesGuidance(t *testing.T) {
-	env := newEmulatorEnv(t, "it chooses which OAuth providers have the platform's shared keys", nil)
+	env := acctest.NewEmulatorEnv(t, "it chooses which OAuth providers have the platform's shared keys", nil)
 	env.Mode = authAPIBranch
-	env.enableAuth()
+	env.EnableAuth()
 	env.Emu.SetSharedOAuthProviders("google", "github", "vercel")
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "microsoft"`)),
-		ExpectError: matchInOrder("No shared credentials for this OAuth provider", "set `client_id` and a secret",
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
+		Config: env.Config(env.Resource("neon_auth_oauth_provider", "test", `provider_id = "microsoft"`)),
+		ExpectError: acctest.MatchInOrder("No shared credentials for this OAuth provider", "set `client_id` and a secret",
 			"`client_secret`", "client_secret_wo", "INVALID_SHARED_OAUTH_PROVIDER"),
 	}))
 }
@@ -354,26 +355,26 @@ func TestAccAuthOAuthProvider_noSharedKeysGivesGuidance(t *testing.T) {
 // state when the configuration did not set it (here the secret is
 // write-only), and an import never does either.
 func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
-	env := newBranchEnv(t)
-	env.enableAuth()
-	cfg := env.config(env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`, `client_id = "google-client"`,
+	env := acctest.NewBranchEnv(t)
+	env.EnableAuth()
+	cfg := env.Config(env.Resource("neon_auth_oauth_provider", "test", `provider_id = "google"`, `client_id = "google-client"`,
 		`client_secret_wo = "listed-secret"`, "client_secret_wo_version = 1"))
 	noSecret := []statecheck.StateCheck{
 		statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("client_secret"), knownvalue.Null()),
 		statecheck.ExpectKnownValue(oauthAddr, tfjsonpath.New("client_secret_wo"), knownvalue.Null()),
 	}
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{Config: cfg, ConfigStateChecks: noSecret},
 		resource.TestStep{
 			PreConfig: func() {
-				inList, _ := env.oauthProvider("google")
-				bundle, err := env.client().GetPlugins(context.Background(), env.scope())
-				env.must(err)
+				inList, _ := env.OAuthProvider("google")
+				bundle, err := env.Client().GetPlugins(context.Background(), env.Scope())
+				env.Must(err)
 				var inBundle []apiclient.OAuthProvider
 				_, err = bundle.Part(apiclient.PartOAuthProviders, &inBundle)
-				env.must(err)
+				env.Must(err)
 				if apiclient.Deref(inList.ClientSecret) != "listed-secret" || len(inBundle) != 1 || apiclient.Deref(inBundle[0].ClientSecret) != "listed-secret" {
-					if remoteRun != nil {
+					if acctest.Remote() {
 						t.Skip("the target's list or bundle does not carry the client secret, so there is none to keep out of the state")
 					}
 					t.Fatal("the list or the bundle does not carry the secret, so this test proves nothing")
@@ -398,6 +399,6 @@ func TestAccAuthOAuthProvider_listedSecretNeverReachesState(t *testing.T) {
 			},
 		},
 	)
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, writeOnlyArguments)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.WriteOnlyArguments)
 	resource.ParallelTest(t, tc)
 }

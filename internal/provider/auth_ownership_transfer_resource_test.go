@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 const (
@@ -40,17 +41,17 @@ var integrationImports = resource.TestStep{
 
 // requestForgotten destroys the transfer request alone (the configuration
 // keeps only the integration): the integration stays, owned by owner.
-func requestForgotten(env *accEnv, integration, owner string) resource.TestStep {
+func requestForgotten(env *acctest.Env, integration, owner string) resource.TestStep {
 	return resource.TestStep{
-		Config: env.config(integration),
+		Config: env.Config(integration),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionDestroy),
 			plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
 		}},
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("owned_by"), knownvalue.StringExact(owner)),
-			apiCheck(func() error {
-				if it := env.integration(); it == nil || string(it.OwnedBy) != owner {
+			acctest.APICheck(func() error {
+				if it := env.Integration(); it == nil || string(it.OwnedBy) != owner {
 					return fmt.Errorf("after destroying the request the integration is %+v, want one owned by %s", it, owner)
 				}
 				return nil
@@ -66,14 +67,14 @@ func requestForgotten(env *accEnv, integration, owner string) resource.TestStep 
 // the integration stays readable, and destroying the request only forgets
 // it.
 func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newProjectEnv(t)
+			env := acctest.NewProjectEnv(t)
 			env.Mode = mode
-			integration := env.resource("neon_auth_integration", "test", `auth_provider = "stack"`)
-			cfg := env.config(integration + env.resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
+			integration := env.Resource("neon_auth_integration", "test", `auth_provider = "stack"`)
+			cfg := env.Config(integration + env.Resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
 			sameLink := statecheck.CompareValue(compare.ValuesSame())
-			tc := env.testCase(
+			tc := env.TestCase(
 				resource.TestStep{
 					Config: cfg,
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -99,7 +100,7 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 				integrationImports,
 				requestForgotten(env, integration, "neon"),
 			)
-			tc.CheckDestroy = env.destroyed(authGone)
+			tc.CheckDestroy = env.Destroyed(acctest.AuthGone)
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -111,19 +112,19 @@ func TestAccAuthOwnershipTransfer_lifecycle(t *testing.T) {
 // new link, the integration keeps working, and destroying the request leaves
 // the transfer done.
 func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newEmulatorEnv(t, "a person confirms a transfer at Stack Auth; only the emulator's control surface does it in a test", nil)
+			env := acctest.NewEmulatorEnv(t, "a person confirms a transfer at Stack Auth; only the emulator's control surface does it in a test", nil)
 			env.Mode = mode
-			integration := env.resource("neon_auth_integration", "test", `auth_provider = "stack"`)
-			cfg := env.config(integration + env.resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
-			tc := env.testCase(
+			integration := env.Resource("neon_auth_integration", "test", `auth_provider = "stack"`)
+			cfg := env.Config(integration + env.Resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
+			tc := env.TestCase(
 				resource.TestStep{Config: cfg, ConfigStateChecks: append(transferState("neon", false),
 					// The emulator's link has the form of Stack Auth's.
 					statecheck.ExpectKnownValue(transferAddr, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://\S+code=\S+`))))},
 				resource.TestStep{
 					// owned_by and transferred are outputs updated by Read.
-					PreConfig:         func() { env.must(env.Emu.ConfirmTransfer(env.ProjectID, "stack")) },
+					PreConfig:         func() { env.Must(env.Emu.ConfirmTransfer(env.ProjectID, "stack")) },
 					Config:            cfg,
 					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 					ConfigStateChecks: transferState("user", true),
@@ -135,7 +136,7 @@ func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
 						resource.TestCheckResourceAttr(transferAddr, "owned_by", "user"),
 						resource.TestCheckResourceAttr(transferAddr, "transferred", "true"),
 						resource.TestCheckResourceAttr(integrationAddr, "owned_by", "user"), func(*terraform.State) error {
-							if n := env.routeCount(routeTransfer); n != 1 {
+							if n := env.RouteCount(routeTransfer); n != 1 {
 								return fmt.Errorf("%d transfer requests, want 1", n)
 							}
 							return nil
@@ -144,7 +145,7 @@ func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
 				integrationImports,
 				requestForgotten(env, integration, "user"),
 			)
-			tc.CheckDestroy = env.destroyed(authGone)
+			tc.CheckDestroy = env.Destroyed(acctest.AuthGone)
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -154,18 +155,18 @@ func TestAccAuthOwnershipTransfer_confirmed(t *testing.T) {
 // or deleted and created again, behind Terraform's back, the request leaves
 // the state and the next apply requests a new link.
 func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newProjectEnv(t)
+			env := acctest.NewProjectEnv(t)
 			env.Mode = mode
-			cfg := env.config(env.resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
-				env.resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
+			cfg := env.Config(env.Resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
+				env.Resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]"))
 			newLink := statecheck.CompareValue(compare.ValuesDiffer())
-			resource.ParallelTest(t, env.testCase(
+			resource.ParallelTest(t, env.TestCase(
 				resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{newLink.AddStateValue(transferAddr, tfjsonpath.New("url"))}},
 				resource.TestStep{
 					PreConfig: func() {
-						env.must(env.client().DeleteIntegration(context.Background(), env.scope(), "stack", false))
+						env.Must(env.Client().DeleteIntegration(context.Background(), env.Scope(), "stack", false))
 					},
 					Config: cfg,
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -175,7 +176,7 @@ func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
 					ConfigStateChecks: append(transferState("neon", false), newLink.AddStateValue(transferAddr, tfjsonpath.New("url"))),
 				},
 				resource.TestStep{
-					PreConfig: env.recreateAuth,
+					PreConfig: env.RecreateAuth,
 					Config:    cfg,
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(transferAddr, plancheck.ResourceActionCreate),
@@ -190,15 +191,15 @@ func TestAccAuthOwnershipTransfer_integrationDrift(t *testing.T) {
 // Without an integration the API answers 404; the error says to create one
 // first (and is not mistaken for a project the key cannot see).
 func TestAccAuthOwnershipTransfer_withoutIntegration(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	// The transfer is the project-level API's, on the production branch,
 	// which has no Neon Auth.
 	production := *env
 	production.BranchID = ""
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{
-			Config:      env.providerBlock(`auth_api = "project"`) + production.resource("neon_auth_ownership_transfer", "test"),
-			ExpectError: matchInOrder("has no Neon Auth integration", "Create a neon_auth_integration first"),
+			Config:      env.ProviderBlock(`auth_api = "project"`) + production.Resource("neon_auth_ownership_transfer", "test"),
+			ExpectError: acctest.MatchInOrder("has no Neon Auth integration", "Create a neon_auth_integration first"),
 		},
 	))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 const sdkKeysAddr = "neon_auth_sdk_keys.test"
@@ -21,13 +22,13 @@ const sdkKeysAddr = "neon_auth_sdk_keys.test"
 // keys exist only for Stack Auth on a production branch: in both API
 // families, on the production branch of a project of the test's own.
 func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newProjectEnv(t)
+			env := acctest.NewProjectEnv(t)
 			env.Mode = mode
 			cfg := func(trigger string) string {
-				return env.config(env.resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
-					env.resource("neon_auth_sdk_keys", "test", "rotation_triggers = { rotated = "+strconv.Quote(trigger)+" }",
+				return env.Config(env.Resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
+					env.Resource("neon_auth_sdk_keys", "test", "rotation_triggers = { rotated = "+strconv.Quote(trigger)+" }",
 						"depends_on = [neon_auth_integration.test]"))
 			}
 			secretDiffers := statecheck.CompareValuePairs(
@@ -41,7 +42,7 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 			// Across steps the secret must change exactly when the trigger does.
 			rotation := statecheck.CompareValue(compare.ValuesDiffer())
 
-			resource.ParallelTest(t, env.testCase(
+			resource.ParallelTest(t, env.TestCase(
 				resource.TestStep{
 					Config: cfg("2026-11"),
 					ConfigStateChecks: []statecheck.StateCheck{
@@ -66,7 +67,7 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 					// Drift: the integration is deleted outside Terraform. Both the
 					// integration and its keys are planned anew.
 					PreConfig: func() {
-						env.must(env.client().DeleteIntegration(context.Background(), env.scope(), "stack", false))
+						env.Must(env.Client().DeleteIntegration(context.Background(), env.Scope(), "stack", false))
 					},
 					Config: cfg("2026-12"),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -77,7 +78,7 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 				resource.TestStep{
 					// Drift: the integration is re-created outside Terraform. The
 					// old keys are of the old managed project and are replaced.
-					PreConfig: env.recreateAuth,
+					PreConfig: env.RecreateAuth,
 					Config:    cfg("2026-12"),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(sdkKeysAddr, plancheck.ResourceActionCreate),
@@ -92,13 +93,13 @@ func TestAccAuthSDKKeys_lifecycle(t *testing.T) {
 // The pair in state is the one the API minted last, the pair that works:
 // the emulator shows it; the API never lists keys.
 func TestAccAuthSDKKeys_stateHoldsTheLatestPair(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newEmulatorEnv(t, "no endpoint lists SDK keys: only the emulator shows which pair it minted last", nil)
+			env := acctest.NewEmulatorEnv(t, "no endpoint lists SDK keys: only the emulator shows which pair it minted last", nil)
 			env.Mode = mode
-			resource.ParallelTest(t, env.testCase(resource.TestStep{
-				Config: env.config(env.resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
-					env.resource("neon_auth_sdk_keys", "test", "depends_on = [neon_auth_integration.test]")),
+			resource.ParallelTest(t, env.TestCase(resource.TestStep{
+				Config: env.Config(env.Resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
+					env.Resource("neon_auth_sdk_keys", "test", "depends_on = [neon_auth_integration.test]")),
 				Check: func(s *terraform.State) error {
 					its := env.Emu.Integrations(env.ProjectID)
 					if len(its) != 1 {

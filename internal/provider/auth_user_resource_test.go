@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -27,7 +28,7 @@ const userAddr = "neon_auth_user.test"
 // expectUserRow checks that the emulator's users_sync table holds exactly one
 // row, the user in Terraform's state: same id, with the given email and name.
 type expectUserRow struct {
-	env         *accEnv
+	env         *acctest.Env
 	email, name string
 }
 
@@ -57,12 +58,12 @@ func (c expectUserRow) CheckState(_ context.Context, req statecheck.CheckStateRe
 
 // expectUser checks whether the test's branch has a user with the email (no
 // endpoint reads users: env.userExists asks by creating one).
-func expectUser(env *accEnv, email string, exists bool) apiCheck {
+func expectUser(env *acctest.Env, email string, exists bool) acctest.APICheck {
 	return func() error {
-		if env.integration() == nil {
+		if env.Integration() == nil {
 			return fmt.Errorf("the branch has no Neon Auth, so no user %s", email)
 		}
-		if got := env.userExists(email); got != exists {
+		if got := env.UserExists(email); got != exists {
 			return fmt.Errorf("the branch has a user %s: %v, want %v", email, got, exists)
 		}
 		return nil
@@ -74,11 +75,11 @@ func expectUser(env *accEnv, email string, exists bool) apiCheck {
 // configuration deletes it while the integration stays, and an integration
 // deleted behind Terraform's back takes the user with it.
 func TestAccAuthUser_lifecycle(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
 		const email1, email2 = "seed@example.com", "service@example.com"
-		integration := env.resource("neon_auth_integration", "test")
+		integration := env.Resource("neon_auth_integration", "test")
 		cfg := func(email string, args ...string) string {
-			return env.config(integration + env.resource("neon_auth_user", "test",
+			return env.Config(integration + env.Resource("neon_auth_user", "test",
 				append([]string{"email = " + strconv.Quote(email), "depends_on = [neon_auth_integration.test]"}, args...)...))
 		}
 		newUser := statecheck.CompareValue(compare.ValuesDiffer())
@@ -86,7 +87,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 		replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate),
 		}}
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				Config: cfg(email1, `name = "Seed User"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -97,7 +98,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("id"),
 						knownvalue.StringRegexp(regexp.MustCompile(`^`+regexp.QuoteMeta(env.ProjectID+"/"+env.BranchID+"/")+`[^/]+$`))),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("project_id"), knownvalue.StringExact(env.ProjectID)),
-					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.authProvider())),
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(env.AuthProvider())),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("branch_id"), knownvalue.StringExact(env.BranchID)),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("email"), knownvalue.StringExact(email1)),
 					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("name"), knownvalue.StringExact("Seed User")),
@@ -139,7 +140,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 			},
 			resource.TestStep{
 				// Destroying the user alone deletes it; the integration stays.
-				Config: env.config(integration),
+				Config: env.Config(integration),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
 					plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionNoop),
@@ -157,7 +158,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 				// delete_data is set), so the user is planned to be confirmed:
 				// created again, or kept if the API says it exists.
 				PreConfig: func() {
-					env.must(env.client().DeleteIntegration(context.Background(), env.scope(), env.authProvider(), false))
+					env.Must(env.Client().DeleteIntegration(context.Background(), env.Scope(), env.AuthProvider(), false))
 				},
 				Config: cfg(email1, `name = "Seed User"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -165,7 +166,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectUnknownValue(userAddr, userID),
 				}},
-				ConfigStateChecks: append(env.onTheEmulator(
+				ConfigStateChecks: append(onTheEmulator(env,
 					// The emulator keeps nothing of a disabled integration.
 					newUser.AddStateValue(userAddr, userID)), expectUser(env, email1, true)),
 			},
@@ -174,7 +175,7 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		)
-		tc.CheckDestroy = env.destroyed(authGone)
+		tc.CheckDestroy = env.Destroyed(acctest.AuthGone)
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -184,12 +185,12 @@ func TestAccAuthUser_lifecycle(t *testing.T) {
 // the same user, with the same id, stays; from then on a change replaces the
 // user as usual.
 func TestAccAuthUser_importFillsInConfiguration(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
 		const email, name = "ops@example.com", "Ops Bot"
 		var userID string
-		env.enableAuth()
+		env.EnableAuth()
 		cfg := func(name string) string {
-			return env.config(env.resource("neon_auth_user", "test", "email = "+strconv.Quote(email), "name = "+strconv.Quote(name)))
+			return env.Config(env.Resource("neon_auth_user", "test", "email = "+strconv.Quote(email), "name = "+strconv.Quote(name)))
 		}
 		sameUser := func(same bool) statecheck.StateCheck {
 			return statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("user_id"), knownvalue.StringFunc(func(got string) error {
@@ -199,13 +200,13 @@ func TestAccAuthUser_importFillsInConfiguration(t *testing.T) {
 				return nil
 			}))
 		}
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
 				PreConfig: func() {
-					u, err := env.client().CreateUser(context.Background(), env.scope(), apiclient.CreateUserRequest{
-						AuthProvider: env.authProvider(), Email: email, Name: name,
+					u, err := env.Client().CreateUser(context.Background(), env.Scope(), apiclient.CreateUserRequest{
+						AuthProvider: env.AuthProvider(), Email: email, Name: name,
 					})
-					env.must(err)
+					env.Must(err)
 					userID = u.ID
 				},
 				Config:             cfg(name),
@@ -259,10 +260,10 @@ func TestAccAuthUser_importFillsInConfiguration(t *testing.T) {
 				ResourceName:  userAddr,
 				ImportState:   true,
 				ImportStateId: env.ProjectID,
-				ExpectError:   matchInOrder("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
+				ExpectError:   acctest.MatchInOrder("Expected `<project_id>/<branch_id>/<user_id>` or `<project_id>/<user_id>` (without a branch id: the production branch)"),
 			},
 		)
-		tc.CheckDestroy = env.destroyed(authKept, expectUser(env, email, false))
+		tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectUser(env, email, false))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -273,25 +274,25 @@ func TestAccAuthUser_importFillsInConfiguration(t *testing.T) {
 // a 404 (see TestAccAuthUser_deletedOutOfBandDeleteAnswers404), which is
 // success because the integration is there: the missing thing is the user.
 func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		env.enableAuth()
-		user := env.resource("neon_auth_user", "test", `email = "gone@example.com"`)
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		env.EnableAuth()
+		user := env.Resource("neon_auth_user", "test", `email = "gone@example.com"`)
 		var userID string
-		tc := env.testCase(
+		tc := env.TestCase(
 			resource.TestStep{
-				Config: env.config(user),
+				Config: env.Config(user),
 				Check: func(s *terraform.State) error {
 					userID = s.RootModule().Resources[userAddr].Primary.Attributes["user_id"]
 					return nil
 				},
 			},
 			resource.TestStep{
-				PreConfig: func() { env.must(env.client().DeleteUser(context.Background(), env.scope(), userID)) },
-				Config:    env.config(user),
+				PreConfig: func() { env.Must(env.Client().DeleteUser(context.Background(), env.Scope(), userID)) },
+				Config:    env.Config(user),
 				PlanOnly:  true, // an empty plan: not detectable
 			},
 		)
-		tc.CheckDestroy = env.destroyed(authKept, expectUser(env, "gone@example.com", false))
+		tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectUser(env, "gone@example.com", false))
 		resource.ParallelTest(t, tc)
 	})
 }
@@ -299,15 +300,15 @@ func TestAccAuthUser_deletedOutOfBand(t *testing.T) {
 // The destroy of a user deleted behind Terraform's back sends one delete,
 // answered 404, and takes that as done.
 func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
-			env := newEmulatorEnv(t, "it counts the answers to user deletions", nil)
+			env := acctest.NewEmulatorEnv(t, "it counts the answers to user deletions", nil)
 			env.Mode = mode
-			env.enableAuth()
-			user := env.resource("neon_auth_user", "test", `email = "gone@example.com"`)
+			env.EnableAuth()
+			user := env.Resource("neon_auth_user", "test", `email = "gone@example.com"`)
 			const del = "DELETE /auth/users/{auth_user_id}"
-			tc := env.testCase(
-				resource.TestStep{Config: env.config(user)},
+			tc := env.TestCase(
+				resource.TestStep{Config: env.Config(user)},
 				resource.TestStep{
 					PreConfig: func() {
 						// Behind the API, so that only the provider's delete counts.
@@ -315,21 +316,21 @@ func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
 						if len(rows) != 1 {
 							t.Fatalf("users_sync = %+v, want one row", rows)
 						}
-						env.must(env.Emu.DeleteUser(env.ProjectID, rows[0].ID))
+						env.Must(env.Emu.DeleteUser(env.ProjectID, rows[0].ID))
 					},
-					Config: env.config(""),
+					Config: env.Config(""),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroy),
 					}},
-					ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
-						if n, all := env.routeCount(del, http.StatusNotFound), env.routeCount(del); n != 1 || all != 1 {
+					ConfigStateChecks: []statecheck.StateCheck{acctest.APICheck(func() error {
+						if n, all := env.RouteCount(del, http.StatusNotFound), env.RouteCount(del); n != 1 || all != 1 {
 							return fmt.Errorf("%d user deletions, %d of them answered 404; want one, answered 404", all, n)
 						}
 						return nil
 					})},
 				},
 			)
-			tc.CheckDestroy = env.destroyed(authKept)
+			tc.CheckDestroy = env.Destroyed(acctest.AuthKept)
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -344,21 +345,21 @@ func TestAccAuthUser_deletedOutOfBandDeleteAnswers404(t *testing.T) {
 // one. On a server that kept it (TestAccAuthUser_survivesTheRecreation)
 // the same apply keeps it. Either way the next plan is empty.
 func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cfg := env.config(env.resource("neon_auth_integration", "test") +
-			env.resource("neon_auth_user", "test", `email = "seed@example.com"`, `name = "Seed"`, "depends_on = [neon_auth_integration.test]"))
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		cfg := env.Config(env.Resource("neon_auth_integration", "test") +
+			env.Resource("neon_auth_user", "test", `email = "seed@example.com"`, `name = "Seed"`, "depends_on = [neon_auth_integration.test]"))
 		newUser := statecheck.CompareValue(compare.ValuesDiffer())
-		resource.ParallelTest(t, env.testCase(
+		resource.ParallelTest(t, env.TestCase(
 			resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{newUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))}},
 			resource.TestStep{
-				PreConfig: env.recreateAuth,
+				PreConfig: env.RecreateAuth,
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					// An integration re-created under the same auth project
 					// id leaves the user as it was: no change.
-					env.actionIn(userAddr, plancheck.ResourceActionUpdate, plancheck.ResourceActionNoop),
+					actionIn(env, userAddr, plancheck.ResourceActionUpdate, plancheck.ResourceActionNoop),
 				}},
-				ConfigStateChecks: append(env.onTheEmulator(newUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))),
+				ConfigStateChecks: append(onTheEmulator(env, newUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))),
 					expectUser(env, "seed@example.com", true)),
 			},
 			resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
@@ -371,7 +372,7 @@ func TestAccAuthUser_integrationRecreatedOutOfBand(t *testing.T) {
 // its id, and nothing is refused.
 func TestAccAuthUser_survivesTheRecreation(t *testing.T) {
 	var kept atomic.Bool // set once the integration was re-created: the server has kept the user
-	env := newEmulatorEnv(t, "it answers as a server that kept the user when its integration was re-created", func(next http.Handler) http.Handler {
+	env := acctest.NewEmulatorEnv(t, "it answers as a server that kept the user when its integration was re-created", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if kept.Load() && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/auth/users") {
 				w.Header().Set("Content-Type", "application/json")
@@ -383,13 +384,13 @@ func TestAccAuthUser_survivesTheRecreation(t *testing.T) {
 		})
 	})
 	env.Mode = authAPIBranch
-	cfg := env.config(env.resource("neon_auth_integration", "test") +
-		env.resource("neon_auth_user", "test", `email = "seed@example.com"`, `roles = ["admin"]`, "depends_on = [neon_auth_integration.test]"))
+	cfg := env.Config(env.Resource("neon_auth_integration", "test") +
+		env.Resource("neon_auth_user", "test", `email = "seed@example.com"`, `roles = ["admin"]`, "depends_on = [neon_auth_integration.test]"))
 	sameUser := statecheck.CompareValue(compare.ValuesSame())
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{sameUser.AddStateValue(userAddr, tfjsonpath.New("user_id"))}},
 		resource.TestStep{
-			PreConfig: func() { env.recreateAuth(); kept.Store(true) },
+			PreConfig: func() { env.RecreateAuth(); kept.Store(true) },
 			Config:    cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate),
@@ -408,14 +409,14 @@ func TestAccAuthUser_survivesTheRecreation(t *testing.T) {
 // never read back (an import cannot verify them); removing them from the
 // configuration is an update too, and the user stays the same.
 func TestAccAuthUser_roles(t *testing.T) {
-	env := newBranchEnv(t)
-	env.enableAuth()
+	env := acctest.NewBranchEnv(t)
+	env.EnableAuth()
 	const email = "admin@example.com"
 	cfg := func(args ...string) string {
-		return env.config(env.resource("neon_auth_user", "test", append([]string{"email = " + strconv.Quote(email)}, args...)...))
+		return env.Config(env.Resource("neon_auth_user", "test", append([]string{"email = " + strconv.Quote(email)}, args...)...))
 	}
 	sameUser := statecheck.CompareValue(compare.ValuesSame())
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
 			Config: cfg(`roles = ["admin"]`),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -451,7 +452,7 @@ func TestAccAuthUser_roles(t *testing.T) {
 			},
 		},
 	)
-	tc.CheckDestroy = env.destroyed(authKept, expectUser(env, email, false))
+	tc.CheckDestroy = env.Destroyed(acctest.AuthKept, expectUser(env, email, false))
 	resource.ParallelTest(t, tc)
 }
 
@@ -460,14 +461,14 @@ func TestAccAuthUser_roles(t *testing.T) {
 // a new name replaces the row; roles are set after the create, changed in
 // place, and stay as they are when removed from the configuration.
 func TestAccAuthUser_usersSyncRowAndRoles(t *testing.T) {
-	env := newEmulatorEnv(t, "no endpoint reads a user: its users_sync row (the name) and its roles show only on the emulator", nil)
+	env := acctest.NewEmulatorEnv(t, "no endpoint reads a user: its users_sync row (the name) and its roles show only on the emulator", nil)
 	env.Mode = authAPIBranch
-	env.enableAuth()
+	env.EnableAuth()
 	const email = "admin@example.com"
 	cfg := func(args ...string) string {
-		return env.config(env.resource("neon_auth_user", "test", append([]string{"email = " + strconv.Quote(email)}, args...)...))
+		return env.Config(env.Resource("neon_auth_user", "test", append([]string{"email = " + strconv.Quote(email)}, args...)...))
 	}
-	rolesAre := func(want ...string) apiCheck {
+	rolesAre := func(want ...string) acctest.APICheck {
 		return func() error {
 			rows := env.Emu.UsersSync(env.ProjectID)
 			if len(rows) != 1 || !slices.Equal(rows[0].Roles, want) {
@@ -478,7 +479,7 @@ func TestAccAuthUser_usersSyncRowAndRoles(t *testing.T) {
 	}
 	updated := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionUpdate)}}
 	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionDestroyBeforeCreate)}}
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
 			Config:            cfg(`name = "Admin"`, `roles = ["admin"]`),
 			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, "Admin"}, rolesAre("admin")},
@@ -505,7 +506,7 @@ func TestAccAuthUser_usersSyncRowAndRoles(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{expectUserRow{env, email, ""}},
 		},
 	)
-	tc.CheckDestroy = env.destroyed(authKept, func() error {
+	tc.CheckDestroy = env.Destroyed(acctest.AuthKept, func() error {
 		if rows := env.Emu.UsersSync(env.ProjectID); len(rows) != 0 {
 			return fmt.Errorf("destroy left users_sync rows %+v", rows)
 		}

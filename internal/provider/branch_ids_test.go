@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -27,17 +28,17 @@ import (
 // production's object. Changing branch_id of a resource in state fails the
 // same way. Production keeps everything.
 func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	env.Mode = authAPIBranch
-	env.enableAuth()
-	ctx, c, prod := context.Background(), env.client(), env.scope()
+	env.EnableAuth()
+	ctx, c, prod := context.Background(), env.Client(), env.Scope()
 	if _, err := c.AddOAuthProvider(ctx, prod, apiclient.AddOAuthProviderRequest{ID: "google"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AddDomain(ctx, prod, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.authProvider())}); err != nil {
+	if _, err := c.AddDomain(ctx, prod, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(env.AuthProvider())}); err != nil {
 		t.Fatal(err)
 	}
-	user, err := c.CreateUser(ctx, prod, apiclient.CreateUserRequest{AuthProvider: env.authProvider(), Email: "seed@example.com"})
+	user, err := c.CreateUser(ctx, prod, apiclient.CreateUserRequest{AuthProvider: env.AuthProvider(), Email: "seed@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	on := *env
-	on.BranchID = env.childBranch("preview")
+	on.BranchID = env.ChildBranch("preview")
 	preview := on.BranchID
 
 	// Per resource type on a branch: the arguments of a resource configured
@@ -61,52 +62,52 @@ func TestAccBranchIDs_importFromAnotherBranchFailsAtPlan(t *testing.T) {
 		{"neon_auth_email_server", `type = "shared"`, env.ProjectID},
 		{"neon_auth_domains", `domains = ["https://app.example.com"]`, env.ProjectID},
 	}
-	for _, c := range settingsCases {
-		imports = append(imports, struct{ typ, args, id string }{c.typeName, c.create, env.ProjectID})
+	for _, c := range acctest.SettingsCases {
+		imports = append(imports, struct{ typ, args, id string }{c.TypeName, c.Create, env.ProjectID})
 	}
 	var steps []resource.TestStep
 	for _, imp := range imports {
 		steps = append(steps, resource.TestStep{
-			Config: env.config(on.resource(imp.typ, "x", imp.args) + fmt.Sprintf(`
+			Config: env.Config(on.Resource(imp.typ, "x", imp.args) + fmt.Sprintf(`
 import {
   to = %s.x
   id = %q
 }
 `, imp.typ, imp.id)),
-			ExpectError: matchInOrder("Object on another branch", "This "+imp.typ+" in the state lives on branch "+env.BranchID,
+			ExpectError: acctest.MatchInOrder("Object on another branch", "This "+imp.typ+" in the state lives on branch "+env.BranchID,
 				"configuration names branch "+preview),
 		})
 	}
 	// A resource in state whose configuration moves to another branch.
 	moved := func(branchID string) string {
 		on.BranchID = branchID
-		return env.config(on.resource("neon_auth_domain", "admin", `domain = "https://admin.example.com"`))
+		return env.Config(on.Resource("neon_auth_domain", "admin", `domain = "https://admin.example.com"`))
 	}
 	steps = append(steps,
 		resource.TestStep{Config: moved("")},
 		resource.TestStep{Config: moved(preview),
-			ExpectError: matchInOrder("Object on another branch", "lives on branch "+env.BranchID, "names branch "+preview)},
+			ExpectError: acctest.MatchInOrder("Object on another branch", "lives on branch "+env.BranchID, "names branch "+preview)},
 		resource.TestStep{Config: moved(""), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			// Production's Neon Auth still has what the refused plans would
 			// have deleted.
 			Check: func(*terraform.State) error {
-				if env.integration() == nil {
+				if env.Integration() == nil {
 					return fmt.Errorf("production's integration is gone")
 				}
-				if _, ok := env.oauthProvider("google"); !ok {
+				if _, ok := env.OAuthProvider("google"); !ok {
 					return fmt.Errorf("production's google OAuth provider is gone")
 				}
-				if ds, err := env.client().ListDomains(context.Background(), env.scope()); err != nil ||
+				if ds, err := env.Client().ListDomains(context.Background(), env.Scope()); err != nil ||
 					!slices.ContainsFunc(ds, func(d apiclient.Domain) bool { return d.Domain == "https://app.example.com" }) {
 					return fmt.Errorf("production's domain https://app.example.com is gone: %v, %w", ds, err)
 				}
-				if !env.userExists("seed@example.com") {
+				if !env.UserExists("seed@example.com") {
 					return fmt.Errorf("production's user seed@example.com is gone")
 				}
 				return nil
 			}},
 	)
-	resource.ParallelTest(t, env.testCase(steps...))
+	resource.ParallelTest(t, env.TestCase(steps...))
 }
 
 // A branch_id of another project is refused at plan, naming branch_id; when
@@ -114,15 +115,15 @@ import {
 // the integration data source. None advises `terraform state rm` (there is
 // nothing in state to remove).
 func TestAccBranchIDs_branchOfAnotherProject(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	// Another project the key can see: the emulator's second, or one made
 	// for the test.
 	other, otherBranch := "", ""
-	if env.remote != nil {
-		other, otherBranch = env.remote.newProject(t, env.client())
+	if acctest.Remote() {
+		other, otherBranch = env.NewProject()
 	} else {
-		b, err := env.client().DefaultBranch(context.Background(), env.Emu.ProjectIDs()[1])
-		env.must(err)
+		b, err := env.Client().DefaultBranch(context.Background(), env.Emu.ProjectIDs()[1])
+		env.Must(err)
 		other, otherBranch = b.ProjectID, b.ID
 	}
 	// refused checks that the output diagnoses the branch of another
@@ -137,19 +138,19 @@ func TestAccBranchIDs_branchOfAnotherProject(t *testing.T) {
 			t.Fatalf("%s: advises `terraform state rm` for something that is not in state:\n%s", what, out)
 		}
 	}
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", acctest.RequiredProviders+env.Config(fmt.Sprintf(`
 resource "neon_auth_integration" "x" {
   project_id = %[1]q
   branch_id  = %[2]q
 }
 `, env.ProjectID, otherBranch)))
-	cli.must(0, "init", "-input=false")
-	_, out := cli.run("plan", "-input=false")
+	cli.Must(0, "init", "-input=false")
+	_, out := cli.Run("plan", "-input=false")
 	refused("plan", out)
 
 	// Known only at apply: the create gets the 404 and explains it.
-	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
+	cli.Write("main.tf", acctest.RequiredProviders+env.Config(fmt.Sprintf(`
 resource "terraform_data" "branch" {
   input = %[2]q
 }
@@ -159,21 +160,21 @@ resource "neon_auth_integration" "x" {
   branch_id  = terraform_data.branch.output
 }
 `, env.ProjectID, otherBranch)))
-	_, out = cli.run("apply", "-auto-approve", "-input=false")
+	_, out = cli.Run("apply", "-auto-approve", "-input=false")
 	refused("apply", out)
-	its, err := env.client().ListIntegrations(context.Background(),
+	its, err := env.Client().ListIntegrations(context.Background(),
 		apiclient.Scope{ProjectID: other, BranchID: otherBranch, Family: apiclient.FamilyBranch})
 	if !errors.Is(err, apiclient.ErrNotFound) {
 		t.Fatalf("the other project's production branch got Neon Auth: %v, %v", its, err)
 	}
 
 	// A data source reading it.
-	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(`
+	cli.Write("main.tf", acctest.RequiredProviders+env.Config(fmt.Sprintf(`
 data "neon_auth_integration" "x" {
   project_id = %[1]q
   branch_id  = %[2]q
 }
 `, env.ProjectID, otherBranch)))
-	_, out = cli.run("plan", "-input=false")
+	_, out = cli.Run("plan", "-input=false")
 	refused("data source", out)
 }

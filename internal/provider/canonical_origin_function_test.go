@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // provider::neon::canonical_origin through the CLI: the canonical form of
@@ -19,9 +20,9 @@ import (
 // (OpenTofu before 1.11) gets a key, which it never uses: there is no API to
 // call here.
 func TestAccFunctionCanonicalOrigin_values(t *testing.T) {
-	env := &accEnv{t: t}
+	env := acctest.NewEnvWithoutAPI(t)
 	t.Setenv(envAPIKey, "")
-	if lacks(t, unconfiguredFunctions) != "" {
+	if acctest.Lacks(t, acctest.UnconfiguredFunctions) != "" {
 		t.Setenv(envAPIKey, "never-sent")
 	}
 	cases := []struct{ in, want string }{
@@ -40,15 +41,15 @@ output "o%d" {
 `, i, c.in)
 		checks = append(checks, statecheck.ExpectKnownOutputValue(fmt.Sprintf("o%d", i), knownvalue.StringExact(c.want)))
 	}
-	tc := env.testCase(resource.TestStep{Config: cfg, ConfigStateChecks: checks})
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, providerFunctions)
+	tc := env.TestCase(resource.TestStep{Config: cfg, ConfigStateChecks: checks})
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.ProviderFunctions)
 	resource.Test(t, tc)
 }
 
 // What is not an origin fails at plan, with the argument named and the
 // reason given.
 func TestAccFunctionCanonicalOrigin_invalid(t *testing.T) {
-	env := &accEnv{t: t}
+	env := acctest.NewEnvWithoutAPI(t)
 	var steps []resource.TestStep
 	for in, why := range map[string]string{
 		"ftp://files.example.com":      `has the scheme "ftp"`,
@@ -62,11 +63,11 @@ output "o" {
   value = provider::neon::canonical_origin(%q)
 }
 `, in),
-			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(`"url"`) + `.*` + matchInOrder(fmt.Sprintf("The url argument %q %s", in, why)).String()),
+			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(`"url"`) + `.*` + acctest.MatchInOrder(fmt.Sprintf("The url argument %q %s", in, why)).String()),
 		})
 	}
-	tc := env.testCase(steps...)
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, providerFunctions)
+	tc := env.TestCase(steps...)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.ProviderFunctions)
 	resource.Test(t, tc)
 }
 
@@ -78,40 +79,40 @@ output "o" {
 // Driven with the CLI directly, since terraform-plugin-testing cannot read
 // for_each instances with string keys.
 func TestAccFunctionCanonicalOrigin_example(t *testing.T) {
-	env := newProjectEnv(t)
-	cli := env.cli(nil, nil)
-	if why := lacks(t, providerFunctions); why != "" {
+	env := acctest.NewProjectEnv(t)
+	cli := env.CLI(nil, nil)
+	if why := acctest.Lacks(t, acctest.ProviderFunctions); why != "" {
 		t.Skip(why)
 	}
-	env.enableAuth()
-	cli.write("main.tf", requiredProviders+env.config(exampleBody(t, "functions/canonical_origin"))+`
+	env.EnableAuth()
+	cli.Write("main.tf", acctest.RequiredProviders+env.Config(exampleBody(t, "functions/canonical_origin"))+`
 output "keys" {
   value = keys(neon_auth_domain.each)
 }
 `)
-	cli.must(0, "init")
+	cli.Must(0, "init")
 	project := "-var=project_id=" + env.ProjectID
-	if out := cli.must(1, "plan", "-input=false", project, `-var=origins=["https://app.example.com/login"]`); !strings.Contains(strings.Join(strings.Fields(out), " "),
+	if out := cli.Must(1, "plan", "-input=false", project, `-var=origins=["https://app.example.com/login"]`); !strings.Contains(strings.Join(strings.Fields(out), " "),
 		"Each origin must be https:// or http://, a host and an optional port, with no path.") {
 		t.Errorf("an origin with a path passed the variable's validation:\n%s", out)
 	}
-	if out := cli.must(0, "apply", "-auto-approve", "-input=false", project); !strings.Contains(out, "2 added, 0 changed, 0 destroyed") {
+	if out := cli.Must(0, "apply", "-auto-approve", "-input=false", project); !strings.Contains(out, "2 added, 0 changed, 0 destroyed") {
 		t.Fatalf("apply did not create two domains:\n%s", out)
 	}
 	var keys []string
-	if err := json.Unmarshal([]byte(cli.must(0, "output", "-json", "keys")), &keys); err != nil {
+	if err := json.Unmarshal([]byte(cli.Must(0, "output", "-json", "keys")), &keys); err != nil {
 		t.Fatal(err)
 	}
 	// Created in parallel: listed in any order.
 	if want := []string{"http://localhost:3000", "https://app.example.com"}; !slices.Equal(keys, want) {
 		t.Fatalf("for_each keys %q, want %q", keys, want)
 	}
-	if err := env.expectDomains("http://localhost:3000", "https://app.example.com")(); err != nil {
+	if err := env.ExpectDomains("http://localhost:3000", "https://app.example.com")(); err != nil {
 		t.Fatal(err)
 	}
-	cli.must(0, "plan", "-detailed-exitcode", "-input=false", project)
-	cli.must(0, "destroy", "-auto-approve", "-input=false", project)
-	if err := env.expectDomains()(); err != nil {
+	cli.Must(0, "plan", "-detailed-exitcode", "-input=false", project)
+	cli.Must(0, "destroy", "-auto-approve", "-input=false", project)
+	if err := env.ExpectDomains()(); err != nil {
 		t.Errorf("after destroy: %v", err)
 	}
 }

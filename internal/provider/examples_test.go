@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
@@ -88,19 +89,19 @@ func exampleProviderArgs(t *testing.T, dir string) []string {
 // of the disposable preview (restore_on_destroy = false) leaves it as
 // configured, and production never changes.
 func TestAccExample_branchPreview(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	configureProduction(env, false)
-	production := env.authOf(env.BranchID)
-	preview := env.childBranch("pr-123")
+	production := env.AuthOf(env.BranchID)
+	preview := env.ChildBranch("pr-123")
 	on := *env
 	on.BranchID = preview
-	_, err := env.client().AddDomain(context.Background(), on.scope(), apiclient.AddDomainRequest{Domain: "https://pr-123.preview.example.com",
+	_, err := env.Client().AddDomain(context.Background(), on.Scope(), apiclient.AddDomainRequest{Domain: "https://pr-123.preview.example.com",
 		AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)})
-	env.must(err)
+	env.Must(err)
 	vars := config.Variables{"project_id": config.StringVariable(env.ProjectID), "preview_branch_id": config.StringVariable(preview)}
-	cfg := env.providerBlock(exampleProviderArgs(t, "branch-preview")...) + exampleBody(t, "branch-preview")
+	cfg := env.ProviderBlock(exampleProviderArgs(t, "branch-preview")...) + exampleBody(t, "branch-preview")
 	var configured string
-	tc := env.testCase(resource.TestStep{
+	tc := env.TestCase(resource.TestStep{
 		Config:          cfg,
 		ConfigVariables: vars,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -112,11 +113,11 @@ func TestAccExample_branchPreview(t *testing.T) {
 			statecheck.ExpectKnownValue("neon_auth_integration.preview", tfjsonpath.New("branch_id"), knownvalue.StringExact(preview)),
 			statecheck.ExpectKnownValue("neon_auth_integration.preview", tfjsonpath.New("auth_provider"), knownvalue.StringExact("better_auth")),
 			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
-			on.expectDomains("https://app.example.com", "https://pr-123.preview.example.com"),
+			on.ExpectDomains("https://app.example.com", "https://pr-123.preview.example.com"),
 			// The preview's copy of production's Data API, with its own row limit.
-			on.expectDataAPI(maxRows(100)),
-			apiCheck(func() error {
-				ctx, c, s := context.Background(), on.client(), on.scope()
+			expectDataAPI(&on, maxRows(100)),
+			acctest.APICheck(func() error {
+				ctx, c, s := context.Background(), on.Client(), on.Scope()
 				bundle, err := c.GetPlugins(ctx, s)
 				if err != nil {
 					return err
@@ -133,8 +134,8 @@ func TestAccExample_branchPreview(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				google, _ := on.oauthProvider("google")
-				switch it := on.integration(); {
+				google, _ := on.OAuthProvider("google")
+				switch it := on.Integration(); {
 				case it == nil || apiclient.Deref(it.Name) != "Acme (preview)" || !localhost:
 					return fmt.Errorf("preview integration %+v, allow_localhost %v", it, localhost)
 				case apiclient.Deref(webhooks.WebhookURL) != "https://pr-123.preview.example.com/api/auth-events" || !magicLink.Enabled || signIn.RequireEmailVerification:
@@ -142,8 +143,8 @@ func TestAccExample_branchPreview(t *testing.T) {
 				case string(google.Type) != apiclient.TypeShared:
 					return fmt.Errorf("preview Google sign-in %+v, want the shared keys", google)
 				}
-				configured = env.authOf(preview)
-				return env.sameAuth(env.BranchID, production, "after the preview's apply")
+				configured = env.AuthOf(preview)
+				return env.SameAuth(env.BranchID, production, "after the preview's apply")
 			}),
 		},
 	}, resource.TestStep{
@@ -152,10 +153,10 @@ func TestAccExample_branchPreview(t *testing.T) {
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 	})
 	tc.CheckDestroy = func(*terraform.State) error {
-		if err := env.sameAuth(preview, configured, "after the disposable destroy"); err != nil {
+		if err := env.SameAuth(preview, configured, "after the disposable destroy"); err != nil {
 			return err
 		}
-		return env.sameAuth(env.BranchID, production, "after the preview's destroy")
+		return env.SameAuth(env.BranchID, production, "after the preview's destroy")
 	}
 	resource.ParallelTest(t, tc)
 }
@@ -166,34 +167,34 @@ func TestAccExample_branchPreview(t *testing.T) {
 // empty after apply, and destroy leaves the branch as it was.
 func TestAccExample_dataAPIGuide(t *testing.T) {
 	t.Run("neon auth", func(t *testing.T) {
-		env := newBranchEnv(t)
+		env := acctest.NewBranchEnv(t)
 		vars := config.Variables{"project_id": config.StringVariable(env.ProjectID), "branch_id": config.StringVariable(env.BranchID)}
-		cfg := env.config(exampleBody(t, "guides/data-api"))
-		tc := env.testCase(resource.TestStep{
+		cfg := env.Config(exampleBody(t, "guides/data-api"))
+		tc := env.TestCase(resource.TestStep{
 			Config: cfg, ConfigVariables: vars,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("neon_auth_data_api.this", tfjsonpath.New("status"), env.dataAPIStatus()),
-				env.expectDataAPI(maxRows(1000)),
-				env.expectDomains("https://app.example.com"),
+				statecheck.ExpectKnownValue("neon_auth_data_api.this", tfjsonpath.New("status"), dataAPIStatus(env)),
+				expectDataAPI(env, maxRows(1000)),
+				env.ExpectDomains("https://app.example.com"),
 			},
 		}, resource.TestStep{Config: cfg, ConfigVariables: vars, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
-		tc.CheckDestroy = env.destroyed(authGone, env.expectDataAPI(nil))
+		tc.CheckDestroy = env.Destroyed(acctest.AuthGone, expectDataAPI(env, nil))
 		resource.ParallelTest(t, tc)
 	})
 	t.Run("external identity provider", func(t *testing.T) {
-		env := newBranchEnv(t)
+		env := acctest.NewBranchEnv(t)
 		vars := config.Variables{"project_id": config.StringVariable(env.ProjectID), "branch_id": config.StringVariable(env.BranchID),
 			"jwks_url": config.StringVariable(googleJWKS), "provider_name": config.StringVariable("Google")}
-		cfg := env.config(exampleBody(t, "guides/data-api-external"))
-		tc := env.testCase(resource.TestStep{
+		cfg := env.Config(exampleBody(t, "guides/data-api-external"))
+		tc := env.TestCase(resource.TestStep{
 			Config: cfg, ConfigVariables: vars,
-			ConfigStateChecks: []statecheck.StateCheck{env.expectDataAPI(func(apiclient.DataAPISettings) error { return nil }), env.expectJWKS(googleJWKS)},
+			ConfigStateChecks: []statecheck.StateCheck{expectDataAPI(env, func(apiclient.DataAPISettings) error { return nil }), expectJWKS(env, googleJWKS)},
 		}, resource.TestStep{Config: cfg, ConfigVariables: vars, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
 		tc.CheckDestroy = func(*terraform.State) error {
-			if err := env.expectDataAPI(nil)(); err != nil {
+			if err := expectDataAPI(env, nil)(); err != nil {
 				return err
 			}
-			return env.expectJWKS()()
+			return expectJWKS(env)()
 		}
 		resource.ParallelTest(t, tc)
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -89,7 +90,7 @@ resource "neon_auth_domain" "p%[1]d" {
 // blindly, and such an apply stops with guidance instead (its own tests are
 // in auth_user_resource_test.go and auth_sdk_keys_resource_test.go).
 func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
-	env := newEmulatorEnv(t, "it injects faults", nil, func(o *emulator.Options) { o.SeedProjects = faultProjects })
+	env := acctest.NewEmulatorEnv(t, "it injects faults", nil, func(o *emulator.Options) { o.SeedProjects = faultProjects })
 	projects := env.Emu.ProjectIDs()
 	if faultTotalResources != 100 {
 		t.Fatalf("the suite is meant for 100 resources, has %d", faultTotalResources)
@@ -107,11 +108,11 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 	// More retries than the default: with one response in five faulted, a
 	// read fails for good only after 11 faults in a row (p ≈ 2·10⁻⁸).
 	// Project mode, named: the suite mints Stack Auth SDK keys.
-	cfg := env.providerBlock("max_retries = 10")
+	cfg := env.ProviderBlock("max_retries = 10")
 	for i, pid := range projects {
 		cfg += fmt.Sprintf(faultSuiteProject, i, pid, faultUsersPer, faultDomainsPer)
 	}
-	tc := env.testCase(resource.TestStep{
+	tc := env.TestCase(resource.TestStep{
 		PreConfig: func() { env.Emu.SetFaults(faults) },
 		Config:    cfg,
 		Check: func(s *terraform.State) error {
@@ -221,16 +222,16 @@ func TestAccFaults_applyAndDestroyConvergeUnderFaults(t *testing.T) {
 // provider's pacing, as when other clients share the account), the apply
 // waits them out and completes.
 func TestAccFaults_serverRateLimitsAreWaitedOut(t *testing.T) {
-	env := newEmulatorEnv(t, "it sets the server's route limit and counts its 429s", nil, func(o *emulator.Options) { o.RouteRequestsPerSecond = 3 })
-	env.enableAuth()
-	cfg := env.config(fmt.Sprintf(`
+	env := acctest.NewEmulatorEnv(t, "it sets the server's route limit and counts its 429s", nil, func(o *emulator.Options) { o.RouteRequestsPerSecond = 3 })
+	env.EnableAuth()
+	cfg := env.Config(fmt.Sprintf(`
 resource "neon_auth_domain" "many" {
   count      = 12
   project_id = %[1]q
   domain     = "https://app${count.index}.example.com"
 }
 `, env.ProjectID))
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
 		Config: cfg,
 		Check: func(*terraform.State) error {
 			st := env.Emu.Stats()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -22,7 +23,7 @@ import (
 // `identity = {…}`), and checks that every one of them was generated,
 // applied, and plans no change, and that no secret of the console's objects
 // reached the output or files.
-func generateAndImport(t *testing.T, env *accEnv, cli *cliDir, imports map[string]string, secrets ...string) string {
+func generateAndImport(t *testing.T, env *acctest.Env, cli *acctest.CLIDir, imports map[string]string, secrets ...string) string {
 	t.Helper()
 	var blocks strings.Builder
 	for to, line := range imports {
@@ -33,11 +34,11 @@ import {
 }
 `, to, line)
 	}
-	cli.write("main.tf", requiredProviders+env.providerBlock()+blocks.String())
-	cli.must(0, "init")
+	cli.Write("main.tf", acctest.RequiredProviders+env.ProviderBlock()+blocks.String())
+	cli.Must(0, "init")
 	var outputs strings.Builder
-	outputs.WriteString(cli.must(0, "plan", "-generate-config-out=generated.tf", "-out=import.tfplan"))
-	generated := cli.read("generated.tf")
+	outputs.WriteString(cli.Must(0, "plan", "-generate-config-out=generated.tf", "-out=import.tfplan"))
+	generated := cli.Read("generated.tf")
 	want := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", len(imports))
 	if !strings.Contains(outputs.String(), want) {
 		t.Fatalf("the import plan is not %q:\n%s\ngenerated.tf:\n%s", want, outputs.String(), generated)
@@ -48,8 +49,8 @@ import {
 			t.Errorf("generated.tf has no block for %s:\n%s", to, generated)
 		}
 	}
-	outputs.WriteString(cli.must(0, "apply", "import.tfplan"))
-	if code, out := cli.run("plan", "-detailed-exitcode"); code != 0 {
+	outputs.WriteString(cli.Must(0, "apply", "import.tfplan"))
+	if code, out := cli.Run("plan", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after applying the generated configuration exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
 	}
 	for _, s := range secrets {
@@ -65,25 +66,25 @@ import {
 // server and a user, imported by ids that name no branch (the production
 // branch).
 func TestAccGenerateConfig_projectMode(t *testing.T) {
-	env := newProjectEnv(t)
-	cli := env.cli(nil, nil)
+	env := acctest.NewProjectEnv(t)
+	cli := env.CLI(nil, nil)
 	// The generated configuration gives the secrets as write-only arguments.
-	if why := lacks(t, writeOnlyArguments); why != "" {
+	if why := acctest.Lacks(t, acctest.WriteOnlyArguments); why != "" {
 		t.Skip(why)
 	}
-	ctx, c, s := context.Background(), env.client(), env.scope()
+	ctx, c, s := context.Background(), env.Client(), env.Scope()
 	const ghSecret, smtpPassword = "gh-console-secret-7f3a", "console-smtp-password-91c2"
-	env.enableAuth()
+	env.EnableAuth()
 	_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
-	env.must(err)
+	env.Must(err)
 	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: apiclient.Ptr("gh-client"), ClientSecret: apiclient.Ptr(ghSecret)})
-	env.must(err)
-	env.plantDomain("https://App.Example.com")
+	env.Must(err)
+	plantDomain(env, "https://App.Example.com")
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587,
 		Username: "mailer", Password: smtpPassword, SenderEmail: "no-reply@example.com", SenderName: "Example"}))
-	env.must(err)
+	env.Must(err)
 	u, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: apiclient.AuthProviderStack, Email: "bot@example.com", Name: "Bot"})
-	env.must(err)
+	env.Must(err)
 	p := env.ProjectID
 	generated := generateAndImport(t, env, cli, map[string]string{
 		"neon_auth_integration.this":      fmt.Sprintf("id = %q", p),
@@ -106,8 +107,8 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 		if n := len(line.FindAllString(generated, -1)); n != 1 {
 			t.Fatalf("generated.tf has %d lines %s = \"…\", want 1:\n%s", n, refused.attr, generated)
 		}
-		cli.write("generated.tf", line.ReplaceAllString(generated, "${1}"+refused.to))
-		if code, out := cli.run("plan", "-input=false"); code != 1 || !strings.Contains(strings.Join(strings.Fields(out), " "), refused.want) {
+		cli.Write("generated.tf", line.ReplaceAllString(generated, "${1}"+refused.to))
+		if code, out := cli.Run("plan", "-input=false"); code != 1 || !strings.Contains(strings.Join(strings.Fields(out), " "), refused.want) {
 			t.Errorf("plan with %s = %s exited %d, want 1 with %q:\n%s", refused.attr, refused.to, code, refused.want, out)
 		}
 	}
@@ -138,12 +139,12 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 		indent, pad := generated[start+loc[2]:start+loc[3]], generated[start+loc[4]:start+loc[5]]
 		generated = generated[:start+loc[0]] + indent + f.attr + pad + "= " + f.value + generated[start+loc[1]:]
 	}
-	cli.write("generated.tf", generated)
-	if _, out := cli.run("plan", "-input=false"); !strings.Contains(out, "Plan: 0 to add, 3 to change, 0 to destroy.") {
+	cli.Write("generated.tf", generated)
+	if _, out := cli.Run("plan", "-input=false"); !strings.Contains(out, "Plan: 0 to add, 3 to change, 0 to destroy.") {
 		t.Fatalf("after filling in the secrets, the plan is not 3 changes in place and nothing replaced:\n%s", out)
 	}
-	cli.must(0, "apply", "-auto-approve", "-input=false")
-	cli.must(0, "plan", "-detailed-exitcode")
+	cli.Must(0, "apply", "-auto-approve", "-input=false")
+	cli.Must(0, "plan", "-detailed-exitcode")
 
 	t.Run("the filled-in secrets reached the API", func(t *testing.T) {
 		if env.Emu == nil {
@@ -164,11 +165,11 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 // configuration, the whole redirect whitelist, the shared email server, the
 // Data API of the branch's database and the JWKS the project trusts for it.
 func TestAccGenerateConfig_branchMode(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	consoleSetup(env, env.BranchID)
 	id := fmt.Sprintf("id = %q", env.ProjectID+"/"+env.BranchID)
-	jwks, err := env.client().ListJWKS(context.Background(), env.ProjectID)
-	env.must(err)
+	jwks, err := env.Client().ListJWKS(context.Background(), env.ProjectID)
+	env.Must(err)
 	imports := map[string]string{
 		"neon_auth_integration.this":      id,
 		"neon_auth_domains.all":           id,
@@ -181,8 +182,8 @@ func TestAccGenerateConfig_branchMode(t *testing.T) {
 			imports["neon_auth_external_jwks.microsoft"] = fmt.Sprintf("id = %q", env.ProjectID+"/"+j.ID)
 		}
 	}
-	for _, c := range settingsCases {
-		imports[c.typeName+".this"] = id
+	for _, c := range acctest.SettingsCases {
+		imports[c.TypeName+".this"] = id
 	}
-	generateAndImport(t, env, env.cli(nil, nil), imports)
+	generateAndImport(t, env, env.CLI(nil, nil), imports)
 }

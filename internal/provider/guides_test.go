@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/officialneontest"
 )
 
@@ -50,11 +51,11 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 	}
 	for _, order := range []string{"production first", "branch first"} {
 		t.Run(order, func(t *testing.T) {
-			var env *accEnv
+			var env *acctest.Env
 			project := func(r *http.Request) string {
 				return strings.Split(strings.TrimPrefix(r.URL.Path, "/api/v2/projects/"), "/")[0]
 			}
-			env = newEmulatorEnv(t, "it holds requests at the server to force each order of the two providers' writes", func(next http.Handler) http.Handler {
+			env = acctest.NewEmulatorEnv(t, "it holds requests at the server to force each order of the two providers' writes", func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					// Branch first: production's Neon Auth waits for the branch.
 					if order == "branch first" && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/auth") {
@@ -72,16 +73,16 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 					})
 				}
 			}
-			cli := env.cli(nil, map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
+			cli := env.CLI(nil, map[string]tfprotov6.ProviderServer{"neondatabase/neon": double.Server()})
 			// The guide's provider "neonauth" block, pointed at the emulator.
 			head := `provider "neonauth" {`
-			cli.write("main.tf", strings.Replace(shown[1], head, head+fmt.Sprintf(`
+			cli.Write("main.tf", strings.Replace(shown[1], head, head+fmt.Sprintf(`
   api_key             = %q
   base_url            = %q
   requests_per_minute = 100000
 `, env.Key, env.BaseURL), 1))
-			cli.must(0, "init", "-input=false")
-			out := cli.must(0, "apply", "-auto-approve", "-input=false")
+			cli.Must(0, "init", "-input=false")
+			out := cli.Must(0, "apply", "-auto-approve", "-input=false")
 			warning := quoted[1]
 			if taken := strings.Contains(out, warning); taken != (order == "production first") {
 				t.Errorf("the apply shows the guide's warning %q: %v, want %v:\n%s", warning, taken, order == "production first", out)
@@ -104,8 +105,8 @@ func TestAccGuide_officialNeonProvider(t *testing.T) {
 			if got := strings.Join(got, " "); got != want {
 				t.Errorf("the preview's domains = %q, want %q", got, want)
 			}
-			cli.must(0, "plan", "-detailed-exitcode", "-input=false")
-			cli.must(0, "destroy", "-auto-approve", "-input=false")
+			cli.Must(0, "plan", "-detailed-exitcode", "-input=false")
+			cli.Must(0, "destroy", "-auto-approve", "-input=false")
 			if slices.Contains(env.Emu.ProjectIDs(), projectID) {
 				t.Errorf("destroy left project %s", projectID)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // Every resource that can be imported has an identity, made of the same
@@ -156,22 +157,22 @@ func TestUnitImportIDFromIdentity(t *testing.T) {
 // the scope, the branch resolved, and its own key, canonical. In project
 // mode the configuration leaves the branch to the default, the production
 // branch.
-func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) {
+func identityCase(env *acctest.Env) (string, map[string]map[string]knownvalue.Check) {
 	on := *env
 	if env.Mode == authAPIProject {
 		on.BranchID = ""
 	}
 	block := func(typeName, name string, args ...string) string {
-		return on.resource(typeName, name, append(args, "depends_on = [neon_auth_integration.test]")...)
+		return on.Resource(typeName, name, append(args, "depends_on = [neon_auth_integration.test]")...)
 	}
-	cfg := on.resource("neon_auth_integration", "test") +
+	cfg := on.Resource("neon_auth_integration", "test") +
 		block("neon_auth_oauth_provider", "google", `provider_id = "google"`) +
 		block("neon_auth_user", "test", `email = "ada@example.com"`) +
 		block("neon_auth_email_server", "test", `type = "shared"`) +
 		block("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "external"`,
 			fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`) +
 		// The JWKS names its branch in both modes: env's, not on's.
-		env.resource("neon_auth_external_jwks", "test", fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`)
+		env.Resource("neon_auth_external_jwks", "test", fmt.Sprintf("jwks_url = %q", googleJWKS), `provider_name = "Google"`)
 	scope := map[string]knownvalue.Check{"project_id": knownvalue.StringExact(env.ProjectID), "branch_id": knownvalue.StringExact(env.BranchID)}
 	with := func(attr string, v knownvalue.Check) map[string]knownvalue.Check {
 		m := maps.Clone(scope)
@@ -179,7 +180,7 @@ func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) 
 		return m
 	}
 	want := map[string]map[string]knownvalue.Check{
-		"neon_auth_integration.test":      with("auth_provider", knownvalue.StringExact(env.authProvider())),
+		"neon_auth_integration.test":      with("auth_provider", knownvalue.StringExact(env.AuthProvider())),
 		"neon_auth_oauth_provider.google": with("provider_id", knownvalue.StringExact("google")),
 		"neon_auth_user.test":             with("user_id", knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
 		"neon_auth_email_server.test":     scope,
@@ -193,9 +194,9 @@ func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) 
 	}
 	cfg += block("neon_auth_domain", "app", `domain = "HTTPS://App.Example.com/"`)
 	want["neon_auth_domain.app"] = with("domain", knownvalue.StringExact("https://app.example.com"))
-	for _, c := range settingsCases {
-		cfg += block(c.typeName, "test", strings.TrimSpace(c.create))
-		want[c.typeName+".test"] = scope
+	for _, c := range acctest.SettingsCases {
+		cfg += block(c.TypeName, "test", strings.TrimSpace(c.Create))
+		want[c.TypeName+".test"] = scope
 	}
 	return cfg, want
 }
@@ -204,13 +205,13 @@ func identityCase(env *accEnv) (string, map[string]map[string]knownvalue.Check) 
 // resolved, the domain canonical), and an import block with that identity
 // imports it with nothing to change, in both API families.
 func TestAccIdentity_importBlocks(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
 		cfg, want := identityCase(env)
 		var identities []statecheck.StateCheck
 		for addr, identity := range want {
 			identities = append(identities, statecheck.ExpectIdentity(addr, identity))
 		}
-		steps := []tfresource.TestStep{{Config: env.config(cfg), ConfigStateChecks: identities}}
+		steps := []tfresource.TestStep{{Config: env.Config(cfg), ConfigStateChecks: identities}}
 		for _, addr := range slices.Sorted(maps.Keys(want)) {
 			// An import block whose identity is the one recorded: the
 			// harness fails on any change.
@@ -236,8 +237,8 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 			}
 			steps = append(steps, step)
 		}
-		tc := env.testCase(steps...)
-		tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, resourceIdentity)
+		tc := env.TestCase(steps...)
+		tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.ResourceIdentity)
 		tfresource.Test(t, tc)
 	})
 }
@@ -246,12 +247,12 @@ func TestAccIdentity_importBlocks(t *testing.T) {
 // declares none) gets every identity on the next refresh, with an empty
 // plan and nothing written to the API.
 func TestAccIdentity_filledInOnRefresh(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	cfg, want := identityCase(env)
-	withoutIdentity := providerserver.NewProtocol6WithError(env.provider())
-	counted, sent := env.counted()
-	identities := []statecheck.StateCheck{apiCheck(func() error {
-		if n := sent.writes.Load(); n != 0 {
+	withoutIdentity := providerserver.NewProtocol6WithError(env.Provider())
+	counted, sent := env.Counted()
+	identities := []statecheck.StateCheck{acctest.APICheck(func() error {
+		if n := sent.Writes.Load(); n != 0 {
 			return fmt.Errorf("filling in the identities sent %d writes to the API, want none", n)
 		}
 		return nil
@@ -259,24 +260,24 @@ func TestAccIdentity_filledInOnRefresh(t *testing.T) {
 	for addr, identity := range want {
 		identities = append(identities, statecheck.ExpectIdentity(addr, identity))
 	}
-	tc := env.testCase(
+	tc := env.TestCase(
 		tfresource.TestStep{
 			ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"neon": func() (tfprotov6.ProviderServer, error) {
 				s, err := withoutIdentity()
 				return noIdentityServer{s}, err
 			}},
-			Config:            env.config(cfg),
+			Config:            env.Config(cfg),
 			ConfigStateChecks: []statecheck.StateCheck{noIdentities{}},
 		},
 		tfresource.TestStep{
 			ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"neon": providerserver.NewProtocol6WithError(counted)},
-			Config:                   env.config(cfg),
+			Config:                   env.Config(cfg),
 			ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			ConfigStateChecks:        identities,
 		},
 	)
 	tc.ProtoV6ProviderFactories = nil
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, resourceIdentity)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.ResourceIdentity)
 	tfresource.Test(t, tc)
 }
 
@@ -335,9 +336,9 @@ func (s noIdentityServer) ReadResource(ctx context.Context, req *tfprotov6.ReadR
 // next plan is empty. In project mode the identities leave the branch out
 // (the production branch); in branch mode they name it.
 func TestAccIdentity_generateConfig(t *testing.T) {
-	inBothModes(t, func(t *testing.T, env *accEnv) {
-		cli := env.cli(nil, nil)
-		if why := lacks(t, resourceIdentity); why != "" {
+	acctest.InBothModes(t, func(t *testing.T, env *acctest.Env) {
+		cli := env.CLI(nil, nil)
+		if why := acctest.Lacks(t, acctest.ResourceIdentity); why != "" {
 			t.Skip(why)
 		}
 		consoleSetup(env, env.BranchID)
@@ -352,13 +353,13 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 			"neon_auth_data_api.neondb":       "identity = { " + scope + `, database_name = "neondb" }`,
 		}
 		if env.Mode == authAPIBranch {
-			for _, c := range settingsCases {
-				imports[c.typeName+".this"] = "identity = { " + scope + " }"
+			for _, c := range acctest.SettingsCases {
+				imports[c.TypeName+".this"] = "identity = { " + scope + " }"
 			}
 		}
 		generateAndImport(t, env, cli, imports)
 		// The state records the identity, the branch resolved.
-		state := cli.must(0, "show", "-json")
+		state := cli.Must(0, "show", "-json")
 		if !strings.Contains(state, fmt.Sprintf(`"identity":{"branch_id":%q,"domain":"https://app.example.com","project_id":%q}`, env.BranchID, env.ProjectID)) {
 			t.Errorf("the state does not record the domain's identity with its branch:\n%s", state)
 		}

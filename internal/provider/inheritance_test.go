@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
@@ -34,9 +35,9 @@ const productionGoogleClientID = "acme-google-client"
 // Auth. With fully, it adds one more of
 // everything a branch inherits: a shared GitHub sign-in, a user with a role,
 // an SMTP server and non-default plugins.
-func configureProduction(env *accEnv, fully bool) {
-	env.t.Helper()
-	ctx, c, s := context.Background(), env.client(), env.scope()
+func configureProduction(env *acctest.Env, fully bool) {
+	env.T().Helper()
+	ctx, c, s := context.Background(), env.Client(), env.Scope()
 	s.Family = apiclient.FamilyBranch
 	steps := []func() error{
 		func() error {
@@ -102,7 +103,7 @@ func configureProduction(env *accEnv, fully bool) {
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {
-			env.t.Fatalf("configuring production (step %d): %v", i+1, err)
+			env.T().Fatalf("configuring production (step %d): %v", i+1, err)
 		}
 	}
 }
@@ -200,24 +201,24 @@ resource "neon_auth_webhooks" "preview" {
 // byte as the branch started, deleting only the user it created. Production
 // never changes.
 func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	configureProduction(env, true)
-	production := env.authOf(env.BranchID)
-	preview := env.childBranch("pr-7")
-	inherited := env.authOf(preview)
+	production := env.AuthOf(env.BranchID)
+	preview := env.ChildBranch("pr-7")
+	inherited := env.AuthOf(preview)
 	on := *env
 	on.BranchID = preview
-	cfg := env.config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID))
-	tc := env.testCase(resource.TestStep{
+	cfg := env.Config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID))
+	tc := env.TestCase(resource.TestStep{
 		Config: cfg,
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("neon_auth_user.ada", tfjsonpath.New("user_id"), knownvalue.Null()),
 			statecheck.ExpectKnownValue("neon_auth_user.ada", tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+preview+"/email:ada@example.com")),
 			statecheck.ExpectKnownValue("neon_auth_user.tester", tfjsonpath.New("user_id"), knownvalue.NotNull()),
 			statecheck.ExpectKnownValue("neon_auth_oauth_provider.github", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
-			on.expectDomains("https://pr-7.preview.example.com"),
-			apiCheck(func() error {
-				ctx, c, s := context.Background(), on.client(), on.scope()
+			on.ExpectDomains("https://pr-7.preview.example.com"),
+			acctest.APICheck(func() error {
+				ctx, c, s := context.Background(), on.Client(), on.Scope()
 				webhooks, err := apiclient.ReadSetting[neonapi.NeonAuthWebhookConfig](ctx, c, s, betterauth.Webhooks)
 				if err != nil {
 					return err
@@ -234,8 +235,8 @@ func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
 				if _, err := bundle.Part(betterauth.PhoneNumber.Name, &phone); err != nil {
 					return err
 				}
-				it, es := on.integration(), on.emailServer()
-				if err := on.expectDataAPI(maxRows(50))(); err != nil {
+				it, es := on.Integration(), on.EmailServer()
+				if err := expectDataAPI(&on, maxRows(50))(); err != nil {
 					return err
 				}
 				switch {
@@ -243,21 +244,21 @@ func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
 					return fmt.Errorf("preview = integration %+v, webhooks %+v, phone number %+v, organization %+v", it, webhooks, phone, org)
 				case es == nil || apiclient.Deref(es.SenderName) != "Acme (preview)":
 					return fmt.Errorf("preview email provider %+v", es)
-				case !on.userExists("ada@example.com") || !on.userExists("tester@example.com"):
+				case !on.UserExists("ada@example.com") || !on.UserExists("tester@example.com"):
 					return fmt.Errorf("the preview lacks the inherited user or the new one")
 				}
-				return env.sameAuth(env.BranchID, production, "after the preview's apply")
+				return env.SameAuth(env.BranchID, production, "after the preview's apply")
 			}),
 		},
 	}, resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
 	tc.CheckDestroy = func(*terraform.State) error {
-		if err := env.sameAuth(preview, inherited, "after destroy"); err != nil {
+		if err := env.SameAuth(preview, inherited, "after destroy"); err != nil {
 			return err
 		}
-		if on.userExists("tester@example.com") || !on.userExists("ada@example.com") {
+		if on.UserExists("tester@example.com") || !on.UserExists("ada@example.com") {
 			return fmt.Errorf("after destroy, the preview must keep the inherited user and lose the one it created")
 		}
-		return env.sameAuth(env.BranchID, production, "after the preview's destroy")
+		return env.SameAuth(env.BranchID, production, "after the preview's destroy")
 	}
 	resource.ParallelTest(t, tc)
 }
@@ -266,12 +267,12 @@ func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
 // what destroy does with it; the domain list's warning names the entries it
 // removed.
 func TestAccInherited_eachTakeOverWarns(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	configureProduction(env, true)
-	preview := env.childBranch("pr-8")
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID)))
-	out := cli.must(0, "apply", "-auto-approve", "-input=false")
+	preview := env.ChildBranch("pr-8")
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", acctest.RequiredProviders+env.Config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID)))
+	out := cli.Must(0, "apply", "-auto-approve", "-input=false")
 	for _, want := range []string{
 		"Inherited Neon Auth integration (better_auth) taken over",
 		"Whitelist taken over",
@@ -292,7 +293,7 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 	if strings.Contains(out, "tester@example.com taken over") {
 		t.Errorf("the new user was reported taken over:\n%s", out)
 	}
-	cli.must(0, "destroy", "-auto-approve", "-input=false")
+	cli.Must(0, "destroy", "-auto-approve", "-input=false")
 }
 
 // What cannot be taken over is refused with an error that names both sides
@@ -305,16 +306,16 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 // branch); roles of an inherited user (no endpoint tells its id); an
 // inherited SMTP server made shared (its password could not be restored).
 func TestAccInherited_refusals(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	configureProduction(env, true)
-	preview := env.childBranch("pr-9")
-	inherited := env.authOf(preview)
+	preview := env.ChildBranch("pr-9")
+	inherited := env.AuthOf(preview)
 	on := func(body string) string { return fmt.Sprintf(body, env.ProjectID, preview) }
 	step := func(cfg string, want ...string) resource.TestStep {
-		return resource.TestStep{Config: cfg, ExpectError: matchInOrder(want...)}
+		return resource.TestStep{Config: cfg, ExpectError: acctest.MatchInOrder(want...)}
 	}
-	refuse := env.providerBlock(`inherited_auth = "refuse"`)
-	tc := env.testCase(
+	refuse := env.ProviderBlock(`inherited_auth = "refuse"`)
+	tc := env.TestCase(
 		step(refuse+on(`
 resource "neon_auth_integration" "preview" {
   project_id = %q
@@ -335,21 +336,21 @@ resource "neon_auth_domains" "preview" {
   domains    = ["https://app.example.com"]
 }
 `), "it already holds https://app.example.com", `inherited_auth is "refuse"`, "terraform import neon_auth_domains"),
-		step(env.config(on(`
+		step(env.Config(on(`
 resource "neon_auth_integration" "preview" {
   project_id    = %q
   branch_id     = %q
   auth_provider = "mock"
 }
 `)), `whose auth provider is "better_auth"; this configuration asks for "mock"`, `set auth_provider = "better_auth"`),
-		step(env.config(on(`
+		step(env.Config(on(`
 resource "neon_auth_oauth_provider" "google" {
   project_id  = %q
   branch_id   = %q
   provider_id = "google"
 }
 `)), "Inherited OAuth provider has its own app", "asks for the shared keys", "/callback/google", "set restore_on_destroy = false"),
-		step(env.config(on(`
+		step(env.Config(on(`
 resource "neon_auth_user" "ada" {
   project_id = %q
   branch_id  = %q
@@ -357,7 +358,7 @@ resource "neon_auth_user" "ada" {
   roles      = ["admin"]
 }
 `)), "inherited the user ada@example.com, but no endpoint tells a user's id", "Remove roles"),
-		step(env.config(on(`
+		step(env.Config(on(`
 resource "neon_auth_email_server" "preview" {
   project_id = %q
   branch_id  = %q
@@ -365,7 +366,7 @@ resource "neon_auth_email_server" "preview" {
 }
 `)), "Inherited email server is standard", "would lose the SMTP password", `type = "standard"`, "set restore_on_destroy = false"),
 	)
-	tc.CheckDestroy = func(*terraform.State) error { return env.sameAuth(preview, inherited, "after the refusals") }
+	tc.CheckDestroy = func(*terraform.State) error { return env.SameAuth(preview, inherited, "after the refusals") }
 	resource.ParallelTest(t, tc)
 }
 
@@ -378,46 +379,46 @@ resource "neon_auth_email_server" "preview" {
 func TestAccInherited_twoConfigurationsDeclareOneDomain(t *testing.T) {
 	for _, order := range []string{"the owner destroys first", "the other destroys first"} {
 		t.Run(order, func(t *testing.T) {
-			env := newBranchEnv(t)
+			env := acctest.NewBranchEnv(t)
 			configureProduction(env, false)
-			production := env.authOf(env.BranchID)
+			production := env.AuthOf(env.BranchID)
 			preview := *env
-			preview.BranchID = env.childBranch("pr-123")
+			preview.BranchID = env.ChildBranch("pr-123")
 			const origin = "https://pr-123.preview.example.com"
-			cfg := requiredProviders + env.config(preview.resource("neon_auth_domain", "pr", fmt.Sprintf("domain = %q", origin)))
-			owner, other := env.cli(nil, nil), env.cli(nil, nil)
-			for _, w := range []*cliDir{owner, other} {
-				w.write("main.tf", cfg)
-				w.must(0, "init", "-input=false")
+			cfg := acctest.RequiredProviders + env.Config(preview.Resource("neon_auth_domain", "pr", fmt.Sprintf("domain = %q", origin)))
+			owner, other := env.CLI(nil, nil), env.CLI(nil, nil)
+			for _, w := range []*acctest.CLIDir{owner, other} {
+				w.Write("main.tf", cfg)
+				w.Must(0, "init", "-input=false")
 			}
-			owner.must(0, "apply", "-auto-approve", "-input=false")
+			owner.Must(0, "apply", "-auto-approve", "-input=false")
 
-			plan := strings.Join(strings.Fields(other.must(0, "plan", "-input=false")), " ")
+			plan := strings.Join(strings.Fields(other.Must(0, "plan", "-input=false")), " ")
 			if want := "Trusted domains already on the branch will be taken over: " + origin; !strings.Contains(plan, want) {
 				t.Errorf("the second configuration's plan does not warn %q:\n%s", want, plan)
 			}
-			applied := strings.Join(strings.Fields(other.must(0, "apply", "-auto-approve", "-input=false")), " ")
+			applied := strings.Join(strings.Fields(other.Must(0, "apply", "-auto-approve", "-input=false")), " ")
 			if want := "Trusted domain already on the branch taken over: " + origin; !strings.Contains(applied, want) {
 				t.Errorf("the second configuration's apply does not warn %q:\n%s", want, applied)
 			}
-			if err := preview.expectDomains("https://app.example.com", origin)(); err != nil {
+			if err := preview.ExpectDomains("https://app.example.com", origin)(); err != nil {
 				t.Fatal(err)
 			}
 			first, second := owner, other
 			if order == "the other destroys first" {
 				first, second = other, owner
 			}
-			first.must(0, "destroy", "-auto-approve", "-input=false")
+			first.Must(0, "destroy", "-auto-approve", "-input=false")
 			if first == other {
-				if err := preview.expectDomains("https://app.example.com", origin)(); err != nil {
+				if err := preview.ExpectDomains("https://app.example.com", origin)(); err != nil {
 					t.Errorf("after the destroy of the configuration that took the domain over: %v", err)
 				}
 			}
-			second.must(0, "destroy", "-auto-approve", "-input=false")
-			if err := preview.expectDomains("https://app.example.com")(); err != nil {
+			second.Must(0, "destroy", "-auto-approve", "-input=false")
+			if err := preview.ExpectDomains("https://app.example.com")(); err != nil {
 				t.Errorf("after both destroys: %v", err)
 			}
-			if err := env.sameAuth(env.BranchID, production, "after both configurations"); err != nil {
+			if err := env.SameAuth(env.BranchID, production, "after both configurations"); err != nil {
 				t.Error(err)
 			}
 		})
@@ -429,22 +430,22 @@ func TestAccInherited_twoConfigurationsDeclareOneDomain(t *testing.T) {
 // the state warns nothing, and a destroy plan says what destroy restores
 // instead of deleting.
 func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	configureProduction(env, false)
 	preview := *env
-	preview.BranchID = env.childBranch("pr-5")
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", requiredProviders+env.config(
-		preview.resource("neon_auth_integration", "preview")+
-			preview.resource("neon_auth_domain", "app", `domain = "https://app.example.com"`, "depends_on = [neon_auth_integration.preview]")+
-			preview.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "acme-google-client"`,
+	preview.BranchID = env.ChildBranch("pr-5")
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", acctest.RequiredProviders+env.Config(
+		preview.Resource("neon_auth_integration", "preview")+
+			preview.Resource("neon_auth_domain", "app", `domain = "https://app.example.com"`, "depends_on = [neon_auth_integration.preview]")+
+			preview.Resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "acme-google-client"`,
 				`client_secret = "acme-google-secret"`, "depends_on = [neon_auth_integration.preview]")+
-			preview.resource("neon_auth_webhooks", "preview", "enabled = false", "depends_on = [neon_auth_integration.preview]")+
-			preview.resource("neon_auth_data_api", "neondb", `database_name = "neondb"`, `auth_provider = "neon_auth"`,
+			preview.Resource("neon_auth_webhooks", "preview", "enabled = false", "depends_on = [neon_auth_integration.preview]")+
+			preview.Resource("neon_auth_data_api", "neondb", `database_name = "neondb"`, `auth_provider = "neon_auth"`,
 				"depends_on = [neon_auth_integration.preview]")))
-	cli.must(0, "init", "-input=false")
+	cli.Must(0, "init", "-input=false")
 	flat := func(out string) string { return strings.Join(strings.Fields(out), " ") }
-	plan := flat(cli.must(0, "plan", "-input=false"))
+	plan := flat(cli.Must(0, "plan", "-input=false"))
 	for _, want := range []string{
 		"Inherited Neon Auth integration (better_auth) will be taken over",
 		"Trusted domains already on the branch will be taken over: https://app.example.com",
@@ -458,11 +459,11 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 			t.Errorf("the plan does not warn %q:\n%s", want, plan)
 		}
 	}
-	cli.must(0, "apply", "-auto-approve", "-input=false")
-	if replan := cli.must(0, "plan", "-detailed-exitcode", "-input=false"); strings.Contains(replan, "Warning") {
+	cli.Must(0, "apply", "-auto-approve", "-input=false")
+	if replan := cli.Must(0, "plan", "-detailed-exitcode", "-input=false"); strings.Contains(replan, "Warning") {
 		t.Errorf("a plan of what is in the state warns:\n%s", replan)
 	}
-	destroy := flat(cli.must(0, "plan", "-destroy", "-input=false"))
+	destroy := flat(cli.Must(0, "plan", "-destroy", "-input=false"))
 	for _, want := range []string{
 		"Destroy restores what was taken over: Neon Auth integration",
 		"Destroy leaves Neon Auth enabled on the branch",
@@ -477,7 +478,7 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 			t.Errorf("the destroy plan does not say %q:\n%s", want, destroy)
 		}
 	}
-	cli.must(0, "destroy", "-auto-approve", "-input=false")
+	cli.Must(0, "destroy", "-auto-approve", "-input=false")
 }
 
 // The evidence is the parent as it is now: the API keeps no record of it at
@@ -486,24 +487,24 @@ func TestAccInherited_takeOverShowsAtPlan(t *testing.T) {
 // one production gained since, that something also added to the preview, is
 // taken over.
 func TestAccInherited_parentChangedSinceBranching(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	configureProduction(env, false)
 	preview := *env
-	preview.BranchID = env.childBranch("pr-6")
-	ctx, c := context.Background(), env.client()
-	env.must(c.DeleteOAuthProvider(ctx, env.scope(), "google"))
-	for _, s := range []apiclient.Scope{env.scope(), preview.scope()} {
+	preview.BranchID = env.ChildBranch("pr-6")
+	ctx, c := context.Background(), env.Client()
+	env.Must(c.DeleteOAuthProvider(ctx, env.Scope(), "google"))
+	for _, s := range []apiclient.Scope{env.Scope(), preview.Scope()} {
 		_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"})
-		env.must(err)
+		env.Must(err)
 	}
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{
-			Config: env.config(preview.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`,
+			Config: env.Config(preview.Resource("neon_auth_oauth_provider", "google", `provider_id = "google"`,
 				fmt.Sprintf("client_id = %q", productionGoogleClientID), `client_secret = "acme-google-secret"`)),
-			ExpectError: matchInOrder("holds no such object", "has lost it since", "terraform import"),
+			ExpectError: acctest.MatchInOrder("holds no such object", "has lost it since", "terraform import"),
 		},
 		resource.TestStep{
-			Config: env.config(preview.resource("neon_auth_oauth_provider", "github", `provider_id = "github"`)),
+			Config: env.Config(preview.Resource("neon_auth_oauth_provider", "github", `provider_id = "github"`)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("neon_auth_oauth_provider.github", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
 			},
@@ -516,13 +517,13 @@ func TestAccInherited_parentChangedSinceBranching(t *testing.T) {
 // causes, the wrong branch_id (and where the preview's id is found) and an
 // object this configuration should manage (the import).
 func TestAccInherited_wrongBranchNamesBothFixes(t *testing.T) {
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	env.Mode = authAPIBranch
 	configureProduction(env, false)
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(env.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`,
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
+		Config: env.Config(env.Resource("neon_auth_oauth_provider", "google", `provider_id = "google"`,
 			fmt.Sprintf("client_id = %q", productionGoogleClientID), `client_secret = "acme-google-secret"`)),
-		ExpectError: matchInOrder("is a root branch", "Either branch_id points at the wrong branch",
+		ExpectError: acctest.MatchInOrder("is a root branch", "Either branch_id points at the wrong branch",
 			"neon branches list --project-id "+env.ProjectID, "neon_branch.<name>.id", "or this configuration should manage the object",
 			"terraform import neon_auth_oauth_provider.<name>"),
 	}))

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // migrationConfig is a whole Neon Auth setup written for the project-level
@@ -73,27 +74,27 @@ func (noReplacement) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 // replacement, applies, and then plans empty: both families see one Neon
 // Auth per branch, and the provider records what the branch API needs.
 func TestAccMigration_projectToBranchReplacesNothing(t *testing.T) {
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	body := fmt.Sprintf(migrationConfig, env.ProjectID)
-	tc := env.testCase(
-		resource.TestStep{Config: env.providerBlock(`auth_api = "project"`) + body},
+	tc := env.TestCase(
+		resource.TestStep{Config: env.ProviderBlock(`auth_api = "project"`) + body},
 		resource.TestStep{
-			Config:           env.providerBlock(`auth_api = "branch"`) + body,
+			Config:           env.ProviderBlock(`auth_api = "branch"`) + body,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{noReplacement{}}},
 			Check: func(*terraform.State) error {
 				// In-process, the emulator also shows that the apply went
 				// through the branch-scoped endpoints: the switch was
 				// exercised.
-				if env.Emu != nil && env.routeCount("GET /projects/{project_id}/branches/{branch_id}/auth") == 0 {
+				if env.Emu != nil && env.RouteCount("GET /projects/{project_id}/branches/{branch_id}/auth") == 0 {
 					return fmt.Errorf("no request reached the branch-scoped endpoints; the switch was not exercised")
 				}
 				return nil
 			},
 		},
-		resource.TestStep{Config: env.providerBlock(`auth_api = "branch"`) + body, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		resource.TestStep{Config: env.ProviderBlock(`auth_api = "branch"`) + body, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 	)
 	tc.CheckDestroy = func(*terraform.State) error {
-		if it := env.integration(); it != nil {
+		if it := env.Integration(); it != nil {
 			return fmt.Errorf("destroy left the integration %+v", it)
 		}
 		return nil

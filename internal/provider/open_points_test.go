@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -24,7 +25,7 @@ import (
 
 // onTheEmulator is checks in-process and none remotely: what only the
 // emulator's choice on an open point fixes.
-func (e *accEnv) onTheEmulator(checks ...statecheck.StateCheck) []statecheck.StateCheck {
+func onTheEmulator(e *acctest.Env, checks ...statecheck.StateCheck) []statecheck.StateCheck {
 	if e.Emu == nil {
 		return nil
 	}
@@ -34,7 +35,7 @@ func (e *accEnv) onTheEmulator(checks ...statecheck.StateCheck) []statecheck.Sta
 // actionIn is a plan check that the resource at addr is planned with the
 // emulator's action in-process, and remotely with that one or any of
 // others, which the sources leave possible.
-func (e *accEnv) actionIn(addr string, emulators plancheck.ResourceActionType, others ...plancheck.ResourceActionType) plancheck.PlanCheck {
+func actionIn(e *acctest.Env, addr string, emulators plancheck.ResourceActionType, others ...plancheck.ResourceActionType) plancheck.PlanCheck {
 	if e.Emu != nil {
 		return plancheck.ExpectResourceAction(addr, emulators)
 	}
@@ -66,11 +67,11 @@ func (c oneOfActions) CheckPlan(ctx context.Context, req plancheck.CheckPlanRequ
 // when it refuses one (a 4xx other than 409 and 429), the canonical spelling
 // is planted instead, since what the test is about is the domain, not the
 // spelling.
-func (e *accEnv) plantDomain(domain string) {
-	e.t.Helper()
+func plantDomain(e *acctest.Env, domain string) {
+	e.T().Helper()
 	add := func(d string) error {
-		_, err := e.client().AddDomain(context.Background(), e.scope(),
-			apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(e.authProvider())})
+		_, err := e.Client().AddDomain(context.Background(), e.Scope(),
+			apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(e.AuthProvider())})
 		return err
 	}
 	err := add(domain)
@@ -78,17 +79,17 @@ func (e *accEnv) plantDomain(domain string) {
 	var apiErr *apiclient.Error
 	if errors.As(err, &apiErr) && apiErr.StatusCode/100 == 4 && apiErr.StatusCode != http.StatusConflict &&
 		apiErr.StatusCode != http.StatusTooManyRequests && cerr == nil && canonical != domain {
-		e.t.Logf("the API refused the domain written as %q (%v); planting %q instead", domain, err, canonical)
+		e.T().Logf("the API refused the domain written as %q (%v); planting %q instead", domain, err, canonical)
 		err = add(canonical)
 	}
-	e.must(err)
+	e.Must(err)
 }
 
 // dataAPIStatus is what a created Data API's status must be: `active`, the
 // emulator's word once it has booted, in-process; remotely any word, since
 // `status` is a free string of which Neon documents `active` alone, and
 // whether it reports another while it boots (about 15 seconds) is open.
-func (e *accEnv) dataAPIStatus() knownvalue.Check {
+func dataAPIStatus(e *acctest.Env) knownvalue.Check {
 	if e.Emu != nil {
 		return knownvalue.StringExact("active")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -17,15 +18,11 @@ import (
 // state of its own on every push, and the platform deletes the branch when
 // the pull request closes, often before the workflow's destroy runs.
 
-// previewOrigin is the origin a platform puts into a preview branch's
-// whitelist, as the Vercel integration does.
-const previewOrigin = "https://pr-42.preview.example.com"
-
 // previewConfig is the configuration a pull request's workflow applies to
 // preview branch %[1]q of project %[2]q: the inherited integration renamed,
 // the preview's origin (which the platform put there already), and the
 // inherited webhooks sent to the preview.
-const previewConfig = requiredProviders + `
+const previewConfig = acctest.RequiredProviders + `
 resource "neon_auth_integration" "preview" {
   project_id = %[2]q
   branch_id  = %[1]q
@@ -35,14 +32,14 @@ resource "neon_auth_integration" "preview" {
 resource "neon_auth_domain" "preview" {
   project_id = neon_auth_integration.preview.project_id
   branch_id  = neon_auth_integration.preview.branch_id
-  domain     = "` + previewOrigin + `"
+  domain     = "` + acctest.PreviewOrigin + `"
 }
 
 resource "neon_auth_webhooks" "preview" {
   project_id  = neon_auth_integration.preview.project_id
   branch_id   = neon_auth_integration.preview.branch_id
   enabled     = true
-  webhook_url = "` + previewOrigin + `/api/auth-events"
+  webhook_url = "` + acctest.PreviewOrigin + `/api/auth-events"
 }
 `
 
@@ -80,14 +77,14 @@ func expectSaid(t *testing.T, what, out string, want ...string) {
 // (production, configured as examples/branch-preview/production describes)
 // the way a platform makes it: through the API, with the preview's origin
 // added to its whitelist.
-func platformPreview(env *accEnv, name string) accEnv {
-	env.t.Helper()
+func platformPreview(env *acctest.Env, name string) acctest.Env {
+	env.T().Helper()
 	configureProduction(env, false)
 	preview := *env
-	preview.BranchID = env.childBranch(name)
-	_, err := env.client().AddDomain(context.Background(), preview.scope(),
-		apiclient.AddDomainRequest{Domain: previewOrigin, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)})
-	env.must(err)
+	preview.BranchID = env.ChildBranch(name)
+	_, err := env.Client().AddDomain(context.Background(), preview.Scope(),
+		apiclient.AddDomainRequest{Domain: acctest.PreviewOrigin, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(apiclient.AuthProviderBetterAuth)})
+	env.Must(err)
 	return preview
 }
 
@@ -97,41 +94,41 @@ func platformPreview(env *accEnv, name string) accEnv {
 // made it: the origin stays, the name and webhooks come back. Production
 // never changes.
 func TestAccPreview_platformOriginIsTakenOverAndTheBranchLeftAsFound(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	preview := platformPreview(env, "pr-42")
-	production, asMade := env.authOf(env.BranchID), env.authOf(preview.BranchID)
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", fmt.Sprintf(previewConfig, preview.BranchID, env.ProjectID)+env.providerBlock())
-	cli.must(0, "init", "-input=false")
-	expectSaid(t, "the first plan", cli.must(0, "plan", "-input=false"),
-		"Trusted domains already on the branch will be taken over: "+previewOrigin,
+	production, asMade := env.AuthOf(env.BranchID), env.AuthOf(preview.BranchID)
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", fmt.Sprintf(previewConfig, preview.BranchID, env.ProjectID)+env.ProviderBlock())
+	cli.Must(0, "init", "-input=false")
+	expectSaid(t, "the first plan", cli.Must(0, "plan", "-input=false"),
+		"Trusted domains already on the branch will be taken over: "+acctest.PreviewOrigin,
 		"the Vercel integration (it adds a preview's origin)", "Destroy leaves it in the whitelist")
-	expectSaid(t, "the first apply", cli.must(0, "apply", "-auto-approve", "-input=false"),
-		"Trusted domain already on the branch taken over: "+previewOrigin,
+	expectSaid(t, "the first apply", cli.Must(0, "apply", "-auto-approve", "-input=false"),
+		"Trusted domain already on the branch taken over: "+acctest.PreviewOrigin,
 		"Inherited Neon Auth integration (better_auth) taken over", "Apply complete! Resources: 3 added")
-	if err := preview.expectDomains("https://app.example.com", previewOrigin)(); err != nil {
+	if err := preview.ExpectDomains("https://app.example.com", acctest.PreviewOrigin)(); err != nil {
 		t.Error(err)
 	}
-	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
-	expectSaid(t, "the destroy plan", cli.must(0, "plan", "-destroy", "-input=false"),
-		"Destroy restores what was taken over: trusted domain "+previewOrigin, "Destroy leaves it in the whitelist")
-	cli.must(0, "destroy", "-auto-approve", "-input=false")
-	if err := env.sameAuth(preview.BranchID, asMade, "after the default destroy"); err != nil {
+	cli.Must(0, "plan", "-detailed-exitcode", "-input=false")
+	expectSaid(t, "the destroy plan", cli.Must(0, "plan", "-destroy", "-input=false"),
+		"Destroy restores what was taken over: trusted domain "+acctest.PreviewOrigin, "Destroy leaves it in the whitelist")
+	cli.Must(0, "destroy", "-auto-approve", "-input=false")
+	if err := env.SameAuth(preview.BranchID, asMade, "after the default destroy"); err != nil {
 		t.Error(err)
 	}
-	if err := env.sameAuth(env.BranchID, production, "after the preview's destroy"); err != nil {
+	if err := env.SameAuth(env.BranchID, production, "after the preview's destroy"); err != nil {
 		t.Error(err)
 	}
 }
 
 // destroyReadsOnly runs a destroy that must succeed and, in-process, send
 // nothing but reads, and leave an empty state.
-func destroyReadsOnly(t *testing.T, env *accEnv, cli *cliDir) string {
+func destroyReadsOnly(t *testing.T, env *acctest.Env, cli *acctest.CLIDir) string {
 	t.Helper()
 	if env.Emu != nil {
 		env.Emu.ResetStats()
 	}
-	out := cli.must(0, "destroy", "-auto-approve", "-input=false")
+	out := cli.Must(0, "destroy", "-auto-approve", "-input=false")
 	if env.Emu != nil {
 		for route := range env.Emu.Stats().Requests {
 			if !strings.HasPrefix(route, "GET ") {
@@ -140,7 +137,7 @@ func destroyReadsOnly(t *testing.T, env *accEnv, cli *cliDir) string {
 		}
 	}
 	var state struct{ Resources []json.RawMessage }
-	if err := json.Unmarshal([]byte(cli.read("terraform.tfstate")), &state); err != nil || len(state.Resources) != 0 {
+	if err := json.Unmarshal([]byte(cli.Read("terraform.tfstate")), &state); err != nil || len(state.Resources) != 0 {
 		t.Errorf("the destroy left the state holding %d resources (%v)", len(state.Resources), err)
 	}
 	return out
@@ -154,27 +151,27 @@ func destroyReadsOnly(t *testing.T, env *accEnv, cli *cliDir) string {
 // before sending anything, and destroy succeeds, sending only reads, with an
 // empty state.
 func TestAccPreview_branchDeletedBeforeDestroy(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	preview := platformPreview(env, "pr-43")
-	cli := env.cli(nil, nil)
+	cli := env.CLI(nil, nil)
 	// A user the preview's configuration creates: it cannot be read, only
 	// its integration can, and it goes with its branch too.
-	cli.write("main.tf", fmt.Sprintf(previewConfig+previewAudit, preview.BranchID, env.ProjectID)+env.providerBlock()+`
+	cli.Write("main.tf", fmt.Sprintf(previewConfig+previewAudit, preview.BranchID, env.ProjectID)+env.ProviderBlock()+`
 resource "neon_auth_user" "tester" {
   project_id = neon_auth_integration.preview.project_id
   branch_id  = neon_auth_integration.preview.branch_id
   email      = "tester@example.com"
 }
 `)
-	cli.must(0, "init", "-input=false")
-	cli.must(0, "apply", "-auto-approve", "-input=false")
-	env.must(env.client().DeleteBranch(context.Background(), env.ProjectID, preview.BranchID))
+	cli.Must(0, "init", "-input=false")
+	cli.Must(0, "apply", "-auto-approve", "-input=false")
+	env.Must(env.Client().DeleteBranch(context.Background(), env.ProjectID, preview.BranchID))
 
-	expectSaid(t, "the plan after the branch was deleted", cli.must(0, "plan", "-input=false"),
+	expectSaid(t, "the plan after the branch was deleted", cli.Must(0, "plan", "-input=false"),
 		"Branch deleted: its objects removed from state", "branch "+preview.BranchID+" of project "+env.ProjectID+" no longer exists",
 		"Branch not in the project", "Apply will refuse to create anything on it", "`terraform destroy` still removes what the state holds",
 		"Branch not in the project: data source read as empty", "reads as empty instead of failing")
-	_, applied := cli.run("apply", "-auto-approve", "-input=false")
+	_, applied := cli.Run("apply", "-auto-approve", "-input=false")
 	expectSaid(t, "the apply after the branch was deleted", applied, "Branch not in the project", "Nothing was sent")
 	destroyReadsOnly(t, env, cli)
 }
@@ -183,16 +180,16 @@ resource "neon_auth_user" "tester" {
 // the project answers 404, and its listing among the deleted projects that
 // can still be recovered tells it from a project the key cannot see.
 func TestAccPreview_projectDeletedBeforeDestroy(t *testing.T) {
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	env.Mode = authAPIBranch
 	preview := platformPreview(env, "pr-44")
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", fmt.Sprintf(previewConfig+previewAudit, preview.BranchID, env.ProjectID)+env.providerBlock())
-	cli.must(0, "init", "-input=false")
-	cli.must(0, "apply", "-auto-approve", "-input=false")
-	env.must(env.client().DeleteProject(context.Background(), env.ProjectID))
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", fmt.Sprintf(previewConfig+previewAudit, preview.BranchID, env.ProjectID)+env.ProviderBlock())
+	cli.Must(0, "init", "-input=false")
+	cli.Must(0, "apply", "-auto-approve", "-input=false")
+	env.Must(env.Client().DeleteProject(context.Background(), env.ProjectID))
 
-	expectSaid(t, "the plan after the project was deleted", cli.must(0, "plan", "-input=false"),
+	expectSaid(t, "the plan after the project was deleted", cli.Must(0, "plan", "-input=false"),
 		"Project deleted: its objects removed from state", "project "+env.ProjectID+" was deleted",
 		"Branch not in the project", "was deleted", "Project deleted: data source read as empty")
 	destroyReadsOnly(t, env, cli)
@@ -204,34 +201,34 @@ func TestAccPreview_projectDeletedBeforeDestroy(t *testing.T) {
 // the plan says that destroy will restore nothing, and destroy leaves the
 // branch as the configuration set it, sending no write.
 func TestAccPreview_disposableBranchKeepsWhatTheConfigurationSet(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	preview := platformPreview(env, "pr-45")
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", fmt.Sprintf(previewConfig, preview.BranchID, env.ProjectID)+`
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", fmt.Sprintf(previewConfig, preview.BranchID, env.ProjectID)+`
 resource "neon_auth_oauth_provider" "google" {
   project_id  = neon_auth_integration.preview.project_id
   branch_id   = neon_auth_integration.preview.branch_id
   provider_id = "google"
 }
-`+env.providerBlock("restore_on_destroy = false"))
-	cli.must(0, "init", "-input=false")
-	expectSaid(t, "the first plan", cli.must(0, "plan", "-input=false"),
+`+env.ProviderBlock("restore_on_destroy = false"))
+	cli.Must(0, "init", "-input=false")
+	expectSaid(t, "the first plan", cli.Must(0, "plan", "-input=false"),
 		"Inherited google OAuth provider will be taken over",
 		"restore_on_destroy is false, so destroy leaves it as this configuration set it")
-	expectSaid(t, "the first apply", cli.must(0, "apply", "-auto-approve", "-input=false"),
+	expectSaid(t, "the first apply", cli.Must(0, "apply", "-auto-approve", "-input=false"),
 		"Inherited google OAuth provider (type standard) taken over",
 		"Its own OAuth app was replaced by the shared keys")
-	if p, ok := preview.oauthProvider("google"); !ok || string(p.Type) != apiclient.TypeShared {
+	if p, ok := preview.OAuthProvider("google"); !ok || string(p.Type) != apiclient.TypeShared {
 		t.Errorf("the preview's google provider is %+v (listed: %v), want shared", p, ok)
 	}
-	configured := env.authOf(preview.BranchID)
-	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
-	expectSaid(t, "the destroy plan", cli.must(0, "plan", "-destroy", "-input=false"),
+	configured := env.AuthOf(preview.BranchID)
+	cli.Must(0, "plan", "-detailed-exitcode", "-input=false")
+	expectSaid(t, "the destroy plan", cli.Must(0, "plan", "-destroy", "-input=false"),
 		"Destroy leaves what was taken over: Neon Auth integration", "Destroy leaves the neon_auth_webhooks settings as configured")
 	if env.Emu != nil {
 		env.Emu.ResetStats()
 	}
-	cli.must(0, "destroy", "-auto-approve", "-input=false")
+	cli.Must(0, "destroy", "-auto-approve", "-input=false")
 	if env.Emu != nil {
 		for route := range env.Emu.Stats().Requests {
 			if !strings.HasPrefix(route, "GET ") {
@@ -239,7 +236,7 @@ resource "neon_auth_oauth_provider" "google" {
 			}
 		}
 	}
-	if err := env.sameAuth(preview.BranchID, configured, "after the disposable destroy"); err != nil {
+	if err := env.SameAuth(preview.BranchID, configured, "after the disposable destroy"); err != nil {
 		t.Error(err)
 	}
 }
@@ -250,10 +247,10 @@ resource "neon_auth_oauth_provider" "google" {
 // that one cause, "Branch not in the project", before anything is sent —
 // never for the integration the deleted branch no longer shows.
 func TestAccPreview_deletedBranchRefusesEveryCreateForOneCause(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	preview := platformPreview(env, "pr-46")
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", requiredProviders+env.providerBlock()+fmt.Sprintf(`
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", acctest.RequiredProviders+env.ProviderBlock()+fmt.Sprintf(`
 resource "neon_auth_domain" "preview" {
   project_id = %[2]q
   branch_id  = %[1]q
@@ -271,12 +268,12 @@ resource "neon_auth_user" "tester" {
   branch_id  = %[1]q
   email      = "tester@example.com"
 }
-`, preview.BranchID, env.ProjectID, previewOrigin))
-	cli.must(0, "init", "-input=false")
-	cli.must(0, "apply", "-auto-approve", "-input=false")
-	env.must(env.client().DeleteBranch(context.Background(), env.ProjectID, preview.BranchID))
+`, preview.BranchID, env.ProjectID, acctest.PreviewOrigin))
+	cli.Must(0, "init", "-input=false")
+	cli.Must(0, "apply", "-auto-approve", "-input=false")
+	env.Must(env.Client().DeleteBranch(context.Background(), env.ProjectID, preview.BranchID))
 
-	_, out := cli.run("apply", "-auto-approve", "-input=false")
+	_, out := cli.Run("apply", "-auto-approve", "-input=false")
 	errs, gone := strings.Count(out, "Error: "), strings.Count(out, "Error: Branch not in the project")
 	if errs != 3 || gone != errs {
 		t.Errorf("the apply on the deleted branch has %d errors, %d of them `Branch not in the project`; want one per create (3), "+

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
@@ -18,14 +19,14 @@ import (
 // account that holds others' projects too, the test's project is among
 // them, with its name.
 func TestAccProjectsDataSource_listsTheTestsProject(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	// Projects are made in NEON_TEST_ORG_ID when it is set.
 	orgID, org := "", ""
-	if env.remote != nil && env.remote.orgID != "" {
-		orgID, org = env.remote.orgID, fmt.Sprintf("org_id = %q", env.remote.orgID)
+	if orgID = env.OrgID(); orgID != "" {
+		org = fmt.Sprintf("org_id = %q", orgID)
 	}
-	found, err := env.client().ListProjects(context.Background(), apiclient.ListProjectsOptions{Search: env.ProjectID, OrgID: orgID})
-	env.must(err)
+	found, err := env.Client().ListProjects(context.Background(), apiclient.ListProjectsOptions{Search: env.ProjectID, OrgID: orgID})
+	env.Must(err)
 	name := ""
 	for _, p := range found.Projects {
 		if p.ID == env.ProjectID {
@@ -35,8 +36,8 @@ func TestAccProjectsDataSource_listsTheTestsProject(t *testing.T) {
 	if name == "" {
 		t.Fatalf("searching the projects for %s found %d others, not it", env.ProjectID, len(found.Projects))
 	}
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(fmt.Sprintf(`
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
+		Config: env.Config(fmt.Sprintf(`
 data "neon_projects" "all" {
   page_size = 1
   %s
@@ -58,7 +59,7 @@ data "neon_projects" "all" {
 // All 25 seeded projects come back with a page size of 10: three pages,
 // each project once, in the API's order.
 func TestAccProjectsDataSource_followsEveryPage(t *testing.T) {
-	env := newEmulatorEnv(t, "it seeds 25 projects, the account's only ones, and counts the requests of one read", nil,
+	env := acctest.NewEmulatorEnv(t, "it seeds 25 projects, the account's only ones, and counts the requests of one read", nil,
 		func(o *emulator.Options) { o.SeedProjects = 25 })
 	ids := env.Emu.ProjectIDs()
 	checks := make([]knownvalue.Check, 0, len(ids))
@@ -72,9 +73,9 @@ func TestAccProjectsDataSource_followsEveryPage(t *testing.T) {
 			"proxy_host":  knownvalue.NotNull(),
 		}))
 	}
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{
-			Config: env.config(`
+			Config: env.Config(`
 data "neon_projects" "all" {
   page_size = 10
 }
@@ -90,11 +91,11 @@ data "neon_projects" "all" {
 
 // A project-scoped key, made through the API, sees only its project.
 func TestAccProjectsDataSource_scopedKey(t *testing.T) {
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	own := env.ProjectID
-	key := env.newProjectKey(own)
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.providerBlock(fmt.Sprintf("api_key = %q", key.Token)) + `
+	key := env.NewProjectKey(own)
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
+		Config: env.ProviderBlock(fmt.Sprintf("api_key = %q", key.Token)) + `
 data "neon_projects" "mine" {}
 `,
 		ConfigStateChecks: []statecheck.StateCheck{

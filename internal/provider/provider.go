@@ -50,14 +50,15 @@ var (
 
 // New returns the provider factory for a given version.
 func New(version string) func() provider.Provider {
-	return newWithHTTPClient(version, nil)
+	return NewWithHTTPClient(version, nil)
 }
 
-// newWithHTTPClient is New with the HTTP client every API request goes
+// NewWithHTTPClient is New with the HTTP client every API request goes
 // through (cloned, never mutated); nil is New's own, over a clone of
-// http.DefaultTransport. The acceptance tests pass one that checks the
-// traffic against the API reference on its way.
-func newWithHTTPClient(version string, httpClient *http.Client) func() provider.Provider {
+// http.DefaultTransport. The acceptance tests (internal/acctest) pass one
+// that checks the traffic against the API reference on its way, or counts
+// it.
+func NewWithHTTPClient(version string, httpClient *http.Client) func() provider.Provider {
 	return func() provider.Provider {
 		return &neonProvider{version: version, httpClient: httpClient}
 	}

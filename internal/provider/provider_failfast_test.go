@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
@@ -25,7 +26,7 @@ func TestAccProvider_revokedKeyStopsSendingAfterTheFirst401(t *testing.T) {
 	// first 401 was answered was sent after the provider had it. Without the
 	// provider's stop, the remaining creates arrive for seconds after it.
 	const answerInTransit = 100 * time.Millisecond
-	var env *accEnv
+	var env *acctest.Env
 	var (
 		key         string
 		creates     atomic.Int32
@@ -34,7 +35,7 @@ func TestAccProvider_revokedKeyStopsSendingAfterTheFirst401(t *testing.T) {
 		late        atomic.Int32 // requests arriving later than answerInTransit after it
 		refusals    atomic.Int32
 	)
-	env = newEmulatorEnv(t, "it revokes an API key through the emulator's control surface and times the requests after the first 401", func(h http.Handler) http.Handler {
+	env = acctest.NewEmulatorEnv(t, "it revokes an API key through the emulator's control surface and times the requests after the first 401", func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if first := firstRefuse.Load(); first != 0 && time.Since(time.Unix(0, first)) > answerInTransit {
 				late.Add(1)
@@ -73,10 +74,10 @@ resource "neon_auth_integration" "each" {
   project_id = local.project_ids[count.index]
 }
 `, `["`+strings.Join(ids, `", "`)+`"]`)
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{
-			Config:      env.providerBlock(fmt.Sprintf("api_key = %q", key)) + body,
-			ExpectError: matchInOrder("not sent, the API refused the API key earlier in this run (HTTP 401 on"),
+			Config:      env.ProviderBlock(fmt.Sprintf("api_key = %q", key)) + body,
+			ExpectError: acctest.MatchInOrder("not sent, the API refused the API key earlier in this run (HTTP 401 on"),
 		},
 		resource.TestStep{
 			// The refusals are counted before a valid key finishes the job.
@@ -92,16 +93,16 @@ resource "neon_auth_integration" "each" {
 					t.Errorf("%d creates were sent for %d resources; those after the first 401 must not be", n, projects)
 				}
 			},
-			Config: env.config(body),
+			Config: env.Config(body),
 		},
 	))
 }
 
 func TestAccProvider_baseURLWithoutAPIPathIsRefusedWithTheCorrectedURL(t *testing.T) {
-	env := newEmulatorEnv(t, "it counts the requests the server received (none)", nil)
+	env := acctest.NewEmulatorEnv(t, "it counts the requests the server received (none)", nil)
 	root := strings.TrimSuffix(env.BaseURL, "/api/v2/")
 	start := time.Now()
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
 		Config: fmt.Sprintf(`
 provider "neon" {
   api_key  = %[1]q
@@ -109,7 +110,7 @@ provider "neon" {
 }
 data "neon_projects" "all" {}
 `, env.Key, root),
-		ExpectError: matchInOrder("must end in /api/v2/", fmt.Sprintf("did you mean %q?", root+"/api/v2/")),
+		ExpectError: acctest.MatchInOrder("must end in /api/v2/", fmt.Sprintf("did you mean %q?", root+"/api/v2/")),
 	}))
 	if n := env.Emu.Stats().Total; n != 0 {
 		t.Errorf("%d requests sent with a refused base_url; want none", n)

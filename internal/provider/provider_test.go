@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -53,7 +54,7 @@ func TestProviderSchemaIsValid(t *testing.T) {
 func TestAccProvider_userAgent(t *testing.T) {
 	var mu sync.Mutex
 	agents := map[string]bool{}
-	env := newEmulatorEnv(t, "it reads the User-Agent the server received", func(next http.Handler) http.Handler {
+	env := acctest.NewEmulatorEnv(t, "it reads the User-Agent the server received", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			agents[r.UserAgent()] = true
@@ -61,8 +62,8 @@ func TestAccProvider_userAgent(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.config(`
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
+		Config: env.Config(`
 data "neon_projects" "all" {}
 `),
 		Check: func(*terraform.State) error {
@@ -85,18 +86,18 @@ data "neon_projects" "all" {}
 // An API key that is unknown until apply (here from another resource) is
 // tolerated at plan; the client is built once it is known.
 func TestAccProvider_keyUnknownAtPlan(t *testing.T) {
-	env := newBranchEnv(t)
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
+	env := acctest.NewBranchEnv(t)
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
 		Config: fmt.Sprintf(`
 resource "terraform_data" "key" {
   input = %q
 }
-`, env.Key) + env.providerBlock("api_key = terraform_data.key.output") + env.resource("neon_auth_integration", "test"),
+`, env.Key) + env.ProviderBlock("api_key = terraform_data.key.output") + env.Resource("neon_auth_integration", "test"),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(integrationAddr, plancheck.ResourceActionCreate),
 		}},
-		ConfigStateChecks: []statecheck.StateCheck{apiCheck(func() error {
-			if env.integration() == nil {
+		ConfigStateChecks: []statecheck.StateCheck{acctest.APICheck(func() error {
+			if env.Integration() == nil {
 				return fmt.Errorf("the branch has no Neon Auth after the apply")
 			}
 			return nil
@@ -277,15 +278,15 @@ func TestUnitEveryTypeIsConfiguredAndNamed(t *testing.T) {
 // project-level endpoints cannot reach) goes through the branch-scoped
 // endpoint and, its auth_provider omitted, is Better Auth.
 func TestAccProvider_defaultIsBranchMode(t *testing.T) {
-	env := newBranchEnv(t)
-	resource.ParallelTest(t, env.testCase(resource.TestStep{
-		Config: env.providerBlock("auth_api = null") + env.resource("neon_auth_integration", "test"),
+	env := acctest.NewBranchEnv(t)
+	resource.ParallelTest(t, env.TestCase(resource.TestStep{
+		Config: env.ProviderBlock("auth_api = null") + env.Resource("neon_auth_integration", "test"),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("auth_provider"), knownvalue.StringExact(apiclient.AuthProviderBetterAuth)),
 			statecheck.ExpectKnownValue(integrationAddr, tfjsonpath.New("id"),
 				knownvalue.StringExact(env.ProjectID+"/"+env.BranchID+"/"+apiclient.AuthProviderBetterAuth)),
-			apiCheck(func() error {
-				if it := env.integration(); it == nil || string(it.AuthProvider) != apiclient.AuthProviderBetterAuth {
+			acctest.APICheck(func() error {
+				if it := env.Integration(); it == nil || string(it.AuthProvider) != apiclient.AuthProviderBetterAuth {
 					return fmt.Errorf("the branch's Neon Auth is %+v, want Better Auth", it)
 				}
 				return nil

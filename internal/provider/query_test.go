@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -23,35 +24,35 @@ import (
 // what puts it to work: the Data API of the branch's neondb (with an
 // external identity provider, which any Neon Auth allows) and a JWKS the
 // project trusts for the branch.
-func consoleSetup(env *accEnv, branchID string) {
-	env.t.Helper()
+func consoleSetup(env *acctest.Env, branchID string) {
+	env.T().Helper()
 	on := *env
 	on.BranchID = branchID
-	ctx, c, s := context.Background(), env.client(), on.scope()
-	_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.authProvider()})
-	env.must(err)
+	ctx, c, s := context.Background(), env.Client(), on.Scope()
+	_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.AuthProvider()})
+	env.Must(err)
 	for _, d := range []string{"https://app.example.com", "https://Admin.example.com/"} {
-		on.plantDomain(d)
+		plantDomain(&on, d)
 	}
 	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
-	env.must(err)
+	env.Must(err)
 	// A new Better Auth branch has no email provider until one is saved
 	// (GET answers 404); the console saves Neon's shared one.
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
-	env.must(err)
+	env.Must(err)
 	if env.Mode == authAPIBranch {
-		for _, c := range settingsCases {
-			if err := c.api.patch(env, branchID, c.onCreate); err != nil {
-				env.t.Fatalf("seeding %s: %v", c.typeName, err)
+		for _, c := range acctest.SettingsCases {
+			if err := c.API.Patch(env, branchID, c.OnCreate); err != nil {
+				env.T().Fatalf("seeding %s: %v", c.TypeName, err)
 			}
 		}
 	}
 	_, err = c.CreateDataAPI(ctx, apiclient.DataAPIRef{ProjectID: env.ProjectID, BranchID: branchID, DatabaseName: "neondb"},
 		apiclient.CreateDataAPIRequest{AuthProvider: apiclient.DataAPIAuthProvider(apiclient.DataAPIAuthExternal), JWKSURL: apiclient.Ptr(googleJWKS),
 			ProviderName: apiclient.Ptr("Google"), Settings: &apiclient.DataAPISettings{DBMaxRows: apiclient.Ptr(100)}})
-	env.must(err)
+	env.Must(err)
 	_, err = c.AddJWKS(ctx, env.ProjectID, apiclient.AddJWKSRequest{JWKSURL: microsoftJWKS, ProviderName: "Microsoft", BranchID: apiclient.Ptr(branchID)})
-	env.must(err)
+	env.Must(err)
 }
 
 // listBlock is a list block of a .tfquery.hcl file over the project; args
@@ -76,10 +77,10 @@ list %q %q {
 // display names a person recognises, and the resources' own values.
 func TestAccQuery_findsWhatExists(t *testing.T) {
 	// Every branch of the project is the test's own.
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	env.Mode = authAPIBranch
 	prod := env.BranchID
-	preview := newBranch(t, env.client(), env.ProjectID, prod, "preview")
+	preview := acctest.NewBranch(t, env.Client(), env.ProjectID, prod, "preview")
 	consoleSetup(env, prod)
 	consoleSetup(env, preview)
 	// The provider block is the configuration's (step 1).
@@ -98,17 +99,17 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 	// Every settings resource type, with its values: one per branch, and
 	// production's are what consoleSetup wrote.
 	var settingsChecks []querycheck.QueryResultCheck
-	for _, c := range settingsCases {
-		query += listBlock(c.typeName, "all", env.ProjectID, "include_resource = true")
+	for _, c := range acctest.SettingsCases {
+		query += listBlock(c.TypeName, "all", env.ProjectID, "include_resource = true")
 		var values []querycheck.KnownValueCheck
-		for attr, v := range c.created {
+		for attr, v := range c.Created {
 			values = append(values, querycheck.KnownValueCheck{Path: tfjsonpath.New(attr), KnownValue: v})
 		}
-		settingsChecks = append(settingsChecks, querycheck.ExpectLength(c.typeName+".all", 2),
-			querycheck.ExpectResourceKnownValues(c.typeName+".all", queryfilter.ByResourceIdentity(scope(prod)), values))
+		settingsChecks = append(settingsChecks, querycheck.ExpectLength(c.TypeName+".all", 2),
+			querycheck.ExpectResourceKnownValues(c.TypeName+".all", queryfilter.ByResourceIdentity(scope(prod)), values))
 	}
-	tc := env.testCase(
-		resource.TestStep{Config: env.config("")},
+	tc := env.TestCase(
+		resource.TestStep{Config: env.Config("")},
 		resource.TestStep{
 			Query:  true,
 			Config: query,
@@ -134,25 +135,25 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 			}, settingsChecks...),
 		},
 	)
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, listResources)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.ListResources)
 	resource.Test(t, tc)
 }
 
 // In project mode settings have no endpoint: listing any of them says so,
 // naming the type.
 func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
-	env := newBranchEnv(t)
-	env.enableAuth()
-	steps := []resource.TestStep{{Config: env.providerBlock(`auth_api = "project"`)}}
-	for _, c := range settingsCases {
+	env := acctest.NewBranchEnv(t)
+	env.EnableAuth()
+	steps := []resource.TestStep{{Config: env.ProviderBlock(`auth_api = "project"`)}}
+	for _, c := range acctest.SettingsCases {
 		steps = append(steps, resource.TestStep{
 			Query:       true,
-			Config:      listBlock(c.typeName, "all", env.ProjectID),
-			ExpectError: matchInOrder("`" + c.typeName + "` is only offered by Neon's branch-scoped"),
+			Config:      listBlock(c.TypeName, "all", env.ProjectID),
+			ExpectError: acctest.MatchInOrder("`" + c.TypeName + "` is only offered by Neon's branch-scoped"),
 		})
 	}
-	tc := env.testCase(steps...)
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, listResources)
+	tc := env.TestCase(steps...)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.ListResources)
 	resource.Test(t, tc)
 }
 
@@ -163,48 +164,48 @@ func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
 // created or destroyed), the next plan is empty, and the provider wrote
 // nothing.
 func TestAccQuery_generateConfigAndImport(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
 			// Every branch of the project is the test's own.
-			env := newProjectEnv(t)
+			env := acctest.NewProjectEnv(t)
 			env.Mode = mode
-			counted, sent := env.counted()
-			cli := env.cli(counted, nil)
-			if why := lacks(t, listResources); why != "" {
+			counted, sent := env.Counted()
+			cli := env.CLI(counted, nil)
+			if why := acctest.Lacks(t, acctest.ListResources); why != "" {
 				t.Skip(why)
 			}
 			types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server",
 				"neon_auth_data_api", "neon_auth_external_jwks"}
 			want := 1 + 2 + 1 + 1 + 1 + 1 // on the production branch
 			if mode == authAPIBranch {
-				consoleSetup(env, env.childBranch("preview"))
-				for _, c := range settingsCases {
-					types = append(types, c.typeName)
+				consoleSetup(env, env.ChildBranch("preview"))
+				for _, c := range acctest.SettingsCases {
+					types = append(types, c.TypeName)
 				}
-				want = 2 * (want + len(settingsCases)) // and on the preview branch
+				want = 2 * (want + len(acctest.SettingsCases)) // and on the preview branch
 			}
 			consoleSetup(env, env.BranchID)
 			var query strings.Builder
 			for _, typ := range types {
 				query.WriteString(listBlock(typ, "all", env.ProjectID))
 			}
-			cli.write("main.tf", requiredProviders+env.providerBlock())
-			cli.write("search.tfquery.hcl", query.String())
-			cli.must(0, "init")
-			out := cli.must(0, "query", "-generate-config-out=generated.tf")
-			generated := cli.read("generated.tf")
+			cli.Write("main.tf", acctest.RequiredProviders+env.ProviderBlock())
+			cli.Write("search.tfquery.hcl", query.String())
+			cli.Must(0, "init")
+			out := cli.Must(0, "query", "-generate-config-out=generated.tf")
+			generated := cli.Read("generated.tf")
 			if n := strings.Count(generated, "import {"); n != want {
 				t.Fatalf("generated.tf has %d import blocks, want %d:\n%s\nquery output:\n%s", n, want, generated, out)
 			}
-			plan := cli.must(0, "plan", "-out=import.tfplan", "-input=false")
+			plan := cli.Must(0, "plan", "-out=import.tfplan", "-input=false")
 			if w := fmt.Sprintf("%d to import, 0 to add, 0 to change, 0 to destroy", want); !strings.Contains(plan, w) {
 				t.Fatalf("the plan of the generated configuration is not %q:\n%s\ngenerated.tf:\n%s", w, plan, generated)
 			}
-			cli.must(0, "apply", "import.tfplan")
-			if code, out := cli.run("plan", "-detailed-exitcode", "-input=false"); code != 0 {
+			cli.Must(0, "apply", "import.tfplan")
+			if code, out := cli.Run("plan", "-detailed-exitcode", "-input=false"); code != 0 {
 				t.Fatalf("the plan after importing exited %d, want 0 (no changes):\n%s\ngenerated.tf:\n%s", code, out, generated)
 			}
-			if n := sent.writes.Load(); n != 0 {
+			if n := sent.Writes.Load(); n != 0 {
 				t.Errorf("query, import and the empty plans sent %d writes to the API, want none", n)
 			}
 		})
@@ -215,26 +216,26 @@ func TestAccQuery_generateConfigAndImport(t *testing.T) {
 // endpoint, as a refresh reads them: every result is read from the shared
 // list.
 func TestAccQuery_oneRequestPerList(t *testing.T) {
-	env := newEmulatorEnv(t, "it counts the requests per route, as the emulator records them", nil)
-	cli := env.cli(nil, nil)
-	if why := lacks(t, listResources); why != "" {
+	env := acctest.NewEmulatorEnv(t, "it counts the requests per route, as the emulator records them", nil)
+	cli := env.CLI(nil, nil)
+	if why := acctest.Lacks(t, acctest.ListResources); why != "" {
 		t.Skip(why)
 	}
-	env.enableAuth()
+	env.EnableAuth()
 	const n = 300
 	for i := range n {
-		env.must(env.Emu.AddDomain(env.ProjectID, fmt.Sprintf("https://app%03d.example.com", i)))
+		env.Must(env.Emu.AddDomain(env.ProjectID, fmt.Sprintf("https://app%03d.example.com", i)))
 	}
-	cli.write("main.tf", requiredProviders+env.providerBlock())
+	cli.Write("main.tf", acctest.RequiredProviders+env.ProviderBlock())
 	// Terraform shows 100 results unless the list block asks for more.
-	cli.write("search.tfquery.hcl", listBlock("neon_auth_domain", "all", env.ProjectID, "limit = 1000"))
-	cli.must(0, "init")
+	cli.Write("search.tfquery.hcl", listBlock("neon_auth_domain", "all", env.ProjectID, "limit = 1000"))
+	cli.Must(0, "init")
 	env.Emu.ResetStats()
-	out := cli.must(0, "query", "-no-color")
+	out := cli.Must(0, "query", "-no-color")
 	if got := strings.Count(out, "https://app") / 2; got != n { // in the identity and in the display name
 		t.Errorf("the query shows %d domains, want %d:\n%s", got, n, out)
 	}
-	if got := env.routeCount("GET /auth/domains"); got != 1 {
+	if got := env.RouteCount("GET /auth/domains"); got != 1 {
 		t.Errorf("%d GET …/auth/domains requests for %d domains, want 1", got, n)
 	}
 }

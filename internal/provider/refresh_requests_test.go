@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
 )
 
@@ -80,7 +81,7 @@ type everyType struct {
 // noChangePlanRequests applies the configurations and returns the requests
 // of the no-change plan that follows, grouped by scope; the plan must be
 // empty.
-func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, configs ...everyType) map[string]map[string]int {
+func noChangePlanRequests(t *testing.T, env *acctest.Env, log *requestLog, configs ...everyType) map[string]map[string]int {
 	t.Helper()
 	tmpl, err := template.ParseFiles("testdata/every_resource_type.tf.tmpl")
 	if err != nil {
@@ -92,14 +93,14 @@ func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, configs ..
 			t.Fatal(err)
 		}
 	}
-	cli := env.cli(nil, nil)
-	cli.write("main.tf", requiredProviders+env.providerBlock()+body.String())
-	cli.must(0, "init")
-	cli.must(0, "apply", "-auto-approve", "-input=false")
+	cli := env.CLI(nil, nil)
+	cli.Write("main.tf", acctest.RequiredProviders+env.ProviderBlock()+body.String())
+	cli.Must(0, "init")
+	cli.Must(0, "apply", "-auto-approve", "-input=false")
 	log.mu.Lock()
 	log.seen = nil
 	log.mu.Unlock()
-	cli.must(0, "plan", "-detailed-exitcode", "-input=false")
+	cli.Must(0, "plan", "-detailed-exitcode", "-input=false")
 	log.mu.Lock()
 	reqs := slices.Clone(log.seen)
 	log.mu.Unlock()
@@ -139,7 +140,7 @@ func noChangePlanRequests(t *testing.T, env *accEnv, log *requestLog, configs ..
 // plan is empty, and nothing else is read.
 func TestAccRefresh_branchReadsEachEndpointOnce(t *testing.T) {
 	var log requestLog
-	env := newEmulatorEnv(t, "it counts the requests of a refresh", log.wrap)
+	env := acctest.NewEmulatorEnv(t, "it counts the requests of a refresh", log.wrap)
 	env.Mode = authAPIBranch
 	preview, err := env.Emu.AddBranch(env.ProjectID, "preview")
 	if err != nil {
@@ -183,7 +184,7 @@ func TestAccRefresh_branchReadsEachEndpointOnce(t *testing.T) {
 // …/auth/email_server where neon_auth_email_server is configured.
 func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 	var log requestLog
-	env := newEmulatorEnv(t, "it counts the requests of a refresh", log.wrap)
+	env := acctest.NewEmulatorEnv(t, "it counts the requests of a refresh", log.wrap)
 	env.Mode = authAPIProject
 	second := env.Emu.ProjectIDs()[1]
 	counted := noChangePlanRequests(t, env, &log,
@@ -210,7 +211,7 @@ func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 // data source lists it; allow_localhost is switched on, and the integration
 // reads it back. Each read sees the write before it.
 func TestAccRefresh_writeThenReadSeesTheWrite(t *testing.T) {
-	env := newEmulatorEnv(t, "it counts the requests of a refresh", nil)
+	env := acctest.NewEmulatorEnv(t, "it counts the requests of a refresh", nil)
 	env.Mode = authAPIBranch
 	const (
 		emailBefore = "data.neon_auth_email_server.before"
@@ -298,11 +299,11 @@ resource "neon_auth_integration" "test" {
 		}
 		return knownvalue.ListExact(items)
 	}
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: env.config(step1)},
+	resource.ParallelTest(t, env.TestCase(
+		resource.TestStep{Config: env.Config(step1)},
 		resource.TestStep{
 			PreConfig: func() { env.Emu.ResetStats() },
-			Config:    env.config(step2),
+			Config:    env.Config(step2),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(emailBefore, tfjsonpath.New("type"), knownvalue.StringExact("shared")),
 				statecheck.ExpectKnownValue(oauthBefore, tfjsonpath.New("providers"), providers()),
@@ -317,12 +318,12 @@ resource "neon_auth_integration" "test" {
 				// a part reads that part's own endpoint, once, but for the
 				// OAuth providers, which the add's answer amended; the
 				// bundle held serves the rest.
-				apiCheck(func() error {
-					if n := env.routeCount("GET /auth/plugins"); n > 2 {
+				acctest.APICheck(func() error {
+					if n := env.RouteCount("GET /auth/plugins"); n > 2 {
 						return fmt.Errorf("%d GET …/auth/plugins, want one by the plan and one by the apply", n)
 					}
 					for own, want := range map[string]int{"/email_provider": 1, "/oauth_providers": 0, "/allow_localhost": 1} {
-						if n := env.routeCount("GET /auth" + own); n != want {
+						if n := env.RouteCount("GET /auth" + own); n != want {
 							return fmt.Errorf("%d GET …/auth%s, want %d after its write", n, own, want)
 						}
 					}
@@ -334,16 +335,17 @@ resource "neon_auth_integration" "test" {
 }
 
 // refreshRequests is a step that refreshes the state alone and checks the
-// requests of that one refresh, by route (see routeCount), on the in-process
-// emulator: its Check runs after `terraform refresh` and before the step's
-// follow-up plan. what names what is refreshed, for the error.
-func refreshRequests(env *accEnv, what string, want map[string]int) resource.TestStep {
+// requests of that one refresh, by route (see acctest.Env.RouteCount), on
+// the in-process emulator: its Check runs after `terraform refresh` and
+// before the step's follow-up plan. what names what is refreshed, for the
+// error.
+func refreshRequests(env *acctest.Env, what string, want map[string]int) resource.TestStep {
 	return resource.TestStep{
 		PreConfig:    env.Emu.ResetStats,
 		RefreshState: true,
 		Check: func(*terraform.State) error {
 			for _, route := range slices.Sorted(maps.Keys(want)) {
-				if n := env.routeCount(route); n != want[route] {
+				if n := env.RouteCount(route); n != want[route] {
 					return fmt.Errorf("refreshing %s made %d %s requests, want %d", what, n, route, want[route])
 				}
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -32,14 +33,14 @@ import (
 // trusted domain is taken over wherever it is found: see
 // TestAccAuthDomain_foundIsTakenOverOnAnyBranch.)
 func TestAccConflictSuggestsImport(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range acctest.Modes {
 		t.Run(mode, func(t *testing.T) {
 			// The production branch of a project of the test's own: a root
 			// branch, in either API family.
-			env := newProjectEnv(t)
+			env := acctest.NewProjectEnv(t)
 			env.Mode = mode
-			env.enableAuth()
-			ctx, c, s := context.Background(), env.client(), env.scope()
+			env.EnableAuth()
+			ctx, c, s := context.Background(), env.Client(), env.Scope()
 			why := "is a root branch (the production branch, or one created schema-only): it inherited nothing"
 			if mode == authAPIProject {
 				why = "The project-level endpoints (auth_api = \"project\") reach only the production branch, which inherits nothing."
@@ -56,7 +57,7 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 				want []string
 			}{
 				{
-					config: env.resource("neon_auth_integration", "test"),
+					config: env.Resource("neon_auth_integration", "test"),
 					want:   []string{"already has Neon Auth", why, "terraform import", at},
 				},
 				{
@@ -64,25 +65,25 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 						_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
 						return err
 					},
-					config: env.resource("neon_auth_oauth_provider", "test", `provider_id = "google"`),
+					config: env.Resource("neon_auth_oauth_provider", "test", `provider_id = "google"`),
 					want:   []string{"already has the google OAuth provider", why, "terraform import", at + "/google"},
 				},
 				{
 					exists: func() error {
-						_, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: env.authProvider(), Email: "taken@example.com"})
+						_, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: env.AuthProvider(), Email: "taken@example.com"})
 						return err
 					},
-					config: env.resource("neon_auth_user", "test", `email = "taken@example.com"`),
+					config: env.Resource("neon_auth_user", "test", `email = "taken@example.com"`),
 					want: []string{"A user with this email already exists", why,
 						"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'", "terraform import", at + "/<user_id>"},
 				},
 			} {
 				if row.exists != nil {
-					env.must(row.exists())
+					env.Must(row.exists())
 				}
-				steps = append(steps, resource.TestStep{Config: env.config(row.config), ExpectError: matchInOrder(row.want...)})
+				steps = append(steps, resource.TestStep{Config: env.Config(row.config), ExpectError: acctest.MatchInOrder(row.want...)})
 			}
-			resource.ParallelTest(t, env.testCase(steps...))
+			resource.ParallelTest(t, env.TestCase(steps...))
 		})
 	}
 }
@@ -93,9 +94,9 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 func TestAccNotForBetterAuth(t *testing.T) {
 	// The production branch, the only one these resources may name, with
 	// better_auth, the branch API's default.
-	env := newProjectEnv(t)
+	env := acctest.NewProjectEnv(t)
 	env.Mode = authAPIBranch
-	env.enableAuth()
+	env.EnableAuth()
 	var steps []resource.TestStep
 	for _, row := range []struct {
 		typeName string
@@ -104,14 +105,14 @@ func TestAccNotForBetterAuth(t *testing.T) {
 		{typeName: "neon_auth_ownership_transfer", explains: "Better Auth integrations"},
 		{typeName: "neon_auth_sdk_keys", explains: "Better Auth integrations have no SDK keys"},
 	} {
-		explained := matchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
+		explained := acctest.MatchInOrder("works only for a Stack Auth (`stack`) integration on the project's production branch",
 			row.explains, "`base_url`", "`jwks_url`")
 		steps = append(steps,
-			resource.TestStep{Config: env.config(env.resource(row.typeName, "test", `auth_provider = "better_auth"`)), PlanOnly: true, ExpectError: explained},
-			resource.TestStep{Config: env.config(env.resource(row.typeName, "test")), ExpectError: explained},
+			resource.TestStep{Config: env.Config(env.Resource(row.typeName, "test", `auth_provider = "better_auth"`)), PlanOnly: true, ExpectError: explained},
+			resource.TestStep{Config: env.Config(env.Resource(row.typeName, "test")), ExpectError: explained},
 		)
 	}
-	resource.ParallelTest(t, env.testCase(steps...))
+	resource.ParallelTest(t, env.TestCase(steps...))
 }
 
 // lostCreate is a resource whose create request loses its first answer.
@@ -122,20 +123,20 @@ type lostCreate struct {
 	// whose answer was lost.
 	paths   map[string]string
 	applied bool
-	setup   func(env *accEnv) // before Terraform; nil: nothing
-	config  func(env *accEnv) string
+	setup   func(env *acctest.Env) // before Terraform; nil: nothing
+	config  func(env *acctest.Env) string
 	// refused: the first apply fails so, without sending the create again
 	// (nil: it succeeds).
-	refused func(env *accEnv) *regexp.Regexp
+	refused func(env *acctest.Env) *regexp.Regexp
 	// sends is how many create requests the first apply sends.
 	sends int32
 	// holds checks the state and the emulator after the apply that creates.
 	// With refused set, that is a second apply, which sends one more
 	// create; nil holds means there is no such apply (then says what follows).
-	holds func(env *accEnv) []statecheck.StateCheck
+	holds func(env *acctest.Env) []statecheck.StateCheck
 	// then are the steps that follow.
-	then      func(t *testing.T, env *accEnv, cfg string, posts *atomic.Int32) []resource.TestStep
-	destroyed func(env *accEnv) resource.TestCheckFunc
+	then      func(t *testing.T, env *acctest.Env, cfg string, posts *atomic.Int32) []resource.TestStep
+	destroyed func(env *acctest.Env) resource.TestCheckFunc
 }
 
 // A create whose answer is lost in transit, resource by resource: what can be
@@ -173,14 +174,14 @@ func TestAccLostCreateResponse(t *testing.T) {
 			}
 		}
 	}
-	enabled := func(env *accEnv) { env.enableAuth() }
+	enabled := func(env *acctest.Env) { env.EnableAuth() }
 	// withUser is an integration and its user, with more arguments.
-	withUser := func(env *accEnv, args ...string) string {
-		return env.resource("neon_auth_integration", "test") +
-			env.resource("neon_auth_user", "test", append([]string{fmt.Sprintf("email = %q", email), "depends_on = [neon_auth_integration.test]"}, args...)...)
+	withUser := func(env *acctest.Env, args ...string) string {
+		return env.Resource("neon_auth_integration", "test") +
+			env.Resource("neon_auth_user", "test", append([]string{fmt.Sprintf("email = %q", email), "depends_on = [neon_auth_integration.test]"}, args...)...)
 	}
-	outcomeUnknown := func(env *accEnv) *regexp.Regexp {
-		return matchInOrder("The response was lost in transit, so the user may or may not have been created",
+	outcomeUnknown := func(env *acctest.Env) *regexp.Regexp {
+		return acctest.MatchInOrder("The response was lost in transit, so the user may or may not have been created",
 			"the request was not sent again, since no endpoint can read a user back",
 			"Run apply again: if it then fails because the email already exists, the user was created",
 			"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
@@ -188,7 +189,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 	}
 	// userRow checks that users_sync holds exactly one row, the user in
 	// the state, with the email and name.
-	userRow := func(env *accEnv, name string) statecheck.StateCheck {
+	userRow := func(env *acctest.Env, name string) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue(userAt, tfjsonpath.New("user_id"), knownvalue.StringFunc(func(id string) error {
 			rows := env.Emu.UsersSync(env.ProjectID)
 			if len(rows) != 1 || rows[0].ID != id || rows[0].Email != email || rows[0].Name != name {
@@ -202,26 +203,28 @@ func TestAccLostCreateResponse(t *testing.T) {
 		{
 			name: "neon_auth_domain recovered", paths: map[string]string{authAPIProject: "/auth/domains", authAPIBranch: "/auth/domains"}, applied: true,
 			setup: enabled,
-			config: func(env *accEnv) string {
-				return env.resource("neon_auth_domain", "test", `domain = "https://app.example.com"`)
+			config: func(env *acctest.Env) string {
+				return env.Resource("neon_auth_domain", "test", `domain = "https://app.example.com"`)
 			},
 			sends: 1,
-			holds: func(env *accEnv) []statecheck.StateCheck {
-				return []statecheck.StateCheck{env.expectDomains("https://app.example.com")}
+			holds: func(env *acctest.Env) []statecheck.StateCheck {
+				return []statecheck.StateCheck{env.ExpectDomains("https://app.example.com")}
 			},
-			destroyed: func(env *accEnv) resource.TestCheckFunc { return env.destroyed(authKept, env.expectDomains()) },
+			destroyed: func(env *acctest.Env) resource.TestCheckFunc {
+				return env.Destroyed(acctest.AuthKept, env.ExpectDomains())
+			},
 		},
 		{
 			name: "neon_auth_oauth_provider recovered", paths: map[string]string{authAPIProject: "/oauth_providers", authAPIBranch: "/oauth_providers"}, applied: true,
 			setup: enabled,
-			config: func(env *accEnv) string {
-				return env.resource("neon_auth_oauth_provider", "test", `provider_id   = "google"`, `client_id     = "c"`, `client_secret = "s"`)
+			config: func(env *acctest.Env) string {
+				return env.Resource("neon_auth_oauth_provider", "test", `provider_id   = "google"`, `client_id     = "c"`, `client_secret = "s"`)
 			},
 			sends: 1,
-			holds: func(env *accEnv) []statecheck.StateCheck {
+			holds: func(env *acctest.Env) []statecheck.StateCheck {
 				return []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("neon_auth_oauth_provider.test", tfjsonpath.New("type"), knownvalue.StringExact("standard")),
-					apiCheck(func() error {
+					acctest.APICheck(func() error {
 						// The secret is the one configured: no endpoint returns it.
 						ps := env.Emu.OAuthProviders(env.ProjectID)
 						if len(ps) != 1 || ps[0].ID != "google" || ps[0].Type != "standard" || ps[0].ClientID != "c" || ps[0].ClientSecret != "s" {
@@ -231,9 +234,9 @@ func TestAccLostCreateResponse(t *testing.T) {
 					}),
 				}
 			},
-			destroyed: func(env *accEnv) resource.TestCheckFunc {
-				return env.destroyed(authKept, func() error {
-					if p, ok := env.oauthProvider("google"); ok {
+			destroyed: func(env *acctest.Env) resource.TestCheckFunc {
+				return env.Destroyed(acctest.AuthKept, func() error {
+					if p, ok := env.OAuthProvider("google"); ok {
 						return fmt.Errorf("destroy left the OAuth provider %s", p.ID)
 					}
 					return nil
@@ -245,18 +248,20 @@ func TestAccLostCreateResponse(t *testing.T) {
 			// Neon Auth: on a preview whose parent has it, the integration
 			// is taken over as inherited, and destroy keeps it.
 			name: "neon_auth_integration on a preview taken over", paths: map[string]string{authAPIBranch: "/auth"}, applied: true,
-			setup: func(env *accEnv) {
-				env.enableAuth()
-				env.BranchID = env.childBranch("preview")
+			setup: func(env *acctest.Env) {
+				env.EnableAuth()
+				env.BranchID = env.ChildBranch("preview")
 			},
-			config: func(env *accEnv) string { return env.resource("neon_auth_integration", "test", `name = "Preview"`) },
-			sends:  1,
-			holds: func(env *accEnv) []statecheck.StateCheck {
+			config: func(env *acctest.Env) string {
+				return env.Resource("neon_auth_integration", "test", `name = "Preview"`)
+			},
+			sends: 1,
+			holds: func(env *acctest.Env) []statecheck.StateCheck {
 				return []statecheck.StateCheck{statecheck.ExpectKnownValue("neon_auth_integration.test", tfjsonpath.New("name"), knownvalue.StringExact("Preview"))}
 			},
-			destroyed: func(env *accEnv) resource.TestCheckFunc {
-				return env.destroyed(authKept, func() error {
-					if it := env.integration(); apiclient.Deref(it.Name) == "Preview" {
+			destroyed: func(env *acctest.Env) resource.TestCheckFunc {
+				return env.Destroyed(acctest.AuthKept, func() error {
+					if it := env.Integration(); apiclient.Deref(it.Name) == "Preview" {
 						return fmt.Errorf("destroy left the preview's integration named %q, want the inherited name restored", "Preview")
 					}
 					return nil
@@ -265,12 +270,12 @@ func TestAccLostCreateResponse(t *testing.T) {
 		},
 		{
 			name: "neon_auth_ownership_transfer sent again", paths: map[string]string{authAPIProject: "/projects/auth/transfer_ownership"}, applied: true,
-			config: func(env *accEnv) string {
-				return env.resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
-					env.resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]")
+			config: func(env *acctest.Env) string {
+				return env.Resource("neon_auth_integration", "test", `auth_provider = "stack"`) +
+					env.Resource("neon_auth_ownership_transfer", "test", "depends_on = [neon_auth_integration.test]")
 			},
 			sends: 2, // starting a transfer again is harmless
-			holds: func(*accEnv) []statecheck.StateCheck {
+			holds: func(*acctest.Env) []statecheck.StateCheck {
 				return []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("owned_by"), knownvalue.StringExact("neon")),
 					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("transferred"), knownvalue.Bool(false)),
@@ -278,7 +283,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 					statecheck.ExpectKnownValue(transferAt, tfjsonpath.New("url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://`))),
 				}
 			},
-			then: func(t *testing.T, env *accEnv, _ string, _ *atomic.Int32) []resource.TestStep {
+			then: func(t *testing.T, env *acctest.Env, _ string, _ *atomic.Int32) []resource.TestStep {
 				// The recorded platform owner is right: a confirmation shows as usual.
 				return []resource.TestStep{{
 					PreConfig: func() {
@@ -297,37 +302,37 @@ func TestAccLostCreateResponse(t *testing.T) {
 		},
 		{
 			name: "neon_auth_sdk_keys not sent again", paths: map[string]string{authAPIProject: "/projects/auth/keys"}, applied: true,
-			setup:  func(env *accEnv) { env.enableAuth(apiclient.AuthProviderStack) },
-			config: func(env *accEnv) string { return env.resource("neon_auth_sdk_keys", "test") },
-			refused: func(*accEnv) *regexp.Regexp {
-				return matchInOrder("Unable to Create Auth SDK Keys", "A key pair may have been minted that no one has seen", "Run apply again")
+			setup:  func(env *acctest.Env) { env.EnableAuth(apiclient.AuthProviderStack) },
+			config: func(env *acctest.Env) string { return env.Resource("neon_auth_sdk_keys", "test") },
+			refused: func(*acctest.Env) *regexp.Regexp {
+				return acctest.MatchInOrder("Unable to Create Auth SDK Keys", "A key pair may have been minted that no one has seen", "Run apply again")
 			},
 			sends: 1,
-			holds: func(*accEnv) []statecheck.StateCheck {
+			holds: func(*acctest.Env) []statecheck.StateCheck {
 				return []statecheck.StateCheck{statecheck.ExpectKnownValue("neon_auth_sdk_keys.test", tfjsonpath.New("secret_server_key"), knownvalue.NotNull())}
 			},
 		},
 		{
 			name: "neon_auth_user not applied, not sent again", paths: users,
-			config:  func(env *accEnv) string { return withUser(env) },
+			config:  func(env *acctest.Env) string { return withUser(env) },
 			refused: outcomeUnknown,
 			sends:   1,
-			holds:   func(env *accEnv) []statecheck.StateCheck { return []statecheck.StateCheck{userRow(env, "")} },
+			holds:   func(env *acctest.Env) []statecheck.StateCheck { return []statecheck.StateCheck{userRow(env, "")} },
 		},
 		{
 			name: "neon_auth_user applied, not sent again", paths: users, applied: true,
-			config:  func(env *accEnv) string { return withUser(env, `name = "Seed"`) },
+			config:  func(env *acctest.Env) string { return withUser(env, `name = "Seed"`) },
 			refused: outcomeUnknown,
 			sends:   1,
 			// The next apply finds the email taken, exactly one user
 			// exists, and the fix the error describes (import, then apply)
 			// takes it in.
-			then: func(t *testing.T, env *accEnv, cfg string, posts *atomic.Int32) []resource.TestStep {
+			then: func(t *testing.T, env *acctest.Env, cfg string, posts *atomic.Int32) []resource.TestStep {
 				return []resource.TestStep{
 					{
 						PreConfig: postsSoFar(t, posts, 1),
 						Config:    cfg,
-						ExpectError: matchInOrder("A user with this email already exists",
+						ExpectError: acctest.MatchInOrder("A user with this email already exists",
 							"SELECT id FROM <schema_name>.users_sync WHERE email = '"+email+"'",
 							"terraform import", env.ProjectID+"/"+env.BranchID+"/<user_id>"),
 					},
@@ -353,7 +358,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 					},
 				}
 			},
-			destroyed: func(env *accEnv) resource.TestCheckFunc {
+			destroyed: func(env *acctest.Env) resource.TestCheckFunc {
 				return func(*terraform.State) error {
 					if n, m := len(env.Emu.UsersSync(env.ProjectID)), len(env.Emu.Integrations(env.ProjectID)); n != 0 || m != 0 {
 						return fmt.Errorf("destroy left %d row(s) in users_sync and %d integration(s)", n, m)
@@ -368,15 +373,15 @@ func TestAccLostCreateResponse(t *testing.T) {
 				t.Run(mode, func(t *testing.T) {
 					var posts atomic.Int32
 					var armed atomic.Bool
-					env := newEmulatorEnv(t, "it loses the answer to a create", lose(row.paths[mode], row.applied, &armed, &posts))
+					env := acctest.NewEmulatorEnv(t, "it loses the answer to a create", lose(row.paths[mode], row.applied, &armed, &posts))
 					env.Mode = mode
 					if row.setup != nil {
 						row.setup(env)
 					}
 					armed.Store(true)
-					cfg := env.config(row.config(env))
+					cfg := env.Config(row.config(env))
 					sent := func(want int32) statecheck.StateCheck {
-						return apiCheck(func() error {
+						return acctest.APICheck(func() error {
 							if n := posts.Load(); n != want {
 								return fmt.Errorf("%d create requests, want %d", n, want)
 							}
@@ -397,7 +402,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 					if row.then != nil {
 						steps = append(steps, row.then(t, env, cfg, &posts)...)
 					}
-					tc := env.testCase(steps...)
+					tc := env.TestCase(steps...)
 					if row.destroyed != nil {
 						tc.CheckDestroy = row.destroyed(env)
 					}

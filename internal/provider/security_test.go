@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -25,8 +26,8 @@ import (
 // provider's) and the error output of a failed refresh hold neither the API
 // key nor any minted key, client secret, SMTP password or transfer URL.
 func TestAccSecurity_traceLogsHoldNoSecret(t *testing.T) {
-	env := newProjectEnv(t)
-	made := env.newAPIKey()
+	env := acctest.NewProjectEnv(t)
+	made := env.NewAPIKey()
 	key := made.Token
 	logPath := filepath.Join(t.TempDir(), "terraform.log")
 	t.Setenv("TF_LOG", "TRACE")
@@ -51,7 +52,7 @@ func TestAccSecurity_traceLogsHoldNoSecret(t *testing.T) {
 
 	// Project mode, named: SDK keys and the ownership transfer need the
 	// Stack Auth integration that mode creates by default.
-	cfg := env.providerBlock("api_key = null") + fmt.Sprintf(`
+	cfg := env.ProviderBlock("api_key = null") + fmt.Sprintf(`
 variable "google_secret" {
   type      = string
   sensitive = true
@@ -107,7 +108,7 @@ resource "neon_auth_ownership_transfer" "test" {
 }
 `, env.ProjectID)
 
-	tc := env.testCase(
+	tc := env.TestCase(
 		resource.TestStep{
 			Config: cfg,
 			Check: func(s *terraform.State) error {
@@ -129,9 +130,9 @@ resource "neon_auth_ownership_transfer" "test" {
 		resource.TestStep{
 			// The key is revoked: the refresh fails, and its error output is
 			// in the log too.
-			PreConfig:   func() { env.revokeKey(made) },
+			PreConfig:   func() { env.RevokeKey(made) },
 			Config:      cfg,
-			ExpectError: matchInOrder("API key is missing, invalid or revoked"),
+			ExpectError: acctest.MatchInOrder("API key is missing, invalid or revoked"),
 		},
 		resource.TestStep{
 			PreConfig: func() { t.Setenv(envAPIKey, env.Key) },
@@ -140,7 +141,7 @@ resource "neon_auth_ownership_transfer" "test" {
 	)
 	// The GitHub client secret reaches its write-only argument through an
 	// ephemeral variable.
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, ephemeralVariables, writeOnlyArguments)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.EphemeralVariables, acctest.WriteOnlyArguments)
 	resource.Test(t, tc)
 
 	data, err := os.ReadFile(logPath)
@@ -197,8 +198,8 @@ func (c noSecretIn) CheckState(_ context.Context, req statecheck.CheckStateReque
 // Write-only arguments leave no trace in plan files or state, yet reach the
 // API.
 func TestAccSecurity_writeOnlyValuesLeaveNoTrace(t *testing.T) {
-	env := newBranchEnv(t)
-	env.enableAuth()
+	env := acctest.NewBranchEnv(t)
+	env.EnableAuth()
 	const clientSecret, smtpPassword = "wo-client-secret-8c1e", "wo-smtp-password-2f9b"
 	check := noSecretIn{secrets: []string{clientSecret, smtpPassword}}
 	// Write-only values come from ephemeral variables, as they would in real
@@ -206,7 +207,7 @@ func TestAccSecurity_writeOnlyValuesLeaveNoTrace(t *testing.T) {
 	// which Terraform records in the plan as written.
 	t.Setenv("TF_VAR_client_secret", clientSecret)
 	t.Setenv("TF_VAR_smtp_password", smtpPassword)
-	cfg := env.config(`
+	cfg := env.Config(`
 variable "client_secret" {
   type      = string
   sensitive = true
@@ -218,12 +219,12 @@ variable "smtp_password" {
   sensitive = true
   ephemeral = true
 }
-` + env.resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "google-client"`,
+` + env.Resource("neon_auth_oauth_provider", "google", `provider_id = "google"`, `client_id = "google-client"`,
 		"client_secret_wo = var.client_secret", "client_secret_wo_version = 1") +
-		env.resource("neon_auth_email_server", "test", `type = "standard"`, `host = "smtp.example.com"`, "port = 587",
+		env.Resource("neon_auth_email_server", "test", `type = "standard"`, `host = "smtp.example.com"`, "port = 587",
 			`username = "mailer"`, "password_wo = var.smtp_password", "password_wo_version = 1",
 			`sender_email = "noreply@example.com"`, `sender_name = "Example"`))
-	tc := env.testCase(resource.TestStep{
+	tc := env.TestCase(resource.TestStep{
 		Config: cfg,
 		ConfigPlanChecks: resource.ConfigPlanChecks{
 			PreApply:             []plancheck.PlanCheck{check},
@@ -235,11 +236,11 @@ variable "smtp_password" {
 			statecheck.ExpectKnownValue("neon_auth_oauth_provider.google", tfjsonpath.New("client_secret"), knownvalue.Null()),
 			statecheck.ExpectKnownValue("neon_auth_email_server.test", tfjsonpath.New("password_wo"), knownvalue.Null()),
 			statecheck.ExpectKnownValue("neon_auth_email_server.test", tfjsonpath.New("password"), knownvalue.Null()),
-			apiCheck(func() error {
-				if p, ok := env.oauthProvider("google"); !ok || p.Type != "standard" || apiclient.Deref(p.ClientID) != "google-client" {
+			acctest.APICheck(func() error {
+				if p, ok := env.OAuthProvider("google"); !ok || p.Type != "standard" || apiclient.Deref(p.ClientID) != "google-client" {
 					return fmt.Errorf("the API lists the google OAuth provider as %+v, want its own app", p)
 				}
-				if es := env.emailServer(); es == nil || apiclient.Deref(es.Host) != "smtp.example.com" {
+				if es := env.EmailServer(); es == nil || apiclient.Deref(es.Host) != "smtp.example.com" {
 					return fmt.Errorf("the API has the email server %v, want the SMTP server", es)
 				}
 				// The API never returns the secrets; the emulator shows it
@@ -258,7 +259,7 @@ variable "smtp_password" {
 			}),
 		},
 	})
-	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, ephemeralVariables, writeOnlyArguments)
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.EphemeralVariables, acctest.WriteOnlyArguments)
 	resource.Test(t, tc)
 }
 
@@ -270,7 +271,7 @@ func TestAccBadResponses_clearErrorsAndNoStateChange(t *testing.T) {
 	// The mode answers chosen API reads with broken bodies, as a faulty proxy
 	// or a changed beta API would.
 	var rewrite atomic.Value // string
-	env := newEmulatorEnv(t, "it rewrites the API's answers", func(next http.Handler) http.Handler {
+	env := acctest.NewEmulatorEnv(t, "it rewrites the API's answers", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mode, _ := rewrite.Load().(string)
 			if r.Method != http.MethodGet {
@@ -320,7 +321,7 @@ resource "neon_auth_email_server" "test" {
 `, env.ProjectID)
 	// Few retries: the HTML 502 is retried as a read should be, then reported.
 	// Project mode, named: the rewritten reads are its endpoints.
-	cfg := env.providerBlock("max_retries = 1") + body
+	cfg := env.ProviderBlock("max_retries = 1") + body
 	var before string
 	snapshot := func(s *terraform.State) string {
 		var b strings.Builder
@@ -333,10 +334,10 @@ resource "neon_auth_email_server" "test" {
 		return resource.TestStep{
 			PreConfig:   func() { rewrite.Store(mode) },
 			Config:      cfg,
-			ExpectError: matchInOrder(want),
+			ExpectError: acctest.MatchInOrder(want),
 		}
 	}
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{
 			Config: cfg,
 			Check: func(s *terraform.State) error {
@@ -348,7 +349,7 @@ resource "neon_auth_email_server" "test" {
 		// The error names the operation, the status and the request id;
 		// never a JSON decode error.
 		resource.TestStep{PreConfig: func() { rewrite.Store("html-502") }, Config: cfg,
-			ExpectError: matchInOrder("Reading the google OAuth provider", "HTTP 502", "non-JSON response body (text/html): 502 502 Bad Gateway nginx",
+			ExpectError: acctest.MatchInOrder("Reading the google OAuth provider", "HTTP 502", "non-JSON response body (text/html): 502 502 Bad Gateway nginx",
 				"Request id: proxy-req-502")},
 		resource.TestStep{
 			PreConfig:          func() { rewrite.Store("unknown-enum") },

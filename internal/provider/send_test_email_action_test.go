@@ -12,24 +12,25 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // Actions (`action_trigger`, `terraform apply -invoke`): Terraform 1.14; no
 // OpenTofu release has them.
-var actions = capability{"actions (action_trigger, terraform apply -invoke)", tfversion.Version1_14_0, nil}
+var actions = acctest.Capability{Name: "actions (action_trigger, terraform apply -invoke)", Terraform: tfversion.Version1_14_0}
 
 // triggeredEmailServer is a neon_auth_email_server "test" on the test's
 // branch of the given type and sender name (standard: as
 // standardEmailServerArgs sets it) that triggers
 // action.neon_auth_send_test_email.check after create and update, and that
 // action.
-func triggeredEmailServer(env *accEnv, typ, senderName string) string {
+func triggeredEmailServer(env *acctest.Env, typ, senderName string) string {
 	settings := `type = "shared"`
 	if typ == "standard" {
 		settings = fmt.Sprintf(standardEmailServerArgs, "smtp.example.com", senderName, `password = "smtp-password-4e1d"`)
 	}
-	return env.resource("neon_auth_email_server", "test", settings, `
+	return env.Resource("neon_auth_email_server", "test", settings, `
   lifecycle {
     action_trigger {
       events  = [after_create, after_update]
@@ -97,16 +98,16 @@ action "neon_auth_send_test_email" "unsaved" {
 // updated, never on a run without change; a shared server it refuses before
 // any request.
 func TestAccActionSendTestEmail_triggeredAfterCreateAndUpdate(t *testing.T) {
-	env := newEmulatorEnv(t, "it reads the test emails the emulator recorded (no API lists the mail a server sent) and counts requests", nil)
+	env := acctest.NewEmulatorEnv(t, "it reads the test emails the emulator recorded (no API lists the mail a server sent) and counts requests", nil)
 	env.Mode = authAPIBranch
-	env.enableAuth() // better_auth
+	env.EnableAuth() // better_auth
 	// sent checks the test emails recorded: want of them, each to
 	// ops@example.com through the saved configuration, and as many requests
 	// to send one.
 	sent := func(want int) []statecheck.StateCheck {
-		return []statecheck.StateCheck{apiCheck(func() error {
+		return []statecheck.StateCheck{acctest.APICheck(func() error {
 			a, _ := env.Emu.BranchAuth(env.ProjectID, env.BranchID)
-			if n := env.routeCount("POST /auth/email_provider/test"); len(a.TestEmails) != want || n != want {
+			if n := env.RouteCount("POST /auth/email_provider/test"); len(a.TestEmails) != want || n != want {
 				return fmt.Errorf("%d test emails sent in %d requests, want %d: %+v", len(a.TestEmails), n, want, a.TestEmails)
 			}
 			for _, m := range a.TestEmails {
@@ -117,21 +118,21 @@ func TestAccActionSendTestEmail_triggeredAfterCreateAndUpdate(t *testing.T) {
 			return nil
 		})}
 	}
-	tc := env.testCase(
-		resource.TestStep{Config: env.config(triggeredEmailServer(env, "standard", "Example")), ConfigStateChecks: sent(1)},
+	tc := env.TestCase(
+		resource.TestStep{Config: env.Config(triggeredEmailServer(env, "standard", "Example")), ConfigStateChecks: sent(1)},
 		// No change: no trigger, no email.
 		resource.TestStep{
-			Config:            env.config(triggeredEmailServer(env, "standard", "Example")),
+			Config:            env.Config(triggeredEmailServer(env, "standard", "Example")),
 			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			ConfigStateChecks: sent(1),
 		},
-		resource.TestStep{Config: env.config(triggeredEmailServer(env, "standard", "Example Ops")), ConfigStateChecks: sent(2)},
+		resource.TestStep{Config: env.Config(triggeredEmailServer(env, "standard", "Example Ops")), ConfigStateChecks: sent(2)},
 		resource.TestStep{
-			Config:      env.config(triggeredEmailServer(env, "shared", "")),
-			ExpectError: matchInOrder("Unable to send the test email", "uses the shared email server, which cannot be tested"),
+			Config:      env.Config(triggeredEmailServer(env, "shared", "")),
+			ExpectError: acctest.MatchInOrder("Unable to send the test email", "uses the shared email server, which cannot be tested"),
 		},
 		// Nothing was sent: the refusal came before any request.
-		resource.TestStep{Config: env.config(triggeredEmailServer(env, "shared", "")), ConfigStateChecks: sent(2)},
+		resource.TestStep{Config: env.Config(triggeredEmailServer(env, "shared", "")), ConfigStateChecks: sent(2)},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, actions)
 	resource.Test(t, tc)
@@ -141,15 +142,15 @@ func TestAccActionSendTestEmail_triggeredAfterCreateAndUpdate(t *testing.T) {
 // fails, saying so; the server is created all the same, and a run without
 // change triggers nothing.
 func TestAccActionSendTestEmail_refusesSharedServer(t *testing.T) {
-	env := newBranchEnv(t)
-	env.enableAuth()
-	tc := env.testCase(
+	env := acctest.NewBranchEnv(t)
+	env.EnableAuth()
+	tc := env.TestCase(
 		resource.TestStep{
-			Config:      env.config(triggeredEmailServer(env, "shared", "")),
-			ExpectError: matchInOrder("Unable to send the test email", "uses the shared email server, which cannot be tested"),
+			Config:      env.Config(triggeredEmailServer(env, "shared", "")),
+			ExpectError: acctest.MatchInOrder("Unable to send the test email", "uses the shared email server, which cannot be tested"),
 		},
 		resource.TestStep{
-			Config:           env.config(triggeredEmailServer(env, "shared", "")),
+			Config:           env.Config(triggeredEmailServer(env, "shared", "")),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 	)
@@ -158,22 +159,22 @@ func TestAccActionSendTestEmail_refusesSharedServer(t *testing.T) {
 }
 
 func TestAccActionSendTestEmail_refusesProjectModeAtPlan(t *testing.T) {
-	env := newProjectEnv(t) // project mode
-	env.enableAuth()
-	tc := env.testCase(resource.TestStep{
-		Config:             env.config(triggeredEmailServer(env, "standard", "Example")),
+	env := acctest.NewProjectEnv(t) // project mode
+	env.EnableAuth()
+	tc := env.TestCase(resource.TestStep{
+		Config:             env.Config(triggeredEmailServer(env, "standard", "Example")),
 		PlanOnly:           true,
 		ExpectNonEmptyPlan: true,
-		ExpectError:        matchInOrder("Unable to plan the test email", `auth_api = "project"`, `auth_api = "branch"`),
+		ExpectError:        acctest.MatchInOrder("Unable to plan the test email", `auth_api = "project"`, `auth_api = "branch"`),
 	})
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, actions)
 	resource.Test(t, tc)
 }
 
 func TestAccActionSendTestEmail_smtpSettingsAllOrNone(t *testing.T) {
-	env := newBranchEnv(t)
-	tc := env.testCase(resource.TestStep{
-		Config: env.config(fmt.Sprintf(`
+	env := acctest.NewBranchEnv(t)
+	tc := env.TestCase(resource.TestStep{
+		Config: env.Config(fmt.Sprintf(`
 action "neon_auth_send_test_email" "partial" {
   config {
     project_id      = %q
@@ -184,7 +185,7 @@ action "neon_auth_send_test_email" "partial" {
 }
 `, env.ProjectID, env.BranchID)),
 		PlanOnly:    true,
-		ExpectError: matchInOrder("Missing SMTP setting for the test email", "`port` is required when any SMTP setting is given"),
+		ExpectError: acctest.MatchInOrder("Missing SMTP setting for the test email", "`port` is required when any SMTP setting is given"),
 	})
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, actions)
 	resource.Test(t, tc)
@@ -194,14 +195,14 @@ action "neon_auth_send_test_email" "partial" {
 // (the action's project_id and branch_id are known at plan, configured on
 // the email server).
 func TestAccActionSendTestEmail_refusesStackAuthAtPlan(t *testing.T) {
-	env := newProjectEnv(t) // Stack Auth needs a production branch
+	env := acctest.NewProjectEnv(t) // Stack Auth needs a production branch
 	env.Mode = authAPIBranch
-	env.enableAuth(apiclient.AuthProviderStack)
-	tc := env.testCase(resource.TestStep{
-		Config:             env.config(triggeredEmailServer(env, "standard", "Example")),
+	env.EnableAuth(apiclient.AuthProviderStack)
+	tc := env.TestCase(resource.TestStep{
+		Config:             env.Config(triggeredEmailServer(env, "standard", "Example")),
 		PlanOnly:           true,
 		ExpectNonEmptyPlan: true,
-		ExpectError:        matchInOrder("Unable to plan the test email", "is stack; only a better_auth integration", "SMTP settings"),
+		ExpectError:        acctest.MatchInOrder("Unable to plan the test email", "is stack; only a better_auth integration", "SMTP settings"),
 	})
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, actions)
 	resource.Test(t, tc)
@@ -223,12 +224,12 @@ func TestAccActionSendTestEmail_failsWithTheMailServersComplaint(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	env := newEmulatorEnv(t, "it answers the test email as a mail server that rejects it", failingMailServer)
+	env := acctest.NewEmulatorEnv(t, "it answers the test email as a mail server that rejects it", failingMailServer)
 	env.Mode = authAPIBranch
-	env.enableAuth()
-	tc := env.testCase(resource.TestStep{
-		Config:      env.config(triggeredEmailServer(env, "standard", "Example")),
-		ExpectError: matchInOrder("Unable to send the test email", "ops@example.com", "not accepted", "535 5.7.8 authentication failed"),
+	env.EnableAuth()
+	tc := env.TestCase(resource.TestStep{
+		Config:      env.Config(triggeredEmailServer(env, "standard", "Example")),
+		ExpectError: acctest.MatchInOrder("Unable to send the test email", "ops@example.com", "not accepted", "535 5.7.8 authentication failed"),
 	})
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, actions)
 	resource.Test(t, tc)
@@ -240,20 +241,20 @@ func TestAccActionSendTestEmail_failsWithTheMailServersComplaint(t *testing.T) {
 // then through SMTP settings not saved, whose password (from a sensitive
 // variable) no output shows.
 func TestAccActionSendTestEmail_invokeThroughCLI(t *testing.T) {
-	env := newBranchEnv(t)
-	cli := env.cli(nil, nil)
-	if why := lacks(t, actions); why != "" {
+	env := acctest.NewBranchEnv(t)
+	cli := env.CLI(nil, nil)
+	if why := acctest.Lacks(t, actions); why != "" {
 		t.Skip(why)
 	}
-	env.enableAuth()
+	env.EnableAuth()
 	const unsavedPassword = "unsaved-smtp-password-0b7e"
-	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(invokedActions, env.ProjectID, env.BranchID, unsavedPassword)))
-	cli.must(0, "init", "-input=false")
-	out := cli.must(1, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
-	if !matchInOrder("No email server configured yet", "Unable to send the test email", "has no email server configured").MatchString(out) {
+	cli.Write("main.tf", acctest.RequiredProviders+env.Config(fmt.Sprintf(invokedActions, env.ProjectID, env.BranchID, unsavedPassword)))
+	cli.Must(0, "init", "-input=false")
+	out := cli.Must(1, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
+	if !acctest.MatchInOrder("No email server configured yet", "Unable to send the test email", "has no email server configured").MatchString(out) {
 		t.Errorf("-invoke with no email server:\n%s", out)
 	}
-	cli.must(0, "apply", "-input=false", "-auto-approve")
+	cli.Must(0, "apply", "-input=false", "-auto-approve")
 
 	// Whether the mail server takes the test email is the target's to say
 	// (the emulator takes every one; Neon's reaches no server at these
@@ -262,10 +263,10 @@ func TestAccActionSendTestEmail_invokeThroughCLI(t *testing.T) {
 		{"saved", "ops@example.com", "the saved email server"},
 		{"unsaved", "dev@example.com", "the SMTP server smtp.other.example:465"},
 	} {
-		code, out := cli.run("apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email."+c.action)
-		outcome := matchInOrder("Sending a test email to "+c.to+" through "+c.through, "Test email to "+c.to+" sent through "+c.through)
+		code, out := cli.Run("apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email."+c.action)
+		outcome := acctest.MatchInOrder("Sending a test email to "+c.to+" through "+c.through, "Test email to "+c.to+" sent through "+c.through)
 		if code != 0 {
-			outcome = matchInOrder("Sending a test email to "+c.to+" through "+c.through, "Test email to "+c.to+" failed",
+			outcome = acctest.MatchInOrder("Sending a test email to "+c.to+" through "+c.through, "Test email to "+c.to+" failed",
 				"Unable to send the test email", "The test email to "+c.to+" through "+c.through, "was not accepted")
 		}
 		if !outcome.MatchString(out) {
@@ -284,26 +285,26 @@ func TestAccActionSendTestEmail_invokeThroughCLI(t *testing.T) {
 // test email each, through the server they name; the refused one sends no
 // request, nor does a plain apply.
 func TestAccActionSendTestEmail_invokeSendsOneEmailEach(t *testing.T) {
-	env := newEmulatorEnv(t, "it reads the test emails the emulator recorded (no API lists the mail a server sent) and counts requests", nil)
+	env := acctest.NewEmulatorEnv(t, "it reads the test emails the emulator recorded (no API lists the mail a server sent) and counts requests", nil)
 	env.Mode = authAPIBranch
-	cli := env.cli(nil, nil)
-	if why := lacks(t, actions); why != "" {
+	cli := env.CLI(nil, nil)
+	if why := acctest.Lacks(t, actions); why != "" {
 		t.Skip(why)
 	}
-	env.enableAuth()
-	cli.write("main.tf", requiredProviders+env.config(fmt.Sprintf(invokedActions, env.ProjectID, env.BranchID, "unsaved-smtp-password-0b7e")))
-	cli.must(0, "init", "-input=false")
-	cli.must(1, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
-	cli.must(0, "apply", "-input=false", "-auto-approve")
-	cli.must(0, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
-	cli.must(0, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.unsaved")
+	env.EnableAuth()
+	cli.Write("main.tf", acctest.RequiredProviders+env.Config(fmt.Sprintf(invokedActions, env.ProjectID, env.BranchID, "unsaved-smtp-password-0b7e")))
+	cli.Must(0, "init", "-input=false")
+	cli.Must(1, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
+	cli.Must(0, "apply", "-input=false", "-auto-approve")
+	cli.Must(0, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.saved")
+	cli.Must(0, "apply", "-input=false", "-auto-approve", "-invoke=action.neon_auth_send_test_email.unsaved")
 	a, _ := env.Emu.BranchAuth(env.ProjectID, env.BranchID)
 	if got := a.TestEmails; len(got) != 2 || got[0].Recipient != "ops@example.com" || !got[0].Saved || got[0].Host != "smtp.example.com" ||
 		got[1].Recipient != "dev@example.com" || got[1].Saved || got[1].Host != "smtp.other.example" || got[1].Port != 465 {
 		t.Fatalf("test emails = %+v, want one to ops@example.com through the saved smtp.example.com, then one to dev@example.com "+
 			"through smtp.other.example:465", got)
 	}
-	if n := env.routeCount("POST /auth/email_provider/test"); n != 1 {
+	if n := env.RouteCount("POST /auth/email_provider/test"); n != 1 {
 		t.Errorf("%d requests to email_provider/test, want 1: the one -invoke through the saved server", n)
 	}
 }

@@ -1,12 +1,10 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,302 +14,32 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/betterauth"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
-
-// settingsCase is one settings resource type under test, the one place its
-// tests are written: the settings to create with and to change to, what the
-// API then returns of them, a change made behind Terraform's back, the
-// configurations refused at plan and the values earlier releases stored.
-// The lifecycle, validation, import, identity, query, generate-config and
-// private-state tests all read their rows from here, so a new settings
-// resource adds a row, not a file.
-type settingsCase struct {
-	typeName string
-	// api is the setting as the public API reads and writes it, in its
-	// neonapi type.
-	api settingAPI
-	// create and update are the resource's arguments after project_id, one
-	// per line.
-	create, update string
-	// created and updated are checks of the state after each apply.
-	created, updated map[string]knownvalue.Check
-	// onCreate and onUpdate are the fields create and update write, in the
-	// API's JSON: set on the value found before create, they give the value
-	// the API must return after each apply (what the configuration omits
-	// keeps the branch's value). Other tests seed a branch with onCreate.
-	onCreate, onUpdate string
-	// drift is a change made outside Terraform, in the API's JSON.
-	drift string
-	// invalid are arguments refused at plan, in branch mode.
-	invalid []invalidSettings
-	// found are values an earlier release stored as what to restore on
-	// destroy, in the exact bytes it wrote (private_state_test.go).
-	found []foundCase
-}
-
-// invalidSettings is a bad configuration of a settings resource: field is the
-// argument the error names, want what it says.
-type invalidSettings struct{ name, args, field, want string }
-
-// settingAPI is a Better Auth setting of a branch through the public API.
-// Values are the JSON of the setting's neonapi type, so that they compare
-// as strings and print as the API spells them.
-type settingAPI struct {
-	setting betterauth.Setting
-	// read is the setting of a branch of the test's project: from its own
-	// GET where it has one, else from GET …/auth/plugins.
-	read func(env *accEnv, branchID string) (string, error)
-	// patched is value with the fields of patch set.
-	patched func(value, patch string) (string, error)
-	// patch sets the fields of patch on a branch: it reads the setting and
-	// writes the whole value back.
-	patch func(env *accEnv, branchID, patch string) error
-}
-
-// settingOf is the settingAPI of a setting whose API type is T; normalize
-// puts a value in the form values are compared in.
-func settingOf[T any](set betterauth.Setting, normalize ...func(*T)) settingAPI {
-	canonical := func(v T) (string, error) {
-		for _, f := range normalize {
-			f(&v)
-		}
-		b, err := json.Marshal(v)
-		return string(b), err
-	}
-	decode := func(value, patch string) (T, error) {
-		var v T
-		if err := json.Unmarshal([]byte(value), &v); err != nil {
-			return v, err
-		}
-		d := json.NewDecoder(strings.NewReader(patch))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&v); err != nil {
-			return v, fmt.Errorf("setting %s on %s: %w", patch, value, err)
-		}
-		return v, nil
-	}
-	a := settingAPI{setting: set}
-	a.read = func(env *accEnv, branchID string) (string, error) {
-		ctx, c := context.Background(), env.client()
-		s := apiclient.Scope{ProjectID: env.ProjectID, BranchID: branchID, Family: apiclient.FamilyBranch}
-		if set.Read {
-			v, err := apiclient.ReadSetting[T](ctx, c, s, set)
-			if err != nil {
-				return "", err
-			}
-			return canonical(v)
-		}
-		plugins, err := c.GetPlugins(ctx, s)
-		if err != nil {
-			return "", err
-		}
-		var v T
-		switch ok, err := plugins.Part(set.Name, &v); {
-		case err != nil:
-			return "", fmt.Errorf("%s of GET …/auth/plugins of branch %s: %w", set.Name, branchID, err)
-		case !ok:
-			return "", fmt.Errorf("GET …/auth/plugins of branch %s has no %s", branchID, set.Name)
-		}
-		return canonical(v)
-	}
-	a.patched = func(value, patch string) (string, error) {
-		v, err := decode(value, patch)
-		if err != nil {
-			return "", err
-		}
-		return canonical(v)
-	}
-	a.patch = func(env *accEnv, branchID, patch string) error {
-		value, err := a.read(env, branchID)
-		if err != nil {
-			return err
-		}
-		v, err := decode(value, patch)
-		if err != nil {
-			return err
-		}
-		s := apiclient.Scope{ProjectID: env.ProjectID, BranchID: branchID, Family: apiclient.FamilyBranch}
-		_, err = apiclient.WriteSetting[T](context.Background(), env.client(), s, set, v)
-		return err
-	}
-	return a
-}
-
-var settingsCases = []settingsCase{
-	{
-		typeName: "neon_auth_email_and_password",
-		api:      settingOf[neonapi.NeonAuthEmailAndPasswordConfig](betterauth.EmailAndPassword),
-		create: `
-  email_verification_method  = "otp"
-  require_email_verification = true
-`,
-		update: `
-  email_verification_method  = "otp"
-  require_email_verification = false
-  disable_sign_up            = true
-`,
-		created:  map[string]knownvalue.Check{"email_verification_method": knownvalue.StringExact("otp"), "require_email_verification": knownvalue.Bool(true), "enabled": knownvalue.NotNull()},
-		updated:  map[string]knownvalue.Check{"disable_sign_up": knownvalue.Bool(true), "require_email_verification": knownvalue.Bool(false)},
-		onCreate: `{"email_verification_method": "otp", "require_email_verification": true}`,
-		onUpdate: `{"require_email_verification": false, "disable_sign_up": true}`,
-		drift:    `{"email_verification_method": "link"}`,
-		invalid: []invalidSettings{
-			{"verification by sms", `email_verification_method = "sms"`, "email_verification_method", `value must be one of: ["link" "otp"], got: "sms"`},
-		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"email_verification_method":"otp","require_email_verification":true,"auto_sign_in_after_verification":true,"send_verification_email_on_sign_up":false,"send_verification_email_on_sign_in":true,"disable_sign_up":false}`,
-				neonapi.NeonAuthEmailAndPasswordConfig{
-					Enabled: true, EmailVerificationMethod: "otp", RequireEmailVerification: true, AutoSignInAfterVerification: true,
-					SendVerificationEmailOnSignIn: true,
-				}),
-		},
-	},
-	{
-		typeName: "neon_auth_organization_plugin",
-		api:      settingOf[neonapi.NeonAuthOrganizationConfig](betterauth.Organization),
-		create: `
-  enabled            = true
-  organization_limit = 3
-  creator_role       = "admin"
-`,
-		update: `
-  enabled               = true
-  organization_limit    = 5
-  creator_role          = "admin"
-  send_invitation_email = true
-`,
-		created:  map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(3), "creator_role": knownvalue.StringExact("admin"), "membership_limit": knownvalue.NotNull()},
-		updated:  map[string]knownvalue.Check{"organization_limit": knownvalue.Int64Exact(5), "send_invitation_email": knownvalue.Bool(true)},
-		onCreate: `{"enabled": true, "organization_limit": 3, "creator_role": "admin"}`,
-		onUpdate: `{"organization_limit": 5, "send_invitation_email": true}`,
-		drift:    `{"organization_limit": 1}`,
-		invalid: []invalidSettings{
-			{"no organizations", `organization_limit = 0`, "organization_limit", "value must be at least 1, got: 0"},
-			{"unknown creator role", `creator_role = "member"`, "creator_role", `value must be one of: ["admin" "owner"], got: "member"`},
-		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"organization_limit":5,"membership_limit":100,"creator_role":"owner","send_invitation_email":true}`,
-				neonapi.NeonAuthOrganizationConfig{Enabled: true, OrganizationLimit: 5, MembershipLimit: 100, CreatorRole: "owner", SendInvitationEmail: true}),
-		},
-	},
-	{
-		typeName: "neon_auth_magic_link_plugin",
-		api:      settingOf[neonapi.NeonAuthMagicLinkConfig](betterauth.MagicLink),
-		create: `
-  enabled    = true
-  expires_in = 15
-`,
-		update: `
-  enabled    = true
-  expires_in = 60
-`,
-		created:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(true), "expires_in": knownvalue.Int64Exact(15), "disable_sign_up": knownvalue.NotNull()},
-		updated:  map[string]knownvalue.Check{"expires_in": knownvalue.Int64Exact(60)},
-		onCreate: `{"enabled": true, "expires_in": 15}`,
-		onUpdate: `{"expires_in": 60}`,
-		drift:    `{"enabled": false}`,
-		invalid: []invalidSettings{
-			{"expires in 4 minutes", `expires_in = 4`, "expires_in", "value must be between 5 and 1440, got: 4"},
-		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"expires_in":300,"disable_sign_up":true}`,
-				neonapi.NeonAuthMagicLinkConfig{Enabled: true, ExpiresIn: 300, DisableSignUp: true}),
-		},
-	},
-	{
-		typeName: "neon_auth_phone_number_plugin",
-		api:      settingOf[neonapi.NeonAuthPhoneNumberConfig](betterauth.PhoneNumber),
-		create: `
-  enabled        = true
-  otp_expires_in = 120
-`,
-		update: `
-  enabled        = false
-  otp_expires_in = 600
-`,
-		created:  map[string]knownvalue.Check{"otp_expires_in": knownvalue.Int64Exact(120), "allowed_attempts": knownvalue.Null()},
-		updated:  map[string]knownvalue.Check{"enabled": knownvalue.Bool(false), "otp_expires_in": knownvalue.Int64Exact(600)},
-		onCreate: `{"enabled": true, "otp_expires_in": 120}`,
-		onUpdate: `{"enabled": false, "otp_expires_in": 600}`,
-		drift:    `{"otp_expires_in": 300}`,
-		invalid: []invalidSettings{
-			{"code expires in 30 s", `otp_expires_in = 30`, "otp_expires_in", "value must be between 60 and 600, got: 30"},
-			{"allowed_attempts, which Neon removed", `allowed_attempts = 3`, "allowed_attempts", "Neon removed `allowed_attempts` from the phone number plugin in 2026 (the API no longer has it, and the number of attempts is no longer configurable). Delete the `allowed_attempts` line"},
-		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"otp_expires_in":300}`, neonapi.NeonAuthPhoneNumberConfig{Enabled: true, OTPExpiresIn: apiclient.Ptr(300)}),
-			foundCaseOf("off", `{"enabled":false}`, neonapi.NeonAuthPhoneNumberConfig{}),
-		},
-	},
-	{
-		typeName: "neon_auth_webhooks",
-		// The events are a set: compared in order.
-		api: settingOf(betterauth.Webhooks, func(w *neonapi.NeonAuthWebhookConfig) {
-			if w.EnabledEvents != nil {
-				slices.Sort(*w.EnabledEvents)
-			}
-		}),
-		create: `
-  enabled        = true
-  webhook_url    = "https://hooks.example.com/auth"
-  enabled_events = ["user.created", "send.otp"]
-`,
-		update: `
-  enabled         = true
-  webhook_url     = "https://hooks.example.com/auth"
-  enabled_events  = ["user.created"]
-  timeout_seconds = 9
-`,
-		created: map[string]knownvalue.Check{"webhook_url": knownvalue.StringExact("https://hooks.example.com/auth"), "timeout_seconds": knownvalue.Int64Exact(5),
-			"enabled_events": knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("user.created"), knownvalue.StringExact("send.otp")})},
-		updated: map[string]knownvalue.Check{"timeout_seconds": knownvalue.Int64Exact(9),
-			"enabled_events": knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("user.created")})},
-		onCreate: `{"enabled": true, "webhook_url": "https://hooks.example.com/auth", "enabled_events": ["user.created", "send.otp"]}`,
-		onUpdate: `{"enabled_events": ["user.created"], "timeout_seconds": 9}`,
-		drift:    `{"webhook_url": "https://attacker.example.com/"}`,
-		invalid: []invalidSettings{
-			{"plain http URL", `webhook_url = "http://hooks.example.com/"`, "webhook_url", "must be an `https://` URL"},
-			{"unknown event", `enabled_events = ["user.deleted"]`, "enabled_events", `value must be one of: ["user.before_create"`},
-			{"timeout of 11 s", `timeout_seconds = 11`, "timeout_seconds", "value must be between 1 and 10, got: 11"},
-		},
-		found: []foundCase{
-			foundCaseOf("", `{"enabled":true,"webhook_url":"https://hooks.example.com/neon","enabled_events":["user.created","send.otp"],"timeout_seconds":7}`,
-				neonapi.NeonAuthWebhookConfig{
-					Enabled: true, WebhookURL: apiclient.Ptr("https://hooks.example.com/neon"),
-					EnabledEvents: &[]neonapi.NeonAuthWebhookConfigEnabledEvents{"user.created", "send.otp"}, TimeoutSeconds: apiclient.Ptr(7),
-				}),
-			foundCaseOf("off", `{"enabled":false}`, neonapi.NeonAuthWebhookConfig{}),
-		},
-	},
-}
 
 // The life of every Better Auth settings resource on a branch: create (the
 // settings it omits keep the branch's values, which it reads), import by
 // `<project_id>/<branch_id>`, update in place, drift (changed behind
 // Terraform's back) repaired, and destroy, which restores what was found.
 func TestAccSettings_lifecycle(t *testing.T) {
-	for _, c := range settingsCases {
-		t.Run(c.typeName, func(t *testing.T) {
-			env := newBranchEnv(t)
-			env.enableAuth()
-			addr := c.typeName + ".test"
+	for _, c := range acctest.SettingsCases {
+		t.Run(c.TypeName, func(t *testing.T) {
+			env := acctest.NewBranchEnv(t)
+			env.EnableAuth()
+			addr := c.TypeName + ".test"
 			cfg := func(args string) string {
-				return env.config(env.resource(c.typeName, "test", strings.TrimSpace(args)))
+				return env.Config(env.Resource(c.TypeName, "test", strings.TrimSpace(args)))
 			}
-			found, err := c.api.read(env, env.BranchID)
-			env.must(err)
-			created, err := c.api.patched(found, c.onCreate)
-			env.must(err)
-			updated, err := c.api.patched(created, c.onUpdate)
-			env.must(err)
+			found, err := c.API.Read(env, env.BranchID)
+			env.Must(err)
+			created, err := c.API.Patched(found, c.OnCreate)
+			env.Must(err)
+			updated, err := c.API.Patched(created, c.OnUpdate)
+			env.Must(err)
 			// returns checks that the API returns want as the settings.
-			returns := func(when, want string) apiCheck {
+			returns := func(when, want string) acctest.APICheck {
 				return func() error {
-					got, err := c.api.read(env, env.BranchID)
+					got, err := c.API.Read(env, env.BranchID)
 					if err != nil {
 						return fmt.Errorf("%s: %w", when, err)
 					}
@@ -322,15 +50,15 @@ func TestAccSettings_lifecycle(t *testing.T) {
 				}
 			}
 			var createdChecks, updatedChecks []statecheck.StateCheck
-			for attr, v := range c.created {
+			for attr, v := range c.Created {
 				createdChecks = append(createdChecks, statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v))
 			}
-			for attr, v := range c.updated {
+			for attr, v := range c.Updated {
 				updatedChecks = append(updatedChecks, statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v))
 			}
-			tc := env.testCase(
+			tc := env.TestCase(
 				resource.TestStep{
-					Config:           cfg(c.create),
+					Config:           cfg(c.Create),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)}},
 					ConfigStateChecks: append(createdChecks,
 						statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+env.BranchID)),
@@ -339,18 +67,18 @@ func TestAccSettings_lifecycle(t *testing.T) {
 				},
 				resource.TestStep{ResourceName: addr, ImportState: true, ImportStateVerify: true, ImportStateId: env.ProjectID + "/" + env.BranchID},
 				resource.TestStep{
-					Config:            cfg(c.update),
+					Config:            cfg(c.Update),
 					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 					ConfigStateChecks: append(updatedChecks, returns("after update", updated)),
 				},
 				resource.TestStep{
-					PreConfig:         func() { env.must(c.api.patch(env, env.BranchID, c.drift)) },
-					Config:            cfg(c.update),
+					PreConfig:         func() { env.Must(c.API.Patch(env, env.BranchID, c.Drift)) },
+					Config:            cfg(c.Update),
 					ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 					ConfigStateChecks: []statecheck.StateCheck{returns("after repairing drift", updated)},
 				},
 			)
-			tc.CheckDestroy = env.destroyed(authKept, returns("after destroy (the settings found at creation)", found))
+			tc.CheckDestroy = env.Destroyed(acctest.AuthKept, returns("after destroy (the settings found at creation)", found))
 			resource.ParallelTest(t, tc)
 		})
 	}
@@ -360,22 +88,22 @@ func TestAccSettings_lifecycle(t *testing.T) {
 // reports with that one request per refresh, and only the others at their
 // own paths.
 func TestAccSettings_bundledSettingsShareOneRead(t *testing.T) {
-	env := newEmulatorEnv(t, "it counts the requests of one refresh by route, as the emulator records them", nil)
+	env := acctest.NewEmulatorEnv(t, "it counts the requests of one refresh by route, as the emulator records them", nil)
 	env.Mode = authAPIBranch
-	env.enableAuth()
+	env.EnableAuth()
 	var body strings.Builder
 	want := map[string]int{"GET /auth/plugins": 1}
-	for _, c := range settingsCases {
-		body.WriteString(env.resource(c.typeName, "test", strings.TrimSpace(c.create)))
-		if set := c.api.setting; set.Read {
+	for _, c := range acctest.SettingsCases {
+		body.WriteString(env.Resource(c.TypeName, "test", strings.TrimSpace(c.Create)))
+		if set := c.API.Setting; set.Read {
 			want["GET /auth/"+set.Path] = 1
 			if set.Bundled {
 				want["GET /auth/"+set.Path] = 0
 			}
 		}
 	}
-	resource.ParallelTest(t, env.testCase(
-		resource.TestStep{Config: env.config(body.String())},
+	resource.ParallelTest(t, env.TestCase(
+		resource.TestStep{Config: env.Config(body.String())},
 		refreshRequests(env, "every settings resource of one branch", want),
 	))
 }
@@ -398,7 +126,7 @@ func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"code":"","message":"not found","request_id":"moved-path"}`))
 	}
-	env := newEmulatorEnv(t, "it answers 404 from a path that still exists", func(next http.Handler) http.Handler {
+	env := acctest.NewEmulatorEnv(t, "it answers 404 from a path that still exists", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			f := fault.Load()
 			switch {
@@ -425,16 +153,16 @@ func TestAccAuthPhoneNumberPlugin_ownNotFoundIsNotAbsence(t *testing.T) {
 		})
 	})
 	env.Mode = authAPIBranch
-	env.enableAuth()
-	cfg := env.config(env.resource("neon_auth_phone_number_plugin", "test", "enabled = true"))
+	env.EnableAuth()
+	cfg := env.Config(env.Resource("neon_auth_phone_number_plugin", "test", "enabled = true"))
 	movedStep := func(f int32) resource.TestStep {
 		return resource.TestStep{
 			PreConfig:   func() { fault.Store(f) },
 			Config:      cfg,
-			ExpectError: matchInOrder("Unable to Read Auth Phone Number Plugin", "HTTP 404", "Neon Auth is enabled on the", "not the settings' absence"),
+			ExpectError: acctest.MatchInOrder("Unable to Read Auth Phone Number Plugin", "HTTP 404", "Neon Auth is enabled on the", "not the settings' absence"),
 		}
 	}
-	resource.ParallelTest(t, env.testCase(
+	resource.ParallelTest(t, env.TestCase(
 		resource.TestStep{Config: cfg},
 		movedStep(bundleMoved),
 		movedStep(ownMoved),

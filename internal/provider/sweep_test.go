@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -56,7 +57,7 @@ func sweeper(kind sweepKind) func(string) error {
 		if err != nil {
 			return err
 		}
-		sw := leftovers{client: c, prefix: runPrefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(envTestOrgID),
+		sw := leftovers{client: c, prefix: acctest.RunPrefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(acctest.EnvTestOrgID),
 			report: func(s string) { log.Print(s) }}
 		ctx := context.Background()
 		switch kind {
@@ -67,11 +68,11 @@ func sweeper(kind sweepKind) func(string) error {
 			_, err = sw.sweepKeys(ctx)
 			return err
 		}
-		if id := os.Getenv(envTestProjectID); id != "" {
+		if id := os.Getenv(acctest.EnvTestProjectID); id != "" {
 			_, err = sw.sweep(ctx, id)
 			return err
 		}
-		log.Printf("%s is not set: no branches to sweep (the suite's own projects go whole)", envTestProjectID)
+		log.Printf("%s is not set: no branches to sweep (the suite's own projects go whole)", acctest.EnvTestProjectID)
 		return nil
 	}
 }
@@ -196,17 +197,17 @@ func (l leftovers) deleteBranch(ctx context.Context, projectID, branchID string)
 // prefix is this test's own, so that a run going on beside it keeps its
 // objects.
 func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
-	env := newBranchEnv(t)
-	ctx, c := context.Background(), env.client()
-	prefix := fmt.Sprintf("%s-sweep-%d-", runPrefix+"plant", time.Now().UnixNano())
+	env := acctest.NewBranchEnv(t)
+	ctx, c := context.Background(), env.Client()
+	prefix := fmt.Sprintf("%s-sweep-%d-", acctest.RunPrefix+"plant", time.Now().UnixNano())
 	planted := map[string]string{} // branch name → id
 	for _, name := range []string{prefix + "a", prefix + "b", "keep-" + prefix} {
-		planted[name] = newBranch(t, c, env.ProjectID, "", name)
+		planted[name] = acctest.NewBranch(t, c, env.ProjectID, "", name)
 	}
 	// A JWKS of a leftover branch goes with it; one of the kept branch stays.
 	jwksOf := func(name string) string {
 		j, err := c.AddJWKS(ctx, env.ProjectID, apiclient.AddJWKSRequest{JWKSURL: googleJWKS, ProviderName: "Google", BranchID: apiclient.Ptr(planted[name])})
-		env.must(err)
+		env.Must(err)
 		t.Cleanup(func() { _ = c.DeleteJWKS(context.Background(), env.ProjectID, j.ID) })
 		return j.ID
 	}
@@ -214,7 +215,7 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 	// Projects are planted where the key may create them.
 	var projectNames []string
 	for _, name := range []string{prefix + "project", "keep-" + prefix + "project"} {
-		p, err := c.CreateProject(ctx, apiclient.CreateProjectRequest{Name: name, OrgID: os.Getenv(envTestOrgID)})
+		p, err := c.CreateProject(ctx, apiclient.CreateProjectRequest{Name: name, OrgID: os.Getenv(acctest.EnvTestOrgID)})
 		var apiErr *apiclient.Error
 		if errors.As(err, &apiErr) && apiErr.StatusCode/100 == 4 && len(projectNames) == 0 {
 			t.Logf("planting branches only: the API refused to create project %s: %v", name, err)
@@ -234,7 +235,7 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 	var keyNames []string
 	for _, name := range []string{prefix + "key", "keep-" + prefix + "key"} {
 		k, err := c.CreateAPIKey(ctx, name)
-		if orgID := os.Getenv(envTestOrgID); orgID != "" {
+		if orgID := os.Getenv(acctest.EnvTestOrgID); orgID != "" {
 			k, err = c.CreateOrgAPIKey(ctx, orgID, name, "")
 		}
 		var apiErr *apiclient.Error
@@ -253,7 +254,7 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 		if keyNames == nil {
 			return nil
 		}
-		l := leftovers{client: c, prefix: prefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(envTestOrgID),
+		l := leftovers{client: c, prefix: prefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(acctest.EnvTestOrgID),
 			report: func(s string) { reported = append(reported, s) }}
 		revoked, err := l.sweepKeys(ctx)
 		if err != nil {
@@ -271,7 +272,7 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 		t.Errorf("a second sweep revoked keys %q, want nothing", k)
 	}
 	sweep := func(age time.Duration) (branches, projects []string) {
-		l := leftovers{client: c, prefix: prefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(envTestOrgID),
+		l := leftovers{client: c, prefix: prefix, cutoff: time.Now().Add(-age), orgID: os.Getenv(acctest.EnvTestOrgID),
 			report: func(s string) { reported = append(reported, s) }}
 		branches, err := l.sweep(ctx, env.ProjectID)
 		if err != nil {
@@ -307,7 +308,7 @@ func TestAccSweep_deletesOnlyLeftovers(t *testing.T) {
 		t.Errorf("the sweep deleted branch keep-%s, which has no prefix", prefix)
 	}
 	if len(projectNames) == 2 {
-		list, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{Search: "keep-" + prefix, OrgID: os.Getenv(envTestOrgID)})
+		list, err := c.ListProjects(ctx, apiclient.ListProjectsOptions{Search: "keep-" + prefix, OrgID: os.Getenv(acctest.EnvTestOrgID)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // badInput is one invalid configuration: it must fail at plan (or validate)
@@ -29,7 +30,7 @@ type badInput struct {
 // that names the attribute and says what is expected. The table spans the
 // provider block and every resource and data source.
 func TestAccValidation_badInputFailsBeforeAnyRequest(t *testing.T) {
-	env := newBranchEnv(t)
+	env := acctest.NewBranchEnv(t)
 	// pid and keyAndURL start and end with a newline. A row's own arguments
 	// start with one too, so that a blank line sets them apart from those,
 	// and they are aligned among themselves as terraform fmt aligns them.
@@ -352,20 +353,20 @@ data "neon_projects" "all" {}
 		{"data neon_projects: malformed org_id", `data "neon_projects" "test" { org_id = "Org 1" }`, "org_id", "must be a Neon project id", false},
 	}
 	// The Better Auth settings: project mode cannot reach them, and the
-	// spec's ranges and values (settingsCases), in branch mode.
-	for _, c := range settingsCases {
-		cases = append(cases, badInput{c.typeName + ": project mode", res(c.typeName, pid+`
+	// spec's ranges and values (acctest.SettingsCases), in branch mode.
+	for _, c := range acctest.SettingsCases {
+		cases = append(cases, badInput{c.TypeName + ": project mode", res(c.TypeName, pid+`
   enabled = true`),
-			"project_id", "`" + c.typeName + "` is only offered by Neon's branch-scoped endpoints", false})
-		for _, bad := range c.invalid {
-			cases = append(cases, badInput{c.typeName + ": " + bad.name, res(c.typeName, pid+"\n  "+bad.args), bad.field, bad.want, true})
+			"project_id", "`" + c.TypeName + "` is only offered by Neon's branch-scoped endpoints", false})
+		for _, bad := range c.Invalid {
+			cases = append(cases, badInput{c.TypeName + ": " + bad.Name, res(c.TypeName, pid+"\n  "+bad.Args), bad.Field, bad.Want, true})
 		}
 	}
 	if len(cases) < 30 {
 		t.Fatalf("the table holds %d bad inputs; it is meant to cover every attribute with at least 30", len(cases))
 	}
 	// What the provider sends is counted on its side: nothing, on any target.
-	counted, sent := env.counted()
+	counted, sent := env.Counted()
 	neon := map[string]func() (tfprotov6.ProviderServer, error){"neon": providerserver.NewProtocol6WithError(counted)}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
@@ -377,25 +378,25 @@ data "neon_projects" "all" {}
 				cfg := c.cfg
 				switch {
 				case c.branch:
-					cfg = env.providerBlock(`auth_api = "branch"`) + cfg
+					cfg = env.ProviderBlock(`auth_api = "branch"`) + cfg
 				case !strings.HasPrefix(strings.TrimSpace(cfg), "provider "):
-					cfg = env.providerBlock(`auth_api = "project"`) + cfg
+					cfg = env.ProviderBlock(`auth_api = "project"`) + cfg
 				}
 				// The attribute is named (in the diagnostic's "with …" line
 				// or its text), and so is the fix.
-				want := matchInOrder(c.want).String()
+				want := acctest.MatchInOrder(c.want).String()
 				re := regexp.MustCompile(`(?s)(` + regexp.QuoteMeta(c.field) + `.*` + want + `|` + want + `.*` + regexp.QuoteMeta(c.field) + `)`)
 				if strings.Contains(c.want, c.field) {
 					re = regexp.MustCompile(`(?s)` + want)
 				}
-				tc := env.testCase(resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: re})
+				tc := env.TestCase(resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: re})
 				tc.ProtoV6ProviderFactories = neon
 				resource.UnitTest(t, tc)
 			})
 		}
 	})
 	// All subtests have finished here.
-	if n := sent.all.Load(); n != 0 {
+	if n := sent.All.Load(); n != 0 {
 		t.Errorf("%d bad inputs caused %d API request(s); every one must fail before any call", len(cases), n)
 	}
 	t.Logf("%d bad inputs refused at plan time, 0 API requests", len(cases))

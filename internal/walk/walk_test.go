@@ -1,4 +1,4 @@
-package provider
+package walk
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
@@ -79,7 +80,7 @@ func TestWalk(t *testing.T) {
 		t.Skip("random walks run with make test-walk (WALK_SEED, WALK_SEEDS, WALK_STEPS)")
 	}
 	w := readWalkSettings(t)
-	w.faults = w.faults && remoteRun == nil
+	w.faults = w.faults && !acctest.Remote()
 	t.Logf("walks: seeds %d to %d, %d steps each (WALK_SEED=%d WALK_SEEDS=%d WALK_STEPS=%d)", w.seed, w.seed+uint64(w.seeds)-1, w.steps,
 		w.seed, w.seeds, w.steps)
 	for i := range w.seeds {
@@ -122,10 +123,10 @@ func walkSeed(t *testing.T, seed uint64, w walkSettings) {
 // Stack Auth production in project mode (where the remote key may create
 // a project of its own).
 func walkFamily(seed uint64) string {
-	if seed%5 == 4 && (remoteRun == nil || os.Getenv(envTestProjectID) == "") {
-		return authAPIProject
+	if seed%5 == 4 && (!acctest.Remote() || os.Getenv(acctest.EnvTestProjectID) == "") {
+		return acctest.ModeProject
 	}
-	return authAPIBranch
+	return acctest.ModeBranch
 }
 
 // generateWalk draws the steps of a walk from its seed while it runs them:
@@ -134,7 +135,7 @@ func walkFamily(seed uint64) string {
 func generateWalk(t *testing.T, family string, seed uint64, w walkSettings) ([]walkStep, *walkViolation) {
 	rng := rand.New(rand.NewPCG(seed, 0x6e656f6e))
 	r := newWalkRun(t, family)
-	if family == authAPIBranch && rng.IntN(2) == 0 {
+	if family == acctest.ModeBranch && rng.IntN(2) == 0 {
 		r.next = productionSetup(rng)
 	}
 	var steps []walkStep
@@ -323,7 +324,7 @@ func (r *walkRun) drawOp(rng *rand.Rand, op string) (walkStep, bool) {
 			return st, false
 		}
 	case walkOpBranch:
-		if r.world.family != authAPIBranch || len(r.world.branches) > 2 {
+		if r.world.family != acctest.ModeBranch || len(r.world.branches) > 2 {
 			return st, false
 		}
 		st.Branch = fmt.Sprintf("preview%d", r.world.previews+1)

@@ -1,4 +1,4 @@
-package provider
+package walk
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
@@ -17,8 +18,8 @@ import (
 // written, what the public API shows of it, how a person changes it behind
 // Terraform's back and how something makes it outside Terraform. A type the
 // walk should cover gets an entry here (the settings kinds come from
-// settingsCases) and, where the provider's rules for it differ, a line in
-// walk_rules_test.go.
+// acctest.SettingsCases) and, where the provider's rules for it differ, a
+// line in rules_test.go.
 
 // The kinds' names: a walkObject's Kind.
 const (
@@ -51,7 +52,7 @@ type walkVariant struct {
 
 // walkKind is a kind of object.
 type walkKind struct {
-	typeName typeName
+	typeName string
 	// keys are the keys the walk draws from; nil for a singleton of its
 	// branch (key "").
 	keys []string
@@ -125,55 +126,55 @@ func (k walkKind) fieldsOf(o walkObject) walkFields {
 // Origins the walk whitelists: the preview's own is the one a platform
 // puts on a preview branch.
 var walkDomains = []string{"https://app.walk.example.com", "https://www.walk.example.com", "https://*.preview.walk.example.com",
-	"walkapp://callback", previewOrigin}
+	"walkapp://callback", acctest.PreviewOrigin}
 
 // walkEmails are the users' emails.
 var walkEmails = []string{"ana@walk.example.com", "bo@walk.example.com", "cy@walk.example.com"}
 
 // walkJWKS are published key sets: Neon fetches a JWKS URL when it is
 // added.
-var walkJWKS = []string{"https://www.googleapis.com/oauth2/v3/certs", microsoftJWKS}
+var walkJWKS = []string{"https://www.googleapis.com/oauth2/v3/certs", "https://login.microsoftonline.com/common/discovery/v2.0/keys"}
 
 // walkKinds are the kinds of object the walk declares, by name.
 var walkKinds = func() map[string]walkKind {
 	kinds := map[string]walkKind{
 		kindIntegration: {
-			typeName: typeAuthIntegration, inAuth: true,
+			typeName: "neon_auth_integration", inAuth: true,
 			variants: []walkVariant{
 				{},
-				{args: `name = "Walk app"`, fields: `{"name": "Walk app"}`, family: authAPIBranch},
+				{args: `name = "Walk app"`, fields: `{"name": "Walk app"}`, family: acctest.ModeBranch},
 				{args: "name            = \"Walk app (renamed)\"\nallow_localhost = true", fields: `{"name": "Walk app (renamed)", "allow_localhost": true}`,
-					family: authAPIBranch},
+					family: acctest.ModeBranch},
 			},
 			read: readIntegration,
 			outside: func(r *walkRun, b *walkBranch, _ walkObject) (string, error) {
-				_, err := r.env.client().CreateIntegration(context.Background(), r.scope(b), apiclient.CreateIntegrationRequest{AuthProvider: r.authProvider(b)})
+				_, err := r.env.Client().CreateIntegration(context.Background(), r.scope(b), apiclient.CreateIntegrationRequest{AuthProvider: r.authProvider(b)})
 				return r.branchObjectID(b, r.authProvider(b)), err
 			},
 			drift: func(r *walkRun, b *walkBranch, o walkObject) error {
 				if o.Variant == 0 {
 					return errNoDrift
 				}
-				_, err := r.env.client().SetIntegrationName(context.Background(), r.scope(b), "Renamed outside")
+				_, err := r.env.Client().SetIntegrationName(context.Background(), r.scope(b), "Renamed outside")
 				return err
 			},
 		},
 		kindDomain: {
-			typeName: typeAuthDomain, keys: walkDomains, name: domainResourceName, inAuth: true,
+			typeName: "neon_auth_domain", keys: walkDomains, name: domainResourceName, inAuth: true,
 			variants: []walkVariant{{args: `domain = %[1]q`}},
 			read:     readDomains,
 			drift: func(r *walkRun, b *walkBranch, o walkObject) error {
-				return r.env.client().DeleteDomains(context.Background(), r.scope(b), r.authProvider(b), []string{o.Key})
+				return r.env.Client().DeleteDomains(context.Background(), r.scope(b), r.authProvider(b), []string{o.Key})
 			},
 			outside: func(r *walkRun, b *walkBranch, o walkObject) (string, error) {
-				_, err := r.env.client().AddDomain(context.Background(), r.scope(b),
+				_, err := r.env.Client().AddDomain(context.Background(), r.scope(b),
 					apiclient.AddDomainRequest{Domain: o.Key, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(r.authProvider(b))})
 				return r.branchObjectID(b, o.Key), err
 			},
 		},
-		kindWhitelist: {typeName: typeAuthDomains, inAuth: true},
+		kindWhitelist: {typeName: "neon_auth_domains", inAuth: true},
 		kindOAuth: {
-			typeName: typeAuthOAuthProvider, keys: []string{"google", "github"}, name: func(k string) string { return k }, inAuth: true,
+			typeName: "neon_auth_oauth_provider", keys: []string{"google", "github"}, name: func(k string) string { return k }, inAuth: true,
 			variants: []walkVariant{
 				{args: `provider_id = %[1]q`, fields: `{"type": "shared"}`},
 				{args: "provider_id   = %[1]q\nclient_id     = \"walk-%[1]s-app\"\nclient_secret = \"walk-oauth-secret-1\"",
@@ -183,10 +184,10 @@ var walkKinds = func() map[string]walkKind {
 			},
 			read: readOAuth,
 			drift: func(r *walkRun, b *walkBranch, o walkObject) error {
-				return r.env.client().DeleteOAuthProvider(context.Background(), r.scope(b), o.Key)
+				return r.env.Client().DeleteOAuthProvider(context.Background(), r.scope(b), o.Key)
 			},
 			outside: func(r *walkRun, b *walkBranch, o walkObject) (string, error) {
-				_, err := r.env.client().AddOAuthProvider(context.Background(), r.scope(b), apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(o.Key)})
+				_, err := r.env.Client().AddOAuthProvider(context.Background(), r.scope(b), apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(o.Key)})
 				return r.branchObjectID(b, o.Key), err
 			},
 			// Removing the credentials of an own app replaces it: the API
@@ -194,7 +195,7 @@ var walkKinds = func() map[string]walkKind {
 			replaces: func(from, to int) bool { return from != 0 && to == 0 },
 		},
 		kindEmail: {
-			typeName: typeAuthEmailServer, inAuth: true,
+			typeName: "neon_auth_email_server", inAuth: true,
 			variants: []walkVariant{
 				{args: `type = "shared"`, fields: `{"type": "shared"}`},
 				{args: walkSMTP("smtp.walk.example.com", "Walk", "walk-smtp-secret-1"), secret: "walk-smtp-secret-1",
@@ -204,25 +205,25 @@ var walkKinds = func() map[string]walkKind {
 			},
 			read: readEmailServer,
 			drift: func(r *walkRun, b *walkBranch, o walkObject) error {
-				_, err := r.env.client().UpdateEmailServer(context.Background(), r.scope(b), apiclient.StandardEmailServer(apiclient.SMTP{
+				_, err := r.env.Client().UpdateEmailServer(context.Background(), r.scope(b), apiclient.StandardEmailServer(apiclient.SMTP{
 					Host: "smtp.outside.example.com", Port: 2525, Username: "outsider", Password: "walk-outside-secret",
 					SenderEmail: "outside@example.com", SenderName: "Changed outside"}))
 				return err
 			},
 			outside: func(r *walkRun, b *walkBranch, _ walkObject) (string, error) {
-				_, err := r.env.client().UpdateEmailServer(context.Background(), r.scope(b), apiclient.SharedEmailServer())
+				_, err := r.env.Client().UpdateEmailServer(context.Background(), r.scope(b), apiclient.SharedEmailServer())
 				return r.branchObjectID(b), err
 			},
 		},
 		kindUser: {
-			typeName: typeAuthUser, keys: walkEmails, inAuth: true,
+			typeName: "neon_auth_user", keys: walkEmails, inAuth: true,
 			name: func(k string) string { return strings.TrimSuffix(k, "@walk.example.com") },
 			variants: []walkVariant{
 				{args: "email = %[1]q\nname  = \"Walk user\""},
-				{args: "email = %[1]q\nname  = \"Walk user\"\nroles = [\"admin\"]", family: authAPIBranch},
+				{args: "email = %[1]q\nname  = \"Walk user\"\nroles = [\"admin\"]", family: acctest.ModeBranch},
 			},
 			outside: func(r *walkRun, b *walkBranch, o walkObject) (string, error) {
-				u, err := r.env.client().CreateUser(context.Background(), r.scope(b),
+				u, err := r.env.Client().CreateUser(context.Background(), r.scope(b),
 					apiclient.CreateUserRequest{AuthProvider: r.authProvider(b), Email: o.Key, Name: "Walk user"})
 				if err != nil {
 					return "", err
@@ -231,7 +232,7 @@ var walkKinds = func() map[string]walkKind {
 			},
 		},
 		kindDataAPI: {
-			typeName: typeAuthDataAPI, keys: []string{"neondb"}, name: func(k string) string { return k }, family: authAPIBranch,
+			typeName: "neon_auth_data_api", keys: []string{"neondb"}, name: func(k string) string { return k }, family: acctest.ModeBranch,
 			variants: []walkVariant{
 				{args: "database_name = %[1]q\nauth_provider = \"neon_auth\"\nsettings = {\n  db_max_rows = 100\n}", fields: `{"db_max_rows": 100}`},
 				{args: "database_name = %[1]q\nauth_provider = \"neon_auth\"\nsettings = {\n  db_max_rows           = 500\n  server_timing_enabled = true\n}",
@@ -240,7 +241,7 @@ var walkKinds = func() map[string]walkKind {
 			read: readDataAPI,
 			drift: func(r *walkRun, b *walkBranch, o walkObject) error {
 				ref := apiclient.DataAPIRef{ProjectID: r.env.ProjectID, BranchID: b.id, DatabaseName: o.Key}
-				api, err := r.env.client().GetDataAPI(context.Background(), ref)
+				api, err := r.env.Client().GetDataAPI(context.Background(), ref)
 				if err != nil {
 					return err
 				}
@@ -249,11 +250,11 @@ var walkKinds = func() map[string]walkKind {
 					set = *api.Settings
 				}
 				set.DBMaxRows = apiclient.Ptr(7)
-				return r.env.client().UpdateDataAPI(context.Background(), ref, set)
+				return r.env.Client().UpdateDataAPI(context.Background(), ref, set)
 			},
 		},
 		kindJWKS: {
-			typeName: typeAuthExternalJWKS, keys: walkJWKS, family: authAPIBranch,
+			typeName: "neon_auth_external_jwks", keys: walkJWKS, family: acctest.ModeBranch,
 			name: func(k string) string {
 				if strings.Contains(k, "google") {
 					return "google"
@@ -263,37 +264,37 @@ var walkKinds = func() map[string]walkKind {
 			variants: []walkVariant{{args: "jwks_url      = %[1]q\nprovider_name = \"Walk IdP\"", fields: `{"provider_name": "Walk IdP"}`}},
 			read:     readJWKS,
 			drift: func(r *walkRun, b *walkBranch, o walkObject) error {
-				all, err := r.env.client().ListJWKS(context.Background(), r.env.ProjectID)
+				all, err := r.env.Client().ListJWKS(context.Background(), r.env.ProjectID)
 				if err != nil {
 					return err
 				}
 				for _, j := range all {
 					if j.JWKSURL == o.Key && apiclient.Deref(j.BranchID) == b.id {
-						return r.env.client().DeleteJWKS(context.Background(), r.env.ProjectID, j.ID)
+						return r.env.Client().DeleteJWKS(context.Background(), r.env.ProjectID, j.ID)
 					}
 				}
 				return fmt.Errorf("branch %s has no JWKS %s to delete", b.id, o.Key)
 			},
 			outside: func(r *walkRun, b *walkBranch, o walkObject) (string, error) {
-				added, err := r.env.client().AddJWKS(context.Background(), r.env.ProjectID,
+				added, err := r.env.Client().AddJWKS(context.Background(), r.env.ProjectID,
 					apiclient.AddJWKSRequest{JWKSURL: o.Key, ProviderName: "Walk IdP", BranchID: apiclient.Ptr(b.id)})
 				if err != nil {
 					return "", err
 				}
-				return compositeID(r.env.ProjectID, added.ID), nil
+				return r.env.ProjectID + "/" + added.ID, nil
 			},
 		},
 		kindSDKKeys: {
-			typeName: typeAuthSDKKeys, family: authAPIProject, inAuth: true,
+			typeName: "neon_auth_sdk_keys", family: acctest.ModeProject, inAuth: true,
 			variants: []walkVariant{{}, {args: "rotation_triggers = {\n  v = \"1\"\n}"}, {args: "rotation_triggers = {\n  v = \"2\"\n}"}},
 			replaces: func(from, to int) bool { return from != to },
 		},
 	}
 	// An ownership transfer request: destroy only forgets it (the API
 	// cannot cancel one), and no read shows it but its integration's owner.
-	kinds[kindTransfer] = walkKind{typeName: typeAuthOwnershipTransfer, family: authAPIProject, inAuth: true}
-	for _, c := range settingsCases {
-		kinds[c.typeName] = settingsWalkKind(c)
+	kinds[kindTransfer] = walkKind{typeName: "neon_auth_ownership_transfer", family: acctest.ModeProject, inAuth: true}
+	for _, c := range acctest.SettingsCases {
+		kinds[c.TypeName] = settingsWalkKind(c)
 	}
 	return kinds
 }()
@@ -314,15 +315,15 @@ func domainResourceName(d string) string {
 }
 
 // settingsWalkKind is the kind of a settings resource, from its row of
-// settingsCases: its create and update arguments are the variants, the
-// fields they write (onUpdate on top of onCreate) what the API shows, and
-// its drift the change made behind Terraform's back.
-func settingsWalkKind(c settingsCase) walkKind {
+// acctest.SettingsCases: its create and update arguments are the variants,
+// the fields they write (OnUpdate on top of OnCreate) what the API shows,
+// and its drift the change made behind Terraform's back.
+func settingsWalkKind(c acctest.SettingsCase) walkKind {
 	updated := map[string]any{}
-	for _, part := range []string{c.onCreate, c.onUpdate} {
+	for _, part := range []string{c.OnCreate, c.OnUpdate} {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(part), &m); err != nil {
-			panic(fmt.Sprintf("settingsCases %s: %v", c.typeName, err))
+			panic(fmt.Sprintf("acctest.SettingsCases %s: %v", c.TypeName, err))
 		}
 		maps.Copy(updated, m)
 	}
@@ -331,10 +332,10 @@ func settingsWalkKind(c settingsCase) walkKind {
 		panic(err)
 	}
 	return walkKind{
-		typeName: typeName(c.typeName), family: authAPIBranch, inAuth: true, keepsOmitted: true,
-		variants: []walkVariant{{args: c.create, fields: c.onCreate}, {args: c.update, fields: string(both)}},
+		typeName: c.TypeName, family: acctest.ModeBranch, inAuth: true, keepsOmitted: true,
+		variants: []walkVariant{{args: c.Create, fields: c.OnCreate}, {args: c.Update, fields: string(both)}},
 		read: func(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-			v, err := c.api.read(r.env, b.id)
+			v, err := c.API.Read(r.env, b.id)
 			if err != nil {
 				return nil, err
 			}
@@ -344,7 +345,7 @@ func settingsWalkKind(c settingsCase) walkKind {
 			}
 			return map[string]walkFields{"": f}, nil
 		},
-		drift:   func(r *walkRun, b *walkBranch, _ walkObject) error { return c.api.patch(r.env, b.id, c.drift) },
+		drift:   func(r *walkRun, b *walkBranch, _ walkObject) error { return c.API.Patch(r.env, b.id, c.Drift) },
 		outside: func(r *walkRun, b *walkBranch, _ walkObject) (string, error) { return r.branchObjectID(b), nil },
 	}
 }
@@ -352,7 +353,7 @@ func settingsWalkKind(c settingsCase) walkKind {
 // readIntegration is the branch's integration: its auth provider, and in
 // branch mode its name and allow_localhost.
 func readIntegration(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-	ctx, c := context.Background(), r.env.client()
+	ctx, c := context.Background(), r.env.Client()
 	its, err := c.ListIntegrations(ctx, r.scope(b))
 	if errors.Is(err, apiclient.ErrNotFound) || err == nil && len(its) == 0 {
 		return nil, nil
@@ -361,7 +362,7 @@ func readIntegration(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
 		return nil, err
 	}
 	f := walkFields{"auth_provider": string(its[0].AuthProvider)}
-	if r.world.family == authAPIBranch {
+	if r.world.family == acctest.ModeBranch {
 		f["name"] = apiclient.Deref(its[0].Name)
 		allow, err := c.GetAllowLocalhost(ctx, r.scope(b))
 		if err != nil {
@@ -374,20 +375,24 @@ func readIntegration(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
 
 // readDomains is the branch's whitelist, each domain canonical.
 func readDomains(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-	ds, err := r.env.client().ListDomains(context.Background(), r.scope(b))
+	ds, err := r.env.Client().ListDomains(context.Background(), r.scope(b))
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]walkFields{}
 	for _, d := range ds {
-		out[canonicalOrAsIs(d.Domain)] = walkFields{}
+		key := d.Domain
+		if c, err := apiclient.CanonicalOrigin(d.Domain); err == nil {
+			key = c
+		}
+		out[key] = walkFields{}
 	}
 	return out, nil
 }
 
 // readOAuth is the branch's OAuth providers and their types.
 func readOAuth(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-	ps, err := r.env.client().ListOAuthProviders(context.Background(), r.scope(b))
+	ps, err := r.env.Client().ListOAuthProviders(context.Background(), r.scope(b))
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +406,7 @@ func readOAuth(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
 // readEmailServer is the branch's email server, without its password;
 // none when nothing is configured (the documented 404).
 func readEmailServer(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-	es, err := r.env.client().GetEmailServer(context.Background(), r.scope(b))
+	es, err := r.env.Client().GetEmailServer(context.Background(), r.scope(b))
 	if errors.Is(err, apiclient.ErrNotFound) {
 		return nil, nil
 	}
@@ -414,7 +419,7 @@ func readEmailServer(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
 
 // readDataAPI is the Data API of the branch's neondb: its settings.
 func readDataAPI(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-	api, err := r.env.client().GetDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: r.env.ProjectID, BranchID: b.id, DatabaseName: "neondb"})
+	api, err := r.env.Client().GetDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: r.env.ProjectID, BranchID: b.id, DatabaseName: "neondb"})
 	if errors.Is(err, apiclient.ErrNotFound) {
 		return nil, nil
 	}
@@ -426,7 +431,7 @@ func readDataAPI(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
 
 // readJWKS is the JWKS the project trusts for the branch alone.
 func readJWKS(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-	all, err := r.env.client().ListJWKS(context.Background(), r.env.ProjectID)
+	all, err := r.env.Client().ListJWKS(context.Background(), r.env.ProjectID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,10 @@
-package provider
+package acctest
 
 import (
 	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,7 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
@@ -28,7 +27,7 @@ import (
 // the public API; what only the in-process emulator can do (inject faults,
 // lose answers, count requests) skips remotely, saying why.
 //
-// Remotely, every name the suite gives carries runPrefix and a run id, so
+// Remotely, every name the suite gives carries RunPrefix and a run id, so
 // that runs on one account never collide and `make sweep` finds what a
 // crashed run left behind. Each test works in a branch it creates (in
 // NEON_TEST_PROJECT_ID, or in a project the run creates) or, when it needs a
@@ -37,24 +36,26 @@ import (
 
 // The variables of the remote target.
 const (
+	envAPIKey        = "NEON_API_KEY"
+	envBaseURL       = "NEON_API_BASE_URL"
 	envTestRemote    = "NEON_TEST_REMOTE"
-	envTestProjectID = "NEON_TEST_PROJECT_ID"
-	envTestOrgID     = "NEON_TEST_ORG_ID"
+	EnvTestProjectID = "NEON_TEST_PROJECT_ID"
+	EnvTestOrgID     = "NEON_TEST_ORG_ID"
 	// envTestEmulator says that the remote server is this repository's
 	// neon-emulator (make test-remote sets it): an answer that breaks the
 	// API reference then fails the test, as in-process. Against any other
-	// server such an answer is a deviation, recorded (acc_deviations_test.go).
+	// server such an answer is a deviation, recorded (deviations.go).
 	envTestEmulator = "NEON_TEST_EMULATOR"
 )
 
-// runPrefix starts the name of every project and branch the suite creates
+// RunPrefix starts the name of every project and branch the suite creates
 // remotely (and is what the sweepers look for).
-const runPrefix = "tfacc-"
+const RunPrefix = "tfacc-"
 
 // remoteTarget is the remote API of this test run.
 type remoteTarget struct {
 	baseURL, key, orgID string
-	// runID is runPrefix and a random suffix, the same for every name of
+	// runID is RunPrefix and a random suffix, the same for every name of
 	// this run.
 	runID string
 	// ownEmulator: the server is this repository's neon-emulator
@@ -80,24 +81,57 @@ var remoteRun = func() *remoteTarget {
 	return &remoteTarget{
 		baseURL:     cmp.Or(os.Getenv(envBaseURL), apiclient.DefaultBaseURL),
 		key:         os.Getenv(envAPIKey),
-		orgID:       os.Getenv(envTestOrgID),
-		runID:       fmt.Sprintf("%s%x", runPrefix, suffix),
+		orgID:       os.Getenv(EnvTestOrgID),
+		runID:       fmt.Sprintf("%s%x", RunPrefix, suffix),
 		ownEmulator: os.Getenv(envTestEmulator) != "",
 	}
 }()
 
-// TestMain runs the sweepers when -sweep is given (make sweep), and
-// otherwise the tests, deleting the project a remote run created for them.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if f := flag.Lookup("sweep"); f != nil && f.Value.String() != "" {
-		resource.AddTestSweepers("neon_branches", &resource.Sweeper{Name: "neon_branches", F: sweeper(sweepBranches)})
-		resource.AddTestSweepers("neon_projects", &resource.Sweeper{Name: "neon_projects", F: sweeper(sweepProjects),
-			Dependencies: []string{"neon_branches"}})
-		resource.AddTestSweepers("neon_api_keys", &resource.Sweeper{Name: "neon_api_keys", F: sweeper(sweepKeys)})
-		resource.TestMain(m)
-		return
+// Remote reports whether the tests run against a remote API
+// (NEON_TEST_REMOTE) rather than an emulator in this process.
+func Remote() bool { return remoteRun != nil }
+
+// OrgID is the organization a remote run creates projects and keys in
+// (NEON_TEST_ORG_ID); empty in-process or without one.
+func (e *Env) OrgID() string {
+	if e.remote == nil {
+		return ""
 	}
+	return e.remote.orgID
+}
+
+// RemoteName is a name for something the test creates on the remote
+// target: the run id (which make sweep looks for), a sequence number and
+// the test's name; empty in-process.
+func (e *Env) RemoteName() string {
+	if e.remote == nil {
+		return ""
+	}
+	return e.remote.name(e.t)
+}
+
+// NewProject creates a project of the test's own on the remote target,
+// deleted when the test ends; a key that may not create projects skips the
+// test. In-process the emulator's projects are at hand instead.
+func (e *Env) NewProject() (projectID, productionBranch string) {
+	e.t.Helper()
+	if e.remote == nil {
+		e.t.Fatal("NewProject makes a project on a remote target; in-process, use the emulator's projects")
+	}
+	return e.remote.newProject(e.t, e.Client())
+}
+
+// newProvider makes the provider under test over an HTTP client (nil: the
+// provider's own); RunTests sets it. This package cannot import the
+// provider's: the provider's own tests import this one.
+var newProvider func(httpClient *http.Client) provider.Provider
+
+// RunTests runs the tests of a package (its TestMain calls it) on the
+// provider newProvider makes, and ends the run on the remote target: it
+// reports the deviations the tests met and deletes the project it created
+// for them. It answers the exit code.
+func RunTests(m *testing.M, newProviderOver func(httpClient *http.Client) provider.Provider) int {
+	newProvider = newProviderOver
 	code := m.Run()
 	if r := remoteRun; r != nil {
 		if err := reportDeviations(); err != nil {
@@ -111,7 +145,7 @@ func TestMain(m *testing.M) {
 			code = max(code, 1)
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // client is an API client on the remote target, paced with every other run
@@ -144,12 +178,12 @@ func (r *remoteTarget) suiteProject(t *testing.T) string {
 	t.Helper()
 	r.project.Do(func() {
 		ctx, c := context.Background(), r.client(nil)
-		r.projectID = os.Getenv(envTestProjectID)
+		r.projectID = os.Getenv(EnvTestProjectID)
 		if r.projectID == "" {
 			p, err := c.CreateProject(ctx, apiclient.CreateProjectRequest{Name: r.runID, OrgID: r.orgID})
 			if err != nil {
 				r.projectErr = fmt.Errorf("creating the suite's project %s (set %s to a project for the suite instead, or %s for an "+
-					"organization key): %w", r.runID, envTestProjectID, envTestOrgID, err)
+					"organization key): %w", r.runID, EnvTestProjectID, EnvTestOrgID, err)
 				return
 			}
 			r.projectID, r.madeProject = p.Project.ID, true
@@ -157,16 +191,16 @@ func (r *remoteTarget) suiteProject(t *testing.T) string {
 		}
 		prod, err := c.DefaultBranch(ctx, r.projectID)
 		if err != nil {
-			r.projectErr = fmt.Errorf("%s=%s: %w", envTestProjectID, r.projectID, err)
+			r.projectErr = fmt.Errorf("%s=%s: %w", EnvTestProjectID, r.projectID, err)
 			return
 		}
 		s := apiclient.Scope{ProjectID: r.projectID, BranchID: prod.ID, Family: apiclient.FamilyBranch}
 		switch _, err := c.ListIntegrations(ctx, s); {
 		case err == nil:
 			r.projectErr = fmt.Errorf("%s=%s: its production branch %s has Neon Auth, so every branch the suite makes from it would "+
-				"start with a copy; use a project whose production branch has none", envTestProjectID, r.projectID, prod.ID)
+				"start with a copy; use a project whose production branch has none", EnvTestProjectID, r.projectID, prod.ID)
 		case !errors.Is(err, apiclient.ErrNotFound):
-			r.projectErr = fmt.Errorf("%s=%s: reading the Neon Auth of its production branch: %w", envTestProjectID, r.projectID, err)
+			r.projectErr = fmt.Errorf("%s=%s: reading the Neon Auth of its production branch: %w", EnvTestProjectID, r.projectID, err)
 		}
 		if r.projectErr != nil {
 			return
@@ -174,9 +208,9 @@ func (r *remoteTarget) suiteProject(t *testing.T) string {
 		switch _, err := c.GetDataAPI(ctx, apiclient.DataAPIRef{ProjectID: r.projectID, BranchID: prod.ID, DatabaseName: "neondb"}); {
 		case err == nil:
 			r.projectErr = fmt.Errorf("%s=%s: its production branch %s has the Data API of neondb, so every branch the suite makes from "+
-				"it would start with a copy; use a project whose production branch has none", envTestProjectID, r.projectID, prod.ID)
+				"it would start with a copy; use a project whose production branch has none", EnvTestProjectID, r.projectID, prod.ID)
 		case !errors.Is(err, apiclient.ErrNotFound):
-			r.projectErr = fmt.Errorf("%s=%s: reading the Data API of its production branch: %w", envTestProjectID, r.projectID, err)
+			r.projectErr = fmt.Errorf("%s=%s: reading the Data API of its production branch: %w", EnvTestProjectID, r.projectID, err)
 		}
 	})
 	if r.projectErr != nil {
@@ -185,10 +219,10 @@ func (r *remoteTarget) suiteProject(t *testing.T) string {
 	return r.projectID
 }
 
-// newBranch creates a branch of its own for t, from parentID (the
+// NewBranch creates a branch of its own for t, from parentID (the
 // production branch when empty), with a read-write compute endpoint as an
 // application's branch has, and deletes it when t ends.
-func newBranch(t *testing.T, c *apiclient.Client, projectID, parentID, name string) string {
+func NewBranch(t *testing.T, c *apiclient.Client, projectID, parentID, name string) string {
 	t.Helper()
 	b, err := c.CreateBranch(context.Background(), projectID, apiclient.CreateBranchRequest{Name: name, ParentID: parentID, ReadWriteEndpoint: true})
 	if err != nil {

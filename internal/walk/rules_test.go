@@ -1,9 +1,11 @@
-package provider
+package walk
 
 import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // What the walk expects of the provider: the documented rules of a create
@@ -97,7 +99,7 @@ func predictCreate(s *walkStack, family string, o walkObject, pre walkSnapshot, 
 	// holds the same object; nothing is in project mode or on a root
 	// branch, and nothing when inherited_auth = "refuse".
 	inherited := func(parentHolds bool) bool {
-		return family == authAPIBranch && !facts.root && parentHolds
+		return family == acctest.ModeBranch && !facts.root && parentHolds
 	}
 	parentHas := func(id string) bool { return facts.parent[id] != nil }
 	switch o.Kind {

@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"bytes"
@@ -21,28 +21,31 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
-// cliDir is a working directory driven by the Terraform (or OpenTofu) CLI
+// A working directory driven by the CLI command by command, for the flows
+// terraform-plugin-testing's steps do not model.
+
+// CLIDir is a working directory driven by the Terraform (or OpenTofu) CLI
 // command by command, the way a user types them, with this provider served
 // from the test process. terraform-plugin-testing covers the usual steps;
 // this is for flows it does not model, such as applying the configuration
 // that `plan -generate-config-out` wrote.
-type cliDir struct {
+type CLIDir struct {
 	t   *testing.T
 	dir string
 	cli string
 	env []string
 }
 
-// cli is an empty working directory driven by the CLI, with p (nil: the
-// test's provider, see accEnv.provider) served in this process (the CLI
+// CLI is an empty working directory driven by the CLI, with p (nil: the
+// test's provider, see Env.Provider) served in this process (the CLI
 // attaches to it through TF_REATTACH_PROVIDERS), and others beside it by
 // source address ("neondatabase/neon"), such as a stand-in for another
 // provider a configuration uses.
-func (e *accEnv) cli(p provider.Provider, others map[string]tfprotov6.ProviderServer) *cliDir {
+func (e *Env) CLI(p provider.Provider, others map[string]tfprotov6.ProviderServer) *CLIDir {
 	t := e.t
 	t.Helper()
 	if p == nil {
-		p = e.provider()
+		p = e.Provider()
 	}
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("Acceptance tests skipped unless env 'TF_ACC' set")
@@ -102,7 +105,7 @@ func (e *accEnv) cli(p provider.Provider, others map[string]tfprotov6.ProviderSe
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &cliDir{t: t, dir: dir, cli: cli, env: []string{
+	return &CLIDir{t: t, dir: dir, cli: cli, env: []string{
 		"TF_REATTACH_PROVIDERS=" + string(reattachJSON),
 		"TF_CLI_CONFIG_FILE=" + rc,
 		"TF_IN_AUTOMATION=1",
@@ -111,17 +114,20 @@ func (e *accEnv) cli(p provider.Provider, others map[string]tfprotov6.ProviderSe
 	}}
 }
 
-// write puts a file into the working directory.
-func (c *cliDir) write(name, content string) {
+// Dir is the working directory's path.
+func (c *CLIDir) Dir() string { return c.dir }
+
+// Write puts a file into the working directory.
+func (c *CLIDir) Write(name, content string) {
 	c.t.Helper()
 	if err := os.WriteFile(filepath.Join(c.dir, name), []byte(content), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
 }
 
-// requiredProviders names this provider by its registry address, as user
+// RequiredProviders names this provider by its registry address, as user
 // configurations do (terraform-plugin-testing serves it as hashicorp/neon).
-const requiredProviders = `
+const RequiredProviders = `
 terraform {
   required_providers {
     neon = {
@@ -131,8 +137,8 @@ terraform {
 }
 `
 
-// read returns a file of the working directory.
-func (c *cliDir) read(name string) string {
+// Read returns a file of the working directory.
+func (c *CLIDir) Read(name string) string {
 	c.t.Helper()
 	data, err := os.ReadFile(filepath.Join(c.dir, name))
 	if err != nil {
@@ -141,9 +147,9 @@ func (c *cliDir) read(name string) string {
 	return string(data)
 }
 
-// run runs one CLI command and returns its exit code and combined output;
+// Run runs one CLI command and returns its exit code and combined output;
 // a CLI that cannot be started fails the test.
-func (c *cliDir) run(args ...string) (int, string) {
+func (c *CLIDir) Run(args ...string) (int, string) {
 	c.t.Helper()
 	cmd := exec.CommandContext(c.t.Context(), c.cli, append([]string{args[0], "-no-color"}, args[1:]...)...)
 	cmd.Dir = c.dir
@@ -161,10 +167,10 @@ func (c *cliDir) run(args ...string) (int, string) {
 	return 0, out.String()
 }
 
-// must runs a command that has to exit with want, or fails with its output.
-func (c *cliDir) must(want int, args ...string) string {
+// Must runs a command that has to exit with want, or fails with its output.
+func (c *CLIDir) Must(want int, args ...string) string {
 	c.t.Helper()
-	code, out := c.run(args...)
+	code, out := c.Run(args...)
 	if code != want {
 		c.t.Fatalf("%s %s exited %d, want %d:\n%s", filepath.Base(c.cli), strings.Join(args, " "), code, want, out)
 	}

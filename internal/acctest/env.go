@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"fmt"
@@ -22,15 +22,21 @@ import (
 )
 
 // The acceptance test environment: one test's place on the API under test
-// (see acc_target_test.go), the provider served in-process to the real
-// Terraform CLI, and the configurations it runs.
+// (see target.go), the provider served in-process to the real Terraform
+// CLI, and the configurations it runs.
 
-// accEnv is one test's place on the API: a branch (or a project) of its
+// The provider's auth_api values: the API family a configuration uses.
+const (
+	ModeProject = "project"
+	ModeBranch  = "branch"
+)
+
+// Env is one test's place on the API: a branch (or a project) of its
 // own, so that tests run in parallel without sharing anything.
-type accEnv struct {
+type Env struct {
 	t *testing.T
 	// Emu is the in-process emulator; nil on a remote target, where the
-	// tests that need it skip (newEmulatorEnv).
+	// tests that need it skip (NewEmulatorEnv).
 	Emu       *emulator.Emulator
 	BaseURL   string
 	Key       string
@@ -49,45 +55,48 @@ type accEnv struct {
 	validator *apispec.Validator
 }
 
-// newBranchEnv is a branch of the test's own, in branch mode, made through
+// T is the test the env belongs to.
+func (e *Env) T() *testing.T { return e.t }
+
+// NewBranchEnv is a branch of the test's own, in branch mode, made through
 // the API from the production branch of a project whose production branch
 // has no Neon Auth: an emulator's project in-process, the suite's project
 // remotely.
-func newBranchEnv(t *testing.T) *accEnv {
+func NewBranchEnv(t *testing.T) *Env {
 	t.Helper()
 	e := newTargetEnv(t)
-	e.Mode = authAPIBranch
+	e.Mode = ModeBranch
 	name := "test-" + strings.Trim(nonName.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
 	if e.remote != nil {
 		e.ProjectID, name = e.remote.suiteProject(t), e.remote.name(t)
 	}
-	e.BranchID = newBranch(t, e.client(), e.ProjectID, "", name)
+	e.BranchID = NewBranch(t, e.Client(), e.ProjectID, "", name)
 	return e
 }
 
 var nonName = regexp.MustCompile(`[^a-z0-9]+`)
 
-// newProjectEnv is the production branch of a project of the test's own, in
+// NewProjectEnv is the production branch of a project of the test's own, in
 // project mode: for what only a production branch whose Neon Auth is free
 // allows (the project-level API, Stack Auth, ownership transfer). Remotely
 // the project is created for the test, which skips when the key may not
 // create projects.
-func newProjectEnv(t *testing.T) *accEnv {
+func NewProjectEnv(t *testing.T) *Env {
 	t.Helper()
 	e := newTargetEnv(t)
 	if e.remote != nil {
-		e.ProjectID, e.BranchID = e.remote.newProject(t, e.client())
+		e.ProjectID, e.BranchID = e.remote.newProject(t, e.Client())
 	}
 	return e
 }
 
 // newTargetEnv is the target of the run with nothing of the test's own yet,
 // in project mode: the remote API, or an emulator started for the test.
-func newTargetEnv(t *testing.T) *accEnv {
+func newTargetEnv(t *testing.T) *Env {
 	t.Helper()
 	r := remoteRun
 	if r == nil {
-		return newEmulatorEnv(t, "", nil)
+		return NewEmulatorEnv(t, "", nil)
 	}
 	if r.key == "" {
 		t.Fatalf("%s=1 runs the tests against a remote API, which needs %s (and %s for another server than Neon's)",
@@ -96,10 +105,15 @@ func newTargetEnv(t *testing.T) *accEnv {
 	if _, err := apiclient.ParseBaseURL(r.baseURL); err != nil {
 		t.Fatalf("%s: %v", envBaseURL, err)
 	}
-	return &accEnv{t: t, BaseURL: r.baseURL, Key: r.key, Mode: authAPIProject, remote: r, validator: validated(t)}
+	return &Env{t: t, BaseURL: r.baseURL, Key: r.key, Mode: ModeProject, remote: r, validator: validated(t)}
 }
 
-// newEmulatorEnv starts an emulator for the test, in project mode on the
+// NewEnvWithoutAPI is an env with no place on any API, for configurations
+// that send no request (a provider function called without a provider
+// block).
+func NewEnvWithoutAPI(t *testing.T) *Env { return &Env{t: t} }
+
+// NewEmulatorEnv starts an emulator for the test, in project mode on the
 // production branch of its first project: for what only the in-process
 // emulator can do (why says what: inject faults, lose answers, count
 // requests, use its own features), so that remotely the test skips, saying
@@ -107,7 +121,7 @@ func newTargetEnv(t *testing.T) *accEnv {
 // any violation); wrap, which may be nil, goes in front of that check, to
 // lose or rewrite answers on purpose. Rate limits are off unless opts set
 // them.
-func newEmulatorEnv(t *testing.T, why string, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *accEnv {
+func NewEmulatorEnv(t *testing.T, why string, wrap func(http.Handler) http.Handler, opts ...func(*emulator.Options)) *Env {
 	t.Helper()
 	if remoteRun != nil {
 		t.Skipf("runs only against the in-process emulator: %s", why)
@@ -131,33 +145,33 @@ func newEmulatorEnv(t *testing.T, why string, wrap func(http.Handler) http.Handl
 		srv.Close()
 		_ = emu.Close()
 	})
-	e := &accEnv{t: t, Emu: emu, BaseURL: srv.URL + "/api/v2/", Key: emu.BootstrapKey(), ProjectID: emu.ProjectIDs()[0], Mode: authAPIProject}
+	e := &Env{t: t, Emu: emu, BaseURL: srv.URL + "/api/v2/", Key: emu.BootstrapKey(), ProjectID: emu.ProjectIDs()[0], Mode: ModeProject}
 	if e.BranchID, err = emu.DefaultBranchID(e.ProjectID); err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
 
-// modes are the two API families of the provider.
-var modes = []string{authAPIProject, authAPIBranch}
+// Modes are the two API families of the provider.
+var Modes = []string{ModeProject, ModeBranch}
 
-// inBothModes runs a scenario once per API family: in project mode on the
+// InBothModes runs a scenario once per API family: in project mode on the
 // production branch of a project of its own, in branch mode on a branch of
 // its own. The same configuration must behave the same through the
 // project-level endpoints and their branch-scoped successors.
-func inBothModes(t *testing.T, scenario func(t *testing.T, env *accEnv)) {
-	t.Run(authAPIProject, func(t *testing.T) { scenario(t, newProjectEnv(t)) })
-	t.Run(authAPIBranch, func(t *testing.T) { scenario(t, newBranchEnv(t)) })
+func InBothModes(t *testing.T, scenario func(t *testing.T, env *Env)) {
+	t.Run(ModeProject, func(t *testing.T) { scenario(t, NewProjectEnv(t)) })
+	t.Run(ModeBranch, func(t *testing.T) { scenario(t, NewBranchEnv(t)) })
 }
 
-// providerBlock points the provider at this test's API — the address goes
+// ProviderBlock points the provider at this test's API — the address goes
 // into the configuration, never into a process-wide environment variable —
 // with its key, the env's mode and the target's pacing, each unless one of
 // args sets it (`auth_api = null` leaves the provider's default), and then
 // args, one per line. In-process the emulator has no rate limits and the
 // provider keeps none either; remotely the documented ones hold, and the
 // provider paces every run on this machine together.
-func (e *accEnv) providerBlock(args ...string) string {
+func (e *Env) ProviderBlock(args ...string) string {
 	sets := func(names ...string) bool {
 		return slices.ContainsFunc(args, func(a string) bool {
 			return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(strings.TrimSpace(a), n) })
@@ -180,13 +194,13 @@ func (e *accEnv) providerBlock(args ...string) string {
 	return "\nprovider \"neon\" {\n  " + strings.Join(append(lines, args...), "\n  ") + "\n}\n"
 }
 
-// config is the provider block followed by the resources under test.
-func (e *accEnv) config(body string) string { return e.providerBlock() + body }
+// Config is the provider block followed by the resources under test.
+func (e *Env) Config(body string) string { return e.ProviderBlock() + body }
 
-// resource is a resource block of typeName named name on the test's project
+// Resource is a resource block of typeName named name on the test's project
 // and branch (no branch_id when BranchID is empty: the production branch),
 // with the given arguments, one per string.
-func (e *accEnv) resource(typeName, name string, args ...string) string {
+func (e *Env) Resource(typeName, name string, args ...string) string {
 	if e.BranchID != "" {
 		args = append([]string{fmt.Sprintf("branch_id = %q", e.BranchID)}, args...)
 	}
@@ -194,14 +208,14 @@ func (e *accEnv) resource(typeName, name string, args ...string) string {
 	return fmt.Sprintf("\nresource %q %q {\n  %s\n}\n", typeName, name, strings.Join(args, "\n  "))
 }
 
-// routeCount is how many requests a route of the in-process emulator
+// RouteCount is how many requests a route of the in-process emulator
 // received, with any status or with one of statuses. A route under /auth is
 // the mode's: "GET /auth/domains" is GET /projects/{project_id}/auth/domains
 // in project mode, and its branch-scoped successor in branch mode.
-func (e *accEnv) routeCount(route string, statuses ...int) int {
+func (e *Env) RouteCount(route string, statuses ...int) int {
 	if method, path, ok := strings.Cut(route, " /auth"); ok {
 		route = method + " /projects/{project_id}/auth" + path
-		if e.Mode == authAPIBranch {
+		if e.Mode == ModeBranch {
 			route = method + " /projects/{project_id}/branches/{branch_id}/auth" + path
 		}
 	}
@@ -214,13 +228,13 @@ func (e *accEnv) routeCount(route string, statuses ...int) int {
 	return n
 }
 
-// testCase fills what every acceptance test shares. The CLI under test is
-// Terraform or OpenTofu (see cli_test.go); a test that needs a newer language
+// TestCase fills what every acceptance test shares. The CLI under test is
+// Terraform or OpenTofu (see cli.go); a test that needs a newer language
 // feature appends its capability to TerraformVersionChecks.
-func (e *accEnv) testCase(steps ...resource.TestStep) resource.TestCase {
+func (e *Env) TestCase(steps ...resource.TestStep) resource.TestCase {
 	return resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
-			"neon": providerserver.NewProtocol6WithError(e.provider()),
+			"neon": providerserver.NewProtocol6WithError(e.Provider()),
 		},
 		TerraformVersionChecks: []tfversion.TerraformVersionCheck{
 			tfversion.SkipBelow(tfversion.Version1_8_0),
@@ -230,18 +244,18 @@ func (e *accEnv) testCase(steps ...resource.TestStep) resource.TestCase {
 	}
 }
 
-// provider is this provider as the test's Terraform runs use it: remotely
+// Provider is this provider as the test's Terraform runs use it: remotely
 // over an HTTP client that checks the traffic against the API reference.
-func (e *accEnv) provider() provider.Provider {
+func (e *Env) Provider() provider.Provider {
 	if e.validator == nil {
-		return New("test")()
+		return newProvider(nil)
 	}
-	return newWithHTTPClient("test", &http.Client{Transport: e.validator.Transport(nil)})()
+	return newProvider(&http.Client{Transport: e.validator.Transport(nil)})
 }
 
-// client is an API client on this test's API, for setting up, changing
+// Client is an API client on this test's API, for setting up, changing
 // behind Terraform's back and checking through the public API.
-func (e *accEnv) client() *apiclient.Client {
+func (e *Env) Client() *apiclient.Client {
 	e.t.Helper()
 	if e.remote != nil {
 		return e.remote.client(e.validator)

@@ -1,4 +1,4 @@
-package provider
+package walk
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
@@ -213,10 +214,10 @@ func (r *walkRun) apply(b *walkBranch, d walkDesired, st walkStep, depth int) *w
 		creates[id] = c
 	}
 	r.config = s.config(r.env)
-	s.dir.write("main.tf", r.config)
+	s.dir.Write("main.tf", r.config)
 	before := r.stateAddresses(s)
 	r.faults(s, st.Faults)
-	code, out := s.dir.run("apply", "-auto-approve", "-input=false")
+	code, out := s.dir.Run("apply", "-auto-approve", "-input=false")
 	r.faults(s, false)
 	r.log = append(r.log, fmt.Sprintf("[%s] apply: exit %d", b.name, code))
 	if v := r.noSecret("apply", out); v != nil {
@@ -384,11 +385,11 @@ func (r *walkRun) importID(b *walkBranch, o walkObject) string {
 	case kindWhitelist, kindEmail:
 		return r.branchObjectID(b)
 	case kindJWKS:
-		all, err := r.env.client().ListJWKS(context.Background(), r.env.ProjectID)
-		r.env.must(err)
+		all, err := r.env.Client().ListJWKS(context.Background(), r.env.ProjectID)
+		r.env.Must(err)
 		for _, j := range all {
 			if j.JWKSURL == o.Key && apiclient.Deref(j.BranchID) == b.id {
-				return compositeID(r.env.ProjectID, j.ID)
+				return r.env.ProjectID + "/" + j.ID
 			}
 		}
 	}
@@ -505,9 +506,9 @@ func (r *walkRun) destroy(b *walkBranch, faults bool) *walkViolation {
 		predictDestroy(s.managed[id], s.restore, predicted, nil)
 	}
 	r.config = s.config(r.env)
-	s.dir.write("main.tf", r.config)
+	s.dir.Write("main.tf", r.config)
 	r.faults(s, faults)
-	code, out := s.dir.run("destroy", "-auto-approve", "-input=false")
+	code, out := s.dir.Run("destroy", "-auto-approve", "-input=false")
 	r.faults(s, false)
 	r.log = append(r.log, fmt.Sprintf("[%s] destroy: exit %d", b.name, code))
 	if v := r.noSecret("destroy", out); v != nil {
@@ -564,7 +565,7 @@ func (r *walkRun) drift(b *walkBranch, st walkStep) (bool, *walkViolation) {
 	case errors.Is(err, errNoDrift):
 		return false, nil
 	case err != nil:
-		r.env.must(err)
+		r.env.Must(err)
 	}
 	r.log = append(r.log, fmt.Sprintf("[%s] %s changed behind Terraform's back", b.name, o.id()))
 	if _, v := r.cli(s, 2, "plan", "-detailed-exitcode", "-input=false"); v != nil {
@@ -612,7 +613,7 @@ func (r *walkRun) importOutside(b *walkBranch, st walkStep) (bool, *walkViolatio
 		return false, nil
 	}
 	id, err := k.outside(r, b, o)
-	r.env.must(err)
+	r.env.Must(err)
 	if o.Kind == kindUser {
 		b.users[o.Key] = true
 	}
@@ -620,7 +621,7 @@ func (r *walkRun) importOutside(b *walkBranch, st walkStep) (bool, *walkViolatio
 	d.objects[o.id()] = o
 	s.set(d)
 	r.config = s.config(r.env)
-	s.dir.write("main.tf", r.config)
+	s.dir.Write("main.tf", r.config)
 	if _, v := r.cli(s, 0, "import", "-input=false", o.address(), id); v != nil {
 		return true, v
 	}
@@ -633,24 +634,24 @@ func (r *walkRun) importOutside(b *walkBranch, st walkStep) (bool, *walkViolatio
 // (as the Vercel integration does).
 func (r *walkRun) makeBranch(st walkStep) (bool, *walkViolation) {
 	production := r.world.branches[0]
-	if r.world.family != authAPIBranch || len(r.world.branches) > 2 || r.world.branchNamed(st.Branch) != nil {
+	if r.world.family != acctest.ModeBranch || len(r.world.branches) > 2 || r.world.branchNamed(st.Branch) != nil {
 		return false, nil
 	}
 	before := r.otherBranches(nil)
 	name := "walk-" + st.Branch
-	if r.env.remote != nil {
-		name = r.env.remote.name(r.t) + "-" + st.Branch
+	if n := r.env.RemoteName(); n != "" {
+		name = n + "-" + st.Branch
 	}
 	b := &walkBranch{name: st.Branch, parent: production, users: map[string]bool{}}
-	b.id = newBranch(r.t, r.env.client(), r.env.ProjectID, production.id, name)
+	b.id = acctest.NewBranch(r.t, r.env.Client(), r.env.ProjectID, production.id, name)
 	r.branchIDs = append(r.branchIDs, b.id)
 	if r.snapshot(b).hasAuth() {
 		b.users = maps.Clone(production.users)
 		if st.With {
-			_, err := r.env.client().AddDomain(context.Background(), r.scope(b),
-				apiclient.AddDomainRequest{Domain: previewOrigin, AuthProvider: "better_auth"})
+			_, err := r.env.Client().AddDomain(context.Background(), r.scope(b),
+				apiclient.AddDomainRequest{Domain: acctest.PreviewOrigin, AuthProvider: "better_auth"})
 			if !errors.Is(err, apiclient.ErrConflict) { // a copy of production's already has it
-				r.env.must(err)
+				r.env.Must(err)
 			}
 		}
 	}
@@ -668,7 +669,7 @@ func (r *walkRun) makeBranch(st walkStep) (bool, *walkViolation) {
 // where the requests can be counted).
 func (r *walkRun) deleteBranch(b *walkBranch, stillNamed bool) *walkViolation {
 	s := b.stack
-	r.env.must(r.env.client().DeleteBranch(context.Background(), r.env.ProjectID, b.id))
+	r.env.Must(r.env.Client().DeleteBranch(context.Background(), r.env.ProjectID, b.id))
 	r.log = append(r.log, fmt.Sprintf("the platform deleted %s (%s)", b.name, b.id))
 	r.config = s.config(r.env)
 	if stillNamed {
@@ -718,6 +719,9 @@ func (r *walkRun) deleteBranch(b *walkBranch, stillNamed bool) *walkViolation {
 	return nil
 }
 
+// flat is CLI output with its line wrapping undone.
+func flat(out string) string { return strings.Join(strings.Fields(out), " ") }
+
 // otherBranches are the snapshots of every branch of the walk but b.
 func (r *walkRun) otherBranches(b *walkBranch) map[*walkBranch]walkSnapshot {
 	out := map[*walkBranch]walkSnapshot{}
@@ -756,9 +760,9 @@ func (r *walkRun) faults(s *walkStack, on bool) {
 	s.faults = on
 	if on {
 		r.env.Emu.SetFaults(walkFaults(int64(r.step)))
-		s.dir.write("main.tf", s.config(r.env))
+		s.dir.Write("main.tf", s.config(r.env))
 		return
 	}
 	r.env.Emu.SetFaults(walkFaultsOff)
-	s.dir.write("main.tf", s.config(r.env))
+	s.dir.Write("main.tf", s.config(r.env))
 }

@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"context"
@@ -29,76 +29,76 @@ import (
 // else a test needs comes from terraform-plugin-testing itself (statecheck,
 // plancheck, knownvalue).
 
-// apiCheck is a check of the API under test, usable as a state check (it
+// APICheck is a check of the API under test, usable as a state check (it
 // runs after the step's apply) and, through its method, as CheckDestroy.
-type apiCheck func() error
+type APICheck func() error
 
-func (f apiCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+func (f APICheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
 	resp.Error = f()
 }
 
-// scope is the test's branch in the family of the test's mode. (A check of
+// Scope is the test's branch in the family of the test's mode. (A check of
 // another branch works on a copy of the env with that BranchID.)
-func (e *accEnv) scope() apiclient.Scope {
+func (e *Env) Scope() apiclient.Scope {
 	f := apiclient.FamilyProject
-	if e.Mode == authAPIBranch {
+	if e.Mode == ModeBranch {
 		f = apiclient.FamilyBranch
 	}
 	return apiclient.Scope{ProjectID: e.ProjectID, BranchID: e.BranchID, Family: f}
 }
 
-// authProvider is what a new integration gets in this mode when the
+// AuthProvider is what a new integration gets in this mode when the
 // configuration does not say.
-func (e *accEnv) authProvider() string { return neonauth.DefaultAuthProvider(e.scope().Family) }
+func (e *Env) AuthProvider() string { return neonauth.DefaultAuthProvider(e.Scope().Family) }
 
-// must fails the test on an error of a set-up or drift step.
-func (e *accEnv) must(err error) {
+// Must fails the test on an error of a set-up or drift step.
+func (e *Env) Must(err error) {
 	e.t.Helper()
 	if err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-// enableAuth enables Neon Auth on the test's branch behind Terraform's back,
+// EnableAuth enables Neon Auth on the test's branch behind Terraform's back,
 // through the mode's own endpoints, with the given auth provider or else the
 // mode's default: the resources under test are then the only ones in the
 // configuration, and their destroy can be checked on a live integration.
-func (e *accEnv) enableAuth(authProvider ...string) {
+func (e *Env) EnableAuth(authProvider ...string) {
 	e.t.Helper()
-	p := e.authProvider()
+	p := e.AuthProvider()
 	if len(authProvider) > 0 {
 		p = authProvider[0]
 	}
-	_, err := e.client().CreateIntegration(context.Background(), e.scope(), apiclient.CreateIntegrationRequest{AuthProvider: p})
-	e.must(err)
+	_, err := e.Client().CreateIntegration(context.Background(), e.Scope(), apiclient.CreateIntegrationRequest{AuthProvider: p})
+	e.Must(err)
 }
 
-// recreateAuth deletes and re-creates the Neon Auth of the test's branch
+// RecreateAuth deletes and re-creates the Neon Auth of the test's branch
 // behind Terraform's back: a new integration, with nothing of the old one.
-func (e *accEnv) recreateAuth() {
+func (e *Env) RecreateAuth() {
 	e.t.Helper()
-	its, err := e.client().ListIntegrations(context.Background(), e.scope())
-	e.must(err)
+	its, err := e.Client().ListIntegrations(context.Background(), e.Scope())
+	e.Must(err)
 	for _, it := range its {
-		e.must(e.client().DeleteIntegration(context.Background(), e.scope(), string(it.AuthProvider), false))
+		e.Must(e.Client().DeleteIntegration(context.Background(), e.Scope(), string(it.AuthProvider), false))
 	}
-	e.enableAuth(string(its[0].AuthProvider))
+	e.EnableAuth(string(its[0].AuthProvider))
 }
 
-// authKept and authGone say what a CheckDestroy (destroyed) expects of the
+// AuthKept and AuthGone say what a CheckDestroy (Destroyed) expects of the
 // test's branch: Neon Auth made outside the configuration outlives the
 // destroy; Neon Auth the configuration enabled is gone with it.
 const (
-	authKept = true
-	authGone = false
+	AuthKept = true
+	AuthGone = false
 )
 
-// destroyed is a CheckDestroy: the test's branch has Neon Auth or none, as
-// keep says, and every check holds (such as expectDomains() for "no domain
+// Destroyed is a CheckDestroy: the test's branch has Neon Auth or none, as
+// keep says, and every check holds (such as ExpectDomains() for "no domain
 // left").
-func (e *accEnv) destroyed(keep bool, checks ...apiCheck) resource.TestCheckFunc {
+func (e *Env) Destroyed(keep bool, checks ...APICheck) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		switch it := e.integration(); {
+		switch it := e.Integration(); {
 		case keep && it == nil:
 			return fmt.Errorf("the branch's Neon Auth must outlive the destroy, but branch %s has none", e.BranchID)
 		case !keep && it != nil:
@@ -113,11 +113,11 @@ func (e *accEnv) destroyed(keep bool, checks ...apiCheck) resource.TestCheckFunc
 	}
 }
 
-// expectDomains checks the trusted domains of the test's branch, in any
+// ExpectDomains checks the trusted domains of the test's branch, in any
 // order.
-func (e *accEnv) expectDomains(want ...string) apiCheck {
+func (e *Env) ExpectDomains(want ...string) APICheck {
 	return func() error {
-		ds, err := e.client().ListDomains(context.Background(), e.scope())
+		ds, err := e.Client().ListDomains(context.Background(), e.Scope())
 		if err != nil {
 			return err
 		}
@@ -133,24 +133,24 @@ func (e *accEnv) expectDomains(want ...string) apiCheck {
 	}
 }
 
-// integration is the Neon Auth integration of the test's branch; nil
+// Integration is the Neon Auth integration of the test's branch; nil
 // without one.
-func (e *accEnv) integration() *apiclient.Integration {
+func (e *Env) Integration() *apiclient.Integration {
 	e.t.Helper()
-	its, err := e.client().ListIntegrations(context.Background(), e.scope())
+	its, err := e.Client().ListIntegrations(context.Background(), e.Scope())
 	if errors.Is(err, apiclient.ErrNotFound) || len(its) == 0 {
 		return nil
 	}
-	e.must(err)
+	e.Must(err)
 	return &its[0]
 }
 
-// oauthProvider is an OAuth provider of the test's branch as listed (id,
+// OAuthProvider is an OAuth provider of the test's branch as listed (id,
 // type, client id); false when the list lacks it.
-func (e *accEnv) oauthProvider(id string) (apiclient.OAuthProvider, bool) {
+func (e *Env) OAuthProvider(id string) (apiclient.OAuthProvider, bool) {
 	e.t.Helper()
-	ps, err := e.client().ListOAuthProviders(context.Background(), e.scope())
-	e.must(err)
+	ps, err := e.Client().ListOAuthProviders(context.Background(), e.Scope())
+	e.Must(err)
 	for _, p := range ps {
 		if string(p.ID) == id {
 			return p, true
@@ -159,69 +159,73 @@ func (e *accEnv) oauthProvider(id string) (apiclient.OAuthProvider, bool) {
 	return apiclient.OAuthProvider{}, false
 }
 
-// emailServer is the email server of the test's branch (the password, if
+// EmailServer is the email server of the test's branch (the password, if
 // any, masked); nil when none is configured.
-func (e *accEnv) emailServer() *apiclient.EmailServer {
+func (e *Env) EmailServer() *apiclient.EmailServer {
 	e.t.Helper()
-	es, err := e.client().GetEmailServer(context.Background(), e.scope())
+	es, err := e.Client().GetEmailServer(context.Background(), e.Scope())
 	if errors.Is(err, apiclient.ErrNotFound) {
 		return nil
 	}
-	e.must(err)
+	e.Must(err)
 	return es
 }
 
-// userExists tells whether the test's branch has a user with the email. No
+// UserExists tells whether the test's branch has a user with the email. No
 // endpoint reads users, so it asks by creating one: a 409 says the email is
 // taken; a user created instead is deleted again.
-func (e *accEnv) userExists(email string) bool {
+func (e *Env) UserExists(email string) bool {
 	e.t.Helper()
-	ctx, c := context.Background(), e.client()
-	u, err := c.CreateUser(ctx, e.scope(), apiclient.CreateUserRequest{AuthProvider: string(e.integration().AuthProvider), Email: email})
+	ctx, c := context.Background(), e.Client()
+	u, err := c.CreateUser(ctx, e.Scope(), apiclient.CreateUserRequest{AuthProvider: string(e.Integration().AuthProvider), Email: email})
 	if errors.Is(err, apiclient.ErrConflict) {
 		return true
 	}
-	e.must(err)
-	e.must(c.DeleteUser(ctx, e.scope(), u.ID))
+	e.Must(err)
+	e.Must(c.DeleteUser(ctx, e.Scope(), u.ID))
 	return false
 }
 
-// childBranch creates a branch from the test's branch through the API, as
+// PreviewOrigin is the origin a platform puts into a preview branch's
+// whitelist, as the Vercel integration does.
+const PreviewOrigin = "https://pr-42.preview.example.com"
+
+// ChildBranch creates a branch from the test's branch through the API, as
 // a CI job or the Vercel integration makes a preview from production; it
 // starts with a copy of the parent's Neon Auth, and is deleted when the
 // test ends.
-func (e *accEnv) childBranch(name string) string {
+func (e *Env) ChildBranch(name string) string {
 	e.t.Helper()
 	if e.remote != nil {
 		name = e.remote.name(e.t) + "-" + name
 	}
-	return newBranch(e.t, e.client(), e.ProjectID, e.BranchID, name)
+	return NewBranch(e.t, e.Client(), e.ProjectID, e.BranchID, name)
 }
 
-// authOf is the whole Neon Auth of a branch as the public API shows it,
+// AuthOf is the whole Neon Auth of a branch as the public API shows it,
 // for comparisons byte for byte: the integration, the trusted domains, every
 // part of the Better Auth bundle, the webhooks ("none" without Neon Auth),
 // and the settings of neondb's Data API, which puts it to work. Users are
 // not in it: no endpoint lists them.
-func (e *accEnv) authOf(branchID string) string {
+func (e *Env) AuthOf(branchID string) string {
 	e.t.Helper()
-	ctx, c := context.Background(), e.client()
+	ctx, c := context.Background(), e.Client()
 	s := apiclient.Scope{ProjectID: e.ProjectID, BranchID: branchID, Family: apiclient.FamilyBranch}
 	its, err := c.ListIntegrations(ctx, s)
 	if errors.Is(err, apiclient.ErrNotFound) {
 		return "none"
 	}
-	e.must(err)
+	e.Must(err)
 	whole := map[string]any{"integrations": its}
-	if api := e.dataAPIOf(branchID, "neondb"); api != nil {
+	if api := e.DataAPIOf(branchID, "neondb"); api != nil {
 		whole["data_api"] = api.Settings
 	}
 	domains, err := c.ListDomains(ctx, s)
-	e.must(err)
+	e.Must(err)
 	whole["domains"] = domains
 	if string(its[0].AuthProvider) == apiclient.AuthProviderBetterAuth {
 		bundle, err := c.GetPlugins(ctx, s)
-		e.must(err)
+		e.Must(err)
 		names := []string{apiclient.PartEmailProvider, apiclient.PartOAuthProviders, apiclient.PartAllowLocalhost}
 		for _, set := range betterauth.Settings {
 			names = append(names, set.Name)
@@ -233,26 +237,38 @@ func (e *accEnv) authOf(branchID string) string {
 			}
 		}
 		webhooks, err := apiclient.ReadSetting[json.RawMessage](ctx, c, s, betterauth.Webhooks)
-		e.must(err)
+		e.Must(err)
 		whole["webhooks"] = webhooks
 	}
 	b, err := json.Marshal(whole)
-	e.must(err)
+	e.Must(err)
 	return string(b)
 }
 
-// sameAuth checks that a branch's Neon Auth is still byte for byte what
-// authOf gave earlier (want); when names the moment, for the error.
-func (e *accEnv) sameAuth(branchID, want, when string) error {
-	if got := e.authOf(branchID); got != want {
+// DataAPIOf is the Data API of a database of a branch as the API shows it;
+// nil when GET answers 404.
+func (e *Env) DataAPIOf(branchID, database string) *apiclient.DataAPI {
+	e.t.Helper()
+	got, err := e.Client().GetDataAPI(context.Background(), apiclient.DataAPIRef{ProjectID: e.ProjectID, BranchID: branchID, DatabaseName: database})
+	if errors.Is(err, apiclient.ErrNotFound) {
+		return nil
+	}
+	e.Must(err)
+	return got
+}
+
+// SameAuth checks that a branch's Neon Auth is still byte for byte what
+// AuthOf gave earlier (want); when names the moment, for the error.
+func (e *Env) SameAuth(branchID, want, when string) error {
+	if got := e.AuthOf(branchID); got != want {
 		return fmt.Errorf("%s, the Neon Auth of branch %s changed:\nwas %s\nnow %s", when, branchID, want, got)
 	}
 	return nil
 }
 
-// matchInOrder matches the parts in order anywhere in the output; spaces
+// MatchInOrder matches the parts in order anywhere in the output; spaces
 // match any whitespace, since Terraform wraps long diagnostics.
-func matchInOrder(parts ...string) *regexp.Regexp {
+func MatchInOrder(parts ...string) *regexp.Regexp {
 	quoted := make([]string, len(parts))
 	for i, p := range parts {
 		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
@@ -260,48 +276,48 @@ func matchInOrder(parts ...string) *regexp.Regexp {
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
 }
 
-// enableAuthWithSecrets enables Neon Auth on the test's branch behind
+// EnableAuthWithSecrets enables Neon Auth on the test's branch behind
 // Terraform's back with a trusted domain (https://app.example.com) and a
 // secret of each kind, for the data sources to read without exposing them
 // (noAuditSecret): the google OAuth provider with its client secret, and a
 // standard email server with its password.
-func (e *accEnv) enableAuthWithSecrets() {
+func (e *Env) EnableAuthWithSecrets() {
 	e.t.Helper()
-	ctx, c, s := context.Background(), e.client(), e.scope()
-	e.enableAuth()
-	_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(e.authProvider())})
-	e.must(err)
+	ctx, c, s := context.Background(), e.Client(), e.Scope()
+	e.EnableAuth()
+	_, err := c.AddDomain(ctx, s, apiclient.AddDomainRequest{Domain: "https://app.example.com", AuthProvider: neonapi.NeonAuthSupportedAuthProvider(e.AuthProvider())})
+	e.Must(err)
 	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google", ClientID: apiclient.Ptr("audit-client"),
 		ClientSecret: apiclient.Ptr("audit-oauth-secret")})
-	e.must(err)
+	e.Must(err)
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587, Username: "mailer",
 		Password: "audit-smtp-secret", SenderEmail: "noreply@example.com", SenderName: "Example"}))
-	e.must(err)
+	e.Must(err)
 }
 
-// sent counts the requests a provider sends, on the client's side of the
+// Sent counts the requests a provider sends, on the client's side of the
 // wire: "nothing was sent" and "nothing was written" then hold or fail on
 // any target, whoever else uses the account.
-type sent struct {
+type Sent struct {
 	next http.RoundTripper
-	// all are the requests sent; writes those with another method than GET.
-	all, writes atomic.Int64
+	// All are the requests sent; Writes those with another method than GET.
+	All, Writes atomic.Int64
 }
 
-func (s *sent) RoundTrip(r *http.Request) (*http.Response, error) {
-	s.all.Add(1)
+func (s *Sent) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.All.Add(1)
 	if r.Method != http.MethodGet {
-		s.writes.Add(1)
+		s.Writes.Add(1)
 	}
 	return s.next.RoundTrip(r)
 }
 
-// counted is the test's provider (see provider), remotely still validated,
+// Counted is the test's provider (see Provider), remotely still validated,
 // with what it sends counted.
-func (e *accEnv) counted() (provider.Provider, *sent) {
-	s := &sent{next: http.DefaultTransport}
+func (e *Env) Counted() (provider.Provider, *Sent) {
+	s := &Sent{next: http.DefaultTransport}
 	if e.validator != nil {
 		s.next = e.validator.Transport(nil)
 	}
-	return newWithHTTPClient("test", &http.Client{Transport: s})(), s
+	return newProvider(&http.Client{Transport: s}), s
 }

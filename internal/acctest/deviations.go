@@ -1,12 +1,15 @@
-package provider
+package acctest
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apispec"
 )
@@ -113,42 +116,103 @@ func (l *deviationLog) summary(server string) string {
 	return b.String()
 }
 
+// deviationRecord is a deviation as the run's record keeps it.
+type deviationRecord struct {
+	Violation string   `json:"violation"`
+	Times     int      `json:"times"`
+	Tests     []string `json:"tests"`
+}
+
+// records are the log's deviations in the order they were first met.
+func (l *deviationLog) records() []deviationRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]deviationRecord, 0, len(l.order))
+	for _, k := range l.order {
+		out = append(out, deviationRecord{Violation: k, Times: l.byKey[k].times, Tests: l.byKey[k].tests})
+	}
+	return out
+}
+
+// addRecords adds deviations that other processes of the run met.
+func (l *deviationLog) addRecords(rs []deviationRecord) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range rs {
+		d := l.byKey[r.Violation]
+		if d == nil {
+			d = &deviation{}
+			l.byKey[r.Violation] = d
+			l.order = append(l.order, r.Violation)
+		}
+		d.times += r.Times
+		for _, test := range r.Tests {
+			if !slices.Contains(d.tests, test) {
+				d.tests = append(d.tests, test)
+			}
+		}
+	}
+}
+
 // reportDeviations prints the summary of a remote run that may deviate (the
-// run's events keep it) and writes it to NEON_TEST_DEVIATIONS_FILE when
-// set.
+// run's events keep it) and, when NEON_TEST_DEVIATIONS_FILE is set, writes
+// the summary of the whole run there: go test runs each package's tests in
+// a process of its own, and each adds its deviations to those its
+// predecessors recorded beside the file (<file>.json; make test-live
+// removes both before a run).
 func reportDeviations() error {
 	if !answersMayDeviate() {
 		return nil
 	}
-	s := runDeviations.summary(remoteRun.baseURL)
-	fmt.Print(s)
-	if file := os.Getenv(envTestDeviations); file != "" {
-		return os.WriteFile(file, []byte(s), 0o644)
+	fmt.Print(runDeviations.summary(remoteRun.baseURL))
+	file := os.Getenv(envTestDeviations)
+	if file == "" {
+		return nil
 	}
-	return nil
+	unlock, err := lockFile(file + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	all := &deviationLog{byKey: map[string]*deviation{}}
+	switch raw, err := os.ReadFile(file + ".json"); {
+	case err == nil:
+		var earlier []deviationRecord
+		if err := json.Unmarshal(raw, &earlier); err != nil {
+			return fmt.Errorf("reading the run's record of deviations %s.json: %w", file, err)
+		}
+		all.addRecords(earlier)
+	case !errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	all.addRecords(runDeviations.records())
+	raw, err := json.Marshal(all.records())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(file+".json", raw, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(file, []byte(all.summary(remoteRun.baseURL)), 0o644)
 }
 
-// The summary counts each deviation, names the tests that met it, and
-// lists the most frequent first.
-func TestUnitDeviationsAreSummedUp(t *testing.T) {
-	l := &deviationLog{byKey: map[string]*deviation{}}
-	if got := l.summary("https://api.example.com/api/v2/"); !strings.Contains(got, "no deviation recorded") {
-		t.Errorf("without deviations: %q", got)
-	}
-	del := apispec.Violation{Method: "DELETE", Route: "/projects/{project_id}/auth/oauth_providers/{oauth_provider_id}", Status: 204,
-		Kind: "response", Problem: "status 204 is not declared"}
-	list := apispec.Violation{Method: "GET", Route: "/projects/{project_id}/auth/domains", Status: 200, Kind: "response",
-		Problem: "response body /domains/0/auth_provider: enum"}
-	l.add("TestA", list)
-	l.add("TestA", del)
-	l.add("TestB", del)
-	l.add("TestB", del)
-	got := l.summary("https://api.example.com/api/v2/")
-	want := "https://api.example.com/api/v2/ deviated from the API reference 4 times, in 2 ways; recorded, not failures " +
-		"(the provider's handling of each is what the tests checked):\n" +
-		"  " + del.String() + "\n    3× in TestA, TestB\n" +
-		"  " + list.String() + "\n    1× in TestA\n"
-	if got != want {
-		t.Errorf("summary =\n%s\nwant\n%s", got, want)
+// lockFile takes a lock shared by the processes of a run, a file only one
+// of them can create, and answers its release. A lock older than a minute
+// was left by a process that stopped: it is taken over.
+func lockFile(name string) (func(), error) {
+	for {
+		f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			_ = f.Close()
+			return func() { _ = os.Remove(name) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if info, err := os.Stat(name); err == nil && time.Since(info.ModTime()) > time.Minute {
+			_ = os.Remove(name)
+			continue
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 // (an organization key scoped to it). Each is revoked when the test ends.
 // A key that may not make keys skips the test, saying so.
 
-// newAPIKey makes a key with the run's access for the test alone.
-func (e *accEnv) newAPIKey() apiclient.APIKey {
+// NewAPIKey makes a key with the run's access for the test alone.
+func (e *Env) NewAPIKey() apiclient.APIKey {
 	e.t.Helper()
-	c, name := e.client(), e.keyName()
+	c, name := e.Client(), e.keyName()
 	var k *apiclient.APIKey
 	var err error
 	if e.remote != nil && e.remote.orgID != "" {
@@ -29,11 +29,11 @@ func (e *accEnv) newAPIKey() apiclient.APIKey {
 	return e.keepKey(k, err, "an API key of its own")
 }
 
-// newProjectKey makes a key that may access projectID only: a key of the
+// NewProjectKey makes a key that may access projectID only: a key of the
 // project's organization scoped to it.
-func (e *accEnv) newProjectKey(projectID string) apiclient.APIKey {
+func (e *Env) NewProjectKey(projectID string) apiclient.APIKey {
 	e.t.Helper()
-	c := e.client()
+	c := e.Client()
 	orgID := ""
 	if e.remote != nil {
 		orgID = e.remote.orgID
@@ -52,8 +52,8 @@ func (e *accEnv) newProjectKey(projectID string) apiclient.APIKey {
 }
 
 // keyName names a key the test makes: as everything the run makes
-// remotely (runPrefix and the run's id), or after the test in-process.
-func (e *accEnv) keyName() string {
+// remotely (RunPrefix and the run's id), or after the test in-process.
+func (e *Env) keyName() string {
 	if e.remote != nil {
 		return e.remote.name(e.t)
 	}
@@ -63,7 +63,7 @@ func (e *accEnv) keyName() string {
 
 // keepKey returns the key made, revoked when the test ends, or skips the
 // test when the API refused to make it (the run's key may not).
-func (e *accEnv) keepKey(k *apiclient.APIKey, err error, what string) apiclient.APIKey {
+func (e *Env) keepKey(k *apiclient.APIKey, err error, what string) apiclient.APIKey {
 	e.t.Helper()
 	var apiErr *apiclient.Error
 	if errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusTooManyRequests {
@@ -72,26 +72,26 @@ func (e *accEnv) keepKey(k *apiclient.APIKey, err error, what string) apiclient.
 	if err != nil {
 		e.t.Fatalf("making %s: %v", what, err)
 	}
-	e.t.Cleanup(func() { e.revokeKey(*k) })
+	e.t.Cleanup(func() { e.RevokeKey(*k) })
 	return *k
 }
 
-// revokeKey revokes a key the test made; one revoked already is done.
-func (e *accEnv) revokeKey(k apiclient.APIKey) {
+// RevokeKey revokes a key the test made; one revoked already is done.
+func (e *Env) RevokeKey(k apiclient.APIKey) {
 	e.t.Helper()
-	if err := e.client().RevokeAPIKey(context.Background(), k); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
+	if err := e.Client().RevokeAPIKey(context.Background(), k); err != nil && !errors.Is(err, apiclient.ErrNotFound) {
 		e.t.Errorf("revoking the test's key %s: %v", k, err)
 	}
 }
 
-// anotherProject is a project other than the test's: the emulator's second
+// AnotherProject is a project other than the test's: the emulator's second
 // project in-process, one made for the test remotely (which skips when the
 // run's key may not make projects).
-func (e *accEnv) anotherProject() string {
+func (e *Env) AnotherProject() string {
 	e.t.Helper()
 	if e.remote == nil {
 		return e.Emu.ProjectIDs()[1]
 	}
-	id, _ := e.remote.newProject(e.t, e.client())
+	id, _ := e.remote.newProject(e.t, e.Client())
 	return id
 }

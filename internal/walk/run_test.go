@@ -1,4 +1,4 @@
-package provider
+package walk
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/emulator"
 )
 
-// How a walk's steps run: each changes the model (walk_model_test.go),
-// runs the Terraform CLI or the platform's API calls it stands for, and
-// checks the invariants against the model's predictions
-// (walk_rules_test.go). A broken invariant is a walkViolation; a step whose
-// preconditions do not hold (a shrunk walk may lack the step that made a
-// branch) is skipped.
+// How a walk's steps run: each changes the model (model_test.go), runs the
+// Terraform CLI or the platform's API calls it stands for, and checks the
+// invariants against the model's predictions (rules_test.go). A broken
+// invariant is a walkViolation; a step whose preconditions do not hold (a
+// shrunk walk may lack the step that made a branch) is skipped.
 
 // walkStep is one thing users or platforms do. Its fields are plain data,
 // so that a walk prints as Go (GoString) and a minimal failing walk can be
@@ -123,7 +123,7 @@ func (v *walkViolation) where(steps []walkStep) string {
 // walkRun is one walk in progress on its own place on the API.
 type walkRun struct {
 	t     *testing.T
-	env   *accEnv
+	env   *acctest.Env
 	world *walkWorld
 	// step is the index of the step running.
 	step int
@@ -178,29 +178,29 @@ func walkSecrets() map[string]string {
 // it runs only there).
 func newWalkRun(t *testing.T, family string, wrap ...func(http.Handler) http.Handler) *walkRun {
 	t.Helper()
-	var env *accEnv
+	var env *acctest.Env
 	root := true
 	switch {
 	case len(wrap) > 0:
-		env = newEmulatorEnv(t, "it rewrites the API's answers", wrap[0], func(o *emulator.Options) { o.SeedProjects = 1 })
-	case remoteRun == nil:
-		env = newEmulatorEnv(t, "", nil, func(o *emulator.Options) { o.SeedProjects = 1 })
-	case family == authAPIBranch && os.Getenv(envTestProjectID) != "":
-		env, root = newBranchEnv(t), false
+		env = acctest.NewEmulatorEnv(t, "it rewrites the API's answers", wrap[0], func(o *emulator.Options) { o.SeedProjects = 1 })
+	case !acctest.Remote():
+		env = acctest.NewEmulatorEnv(t, "", nil, func(o *emulator.Options) { o.SeedProjects = 1 })
+	case family == acctest.ModeBranch && os.Getenv(acctest.EnvTestProjectID) != "":
+		env, root = acctest.NewBranchEnv(t), false
 	default:
-		env = newProjectEnv(t)
+		env = acctest.NewProjectEnv(t)
 	}
 	env.Mode = family
 	r := &walkRun{t: t, env: env, world: &walkWorld{family: family}}
 	production := &walkBranch{name: "production", id: env.BranchID, root: root, users: map[string]bool{}}
 	production.stack = r.newStack(production)
 	r.branchIDs = append(r.branchIDs, production.id)
-	production.stack.omitBranch = root && family == authAPIBranch && len(env.ProjectID)%2 == 0
-	if family == authAPIProject {
+	production.stack.omitBranch = root && family == acctest.ModeBranch && len(env.ProjectID)%2 == 0
+	if family == acctest.ModeProject {
 		production.stack.omitBranch = true
 	}
 	r.world.branches = []*walkBranch{production}
-	if env.remote != nil && !root {
+	if acctest.Remote() && !root {
 		// The branches go when the walk ends; a JWKS scoped to one of them
 		// belongs to the suite's project, and goes too.
 		t.Cleanup(r.deleteWalkJWKS)
@@ -211,7 +211,7 @@ func newWalkRun(t *testing.T, family string, wrap ...func(http.Handler) http.Han
 // deleteWalkJWKS deletes what a walk that stopped early left of its JWKS
 // in the suite's project: those scoped to its branches.
 func (r *walkRun) deleteWalkJWKS() {
-	ctx, c := context.Background(), r.env.client()
+	ctx, c := context.Background(), r.env.Client()
 	all, err := c.ListJWKS(ctx, r.env.ProjectID)
 	if err != nil {
 		r.t.Errorf("listing the JWKS of project %s to delete the walk's: %v", r.env.ProjectID, err)
@@ -229,8 +229,8 @@ func (r *walkRun) deleteWalkJWKS() {
 // newStack is an empty configuration for b in a working directory of its
 // own.
 func (r *walkRun) newStack(b *walkBranch) *walkStack {
-	s := newStack(b, r.env.cli(nil, nil))
-	s.dir.write("main.tf", s.config(r.env))
+	s := newStack(b, r.env.CLI(nil, nil))
+	s.dir.Write("main.tf", s.config(r.env))
 	if _, v := r.cli(s, 0, "init", "-input=false"); v != nil {
 		r.t.Fatal(v)
 	}
@@ -240,7 +240,7 @@ func (r *walkRun) newStack(b *walkBranch) *walkStack {
 // scope is a branch in the walk's family.
 func (r *walkRun) scope(b *walkBranch) apiclient.Scope {
 	f := apiclient.FamilyBranch
-	if r.world.family == authAPIProject {
+	if r.world.family == acctest.ModeProject {
 		f = apiclient.FamilyProject
 	}
 	return apiclient.Scope{ProjectID: r.env.ProjectID, BranchID: b.id, Family: f}
@@ -248,7 +248,7 @@ func (r *walkRun) scope(b *walkBranch) apiclient.Scope {
 
 // authProvider is the auth provider of the walk's integrations.
 func (r *walkRun) authProvider(*walkBranch) string {
-	if r.world.family == authAPIProject {
+	if r.world.family == acctest.ModeProject {
 		return apiclient.AuthProviderStack
 	}
 	return apiclient.AuthProviderBetterAuth
@@ -256,14 +256,14 @@ func (r *walkRun) authProvider(*walkBranch) string {
 
 // branchObjectID is an import id on b: project, branch, then parts.
 func (r *walkRun) branchObjectID(b *walkBranch, parts ...string) string {
-	return compositeID(append([]string{r.env.ProjectID, b.id}, parts...)...)
+	return strings.Join(append([]string{r.env.ProjectID, b.id}, parts...), "/")
 }
 
 // cli runs a CLI command of a stack; an exit other than want is a
 // violation, with the command's output. Every output is checked for the
 // walk's secrets.
 func (r *walkRun) cli(s *walkStack, want int, args ...string) (string, *walkViolation) {
-	code, out := s.dir.run(args...)
+	code, out := s.dir.Run(args...)
 	r.log = append(r.log, fmt.Sprintf("[%s] %s: exit %d", s.branch.name, strings.Join(args, " "), code))
 	if v := r.noSecret(strings.Join(args, " "), out); v != nil {
 		return out, v
@@ -293,7 +293,7 @@ func (r *walkRun) snapshot(b *walkBranch) walkSnapshot {
 	r.t.Helper()
 	snap := walkSnapshot{}
 	its, err := readIntegration(r, b)
-	r.env.must(err)
+	r.env.Must(err)
 	for key, f := range its {
 		snap[kindIntegration+"/"+key] = f
 	}
@@ -303,7 +303,7 @@ func (r *walkRun) snapshot(b *walkBranch) walkSnapshot {
 			continue
 		}
 		objs, err := k.read(r, b)
-		r.env.must(err)
+		r.env.Must(err)
 		for key, f := range objs {
 			snap[name+"/"+key] = f
 		}
@@ -332,12 +332,12 @@ func (r *walkRun) stateAddresses(s *walkStack) []string {
 			Mode, Type, Name string
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(s.dir.dir, "terraform.tfstate"))
+	raw, err := os.ReadFile(filepath.Join(s.dir.Dir(), "terraform.tfstate"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	r.env.must(err)
-	r.env.must(json.Unmarshal(raw, &state))
+	r.env.Must(err)
+	r.env.Must(json.Unmarshal(raw, &state))
 	var out []string
 	for _, res := range state.Resources {
 		if res.Mode == "managed" {
@@ -363,13 +363,13 @@ func addresses(resources map[string]walkObject) []string {
 // created instead is deleted again).
 func (r *walkRun) userExists(b *walkBranch, email string) bool {
 	r.t.Helper()
-	ctx, c := context.Background(), r.env.client()
+	ctx, c := context.Background(), r.env.Client()
 	u, err := c.CreateUser(ctx, r.scope(b), apiclient.CreateUserRequest{AuthProvider: r.authProvider(b), Email: email})
 	if errors.Is(err, apiclient.ErrConflict) {
 		return true
 	}
-	r.env.must(err)
-	r.env.must(c.DeleteUser(ctx, r.scope(b), u.ID))
+	r.env.Must(err)
+	r.env.Must(c.DeleteUser(ctx, r.scope(b), u.ID))
 	return false
 }
 

@@ -1,10 +1,12 @@
-package provider
+package walk
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // The model of a random walk (walk_test.go): the branches of one project,
@@ -16,8 +18,8 @@ import (
 // walkWorld is what one walk works on.
 type walkWorld struct {
 	// family is the provider's auth_api for every stack of the walk:
-	// authAPIBranch (Better Auth on production and its previews) or
-	// authAPIProject (Stack Auth on the production branch alone).
+	// acctest.ModeBranch (Better Auth on production and its previews) or
+	// acctest.ModeProject (Stack Auth on the production branch alone).
 	family string
 	// branches are the walk's production branch first, then the previews
 	// a platform made from it and has not deleted.
@@ -48,7 +50,7 @@ type walkBranch struct {
 // own, applied to one branch.
 type walkStack struct {
 	branch *walkBranch
-	dir    *cliDir
+	dir    *acctest.CLIDir
 	// restore and refuse are the provider's restore_on_destroy and
 	// inherited_auth = "refuse".
 	restore, refuse bool
@@ -99,7 +101,7 @@ type walkManaged struct {
 }
 
 // newStack is an empty configuration for b, with the provider's defaults.
-func newStack(b *walkBranch, dir *cliDir) *walkStack {
+func newStack(b *walkBranch, dir *acctest.CLIDir) *walkStack {
 	return &walkStack{branch: b, dir: dir, restore: true, objects: map[string]walkObject{}, managed: map[string]*walkManaged{}}
 }
 
@@ -146,7 +148,7 @@ func (s *walkStack) resources() map[string]walkObject {
 // address is the resource address of an object (or of the whitelist).
 func (o walkObject) address() string {
 	k := walkKinds[o.Kind]
-	return string(k.typeName) + "." + k.resourceName(o.Key)
+	return k.typeName + "." + k.resourceName(o.Key)
 }
 
 // config is the stack's configuration: the provider block of env with the
@@ -154,20 +156,20 @@ func (o walkObject) address() string {
 // Auth name their branch through the integration when the stack declares
 // it, as configurations do, so that they are created after it and
 // destroyed before it.
-func (s *walkStack) config(env *accEnv) string {
+func (s *walkStack) config(env *acctest.Env) string {
 	var args []string
 	if !s.restore {
 		args = append(args, "restore_on_destroy = false")
 	}
 	if s.refuse {
-		args = append(args, fmt.Sprintf("inherited_auth = %q", inheritedRefuse))
+		args = append(args, `inherited_auth = "refuse"`)
 	}
 	if s.faults {
 		args = append(args, "max_retries = 10")
 	}
 	var b strings.Builder
-	b.WriteString(requiredProviders)
-	b.WriteString(env.providerBlock(args...))
+	b.WriteString(acctest.RequiredProviders)
+	b.WriteString(env.ProviderBlock(args...))
 	for _, o := range s.sortedObjects() {
 		if o.Kind == kindDomain && s.asList {
 			continue
@@ -185,13 +187,13 @@ func (s *walkStack) config(env *accEnv) string {
 }
 
 // block is the resource block of o with args after its scope.
-func (s *walkStack) block(env *accEnv, o walkObject, args string) string {
+func (s *walkStack) block(env *acctest.Env, o walkObject, args string) string {
 	k := walkKinds[o.Kind]
 	var scope []string
 	switch {
 	case (k.inAuth || o.Kind == kindDataAPI) && o.Kind != kindIntegration && s.declares(kindIntegration):
 		scope = []string{"project_id = neon_auth_integration.this.project_id"}
-		if env.Mode == authAPIBranch {
+		if env.Mode == acctest.ModeBranch {
 			scope = append(scope, "branch_id  = neon_auth_integration.this.branch_id")
 		}
 	case o.Kind == kindJWKS:
@@ -200,7 +202,7 @@ func (s *walkStack) block(env *accEnv, o walkObject, args string) string {
 		scope = []string{fmt.Sprintf("project_id = %q", env.ProjectID), fmt.Sprintf("branch_id  = %q", s.branch.id)}
 	default:
 		scope = []string{fmt.Sprintf("project_id = %q", env.ProjectID)}
-		if env.Mode == authAPIBranch && !s.omitBranch {
+		if env.Mode == acctest.ModeBranch && !s.omitBranch {
 			scope = append(scope, fmt.Sprintf("branch_id  = %q", s.branch.id))
 		}
 	}

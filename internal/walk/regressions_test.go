@@ -1,4 +1,4 @@
-package provider
+package walk
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 )
 
 // Walks that once broke an invariant, shrunk to their fewest steps and
@@ -18,10 +20,10 @@ import (
 // on the Neon Auth it inherited, still names its branch after the platform
 // deleted it: every create is refused for the one cause.
 func TestWalkRegression_deletedBranchOneCause(t *testing.T) {
-	replayWalk(t, authAPIBranch, []walkStep{
+	replayWalk(t, acctest.ModeBranch, []walkStep{
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindIntegration, Variant: 1}},
 		{Op: walkOpBranch, Branch: "preview1", With: true},
-		{Op: walkOpPut, Branch: "preview1", Object: walkObject{Kind: kindDomain, Key: previewOrigin}},
+		{Op: walkOpPut, Branch: "preview1", Object: walkObject{Kind: kindDomain, Key: acctest.PreviewOrigin}},
 		{Op: walkOpPut, Branch: "preview1", Object: walkObject{Kind: kindOAuth, Key: "github"}},
 		{Op: walkOpPut, Branch: "preview1", Object: walkObject{Kind: kindUser, Key: walkEmails[1]}},
 		{Op: walkOpDeleteBranch, Branch: "preview1", With: true},
@@ -31,7 +33,7 @@ func TestWalkRegression_deletedBranchOneCause(t *testing.T) {
 // inherited_auth = "refuse" on a preview that inherited an SMTP server:
 // the shared server the configuration asks for is refused, not written.
 func TestWalkRegression_refuseKeepsTheInheritedSMTPServer(t *testing.T) {
-	replayWalk(t, authAPIBranch, []walkStep{
+	replayWalk(t, acctest.ModeBranch, []walkStep{
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindIntegration}},
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindEmail, Variant: 1}},
 		{Op: walkOpBranch, Branch: "preview1"},
@@ -44,9 +46,9 @@ func TestWalkRegression_refuseKeepsTheInheritedSMTPServer(t *testing.T) {
 // the project: the plan warns that the branch is gone, and destroy deletes
 // the JWKS.
 func TestWalkRegression_jwksOfADeletedBranch(t *testing.T) {
-	replayWalk(t, authAPIBranch, []walkStep{
+	replayWalk(t, acctest.ModeBranch, []walkStep{
 		{Op: walkOpBranch, Branch: "preview1"},
-		{Op: walkOpPut, Branch: "preview1", Object: walkObject{Kind: kindJWKS, Key: microsoftJWKS}},
+		{Op: walkOpPut, Branch: "preview1", Object: walkObject{Kind: kindJWKS, Key: walkJWKS[1]}},
 		{Op: walkOpDeleteBranch, Branch: "preview1", With: true},
 	})
 }
@@ -55,7 +57,7 @@ func TestWalkRegression_jwksOfADeletedBranch(t *testing.T) {
 // one apply, with inherited_auth = "refuse": the list finds them on the
 // branch, as its plan did, and refuses them with the import command.
 func TestWalkRegression_movedToTheListWhileRefusing(t *testing.T) {
-	replayWalk(t, authAPIBranch, []walkStep{
+	replayWalk(t, acctest.ModeBranch, []walkStep{
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindIntegration}},
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindDomain, Key: walkDomains[0]}},
 		{Op: walkOpSetting, Branch: "production", Setting: walkSettingRefuse, With: true},
@@ -67,7 +69,7 @@ func TestWalkRegression_movedToTheListWhileRefusing(t *testing.T) {
 // (no endpoint tells the user's id); the walk first expected only a
 // create with roles to be.
 func TestWalkRegression_rolesOfAUserTakenOver(t *testing.T) {
-	replayWalk(t, authAPIBranch, []walkStep{
+	replayWalk(t, acctest.ModeBranch, []walkStep{
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindIntegration, Variant: 2}},
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindUser, Key: walkEmails[0]}, Resolve: walkResolveRemove},
 		{Op: walkOpBranch, Branch: "preview1"},
@@ -81,7 +83,7 @@ func TestWalkRegression_rolesOfAUserTakenOver(t *testing.T) {
 // nothing, and the list's destroy removes them whichever runs first; the
 // next apply creates them.
 func TestWalkRegression_movedToEachDomainWhileRefusing(t *testing.T) {
-	replayWalk(t, authAPIProject, []walkStep{
+	replayWalk(t, acctest.ModeProject, []walkStep{
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindIntegration}},
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindDomain, Key: walkDomains[1]}},
 		{Op: walkOpSwitch, Branch: "production"},
@@ -122,7 +124,7 @@ func TestWalk_aServerThatLosesADomainFailsTheWalk(t *testing.T) {
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindDomain, Key: walkDomains[0]}},
 		{Op: walkOpPut, Branch: "production", Object: walkObject{Kind: kindDomain, Key: walkDomains[1]}},
 	}
-	r := newWalkRun(t, authAPIBranch, dropSecond)
+	r := newWalkRun(t, acctest.ModeBranch, dropSecond)
 	v := r.run(steps)
 	if v == nil || v.step != 2 {
 		t.Fatalf("the walk reports %v; want a violation at step 2, where the list leaves out the second domain", v)
