@@ -140,7 +140,7 @@ func (t *listBacked[M, O]) newResource() *listBackedResource[M, O] {
 // listResource is the type's list resource: every object of each branch
 // searched, named by its key.
 func (t *listBacked[M, O]) listResource() list.ListResource {
-	return &objectList{listedResource: t.newResource(), what: "the " + string(t.typeName) + " objects",
+	return &objectList{listedResource: t.newResource(), what: "the " + t.typeName.noun() + "s",
 		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
 			objects, err := t.list(auth, ctx, s)
 			return keysOf(objects, err, func(o O) string { return t.canonicalKey(t.keyOf(o)) })

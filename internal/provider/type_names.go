@@ -47,9 +47,15 @@ func (t typeName) title() string {
 	return strings.Join(words, " ")
 }
 
+// nouns are the types a sentence names otherwise than by their words.
+var nouns = map[typeName]string{typeAuthDomain: "trusted domain"}
+
 // noun is how a sentence names an object of the type: "OAuth provider" for
-// neon_auth_oauth_provider.
+// neon_auth_oauth_provider, "trusted domain" for neon_auth_domain.
 func (t typeName) noun() string {
+	if n, ok := nouns[t]; ok {
+		return n
+	}
 	words := strings.Split(strings.TrimPrefix(string(t), "neon_auth_"), "_")
 	for i, w := range words {
 		if special, ok := titleWords[w]; ok {
