@@ -70,11 +70,19 @@ func (h *handovers) of(s Scope) *handover {
 // process: the branch held them when the apply began, so the create found
 // them.
 func (svc *Service) HoldDomains(ctx context.Context, s Scope, h Holder, domains []string) ([]string, error) {
+	return svc.handedOverAfter(ctx, s, h, domains, true)
+}
+
+// handedOverAfter answers HandedOver once the deletes of domains already
+// under way have ended, holding the domains first when hold is set.
+func (svc *Service) handedOverAfter(ctx context.Context, s Scope, h Holder, domains []string, hold bool) ([]string, error) {
 	svc.handovers.mu.Lock()
 	ho := svc.handovers.of(s)
 	var waits []chan struct{}
 	for _, d := range domains {
-		ho.held[h][canonical(d)] = true
+		if hold {
+			ho.held[h][canonical(d)] = true
+		}
 		if ch, ok := ho.leaving[canonical(d)]; ok {
 			waits = append(waits, ch)
 		}
@@ -110,17 +118,14 @@ func (svc *Service) HandedOver(s Scope, h Holder) []string {
 // RemovedDomain is the start of a create of one domain (canonical) on s, by
 // a neon_auth_domain: it holds the domain (see HoldDomains), unless the
 // setting refuses inherited objects (inherited_auth = "refuse"), which keeps
-// nothing it finds (see HandedOver). It reports whether deletes of a
+// nothing it finds (see HandedOver). Either way it waits for a delete of the
+// domain already under way. It reports whether deletes of a
 // neon_auth_domains of this process removed the domain: the branch held it
-// when the apply began, so the create found it, and adds it back.
+// when the apply began, so the create found it (and adds it back, or
+// refuses it), whichever of the two Terraform ran first.
 func (svc *Service) RemovedDomain(ctx context.Context, s Scope, domain string) (bool, error) {
-	var removed []string
-	var err error
-	if svc.MayTakeOver(ctx, s, Object{Kind: KindDomain}).Refused == RefusedBySetting {
-		removed = svc.HandedOver(s, EachDomain)
-	} else {
-		removed, err = svc.HoldDomains(ctx, s, EachDomain, []string{domain})
-	}
+	hold := svc.MayTakeOver(ctx, s, Object{Kind: KindDomain}).Refused != RefusedBySetting
+	removed, err := svc.handedOverAfter(ctx, s, EachDomain, []string{domain}, hold)
 	return slices.Contains(removed, domain), err
 }
 

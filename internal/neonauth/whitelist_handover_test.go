@@ -148,3 +148,52 @@ func TestHandover_aCreateWaitsForTheDeleteUnderWay(t *testing.T) {
 		t.Errorf("the whitelist is %q; the delete held before the claim removes the domain", got)
 	}
 }
+
+// A create that may not take over what it finds (inherited_auth =
+// "refuse") holds nothing, but waits as well for a delete of its domain
+// under way: it finds the domain that delete removed, whichever of the two
+// Terraform started first, and refuses it.
+func TestHandover_aRefusingCreateWaitsForTheDeleteUnderWay(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	arrived := make(chan struct{})
+	hold := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/auth/domains") {
+				once.Do(func() { close(arrived) })
+				<-release
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	env, _, s := handoverEnv(t, hold, handedApp)
+	svc := New(env.client, Options{Family: apiclient.FamilyBranch, ReadMaxAge: time.Hour, RefuseInherited: true})
+	ctx := context.Background()
+	deleted := make(chan error, 1)
+	go func() { deleted <- svc.DeleteDomains(ctx, s, []string{handedApp}) }()
+	<-arrived
+	found := make(chan bool, 1)
+	go func() {
+		removed, err := svc.RemovedDomain(ctx, s, handedApp)
+		if err != nil {
+			t.Error(err)
+		}
+		found <- removed
+	}()
+	select {
+	case <-found:
+		close(release)
+		t.Fatal("RemovedDomain returned while the delete of its domain was still under way")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	if err := <-deleted; err != nil {
+		t.Fatal(err)
+	}
+	if !<-found {
+		t.Error("RemovedDomain answers false; want the domain the delete removed found")
+	}
+	if got := env.listed(s); len(got) != 0 {
+		t.Errorf("the whitelist is %q; a refusing create holds nothing, so the delete removes the domain", got)
+	}
+}
