@@ -134,6 +134,7 @@ func TestHandover_aCreateWaitsForTheDeleteUnderWay(t *testing.T) {
 	}()
 	select {
 	case <-held:
+		close(release)
 		t.Fatal("HoldDomains returned while the delete of its domain was still under way")
 	case <-time.After(100 * time.Millisecond):
 	}
