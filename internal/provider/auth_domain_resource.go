@@ -60,7 +60,11 @@ var authDomain = &listBacked[authDomainModel, apiclient.Domain]{
 	remove: (*neonauth.Service).DeleteDomain,
 	hooks: listedHooks[authDomainModel, apiclient.Domain]{
 		plan: func(ctx context.Context, c *configured, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, domain string) {
-			c.planDomains(ctx, req, resp, []string{domain})
+			var declared []string
+			if domain != "" {
+				declared = []string{domain}
+			}
+			c.planDomains(ctx, req, resp, declared)
 		},
 		// A domain that the deletes of a neon_auth_domains of this apply
 		// removed was on the branch when the apply began: found, and added

@@ -38,10 +38,18 @@ func (r *listBackedResource[M, O]) ModifyPlan(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	k := t.canonicalKey(key.ValueString())
-	r.planRestore(ctx, req, resp, t.nounOf(k), t.onDestroy)
+	// An unknown key (from a value known only at apply) names no object
+	// yet: the plan looks for none, and the hook gets "".
+	k := ""
+	if isKnownSet(key) {
+		k = t.canonicalKey(key.ValueString())
+		r.planRestore(ctx, req, resp, t.nounOf(k), t.onDestroy)
+	}
 	if t.hooks.plan != nil {
 		t.hooks.plan(ctx, &r.configured, req, resp, k)
+		return
+	}
+	if k == "" {
 		return
 	}
 	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: t.kind, Key: k},
