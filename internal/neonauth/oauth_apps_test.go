@@ -19,15 +19,21 @@ func (e *testEnv) oauthProviderOf(svc *Service, s Scope, id string) apiclient.OA
 	return *found
 }
 
+// oauthEnv is the production branch with Neon Auth, and a Service of it.
+func oauthEnv(t *testing.T) (*testEnv, *Service, Scope) {
+	t.Helper()
+	e := newTestEnv(t, nil)
+	s := e.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
+	e.enable(s)
+	return e, e.service(apiclient.FamilyBranch, 0), s
+}
+
 // An OAuth provider added with an own app is standard, and taking it over
 // without one (DropsOwnApp) turns it shared by deleting and adding it again;
 // restoring it then leaves it shared, as it was found.
 func TestTakeOverOAuthProvider_withoutAnAppGoesBackToTheSharedKeys(t *testing.T) {
 	ctx := context.Background()
-	e := newTestEnv(t, nil)
-	s := e.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
-	e.enable(s)
-	svc := e.service(apiclient.FamilyBranch, 0)
+	e, svc, s := oauthEnv(t)
 	own := OAuthApp{ClientID: "acme-client", ClientSecret: "acme-secret"}
 	if _, err := svc.AddOAuthProviderWith(ctx, s, "google", own); err != nil {
 		t.Fatal(err)
@@ -54,10 +60,7 @@ func TestTakeOverOAuthProvider_withoutAnAppGoesBackToTheSharedKeys(t *testing.T)
 // sends nothing.
 func TestTakeOverOAuthProvider_anOwnAppIsSentAndRestoredToTheSharedKeys(t *testing.T) {
 	ctx := context.Background()
-	e := newTestEnv(t, nil)
-	s := e.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
-	e.enable(s)
-	svc := e.service(apiclient.FamilyBranch, 0)
+	e, svc, s := oauthEnv(t)
 	if _, err := svc.AddOAuthProviderWith(ctx, s, "github", OAuthApp{}); err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +87,7 @@ func TestTakeOverOAuthProvider_anOwnAppIsSentAndRestoredToTheSharedKeys(t *testi
 // configuration lacks: refused as a conflict that names the import id.
 func TestRecoverOAuthProvider_credentialsTheConfigurationLacksAreAConflict(t *testing.T) {
 	ctx := context.Background()
-	e := newTestEnv(t, nil)
-	s := e.production(apiclient.FamilyBranch, apiclient.AuthProviderBetterAuth)
-	e.enable(s)
-	svc := e.service(apiclient.FamilyBranch, 0)
+	e, svc, s := oauthEnv(t)
 	if _, err := svc.AddOAuthProviderWith(ctx, s, "google", OAuthApp{ClientID: "someone-else", ClientSecret: "theirs"}); err != nil {
 		t.Fatal(err)
 	}

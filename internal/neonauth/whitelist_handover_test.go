@@ -104,13 +104,13 @@ func TestHandover_aCreateFindsWhatTheOtherHolderRemovedBeforeIt(t *testing.T) {
 	}
 }
 
-// A create that holds a domain a delete is removing right now waits for
-// that delete's answer, so that its own add lands after it.
-func TestHandover_aCreateWaitsForTheDeleteUnderWay(t *testing.T) {
-	release := make(chan struct{})
+// heldDeletes stands in front of the emulator and holds every delete of
+// domains until release is closed; arrived is closed when the first one
+// reaches it.
+func heldDeletes() (wrap func(http.Handler) http.Handler, arrived, release chan struct{}) {
+	arrived, release = make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	arrived := make(chan struct{})
-	hold := func(next http.Handler) http.Handler {
+	wrap = func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/auth/domains") {
 				once.Do(func() { close(arrived) })
@@ -119,6 +119,13 @@ func TestHandover_aCreateWaitsForTheDeleteUnderWay(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
+	return wrap, arrived, release
+}
+
+// A create that holds a domain a delete is removing right now waits for
+// that delete's answer, so that its own add lands after it.
+func TestHandover_aCreateWaitsForTheDeleteUnderWay(t *testing.T) {
+	hold, arrived, release := heldDeletes()
 	env, svc, s := handoverEnv(t, hold, handedApp)
 	ctx := context.Background()
 	deleted := make(chan error, 1)
@@ -155,18 +162,7 @@ func TestHandover_aCreateWaitsForTheDeleteUnderWay(t *testing.T) {
 // under way: it finds the domain that delete removed, whichever of the two
 // Terraform started first, and refuses it.
 func TestHandover_aRefusingCreateWaitsForTheDeleteUnderWay(t *testing.T) {
-	release := make(chan struct{})
-	var once sync.Once
-	arrived := make(chan struct{})
-	hold := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/auth/domains") {
-				once.Do(func() { close(arrived) })
-				<-release
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
+	hold, arrived, release := heldDeletes()
 	env, _, s := handoverEnv(t, hold, handedApp)
 	svc := New(env.client, Options{Family: apiclient.FamilyBranch, ReadMaxAge: time.Hour, RefuseInherited: true})
 	ctx := context.Background()

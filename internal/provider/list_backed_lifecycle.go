@@ -71,7 +71,7 @@ func (r *listBackedResource[M, O]) begin(ctx context.Context, planned modelGette
 	}
 	w.plan = m
 	var where scopeModel
-	if diags.Append(getScopeModel(ctx, planned, r.t.schema().Attributes, &where)...); diags.HasError() {
+	if diags.Append(getScopeModel(ctx, planned, listedScope, &where)...); diags.HasError() {
 		return w, false
 	}
 	if w.s, ok = r.data.resolveScope(ctx, where, summary, diags); !ok {
@@ -98,6 +98,10 @@ func (r *listBackedResource[M, O]) begin(ctx context.Context, planned modelGette
 	w.cfg = cfg
 	return w, !diags.HasError()
 }
+
+// listedScope are the scope attributes every list-backed type has (its
+// schema's scopeAttributes), read by begin without building the schema.
+var listedScope = map[string]bool{"project_id": true, "branch_id": true, "auth_provider": true}
 
 // modelGetter is the plan or state a write begins from.
 type modelGetter interface {
