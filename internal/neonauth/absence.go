@@ -1,7 +1,6 @@
 package neonauth
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,7 +43,7 @@ var (
 )
 
 // Listed reports whether a thing is listed by a fresh-enough read (see
-// ListedDomain, ListedOAuthProvider).
+// ListBacked.Listed).
 type Listed func(context.Context) (bool, error)
 
 // Absence decides whether something under a Neon Auth scope is really gone.
@@ -180,38 +179,6 @@ func (svc *Service) Integration(ctx context.Context, s Scope) (*apiclient.Integr
 		return &its[i], nil
 	}
 	return nil, nil
-}
-
-// ListedDomain reports whether the scope's whitelist lists domain for the
-// scope's auth provider, read through the shared list, and keeps what the
-// list says of it in *found (when found is not nil). A domain listed without
-// an auth provider belongs to Stack Auth.
-func (svc *Service) ListedDomain(s Scope, domain string, found **apiclient.Domain) Listed {
-	return func(ctx context.Context) (bool, error) {
-		ds, err := svc.Domains(ctx, s)
-		i := slices.IndexFunc(ds, func(l apiclient.Domain) bool {
-			listedProvider := cmp.Or(string(l.AuthProvider), apiclient.AuthProviderStack)
-			return listedProvider == s.AuthProvider && apiclient.SameOrigin(l.Domain, domain)
-		})
-		if i >= 0 && found != nil {
-			*found = &ds[i]
-		}
-		return i >= 0, err
-	}
-}
-
-// ListedOAuthProvider reports whether the scope's OAuth providers list id,
-// read through the shared list, and keeps what the list says of it in
-// *found (when found is not nil).
-func (svc *Service) ListedOAuthProvider(s Scope, id string, found **apiclient.OAuthProvider) Listed {
-	return func(ctx context.Context) (bool, error) {
-		ps, err := svc.OAuthProviders(ctx, s)
-		i := slices.IndexFunc(ps, func(p apiclient.OAuthProvider) bool { return string(p.ID) == id })
-		if i >= 0 && found != nil {
-			*found = &ps[i]
-		}
-		return i >= 0, err
-	}
 }
 
 // DataAPIAbsence decides what the 404 of a Data API's own GET means. There

@@ -17,10 +17,9 @@ import (
 
 // The neon_auth_domain resource: one origin of the redirect URI whitelist of a
 // branch's Neon Auth, a list-backed type. What differs from the shared
-// lifecycle: any domain found on the branch is taken over, whatever put it
-// there, and destroy leaves it; a create holds its domain against the
-// deletes of a neon_auth_domains of the same apply (neonauth's
-// RemovedDomain).
+// lifecycle: its plan shares the whitelist's checks with neon_auth_domains
+// (planDomains), and a domain taken over has a warning of its own; the
+// API's rules are neonauth's DomainAPI.
 
 type authDomainModel struct {
 	listedModel
@@ -28,8 +27,8 @@ type authDomainModel struct {
 }
 
 // authDomain describes neon_auth_domain.
-var authDomain = &listBacked[authDomainModel, apiclient.Domain]{
-	typeName: typeAuthDomain, kind: neonauth.KindDomain,
+var authDomain = &listBacked[authDomainModel, apiclient.Domain, struct{}]{
+	typeName: typeAuthDomain, api: neonauth.DomainAPI,
 	key: "domain", canonical: apiclient.CanonicalOrigin, keyMaySlash: true,
 	importExample: "autumn-frost-12345678/br-quiet-leaf-12345678/https://app.example.com",
 	description:   "One origin of the redirect URI whitelist of a branch's Neon Auth (`…/auth/domains`).",
@@ -50,15 +49,7 @@ var authDomain = &listBacked[authDomainModel, apiclient.Domain]{
 		return fmt.Sprintf("The domain %s is already whitelisted on %s.", domain, s)
 	},
 	onDestroy: domainLeftOnDestroy,
-	list:      (*neonauth.Service).Domains,
-	keyOf:     func(d apiclient.Domain) string { return d.Domain },
-	listed:    (*neonauth.Service).ListedDomain,
-	add: func(ctx context.Context, auth *neonauth.Service, w listedWrite[authDomainModel]) (*apiclient.Domain, bool, error) {
-		recovered, err := auth.AddDomain(ctx, w.s, w.key)
-		return &apiclient.Domain{Domain: w.key}, recovered, err
-	},
-	remove: (*neonauth.Service).DeleteDomain,
-	hooks: listedHooks[authDomainModel, apiclient.Domain]{
+	hooks: listedHooks[authDomainModel, struct{}]{
 		plan: func(ctx context.Context, c *configured, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, domain string) {
 			var declared []string
 			if domain != "" {
@@ -66,17 +57,6 @@ var authDomain = &listBacked[authDomainModel, apiclient.Domain]{
 			}
 			c.planDomains(ctx, req, resp, declared)
 		},
-		// A domain that the deletes of a neon_auth_domains of this apply
-		// removed was on the branch when the apply began: found, and added
-		// back; one still listed answers the add with a 409.
-		found: func(ctx context.Context, auth *neonauth.Service, w listedWrite[authDomainModel]) (*apiclient.Domain, bool, error) {
-			removed, err := auth.RemovedDomain(ctx, w.s, w.key)
-			if !removed {
-				return nil, false, err
-			}
-			return &apiclient.Domain{Domain: w.key}, true, err
-		},
-		conflictFound: true,
 		tookOver: func(domain string, s neonauth.Scope) (string, string) {
 			return "Trusted domain already on the branch taken over: " + domain, fmt.Sprintf("The whitelist of %s already held %s, so the "+
 				"provider took it over instead of adding it. %s", s, domain, domainLeftOnDestroy)

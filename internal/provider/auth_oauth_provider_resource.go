@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,13 +11,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 	"github.com/neon-auth/terraform-provider-neon/internal/neonauth"
@@ -27,9 +24,9 @@ import (
 // The neon_auth_oauth_provider resource: one OAuth provider of a branch's Neon
 // Auth, a list-backed type. What differs from the shared lifecycle: the
 // credentials (client_id with a secret, or a write-only one) and the tenant
-// are sent by create and update but never read back; an inherited provider
-// taken over is given them, and destroy restores the shared keys it had; a
-// create whose answer was lost checks the credentials of what it finds.
+// are the OAuth app given to the API (neonauth's OAuthProviderAPI, which
+// also sends it to a provider taken over or recovered, and restores the
+// shared keys on destroy), never read back; type is planned from them.
 
 type authOAuthProviderModel struct {
 	listedModel
@@ -43,8 +40,8 @@ type authOAuthProviderModel struct {
 }
 
 // authOAuthProvider describes neon_auth_oauth_provider.
-var authOAuthProvider = &listBacked[authOAuthProviderModel, apiclient.OAuthProvider]{
-	typeName: typeAuthOAuthProvider, kind: neonauth.KindOAuthProvider,
+var authOAuthProvider = &listBacked[authOAuthProviderModel, apiclient.OAuthProvider, neonauth.OAuthApp]{
+	typeName: typeAuthOAuthProvider, api: neonauth.OAuthProviderAPI,
 	key: "provider_id", canonical: oauthProviderID,
 	importExample: "autumn-frost-12345678/br-quiet-leaf-12345678/google",
 	description: "An OAuth sign-in provider (Google, GitHub, Microsoft or Vercel) of a branch's Neon Auth " +
@@ -97,24 +94,12 @@ var authOAuthProvider = &listBacked[authOAuthProviderModel, apiclient.OAuthProvi
 			},
 		},
 	},
-	noun: func(id string) string { return id + " OAuth provider" },
-	adding: func(id string, s neonauth.Scope) string {
-		return fmt.Sprintf("Adding the %s OAuth provider to %s", id, s.Scope)
-	},
 	onDestroy: "Destroy leaves it on the branch (with the shared keys it had, when it had them).",
-	list:      (*neonauth.Service).OAuthProviders,
-	keyOf:     func(p apiclient.OAuthProvider) string { return string(p.ID) },
-	listed:    (*neonauth.Service).ListedOAuthProvider,
-	add:       addOAuthProvider,
-	update:    updateOAuthProvider,
-	remove:    (*neonauth.Service).DeleteOAuthProvider,
+	input:     oauthApp,
 	toModel:   oauthProviderToModel,
-	hooks: listedHooks[authOAuthProviderModel, apiclient.OAuthProvider]{
-		validate:  validateOAuthProvider,
-		failed:    noSharedOAuthKeys,
-		takeOver:  takeOverOAuthProvider,
-		recovered: recoverLostOAuthProvider,
-		restore:   restoreOAuthProvider,
+	hooks: listedHooks[authOAuthProviderModel, neonauth.OAuthApp]{
+		validate: validateOAuthProvider,
+		failed:   noSharedOAuthKeys,
 	},
 }
 
@@ -201,37 +186,13 @@ func validateOAuthProvider(_ context.Context, cfg authOAuthProviderModel, diags 
 
 // oauthApp is the OAuth app the plan (and, for the write-only secret, the
 // configuration) sets.
-func oauthApp(ctx context.Context, w listedWrite[authOAuthProviderModel], diags *diag.Diagnostics) neonauth.OAuthApp {
+func oauthApp(ctx context.Context, w listedWrite[authOAuthProviderModel, neonauth.OAuthApp], diags *diag.Diagnostics) neonauth.OAuthApp {
 	app := neonauth.OAuthApp{ClientID: knownString(w.plan.ClientID), ClientSecret: knownString(w.plan.ClientSecret),
 		MicrosoftTenantID: knownString(w.plan.MicrosoftTenantID)}
 	if app.ClientID != "" && w.plan.ClientSecret.IsNull() && w.cfg != nil {
 		app.ClientSecret = writeOnlyString(ctx, w.cfg, path.Root("client_secret_wo"), diags)
 	}
 	return app
-}
-
-// addOAuthProvider adds the provider with the planned app.
-func addOAuthProvider(ctx context.Context, auth *neonauth.Service, w listedWrite[authOAuthProviderModel]) (*apiclient.OAuthProvider, bool, error) {
-	var diags diag.Diagnostics
-	app := oauthApp(ctx, w, &diags)
-	if diags.HasError() {
-		return nil, false, errors.New(diags.Errors()[0].Detail())
-	}
-	created, err := auth.AddOAuthProviderWith(ctx, w.s, w.key, app)
-	return created, err == nil && created.Recovered, err
-}
-
-// updateOAuthProvider sends the configured app whenever the plan has
-// credentials or a tenant: a change of client_id, secret, secret version or
-// tenant, or a type that drifted back to shared. Without them nothing
-// reaches the API (removing the credentials replaces the resource).
-func updateOAuthProvider(ctx context.Context, auth *neonauth.Service, w listedWrite[authOAuthProviderModel]) (*apiclient.OAuthProvider, error) {
-	var diags diag.Diagnostics
-	app := oauthApp(ctx, w, &diags)
-	if diags.HasError() {
-		return nil, errors.New(diags.Errors()[0].Detail())
-	}
-	return auth.UpdateOAuthProviderTo(ctx, w.s, w.key, app)
 }
 
 // oauthProviderToModel writes what the API tells of the OAuth provider into
@@ -250,7 +211,7 @@ func oauthProviderToModel(m *authOAuthProviderModel, s neonauth.Scope, p *apicli
 
 // noSharedOAuthKeys explains an add refused because Neon has no shared keys
 // for the provider.
-func noSharedOAuthKeys(w listedWrite[authOAuthProviderModel], err error, diags *diag.Diagnostics) bool {
+func noSharedOAuthKeys(w listedWrite[authOAuthProviderModel, neonauth.OAuthApp], err error, diags *diag.Diagnostics) bool {
 	if !errors.Is(err, apiclient.ErrNoSharedOAuthKeys) {
 		return false
 	}
@@ -259,89 +220,4 @@ func noSharedOAuthKeys(w listedWrite[authOAuthProviderModel], err error, diags *
 			"and a secret, `client_secret` or the write-only `client_secret_wo` with `client_secret_wo_version`. %s",
 			w.key, apiErrorDetail(fmt.Sprintf("Adding the %s OAuth provider to %s", w.key, w.s.Scope), err)))
 	return true
-}
-
-// foundOAuthProvider is what taking over an inherited OAuth provider found:
-// its type, and its client id when the list shows it. The client secret is
-// never recorded.
-type foundOAuthProvider struct {
-	Type     string `json:"type"`
-	ClientID string `json:"client_id,omitempty"`
-}
-
-// takeOverOAuthProvider follows a create that found its OAuth provider
-// already on the branch, inherited from its parent: it is given the planned
-// app (neonauth's TakeOverOAuthProvider), and recorded with what it had.
-func takeOverOAuthProvider(ctx context.Context, c *configured, w listedWrite[authOAuthProviderModel], listed *apiclient.OAuthProvider,
-	to neonauth.TakeOver, resp *resource.CreateResponse,
-) (*apiclient.OAuthProvider, bool) {
-	s, id := w.s, w.key
-	app := oauthApp(ctx, w, &resp.Diagnostics)
-	shared := neonauth.DropsOwnApp(listed, app)
-	if resp.Diagnostics.HasError() {
-		return nil, false
-	}
-	if shared && c.data.restore {
-		resp.Diagnostics.AddAttributeError(path.Root("client_id"), "Inherited OAuth provider has its own app",
-			fmt.Sprintf("Branch %[1]s was created from branch %[2]s and inherited its %[3]s OAuth provider, which uses its own OAuth app "+
-				"(type standard); this configuration asks for the shared keys. Making it shared would delete its credentials, which "+
-				"destroy could not restore: the API never returns a client secret. Set client_id and client_secret (or "+
-				"client_secret_wo) of an OAuth app whose redirect URIs include this branch's callback (<base_url of its "+
-				"integration>/callback/%[3]s) — the inherited app's, once you have added that URI, or one for previews.%[4]s",
-				s.BranchID, to.Parent, id, disposableHint))
-		return nil, false
-	}
-	got, err := c.data.auth.TakeOverOAuthProvider(ctx, s, listed, app)
-	if err != nil {
-		what := fmt.Sprintf("Setting the credentials of the %s OAuth provider %s inherited", id, s.Scope)
-		if shared {
-			what = fmt.Sprintf("Replacing the own OAuth app of the %s OAuth provider %s inherited by the shared keys", id, s.Scope)
-		}
-		resp.Diagnostics.AddError(c.unable("Create"), c.data.explainFailure(ctx, s, what, err))
-		return nil, false
-	}
-	onDestroy := c.data.onDestroy("Destroy leaves it on the branch. The API never returns a client secret, so destroy cannot restore " +
-		"inherited credentials that this configuration replaced.")
-	switch {
-	case shared:
-		onDestroy = "Its own OAuth app was replaced by the shared keys; " + onDestroy
-	case string(listed.Type) == apiclient.TypeShared:
-		onDestroy = c.data.onDestroy("Destroy leaves it on the branch, with the shared keys it had.")
-	}
-	tookOver(ctx, resp.Private, &resp.Diagnostics, s, to.Parent, foundOAuthProvider{Type: string(listed.Type), ClientID: apiclient.Deref(listed.ClientID)},
-		fmt.Sprintf("%s OAuth provider (type %s)", id, listed.Type),
-		fmt.Sprintf("which holds the same %s OAuth provider", id), onDestroy)
-	return got, true
-}
-
-// recoverLostOAuthProvider follows a create whose response was lost but
-// whose provider is listed (neonauth's RecoverOAuthProvider).
-func recoverLostOAuthProvider(ctx context.Context, c *configured, w listedWrite[authOAuthProviderModel], listed *apiclient.OAuthProvider,
-	diags *diag.Diagnostics,
-) (*apiclient.OAuthProvider, error) {
-	got, err := c.data.auth.RecoverOAuthProvider(ctx, w.s, listed, oauthApp(ctx, w, diags), branchObjectID(w.s, w.key))
-	if err == nil {
-		diags.AddWarning("Auth OAuth provider created; response lost",
-			fmt.Sprintf("The response to adding the %s OAuth provider to %s was lost in transit, but the provider exists, "+
-				"so it was recovered into the state (type %s).", w.key, w.s.Scope, got.Type))
-	}
-	return got, err
-}
-
-// restoreOAuthProvider is the destroy of an OAuth provider taken over from
-// the parent branch (neonauth's RestoreOAuthProvider): it stays, back on
-// the shared keys when it had them.
-func restoreOAuthProvider(ctx context.Context, c *configured, state listedWrite[authOAuthProviderModel], raw json.RawMessage, diags *diag.Diagnostics) {
-	s, id := state.s, state.key
-	var found foundOAuthProvider
-	if err := json.Unmarshal(raw, &found); err != nil {
-		diags.AddError(c.unable("Delete"), "The record of what the create took over cannot be read: "+err.Error())
-		return
-	}
-	wrote, err := c.data.auth.RestoreOAuthProvider(ctx, s, id, found.Type, state.plan.Type.ValueString())
-	if !wrote {
-		tflog.Info(ctx, "leaving the inherited OAuth provider on the branch", map[string]any{"project_id": s.ProjectID, "branch_id": s.BranchID, "provider_id": id})
-		return
-	}
-	c.settleDelete(ctx, s, err, nil, fmt.Sprintf("Restoring the shared keys of the %s OAuth provider %s inherited", id, s.Scope), diags)
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -22,11 +21,13 @@ import (
 // differently, as hooks.
 
 // listBacked describes a list-backed type: M is its model, O the API's
-// object of it.
-type listBacked[M any, O any] struct {
+// object of it and A what a configuration gives one (see neonauth's
+// ListBacked).
+type listBacked[M any, O any, A any] struct {
 	typeName typeName
-	// kind names the type in neonauth's take-over rules.
-	kind neonauth.Kind
+	// api is the kind's API: how its objects are listed, written, taken
+	// over, recovered and restored.
+	api *neonauth.ListBacked[O, A]
 	// key is the argument that names an object among its branch's; its
 	// canonical form (nil: as written) is what the id and the import hold.
 	key       string
@@ -47,56 +48,31 @@ type listBacked[M any, O any] struct {
 	adding, already func(key string, s neonauth.Scope) string
 	// onDestroy says what a restoring destroy does with one taken over.
 	onDestroy string
-	// The API, through neonauth (as method expressions where they fit): the
-	// scope's objects (a shared read), the key of one, whether one is listed
-	// (keeping it in *found), and the writes.
-	list   func(*neonauth.Service, context.Context, neonauth.Scope) ([]O, error)
-	keyOf  func(O) string
-	listed func(auth *neonauth.Service, s neonauth.Scope, key string, found **O) neonauth.Listed
-	// add answers the object added and whether its answer was lost and
-	// recovered; update (nil: every argument replaces the object) answers
-	// nil when it sent nothing.
-	add    func(context.Context, *neonauth.Service, listedWrite[M]) (*O, bool, error)
-	update func(context.Context, *neonauth.Service, listedWrite[M]) (*O, error)
-	remove func(auth *neonauth.Service, ctx context.Context, s neonauth.Scope, key string) error
+	// input is what the write's plan (and configuration) gives the API (nil:
+	// the object is only its key).
+	input func(ctx context.Context, w listedWrite[M, A], diags *diag.Diagnostics) A
 	// toModel writes what the API tells of an object on a scope into the
 	// model (o nil: an update that sent nothing); nil when the API tells
 	// nothing the model keeps.
 	toModel func(m *M, s neonauth.Scope, o *O) diag.Diagnostics
 
 	// What a type does differently; nil is the shared rule.
-	hooks listedHooks[M, O]
+	hooks listedHooks[M, A]
 }
 
 // listedHooks are what a list-backed type does differently from the shared
-// lifecycle.
-type listedHooks[M any, O any] struct {
+// lifecycle, beyond its API's rules.
+type listedHooks[M any, A any] struct {
 	// plan adds its own plan checks; nil: planTakeOver of a branch's copy.
 	plan func(ctx context.Context, c *configured, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, key string)
 	// validate checks the configuration.
 	validate func(ctx context.Context, cfg M, diags *diag.Diagnostics)
-	// found finds the object a create meets on its branch (nil: listed);
-	// addBack: it was there when the apply began but is not now, and a
-	// take-over adds it back.
-	found func(ctx context.Context, auth *neonauth.Service, w listedWrite[M]) (o *O, addBack bool, err error)
-	// conflictFound: a 409 to the add means the object is there (a
-	// take-over); otherwise the create fails with the import command.
-	conflictFound bool
 	// failed explains a failed add the shared rule does not; ok false
 	// leaves it to the shared rule.
-	failed func(w listedWrite[M], err error, diags *diag.Diagnostics) bool
-	// takeOver applies the configuration to the object found, records it
-	// and warns (nil: recorded as found, with the warning of tookOver).
-	takeOver func(ctx context.Context, c *configured, w listedWrite[M], found *O, to neonauth.TakeOver, resp *resource.CreateResponse) (*O, bool)
-	// tookOver words the warning of a take-over (nil: an object inherited
-	// from the parent branch).
+	failed func(w listedWrite[M, A], err error, diags *diag.Diagnostics) bool
+	// tookOver words the warning of a take-over that the API's rules leave
+	// as found (nil: an object inherited from the parent branch).
 	tookOver func(key string, s neonauth.Scope) (summary, detail string)
-	// recovered settles an add whose answer was lost; nil: the object
-	// read back is the create's.
-	recovered func(ctx context.Context, c *configured, w listedWrite[M], o *O, diags *diag.Diagnostics) (*O, error)
-	// restore is a restoring destroy of what was taken over (nil: it
-	// stays as it is).
-	restore func(ctx context.Context, c *configured, state listedWrite[M], found json.RawMessage, diags *diag.Diagnostics)
 }
 
 // listedModel is the part of a list-backed type's model that the lifecycle
@@ -109,58 +85,60 @@ type listedModel struct {
 // listedWrite is a write of a list-backed object: the model planned (or in
 // state), where it lives, its key, and the configuration (nil outside
 // Create and Update), which holds the write-only arguments.
-type listedWrite[M any] struct {
+type listedWrite[M any, A any] struct {
 	plan M
 	s    neonauth.Scope
 	key  string
 	cfg  attributeGetter
+	// in is what the plan (or state) gives the API: the type's input.
+	in A
 }
 
 // listBackedResource is the resource a listBacked describes.
-type listBackedResource[M any, O any] struct {
+type listBackedResource[M any, O any, A any] struct {
 	configured
-	t *listBacked[M, O]
+	t *listBacked[M, O, A]
 }
 
 var (
-	_ resource.ResourceWithImportState    = (*listBackedResource[struct{}, struct{}])(nil)
-	_ resource.ResourceWithIdentity       = (*listBackedResource[struct{}, struct{}])(nil)
-	_ resource.ResourceWithModifyPlan     = (*listBackedResource[struct{}, struct{}])(nil)
-	_ resource.ResourceWithValidateConfig = (*listBackedResource[struct{}, struct{}])(nil)
+	_ resource.ResourceWithImportState    = (*listBackedResource[struct{}, struct{}, struct{}])(nil)
+	_ resource.ResourceWithIdentity       = (*listBackedResource[struct{}, struct{}, struct{}])(nil)
+	_ resource.ResourceWithModifyPlan     = (*listBackedResource[struct{}, struct{}, struct{}])(nil)
+	_ resource.ResourceWithValidateConfig = (*listBackedResource[struct{}, struct{}, struct{}])(nil)
 )
 
 // resource is the type's resource.
-func (t *listBacked[M, O]) resource() resource.Resource { return t.newResource() }
+func (t *listBacked[M, O, A]) resource() resource.Resource { return t.newResource() }
 
 // newResource is the type's resource as its own type.
-func (t *listBacked[M, O]) newResource() *listBackedResource[M, O] {
-	return &listBackedResource[M, O]{configured: configuredAs(t.typeName), t: t}
+func (t *listBacked[M, O, A]) newResource() *listBackedResource[M, O, A] {
+	return &listBackedResource[M, O, A]{configured: configuredAs(t.typeName), t: t}
 }
 
 // listResource is the type's list resource: every object of each branch
 // searched, named by its key.
-func (t *listBacked[M, O]) listResource() list.ListResource {
+func (t *listBacked[M, O, A]) listResource() list.ListResource {
 	return &objectList{listedResource: t.newResource(), what: "the " + t.typeName.noun() + "s",
 		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
-			objects, err := t.list(auth, ctx, s)
-			return keysOf(objects, err, func(o O) string { return t.canonicalKey(t.keyOf(o)) })
+			objects, err := t.api.List(auth, ctx, s)
+			return keysOf(objects, err, func(o O) string { return t.canonicalKey(t.api.Key(o)) })
 		}}
 }
 
 // served is what the provider serves of the type: its resource and its
 // list resource.
-func (t *listBacked[M, O]) served() servedType {
+func (t *listBacked[M, O, A]) served() servedType {
 	return servedType{resource: t.resource, list: t.listResource}
 }
 
 // format is the type's import format, which also gives its identity.
-func (t *listBacked[M, O]) format() importFormat {
+func (t *listBacked[M, O, A]) format() importFormat {
 	return importFormat{resourceType: t.typeName, parts: []string{t.key}, lastMaySlash: t.keyMaySlash, withBranch: true,
 		example: t.importExample}
 }
 
 // nounOf names the object of key in messages.
-func (t *listBacked[M, O]) nounOf(key string) string {
+func (t *listBacked[M, O, A]) nounOf(key string) string {
 	if t.noun != nil {
 		return t.noun(key)
 	}
@@ -168,7 +146,7 @@ func (t *listBacked[M, O]) nounOf(key string) string {
 }
 
 // addingTo names the create of the object of key on s.
-func (t *listBacked[M, O]) addingTo(key string, s neonauth.Scope) string {
+func (t *listBacked[M, O, A]) addingTo(key string, s neonauth.Scope) string {
 	if t.adding != nil {
 		return t.adding(key, s)
 	}
@@ -176,7 +154,7 @@ func (t *listBacked[M, O]) addingTo(key string, s neonauth.Scope) string {
 }
 
 // canonicalKey is key in its canonical form, or as written when it has none.
-func (t *listBacked[M, O]) canonicalKey(key string) string {
+func (t *listBacked[M, O, A]) canonicalKey(key string) string {
 	if t.canonical == nil {
 		return key
 	}
@@ -186,12 +164,12 @@ func (t *listBacked[M, O]) canonicalKey(key string) string {
 	return key
 }
 
-func (r *listBackedResource[M, O]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *listBackedResource[M, O, A]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = r.t.schema()
 }
 
 // schema is the type's schema: its attributes, where it lives and its id.
-func (t *listBacked[M, O]) schema() schema.Schema {
+func (t *listBacked[M, O, A]) schema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: t.description + " Import with `<project_id>/<branch_id>/<" + t.key + ">`; `<project_id>/<" + t.key +
 			">` is the production branch's.",
@@ -201,11 +179,11 @@ func (t *listBacked[M, O]) schema() schema.Schema {
 	}
 }
 
-func (r *listBackedResource[M, O]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+func (r *listBackedResource[M, O, A]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	resp.IdentitySchema = r.t.format().identitySchema()
 }
 
-func (r *listBackedResource[M, O]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+func (r *listBackedResource[M, O, A]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	if r.t.hooks.validate == nil {
 		return
 	}
@@ -217,7 +195,7 @@ func (r *listBackedResource[M, O]) ValidateConfig(ctx context.Context, req resou
 
 // ImportState stores the key canonical; a configuration that writes it
 // differently plans no change.
-func (r *listBackedResource[M, O]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *listBackedResource[M, O, A]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	f := r.t.format()
 	v, ok := f.importState(ctx, &req, resp)
 	if !ok {

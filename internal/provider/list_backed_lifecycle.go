@@ -26,7 +26,7 @@ import (
 // (listedHooks) change a phase; nothing else here knows one type from
 // another.
 
-func (r *listBackedResource[M, O]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *listBackedResource[M, O, A]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	t := r.t
 	r.planScope(ctx, scopeRules{}, req, resp)
 	var key types.String
@@ -52,19 +52,19 @@ func (r *listBackedResource[M, O]) ModifyPlan(ctx context.Context, req resource.
 	if k == "" {
 		return
 	}
-	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: t.kind, Key: k},
+	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: t.api.Kind, Key: k},
 		what: t.nounOf(k), onDestroy: t.onDestroy, onBranch: func(ctx context.Context, s neonauth.Scope) (bool, error) {
-			return t.listed(r.data.auth, s, k, nil)(ctx)
+			return t.api.Listed(r.data.auth, s, k, nil)(ctx)
 		}})
 }
 
 // begin opens a write: the model planned (or in state), its scope (the
 // integration's auth provider when it names none, with fromIntegration) and
 // key, and the configuration.
-func (r *listBackedResource[M, O]) begin(ctx context.Context, planned modelGetter, cfg attributeGetter, summary string,
+func (r *listBackedResource[M, O, A]) begin(ctx context.Context, planned modelGetter, cfg attributeGetter, summary string,
 	source providerSource, diags *diag.Diagnostics,
-) (listedWrite[M], bool) {
-	var w listedWrite[M]
+) (listedWrite[M, A], bool) {
+	var w listedWrite[M, A]
 	m, ok := begin[M](ctx, r.data, planned, diags)
 	if !ok {
 		return w, false
@@ -96,6 +96,9 @@ func (r *listBackedResource[M, O]) begin(ctx context.Context, planned modelGette
 		w.key = canonical
 	}
 	w.cfg = cfg
+	if r.t.input != nil && !diags.HasError() {
+		w.in = r.t.input(ctx, w, diags)
+	}
 	return w, !diags.HasError()
 }
 
@@ -110,7 +113,7 @@ type modelGetter interface {
 }
 
 // settle writes the object into the write's model and the state.
-func (r *listBackedResource[M, O]) settle(ctx context.Context, w listedWrite[M], o *O, state *tfsdk.State, diags *diag.Diagnostics) {
+func (r *listBackedResource[M, O, A]) settle(ctx context.Context, w listedWrite[M, A], o *O, state *tfsdk.State, diags *diag.Diagnostics) {
 	if r.t.toModel != nil {
 		diags.Append(r.t.toModel(&w.plan, w.s, o)...)
 	}
@@ -125,7 +128,7 @@ func (r *listBackedResource[M, O]) settle(ctx context.Context, w listedWrite[M],
 	}
 }
 
-func (r *listBackedResource[M, O]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *listBackedResource[M, O, A]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	t := r.t
 	f := t.format()
 	defer f.identifyCreated(ctx, resp)
@@ -134,12 +137,12 @@ func (r *listBackedResource[M, O]) Create(ctx context.Context, req resource.Crea
 	if !ok || !r.data.requireBranch(ctx, w.s.ProjectID, w.s.BranchID, summary, &resp.Diagnostics) {
 		return
 	}
-	found, addBack, err := r.found(ctx, w)
+	found, addBack, err := t.api.FoundBy(r.data.auth, ctx, w.s, w.key)
 	var o *O
 	var recovered bool
 	if err == nil && found == nil {
-		o, recovered, err = t.add(ctx, r.data.auth, w)
-		if errors.Is(err, apiclient.ErrConflict) && t.hooks.conflictFound {
+		o, recovered, err = t.api.Add(r.data.auth, ctx, w.s, w.key, w.in)
+		if errors.Is(err, apiclient.ErrConflict) && t.api.ConflictFound {
 			found, err = new(O), nil
 		}
 	}
@@ -160,36 +163,23 @@ func (r *listBackedResource[M, O]) Create(ctx context.Context, req resource.Crea
 	r.settle(ctx, w, o, &resp.State, &resp.Diagnostics)
 }
 
-// found is the object a create meets already on its branch: nil when there
-// is none.
-func (r *listBackedResource[M, O]) found(ctx context.Context, w listedWrite[M]) (*O, bool, error) {
-	if r.t.hooks.found != nil {
-		return r.t.hooks.found(ctx, r.data.auth, w)
-	}
-	var found *O
-	if listed, err := r.t.listed(r.data.auth, w.s, w.key, &found)(ctx); err != nil || !listed {
-		return nil, false, nil //nolint:nilerr // the add says what it meets
-	}
-	return found, false, nil
-}
-
 // takeOver is a create that found its object: taken over when neonauth's
 // rules allow it, refused with the import command otherwise.
-func (r *listBackedResource[M, O]) takeOver(ctx context.Context, w listedWrite[M], found *O, addBack bool, resp *resource.CreateResponse) (*O, bool) {
+func (r *listBackedResource[M, O, A]) takeOver(ctx context.Context, w listedWrite[M, A], found *O, addBack bool, resp *resource.CreateResponse) (*O, bool) {
 	t := r.t
-	to, ok := r.mayTakeOver(ctx, w.s, neonauth.Object{Kind: t.kind, Key: w.key}, t.addingTo(w.key, w.s)+": it is already there.",
+	to, ok := r.mayTakeOver(ctx, w.s, neonauth.Object{Kind: t.api.Kind, Key: w.key}, t.addingTo(w.key, w.s)+": it is already there.",
 		r.alreadyThere(w), compositeID(w.s.ProjectID, w.s.BranchID, w.key), &resp.Diagnostics)
 	if !ok {
 		return nil, false
 	}
 	if addBack {
-		if _, _, err := t.add(ctx, r.data.auth, w); err != nil && !errors.Is(err, apiclient.ErrConflict) {
+		if _, _, err := t.api.Add(r.data.auth, ctx, w.s, w.key, w.in); err != nil && !errors.Is(err, apiclient.ErrConflict) {
 			r.addFailed(ctx, w, err, &resp.Diagnostics)
 			return nil, false
 		}
 	}
-	if t.hooks.takeOver != nil {
-		return t.hooks.takeOver(ctx, &r.configured, w, found, to, resp)
+	if t.api.TakeOver != nil {
+		return r.applyTakeOver(ctx, w, found, to, resp)
 	}
 	if t.hooks.tookOver == nil {
 		tookOver(ctx, resp.Private, &resp.Diagnostics, w.s, to.Parent, struct{}{}, t.nounOf(w.key), "", r.data.onDestroy(t.onDestroy))
@@ -200,8 +190,31 @@ func (r *listBackedResource[M, O]) takeOver(ctx context.Context, w listedWrite[M
 	return found, true
 }
 
+// applyTakeOver gives the configuration to the object taken over, through
+// the API's rules, and records what it had.
+func (r *listBackedResource[M, O, A]) applyTakeOver(ctx context.Context, w listedWrite[M, A], found *O, to neonauth.TakeOver,
+	resp *resource.CreateResponse,
+) (*O, bool) {
+	taken, err := r.t.api.TakeOver(r.data.auth, ctx, w.s, found, w.in, to, r.data.restore)
+	var refused *neonauth.TakeOverRefused
+	var failed *neonauth.TakeOverFailed
+	switch {
+	case errors.As(err, &refused):
+		resp.Diagnostics.AddError(refused.Summary, refused.Why+disposableHint)
+		return nil, false
+	case errors.As(err, &failed):
+		resp.Diagnostics.AddError(r.unable("Create"), r.data.explainFailure(ctx, w.s, failed.Doing, failed.Err))
+		return nil, false
+	case err != nil:
+		resp.Diagnostics.AddError(r.unable("Create"), r.data.explainFailure(ctx, w.s, "Taking over the "+r.t.nounOf(w.key), err))
+		return nil, false
+	}
+	tookOver(ctx, resp.Private, &resp.Diagnostics, w.s, to.Parent, taken.Found, taken.What, taken.Held, taken.Did+r.data.onDestroy(taken.OnDestroy))
+	return taken.Object, true
+}
+
 // alreadyThere says, in a refusal, that the branch already holds the object.
-func (r *listBackedResource[M, O]) alreadyThere(w listedWrite[M]) string {
+func (r *listBackedResource[M, O, A]) alreadyThere(w listedWrite[M, A]) string {
 	if r.t.already != nil {
 		return r.t.already(w.key, w.s)
 	}
@@ -210,9 +223,13 @@ func (r *listBackedResource[M, O]) alreadyThere(w listedWrite[M]) string {
 
 // recovered settles an add whose answer was lost but whose object is listed:
 // the create's own, with a warning.
-func (r *listBackedResource[M, O]) recovered(ctx context.Context, w listedWrite[M], o *O, diags *diag.Diagnostics) (*O, error) {
-	if r.t.hooks.recovered != nil {
-		return r.t.hooks.recovered(ctx, &r.configured, w, o, diags)
+func (r *listBackedResource[M, O, A]) recovered(ctx context.Context, w listedWrite[M, A], o *O, diags *diag.Diagnostics) (*O, error) {
+	if r.t.api.Recover != nil {
+		got, err := r.t.api.Recover(r.data.auth, ctx, w.s, o, w.in, branchObjectID(w.s, w.key))
+		if err != nil {
+			return nil, err
+		}
+		o = got
 	}
 	diags.AddWarning(r.title()+" created; response lost",
 		fmt.Sprintf("The response to %s was lost in transit, but it is listed, so it was recovered into the state.",
@@ -221,7 +238,7 @@ func (r *listBackedResource[M, O]) recovered(ctx context.Context, w listedWrite[
 }
 
 // addFailed explains a failed add: after a 409, with the import command.
-func (r *listBackedResource[M, O]) addFailed(ctx context.Context, w listedWrite[M], err error, diags *diag.Diagnostics) {
+func (r *listBackedResource[M, O, A]) addFailed(ctx context.Context, w listedWrite[M, A], err error, diags *diag.Diagnostics) {
 	if r.t.hooks.failed != nil && r.t.hooks.failed(w, err, diags) {
 		return
 	}
@@ -232,7 +249,7 @@ func (r *listBackedResource[M, O]) addFailed(ctx context.Context, w listedWrite[
 	diags.AddError(r.unable("Create"), detail)
 }
 
-func (r *listBackedResource[M, O]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *listBackedResource[M, O, A]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	t := r.t
 	defer t.format().identifyRead(ctx, req, resp)
 	w, ok := r.begin(ctx, req.State, nil, r.unable("Read"), fromIntegration, &resp.Diagnostics)
@@ -240,7 +257,7 @@ func (r *listBackedResource[M, O]) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	var found *O
-	if !r.readListed(ctx, w.s, t.listed(r.data.auth, w.s, w.key, &found), "the "+t.nounOf(w.key), resp) {
+	if !r.readListed(ctx, w.s, t.api.Listed(r.data.auth, w.s, w.key, &found), "the "+t.nounOf(w.key), resp) {
 		return
 	}
 	r.settle(ctx, w, found, &resp.State, &resp.Diagnostics)
@@ -248,10 +265,10 @@ func (r *listBackedResource[M, O]) Read(ctx context.Context, req resource.ReadRe
 
 // Update sends the change when the type has an update; without one, every
 // argument replaces the object and the plan is kept.
-func (r *listBackedResource[M, O]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+func (r *listBackedResource[M, O, A]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	t := r.t
 	defer t.format().identifyUpdated(ctx, resp)
-	if t.update == nil {
+	if t.api.Update == nil {
 		resp.State.Raw = req.Plan.Raw
 		return
 	}
@@ -260,7 +277,7 @@ func (r *listBackedResource[M, O]) Update(ctx context.Context, req resource.Upda
 	if !ok {
 		return
 	}
-	updated, err := t.update(ctx, r.data.auth, w)
+	updated, err := t.api.Update(r.data.auth, ctx, w.s, w.key, w.in)
 	if err != nil {
 		detail := r.data.explainFailure(ctx, w.s, "Updating the "+t.nounOf(w.key)+" of "+w.s.String(), err)
 		if isNotFound(err) {
@@ -272,21 +289,36 @@ func (r *listBackedResource[M, O]) Update(ctx context.Context, req resource.Upda
 	r.settle(ctx, w, updated, &resp.State, &resp.Diagnostics)
 }
 
-func (r *listBackedResource[M, O]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+func (r *listBackedResource[M, O, A]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	t := r.t
 	w, ok := r.begin(ctx, req.State, nil, r.unable("Delete"), fromModel, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	if restoreTakenOver(ctx, r.data, req.Private, &resp.Diagnostics, func(rec takeOverRecord[json.RawMessage]) {
-		if t.hooks.restore != nil {
-			t.hooks.restore(ctx, &r.configured, w, rec.Found, &resp.Diagnostics)
+		if t.api.Restore != nil {
+			r.restore(ctx, w, rec.Found, &resp.Diagnostics)
 			return
 		}
 		tflog.Info(ctx, "leaving the "+t.nounOf(w.key)+" taken over on the branch", map[string]any{"project_id": w.s.ProjectID, "branch_id": w.s.BranchID})
 	}) {
 		return
 	}
-	r.settleDelete(ctx, w.s, t.remove(r.data.auth, ctx, w.s, w.key), t.listed(r.data.auth, w.s, w.key, nil),
+	r.settleDelete(ctx, w.s, t.api.Delete(r.data.auth, ctx, w.s, w.key), t.api.Listed(r.data.auth, w.s, w.key, nil),
 		fmt.Sprintf("Deleting the %s of %s", t.nounOf(w.key), w.s.Scope), &resp.Diagnostics)
+}
+
+// restore is the restoring destroy of what the create took over, through
+// the API's rules: what it wrote is settled as a delete.
+func (r *listBackedResource[M, O, A]) restore(ctx context.Context, w listedWrite[M, A], found json.RawMessage, diags *diag.Diagnostics) {
+	wrote, err := r.t.api.Restore(r.data.auth, ctx, w.s, w.key, found, w.in)
+	switch {
+	case wrote:
+		r.settleDelete(ctx, w.s, err, nil, fmt.Sprintf("Restoring the %s %s inherited", r.t.nounOf(w.key), w.s.Scope), diags)
+	case err != nil:
+		diags.AddError(r.unable("Delete"), err.Error())
+	default:
+		tflog.Info(ctx, "leaving the "+r.t.nounOf(w.key)+" taken over on the branch as it was", map[string]any{"project_id": w.s.ProjectID,
+			"branch_id": w.s.BranchID})
+	}
 }
