@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
+	"time"
+
+	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // A list-backed kind's API described once: the objects of a kind that a
@@ -18,15 +22,20 @@ import (
 type ListBacked[O any, A any] struct {
 	// Kind names the kind in the take-over rules (MayTakeOver).
 	Kind Kind
-	// List is the scope's objects, through the shared read.
-	List func(svc *Service, ctx context.Context, s Scope) ([]O, error)
+	// Fetch is the scope's objects read by a request of their own: a kind
+	// that gives it is read through a shared read of its own (see Objects),
+	// which its writes forget. A kind whose list is shared otherwise gives
+	// List instead, and its writes forget it themselves.
+	Fetch func(c *apiclient.Client, ctx context.Context, s apiclient.Scope) ([]O, error)
+	List  func(svc *Service, ctx context.Context, s Scope) ([]O, error)
 	// Key is the key of an object listed; Holds (nil: equal keys) whether
 	// an object listed on s is the object of key.
 	Key   func(O) string
 	Holds func(s Scope, o O, key string) bool
 
-	// Add adds the object of key to s; recovered: its answer was lost and
-	// a fresh read found it.
+	// The writes (called through AddTo, UpdateOn and DeleteFrom, which
+	// forget the kind's shared read). Add adds the object of key to s;
+	// recovered: its answer was lost and a fresh read found it.
 	Add func(svc *Service, ctx context.Context, s Scope, key string, in A) (o *O, recovered bool, err error)
 	// Update sends in to the object of key (nil: every argument replaces
 	// the object); it answers nil when it had nothing to send.
@@ -92,7 +101,7 @@ func (e *TakeOverRefused) Error() string { return e.Why }
 // (when found is not nil).
 func (k *ListBacked[O, A]) Listed(svc *Service, s Scope, key string, found **O) Listed {
 	return func(ctx context.Context) (bool, error) {
-		os, err := k.List(svc, ctx, s)
+		os, err := k.Objects(svc, ctx, s)
 		i := slices.IndexFunc(os, func(o O) bool { return k.holds(s, o, key) })
 		if i >= 0 && found != nil {
 			*found = &os[i]
@@ -119,4 +128,71 @@ func (k *ListBacked[O, A]) holds(s Scope, o O, key string) bool {
 		return k.Holds(s, o, key)
 	}
 	return k.Key(o) == key
+}
+
+// Objects is the scope's objects: its List, or its Fetch through the
+// kind's shared read.
+func (k *ListBacked[O, A]) Objects(svc *Service, ctx context.Context, s Scope) ([]O, error) {
+	if k.List != nil {
+		return k.List(svc, ctx, s)
+	}
+	return kindRead[O](svc, k.Kind).get(ctx, keyOf(s), func(ctx context.Context) ([]O, error) {
+		return k.Fetch(svc.client, ctx, s.Scope)
+	})
+}
+
+// AddTo is Add, which then forgets the kind's shared read.
+func (k *ListBacked[O, A]) AddTo(svc *Service, ctx context.Context, s Scope, key string, in A) (*O, bool, error) {
+	o, recovered, err := k.Add(svc, ctx, s, key, in)
+	k.forget(svc, s)
+	return o, recovered, err
+}
+
+// UpdateOn is Update, which then forgets the kind's shared read.
+func (k *ListBacked[O, A]) UpdateOn(svc *Service, ctx context.Context, s Scope, key string, in A) (*O, error) {
+	o, err := k.Update(svc, ctx, s, key, in)
+	k.forget(svc, s)
+	return o, err
+}
+
+// DeleteFrom is Delete, which then forgets the kind's shared read.
+func (k *ListBacked[O, A]) DeleteFrom(svc *Service, ctx context.Context, s Scope, key string) error {
+	err := k.Delete(svc, ctx, s, key)
+	k.forget(svc, s)
+	return err
+}
+
+// forget forgets the scope's shared read of the kind, when it has one of
+// its own (a kind with List forgets its own).
+func (k *ListBacked[O, A]) forget(svc *Service, s Scope) {
+	if k.List == nil {
+		kindRead[O](svc, k.Kind).invalidate(keyOf(s))
+	}
+}
+
+// kindReads are the shared reads of the list-backed kinds read by their
+// Fetch, one per kind, made on first use.
+type kindReads struct {
+	maxAge time.Duration
+	mu     sync.Mutex
+	byKind map[Kind]any
+}
+
+// kindRead is the shared read of the kind k, whose objects are O.
+func kindRead[O any](svc *Service, k Kind) *sharedRead[[]O] {
+	r := svc.reads.kinds
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if read, ok := r.byKind[k].(*sharedRead[[]O]); ok {
+		return read
+	}
+	read := newSharedRead[[]O](r.maxAge)
+	r.byKind[k] = read
+	return read
+}
+
+// Object names the object of key for the take-over rules (MayTakeOver),
+// which look for it on the parent branch in the kind's list.
+func (k *ListBacked[O, A]) Object(key string) Object {
+	return Object{Kind: k.Kind, Key: key, heldBy: func(svc *Service, s Scope) Listed { return k.Listed(svc, s, key, nil) }}
 }

@@ -106,6 +106,8 @@ type sharedReads struct {
 	plugins      *sharedRead[*apiclient.Plugins]
 	dataAPIs     *sharedRead[dataAPIRead]
 	jwks         *sharedRead[[]apiclient.JWKS]
+	// kinds are the list-backed kinds' own (see ListBacked.Fetch).
+	kinds *kindReads
 }
 
 func newSharedReads(maxAge time.Duration) sharedReads {
@@ -117,6 +119,7 @@ func newSharedReads(maxAge time.Duration) sharedReads {
 		domains:      newSharedRead[[]apiclient.Domain](maxAge),
 		branches:     newSharedRead[[]apiclient.Branch](maxAge),
 		plugins:      newSharedRead[*apiclient.Plugins](maxAge),
+		kinds:        &kindReads{maxAge: maxAge, byKind: map[Kind]any{}},
 	}
 }
 

@@ -2,7 +2,6 @@ package neonauth
 
 import (
 	"context"
-	"slices"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
@@ -65,6 +64,9 @@ func (k Kind) ofNeonAuth() bool { return k != KindDataAPI }
 type Object struct {
 	Kind Kind
 	Key  string
+	// heldBy is whether a branch holds it, for a list-backed kind (see
+	// ListBacked.Object).
+	heldBy func(svc *Service, s Scope) Listed
 }
 
 // Refusal says why a found object counts as made outside Terraform.
@@ -169,7 +171,8 @@ func (svc *Service) decide(ctx context.Context, s Scope, found Object, refuse bo
 }
 
 // heldByParent reports whether the branch parentID holds the same object as
-// found on the scope's branch: the same OAuth provider id, an integration of
+// found on the scope's branch: the same object of a list-backed kind (an
+// OAuth provider of the same id), an integration of
 // the same auth provider, a Data API of the same database
 // (whatever the parent's Neon Auth). A user counts as held when the
 // parent has Neon Auth of the same auth provider, whose copy the branch's
@@ -182,6 +185,21 @@ func (svc *Service) heldByParent(ctx context.Context, s Scope, parentID string, 
 	p.BranchID, p.Family = parentID, apiclient.FamilyBranch
 	var held bool
 	var err error
+	switch {
+	case found.heldBy != nil:
+		held, err = found.heldBy(svc, p)(ctx)
+	default:
+		held, err = svc.heldSingleton(ctx, p, found)
+	}
+	if isNotFound(err) {
+		return false, nil // the parent has no Neon Auth
+	}
+	return held, err
+}
+
+// heldSingleton reports whether the parent scope p holds the same object as
+// found, of a kind that is not list-backed.
+func (svc *Service) heldSingleton(ctx context.Context, p Scope, found Object) (held bool, err error) {
 	switch found.Kind {
 	case KindIntegration, KindUser, KindEmailServer, KindSettings:
 		if found.Kind == KindIntegration {
@@ -192,17 +210,10 @@ func (svc *Service) heldByParent(ctx context.Context, s Scope, parentID string, 
 		var it *apiclient.Integration
 		it, err = svc.Integration(ctx, p)
 		held = it != nil
-	case KindOAuthProvider:
-		var ps []apiclient.OAuthProvider
-		ps, err = svc.OAuthProviders(ctx, p)
-		held = slices.ContainsFunc(ps, func(o apiclient.OAuthProvider) bool { return string(o.ID) == found.Key })
 	case KindDataAPI:
 		var api *apiclient.DataAPI
 		api, err = svc.DataAPI(ctx, apiclient.DataAPIRef{ProjectID: p.ProjectID, BranchID: p.BranchID, DatabaseName: found.Key})
 		held = api != nil
-	}
-	if isNotFound(err) {
-		return false, nil // the parent has no Neon Auth
 	}
 	return held, err
 }

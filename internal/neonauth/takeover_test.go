@@ -28,7 +28,7 @@ func TestTakeOver_decidesByTheBranch(t *testing.T) {
 	onChild.BranchID = child.ID
 	missing := prod
 	missing.BranchID = "br-missing-12345678"
-	google := Object{Kind: KindOAuthProvider, Key: "google"}
+	google := OAuthProviderAPI.Object("google")
 
 	branchMode := env.service(apiclient.FamilyBranch, time.Hour)
 	for _, tc := range []struct {
@@ -166,8 +166,8 @@ func TestTakeOver_onEvidenceThatTheParentHoldsTheSame(t *testing.T) {
 		found Object
 		held  bool
 	}{
-		{Object{Kind: KindOAuthProvider, Key: "google"}, true},
-		{Object{Kind: KindOAuthProvider, Key: "github"}, false},
+		{OAuthProviderAPI.Object("google"), true},
+		{OAuthProviderAPI.Object("github"), false},
 		{Object{Kind: KindIntegration, Key: apiclient.AuthProviderBetterAuth}, true},
 		{Object{Kind: KindUser, Key: "ann@example.com"}, true},
 		{Object{Kind: KindEmailServer}, true},

@@ -120,7 +120,7 @@ func (t *listBacked[M, O, A]) newResource() *listBackedResource[M, O, A] {
 func (t *listBacked[M, O, A]) listResource() list.ListResource {
 	return &objectList{listedResource: t.newResource(), what: "the " + t.typeName.noun() + "s",
 		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
-			objects, err := t.api.List(auth, ctx, s)
+			objects, err := t.api.Objects(auth, ctx, s)
 			return keysOf(objects, err, func(o O) string { return t.canonicalKey(t.api.Key(o)) })
 		}}
 }

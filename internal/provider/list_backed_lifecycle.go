@@ -52,7 +52,7 @@ func (r *listBackedResource[M, O, A]) ModifyPlan(ctx context.Context, req resour
 	if k == "" {
 		return
 	}
-	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: neonauth.Object{Kind: t.api.Kind, Key: k},
+	r.planTakeOver(ctx, req, resp, plannedTakeOver{object: t.api.Object(k),
 		what: t.nounOf(k), onDestroy: t.onDestroy, onBranch: func(ctx context.Context, s neonauth.Scope) (bool, error) {
 			return t.api.Listed(r.data.auth, s, k, nil)(ctx)
 		}})
@@ -141,7 +141,7 @@ func (r *listBackedResource[M, O, A]) Create(ctx context.Context, req resource.C
 	var o *O
 	var recovered bool
 	if err == nil && found == nil {
-		o, recovered, err = t.api.Add(r.data.auth, ctx, w.s, w.key, w.in)
+		o, recovered, err = t.api.AddTo(r.data.auth, ctx, w.s, w.key, w.in)
 		if errors.Is(err, apiclient.ErrConflict) && t.api.ConflictFound {
 			found, err = new(O), nil
 		}
@@ -167,13 +167,13 @@ func (r *listBackedResource[M, O, A]) Create(ctx context.Context, req resource.C
 // rules allow it, refused with the import command otherwise.
 func (r *listBackedResource[M, O, A]) takeOver(ctx context.Context, w listedWrite[M, A], found *O, addBack bool, resp *resource.CreateResponse) (*O, bool) {
 	t := r.t
-	to, ok := r.mayTakeOver(ctx, w.s, neonauth.Object{Kind: t.api.Kind, Key: w.key}, t.addingTo(w.key, w.s)+": it is already there.",
+	to, ok := r.mayTakeOver(ctx, w.s, t.api.Object(w.key), t.addingTo(w.key, w.s)+": it is already there.",
 		r.alreadyThere(w), compositeID(w.s.ProjectID, w.s.BranchID, w.key), &resp.Diagnostics)
 	if !ok {
 		return nil, false
 	}
 	if addBack {
-		if _, _, err := t.api.Add(r.data.auth, ctx, w.s, w.key, w.in); err != nil && !errors.Is(err, apiclient.ErrConflict) {
+		if _, _, err := t.api.AddTo(r.data.auth, ctx, w.s, w.key, w.in); err != nil && !errors.Is(err, apiclient.ErrConflict) {
 			r.addFailed(ctx, w, err, &resp.Diagnostics)
 			return nil, false
 		}
@@ -277,7 +277,7 @@ func (r *listBackedResource[M, O, A]) Update(ctx context.Context, req resource.U
 	if !ok {
 		return
 	}
-	updated, err := t.api.Update(r.data.auth, ctx, w.s, w.key, w.in)
+	updated, err := t.api.UpdateOn(r.data.auth, ctx, w.s, w.key, w.in)
 	if err != nil {
 		detail := r.data.explainFailure(ctx, w.s, "Updating the "+t.nounOf(w.key)+" of "+w.s.String(), err)
 		if isNotFound(err) {
@@ -304,7 +304,7 @@ func (r *listBackedResource[M, O, A]) Delete(ctx context.Context, req resource.D
 	}) {
 		return
 	}
-	r.settleDelete(ctx, w.s, t.api.Delete(r.data.auth, ctx, w.s, w.key), t.api.Listed(r.data.auth, w.s, w.key, nil),
+	r.settleDelete(ctx, w.s, t.api.DeleteFrom(r.data.auth, ctx, w.s, w.key), t.api.Listed(r.data.auth, w.s, w.key, nil),
 		fmt.Sprintf("Deleting the %s of %s", t.nounOf(w.key), w.s.Scope), &resp.Diagnostics)
 }
 
