@@ -216,22 +216,6 @@ func authzRoutes() map[string]authzRoute {
 		"POST /projects/auth/transfer_ownership": {scope: scopeProject,
 			request: withBody("POST", "/projects/auth/transfer_ownership", stackBody(nil))},
 
-		// OAuth providers (8–11); the fixture has "google".
-		"GET /projects/{project_id}/auth/oauth_providers": {scope: scopeProject, request: path("GET", "/projects/{p}/auth/oauth_providers")},
-		"POST /projects/{project_id}/auth/oauth_providers": {scope: scopeProject, request: withBody("POST",
-			"/projects/{p}/auth/oauth_providers", fixed(map[string]any{"id": "github"}))},
-		"PATCH /projects/{project_id}/auth/oauth_providers/{oauth_provider_id}": {scope: scopeProject, request: withBody("PATCH",
-			"/projects/{p}/auth/oauth_providers/google", fixed(map[string]any{"client_id": "id", "client_secret": "secret"}))},
-		"DELETE /projects/{project_id}/auth/oauth_providers/{oauth_provider_id}": {scope: scopeProject,
-			request: path("DELETE", "/projects/{p}/auth/oauth_providers/google")},
-
-		// Redirect URI whitelist (12–14); the fixture has https://app.example.com.
-		"GET /projects/{project_id}/auth/domains": {scope: scopeProject, request: path("GET", "/projects/{p}/auth/domains")},
-		"POST /projects/{project_id}/auth/domains": {scope: scopeProject, request: withBody("POST", "/projects/{p}/auth/domains",
-			fixed(map[string]any{"domain": "https://new.example.com", "auth_provider": "stack"}))},
-		"DELETE /projects/{project_id}/auth/domains": {scope: scopeProject, request: withBody("DELETE", "/projects/{p}/auth/domains",
-			fixed(map[string]any{"auth_provider": "stack", "domains": []any{map[string]any{"domain": "https://app.example.com"}}}))},
-
 		// Email server (15, 16).
 		"GET /projects/{project_id}/auth/email_server": {scope: scopeProject, request: path("GET", "/projects/{p}/auth/email_server")},
 		"PATCH /projects/{project_id}/auth/email_server": {scope: scopeProject, request: withBody("PATCH",
@@ -242,20 +226,7 @@ func authzRoutes() map[string]authzRoute {
 		"GET /projects/{project_id}/branches/{branch_id}/auth": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth")},
 		"POST /projects/{project_id}/branches/{branch_id}/auth": {scope: scopeProject, createsIntegration: true, request: withBody("POST",
 			"/projects/{p}/branches/{branch}/auth", fixed(map[string]any{"auth_provider": "better_auth"}))},
-		"DELETE /projects/{project_id}/branches/{branch_id}/auth":      {scope: scopeProject, request: path("DELETE", "/projects/{p}/branches/{branch}/auth")},
-		"GET /projects/{project_id}/branches/{branch_id}/auth/domains": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/domains")},
-		"POST /projects/{project_id}/branches/{branch_id}/auth/domains": {scope: scopeProject, request: withBody("POST", "/projects/{p}/branches/{branch}/auth/domains",
-			fixed(map[string]any{"domain": "https://new.example.com", "auth_provider": "stack"}))},
-		"DELETE /projects/{project_id}/branches/{branch_id}/auth/domains": {scope: scopeProject, request: withBody("DELETE", "/projects/{p}/branches/{branch}/auth/domains",
-			fixed(map[string]any{"auth_provider": "stack", "domains": []any{map[string]any{"domain": "https://app.example.com"}}}))},
-		"GET /projects/{project_id}/branches/{branch_id}/auth/oauth_providers": {scope: scopeProject,
-			request: path("GET", "/projects/{p}/branches/{branch}/auth/oauth_providers")},
-		"POST /projects/{project_id}/branches/{branch_id}/auth/oauth_providers": {scope: scopeProject, request: withBody("POST",
-			"/projects/{p}/branches/{branch}/auth/oauth_providers", fixed(map[string]any{"id": "vercel"}))},
-		"PATCH /projects/{project_id}/branches/{branch_id}/auth/oauth_providers/{oauth_provider_id}": {scope: scopeProject, request: withBody("PATCH",
-			"/projects/{p}/branches/{branch}/auth/oauth_providers/google", fixed(map[string]any{"client_id": "id", "client_secret": "secret"}))},
-		"DELETE /projects/{project_id}/branches/{branch_id}/auth/oauth_providers/{oauth_provider_id}": {scope: scopeProject,
-			request: path("DELETE", "/projects/{p}/branches/{branch}/auth/oauth_providers/google")},
+		"DELETE /projects/{project_id}/branches/{branch_id}/auth": {scope: scopeProject, request: path("DELETE", "/projects/{p}/branches/{branch}/auth")},
 		"GET /projects/{project_id}/branches/{branch_id}/auth/email_provider": {scope: scopeProject,
 			request: path("GET", "/projects/{p}/branches/{branch}/auth/email_provider")},
 		"PATCH /projects/{project_id}/branches/{branch_id}/auth/email_provider": {scope: scopeProject, request: withBody("PATCH",
@@ -279,6 +250,28 @@ func authzRoutes() map[string]authzRoute {
 			"/projects/{p}/branches/{branch}/auth/config", fixed(map[string]any{"name": "renamed"}))},
 
 		"GET /projects/{project_id}/branches/{branch_id}/auth/plugins": {scope: scopeProject, request: path("GET", "/projects/{p}/branches/{branch}/auth/plugins")},
+	}
+	// The list-backed kinds (8–14 among them): each route's call from the
+	// kind's example, on the production branch's stack integration, which
+	// holds the example's held item.
+	for _, k := range listedKinds {
+		ex, ok := listedExamples[k.path]
+		if !ok {
+			continue // TestAuthzTableCoversEveryRoute names the routes
+		}
+		families := [][2]string{{"/projects/{project_id}/branches/{branch_id}/auth", "/projects/{p}/branches/{branch}/auth"}}
+		if k.projectLevel {
+			families = append(families, [2]string{"/projects/{project_id}/auth", "/projects/{p}/auth"})
+		}
+		for _, fam := range families {
+			for _, r := range ex.requests(k, fam[0], fam[1], "stack", ex.heldID) {
+				row := authzRoute{scope: scopeProject, request: path(r.method, r.path)}
+				if r.body != nil {
+					row.request = withBody(r.method, r.path, fixed(r.body))
+				}
+				rows[r.key] = row
+			}
+		}
 	}
 	// The Better Auth settings: each one's example write (settingSpecs).
 	for _, st := range betterauth.Settings {
@@ -370,8 +363,8 @@ func expectedAuthzOutcome(scope authzScope, kind string) (authzOutcome, string) 
 // neondb (an external identity provider's), a JWKS of every branch, and on
 // the production branch (which
 // has a read_write endpoint) a stack integration (unless
-// the route creates it) holding a user, the OAuth provider "google" and the
-// domain https://app.example.com; then on dev a Better Auth integration with
+// the route creates it) holding a user and the held item of each list-backed
+// kind's example (listedExamples); then on dev a Better Auth integration with
 // a standard email provider.
 type authzFixture struct {
 	v         *env
@@ -416,11 +409,11 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 		r := v.do("POST", "/projects/auth/user", map[string]any{"project_id": p, "auth_provider": "stack", "email": "existing@example.com"})
 		wantStatus(t, r, http.StatusCreated)
 		fx.users[p], _ = r.JSON()["id"].(string)
-		if err := v.e.PutOAuthProvider(p, OAuthProvider{ID: "google"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := v.e.AddDomain(p, "https://app.example.com"); err != nil {
-			t.Fatal(err)
+		for _, k := range listedKinds {
+			if ex, ok := listedExamples[k.path]; ok {
+				r := v.do("POST", "/projects/"+p+"/branches/"+fx.branches[p]+"/auth/"+k.path, ex.body(ex.held, "stack"))
+				want2xx(t, r)
+			}
 		}
 		// dev has a Better Auth integration with a standard email provider,
 		// which POST …/email_provider/test needs.
@@ -562,7 +555,8 @@ func TestAuthzTableCoversEveryRoute(t *testing.T) {
 	served := routeKeys()
 	for _, key := range served {
 		if _, ok := table[key]; !ok {
-			t.Errorf("the router serves %q but the authorization table has no row for it: add one to authzRoutes", key)
+			t.Errorf("the router serves %q but the authorization table has no row for it: add one to authzRoutes "+
+				"(a list-backed kind's come from its listedExamples entry)", key)
 		}
 	}
 	for key := range table {

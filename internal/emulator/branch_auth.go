@@ -51,6 +51,9 @@ type BranchAuth struct {
 	Integration
 	OAuthProviders []OAuthProvider `json:"oauth_providers"`
 	Domains        []Domain        `json:"domains"`
+	// Listed holds the items of a list-backed kind without a field of its
+	// own (see listedKind.field), as JSON under the kind's path.
+	Listed map[string]json.RawMessage `json:"listed,omitempty"`
 	// EmailProvider is nil when none is configured (GET .../email_provider
 	// answers 404); a new integration starts with the shared one.
 	EmailProvider  *EmailServer `json:"email_provider"`

@@ -165,18 +165,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "GET", p+"/auth/integrations", nil, http.StatusOK)
 		step(t, "POST", "/projects/auth/keys", map[string]any{"project_id": v.project, "auth_provider": "stack"}, http.StatusCreated)
 
-		step(t, "POST", p+"/auth/oauth_providers", map[string]any{"id": "google"}, http.StatusOK)
-		step(t, "POST", p+"/auth/oauth_providers", map[string]any{"id": "microsoft", "client_id": "c", "client_secret": "s", "microsoft_tenant_id": "t"}, http.StatusOK)
-		step(t, "PATCH", p+"/auth/oauth_providers/google", map[string]any{"client_id": "c", "client_secret": "s"}, http.StatusOK)
-		step(t, "GET", p+"/auth/oauth_providers", nil, http.StatusOK)
-		step(t, "DELETE", p+"/auth/oauth_providers/google", nil, http.StatusOK)
-
-		step(t, "POST", p+"/auth/domains", map[string]any{"domain": "https://app.example.com", "auth_provider": "stack"}, http.StatusCreated)
-		step(t, "POST", p+"/auth/domains", map[string]any{"domain": "http://localhost:3000", "auth_provider": "stack"}, http.StatusCreated)
-		step(t, "GET", p+"/auth/domains", nil, http.StatusOK)
-		step(t, "DELETE", p+"/auth/domains", map[string]any{"auth_provider": "stack", "domains": []any{
-			map[string]any{"domain": "https://app.example.com"}, map[string]any{"domain": "http://localhost:3000"},
-		}}, http.StatusOK)
+		driveListedKinds(t, v, true, "/projects/{project_id}/auth", p+"/auth", "stack")
 
 		step(t, "GET", p+"/auth/email_server", nil, http.StatusOK)
 		step(t, "PATCH", p+"/auth/email_server", standardEmail(), http.StatusOK)
@@ -205,18 +194,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		step(t, "POST", b, map[string]any{"auth_provider": "better_auth", "database_name": "neondb"}, http.StatusCreated)
 		step(t, "GET", b, nil, http.StatusOK)
 
-		step(t, "POST", b+"/oauth_providers", map[string]any{"id": "vercel"}, http.StatusOK)
-		step(t, "POST", b+"/oauth_providers", map[string]any{"id": "microsoft", "client_id": "c", "client_secret": "s", "microsoft_tenant_id": "t"}, http.StatusOK)
-		step(t, "PATCH", b+"/oauth_providers/microsoft", map[string]any{"microsoft_tenant_id": "t2"}, http.StatusOK)
-		step(t, "GET", b+"/oauth_providers", nil, http.StatusOK)
-		step(t, "DELETE", b+"/oauth_providers/vercel", nil, http.StatusOK)
-
-		step(t, "POST", b+"/domains", map[string]any{"domain": "https://app.example.com", "auth_provider": "better_auth"}, http.StatusCreated)
-		step(t, "POST", b+"/domains", map[string]any{"domain": "https://admin.example.com", "auth_provider": "better_auth"}, http.StatusCreated)
-		step(t, "GET", b+"/domains", nil, http.StatusOK)
-		step(t, "DELETE", b+"/domains", map[string]any{"auth_provider": "better_auth", "domains": []any{
-			map[string]any{"domain": "https://app.example.com"}, map[string]any{"domain": "https://admin.example.com"},
-		}}, http.StatusOK)
+		driveListedKinds(t, v, false, "/projects/{project_id}/branches/{branch_id}/auth", b, "better_auth")
 
 		step(t, "GET", b+"/email_provider", nil, http.StatusNotFound)
 		step(t, "PATCH", b+"/email_provider", standardEmail(), http.StatusOK)
@@ -267,6 +245,29 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 		t.Errorf("OpenAPI violation: %s", x)
 	}
 	t.Logf("%d requests over %d routes, %d OpenAPI violations", stats.Total, len(apiRoutes()), len(found))
+}
+
+// driveListedKinds calls every route of each list-backed kind under auth
+// (the routes' template of a Neon Auth's path; projectLevel: the deprecated
+// family's, of the kinds that have it) and at (that path), on an
+// integration of provider, as its example says (listedExamples): the held
+// item added, then each route's request, each answered with a 2xx.
+func driveListedKinds(t *testing.T, v *env, projectLevel bool, auth, at, provider string) {
+	t.Helper()
+	for _, k := range listedKinds {
+		if projectLevel && !k.projectLevel {
+			continue
+		}
+		ex := example(t, k)
+		want2xx(t, v.do("POST", at+"/"+k.path, ex.body(ex.held, provider)))
+		for _, r := range ex.requests(k, auth, at, provider, ex.addedID) {
+			var body any
+			if r.body != nil {
+				body = r.body
+			}
+			want2xx(t, v.do(r.method, r.path, body))
+		}
+	}
 }
 
 // officialProjectCreate is a ProjectCreateRequest with every field the

@@ -29,9 +29,9 @@ const unmatchedRoute = "unmatched"
 // operations and the accounts they are shared with), API keys, branches,
 // their computes, databases (with their Data APIs) and roles, the JWKS a
 // project trusts (databaseRoutes); Neon Auth in both families (see
-// request_target.go); and each Better Auth setting of
-// internal/apispec/betterauth at its own path, with GET where the reference
-// reads it.
+// request_target.go), with its list-backed kinds (listedRoutes); and each
+// Better Auth setting of internal/apispec/betterauth at its own path, with
+// GET where the reference reads it.
 func apiRoutes() []apiRoute {
 	const p, br = "/projects/{project_id}", "/projects/{project_id}/branches/{branch_id}"
 	const auth = br + "/auth"
@@ -67,26 +67,15 @@ func apiRoutes() []apiRoute {
 		{"POST /projects/auth/user", (*Emulator).createUser},
 		{"DELETE " + p + "/auth/users/{auth_user_id}", (*Emulator).deleteUser},
 		{"POST /projects/auth/transfer_ownership", (*Emulator).transferOwnership},
-		{"GET " + p + "/auth/oauth_providers", (*Emulator).listOAuthProviders},
-		{"POST " + p + "/auth/oauth_providers", (*Emulator).addOAuthProvider},
-		{"PATCH " + p + "/auth/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider},
-		{"DELETE " + p + "/auth/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider},
-		{"GET " + p + "/auth/domains", (*Emulator).listDomains},
-		{"POST " + p + "/auth/domains", (*Emulator).addDomain},
-		{"DELETE " + p + "/auth/domains", (*Emulator).deleteDomains},
 		{"GET " + p + "/auth/email_server", (*Emulator).getEmailProvider},
 		{"PATCH " + p + "/auth/email_server", (*Emulator).updateEmailProvider},
-
+	}...)
+	routes = append(routes, listedRoutes(p+"/auth", true)...)
+	routes = append(routes, listedRoutes(auth, false)...)
+	routes = append(routes, []apiRoute{
 		{"GET " + auth, (*Emulator).getAuth},
 		{"POST " + auth, (*Emulator).enableAuth},
 		{"DELETE " + auth, (*Emulator).disableAuth},
-		{"GET " + auth + "/domains", (*Emulator).listDomains},
-		{"POST " + auth + "/domains", (*Emulator).addDomain},
-		{"DELETE " + auth + "/domains", (*Emulator).deleteDomains},
-		{"GET " + auth + "/oauth_providers", (*Emulator).listOAuthProviders},
-		{"POST " + auth + "/oauth_providers", (*Emulator).addOAuthProvider},
-		{"PATCH " + auth + "/oauth_providers/{oauth_provider_id}", (*Emulator).updateOAuthProvider},
-		{"DELETE " + auth + "/oauth_providers/{oauth_provider_id}", (*Emulator).deleteOAuthProvider},
 		{"GET " + auth + "/email_provider", (*Emulator).getEmailProvider},
 		{"PATCH " + auth + "/email_provider", (*Emulator).updateEmailProvider},
 		{"POST " + auth + "/email_provider/test", (*Emulator).testEmailProvider},

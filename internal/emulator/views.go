@@ -228,20 +228,6 @@ func integrationViewOf(a *BranchAuth) neonapi.NeonAuthIntegration {
 	return v
 }
 
-// oauthViews are OAuth providers as the API shows them
-// (NeonAuthOauthProvider): with their client credentials in the
-// branch-scoped reads, which can carry them (auth-api-changes-since-2026-04-25.md),
-// with id and type only in the project-level list; never the tenant id.
-func oauthViews(withCredentials bool, providers ...OAuthProvider) []neonapi.NeonAuthOauthProvider {
-	return mapped(providers, func(p OAuthProvider) neonapi.NeonAuthOauthProvider {
-		v := neonapi.NeonAuthOauthProvider{ID: neonapi.NeonAuthOauthProviderID(p.ID), Type: neonapi.NeonAuthOauthProviderType(p.Type)}
-		if withCredentials {
-			v.ClientID, v.ClientSecret = nonEmpty(p.ClientID), nonEmpty(p.ClientSecret)
-		}
-		return v
-	})
-}
-
 // emailView is an email provider configuration as the API shows it
 // (NeonAuthEmailServerConfigResponse): a standard one with all six fields,
 // the password blank (as in every read of an ordinary caller and in every
