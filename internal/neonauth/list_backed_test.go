@@ -25,7 +25,6 @@ var whitelistKind = &ListBacked[apiclient.Domain, struct{}]{
 	},
 }
 
-
 const branchDomainsRoute = "GET /projects/{project_id}/branches/{branch_id}/auth/domains"
 
 // A kind read by its Fetch is read once per scope by all its readers, and
