@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -95,7 +96,7 @@ func (f importFormat) identitySchema() identityschema.Schema {
 		attrs[name] = identityschema.StringAttribute{
 			RequiredForImport: !optional,
 			OptionalForImport: optional,
-			Description:       identityDescriptions[name],
+			Description:       cmp.Or(identityDescriptions[name], f.described[name]),
 		}
 	}
 	return identityschema.Schema{Attributes: attrs}

@@ -39,6 +39,9 @@ type importFormat struct {
 	example string
 	// note is said after the expected forms (where a part is found).
 	note string
+	// described describes identity attributes that identityDescriptions
+	// does not (a list-backed type's key, from its attribute).
+	described map[string]string
 }
 
 // usage is the accepted forms, for error messages.

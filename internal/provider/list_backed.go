@@ -134,7 +134,7 @@ func (t *listBacked[M, O, A]) served() servedType {
 // format is the type's import format, which also gives its identity.
 func (t *listBacked[M, O, A]) format() importFormat {
 	return importFormat{resourceType: t.typeName, parts: []string{t.key}, lastMaySlash: t.keyMaySlash, withBranch: true,
-		example: t.importExample}
+		example: t.importExample, described: map[string]string{t.key: t.attributes[t.key].GetMarkdownDescription()}}
 }
 
 // nounOf names the object of key in messages.
