@@ -404,7 +404,7 @@ type servedType struct {
 // list resource together. Users cannot be listed: Neon has no endpoint for
 // it.
 var served = []servedType{
-	{resource: NewAuthDataAPIResource, list: NewAuthDataAPIList},
+	authDataAPI.served(),
 	authDomain.served(),
 	{resource: NewAuthDomainsResource},
 	settingsType(emailAndPasswordKind),
