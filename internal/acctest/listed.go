@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
@@ -83,8 +85,9 @@ type ListedCase struct {
 
 // ListedVariant is one way to declare an object: its arguments after the
 // scope, one per line (%[1]q or %[1]s is the object's key), what Read then
-// shows of it and what Stored holds, as JSON objects of the fields the API
-// names (with %[1]s the key too).
+// shows of it (fields named as the resource's attributes, which its state
+// holds too) and what Stored holds, as JSON objects (with %[1]s the key
+// too).
 type ListedVariant struct {
 	Args, Fields, Stored string
 	// Secret is a secret the arguments carry: no output may show it.
@@ -264,4 +267,57 @@ func putDomain(c *apiclient.Client, s apiclient.Scope, key string, _ Fields) err
 		return add(canonical)
 	}
 	return err
+}
+
+// ExpectListed checks that the test's branch lists exactly the objects of
+// want, each with the fields its variant shows.
+func (e *Env) ExpectListed(c ListedCase, want ...ListedObject) APICheck {
+	return func() error {
+		got, err := c.Read(e.Client(), e.Scope())
+		if err != nil {
+			return err
+		}
+		if !holds(c, got, want, false) {
+			return fmt.Errorf("the branch lists the %s objects %v, want %v", c.TypeName, got, want)
+		}
+		return nil
+	}
+}
+
+// ExpectStored checks that the in-process emulator holds exactly the
+// objects of want on the production branch of the test's project, each with
+// the fields its variant stores, those no endpoint returns too (a type
+// without Stored: what Read shows).
+func (e *Env) ExpectStored(c ListedCase, want ...ListedObject) APICheck {
+	if c.Stored == nil {
+		return e.ExpectListed(c, want...)
+	}
+	return func() error {
+		if got := c.Stored(e.Emu, e.ProjectID); !holds(c, got, want, true) {
+			// Only the keys: the fields may hold a secret.
+			return fmt.Errorf("the emulator holds %d %s objects (%v), want exactly %v with the fields their variants store",
+				len(got), c.TypeName, slices.Sorted(maps.Keys(got)), want)
+		}
+		return nil
+	}
+}
+
+// holds reports whether got are exactly the objects of want, each with at
+// least the fields its variant shows (stored: stores).
+func holds(c ListedCase, got map[string]Fields, want []ListedObject, stored bool) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for _, o := range want {
+		f, ok := got[c.Key(o.Key)]
+		if !ok {
+			return false
+		}
+		for name, v := range c.FieldsOf(o, stored) {
+			if fmt.Sprint(f[name]) != fmt.Sprint(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
