@@ -6,6 +6,7 @@
 // command), the named checks and set-up steps through the public API, the
 // API keys a test makes, the check of every request and answer against the
 // API reference, the capabilities of the CLI under test, and the Better
-// Auth settings types described once (SettingsCases). Only tests import it;
+// Auth settings types and the list-backed types described once
+// (SettingsCases, ListedCases). Only tests import it;
 // a package's TestMain calls RunTests.
 package acctest

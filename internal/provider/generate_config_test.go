@@ -79,7 +79,7 @@ func TestAccGenerateConfig_projectMode(t *testing.T) {
 	env.Must(err)
 	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github", ClientID: apiclient.Ptr("gh-client"), ClientSecret: apiclient.Ptr(ghSecret)})
 	env.Must(err)
-	plantDomain(env, "https://App.Example.com")
+	env.Must(acctest.Listed("neon_auth_domain").Make(c, s, acctest.ListedObject{Key: "https://App.Example.com"}))
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.StandardEmailServer(apiclient.SMTP{Host: "smtp.example.com", Port: 587,
 		Username: "mailer", Password: smtpPassword, SenderEmail: "no-reply@example.com", SenderName: "Example"}))
 	env.Must(err)

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -151,9 +152,10 @@ func TestUnitImportIDFromIdentity(t *testing.T) {
 }
 
 // identityCase is one resource of every importable type on the test's
-// branch (in branch mode every settings singleton and a domain spelled
-// otherwise than the API stores it; in project mode, which has no settings
-// resources, the whole whitelist instead), and the identity each must have:
+// branch (in branch mode every settings singleton; of each list-backed type
+// an object written otherwise than the API stores it where the API allows
+// that, except in project mode, which has no settings resources, the
+// domains: the whole whitelist instead), and the identity each must have:
 // the scope, the branch resolved, and its own key, canonical. In project
 // mode the configuration leaves the branch to the default, the production
 // branch.
@@ -166,7 +168,6 @@ func identityCase(env *acctest.Env) (string, map[string]map[string]knownvalue.Ch
 		return on.Resource(typeName, name, append(args, "depends_on = [neon_auth_integration.test]")...)
 	}
 	cfg := on.Resource("neon_auth_integration", "test") +
-		block("neon_auth_oauth_provider", "google", `provider_id = "google"`) +
 		block("neon_auth_user", "test", `email = "ada@example.com"`) +
 		block("neon_auth_email_server", "test", `type = "shared"`) +
 		block("neon_auth_data_api", "test", `database_name = "neondb"`, `auth_provider = "external"`,
@@ -180,20 +181,22 @@ func identityCase(env *acctest.Env) (string, map[string]map[string]knownvalue.Ch
 		return m
 	}
 	want := map[string]map[string]knownvalue.Check{
-		"neon_auth_integration.test":      with("auth_provider", knownvalue.StringExact(env.AuthProvider())),
-		"neon_auth_oauth_provider.google": with("provider_id", knownvalue.StringExact("google")),
-		"neon_auth_user.test":             with("user_id", knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
-		"neon_auth_email_server.test":     scope,
-		"neon_auth_data_api.test":         with("database_name", knownvalue.StringExact("neondb")),
-		"neon_auth_external_jwks.test": {"project_id": knownvalue.StringExact(env.ProjectID),
-			"jwks_id": knownvalue.StringRegexp(regexp.MustCompile(`.+`))},
+		"neon_auth_integration.test":   with("auth_provider", knownvalue.StringExact(env.AuthProvider())),
+		"neon_auth_user.test":          with("user_id", knownvalue.StringRegexp(regexp.MustCompile(`.+`))),
+		"neon_auth_email_server.test":  scope,
+		"neon_auth_data_api.test":      with("database_name", knownvalue.StringExact("neondb")),
+		"neon_auth_external_jwks.test": {"project_id": knownvalue.StringExact(env.ProjectID), "jwks_id": knownvalue.StringRegexp(regexp.MustCompile(`.+`))},
+	}
+	for _, c := range acctest.ListedCases {
+		if c.Whole == "" || env.Mode == authAPIBranch {
+			cfg += block(c.TypeName, "test", c.Args(acctest.ListedObject{Key: c.Written})...)
+			want[c.TypeName+".test"] = with(c.KeyAttribute, knownvalue.StringExact(c.Key(c.Written)))
+		}
 	}
 	if env.Mode == authAPIProject {
 		want["neon_auth_domains.test"] = scope
 		return cfg + block("neon_auth_domains", "test", `domains = ["https://app.example.com"]`), want
 	}
-	cfg += block("neon_auth_domain", "app", `domain = "HTTPS://App.Example.com/"`)
-	want["neon_auth_domain.app"] = with("domain", knownvalue.StringExact("https://app.example.com"))
 	for _, c := range acctest.SettingsCases {
 		cfg += block(c.TypeName, "test", strings.TrimSpace(c.Create))
 		want[c.TypeName+".test"] = scope
@@ -347,10 +350,16 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 			scope += fmt.Sprintf(", branch_id = %q", env.BranchID)
 		}
 		imports := map[string]string{
-			"neon_auth_integration.this":      "identity = { " + scope + " }",
-			"neon_auth_oauth_provider.google": "identity = { " + scope + `, provider_id = "google" }`,
-			"neon_auth_domain.app":            "identity = { " + scope + `, domain = "https://app.example.com" }`,
-			"neon_auth_data_api.neondb":       "identity = { " + scope + `, database_name = "neondb" }`,
+			"neon_auth_integration.this": "identity = { " + scope + " }",
+			"neon_auth_data_api.neondb":  "identity = { " + scope + `, database_name = "neondb" }`,
+		}
+		// Of each list-backed type, the first object consoleSetup made.
+		identities := map[string]map[string]string{}
+		for _, c := range acctest.ListedCases {
+			key := c.Key(c.Found[0].Key)
+			addr := c.TypeName + "." + acctest.ResourceName(key)
+			imports[addr] = "identity = { " + scope + fmt.Sprintf(", %s = %q }", c.KeyAttribute, key)
+			identities[addr] = map[string]string{"project_id": env.ProjectID, "branch_id": env.BranchID, c.KeyAttribute: key}
 		}
 		if env.Mode == authAPIBranch {
 			for _, c := range acctest.SettingsCases {
@@ -358,10 +367,16 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 			}
 		}
 		generateAndImport(t, env, cli, imports)
-		// The state records the identity, the branch resolved.
+		// The state records each identity, the branch resolved.
 		state := cli.Must(0, "show", "-json")
-		if !strings.Contains(state, fmt.Sprintf(`"identity":{"branch_id":%q,"domain":"https://app.example.com","project_id":%q}`, env.BranchID, env.ProjectID)) {
-			t.Errorf("the state does not record the domain's identity with its branch:\n%s", state)
+		for addr, identity := range identities {
+			recorded, err := json.Marshal(identity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(state, fmt.Sprintf(`"address":%q,`, addr)) || !strings.Contains(state, `"identity":`+string(recorded)) {
+				t.Errorf("the state does not record the identity of %s with its branch, %s:\n%s", addr, recorded, state)
+			}
 		}
 	})
 }

@@ -33,8 +33,9 @@ const productionGoogleClientID = "acme-google-client"
 // trusted, Google sign-in with its own app, verified email required,
 // webhooks to production's endpoint, and the Data API of neondb with Neon
 // Auth. With fully, it adds one more of
-// everything a branch inherits: a shared GitHub sign-in, a user with a role,
-// an SMTP server and non-default plugins.
+// everything a branch inherits: the Inherited objects of each list-backed
+// type's row of acctest.ListedCases (a shared GitHub sign-in), a user with a
+// role, an SMTP server and non-default plugins.
 func configureProduction(env *acctest.Env, fully bool) {
 	env.T().Helper()
 	ctx, c, s := context.Background(), env.Client(), env.Scope()
@@ -72,11 +73,12 @@ func configureProduction(env *acctest.Env, fully bool) {
 		},
 	}
 	if fully {
+		for _, lc := range acctest.ListedCases {
+			for _, o := range lc.Inherited {
+				steps = append(steps, func() error { return lc.Make(c, s, o.ListedObject) })
+			}
+		}
 		steps = append(steps,
-			func() error {
-				_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "github"})
-				return err
-			},
 			func() error {
 				u, err := c.CreateUser(ctx, s, apiclient.CreateUserRequest{AuthProvider: apiclient.AuthProviderBetterAuth, Email: "ada@example.com"})
 				if err != nil {
@@ -108,11 +110,27 @@ func configureProduction(env *acctest.Env, fully bool) {
 	}
 }
 
-// everyInheritedType is a configuration of every resource type a branch
-// inherits an object of, on branch %[1]q of project %[2]q: each takes over
-// the copy (the same Google app and SMTP password as production, so that
-// destroy can restore every byte), and a new user is created beside the
-// inherited one.
+// everyInherited is a configuration of every resource type a branch
+// inherits an object of, on the branch preview made from the fully
+// configured production: each takes over the copy (the same Google app and
+// SMTP password as production, so that destroy can restore every byte), and
+// a new user is created beside the inherited one. Each list-backed type
+// declares the Inherited objects of its row as production has them.
+func everyInherited(env *acctest.Env, preview string) string {
+	on := *env
+	on.BranchID = preview
+	cfg := fmt.Sprintf(everyInheritedType, preview, env.ProjectID)
+	for _, lc := range acctest.ListedCases {
+		for _, o := range lc.Inherited {
+			cfg += on.Resource(lc.TypeName, acctest.ResourceName(o.Key), append(lc.Args(o.ListedObject), "depends_on = [neon_auth_integration.preview]")...)
+		}
+	}
+	return env.Config(cfg)
+}
+
+// everyInheritedType is everyInherited's configuration of the types that
+// are not list-backed (and of production's own Google app), on branch
+// %[1]q of project %[2]q.
 const everyInheritedType = `
 resource "neon_auth_integration" "preview" {
   project_id = %[2]q
@@ -132,12 +150,6 @@ resource "neon_auth_oauth_provider" "google" {
   provider_id   = "google"
   client_id     = "acme-google-client"
   client_secret = "acme-google-secret"
-}
-
-resource "neon_auth_oauth_provider" "github" {
-  project_id  = neon_auth_integration.preview.project_id
-  branch_id   = neon_auth_integration.preview.branch_id
-  provider_id = "github"
 }
 
 resource "neon_auth_user" "ada" {
@@ -208,14 +220,23 @@ func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
 	inherited := env.AuthOf(preview)
 	on := *env
 	on.BranchID = preview
-	cfg := env.Config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID))
+	cfg := everyInherited(env, preview)
+	// Each inherited object of a list-backed type is in the state as
+	// production has it.
+	var listed []statecheck.StateCheck
+	for _, lc := range acctest.ListedCases {
+		for _, o := range lc.Inherited {
+			for name, v := range lc.FieldsOf(o.ListedObject, false) {
+				listed = append(listed, statecheck.ExpectKnownValue(lc.TypeName+"."+acctest.ResourceName(o.Key), tfjsonpath.New(name), knownvalue.StringExact(fmt.Sprint(v))))
+			}
+		}
+	}
 	tc := env.TestCase(resource.TestStep{
 		Config: cfg,
-		ConfigStateChecks: []statecheck.StateCheck{
+		ConfigStateChecks: append(listed,
 			statecheck.ExpectKnownValue("neon_auth_user.ada", tfjsonpath.New("user_id"), knownvalue.Null()),
 			statecheck.ExpectKnownValue("neon_auth_user.ada", tfjsonpath.New("id"), knownvalue.StringExact(env.ProjectID+"/"+preview+"/email:ada@example.com")),
 			statecheck.ExpectKnownValue("neon_auth_user.tester", tfjsonpath.New("user_id"), knownvalue.NotNull()),
-			statecheck.ExpectKnownValue("neon_auth_oauth_provider.github", tfjsonpath.New("type"), knownvalue.StringExact("shared")),
 			on.ExpectDomains("https://pr-7.preview.example.com"),
 			acctest.APICheck(func() error {
 				ctx, c, s := context.Background(), on.Client(), on.Scope()
@@ -249,7 +270,7 @@ func TestAccInherited_everyTypeTakesOverAndRestores(t *testing.T) {
 				}
 				return env.SameAuth(env.BranchID, production, "after the preview's apply")
 			}),
-		},
+		),
 	}, resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}})
 	tc.CheckDestroy = func(*terraform.State) error {
 		if err := env.SameAuth(preview, inherited, "after destroy"); err != nil {
@@ -271,21 +292,26 @@ func TestAccInherited_eachTakeOverWarns(t *testing.T) {
 	configureProduction(env, true)
 	preview := env.ChildBranch("pr-8")
 	cli := env.CLI(nil, nil)
-	cli.Write("main.tf", acctest.RequiredProviders+env.Config(fmt.Sprintf(everyInheritedType, preview, env.ProjectID)))
+	cli.Write("main.tf", acctest.RequiredProviders+everyInherited(env, preview))
 	out := cli.Must(0, "apply", "-auto-approve", "-input=false")
-	for _, want := range []string{
+	warnings := []string{
 		"Inherited Neon Auth integration (better_auth) taken over",
 		"Whitelist taken over",
 		"It removed the entries this configuration does not list: https://app.example.com",
 		"Inherited google OAuth provider (type standard) taken over",
-		"Inherited github OAuth provider (type shared) taken over",
 		"Inherited user ada@example.com taken over",
 		"Inherited email server setting (the standard email server) taken over",
 		"Inherited neon_auth_organization_plugin settings taken over",
 		"Inherited neon_auth_webhooks settings taken over",
 		"Inherited Data API of database neondb taken over",
 		"was created from branch " + env.BranchID,
-	} {
+	}
+	for _, lc := range acctest.ListedCases {
+		for _, o := range lc.Inherited {
+			warnings = append(warnings, o.Warning)
+		}
+	}
+	for _, want := range warnings {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("the apply does not warn %q:\n%s", want, out)
 		}

@@ -2,9 +2,7 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -13,8 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // Where Neon's reference and the notes beside it leave the service's
@@ -59,30 +55,6 @@ func (c oneOfActions) CheckPlan(ctx context.Context, req plancheck.CheckPlanRequ
 		refused = append(refused, one.Error.Error())
 	}
 	resp.Error = fmt.Errorf("%s is planned with none of the actions the sources leave possible: %s", c.addr, strings.Join(refused, "; "))
-}
-
-// plantDomain adds a trusted domain behind Terraform's back, written as
-// given. Whether the API accepts an origin written with upper case or a
-// trailing slash is open (Neon's docs say to write it without a slash);
-// when it refuses one (a 4xx other than 409 and 429), the canonical spelling
-// is planted instead, since what the test is about is the domain, not the
-// spelling.
-func plantDomain(e *acctest.Env, domain string) {
-	e.T().Helper()
-	add := func(d string) error {
-		_, err := e.Client().AddDomain(context.Background(), e.Scope(),
-			apiclient.AddDomainRequest{Domain: d, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(e.AuthProvider())})
-		return err
-	}
-	err := add(domain)
-	canonical, cerr := apiclient.CanonicalOrigin(domain)
-	var apiErr *apiclient.Error
-	if errors.As(err, &apiErr) && apiErr.StatusCode/100 == 4 && apiErr.StatusCode != http.StatusConflict &&
-		apiErr.StatusCode != http.StatusTooManyRequests && cerr == nil && canonical != domain {
-		e.T().Logf("the API refused the domain written as %q (%v); planting %q instead", domain, err, canonical)
-		err = add(canonical)
-	}
-	e.Must(err)
 }
 
 // dataAPIStatus is what a created Data API's status must be: `active`, the

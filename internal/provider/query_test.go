@@ -18,8 +18,9 @@ import (
 
 // consoleSetup is Neon Auth made on a branch of the test's project outside
 // Terraform, through the API as the console or Neon's CLI would: the
-// integration, two domains (one spelled otherwise than the API stores it),
-// the google OAuth provider and the shared email server; in branch mode
+// integration, the objects each list-backed type's row says a person made
+// (two domains, one spelled otherwise than the API stores it, and the
+// google OAuth provider) and the shared email server; in branch mode
 // also the settings each settings resource type's create step writes. And
 // what puts it to work: the Data API of the branch's neondb (with an
 // external identity provider, which any Neon Auth allows) and a JWKS the
@@ -31,11 +32,13 @@ func consoleSetup(env *acctest.Env, branchID string) {
 	ctx, c, s := context.Background(), env.Client(), on.Scope()
 	_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.AuthProvider()})
 	env.Must(err)
-	for _, d := range []string{"https://app.example.com", "https://Admin.example.com/"} {
-		plantDomain(&on, d)
+	for _, lc := range acctest.ListedCases {
+		for _, o := range lc.Found {
+			if err := lc.Make(c, s, o); err != nil {
+				env.T().Fatalf("making the %s %s: %v", lc.TypeName, o.Key, err)
+			}
+		}
 	}
-	_, err = c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
-	env.Must(err)
 	// A new Better Auth branch has no email provider until one is saved
 	// (GET answers 404); the console saves Neon's shared one.
 	_, err = c.UpdateEmailServer(ctx, s, apiclient.SharedEmailServer())
@@ -73,7 +76,7 @@ list %q %q {
 }
 
 // `terraform query` finds what the console made, on every branch with Neon
-// Auth in branch mode: identities with the branch, canonical domains,
+// Auth in branch mode: identities with the branch, canonical keys (domains),
 // display names a person recognises, and the resources' own values.
 func TestAccQuery_findsWhatExists(t *testing.T) {
 	// Every branch of the project is the test's own.
@@ -85,8 +88,6 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 	consoleSetup(env, preview)
 	// The provider block is the configuration's (step 1).
 	query := listBlock("neon_auth_integration", "all", env.ProjectID) +
-		listBlock("neon_auth_domain", "all", env.ProjectID) +
-		listBlock("neon_auth_oauth_provider", "all", env.ProjectID) +
 		listBlock("neon_auth_data_api", "all", env.ProjectID, "include_resource = true") +
 		listBlock("neon_auth_external_jwks", "all", env.ProjectID)
 	scope := func(branch string, extra ...string) map[string]knownvalue.Check {
@@ -96,16 +97,29 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 		}
 		return m
 	}
+	// Every list-backed type: each object consoleSetup made, on both
+	// branches, named by its canonical key, shown with its branch.
+	var checks []querycheck.QueryResultCheck
+	for _, c := range acctest.ListedCases {
+		query += listBlock(c.TypeName, "all", env.ProjectID)
+		checks = append(checks, querycheck.ExpectLength(c.TypeName+".all", 2*len(c.Found)))
+		for _, o := range c.Found {
+			key := c.Key(o.Key)
+			checks = append(checks, querycheck.ExpectIdentity(c.TypeName+".all", scope(prod, c.KeyAttribute, key)),
+				querycheck.ExpectIdentity(c.TypeName+".all", scope(preview, c.KeyAttribute, key)),
+				querycheck.ExpectResourceDisplayName(c.TypeName+".all", queryfilter.ByResourceIdentity(scope(preview, c.KeyAttribute, key)),
+					knownvalue.StringExact(key+" (preview)")))
+		}
+	}
 	// Every settings resource type, with its values: one per branch, and
 	// production's are what consoleSetup wrote.
-	var settingsChecks []querycheck.QueryResultCheck
 	for _, c := range acctest.SettingsCases {
 		query += listBlock(c.TypeName, "all", env.ProjectID, "include_resource = true")
 		var values []querycheck.KnownValueCheck
 		for attr, v := range c.Created {
 			values = append(values, querycheck.KnownValueCheck{Path: tfjsonpath.New(attr), KnownValue: v})
 		}
-		settingsChecks = append(settingsChecks, querycheck.ExpectLength(c.TypeName+".all", 2),
+		checks = append(checks, querycheck.ExpectLength(c.TypeName+".all", 2),
 			querycheck.ExpectResourceKnownValues(c.TypeName+".all", queryfilter.ByResourceIdentity(scope(prod)), values))
 	}
 	tc := env.TestCase(
@@ -117,22 +131,13 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 				querycheck.ExpectLength("neon_auth_integration.all", 2),
 				querycheck.ExpectIdentity("neon_auth_integration.all", scope(prod, "auth_provider", "better_auth")),
 				querycheck.ExpectIdentity("neon_auth_integration.all", scope(preview, "auth_provider", "better_auth")),
-				querycheck.ExpectLength("neon_auth_domain.all", 4),
-				querycheck.ExpectIdentity("neon_auth_domain.all", scope(prod, "domain", "https://admin.example.com")),
-				querycheck.ExpectIdentity("neon_auth_domain.all", scope(preview, "domain", "https://app.example.com")),
-				querycheck.ExpectResourceDisplayName("neon_auth_domain.all",
-					queryfilter.ByResourceIdentity(scope(preview, "domain", "https://admin.example.com")),
-					knownvalue.StringExact("https://admin.example.com (preview)")),
-				querycheck.ExpectLength("neon_auth_oauth_provider.all", 2),
-				querycheck.ExpectResourceDisplayName("neon_auth_oauth_provider.all",
-					queryfilter.ByResourceIdentity(scope(preview, "provider_id", "google")), knownvalue.StringExact("google (preview)")),
 				querycheck.ExpectLength("neon_auth_data_api.all", 2),
 				querycheck.ExpectResourceDisplayName("neon_auth_data_api.all",
 					queryfilter.ByResourceIdentity(scope(preview, "database_name", "neondb")), knownvalue.StringExact("neondb (preview)")),
 				querycheck.ExpectResourceKnownValues("neon_auth_data_api.all", queryfilter.ByResourceIdentity(scope(prod, "database_name", "neondb")),
 					[]querycheck.KnownValueCheck{{Path: tfjsonpath.New("settings").AtMapKey("db_max_rows"), KnownValue: knownvalue.Int64Exact(100)}}),
 				querycheck.ExpectLength("neon_auth_external_jwks.all", 2),
-			}, settingsChecks...),
+			}, checks...),
 		},
 	)
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, acctest.ListResources)
@@ -174,9 +179,12 @@ func TestAccQuery_generateConfigAndImport(t *testing.T) {
 			if why := acctest.Lacks(t, acctest.ListResources); why != "" {
 				t.Skip(why)
 			}
-			types := []string{"neon_auth_integration", "neon_auth_domain", "neon_auth_oauth_provider", "neon_auth_email_server",
-				"neon_auth_data_api", "neon_auth_external_jwks"}
-			want := 1 + 2 + 1 + 1 + 1 + 1 // on the production branch
+			types := []string{"neon_auth_integration", "neon_auth_email_server", "neon_auth_data_api", "neon_auth_external_jwks"}
+			want := 1 + 1 + 1 + 1 // on the production branch
+			for _, c := range acctest.ListedCases {
+				types = append(types, c.TypeName)
+				want += len(c.Found)
+			}
 			if mode == authAPIBranch {
 				consoleSetup(env, env.ChildBranch("preview"))
 				for _, c := range acctest.SettingsCases {

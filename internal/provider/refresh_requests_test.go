@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"flag"
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -76,6 +78,70 @@ func expectReads(t *testing.T, counted map[string]map[string]int, scope, name st
 type everyType struct {
 	Template, Name, ProjectID, BranchID string
 	Domains                             bool
+}
+
+// updateTestdata rewrites what the tests generate into testdata instead of
+// failing when it is out of date.
+var updateTestdata = flag.Bool("update", false, "rewrite the generated part of testdata/every_resource_type.tf.tmpl")
+
+// The list-backed types of testdata/every_resource_type.tf.tmpl come from
+// their rows of acctest.ListedCases: the templates "listed_better_auth"
+// (each row's Declared objects, the types with a whole-list type only
+// without .Domains) and "listed_stack" (its first one, on the production
+// branch) are generated, between the file's markers; -update rewrites them.
+func TestUnitEveryResourceTypeDeclaresEveryListedType(t *testing.T) {
+	const file, begin, end = "testdata/every_resource_type.tf.tmpl",
+		"{{- /* Generated from acctest.ListedCases: go test ./internal/provider -run TestUnitEveryResourceTypeDeclaresEveryListedType -update */ -}}\n",
+		"{{- /* End of what acctest.ListedCases generates. */ -}}\n"
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no generated part between %q and %q", file, begin, end)
+	}
+	var ba, stack strings.Builder
+	for _, c := range acctest.ListedCases {
+		if c.Whole != "" {
+			ba.WriteString("{{if not .Domains}}")
+		}
+		for _, o := range c.Declared {
+			ba.WriteString(hclBlock(c.TypeName, "{{.Name}}_"+acctest.ResourceName(o.Key), append([]string{
+				"project_id = neon_auth_integration.{{.Name}}.project_id", "branch_id = neon_auth_integration.{{.Name}}.branch_id"}, c.Args(o)...)))
+		}
+		if c.Whole != "" {
+			ba.WriteString("{{end}}")
+		}
+		stack.WriteString(hclBlock(c.TypeName, "{{.Name}}", append([]string{"project_id = neon_auth_integration.{{.Name}}.project_id"}, c.Args(c.Declared[0])...)))
+	}
+	generated := begin + "{{define \"listed_better_auth\"}}" + ba.String() + "{{end}}\n\n{{define \"listed_stack\"}}" + stack.String() + "{{end}}\n" + end
+	if text[i:j+len(end)] == generated {
+		return
+	}
+	if !*updateTestdata {
+		t.Fatalf("the generated part of %s is not what acctest.ListedCases gives: run go test ./internal/provider -run %s -update", file, t.Name())
+	}
+	if err := os.WriteFile(file, []byte(text[:i]+generated+text[j+len(end):]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hclBlock is a resource block with its arguments' equals signs aligned, as
+// terraform fmt writes them.
+func hclBlock(typeName, name string, args []string) string {
+	width := 0
+	for _, a := range args {
+		width = max(width, len(strings.TrimSpace(strings.SplitN(a, "=", 2)[0])))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nresource %q %q {\n", typeName, name)
+	for _, a := range args {
+		k, v, _ := strings.Cut(a, "=")
+		fmt.Fprintf(&b, "  %-*s = %s\n", width, strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	return b.String() + "}\n"
 }
 
 // noChangePlanRequests applies the configurations and returns the requests

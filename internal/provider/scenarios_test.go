@@ -29,8 +29,9 @@ import (
 // fails with an error that says so, why it is not taken over (nothing on a
 // root branch is inherited; project mode reaches nothing else), and gives
 // the `terraform import` command for it, with the import id. The objects are
-// made through the API before Terraform runs, one row per resource type. (A
-// trusted domain is taken over wherever it is found: see
+// made through the API before Terraform runs, one row per resource type,
+// each list-backed type's from its row of acctest.ListedCases. (A trusted
+// domain is taken over wherever it is found: see
 // TestAccAuthDomain_foundIsTakenOverOnAnyBranch.)
 func TestAccConflictSuggestsImport(t *testing.T) {
 	for _, mode := range acctest.Modes {
@@ -46,8 +47,7 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 				why = "The project-level endpoints (auth_api = \"project\") reach only the production branch, which inherits nothing."
 			}
 			at := env.ProjectID + "/" + env.BranchID
-			var steps []resource.TestStep
-			for _, row := range []struct {
+			type conflict struct {
 				// exists makes the object outside Terraform (nil: the
 				// integration, which every row has).
 				exists func() error
@@ -55,18 +55,11 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 				// want are the parts of the error, in order: the reason
 				// follows the sentence that says what is there.
 				want []string
-			}{
+			}
+			rows := []conflict{
 				{
 					config: env.Resource("neon_auth_integration", "test"),
 					want:   []string{"already has Neon Auth", why, "terraform import", at},
-				},
-				{
-					exists: func() error {
-						_, err := c.AddOAuthProvider(ctx, s, apiclient.AddOAuthProviderRequest{ID: "google"})
-						return err
-					},
-					config: env.Resource("neon_auth_oauth_provider", "test", `provider_id = "google"`),
-					want:   []string{"already has the google OAuth provider", why, "terraform import", at + "/google"},
 				},
 				{
 					exists: func() error {
@@ -77,7 +70,20 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 					want: []string{"A user with this email already exists", why,
 						"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'", "terraform import", at + "/<user_id>"},
 				},
-			} {
+			}
+			for _, lc := range acctest.ListedCases {
+				if lc.Conflict == "" {
+					continue // taken over wherever it is found
+				}
+				o := acctest.ListedObject{Key: lc.Key(lc.Written)}
+				rows = append(rows, conflict{
+					exists: func() error { return lc.Make(c, s, o) },
+					config: env.Resource(lc.TypeName, "test", lc.Args(o)...),
+					want:   []string{acctest.WithKey(lc.Conflict, o.Key), why, "terraform import", at + "/" + o.Key},
+				})
+			}
+			var steps []resource.TestStep
+			for _, row := range rows {
 				if row.exists != nil {
 					env.Must(row.exists())
 				}
@@ -139,6 +145,30 @@ type lostCreate struct {
 	destroyed func(env *acctest.Env) resource.TestCheckFunc
 }
 
+// lostListedCreate is the row of a list-backed type: its create, with its
+// richest variant (an OAuth provider's own app and its secret), is
+// recovered by reading the object back, with what the configuration gave
+// that no endpoint returns, and destroy deletes it.
+func lostListedCreate(c acctest.ListedCase) lostCreate {
+	o := acctest.ListedObject{Key: c.Key(c.Written), Variant: len(c.Variants) - 1}
+	return lostCreate{
+		name: c.TypeName + " recovered", paths: map[string]string{authAPIProject: c.CreatePath, authAPIBranch: c.CreatePath}, applied: true,
+		setup:  func(env *acctest.Env) { env.EnableAuth() },
+		config: func(env *acctest.Env) string { return env.Resource(c.TypeName, "test", c.Args(o)...) },
+		sends:  1,
+		holds: func(env *acctest.Env) []statecheck.StateCheck {
+			checks := []statecheck.StateCheck{env.ExpectListed(c, o), env.ExpectStored(c, o)}
+			for name, v := range c.FieldsOf(o, false) {
+				checks = append(checks, statecheck.ExpectKnownValue(c.TypeName+".test", tfjsonpath.New(name), knownvalue.StringExact(fmt.Sprint(v))))
+			}
+			return checks
+		},
+		destroyed: func(env *acctest.Env) resource.TestCheckFunc {
+			return env.Destroyed(acctest.AuthKept, env.ExpectListed(c))
+		},
+	}
+}
+
 // A create whose answer is lost in transit, resource by resource: what can be
 // read back is recovered without a second object; what can be sent again
 // harmlessly is sent again; what can be neither is not sent again, and the
@@ -174,7 +204,6 @@ func TestAccLostCreateResponse(t *testing.T) {
 			}
 		}
 	}
-	enabled := func(env *acctest.Env) { env.EnableAuth() }
 	// withUser is an integration and its user, with more arguments.
 	withUser := func(env *acctest.Env, args ...string) string {
 		return env.Resource("neon_auth_integration", "test") +
@@ -199,50 +228,11 @@ func TestAccLostCreateResponse(t *testing.T) {
 		}))
 	}
 	users := map[string]string{authAPIProject: "/projects/auth/user", authAPIBranch: "/auth/users"}
-	for _, row := range []lostCreate{
-		{
-			name: "neon_auth_domain recovered", paths: map[string]string{authAPIProject: "/auth/domains", authAPIBranch: "/auth/domains"}, applied: true,
-			setup: enabled,
-			config: func(env *acctest.Env) string {
-				return env.Resource("neon_auth_domain", "test", `domain = "https://app.example.com"`)
-			},
-			sends: 1,
-			holds: func(env *acctest.Env) []statecheck.StateCheck {
-				return []statecheck.StateCheck{env.ExpectDomains("https://app.example.com")}
-			},
-			destroyed: func(env *acctest.Env) resource.TestCheckFunc {
-				return env.Destroyed(acctest.AuthKept, env.ExpectDomains())
-			},
-		},
-		{
-			name: "neon_auth_oauth_provider recovered", paths: map[string]string{authAPIProject: "/oauth_providers", authAPIBranch: "/oauth_providers"}, applied: true,
-			setup: enabled,
-			config: func(env *acctest.Env) string {
-				return env.Resource("neon_auth_oauth_provider", "test", `provider_id   = "google"`, `client_id     = "c"`, `client_secret = "s"`)
-			},
-			sends: 1,
-			holds: func(env *acctest.Env) []statecheck.StateCheck {
-				return []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("neon_auth_oauth_provider.test", tfjsonpath.New("type"), knownvalue.StringExact("standard")),
-					acctest.APICheck(func() error {
-						// The secret is the one configured: no endpoint returns it.
-						ps := env.Emu.OAuthProviders(env.ProjectID)
-						if len(ps) != 1 || ps[0].ID != "google" || ps[0].Type != "standard" || ps[0].ClientID != "c" || ps[0].ClientSecret != "s" {
-							return fmt.Errorf("the emulator has %d OAuth providers, want one: google, standard, client c, the configured secret", len(ps))
-						}
-						return nil
-					}),
-				}
-			},
-			destroyed: func(env *acctest.Env) resource.TestCheckFunc {
-				return env.Destroyed(acctest.AuthKept, func() error {
-					if p, ok := env.OAuthProvider("google"); ok {
-						return fmt.Errorf("destroy left the OAuth provider %s", p.ID)
-					}
-					return nil
-				})
-			},
-		},
+	var listed []lostCreate
+	for _, c := range acctest.ListedCases {
+		listed = append(listed, lostListedCreate(c))
+	}
+	for _, row := range append(listed, []lostCreate{
 		{
 			// The lost answer may have been the 409 of a branch that had
 			// Neon Auth: on a preview whose parent has it, the integration
@@ -367,7 +357,7 @@ func TestAccLostCreateResponse(t *testing.T) {
 				}
 			},
 		},
-	} {
+	}...) {
 		t.Run(row.name, func(t *testing.T) {
 			for _, mode := range slices.Sorted(maps.Keys(row.paths)) {
 				t.Run(mode, func(t *testing.T) {

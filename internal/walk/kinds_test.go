@@ -11,17 +11,17 @@ import (
 
 	"github.com/neon-auth/terraform-provider-neon/internal/acctest"
 	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
-	"github.com/neon-auth/terraform-provider-neon/internal/apispec/neonapi"
 )
 
 // The kinds of object a walk declares, each described once: how it is
 // written, what the public API shows of it, how a person changes it behind
 // Terraform's back and how something makes it outside Terraform. A type the
-// walk should cover gets an entry here (the settings kinds come from
-// acctest.SettingsCases) and, where the provider's rules for it differ, a
-// line in rules_test.go.
+// walk should cover gets an entry here (the list-backed kinds come from
+// acctest.ListedCases, the settings kinds from acctest.SettingsCases) and,
+// where the provider's rules for it differ, a line in rules_test.go.
 
-// The kinds' names: a walkObject's Kind.
+// The kinds' names: a walkObject's Kind. A list-backed kind's is the Kind of
+// its row of acctest.ListedCases.
 const (
 	kindIntegration = "integration"
 	kindDomain      = "domain"
@@ -64,6 +64,9 @@ type walkKind struct {
 	family string
 	// inAuth: the object is part of a branch's Neon Auth, gone with it.
 	inAuth bool
+	// listed: one object among many on its branch (acctest.ListedCases):
+	// its import id ends with its key, and its drift removes it.
+	listed bool
 	// keepsOmitted: a field the configuration leaves out keeps the value
 	// the object had (the settings).
 	keepsOmitted bool
@@ -125,8 +128,7 @@ func (k walkKind) fieldsOf(o walkObject) walkFields {
 
 // Origins the walk whitelists: the preview's own is the one a platform
 // puts on a preview branch.
-var walkDomains = []string{"https://app.walk.example.com", "https://www.walk.example.com", "https://*.preview.walk.example.com",
-	"walkapp://callback", acctest.PreviewOrigin}
+var walkDomains = acctest.Listed("neon_auth_domain").Keys
 
 // walkEmails are the users' emails.
 var walkEmails = []string{"ana@walk.example.com", "bo@walk.example.com", "cy@walk.example.com"}
@@ -159,41 +161,7 @@ var walkKinds = func() map[string]walkKind {
 				return err
 			},
 		},
-		kindDomain: {
-			typeName: "neon_auth_domain", keys: walkDomains, name: domainResourceName, inAuth: true,
-			variants: []walkVariant{{args: `domain = %[1]q`}},
-			read:     readDomains,
-			drift: func(r *walkRun, b *walkBranch, o walkObject) error {
-				return r.env.Client().DeleteDomains(context.Background(), r.scope(b), r.authProvider(b), []string{o.Key})
-			},
-			outside: func(r *walkRun, b *walkBranch, o walkObject) (string, error) {
-				_, err := r.env.Client().AddDomain(context.Background(), r.scope(b),
-					apiclient.AddDomainRequest{Domain: o.Key, AuthProvider: neonapi.NeonAuthSupportedAuthProvider(r.authProvider(b))})
-				return r.branchObjectID(b, o.Key), err
-			},
-		},
 		kindWhitelist: {typeName: "neon_auth_domains", inAuth: true},
-		kindOAuth: {
-			typeName: "neon_auth_oauth_provider", keys: []string{"google", "github"}, name: func(k string) string { return k }, inAuth: true,
-			variants: []walkVariant{
-				{args: `provider_id = %[1]q`, fields: `{"type": "shared"}`},
-				{args: "provider_id   = %[1]q\nclient_id     = \"walk-%[1]s-app\"\nclient_secret = \"walk-oauth-secret-1\"",
-					fields: `{"type": "standard"}`, secret: "walk-oauth-secret-1"},
-				{args: "provider_id   = %[1]q\nclient_id     = \"walk-%[1]s-app\"\nclient_secret = \"walk-oauth-secret-2\"",
-					fields: `{"type": "standard"}`, secret: "walk-oauth-secret-2"},
-			},
-			read: readOAuth,
-			drift: func(r *walkRun, b *walkBranch, o walkObject) error {
-				return r.env.Client().DeleteOAuthProvider(context.Background(), r.scope(b), o.Key)
-			},
-			outside: func(r *walkRun, b *walkBranch, o walkObject) (string, error) {
-				_, err := r.env.Client().AddOAuthProvider(context.Background(), r.scope(b), apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(o.Key)})
-				return r.branchObjectID(b, o.Key), err
-			},
-			// Removing the credentials of an own app replaces it: the API
-			// cannot make a standard provider shared in place.
-			replaces: func(from, to int) bool { return from != 0 && to == 0 },
-		},
 		kindEmail: {
 			typeName: "neon_auth_email_server", inAuth: true,
 			variants: []walkVariant{
@@ -293,6 +261,9 @@ var walkKinds = func() map[string]walkKind {
 	// An ownership transfer request: destroy only forgets it (the API
 	// cannot cancel one), and no read shows it but its integration's owner.
 	kinds[kindTransfer] = walkKind{typeName: "neon_auth_ownership_transfer", family: acctest.ModeProject, inAuth: true}
+	for _, c := range acctest.ListedCases {
+		kinds[c.Kind] = listedWalkKind(c)
+	}
 	for _, c := range acctest.SettingsCases {
 		kinds[c.TypeName] = settingsWalkKind(c)
 	}
@@ -308,10 +279,35 @@ func walkSMTP(host, sender, password string) string {
 		"password     = %q\nsender_email = \"noreply@walk.example.com\"\nsender_name  = %q", host, password, sender)
 }
 
-// domainResourceName is the resource name of a domain's neon_auth_domain.
-func domainResourceName(d string) string {
-	d = strings.NewReplacer("https://", "", "://", "_", "*", "star", ".", "_", "/", "_", "-", "_").Replace(d)
-	return "d_" + strings.Trim(d, "_")
+// listedWalkKind is the kind of a list-backed resource, from its row of
+// acctest.ListedCases: its variants, what the public API lists of a
+// branch, a removal behind Terraform's back as its drift, and an object
+// made through the API (its variant 0) as what is made outside Terraform.
+func listedWalkKind(c acctest.ListedCase) walkKind {
+	variants := make([]walkVariant, len(c.Variants))
+	for i, v := range c.Variants {
+		variants[i] = walkVariant{args: v.Args, fields: v.Fields, secret: v.Secret}
+	}
+	return walkKind{
+		typeName: c.TypeName, keys: c.Keys, name: acctest.ResourceName, inAuth: true, listed: true, variants: variants, replaces: c.Replaces,
+		read: func(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
+			listed, err := c.Read(r.env.Client(), r.scope(b))
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]walkFields{}
+			for key, f := range listed {
+				out[key] = walkFields(f)
+			}
+			return out, nil
+		},
+		drift: func(r *walkRun, b *walkBranch, o walkObject) error {
+			return c.Remove(r.env.Client(), r.scope(b), o.Key)
+		},
+		outside: func(r *walkRun, b *walkBranch, o walkObject) (string, error) {
+			return r.branchObjectID(b, o.Key), c.Make(r.env.Client(), r.scope(b), acctest.ListedObject{Key: o.Key})
+		},
+	}
 }
 
 // settingsWalkKind is the kind of a settings resource, from its row of
@@ -371,36 +367,6 @@ func readIntegration(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
 		f["allow_localhost"] = allow
 	}
 	return map[string]walkFields{"": f}, nil
-}
-
-// readDomains is the branch's whitelist, each domain canonical.
-func readDomains(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-	ds, err := r.env.Client().ListDomains(context.Background(), r.scope(b))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]walkFields{}
-	for _, d := range ds {
-		key := d.Domain
-		if c, err := apiclient.CanonicalOrigin(d.Domain); err == nil {
-			key = c
-		}
-		out[key] = walkFields{}
-	}
-	return out, nil
-}
-
-// readOAuth is the branch's OAuth providers and their types.
-func readOAuth(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
-	ps, err := r.env.Client().ListOAuthProviders(context.Background(), r.scope(b))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]walkFields{}
-	for _, p := range ps {
-		out[string(p.ID)] = walkFields{"type": string(p.Type)}
-	}
-	return out, nil
 }
 
 // readEmailServer is the branch's email server, without its password;

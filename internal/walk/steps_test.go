@@ -377,10 +377,13 @@ func (r *walkRun) imported(b *walkBranch, o walkObject) *walkManaged {
 // importID is the import id of an object already on b; "" when it cannot
 // be found (a user, whose id no endpoint tells by email).
 func (r *walkRun) importID(b *walkBranch, o walkObject) string {
+	if walkKinds[o.Kind].listed {
+		return r.branchObjectID(b, o.Key)
+	}
 	switch o.Kind {
 	case kindIntegration:
 		return r.branchObjectID(b, r.authProvider(b))
-	case kindDomain, kindOAuth, kindDataAPI:
+	case kindDataAPI:
 		return r.branchObjectID(b, o.Key)
 	case kindWhitelist, kindEmail:
 		return r.branchObjectID(b)
@@ -572,7 +575,7 @@ func (r *walkRun) drift(b *walkBranch, st walkStep) (bool, *walkViolation) {
 		v.what = "the drift of " + o.id() + " does not show: " + v.what
 		return true, v
 	}
-	if gone := o.Kind == kindOAuth || o.Kind == kindJWKS || o.Kind == kindDomain && !s.asList; gone {
+	if gone := walkKinds[o.Kind].listed && !(o.Kind == kindDomain && s.asList) || o.Kind == kindJWKS; gone {
 		delete(s.managed, managedID) // the refresh removes it from the state
 	}
 	if st.With {
