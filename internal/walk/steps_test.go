@@ -575,7 +575,9 @@ func (r *walkRun) drift(b *walkBranch, st walkStep) (bool, *walkViolation) {
 		v.what = "the drift of " + o.id() + " does not show: " + v.what
 		return true, v
 	}
-	if gone := walkKinds[o.Kind].listed && !(o.Kind == kindDomain && s.asList) || o.Kind == kindJWKS; gone {
+	// A listed object's drift removes it (a domain of the whitelist as one
+	// neon_auth_domains is no resource of its own).
+	if gone := walkKinds[o.Kind].listed && (o.Kind != kindDomain || !s.asList) || o.Kind == kindJWKS; gone {
 		delete(s.managed, managedID) // the refresh removes it from the state
 	}
 	if st.With {
