@@ -1,8 +1,8 @@
 // Command gen writes package neonapi from the API reference: it applies the
 // overlays to Neon's OpenAPI document (apispec.ReferenceJSON) and runs
 // oapi-codegen, the tool pinned in go.mod, with ../oapi-codegen.yaml, whose
-// list of operations it extends with the Better Auth settings' operations
-// (apispec.SettingsOperationIDs). go generate runs it in the package's
+// list of operations it extends with every operation of a branch's Neon
+// Auth (apispec.BranchAuthOperationIDs). go generate runs it in the package's
 // directory.
 package main
 
@@ -51,8 +51,8 @@ func run() error {
 // includeList opens the list of operations in oapi-codegen.yaml.
 const includeList = "  include-operation-ids:\n"
 
-// writeConfig writes oapi-codegen.yaml with the settings' operations added
-// to its list (the templates it names are found in the working directory).
+// writeConfig writes oapi-codegen.yaml with a branch's Neon Auth operations
+// added to its list (the templates it names are found in the working directory).
 func writeConfig(path string) error {
 	cfg, err := os.ReadFile("oapi-codegen.yaml")
 	if err != nil {
@@ -62,13 +62,13 @@ func writeConfig(path string) error {
 	if !ok {
 		return fmt.Errorf("oapi-codegen.yaml has no line %q", strings.TrimSpace(includeList))
 	}
-	ids, err := apispec.SettingsOperationIDs()
+	ids, err := apispec.BranchAuthOperationIDs()
 	if err != nil {
 		return err
 	}
-	var settings strings.Builder
+	var branchAuth strings.Builder
 	for _, id := range ids {
-		fmt.Fprintf(&settings, "    - %s\n", id)
+		fmt.Fprintf(&branchAuth, "    - %s\n", id)
 	}
-	return os.WriteFile(path, []byte(head+includeList+settings.String()+tail), 0o600)
+	return os.WriteFile(path, []byte(head+includeList+branchAuth.String()+tail), 0o600)
 }
