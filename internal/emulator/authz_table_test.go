@@ -255,10 +255,7 @@ func authzRoutes() map[string]authzRoute {
 	// kind's example, on the production branch's stack integration, which
 	// holds the example's held item.
 	for _, k := range listedKinds {
-		ex, ok := listedExamples[k.path]
-		if !ok {
-			continue // TestAuthzTableCoversEveryRoute names the routes
-		}
+		ex := k.example
 		families := [][2]string{{"/projects/{project_id}/branches/{branch_id}/auth", "/projects/{p}/branches/{branch}/auth"}}
 		if k.projectLevel {
 			families = append(families, [2]string{"/projects/{project_id}/auth", "/projects/{p}/auth"})
@@ -364,7 +361,7 @@ func expectedAuthzOutcome(scope authzScope, kind string) (authzOutcome, string) 
 // the production branch (which
 // has a read_write endpoint) a stack integration (unless
 // the route creates it) holding a user and the held item of each list-backed
-// kind's example (listedExamples); then on dev a Better Auth integration with
+// kind's example; then on dev a Better Auth integration with
 // a standard email provider.
 type authzFixture struct {
 	v         *env
@@ -410,10 +407,8 @@ func newAuthzFixture(t *testing.T, withIntegration bool) *authzFixture {
 		wantStatus(t, r, http.StatusCreated)
 		fx.users[p], _ = r.JSON()["id"].(string)
 		for _, k := range listedKinds {
-			if ex, ok := listedExamples[k.path]; ok {
-				r := v.do("POST", "/projects/"+p+"/branches/"+fx.branches[p]+"/auth/"+k.path, ex.body(ex.held, "stack"))
-				want2xx(t, r)
-			}
+			r := v.do("POST", "/projects/"+p+"/branches/"+fx.branches[p]+"/auth/"+k.path, k.example.body(k.example.held, "stack"))
+			want2xx(t, r)
 		}
 		// dev has a Better Auth integration with a standard email provider,
 		// which POST …/email_provider/test needs.
@@ -556,7 +551,7 @@ func TestAuthzTableCoversEveryRoute(t *testing.T) {
 	for _, key := range served {
 		if _, ok := table[key]; !ok {
 			t.Errorf("the router serves %q but the authorization table has no row for it: add one to authzRoutes "+
-				"(a list-backed kind's come from its listedExamples entry)", key)
+				"(a list-backed kind's come from its description's example)", key)
 		}
 	}
 	for key := range table {

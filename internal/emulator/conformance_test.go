@@ -250,7 +250,7 @@ func TestEveryRouteConformsToTheOpenAPIDocument(t *testing.T) {
 // driveListedKinds calls every route of each list-backed kind under auth
 // (the routes' template of a Neon Auth's path; projectLevel: the deprecated
 // family's, of the kinds that have it) and at (that path), on an
-// integration of provider, as its example says (listedExamples): the held
+// integration of provider, as its description's example says: the held
 // item added, then each route's request, each answered with a 2xx.
 func driveListedKinds(t *testing.T, v *env, projectLevel bool, auth, at, provider string) {
 	t.Helper()
@@ -258,7 +258,7 @@ func driveListedKinds(t *testing.T, v *env, projectLevel bool, auth, at, provide
 		if projectLevel && !k.projectLevel {
 			continue
 		}
-		ex := example(t, k)
+		ex := k.example
 		want2xx(t, v.do("POST", at+"/"+k.path, ex.body(ex.held, provider)))
 		for _, r := range ex.requests(k, auth, at, provider, ex.addedID) {
 			var body any

@@ -10,10 +10,11 @@ import (
 // The list-backed kinds of a branch's Neon Auth, generically: objects among
 // many, read from one list (…/auth/<path>), added to it, and, where the kind
 // has them, updated and deleted one by one (…/auth/<path>/{id}). A kind is
-// one listedKind value, registered with listed from its listed_<name>.go;
-// its routes (branch-scoped, and project-level where it has them), its
-// handlers, where its items are held and how the API shows them all come
-// from that value. What differs between kinds is a hook of the value.
+// one listedKind value in its listed_<name>.go, named in listedKinds; its
+// routes (branch-scoped, and project-level where it has them), its handlers,
+// where its items are held, how the API shows them and the calls the tests
+// make of them all come from that value. What differs between kinds is a
+// hook of the value.
 
 // listedKind describes a list-backed kind: T is an item as held in the
 // state, A the body of an add, U the body of an update (noUpdate for a kind
@@ -64,6 +65,37 @@ type listedKind[T, A, U any] struct {
 	goneDeleted bool
 	// clear, when set, serves DELETE on the list itself.
 	clear handlerFunc
+
+	// example is how to call its routes with success.
+	example listedExample
+}
+
+// listedExample is how to call a list-backed kind's routes with success, as
+// the tests do: held is the add body of an item that the
+// authorization fixture holds, added that of another; update and clear are
+// the bodies of PATCH …/{id} and of DELETE on the list, for a kind with
+// them. With namesProvider, the add and clear bodies also name the
+// integration's auth_provider. From it come the kind's rows in authzRoutes,
+// its steps in TestEveryRouteConformsToTheOpenAPIDocument and
+// TestEveryListedKindLivesThroughItsRoutes.
+type listedExample struct {
+	held, added     map[string]any
+	heldID, addedID string
+	update          map[string]any
+	clear           func(id string) map[string]any
+	namesProvider   bool
+}
+
+// body is b for an integration of provider.
+func (ex listedExample) body(b map[string]any, provider string) map[string]any {
+	out := map[string]any{}
+	for k, v := range b {
+		out[k] = v
+	}
+	if ex.namesProvider {
+		out["auth_provider"] = provider
+	}
+	return out
 }
 
 // noUpdate is the update body of a kind that has no update.
@@ -75,22 +107,24 @@ type listedServing struct {
 	path, itemParam                  string
 	projectLevel                     bool
 	list, add, update, remove, clear handlerFunc
+	example                          listedExample
 }
 
-// listedKinds are the list-backed kinds, in the order they registered.
-var listedKinds []listedServing
+// listedKinds are the list-backed kinds the emulator serves, each described
+// in its listed_<name>.go.
+var listedKinds = []listedServing{domainsKind.serving(), oauthProvidersKind.serving()}
 
-// listed registers a list-backed kind; each listed_<name>.go calls it from
-// its init.
-func listed[T, A, U any](k listedKind[T, A, U]) {
-	s := listedServing{path: k.path, itemParam: k.itemParam, projectLevel: k.projectLevel, list: k.list, add: k.add, clear: k.clear}
+// serving is what the router and the tests know of the kind.
+func (k listedKind[T, A, U]) serving() listedServing {
+	s := listedServing{path: k.path, itemParam: k.itemParam, projectLevel: k.projectLevel, list: k.list, add: k.add, clear: k.clear,
+		example: k.example}
 	if k.itemParam != "" {
 		s.remove = k.remove
 		if k.change != nil {
 			s.update = k.update
 		}
 	}
-	listedKinds = append(listedKinds, s)
+	return s
 }
 
 // listedRoutes are the routes of every list-backed kind under auth, the

@@ -11,45 +11,49 @@ import (
 // list-backed kind (listed.go): shared keys or the caller's own
 // credentials, the Microsoft tenant, and how the API shows them.
 
-func init() {
-	listed(listedKind[OAuthProvider, neonapi.NeonAuthAddOAuthProviderRequest, neonapi.NeonAuthUpdateOAuthProviderRequest]{
-		path:         "oauth_providers",
-		itemParam:    "oauth_provider_id",
-		projectLevel: true,
-		field:        func(a *BranchAuth) *[]OAuthProvider { return &a.OAuthProviders },
-		id:           func(p OAuthProvider) string { return p.ID },
-		// The project-level list never shows credentials; the branch-scoped
-		// one shows a standard provider's client_id and client_secret, as
-		// the live service can (the MCP server redacts them from what it
-		// lists). Adds and updates answer with them.
-		listed: func(c *call, ps []OAuthProvider) any {
-			return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthViews(branchFamily(c), ps...)}
-		},
-		shown: func(p OAuthProvider) any { return oauthViews(true, p)[0] },
-		// Without credentials the provider uses shared keys (type "shared";
-		// 400 INVALID_SHARED_OAUTH_PROVIDER for one without), with them
-		// "standard". A branch-scoped re-add of the same settings answers
-		// 200 again, other settings 409.
-		asked:     addedOAuthProvider,
-		addStatus: http.StatusOK,
-		taken:     "OAuth provider %s already exists",
-		again: func(c *call, held, asked OAuthProvider) bool {
-			return branchFamily(c) && sameOAuthProvider(held, asked)
-		},
-		admit:   (*Emulator).admitOAuthProvider,
-		change:  oauthProviderChange,
-		missing: "OAuth provider not found",
-		// 200 without body (204 with DeviationOAuthProviderDelete204); the
-		// branch-scoped API answers so for a provider that is not there too
-		// (the project-level one 404).
-		deleted: func(e *Emulator) int {
-			if e.deviates(DeviationOAuthProviderDelete204) {
-				return http.StatusNoContent
-			}
-			return http.StatusOK
-		},
-		goneDeleted: true,
-	})
+var oauthProvidersKind = listedKind[OAuthProvider, neonapi.NeonAuthAddOAuthProviderRequest, neonapi.NeonAuthUpdateOAuthProviderRequest]{
+	path:         "oauth_providers",
+	itemParam:    "oauth_provider_id",
+	projectLevel: true,
+	field:        func(a *BranchAuth) *[]OAuthProvider { return &a.OAuthProviders },
+	id:           func(p OAuthProvider) string { return p.ID },
+	// The project-level list never shows credentials; the branch-scoped
+	// one shows a standard provider's client_id and client_secret, as
+	// the live service can (the MCP server redacts them from what it
+	// lists). Adds and updates answer with them.
+	listed: func(c *call, ps []OAuthProvider) any {
+		return neonapi.ListNeonAuthOauthProvidersResponse{Providers: oauthViews(branchFamily(c), ps...)}
+	},
+	shown: func(p OAuthProvider) any { return oauthViews(true, p)[0] },
+	// Without credentials the provider uses shared keys (type "shared";
+	// 400 INVALID_SHARED_OAUTH_PROVIDER for one without), with them
+	// "standard". A branch-scoped re-add of the same settings answers
+	// 200 again, other settings 409.
+	asked:     addedOAuthProvider,
+	addStatus: http.StatusOK,
+	taken:     "OAuth provider %s already exists",
+	again: func(c *call, held, asked OAuthProvider) bool {
+		return branchFamily(c) && sameOAuthProvider(held, asked)
+	},
+	admit:   (*Emulator).admitOAuthProvider,
+	change:  oauthProviderChange,
+	missing: "OAuth provider not found",
+	// 200 without body (204 with DeviationOAuthProviderDelete204); the
+	// branch-scoped API answers so for a provider that is not there too
+	// (the project-level one 404).
+	deleted: func(e *Emulator) int {
+		if e.deviates(DeviationOAuthProviderDelete204) {
+			return http.StatusNoContent
+		}
+		return http.StatusOK
+	},
+	goneDeleted: true,
+	example: listedExample{
+		held: map[string]any{"id": "google"}, heldID: "google",
+		added:   map[string]any{"id": "microsoft", "client_id": "c", "client_secret": "s", "microsoft_tenant_id": "t"},
+		addedID: "microsoft",
+		update:  map[string]any{"client_id": "id", "client_secret": "secret"},
+	},
 }
 
 // oauthSettings are the writable fields of an OAuth provider.

@@ -10,59 +10,6 @@ import (
 	"testing"
 )
 
-// listedExample is how the tests call a list-backed kind's routes (by its
-// path; one entry per kind): held is the add body of an item that the
-// authorization fixture holds, added that of another; update and clear are
-// the bodies of PATCH …/{id} and of DELETE on the list, for a kind with
-// them. With namesProvider, the add and clear bodies also name the
-// integration's auth_provider. From it come the kind's rows in authzRoutes,
-// its steps in TestEveryRouteConformsToTheOpenAPIDocument and
-// TestEveryListedKindLivesThroughItsRoutes.
-type listedExample struct {
-	held, added     map[string]any
-	heldID, addedID string
-	update          map[string]any
-	clear           func(id string) map[string]any
-	namesProvider   bool
-}
-
-var listedExamples = map[string]listedExample{
-	"domains": {
-		held: map[string]any{"domain": "https://app.example.com"}, heldID: "https://app.example.com",
-		added: map[string]any{"domain": "https://new.example.com"}, addedID: "https://new.example.com",
-		clear:         func(id string) map[string]any { return map[string]any{"domains": []any{map[string]any{"domain": id}}} },
-		namesProvider: true,
-	},
-	"oauth_providers": {
-		held: map[string]any{"id": "google"}, heldID: "google",
-		added:   map[string]any{"id": "microsoft", "client_id": "c", "client_secret": "s", "microsoft_tenant_id": "t"},
-		addedID: "microsoft",
-		update:  map[string]any{"client_id": "id", "client_secret": "secret"},
-	},
-}
-
-// example is the example of kind k; a kind without one fails the test.
-func example(t *testing.T, k listedServing) listedExample {
-	t.Helper()
-	ex, ok := listedExamples[k.path]
-	if !ok {
-		t.Fatalf("the list-backed kind %s has no entry in listedExamples", k.path)
-	}
-	return ex
-}
-
-// body is b for an integration of provider.
-func (ex listedExample) body(b map[string]any, provider string) map[string]any {
-	out := map[string]any{}
-	for k, v := range b {
-		out[k] = v
-	}
-	if ex.namesProvider {
-		out["auth_provider"] = provider
-	}
-	return out
-}
-
 // listedRequest is one call of a list-backed kind's route: its key
 // ("METHOD /template"), its method, its path under at (the Neon Auth's
 // path) and its body.
@@ -165,7 +112,10 @@ func TestEveryListedKindLivesThroughItsRoutes(t *testing.T) {
 	v.enableOn(v.branch, "better_auth")
 	for _, k := range listedKinds {
 		t.Run(k.path, func(t *testing.T) {
-			ex := example(t, k)
+			ex := k.example
+			if ex.held == nil || ex.added == nil {
+				t.Fatalf("the list-backed kind %s has no example of a held and an added item", k.path)
+			}
 			list, held := v.branchAuthPath(v.branch)+"/"+k.path, url.PathEscape(ex.heldID)
 			lists := func(id string) bool {
 				t.Helper()
