@@ -29,6 +29,9 @@ const everyTypeTemplate = "internal/provider/testdata/every_resource_type.tf.tmp
 type everyTypeData struct {
 	Name, ProjectID, BranchID string
 	Domains                   bool
+	// ProjectMode: the project-level endpoints, which lack the types only
+	// the branch-scoped API has.
+	ProjectMode bool
 }
 
 // scopeReads are the requests of one Neon Auth scope (a branch, or a
@@ -168,8 +171,8 @@ func branchesLayout(s *server, mode string) (parts []branchesPart, scopes []scop
 			{label: "Stack Auth, production branch: SDK keys, ownership transfer, user, OAuth, domain, email server", scope: p1 + "/" + prod1, limit: 4},
 		}
 	} else {
-		two := everyTypeData{Name: "two", ProjectID: p1}
-		parts = []branchesPart{{"stack", everyTypeData{Name: "one", ProjectID: p0}}, {"stack", two}, {"stack_email_server", two}}
+		two := everyTypeData{Name: "two", ProjectID: p1, ProjectMode: true}
+		parts = []branchesPart{{"stack", everyTypeData{Name: "one", ProjectID: p0, ProjectMode: true}}, {"stack", two}, {"stack_email_server", two}}
 		scopes = []scopeReads{
 			{label: "Stack Auth project: SDK keys, ownership transfer, user, OAuth, domain", scope: p0, limit: 3},
 			{label: "the same with an email server", scope: p1, limit: 4},

@@ -63,9 +63,14 @@ type ListedCase struct {
 	// that finds its object on a root branch; "": such an object is taken
 	// over wherever it is found.
 	Conflict string
-	// CreatePath is the end of the path its create request is POSTed to, in
-	// either API family.
-	CreatePath string
+	// Path is its list under …/auth, which its create POSTs to and a
+	// refresh reads; Bundled: in branch mode the list is read through the
+	// Better Auth bundle (GET …/auth/plugins) instead.
+	Path    string
+	Bundled bool
+	// BranchOnly: only the branch-scoped API has it; project mode refuses
+	// it at plan.
+	BranchOnly bool
 	// Whole is the resource type that manages every object of the list at
 	// once ("": none); one configuration holds either kind, not both.
 	Whole string
@@ -139,6 +144,17 @@ func (c ListedCase) FieldsOf(o ListedObject, stored bool) Fields {
 	return f
 }
 
+// ListedIn are the rows of the types that the API family of mode has.
+func ListedIn(mode string) []ListedCase {
+	var in []ListedCase
+	for _, c := range ListedCases {
+		if mode == ModeBranch || !c.BranchOnly {
+			in = append(in, c)
+		}
+	}
+	return in
+}
+
 // Make makes an object on a scope through the public API.
 func (c ListedCase) Make(client *apiclient.Client, s apiclient.Scope, o ListedObject) error {
 	return c.Put(client, s, o.Key, c.FieldsOf(o, true))
@@ -178,8 +194,8 @@ var ListedCases = []ListedCase{
 		Declared:  []ListedObject{{Key: "https://app.example.com"}, {Key: "https://admin.example.com"}},
 		Keys: []string{"https://app.walk.example.com", "https://www.walk.example.com", "https://*.preview.walk.example.com",
 			"walkapp://callback", PreviewOrigin},
-		CreatePath: "/auth/domains",
-		Put:        putDomain,
+		Path: "domains",
+		Put:  putDomain,
 		Remove: func(c *apiclient.Client, s apiclient.Scope, key string) error {
 			return c.DeleteDomains(context.Background(), s, neonauth.DefaultAuthProvider(s.Family), []string{key})
 		},
@@ -209,7 +225,7 @@ var ListedCases = []ListedCase{
 		Declared:  []ListedObject{{Key: "github"}, {Key: "google", Variant: 1}},
 		Inherited: []InheritedObject{{ListedObject{Key: "github"}, "Inherited github OAuth provider (type shared) taken over"}},
 		Keys:      []string{"google", "github"},
-		Conflict:  "already has the %[1]s OAuth provider", CreatePath: "/oauth_providers",
+		Conflict:  "already has the %[1]s OAuth provider", Path: "oauth_providers", Bundled: true,
 		Put: func(c *apiclient.Client, s apiclient.Scope, key string, stored Fields) error {
 			req := apiclient.AddOAuthProviderRequest{ID: neonapi.NeonAuthOauthProviderID(key)}
 			if id, ok := stored["client_id"].(string); ok {

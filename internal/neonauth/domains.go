@@ -16,9 +16,10 @@ import (
 // DomainAPI is the API of a scope's trusted domains: the scope's auth
 // provider's, compared in canonical form; a domain is only its key.
 var DomainAPI = &ListBacked[apiclient.Domain, struct{}]{
-	Kind: KindDomain,
-	List: (*Service).Domains,
-	Key:  func(d apiclient.Domain) string { return d.Domain },
+	Kind:         KindDomain,
+	ProjectLevel: true,
+	List:         (*Service).Domains,
+	Key:          func(d apiclient.Domain) string { return d.Domain },
 	// A domain listed without an auth provider belongs to Stack Auth.
 	Holds: func(s Scope, d apiclient.Domain, domain string) bool {
 		return cmp.Or(string(d.AuthProvider), apiclient.AuthProviderStack) == s.AuthProvider && apiclient.SameOrigin(d.Domain, domain)

@@ -22,6 +22,9 @@ import (
 type ListBacked[O any, A any] struct {
 	// Kind names the kind in the take-over rules (MayTakeOver).
 	Kind Kind
+	// ProjectLevel: the kind also has endpoints in the deprecated
+	// project-level family; otherwise only the branch-scoped API has it.
+	ProjectLevel bool
 	// Fetch is the scope's objects read by a request of their own: a kind
 	// that gives it is read through a shared read of its own (see Objects),
 	// which its writes forget. A kind whose list is shared otherwise gives

@@ -46,15 +46,16 @@ func DropsOwnApp(p *apiclient.OAuthProvider, app OAuthApp) bool {
 // OAuthProviderAPI is the API of the OAuth providers of a scope, a
 // list-backed kind keyed by provider id, given an OAuthApp.
 var OAuthProviderAPI = &ListBacked[apiclient.OAuthProvider, OAuthApp]{
-	Kind:     KindOAuthProvider,
-	List:     (*Service).OAuthProviders,
-	Key:      func(p apiclient.OAuthProvider) string { return string(p.ID) },
-	Add:      addOAuthProvider,
-	Update:   (*Service).updateOAuthProviderTo,
-	Delete:   (*Service).DeleteOAuthProvider,
-	TakeOver: takeOverOAuthProvider,
-	Recover:  recoverOAuthProvider,
-	Restore:  restoreOAuthProvider,
+	Kind:         KindOAuthProvider,
+	ProjectLevel: true,
+	List:         (*Service).OAuthProviders,
+	Key:          func(p apiclient.OAuthProvider) string { return string(p.ID) },
+	Add:          addOAuthProvider,
+	Update:       (*Service).updateOAuthProviderTo,
+	Delete:       (*Service).DeleteOAuthProvider,
+	TakeOver:     takeOverOAuthProvider,
+	Recover:      recoverOAuthProvider,
+	Restore:      restoreOAuthProvider,
 }
 
 // addOAuthProvider adds the OAuth provider id to s with app; recovered: its

@@ -187,7 +187,7 @@ func identityCase(env *acctest.Env) (string, map[string]map[string]knownvalue.Ch
 		"neon_auth_data_api.test":      with("database_name", knownvalue.StringExact("neondb")),
 		"neon_auth_external_jwks.test": {"project_id": knownvalue.StringExact(env.ProjectID), "jwks_id": knownvalue.StringRegexp(regexp.MustCompile(`.+`))},
 	}
-	for _, c := range acctest.ListedCases {
+	for _, c := range acctest.ListedIn(env.Mode) {
 		if c.Whole == "" || env.Mode == authAPIBranch {
 			cfg += block(c.TypeName, "test", c.Args(acctest.ListedObject{Key: c.Written})...)
 			want[c.TypeName+".test"] = with(c.KeyAttribute, knownvalue.StringExact(c.Key(c.Written)))
@@ -355,7 +355,7 @@ func TestAccIdentity_generateConfig(t *testing.T) {
 		}
 		// Of each list-backed type, the first object consoleSetup made.
 		identities := map[string]map[string]string{}
-		for _, c := range acctest.ListedCases {
+		for _, c := range acctest.ListedIn(env.Mode) {
 			key := c.Key(c.Found[0].Key)
 			addr := c.TypeName + "." + acctest.ResourceName(key)
 			imports[addr] = "identity = { " + scope + fmt.Sprintf(", %s = %q }", c.KeyAttribute, key)

@@ -118,7 +118,7 @@ func (t *listBacked[M, O, A]) newResource() *listBackedResource[M, O, A] {
 // listResource is the type's list resource: every object of each branch
 // searched, named by its key.
 func (t *listBacked[M, O, A]) listResource() list.ListResource {
-	return &objectList{listedResource: t.newResource(), what: "the " + t.typeName.noun() + "s",
+	return &objectList{listedResource: t.newResource(), what: "the " + t.typeName.noun() + "s", branchOnly: !t.api.ProjectLevel,
 		keys: func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error) {
 			objects, err := t.api.Objects(auth, ctx, s)
 			return keysOf(objects, err, func(o O) string { return t.canonicalKey(t.api.Key(o)) })

@@ -28,7 +28,7 @@ import (
 
 func (r *listBackedResource[M, O, A]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	t := r.t
-	r.planScope(ctx, scopeRules{}, req, resp)
+	r.planScope(ctx, scopeRules{branchOnly: !t.api.ProjectLevel}, req, resp)
 	var key types.String
 	var from attributeGetter = resp.Plan
 	if req.Plan.Raw.IsNull() {

@@ -94,6 +94,8 @@ type objectList struct {
 	scopes func(c *configured, ctx context.Context, cfg listConfigModel) ([]listScope, error)
 	keys   func(ctx context.Context, auth *neonauth.Service, s neonauth.Scope) ([]string, error)
 	find   func(ctx context.Context, auth *neonauth.Service, s listScope) ([]foundObject, error)
+	// branchOnly: only the branch-scoped API has the objects.
+	branchOnly bool
 }
 
 var _ list.ListResourceWithConfigure = (*objectList)(nil)
@@ -108,6 +110,9 @@ func (l *objectList) ListResourceConfigSchema(_ context.Context, _ list.ListReso
 
 func (l *objectList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	c := l.base()
+	if l.branchOnly && needsBranchMode(c, stream) {
+		return
+	}
 	scopes := c.listScopes
 	if l.scopes != nil {
 		scopes = func(ctx context.Context, cfg listConfigModel) ([]listScope, error) { return l.scopes(c, ctx, cfg) }
@@ -119,6 +124,19 @@ func (l *objectList) List(ctx context.Context, req list.ListRequest, stream *lis
 		keys, err := l.keys(ctx, c.data.auth, s.Scope)
 		return keyed(s, keys, err)
 	})
+}
+
+// needsBranchMode refuses a list of a type that only the branch-scoped API
+// has, in project mode; it reports whether it did.
+func needsBranchMode(c *configured, stream *list.ListResultsStream) bool {
+	if !c.data.ready() || c.data.auth.Family() == apiclient.FamilyBranch {
+		return false
+	}
+	var diags diag.Diagnostics
+	diags.AddError("Needs the branch-scoped API", "`"+string(c.typeName)+"` is only offered by Neon's branch-scoped endpoints; "+
+		"set auth_api = \"branch\" in the provider block (or NEON_AUTH_API=branch) to list it.")
+	stream.Results = list.ListResultsStreamDiagnostics(diags)
+	return true
 }
 
 // listIn streams the objects that find returns on each scope that scopes

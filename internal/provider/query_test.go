@@ -32,7 +32,7 @@ func consoleSetup(env *acctest.Env, branchID string) {
 	ctx, c, s := context.Background(), env.Client(), on.Scope()
 	_, err := c.CreateIntegration(ctx, s, apiclient.CreateIntegrationRequest{AuthProvider: env.AuthProvider()})
 	env.Must(err)
-	for _, lc := range acctest.ListedCases {
+	for _, lc := range acctest.ListedIn(env.Mode) {
 		for _, o := range lc.Found {
 			if err := lc.Make(c, s, o); err != nil {
 				env.T().Fatalf("making the %s %s: %v", lc.TypeName, o.Key, err)
@@ -144,17 +144,27 @@ func TestAccQuery_findsWhatExists(t *testing.T) {
 	resource.Test(t, tc)
 }
 
-// In project mode settings have no endpoint: listing any of them says so,
+// In project mode settings (and the list-backed types only the
+// branch-scoped API has) have no endpoint: listing any of them says so,
 // naming the type.
 func TestAccQuery_settingsNeedBranchMode(t *testing.T) {
 	env := acctest.NewBranchEnv(t)
 	env.EnableAuth()
 	steps := []resource.TestStep{{Config: env.ProviderBlock(`auth_api = "project"`)}}
+	types := []string{}
 	for _, c := range acctest.SettingsCases {
+		types = append(types, c.TypeName)
+	}
+	for _, c := range acctest.ListedCases {
+		if c.BranchOnly {
+			types = append(types, c.TypeName)
+		}
+	}
+	for _, typeName := range types {
 		steps = append(steps, resource.TestStep{
 			Query:       true,
-			Config:      listBlock(c.TypeName, "all", env.ProjectID),
-			ExpectError: acctest.MatchInOrder("`" + c.TypeName + "` is only offered by Neon's branch-scoped"),
+			Config:      listBlock(typeName, "all", env.ProjectID),
+			ExpectError: acctest.MatchInOrder("`" + typeName + "` is only offered by Neon's branch-scoped"),
 		})
 	}
 	tc := env.TestCase(steps...)
@@ -181,7 +191,7 @@ func TestAccQuery_generateConfigAndImport(t *testing.T) {
 			}
 			types := []string{"neon_auth_integration", "neon_auth_email_server", "neon_auth_data_api", "neon_auth_external_jwks"}
 			want := 1 + 1 + 1 + 1 // on the production branch
-			for _, c := range acctest.ListedCases {
+			for _, c := range acctest.ListedIn(mode) {
 				types = append(types, c.TypeName)
 				want += len(c.Found)
 			}

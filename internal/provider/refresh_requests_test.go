@@ -78,6 +78,9 @@ func expectReads(t *testing.T, counted map[string]map[string]int, scope, name st
 type everyType struct {
 	Template, Name, ProjectID, BranchID string
 	Domains                             bool
+	// ProjectMode: the project-level endpoints, which lack the types only
+	// the branch-scoped API has.
+	ProjectMode bool
 }
 
 // updateTestdata rewrites what the tests generate into testdata instead of
@@ -88,7 +91,7 @@ var updateTestdata = flag.Bool("update", false, "rewrite the generated part of t
 // their rows of acctest.ListedCases: the templates "listed_better_auth"
 // (each row's Declared objects, the types with a whole-list type only
 // without .Domains) and "listed_stack" (its first one, on the production
-// branch) are generated, between the file's markers; -update rewrites them.
+// branch; a branch-only type's not in .ProjectMode) are generated, between the file's markers; -update rewrites them.
 func TestUnitEveryResourceTypeDeclaresEveryListedType(t *testing.T) {
 	const file, begin, end = "testdata/every_resource_type.tf.tmpl",
 		"{{- /* Generated from acctest.ListedCases: go test ./internal/provider -run TestUnitEveryResourceTypeDeclaresEveryListedType -update */ -}}\n",
@@ -114,7 +117,11 @@ func TestUnitEveryResourceTypeDeclaresEveryListedType(t *testing.T) {
 		if c.Whole != "" {
 			ba.WriteString("{{end}}")
 		}
-		stack.WriteString(hclBlock(c.TypeName, "{{.Name}}", append([]string{"project_id = neon_auth_integration.{{.Name}}.project_id"}, c.Args(c.Declared[0])...)))
+		block := hclBlock(c.TypeName, "{{.Name}}", append([]string{"project_id = neon_auth_integration.{{.Name}}.project_id"}, c.Args(c.Declared[0])...))
+		if c.BranchOnly {
+			block = "{{if not .ProjectMode}}" + block + "{{end}}"
+		}
+		stack.WriteString(block)
 	}
 	generated := begin + "{{define \"listed_better_auth\"}}" + ba.String() + "{{end}}\n\n{{define \"listed_stack\"}}" + stack.String() + "{{end}}\n" + end
 	if text[i:j+len(end)] == generated {
@@ -223,10 +230,17 @@ func TestAccRefresh_branchReadsEachEndpointOnce(t *testing.T) {
 		everyType{Template: "stack", Name: "stack", ProjectID: stackProject},
 		everyType{Template: "stack_email_server", Name: "stack", ProjectID: stackProject})
 
-	// The reads of a branch in branch mode: the integration, the domains,
-	// the plugins bundle, and each setting the bundle does not carry, at its
-	// own path (today the webhooks: four in all).
-	branchReads := []string{"GET …/auth", "GET …/auth/domains", "GET …/auth/plugins"}
+	// The reads of a branch in branch mode: the integration, the plugins
+	// bundle, each list-backed type's list that the bundle does not carry
+	// (today the domains), and each setting the bundle does not carry, at
+	// its own path (today the webhooks: four in all).
+	stackReads := []string{"GET …/auth", "GET …/auth/plugins"}
+	for _, c := range acctest.ListedIn(authAPIBranch) {
+		if !c.Bundled {
+			stackReads = append(stackReads, "GET …/auth/"+c.Path)
+		}
+	}
+	branchReads := slices.Clone(stackReads)
 	for _, set := range betterauth.Settings {
 		if !set.Bundled {
 			branchReads = append(branchReads, "GET …/auth/"+set.Path)
@@ -235,8 +249,7 @@ func TestAccRefresh_branchReadsEachEndpointOnce(t *testing.T) {
 	branchReads = append(branchReads, "GET …/data-api/neondb")
 	expectReads(t, counted, env.ProjectID+"/"+env.BranchID, "Better Auth, production branch", branchReads...)
 	expectReads(t, counted, env.ProjectID+"/"+preview, "Better Auth, preview branch", branchReads...)
-	expectReads(t, counted, stackProject+"/"+stackBranchID, "Stack Auth, production branch",
-		"GET …/auth", "GET …/auth/domains", "GET …/auth/plugins")
+	expectReads(t, counted, stackProject+"/"+stackBranchID, "Stack Auth, production branch", stackReads...)
 	for scope, eps := range counted {
 		if !strings.Contains(scope, "/") {
 			t.Errorf("requests outside the branches: %s %v", scope, eps)
@@ -254,11 +267,16 @@ func TestAccRefresh_projectModeReadsThreeEndpoints(t *testing.T) {
 	env.Mode = authAPIProject
 	second := env.Emu.ProjectIDs()[1]
 	counted := noChangePlanRequests(t, env, &log,
-		everyType{Template: "stack", Name: "one", ProjectID: env.ProjectID},
-		everyType{Template: "stack", Name: "two", ProjectID: second},
-		everyType{Template: "stack_email_server", Name: "two", ProjectID: second})
+		everyType{Template: "stack", Name: "one", ProjectID: env.ProjectID, ProjectMode: true},
+		everyType{Template: "stack", Name: "two", ProjectID: second, ProjectMode: true},
+		everyType{Template: "stack_email_server", Name: "two", ProjectID: second, ProjectMode: true})
 
-	projectReads := []string{"GET …/auth/integrations", "GET …/auth/domains", "GET …/auth/oauth_providers"}
+	// The integrations, and each list-backed type's list (today the
+	// domains and the OAuth providers).
+	projectReads := []string{"GET …/auth/integrations"}
+	for _, c := range acctest.ListedIn(authAPIProject) {
+		projectReads = append(projectReads, "GET …/auth/"+c.Path)
+	}
 	expectReads(t, counted, env.ProjectID, "project without an email server", projectReads...)
 	expectReads(t, counted, second, "project with an email server", append(projectReads, "GET …/auth/email_server")...)
 	if len(counted) != 2 {

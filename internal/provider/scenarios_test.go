@@ -71,7 +71,7 @@ func TestAccConflictSuggestsImport(t *testing.T) {
 						"SELECT id FROM <schema_name>.users_sync WHERE email = 'taken@example.com'", "terraform import", at + "/<user_id>"},
 				},
 			}
-			for _, lc := range acctest.ListedCases {
+			for _, lc := range acctest.ListedIn(mode) {
 				if lc.Conflict == "" {
 					continue // taken over wherever it is found
 				}
@@ -151,8 +151,14 @@ type lostCreate struct {
 // that no endpoint returns, and destroy deletes it.
 func lostListedCreate(c acctest.ListedCase) lostCreate {
 	o := acctest.ListedObject{Key: c.Key(c.Written), Variant: len(c.Variants) - 1}
+	paths := map[string]string{}
+	for _, mode := range acctest.Modes {
+		if slices.ContainsFunc(acctest.ListedIn(mode), func(in acctest.ListedCase) bool { return in.TypeName == c.TypeName }) {
+			paths[mode] = "/auth/" + c.Path
+		}
+	}
 	return lostCreate{
-		name: c.TypeName + " recovered", paths: map[string]string{authAPIProject: c.CreatePath, authAPIBranch: c.CreatePath}, applied: true,
+		name: c.TypeName + " recovered", paths: paths, applied: true,
 		setup:  func(env *acctest.Env) { env.EnableAuth() },
 		config: func(env *acctest.Env) string { return env.Resource(c.TypeName, "test", c.Args(o)...) },
 		sends:  1,

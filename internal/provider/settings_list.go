@@ -3,12 +3,9 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-
-	"github.com/neon-auth/terraform-provider-neon/internal/apiclient"
 )
 
 // The list resources of the settings types (their settings on every branch
@@ -35,11 +32,7 @@ func (l *settingsList[A, M, PM]) ListResourceConfigSchema(_ context.Context, _ l
 }
 
 func (l *settingsList[A, M, PM]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	if l.data.ready() && l.data.auth.Family() != apiclient.FamilyBranch {
-		var diags diag.Diagnostics
-		diags.AddError("Needs the branch-scoped API", "`"+string(l.typeName)+"` is only offered by Neon's branch-scoped endpoints; "+
-			"set auth_api = \"branch\" in the provider block (or NEON_AUTH_API=branch) to list it.")
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if needsBranchMode(&l.configured, stream) {
 		return
 	}
 	l.listIn(ctx, &l.settingsResource, req, stream, l.listScopes, func(ctx context.Context, s listScope) ([]foundObject, error) {

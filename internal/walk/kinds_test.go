@@ -288,8 +288,13 @@ func listedWalkKind(c acctest.ListedCase) walkKind {
 	for i, v := range c.Variants {
 		variants[i] = walkVariant{args: v.Args, fields: v.Fields, secret: v.Secret}
 	}
+	family := ""
+	if c.BranchOnly {
+		family = acctest.ModeBranch
+	}
 	return walkKind{
 		typeName: c.TypeName, keys: c.Keys, name: acctest.ResourceName, inAuth: true, listed: true, variants: variants, replaces: c.Replaces,
+		family: family,
 		read: func(r *walkRun, b *walkBranch) (map[string]walkFields, error) {
 			listed, err := c.Read(r.env.Client(), r.scope(b))
 			if err != nil {
