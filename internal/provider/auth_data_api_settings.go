@@ -1,11 +1,9 @@
 package provider
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -74,23 +72,4 @@ func checkDataAPISchemas(settings *apiclient.DataAPISettings, diags *diag.Diagno
 			return
 		}
 	}
-}
-
-// overlaySettings is base with every setting over has (a JSON merge patch:
-// every field of both is optional and left out when unset).
-func overlaySettings(base, over apiclient.DataAPISettings) (apiclient.DataAPISettings, error) {
-	b, err := json.Marshal(base)
-	if err != nil {
-		return base, err
-	}
-	o, err := json.Marshal(over)
-	if err != nil {
-		return base, err
-	}
-	merged, err := jsonpatch.MergePatch(b, o)
-	if err != nil {
-		return base, err
-	}
-	var out apiclient.DataAPISettings
-	return out, json.Unmarshal(merged, &out)
 }

@@ -107,7 +107,7 @@ func (r *getBackedResource[M, O, R]) Create(ctx context.Context, req resource.Cr
 		return
 	}
 	if recovered {
-		resp.Diagnostics.AddWarning(r.typeName.title()+" created; response lost", fmt.Sprintf("The response to creating %s was lost "+
+		resp.Diagnostics.AddWarning(r.title()+" created; response lost", fmt.Sprintf("The response to creating %s was lost "+
 			"in transit, but the %s exists, so it was recovered into the state.", o.ref, name))
 	}
 	if got := calls.created(ctx, r.data.auth, o.ref, &resp.Diagnostics); got != nil {

@@ -108,7 +108,9 @@ func modelAttributes(v reflect.Value) map[string]attr.Value {
 		return out
 	}
 	for name, f := range modelFields(v) {
-		out[name] = f.Interface().(attr.Value)
+		if value, ok := f.Interface().(attr.Value); ok { // modelFields keeps only attr.Value fields
+			out[name] = value
+		}
 	}
 	return out
 }
