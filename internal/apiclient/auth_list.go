@@ -42,7 +42,8 @@ func (e AuthList[L, O]) listed(c *Client, ctx context.Context, s Scope, key stri
 
 // Add adds the object of key with body: POST …/auth/<Path>. When the answer
 // is lost, a fresh list decides; recovered reports an object added
-// although its answer was lost, answered as listed.
+// although its answer was lost, answered as listed, or nil when a 409 to
+// the re-send said it is there before a list showed it.
 func (e AuthList[L, O]) Add(c *Client, ctx context.Context, s Scope, key string, body any) (o *O, recovered bool, err error) {
 	var out O
 	var found *O
@@ -57,9 +58,6 @@ func (e AuthList[L, O]) Add(c *Client, ctx context.Context, s Scope, key string,
 	switch {
 	case err != nil:
 		return nil, false, err
-	case recovered && found == nil: // a 409 to a re-send: listed by now
-		found, err = e.listed(c, ctx, s, key)
-		return found, found != nil, err
 	case recovered:
 		return found, true, nil
 	}

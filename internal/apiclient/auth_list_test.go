@@ -70,9 +70,9 @@ func TestAuthList_writesAndTheirLostAnswers(t *testing.T) {
 			op:   func(c *Client) (*widget, bool, error) { return widgets.Add(c, ctx, stubScope, "a", widget{ID: "a"}) },
 			want: &widget{ID: "a", Size: 2}, recovered: true, sent: map[string]int{"POST": 1, "GET": 1}},
 		{name: "add lost, not listed, re-sent and refused as there", steps: map[string][]string{"POST": {"lose", "409"},
-			"GET": {`{"widgets":[]}`, listedA}},
-			op:   func(c *Client) (*widget, bool, error) { return widgets.Add(c, ctx, stubScope, "a", widget{ID: "a"}) },
-			want: &widget{ID: "a", Size: 2}, recovered: true, sent: map[string]int{"POST": 2, "GET": 2}},
+			"GET": {`{"widgets":[]}`}},
+			op:        func(c *Client) (*widget, bool, error) { return widgets.Add(c, ctx, stubScope, "a", widget{ID: "a"}) },
+			recovered: true, sent: map[string]int{"POST": 2, "GET": 1}},
 		{name: "update re-sent after a 502", steps: map[string][]string{"PATCH": {"502", `{"id":"a","size":3}`}},
 			op: func(c *Client) (*widget, bool, error) {
 				w, err := widgets.Update(c, ctx, stubScope, "a", widget{Size: 3})
